@@ -1,0 +1,180 @@
+//! Checks that the vendored upstream test data under `onnx-testdata/onnx-*/`
+//! matches `onnx-testdata/MANIFEST.tsv` (written by `scripts/fetch-onnx-testdata`).
+//! Files directly in `onnx-testdata/` and everything under `extended/` are not
+//! covered by the manifest.
+
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use walkdir::WalkDir;
+
+const HEADER: &str = "release\tcase\tfile\tbytes\tsha256";
+const RELEASES: [&str; 11] = [
+    "1.2.1", "1.3.0", "1.4.1", "1.6.0", "1.12.0", "1.13.1", "1.14.1", "1.16.2", "1.18.0", "1.19.1",
+    "1.22.0",
+];
+
+fn testdata_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata")
+}
+
+fn sha256_hex(data: &[u8]) -> String {
+    Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Size and sha256 of every file under `root/onnx-*/`, keyed by its path
+/// relative to `root` with `/` separators (e.g. `onnx-1.22.0/node/x/model.onnx`).
+fn files_on_disk(root: &Path) -> BTreeMap<String, (u64, String)> {
+    let mut files = BTreeMap::new();
+    let entries = fs::read_dir(root).unwrap_or_else(|e| panic!("reading {}: {e}", root.display()));
+    for entry in entries.map(Result::unwrap) {
+        if !entry.file_name().to_string_lossy().starts_with("onnx-") || !entry.path().is_dir() {
+            continue;
+        }
+        for file in WalkDir::new(entry.path()).sort_by_file_name() {
+            let file = file.unwrap();
+            if file.file_type().is_dir() {
+                continue;
+            }
+            let rel = file.path().strip_prefix(root).unwrap();
+            let key: Vec<_> = rel.iter().map(|c| c.to_string_lossy()).collect();
+            let data = fs::read(file.path()).unwrap();
+            files.insert(key.join("/"), (data.len() as u64, sha256_hex(&data)));
+        }
+    }
+    files
+}
+
+/// Compares `manifest` (the text of MANIFEST.tsv) with the files under
+/// `root/onnx-*/` and returns one message per problem, sorted by path.
+fn check_manifest(manifest: &str, root: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut lines = manifest.lines();
+    if lines.next() != Some(HEADER) {
+        problems.push(format!(
+            "MANIFEST.tsv: first line is not the header {HEADER:?}"
+        ));
+    }
+    let mut listed = BTreeMap::new();
+    for (n, line) in lines.enumerate() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [release, case, file, bytes, sha] = fields[..] else {
+            problems.push(format!(
+                "MANIFEST.tsv line {}: expected 5 fields: {line:?}",
+                n + 2
+            ));
+            continue;
+        };
+        let Ok(bytes) = bytes.parse::<u64>() else {
+            problems.push(format!("MANIFEST.tsv line {}: bad size {bytes:?}", n + 2));
+            continue;
+        };
+        let path = format!("onnx-{release}/{case}/{file}");
+        if listed
+            .insert(path.clone(), (bytes, sha.to_string()))
+            .is_some()
+        {
+            problems.push(format!(
+                "MANIFEST.tsv line {}: duplicate entry for {path}",
+                n + 2
+            ));
+        }
+    }
+
+    let on_disk = files_on_disk(root);
+    let paths: BTreeSet<&String> = listed.keys().chain(on_disk.keys()).collect();
+    for path in paths {
+        match (listed.get(path), on_disk.get(path)) {
+            (Some(_), None) => problems.push(format!("missing: {path}")),
+            (None, Some(_)) => problems.push(format!("extra (not in MANIFEST.tsv): {path}")),
+            (Some((want_len, want_sha)), Some((len, sha)))
+                if (want_len, want_sha) != (len, sha) =>
+            {
+                problems.push(format!(
+                    "changed: {path}: manifest has {want_len} bytes sha256 {want_sha}, \
+                     file has {len} bytes sha256 {sha}"
+                ))
+            }
+            _ => {}
+        }
+    }
+    problems
+}
+
+#[test]
+fn vendored_testdata_matches_manifest() {
+    let root = testdata_dir();
+    let manifest = fs::read_to_string(root.join("MANIFEST.tsv")).expect("reading MANIFEST.tsv");
+
+    let releases: BTreeSet<&str> = manifest
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').next())
+        .collect();
+    assert!(!releases.is_empty(), "MANIFEST.tsv lists no files");
+    for release in RELEASES {
+        assert!(
+            releases.contains(release),
+            "MANIFEST.tsv has no files of onnx {release}"
+        );
+    }
+
+    let problems = check_manifest(&manifest, &root);
+    assert!(
+        problems.is_empty(),
+        "onnx-testdata/ does not match MANIFEST.tsv (rerun scripts/fetch-onnx-testdata):\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn check_manifest_reports_changed_missing_and_extra_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |rel: &str, data: &[u8]| {
+        let path = root.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, data).unwrap();
+    };
+    write("onnx-1.0.0/node/test_a/model.onnx", b"model");
+    write(
+        "onnx-1.0.0/node/test_a/test_data_set_0/input_0.pb",
+        b"changed",
+    );
+    write("onnx-1.0.0/node/test_b/model.onnx", b"extra");
+    write("README.md", b"not covered");
+    write("extended/node/test_c/model.onnx", b"not covered");
+
+    let line = |case: &str, file: &str, data: &[u8]| {
+        format!(
+            "1.0.0\t{case}\t{file}\t{}\t{}\n",
+            data.len(),
+            sha256_hex(data)
+        )
+    };
+    let manifest = [
+        format!("{HEADER}\n"),
+        line("node/test_a", "model.onnx", b"model"),
+        line("node/test_a", "test_data_set_0/input_0.pb", b"original"),
+        line("node/test_a", "test_data_set_0/output_0.pb", b"gone"),
+    ]
+    .concat();
+
+    assert_eq!(
+        check_manifest(&manifest, root),
+        [
+            format!(
+                "changed: onnx-1.0.0/node/test_a/test_data_set_0/input_0.pb: manifest has 8 bytes \
+                 sha256 {}, file has 7 bytes sha256 {}",
+                sha256_hex(b"original"),
+                sha256_hex(b"changed")
+            ),
+            "missing: onnx-1.0.0/node/test_a/test_data_set_0/output_0.pb".to_string(),
+            "extra (not in MANIFEST.tsv): onnx-1.0.0/node/test_b/model.onnx".to_string(),
+        ]
+    );
+}
