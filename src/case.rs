@@ -1,0 +1,199 @@
+//! Test case discovery and loading.
+//!
+//! A case is a directory holding model.onnx whose name matches one of the patterns (by
+//! default `test_*_pad*`, `test_center_crop_pad_*` and, for pytorch exports, `test_*Pad*`),
+//! with data sets `test_data_set_N/` holding `input_K.pb` and `output_K.pb`.
+
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use crate::error::Error;
+use crate::model::{Model, PadOp};
+use crate::tensor::{DecodeOptions, Tensor, read_tensor_file};
+
+/// The directory-name patterns a case must match, unless `--pattern` replaces them.
+pub const DEFAULT_PATTERNS: [&str; 3] = ["test_*_pad*", "test_center_crop_pad_*", "test_*Pad*"];
+
+/// A discovered test case: its directory and data sets, not yet loaded.
+#[derive(Clone, Debug)]
+pub struct TestCase {
+    /// The path relative to the root it was found under: `onnx-1.22.0/node/test_wrap_pad`.
+    pub id: String,
+    pub dir: PathBuf,
+    pub data_sets: Vec<DataSet>,
+}
+
+/// One `test_data_set_N` directory.
+#[derive(Clone, Debug)]
+pub struct DataSet {
+    pub index: usize,
+    pub dir: PathBuf,
+    /// `input_K.pb` files, in numeric order of K.
+    pub inputs: Vec<PathBuf>,
+    /// `output_K.pb` files, in numeric order of K.
+    pub outputs: Vec<PathBuf>,
+}
+
+/// A data set's tensors, decoded.
+#[derive(Clone, Debug)]
+pub struct LoadedDataSet {
+    pub inputs: Vec<Tensor>,
+    pub outputs: Vec<Tensor>,
+}
+
+/// Whether a case's graph holds something this project checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Applicability {
+    Applicable,
+    /// The graph holds no Pad-family node; the string names the ops it does hold.
+    NotApplicable(String),
+}
+
+/// Compiled directory-name patterns.
+#[derive(Clone, Debug)]
+pub struct Patterns(Vec<glob::Pattern>);
+
+impl Patterns {
+    /// Compiles `patterns`, or the defaults when it is empty.
+    pub fn new<S: AsRef<str>>(patterns: &[S]) -> Result<Patterns, Error> {
+        let compile = |p: &str| {
+            glob::Pattern::new(p)
+                .map_err(|e| Error::Pattern { pattern: p.to_owned(), message: e.to_string() })
+        };
+        if patterns.is_empty() {
+            DEFAULT_PATTERNS.iter().map(|p| compile(p)).collect::<Result<_, _>>().map(Patterns)
+        } else {
+            patterns.iter().map(|p| compile(p.as_ref())).collect::<Result<_, _>>().map(Patterns)
+        }
+    }
+
+    /// True when the directory name `name` matches a pattern.
+    pub fn matches(&self, name: &str) -> bool {
+        self.0.iter().any(|p| p.matches(name))
+    }
+}
+
+impl Default for Patterns {
+    fn default() -> Self {
+        Patterns::new::<&str>(&[]).expect("the default patterns are valid")
+    }
+}
+
+/// Finds the cases under each root, sorted by id within each root. Symbolic links are
+/// followed only where they stay inside the root. Finding none at all is an error.
+pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+    let mut cases = Vec::new();
+    for root in roots {
+        let mut found = discover_root(root, patterns)?;
+        found.sort_by(|a, b| a.id.cmp(&b.id));
+        cases.extend(found);
+    }
+    if cases.is_empty() {
+        return Err(Error::NoCases { roots: roots.to_vec() });
+    }
+    Ok(cases)
+}
+
+fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+    let walk_error = |path: &Path, message: String| Error::Walk { path: path.to_owned(), message };
+    let root_resolved = root.canonicalize().map_err(|e| walk_error(root, e.to_string()))?;
+    let mut cases = Vec::new();
+    let mut walker = WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter();
+    while let Some(entry) = walker.next() {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(root).to_owned();
+            walk_error(&path, e.to_string())
+        })?;
+        if !entry.file_type().is_dir() {
+            continue;
+        }
+        if entry.path_is_symlink() {
+            let inside = entry.path().canonicalize().is_ok_and(|p| p.starts_with(&root_resolved));
+            if !inside {
+                walker.skip_current_dir();
+                continue;
+            }
+        }
+        let name = entry.file_name().to_string_lossy();
+        if patterns.matches(&name) && entry.path().join("model.onnx").is_file() {
+            cases.push(load_case_dir(root, entry.path())?);
+            walker.skip_current_dir();
+        }
+    }
+    Ok(cases)
+}
+
+fn load_case_dir(root: &Path, dir: &Path) -> Result<TestCase, Error> {
+    let relative = dir.strip_prefix(root).unwrap_or(dir);
+    let id = if relative.as_os_str().is_empty() {
+        dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    } else {
+        relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+    };
+    let mut data_sets = Vec::new();
+    for (index, path) in numbered_entries(dir, "test_data_set_", "")? {
+        if path.is_dir() {
+            let inputs = numbered_entries(&path, "input_", ".pb")?.into_iter().map(|(_, p)| p).collect();
+            let outputs = numbered_entries(&path, "output_", ".pb")?.into_iter().map(|(_, p)| p).collect();
+            data_sets.push(DataSet { index, dir: path, inputs, outputs });
+        }
+    }
+    Ok(TestCase { id, dir: dir.to_owned(), data_sets })
+}
+
+/// Entries of `dir` named `{prefix}{N}{suffix}`, in numeric order of N.
+fn numbered_entries(dir: &Path, prefix: &str, suffix: &str) -> Result<Vec<(usize, PathBuf)>, Error> {
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io { path: dir.to_owned(), source })?;
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| Error::Io { path: dir.to_owned(), source })?;
+        let name = entry.file_name();
+        let number = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|n| n.strip_suffix(suffix))
+            .and_then(|n| n.parse::<usize>().ok());
+        if let Some(number) = number {
+            found.push((number, entry.path()));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+impl TestCase {
+    /// The decoding options for this case: external data resolves against its directory.
+    pub fn decode_options(&self, max_bytes: u64) -> DecodeOptions {
+        DecodeOptions { base_dir: Some(self.dir.clone()), max_bytes }
+    }
+
+    /// Reads model.onnx.
+    pub fn load_model(&self, options: &DecodeOptions) -> Result<Model, Error> {
+        Model::read(&self.dir.join("model.onnx"), options)
+    }
+
+    /// Reads one data set's inputs and expected outputs.
+    pub fn load_data_set(&self, data_set: &DataSet, options: &DecodeOptions) -> Result<LoadedDataSet, Error> {
+        let read = |paths: &[PathBuf]| {
+            paths.iter().map(|p| read_tensor_file(p, options)).collect::<Result<Vec<_>, _>>()
+        };
+        Ok(LoadedDataSet { inputs: read(&data_set.inputs)?, outputs: read(&data_set.outputs)? })
+    }
+}
+
+/// Whether `model` holds a Pad-family node; if not, names the ops it holds.
+pub fn applicability(model: &Model) -> Applicability {
+    if model.pad_nodes().next().is_some() {
+        Applicability::Applicable
+    } else {
+        let ops = model.op_types();
+        let ops = if ops.is_empty() { "no ops".to_owned() } else { ops.join(", ") };
+        Applicability::NotApplicable(format!("no Pad, CenterCropPad or com.microsoft Pad node (graph holds {ops})"))
+    }
+}
+
+/// The Pad-family operator a model is about: its first Pad-family node, as `(op, version)`.
+pub fn primary_op(model: &Model) -> Option<(PadOp, i64)> {
+    model.pad_nodes().next().map(|(node, op)| (op, node.version))
+}

@@ -1,0 +1,16 @@
+//! pad-conformance: a file-based conformance suite and runner for ONNX's padding operators
+//! (Pad 1–25, CenterCropPad 18, com.microsoft Pad).
+//!
+//! The data flow: [`case::discover`] finds test case directories; [`case::TestCase`] loads
+//! their [`model::Model`] and the input and expected output [`Tensor`]s of each data set.
+
+pub mod case;
+pub mod error;
+pub mod listing;
+pub mod model;
+pub mod opset;
+pub mod proto;
+pub mod tensor;
+
+pub use error::Error;
+pub use tensor::{DataType, Tensor};

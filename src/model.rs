@@ -1,0 +1,262 @@
+//! A loaded model: the graph's nodes with op, domain, resolved operator version and
+//! attributes; its initializers, inputs and outputs; the opset import per domain.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use prost::Message;
+
+use crate::error::Error;
+use crate::opset::{self, MICROSOFT_DOMAIN, ONNX_DOMAIN};
+use crate::proto::{AttributeProto, ModelProto, NodeProto, attribute_type};
+use crate::tensor::{DecodeOptions, Tensor, decode_tensor};
+
+/// A model read from model.onnx.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub path: PathBuf,
+    /// Opset version per domain, `""` standing for `ai.onnx` too.
+    pub opset_imports: BTreeMap<String, i64>,
+    pub graph: Graph,
+}
+
+/// The main graph.
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    /// In topological order, as ONNX requires.
+    pub nodes: Vec<Node>,
+    pub initializers: Vec<(String, Tensor)>,
+    /// The inputs a caller feeds: the graph inputs that are not initializers.
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+}
+
+/// One operator call.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub op_type: String,
+    /// `""` for the standard domain.
+    pub domain: String,
+    /// The operator version the model's opset selects (the opset itself for operators this
+    /// project does not know).
+    pub version: i64,
+    /// Input names; an empty name marks an omitted optional input.
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    pub attributes: Vec<Attribute>,
+}
+
+/// A named attribute value.
+#[derive(Clone, Debug)]
+pub struct Attribute {
+    pub name: String,
+    pub value: AttributeValue,
+}
+
+/// The attribute kinds the Pad family and the ops of its function bodies use.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttributeValue {
+    Float(f32),
+    Int(i64),
+    String(Vec<u8>),
+    Tensor(Tensor),
+    Floats(Vec<f32>),
+    Ints(Vec<i64>),
+    Strings(Vec<Vec<u8>>),
+    /// Graphs, sparse tensors, type protos: carried by code only, never used here.
+    Unsupported(i32),
+}
+
+/// The operators this project checks.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PadOp {
+    /// ai.onnx Pad, versions 1 to 25.
+    Pad,
+    /// ai.onnx CenterCropPad-18.
+    CenterCropPad,
+    /// com.microsoft Pad-1.
+    MicrosoftPad,
+}
+
+impl Node {
+    /// Which Pad-family operator this node calls, if any.
+    pub fn pad_op(&self) -> Option<PadOp> {
+        match (self.domain.as_str(), self.op_type.as_str()) {
+            (ONNX_DOMAIN, "Pad") => Some(PadOp::Pad),
+            (ONNX_DOMAIN, "CenterCropPad") => Some(PadOp::CenterCropPad),
+            (MICROSOFT_DOMAIN, "Pad") => Some(PadOp::MicrosoftPad),
+            _ => None,
+        }
+    }
+
+    /// The attribute called `name`.
+    pub fn attribute(&self, name: &str) -> Option<&AttributeValue> {
+        self.attributes.iter().find(|a| a.name == name).map(|a| &a.value)
+    }
+
+    /// The input at `index`, or `None` when it is absent or omitted (empty name).
+    pub fn input(&self, index: usize) -> Option<&str> {
+        self.inputs.get(index).map(String::as_str).filter(|n| !n.is_empty())
+    }
+}
+
+impl fmt::Display for Node {
+    /// `Pad-19 "pad_node"` or `com.microsoft.Pad-1`: how messages name a node.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.domain.is_empty() {
+            write!(f, "{}.", self.domain)?;
+        }
+        write!(f, "{}-{}", self.op_type, self.version)?;
+        if !self.name.is_empty() {
+            write!(f, " {:?}", self.name)?;
+        }
+        Ok(())
+    }
+}
+
+impl Model {
+    /// Reads and decodes model.onnx. `options.base_dir` should be the model's directory.
+    pub fn read(path: &Path, options: &DecodeOptions) -> Result<Model, Error> {
+        let bytes = crate::tensor::read_limited(path, options.max_bytes)?;
+        let proto = ModelProto::decode(Bytes::from(bytes))
+            .map_err(|source| Error::Protobuf { path: path.to_owned(), source })?;
+        Model::from_proto(path, proto, options)
+    }
+
+    /// Builds a model from a decoded `ModelProto`; `path` names it in errors.
+    pub fn from_proto(path: &Path, proto: ModelProto, options: &DecodeOptions) -> Result<Model, Error> {
+        let error = |message: String| Error::Model { path: path.to_owned(), message };
+        let mut opset_imports = BTreeMap::new();
+        for import in &proto.opset_import {
+            opset_imports.insert(opset::normalize_domain(&import.domain).to_owned(), import.version);
+        }
+        let graph = proto.graph.ok_or_else(|| error("the model has no graph".into()))?;
+        let mut initializers = Vec::with_capacity(graph.initializer.len());
+        for init in &graph.initializer {
+            let tensor = decode_tensor(init, options).map_err(|problem| Error::Tensor {
+                path: path.to_owned(),
+                name: init.name.clone(),
+                problem,
+            })?;
+            initializers.push((init.name.clone(), tensor));
+        }
+        let is_initializer = |name: &str| graph.initializer.iter().any(|i| i.name == name);
+        let nodes = graph
+            .node
+            .iter()
+            .enumerate()
+            .map(|(index, node)| convert_node(index, node, &opset_imports, options).map_err(&error))
+            .collect::<Result<_, _>>()?;
+        Ok(Model {
+            path: path.to_owned(),
+            opset_imports,
+            graph: Graph {
+                nodes,
+                initializers,
+                inputs: graph
+                    .input
+                    .iter()
+                    .map(|v| v.name.clone())
+                    .filter(|n| !is_initializer(n))
+                    .collect(),
+                outputs: graph.output.iter().map(|v| v.name.clone()).collect(),
+            },
+        })
+    }
+
+    /// The Pad-family nodes of the graph.
+    pub fn pad_nodes(&self) -> impl Iterator<Item = (&Node, PadOp)> {
+        self.graph.nodes.iter().filter_map(|n| n.pad_op().map(|op| (n, op)))
+    }
+
+    /// The distinct op types of the graph, in order of first appearance.
+    pub fn op_types(&self) -> Vec<&str> {
+        let mut ops: Vec<&str> = Vec::new();
+        for node in &self.graph.nodes {
+            if !ops.contains(&node.op_type.as_str()) {
+                ops.push(&node.op_type);
+            }
+        }
+        ops
+    }
+}
+
+fn convert_node(
+    index: usize,
+    node: &NodeProto,
+    opset_imports: &BTreeMap<String, i64>,
+    options: &DecodeOptions,
+) -> Result<Node, String> {
+    let label = if node.name.is_empty() {
+        format!("node {index} ({})", node.op_type)
+    } else {
+        format!("node {index} ({} {:?})", node.op_type, node.name)
+    };
+    let domain = opset::normalize_domain(&node.domain).to_owned();
+    let opset = *opset_imports
+        .get(&domain)
+        .ok_or_else(|| format!("{label}: domain {:?} is not in opset_import", node.domain))?;
+    let version = match opset::operator_version(&domain, &node.op_type, opset) {
+        Ok(version) => version.unwrap_or(opset),
+        Err(first) => {
+            return Err(format!(
+                "{label}: opset {opset} predates the operator, which exists since version {first}"
+            ));
+        }
+    };
+    let attributes = node
+        .attribute
+        .iter()
+        .map(|a| {
+            Ok(Attribute { name: a.name.clone(), value: attribute_value(a, options).map_err(|e| format!("{label}: attribute {:?}: {e}", a.name))? })
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(Node {
+        name: node.name.clone(),
+        op_type: node.op_type.clone(),
+        domain,
+        version,
+        inputs: node.input.clone(),
+        outputs: node.output.clone(),
+        attributes,
+    })
+}
+
+fn attribute_value(a: &AttributeProto, options: &DecodeOptions) -> Result<AttributeValue, String> {
+    let kind = if a.r#type != 0 { a.r#type } else { inferred_type(a) };
+    Ok(match kind {
+        attribute_type::FLOAT => AttributeValue::Float(a.f),
+        attribute_type::INT => AttributeValue::Int(a.i),
+        attribute_type::STRING => AttributeValue::String(a.s.to_vec()),
+        attribute_type::TENSOR => {
+            let proto = a.t.as_ref().ok_or("type is TENSOR but t is not set")?;
+            AttributeValue::Tensor(decode_tensor(proto, options).map_err(|e| e.to_string())?)
+        }
+        attribute_type::FLOATS => AttributeValue::Floats(a.floats.clone()),
+        attribute_type::INTS => AttributeValue::Ints(a.ints.clone()),
+        attribute_type::STRINGS => AttributeValue::Strings(a.strings.iter().map(|s| s.to_vec()).collect()),
+        other => AttributeValue::Unsupported(other),
+    })
+}
+
+/// Files older than IR version 2 leave `type` unset: infer it from the field that is set.
+fn inferred_type(a: &AttributeProto) -> i32 {
+    if !a.ints.is_empty() {
+        attribute_type::INTS
+    } else if !a.floats.is_empty() {
+        attribute_type::FLOATS
+    } else if !a.strings.is_empty() {
+        attribute_type::STRINGS
+    } else if a.t.is_some() {
+        attribute_type::TENSOR
+    } else if !a.s.is_empty() {
+        attribute_type::STRING
+    } else if a.f != 0.0 {
+        attribute_type::FLOAT
+    } else {
+        attribute_type::INT
+    }
+}

@@ -1,0 +1,179 @@
+//! The 26 ONNX element types, with their `TensorProto.DataType` codes and names.
+
+use std::fmt;
+
+/// An ONNX element type. The discriminants are the `TensorProto.DataType` codes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+#[repr(i32)]
+pub enum DataType {
+    Float = 1,
+    Uint8 = 2,
+    Int8 = 3,
+    Uint16 = 4,
+    Int16 = 5,
+    Int32 = 6,
+    Int64 = 7,
+    String = 8,
+    Bool = 9,
+    Float16 = 10,
+    Double = 11,
+    Uint32 = 12,
+    Uint64 = 13,
+    Complex64 = 14,
+    Complex128 = 15,
+    Bfloat16 = 16,
+    Float8E4M3FN = 17,
+    Float8E4M3FNUZ = 18,
+    Float8E5M2 = 19,
+    Float8E5M2FNUZ = 20,
+    Uint4 = 21,
+    Int4 = 22,
+    Float4E2M1 = 23,
+    Float8E8M0 = 24,
+    Uint2 = 25,
+    Int2 = 26,
+}
+
+impl DataType {
+    /// Every element type, in code order.
+    pub const ALL: [DataType; 26] = [
+        DataType::Float,
+        DataType::Uint8,
+        DataType::Int8,
+        DataType::Uint16,
+        DataType::Int16,
+        DataType::Int32,
+        DataType::Int64,
+        DataType::String,
+        DataType::Bool,
+        DataType::Float16,
+        DataType::Double,
+        DataType::Uint32,
+        DataType::Uint64,
+        DataType::Complex64,
+        DataType::Complex128,
+        DataType::Bfloat16,
+        DataType::Float8E4M3FN,
+        DataType::Float8E4M3FNUZ,
+        DataType::Float8E5M2,
+        DataType::Float8E5M2FNUZ,
+        DataType::Uint4,
+        DataType::Int4,
+        DataType::Float4E2M1,
+        DataType::Float8E8M0,
+        DataType::Uint2,
+        DataType::Int2,
+    ];
+
+    /// The type for a `TensorProto.DataType` code, or `None` for 0 (UNDEFINED) and unknown codes.
+    pub fn from_code(code: i32) -> Option<DataType> {
+        DataType::ALL.get(usize::try_from(code).ok()?.checked_sub(1)?).copied()
+    }
+
+    /// The `TensorProto.DataType` code.
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+
+    /// The name ONNX's documentation uses inside `tensor(...)`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DataType::Float => "float",
+            DataType::Uint8 => "uint8",
+            DataType::Int8 => "int8",
+            DataType::Uint16 => "uint16",
+            DataType::Int16 => "int16",
+            DataType::Int32 => "int32",
+            DataType::Int64 => "int64",
+            DataType::String => "string",
+            DataType::Bool => "bool",
+            DataType::Float16 => "float16",
+            DataType::Double => "double",
+            DataType::Uint32 => "uint32",
+            DataType::Uint64 => "uint64",
+            DataType::Complex64 => "complex64",
+            DataType::Complex128 => "complex128",
+            DataType::Bfloat16 => "bfloat16",
+            DataType::Float8E4M3FN => "float8e4m3fn",
+            DataType::Float8E4M3FNUZ => "float8e4m3fnuz",
+            DataType::Float8E5M2 => "float8e5m2",
+            DataType::Float8E5M2FNUZ => "float8e5m2fnuz",
+            DataType::Uint4 => "uint4",
+            DataType::Int4 => "int4",
+            DataType::Float4E2M1 => "float4e2m1",
+            DataType::Float8E8M0 => "float8e8m0",
+            DataType::Uint2 => "uint2",
+            DataType::Int2 => "int2",
+        }
+    }
+
+    /// The type named `name` (as `name()` spells it).
+    pub fn from_name(name: &str) -> Option<DataType> {
+        DataType::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Bits one element occupies in `raw_data`; `None` for string, which has no fixed width.
+    pub fn bit_width(self) -> Option<u32> {
+        Some(match self {
+            DataType::String => return None,
+            DataType::Uint2 | DataType::Int2 => 2,
+            DataType::Uint4 | DataType::Int4 | DataType::Float4E2M1 => 4,
+            DataType::Uint8
+            | DataType::Int8
+            | DataType::Bool
+            | DataType::Float8E4M3FN
+            | DataType::Float8E4M3FNUZ
+            | DataType::Float8E5M2
+            | DataType::Float8E5M2FNUZ
+            | DataType::Float8E8M0 => 8,
+            DataType::Uint16 | DataType::Int16 | DataType::Float16 | DataType::Bfloat16 => 16,
+            DataType::Float | DataType::Int32 | DataType::Uint32 => 32,
+            DataType::Double | DataType::Int64 | DataType::Uint64 | DataType::Complex64 => 64,
+            DataType::Complex128 => 128,
+        })
+    }
+
+    /// Floating types, compared with a tolerance (complex by parts).
+    pub fn is_floating(self) -> bool {
+        matches!(
+            self,
+            DataType::Float
+                | DataType::Double
+                | DataType::Float16
+                | DataType::Bfloat16
+                | DataType::Complex64
+                | DataType::Complex128
+                | DataType::Float8E4M3FN
+                | DataType::Float8E4M3FNUZ
+                | DataType::Float8E5M2
+                | DataType::Float8E5M2FNUZ
+                | DataType::Float8E8M0
+                | DataType::Float4E2M1
+        )
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_match_onnx_proto() {
+        for t in DataType::ALL {
+            assert_eq!(DataType::from_code(t.code()), Some(t));
+            assert_eq!(DataType::from_name(t.name()), Some(t));
+        }
+        assert_eq!(DataType::from_code(0), None);
+        assert_eq!(DataType::from_code(27), None);
+        assert_eq!(DataType::from_code(-1), None);
+        assert_eq!(DataType::from_code(17), Some(DataType::Float8E4M3FN));
+        assert_eq!(DataType::from_code(24), Some(DataType::Float8E8M0));
+        assert_eq!(DataType::from_code(26), Some(DataType::Int2));
+    }
+}
