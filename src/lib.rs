@@ -10,6 +10,7 @@ pub mod listing;
 pub mod model;
 pub mod opset;
 pub mod proto;
+pub mod reference;
 pub mod tensor;
 
 pub use error::Error;

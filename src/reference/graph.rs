@@ -1,0 +1,94 @@
+//! Graph evaluation: runs a model's nodes in order, so the `_expanded` cases (whose graphs
+//! are the CenterCropPad function body) run as well as single-node ones.
+
+use std::collections::HashMap;
+
+use super::OpError;
+use super::center_crop_pad::run_center_crop_pad;
+use super::helper_ops;
+use super::pad::run_pad;
+use crate::model::{Model, Node, PadOp};
+use crate::opset::ONNX_DOMAIN;
+use crate::tensor::Tensor;
+
+/// Why a model could not be evaluated.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("the model takes {expected} inputs but {given} were given")]
+    InputCount { expected: usize, given: usize },
+    #[error("{node}: input {index} {name:?} is not produced by any earlier node, initializer or graph input")]
+    UnknownValue { node: String, index: usize, name: String },
+    #[error("graph output {0:?} is not produced by any node")]
+    MissingOutput(String),
+    #[error(transparent)]
+    Op(#[from] OpError),
+}
+
+/// Evaluates `model` on `inputs` (in the order of the graph's non-initializer inputs) and
+/// returns the graph outputs in order.
+pub fn run_model(model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, RunError> {
+    let graph = &model.graph;
+    if inputs.len() != graph.inputs.len() {
+        return Err(RunError::InputCount { expected: graph.inputs.len(), given: inputs.len() });
+    }
+    let mut values: HashMap<&str, Tensor> = HashMap::new();
+    for (name, tensor) in &graph.initializers {
+        values.insert(name, tensor.clone());
+    }
+    for (name, tensor) in graph.inputs.iter().zip(inputs) {
+        values.insert(name, tensor.clone());
+    }
+    for node in &graph.nodes {
+        let node_inputs = node
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(index, name)| match name.as_str() {
+                "" => Ok(None),
+                name => values.get(name).map(Some).ok_or_else(|| RunError::UnknownValue {
+                    node: node.to_string(),
+                    index,
+                    name: name.to_owned(),
+                }),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let outputs = run_node(node, &node_inputs)?;
+        for (name, tensor) in node.outputs.iter().zip(outputs) {
+            if !name.is_empty() {
+                values.insert(name, tensor);
+            }
+        }
+    }
+    graph
+        .outputs
+        .iter()
+        .map(|name| values.remove(name.as_str()).ok_or_else(|| RunError::MissingOutput(name.clone())))
+        .collect()
+}
+
+/// Runs one node: a Pad-family operator or one of the helpers function bodies use.
+pub fn run_node(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<Tensor>, OpError> {
+    let one = |t: Tensor| vec![t];
+    match node.pad_op() {
+        Some(PadOp::CenterCropPad) => return run_center_crop_pad(node, inputs).map(one),
+        Some(op) => return run_pad(node, op, inputs).map(one),
+        None => {}
+    }
+    if node.domain != ONNX_DOMAIN {
+        return Err(unsupported(node));
+    }
+    match node.op_type.as_str() {
+        "Constant" => helper_ops::constant(node),
+        "Shape" => helper_ops::shape(node, inputs),
+        "Gather" => helper_ops::gather(node, inputs),
+        "Slice" => helper_ops::slice(node, inputs),
+        "Concat" => helper_ops::concat(node, inputs),
+        "Add" | "Sub" | "Div" | "Max" => helper_ops::arithmetic(node, inputs),
+        _ => Err(unsupported(node)),
+    }
+    .map(one)
+}
+
+fn unsupported(node: &Node) -> OpError {
+    OpError::new(node, format!("op {} is not supported by the ref backend", node.op_type))
+}

@@ -1,0 +1,251 @@
+//! The ops the CenterCropPad function body uses besides Pad: Constant, Shape, Gather, Slice,
+//! Concat and broadcasting Add, Sub, Div, Max. They cover what function bodies need (int64
+//! shape arithmetic, 1-D gathers, positive-step slices); anything else is refused, never
+//! answered wrongly.
+
+use ndarray::{ArrayD, Axis, IxDyn, Slice};
+
+use super::OpError;
+use super::pad::{int_values, normalize_axes};
+use crate::model::{AttributeValue, Node};
+use crate::tensor::{Element, Tensor, Visitor};
+
+type OpResult = Result<Tensor, OpError>;
+
+fn input<'a>(node: &Node, inputs: &[Option<&'a Tensor>], index: usize, name: &str) -> Result<&'a Tensor, OpError> {
+    inputs
+        .get(index)
+        .copied()
+        .flatten()
+        .ok_or_else(|| OpError::new(node, format!("input {index} ({name}) is missing")))
+}
+
+fn int_attribute(node: &Node, name: &str) -> Result<Option<i64>, OpError> {
+    match node.attribute(name) {
+        None => Ok(None),
+        Some(AttributeValue::Int(v)) => Ok(Some(*v)),
+        Some(other) => Err(OpError::new(node, format!("attribute {name:?} must be an int, not {other:?}"))),
+    }
+}
+
+fn int_input(node: &Node, tensor: &Tensor, index: usize, name: &str) -> Result<Vec<i64>, OpError> {
+    int_values(tensor).ok_or_else(|| {
+        OpError::new(node, format!("input {index} ({name}) must be int32 or int64, not tensor({})", tensor.data_type()))
+    })
+}
+
+/// Constant: the `value` tensor, or one of the `value_int(s)` / `value_float(s)` forms.
+pub fn constant(node: &Node) -> OpResult {
+    let [attribute] = node.attributes.as_slice() else {
+        return Err(OpError::new(node, format!("needs exactly one attribute, has {}", node.attributes.len())));
+    };
+    let tensor = match (attribute.name.as_str(), &attribute.value) {
+        ("value", AttributeValue::Tensor(t)) => Ok(t.clone()),
+        ("value_int", AttributeValue::Int(v)) => Tensor::from_vec(&[], vec![*v]),
+        ("value_ints", AttributeValue::Ints(v)) => Tensor::from_vec(&[v.len()], v.clone()),
+        ("value_float", AttributeValue::Float(v)) => Tensor::from_vec(&[], vec![*v]),
+        ("value_floats", AttributeValue::Floats(v)) => Tensor::from_vec(&[v.len()], v.clone()),
+        (name, _) => return Err(OpError::new(node, format!("attribute {name:?} is not supported by the ref backend"))),
+    };
+    Ok(tensor.expect("shapes match the value counts"))
+}
+
+/// Shape, with the optional `start` and `end` attributes of Shape-15.
+pub fn shape(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
+    let dims = input(node, inputs, 0, "data")?.shape();
+    let rank = dims.len() as i64;
+    let clamp = |v: i64| (if v < 0 { v + rank } else { v }).clamp(0, rank) as usize;
+    let start = clamp(int_attribute(node, "start")?.unwrap_or(0));
+    let end = clamp(int_attribute(node, "end")?.unwrap_or(rank)).max(start);
+    let values: Vec<i64> = dims[start..end].iter().map(|&d| d as i64).collect();
+    Ok(Tensor::from_vec(&[values.len()], values).expect("1-D"))
+}
+
+/// Gather along `axis` with rank-0 or 1-D indices.
+pub fn gather(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
+    let data = input(node, inputs, 0, "data")?;
+    let indices_tensor = input(node, inputs, 1, "indices")?;
+    let indices = int_input(node, indices_tensor, 1, "indices")?;
+    let rank = data.shape().len();
+    let axis = normalize_axes(&[int_attribute(node, "axis")?.unwrap_or(0)], rank)
+        .map_err(|m| OpError::new(node, format!("attribute \"axis\" {m}")))?[0];
+    let extent = data.shape()[axis] as i64;
+    let resolved = indices
+        .iter()
+        .map(|&i| {
+            let j = if i < 0 { i + extent } else { i };
+            if (0..extent).contains(&j) {
+                Ok(j as usize)
+            } else {
+                Err(OpError::new(node, format!("input 1 (indices) holds {i}, out of range for extent {extent}")))
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let scalar = match indices_tensor.shape().len() {
+        0 => true,
+        1 => false,
+        r => return Err(OpError::new(node, format!("indices of rank {r} are not supported by the ref backend"))),
+    };
+    struct Select<'a> {
+        axis: usize,
+        indices: &'a [usize],
+        scalar: bool,
+    }
+    impl Visitor<'_> for Select<'_> {
+        type Output = Tensor;
+        fn visit<T: Element>(self, a: &ArrayD<T>) -> Tensor {
+            let selected = a.select(Axis(self.axis), self.indices);
+            let selected = if self.scalar { selected.index_axis_move(Axis(self.axis), 0) } else { selected };
+            Tensor::from_array(selected)
+        }
+    }
+    Ok(data.visit(Select { axis, indices: &resolved, scalar }))
+}
+
+/// Slice-10+ (starts, ends, axes, steps inputs) and Slice-1 (attributes), positive steps only.
+pub fn slice(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
+    let data = input(node, inputs, 0, "data")?;
+    let rank = data.shape().len();
+    let list = |index: usize, name: &str| -> Result<Option<Vec<i64>>, OpError> {
+        if node.version < 10 {
+            return match node.attribute(name) {
+                None => Ok(None),
+                Some(AttributeValue::Ints(v)) => Ok(Some(v.clone())),
+                Some(other) => Err(OpError::new(node, format!("attribute {name:?} must be ints, not {other:?}"))),
+            };
+        }
+        inputs.get(index).copied().flatten().map(|t| int_input(node, t, index, name)).transpose()
+    };
+    let starts = list(1, "starts")?.ok_or_else(|| OpError::new(node, "starts are missing".into()))?;
+    let ends = list(2, "ends")?.ok_or_else(|| OpError::new(node, "ends are missing".into()))?;
+    let axes = match list(3, "axes")? {
+        Some(axes) => normalize_axes(&axes, rank).map_err(|m| OpError::new(node, format!("axes {m}")))?,
+        None => (0..starts.len()).collect(),
+    };
+    let steps = list(4, "steps")?.unwrap_or_else(|| vec![1; starts.len()]);
+    if ends.len() != starts.len() || axes.len() != starts.len() || steps.len() != starts.len() {
+        return Err(OpError::new(node, format!(
+            "starts {starts:?}, ends {ends:?}, axes {axes:?} and steps {steps:?} must have one value per sliced axis"
+        )));
+    }
+    let mut ranges = Vec::with_capacity(axes.len());
+    for (i, &axis) in axes.iter().enumerate() {
+        if steps[i] <= 0 {
+            return Err(OpError::new(node, format!("step {} is not supported by the ref backend (positive steps only)", steps[i])));
+        }
+        let extent = data.shape()[axis] as i64;
+        let clamp = |v: i64| (if v < 0 { v.saturating_add(extent) } else { v }).clamp(0, extent) as isize;
+        let (start, end) = (clamp(starts[i]), clamp(ends[i]));
+        ranges.push((axis, Slice::new(start, Some(end.max(start)), steps[i] as isize)));
+    }
+    struct Cut<'a>(&'a [(usize, Slice)]);
+    impl Visitor<'_> for Cut<'_> {
+        type Output = Tensor;
+        fn visit<T: Element>(self, a: &ArrayD<T>) -> Tensor {
+            let mut view = a.view();
+            for &(axis, slice) in self.0 {
+                view.slice_axis_inplace(Axis(axis), slice);
+            }
+            Tensor::from_array(view.to_owned())
+        }
+    }
+    Ok(data.visit(Cut(&ranges)))
+}
+
+/// Concat along `axis`; every input of one element type and rank.
+pub fn concat(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
+    let parts: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
+    let first = *parts.first().ok_or_else(|| OpError::new(node, "has no inputs".into()))?;
+    let rank = first.shape().len();
+    let axis = int_attribute(node, "axis")?.ok_or_else(|| OpError::new(node, "attribute \"axis\" is missing".into()))?;
+    let axis = normalize_axes(&[axis], rank).map_err(|m| OpError::new(node, format!("attribute \"axis\" {m}")))?[0];
+    struct Join<'a> {
+        parts: &'a [&'a Tensor],
+        axis: usize,
+    }
+    impl Visitor<'_> for Join<'_> {
+        type Output = Result<Tensor, String>;
+        fn visit<T: Element>(self, _: &ArrayD<T>) -> Result<Tensor, String> {
+            let views = self
+                .parts
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    p.as_array::<T>()
+                        .map(|a| a.view())
+                        .ok_or_else(|| format!("input {i} is tensor({}), not tensor({})", p.data_type(), T::DATA_TYPE))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            ndarray::concatenate(Axis(self.axis), &views)
+                .map(Tensor::from_array)
+                .map_err(|e| format!("inputs cannot be joined on axis {}: {e}", self.axis))
+        }
+    }
+    first.visit(Join { parts: &parts, axis }).map_err(|m| OpError::new(node, m))
+}
+
+/// Add, Sub, Div (integer division truncates) and Max (any number of inputs), with numpy
+/// broadcasting, on int64, float and double.
+pub fn arithmetic(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
+    let operands: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
+    let (first, rest) = operands.split_first().ok_or_else(|| OpError::new(node, "has no inputs".into()))?;
+    if node.op_type != "Max" && operands.len() != 2 {
+        return Err(OpError::new(node, format!("takes 2 inputs, not {}", operands.len())));
+    }
+    let op = node.op_type.as_str();
+    let mut acc = (*first).clone();
+    for next in rest {
+        acc = match (&acc, next) {
+            (Tensor::Int64(a), Tensor::Int64(b)) => broadcast(a, b, |x, y| match op {
+                "Add" => x.checked_add(y).ok_or("int64 overflow"),
+                "Sub" => x.checked_sub(y).ok_or("int64 overflow"),
+                "Div" => x.checked_div(y).ok_or("int64 division by zero or overflow"),
+                _ => Ok(x.max(y)),
+            }),
+            (Tensor::Float(a), Tensor::Float(b)) => broadcast(a, b, |x, y| Ok(float_op(op, x, y))),
+            (Tensor::Double(a), Tensor::Double(b)) => broadcast(a, b, |x, y| Ok(float_op(op, x, y))),
+            (a, b) => Err(format!(
+                "tensor({}) and tensor({}) are not supported by the ref backend (int64, float or double, one type)",
+                a.data_type(),
+                b.data_type()
+            )),
+        }
+        .map_err(|m| OpError::new(node, m))?;
+    }
+    Ok(acc)
+}
+
+fn float_op<F: num_traits::Float>(op: &str, x: F, y: F) -> F {
+    match op {
+        "Add" => x + y,
+        "Sub" => x - y,
+        "Div" => x / y,
+        // numpy.maximum: NaN wins.
+        _ if x.is_nan() || y.is_nan() => F::nan(),
+        _ => x.max(y),
+    }
+}
+
+/// Element-wise `f` over `a` and `b` broadcast to a common shape (numpy rules).
+fn broadcast<T: Element + Copy>(
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    f: impl Fn(T, T) -> Result<T, &'static str>,
+) -> Result<Tensor, String> {
+    let rank = a.ndim().max(b.ndim());
+    let dim = |s: &[usize], i: usize| if i + s.len() < rank { 1 } else { s[i + s.len() - rank] };
+    let mut shape = Vec::with_capacity(rank);
+    for i in 0..rank {
+        let (x, y) = (dim(a.shape(), i), dim(b.shape(), i));
+        shape.push(match (x, y) {
+            _ if x == y => x,
+            (1, _) => y,
+            (_, 1) => x,
+            _ => return Err(format!("shapes {:?} and {:?} do not broadcast", a.shape(), b.shape())),
+        });
+    }
+    let shape = IxDyn(&shape);
+    let (a, b) = (a.broadcast(shape.clone()).expect("checked"), b.broadcast(shape.clone()).expect("checked"));
+    let values = a.iter().zip(b.iter()).map(|(&x, &y)| f(x, y)).collect::<Result<Vec<_>, _>>()?;
+    Ok(Tensor::from_array(ArrayD::from_shape_vec(shape, values).expect("broadcast shape")))
+}

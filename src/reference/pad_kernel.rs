@@ -1,0 +1,303 @@
+//! The padding kernel, apart from any ONNX translation: a [`PadPlan`] says, for every axis,
+//! which input index each output index copies (or that it is filled with the constant), and
+//! [`pad_into`] moves contiguous runs of memory according to it.
+//!
+//! Negative pads crop first; padding then works from the data that remains (SEMANTICS.md).
+
+use std::fmt;
+
+/// How the border is filled.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PadMode {
+    Constant,
+    Reflect,
+    Edge,
+    Wrap,
+}
+
+impl PadMode {
+    /// The mode named as ONNX's `mode` attribute spells it.
+    pub fn from_name(name: &str) -> Option<PadMode> {
+        Some(match name {
+            "constant" => PadMode::Constant,
+            "reflect" => PadMode::Reflect,
+            "edge" => PadMode::Edge,
+            "wrap" => PadMode::Wrap,
+            _ => return None,
+        })
+    }
+
+    /// The attribute spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            PadMode::Constant => "constant",
+            PadMode::Reflect => "reflect",
+            PadMode::Edge => "edge",
+            PadMode::Wrap => "wrap",
+        }
+    }
+}
+
+impl fmt::Display for PadMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a padding cannot be planned.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("axis {axis}: extent {extent} with pads begin {begin}, end {end} gives output extent {out}, below 0")]
+    NegativeExtent { axis: usize, extent: usize, begin: i64, end: i64, out: i128 },
+    #[error("axis {axis}: {mode} padding needs data, but the axis has none left (extent {extent}, pads begin {begin}, end {end})")]
+    NothingToCopy { axis: usize, mode: PadMode, extent: usize, begin: i64, end: i64 },
+    #[error("axis {axis}: output extent {out} does not fit in memory")]
+    TooLarge { axis: usize, out: i128 },
+}
+
+/// One step of producing an axis's output, in units of the block below that axis.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Run {
+    /// `count` blocks of the constant.
+    Fill(usize),
+    /// Input blocks `start .. start + len`, in order.
+    Copy { start: usize, len: usize },
+    /// Input block `index`, `count` times.
+    Repeat { index: usize, count: usize },
+}
+
+/// A padding worked out once for an input shape: per-axis source maps and the run list of the
+/// innermost padded axis.
+#[derive(Clone, Debug)]
+pub struct PadPlan {
+    out_shape: Vec<usize>,
+    /// For each outer axis (those before `inner`), the input index each output index reads,
+    /// `None` for the constant.
+    outer_maps: Vec<Vec<Option<usize>>>,
+    /// Input strides of the outer axes, in elements.
+    outer_strides: Vec<usize>,
+    /// The runs producing one output row of the innermost padded axis, in blocks.
+    runs: Vec<Run>,
+    /// Elements per block: the product of the unpadded trailing extents.
+    block: usize,
+    /// Output elements per row: the innermost padded axis's output extent × `block`.
+    row_len: usize,
+}
+
+impl PadPlan {
+    /// Plans padding `in_shape` by `pads[axis] = (begin, end)` in `mode`.
+    pub fn new(in_shape: &[usize], pads: &[(i64, i64)], mode: PadMode) -> Result<PadPlan, PlanError> {
+        assert_eq!(in_shape.len(), pads.len(), "one (begin, end) pair per axis");
+        let maps = in_shape
+            .iter()
+            .zip(pads)
+            .enumerate()
+            .map(|(axis, (&extent, &(begin, end)))| axis_map(axis, extent, begin, end, mode))
+            .collect::<Result<Vec<_>, _>>()?;
+        let out_shape: Vec<usize> = maps.iter().map(Vec::len).collect();
+        // Trailing axes that are neither padded nor cropped copy whole: merge them into a block.
+        let inner = pads.iter().rposition(|&p| p != (0, 0)).unwrap_or(0);
+        let block: usize = in_shape.get(inner + 1..).map_or(1, |s| s.iter().product());
+        let mut outer_strides = vec![0; inner];
+        let mut stride = block * in_shape.get(inner).copied().unwrap_or(1);
+        for axis in (0..inner).rev() {
+            outer_strides[axis] = stride;
+            stride *= in_shape[axis];
+        }
+        let mut maps = maps;
+        let inner_map = if in_shape.is_empty() { vec![Some(0)] } else { maps.swap_remove(inner) };
+        maps.truncate(inner);
+        let row_len = inner_map.len() * block;
+        Ok(PadPlan { out_shape, outer_maps: maps, outer_strides, runs: runs(&inner_map), block, row_len })
+    }
+
+    /// The output extents.
+    pub fn out_shape(&self) -> &[usize] {
+        &self.out_shape
+    }
+
+    /// The number of output elements.
+    pub fn out_len(&self) -> usize {
+        self.out_shape.iter().product()
+    }
+}
+
+/// The input index each output index of one axis reads (`None`: the constant).
+fn axis_map(axis: usize, extent: usize, begin: i64, end: i64, mode: PadMode) -> Result<Vec<Option<usize>>, PlanError> {
+    let out = extent as i128 + begin as i128 + end as i128;
+    if out < 0 {
+        return Err(PlanError::NegativeExtent { axis, extent, begin, end, out });
+    }
+    // Refuse before allocating the map: an output extent must at least be addressable.
+    let out_len = usize::try_from(out).ok().filter(|&n| n <= isize::MAX as usize / 16);
+    let out_len = out_len.ok_or(PlanError::TooLarge { axis, out })?;
+    let crop_begin = (-(begin as i128)).max(0);
+    let crop_end = (-(end as i128)).max(0);
+    let kept = extent as i128 - crop_begin - crop_end;
+    if kept <= 0 {
+        // Nothing left to copy: constant fills the whole axis; the others cannot pad.
+        if mode != PadMode::Constant && out_len > 0 {
+            return Err(PlanError::NothingToCopy { axis, mode, extent, begin, end });
+        }
+        return Ok(vec![None; out_len]);
+    }
+    let (lo, n) = (crop_begin as i128, kept);
+    let pad_begin = (begin as i128).max(0);
+    Ok((0..out_len as i128)
+        .map(|o| {
+            let j = o - pad_begin;
+            let within = match mode {
+                _ if (0..n).contains(&j) => j,
+                PadMode::Constant => return None,
+                PadMode::Edge => j.clamp(0, n - 1),
+                PadMode::Wrap => j.rem_euclid(n),
+                PadMode::Reflect if n == 1 => 0,
+                PadMode::Reflect => {
+                    let period = 2 * (n - 1);
+                    let m = j.rem_euclid(period);
+                    if m < n { m } else { period - m }
+                }
+            };
+            Some((lo + within) as usize)
+        })
+        .collect())
+}
+
+/// Groups an axis map into runs: constant stretches, ascending copies and repeats.
+fn runs(map: &[Option<usize>]) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    for &source in map {
+        match (runs.last_mut(), source) {
+            (Some(Run::Fill(count)), None) => *count += 1,
+            (_, None) => runs.push(Run::Fill(1)),
+            (Some(Run::Copy { start, len }), Some(i)) if *start + *len == i => *len += 1,
+            (Some(Run::Copy { start, len: 1 }), Some(i)) if *start == i => {
+                *runs.last_mut().unwrap() = Run::Repeat { index: i, count: 2 }
+            }
+            (Some(Run::Repeat { index, count }), Some(i)) if *index == i => *count += 1,
+            (_, Some(i)) => runs.push(Run::Copy { start: i, len: 1 }),
+        }
+    }
+    runs
+}
+
+/// Pads `input` (row-major, of the shape the plan was made for) into `out`, which is cleared
+/// first and keeps its capacity, so a caller running many paddings reuses one buffer.
+pub fn pad_into<T: Clone>(input: &[T], plan: &PadPlan, constant: &T, out: &mut Vec<T>) {
+    out.clear();
+    out.reserve(plan.out_len());
+    if plan.out_len() == 0 {
+        return;
+    }
+    let block = plan.block;
+    let outer_shape: Vec<usize> = plan.outer_maps.iter().map(Vec::len).collect();
+    let mut index = vec![0usize; outer_shape.len()];
+    loop {
+        let mut base = Some(0usize);
+        for ((map, &i), &stride) in plan.outer_maps.iter().zip(&index).zip(&plan.outer_strides) {
+            base = base.zip(map[i]).map(|(b, s)| b + s * stride);
+        }
+        match base {
+            None => out.resize(out.len() + plan.row_len, constant.clone()),
+            Some(base) => {
+                for run in &plan.runs {
+                    match *run {
+                        Run::Fill(count) => out.resize(out.len() + count * block, constant.clone()),
+                        Run::Copy { start, len } => {
+                            let from = base + start * block;
+                            out.extend_from_slice(&input[from..from + len * block]);
+                        }
+                        Run::Repeat { index, count } => {
+                            let from = base + index * block;
+                            let source = &input[from..from + block];
+                            if block == 1 {
+                                out.resize(out.len() + count, source[0].clone());
+                            } else {
+                                for _ in 0..count {
+                                    out.extend_from_slice(source);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Advance the odometer over the outer output axes.
+        let mut axis = index.len();
+        loop {
+            if axis == 0 {
+                return;
+            }
+            axis -= 1;
+            index[axis] += 1;
+            if index[axis] < outer_shape[axis] {
+                break;
+            }
+            index[axis] = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pad1(values: &[i32], begin: i64, end: i64, mode: PadMode) -> Result<Vec<i32>, PlanError> {
+        let plan = PadPlan::new(&[values.len()], &[(begin, end)], mode)?;
+        let mut out = Vec::new();
+        pad_into(values, &plan, &0, &mut out);
+        Ok(out)
+    }
+
+    #[test]
+    fn reflect_mirrors_without_the_edge_and_keeps_going() {
+        assert_eq!(pad1(&[1, 2, 3], 2, 0, PadMode::Reflect).unwrap(), [3, 2, 1, 2, 3]);
+        // numpy.pad([1, 2, 3], (4, 3), 'reflect')
+        assert_eq!(pad1(&[1, 2, 3], 4, 3, PadMode::Reflect).unwrap(), [1, 2, 3, 2, 1, 2, 3, 2, 1, 2]);
+        assert_eq!(pad1(&[7], 2, 1, PadMode::Reflect).unwrap(), [7, 7, 7, 7]);
+    }
+
+    #[test]
+    fn wrap_after_crop_uses_the_remaining_data() {
+        // SEMANTICS.md: wrap of [a, b, c, d] with pads [1, -1] gives [c, a, b, c].
+        assert_eq!(pad1(&[1, 2, 3, 4], 1, -1, PadMode::Wrap).unwrap(), [3, 1, 2, 3]);
+        assert_eq!(pad1(&[1, 2], 5, 0, PadMode::Wrap).unwrap(), [2, 1, 2, 1, 2, 1, 2]);
+    }
+
+    #[test]
+    fn over_removal_fills_with_the_constant_or_is_refused() {
+        assert_eq!(pad1(&[1, 2, 3], -5, 4, PadMode::Constant).unwrap(), [0, 0]);
+        assert!(matches!(
+            pad1(&[1, 2, 3], -5, 4, PadMode::Edge),
+            Err(PlanError::NothingToCopy { axis: 0, mode: PadMode::Edge, .. })
+        ));
+        assert!(matches!(
+            pad1(&[1, 2, 3], -2, -2, PadMode::Constant),
+            Err(PlanError::NegativeExtent { axis: 0, out: -1, .. })
+        ));
+    }
+
+    #[test]
+    fn runs_group_copies_repeats_and_fills() {
+        let map = [None, None, Some(0), Some(0), Some(1), Some(2), Some(1), None];
+        assert_eq!(
+            runs(&map),
+            [
+                Run::Fill(2),
+                Run::Repeat { index: 0, count: 2 },
+                Run::Copy { start: 1, len: 2 },
+                Run::Copy { start: 1, len: 1 },
+                Run::Fill(1)
+            ]
+        );
+    }
+
+    #[test]
+    fn outer_axis_padding_fills_whole_rows() {
+        let plan = PadPlan::new(&[2, 2], &[(1, 0), (0, 1)], PadMode::Constant).unwrap();
+        let mut out = vec![99; 100];
+        pad_into(&[1, 2, 3, 4], &plan, &-1, &mut out);
+        assert_eq!(plan.out_shape(), [3, 3]);
+        assert_eq!(out, [-1, -1, -1, 1, 2, -1, 3, 4, -1]);
+    }
+}
