@@ -17,12 +17,10 @@ use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
 
 pub use data_type::DataType;
-pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor, read_tensor_file};
 pub(crate) use decode::read_limited;
+pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor, read_tensor_file};
 pub use encode::{encode_tensor, write_tensor_file};
-pub use minifloat::{
-    Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0,
-};
+pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
 pub use sub_byte::{Int2, Int4, SubByte, Uint2, Uint4};
 
 /// A tensor of any ONNX element type, stored in standard (row-major) layout.
@@ -61,7 +59,9 @@ pub enum Tensor {
 ///
 /// `Default` is the type's zero: 0, false, the empty string, and bit pattern 0 for the
 /// minifloats (for float8e8m0, which has no zero, that is 2^-127).
-pub trait Element: Clone + Default + PartialEq + fmt::Debug + Send + Sync + 'static {
+pub trait Element:
+    Clone + Default + PartialEq + fmt::Debug + Send + Sync + 'static + crate::compare::Comparable
+{
     /// The ONNX type of this element.
     const DATA_TYPE: DataType;
     /// Wraps an array in its `Tensor` variant.

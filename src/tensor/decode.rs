@@ -1,0 +1,470 @@
+//! `TensorProto` → [`Tensor`], from raw_data, the typed fields or external data.
+//!
+//! Sizes are checked against the declared dims, and against a limit, before anything is
+//! allocated, so a hostile file cannot make the decoder allocate more than it holds.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Component, Path, PathBuf};
+
+use bytemuck::Pod;
+use bytes::Bytes;
+use half::{bf16, f16};
+use num_complex::Complex;
+use prost::Message;
+
+use super::sub_byte::{self, SubByte};
+use super::*;
+use crate::error::Error;
+use crate::proto::{DATA_LOCATION_EXTERNAL, TensorProto};
+
+/// Limits and context for decoding.
+#[derive(Clone, Debug)]
+pub struct DecodeOptions {
+    /// The directory `external_data` locations are resolved against (the case directory).
+    /// Without one, external data is refused.
+    pub base_dir: Option<PathBuf>,
+    /// The largest tensor, in bytes of element data, that may be decoded.
+    pub max_bytes: u64,
+}
+
+/// The default for [`DecodeOptions::max_bytes`]: 2 GiB.
+pub const DEFAULT_MAX_BYTES: u64 = 2 << 30;
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            base_dir: None,
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+/// Why a `TensorProto` could not be decoded.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TensorError {
+    #[error("data_type {0} is not a known ONNX element type")]
+    UnknownDataType(i32),
+    #[error("dims[{index}] is {value}, a negative extent")]
+    NegativeDim { index: usize, value: i64 },
+    #[error("dims {dims:?} overflow the element count")]
+    ElementCountOverflow { dims: Vec<i64> },
+    #[error("dims {dims:?} of {data_type} need {bytes} bytes, over the limit of {limit}")]
+    TooLarge {
+        dims: Vec<i64>,
+        data_type: DataType,
+        bytes: u64,
+        limit: u64,
+    },
+    #[error("raw_data holds {actual} bytes but dims {dims:?} of {data_type} need {expected}")]
+    RawDataLength {
+        dims: Vec<i64>,
+        data_type: DataType,
+        expected: u64,
+        actual: u64,
+    },
+    #[error("{field} holds {actual} values but dims {dims:?} of {data_type} need {expected}")]
+    FieldLength {
+        field: &'static str,
+        dims: Vec<i64>,
+        data_type: DataType,
+        expected: usize,
+        actual: usize,
+    },
+    #[error("{field}[{index}] is {value}, out of range for {data_type}")]
+    ValueOutOfRange {
+        field: &'static str,
+        index: usize,
+        value: i64,
+        data_type: DataType,
+    },
+    #[error("raw_data is not allowed for tensor(string); strings go in string_data")]
+    StringInRawData,
+    #[error("segment is set (begin {begin}, end {end}); segmented tensors are not supported")]
+    Segment { begin: i64, end: i64 },
+    #[error("external data location {location:?} is refused: {reason}")]
+    ExternalLocation { location: String, reason: &'static str },
+    #[error("external data key {key:?} has value {value:?}, not a byte count")]
+    ExternalNumber { key: String, value: String },
+    #[error("external data file {path}: {message}")]
+    ExternalFile { path: PathBuf, message: String },
+    #[error("external data {path} holds {file_len} bytes; offset {offset} and length {length} reach past its end")]
+    ExternalOutOfBounds {
+        path: PathBuf,
+        offset: u64,
+        length: u64,
+        file_len: u64,
+    },
+}
+
+/// Reads and decodes a serialized `TensorProto` file (input_K.pb, output_K.pb).
+pub fn read_tensor_file(path: &Path, options: &DecodeOptions) -> Result<Tensor, Error> {
+    let bytes = read_limited(path, options.max_bytes)?;
+    let proto = TensorProto::decode(Bytes::from(bytes)).map_err(|source| Error::Protobuf {
+        path: path.to_owned(),
+        source,
+    })?;
+    decode_tensor(&proto, options).map_err(|problem| Error::Tensor {
+        path: path.to_owned(),
+        name: proto.name.clone(),
+        problem,
+    })
+}
+
+/// Reads a whole file, refusing one larger than `limit` (plus protobuf framing) before reading.
+pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
+    let io = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    // Framing: dims, names and tags come on top of the element bytes.
+    let allowed = limit.saturating_add(1 << 20);
+    if len > allowed {
+        return Err(Error::FileTooLarge {
+            path: path.to_owned(),
+            bytes: len,
+            limit: allowed,
+        });
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.read_to_end(&mut bytes).map_err(io)?;
+    Ok(bytes)
+}
+
+/// Decodes a `TensorProto` held in memory.
+pub fn decode_tensor(proto: &TensorProto, options: &DecodeOptions) -> Result<Tensor, TensorError> {
+    let data_type = DataType::from_code(proto.data_type).ok_or(TensorError::UnknownDataType(proto.data_type))?;
+    if let Some(segment) = &proto.segment {
+        return Err(TensorError::Segment {
+            begin: segment.begin,
+            end: segment.end,
+        });
+    }
+    let shape = checked_shape(&proto.dims)?;
+    let count =
+        shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .ok_or_else(|| TensorError::ElementCountOverflow {
+                dims: proto.dims.clone(),
+            })?;
+    let bytes = data_bytes(data_type, count).ok_or_else(|| TensorError::ElementCountOverflow {
+        dims: proto.dims.clone(),
+    })?;
+    if bytes > options.max_bytes {
+        return Err(TensorError::TooLarge {
+            dims: proto.dims.clone(),
+            data_type,
+            bytes,
+            limit: options.max_bytes,
+        });
+    }
+    let decoder = Decoder {
+        proto,
+        data_type,
+        shape: &shape,
+        count,
+        bytes,
+    };
+    if proto.data_location == DATA_LOCATION_EXTERNAL {
+        let raw = read_external(proto, options, bytes)?;
+        return decoder.decode_raw(&raw);
+    }
+    match &proto.raw_data {
+        Some(raw) if data_type == DataType::String && !raw.is_empty() => Err(TensorError::StringInRawData),
+        Some(raw) if data_type != DataType::String => decoder.decode_raw(raw),
+        _ => decoder.decode_fields(),
+    }
+}
+
+fn checked_shape(dims: &[i64]) -> Result<Vec<usize>, TensorError> {
+    dims.iter()
+        .enumerate()
+        .map(|(index, &value)| usize::try_from(value).map_err(|_| TensorError::NegativeDim { index, value }))
+        .collect()
+}
+
+/// Bytes of element data `count` elements occupy in raw_data (strings: one byte each, as a
+/// floor for the limit check). `None` on overflow.
+fn data_bytes(data_type: DataType, count: usize) -> Option<u64> {
+    let bits = data_type.bit_width().unwrap_or(8) as u64;
+    (count as u64).checked_mul(bits).map(|b| b.div_ceil(8))
+}
+
+struct Decoder<'a> {
+    proto: &'a TensorProto,
+    data_type: DataType,
+    shape: &'a [usize],
+    count: usize,
+    bytes: u64,
+}
+
+impl Decoder<'_> {
+    fn tensor<T: Element>(&self, values: Vec<T>) -> Tensor {
+        Tensor::from_vec(self.shape, values).expect("element count was checked against the shape")
+    }
+
+    fn decode_raw(&self, raw: &[u8]) -> Result<Tensor, TensorError> {
+        if raw.len() as u64 != self.bytes {
+            return Err(TensorError::RawDataLength {
+                dims: self.proto.dims.clone(),
+                data_type: self.data_type,
+                expected: self.bytes,
+                actual: raw.len() as u64,
+            });
+        }
+        Ok(match self.data_type {
+            DataType::Float => self.tensor(pod_from_le::<f32>(raw)),
+            DataType::Double => self.tensor(pod_from_le::<f64>(raw)),
+            DataType::Float16 => self.tensor(pod_from_le::<f16>(raw)),
+            DataType::Bfloat16 => self.tensor(pod_from_le::<bf16>(raw)),
+            DataType::Int8 => self.tensor(pod_from_le::<i8>(raw)),
+            DataType::Int16 => self.tensor(pod_from_le::<i16>(raw)),
+            DataType::Int32 => self.tensor(pod_from_le::<i32>(raw)),
+            DataType::Int64 => self.tensor(pod_from_le::<i64>(raw)),
+            DataType::Uint8 => self.tensor(pod_from_le::<u8>(raw)),
+            DataType::Uint16 => self.tensor(pod_from_le::<u16>(raw)),
+            DataType::Uint32 => self.tensor(pod_from_le::<u32>(raw)),
+            DataType::Uint64 => self.tensor(pod_from_le::<u64>(raw)),
+            DataType::Complex64 => self.tensor(pod_from_le::<Complex<f32>>(raw)),
+            DataType::Complex128 => self.tensor(pod_from_le::<Complex<f64>>(raw)),
+            DataType::Bool => self.tensor(self.bools(raw.iter().map(|&b| b as i64), "raw_data")?),
+            DataType::Float8E4M3FN => self.tensor(raw.iter().map(|&b| Float8E4M3FN::from_bits(b)).collect()),
+            DataType::Float8E4M3FNUZ => self.tensor(raw.iter().map(|&b| Float8E4M3FNUZ::from_bits(b)).collect()),
+            DataType::Float8E5M2 => self.tensor(raw.iter().map(|&b| Float8E5M2::from_bits(b)).collect()),
+            DataType::Float8E5M2FNUZ => self.tensor(raw.iter().map(|&b| Float8E5M2FNUZ::from_bits(b)).collect()),
+            DataType::Float8E8M0 => self.tensor(raw.iter().map(|&b| Float8E8M0::from_bits(b)).collect()),
+            DataType::Int4 => self.tensor(sub_byte::unpack::<Int4>(raw, self.count)),
+            DataType::Uint4 => self.tensor(sub_byte::unpack::<Uint4>(raw, self.count)),
+            DataType::Float4E2M1 => self.tensor(sub_byte::unpack::<Float4E2M1>(raw, self.count)),
+            DataType::Int2 => self.tensor(sub_byte::unpack::<Int2>(raw, self.count)),
+            DataType::Uint2 => self.tensor(sub_byte::unpack::<Uint2>(raw, self.count)),
+            DataType::String => unreachable!("strings never come from raw_data"),
+        })
+    }
+
+    fn decode_fields(&self) -> Result<Tensor, TensorError> {
+        let p = self.proto;
+        Ok(match self.data_type {
+            DataType::Float => self.tensor(self.exact("float_data", &p.float_data, 1)?.to_vec()),
+            DataType::Complex64 => {
+                let parts = self.exact("float_data", &p.float_data, 2)?;
+                self.tensor(parts.chunks_exact(2).map(|c| Complex::new(c[0], c[1])).collect())
+            }
+            DataType::Double => self.tensor(self.exact("double_data", &p.double_data, 1)?.to_vec()),
+            DataType::Complex128 => {
+                let parts = self.exact("double_data", &p.double_data, 2)?;
+                self.tensor(parts.chunks_exact(2).map(|c| Complex::new(c[0], c[1])).collect())
+            }
+            DataType::Int64 => self.tensor(self.exact("int64_data", &p.int64_data, 1)?.to_vec()),
+            DataType::Uint64 => self.tensor(self.exact("uint64_data", &p.uint64_data, 1)?.to_vec()),
+            DataType::Uint32 => {
+                let values = self.exact("uint64_data", &p.uint64_data, 1)?;
+                self.tensor(self.narrow::<u32>("uint64_data", values.iter().map(|&v| v as i128))?)
+            }
+            DataType::String => self.tensor(
+                self.exact("string_data", &p.string_data, 1)?
+                    .iter()
+                    .map(|s| s.to_vec())
+                    .collect(),
+            ),
+            DataType::Int32 => self.tensor(self.int32_data()?.to_vec()),
+            DataType::Int8 => self.tensor(self.narrow_int32::<i8>()?),
+            DataType::Int16 => self.tensor(self.narrow_int32::<i16>()?),
+            DataType::Uint8 => self.tensor(self.narrow_int32::<u8>()?),
+            DataType::Uint16 => self.tensor(self.narrow_int32::<u16>()?),
+            DataType::Bool => {
+                let values = self.int32_data()?;
+                self.tensor(self.bools(values.iter().map(|&v| v as i64), "int32_data")?)
+            }
+            DataType::Float16 => self.tensor(self.bit_patterns(f16::from_bits)?),
+            DataType::Bfloat16 => self.tensor(self.bit_patterns(bf16::from_bits)?),
+            DataType::Float8E4M3FN => self.tensor(self.bit_patterns(Float8E4M3FN::from_bits)?),
+            DataType::Float8E4M3FNUZ => self.tensor(self.bit_patterns(Float8E4M3FNUZ::from_bits)?),
+            DataType::Float8E5M2 => self.tensor(self.bit_patterns(Float8E5M2::from_bits)?),
+            DataType::Float8E5M2FNUZ => self.tensor(self.bit_patterns(Float8E5M2FNUZ::from_bits)?),
+            DataType::Float8E8M0 => self.tensor(self.bit_patterns(Float8E8M0::from_bits)?),
+            DataType::Int4 => self.tensor(self.packed_int32::<Int4>()?),
+            DataType::Uint4 => self.tensor(self.packed_int32::<Uint4>()?),
+            DataType::Float4E2M1 => self.tensor(self.packed_int32::<Float4E2M1>()?),
+            DataType::Int2 => self.tensor(self.packed_int32::<Int2>()?),
+            DataType::Uint2 => self.tensor(self.packed_int32::<Uint2>()?),
+        })
+    }
+
+    /// `values`, checked to hold `per_element` entries for each element.
+    fn exact<'v, V>(&self, field: &'static str, values: &'v [V], per_element: usize) -> Result<&'v [V], TensorError> {
+        self.exact_len(field, values, self.count.saturating_mul(per_element))
+    }
+
+    fn int32_data(&self) -> Result<&[i32], TensorError> {
+        self.exact("int32_data", &self.proto.int32_data, 1)
+    }
+
+    /// Converts each value to `T`, refusing one out of `T`'s range with its index and value.
+    fn narrow<T: TryFrom<i128>>(
+        &self,
+        field: &'static str,
+        values: impl Iterator<Item = i128>,
+    ) -> Result<Vec<T>, TensorError> {
+        values
+            .enumerate()
+            .map(|(index, v)| {
+                T::try_from(v).map_err(|_| TensorError::ValueOutOfRange {
+                    field,
+                    index,
+                    value: v as i64,
+                    data_type: self.data_type,
+                })
+            })
+            .collect()
+    }
+
+    fn narrow_int32<T: TryFrom<i128>>(&self) -> Result<Vec<T>, TensorError> {
+        self.narrow("int32_data", self.int32_data()?.iter().map(|&v| v as i128))
+    }
+
+    fn bools(&self, values: impl Iterator<Item = i64>, field: &'static str) -> Result<Vec<bool>, TensorError> {
+        values
+            .enumerate()
+            .map(|(index, v)| match v {
+                0 => Ok(false),
+                1 => Ok(true),
+                value => Err(TensorError::ValueOutOfRange {
+                    field,
+                    index,
+                    value,
+                    data_type: DataType::Bool,
+                }),
+            })
+            .collect()
+    }
+
+    /// Float16, bfloat16 and float8 values travel in int32_data as their unsigned bit patterns.
+    fn bit_patterns<B: TryFrom<i128>, T>(&self, from_bits: impl Fn(B) -> T) -> Result<Vec<T>, TensorError> {
+        Ok(self.narrow_int32::<B>()?.into_iter().map(from_bits).collect())
+    }
+
+    /// Sub-byte values travel in int32_data packed as in raw_data: one byte of packed
+    /// elements per int32 value.
+    fn packed_int32<T: SubByte>(&self) -> Result<Vec<T>, TensorError> {
+        let expected = sub_byte::packed_len(self.count, T::BITS);
+        let values = self.exact_len("int32_data", &self.proto.int32_data, expected)?;
+        let packed: Vec<u8> = self.narrow("int32_data", values.iter().map(|&v| v as i128))?;
+        Ok(sub_byte::unpack(&packed, self.count))
+    }
+
+    fn exact_len<'v, V>(&self, field: &'static str, values: &'v [V], expected: usize) -> Result<&'v [V], TensorError> {
+        if values.len() != expected {
+            return Err(TensorError::FieldLength {
+                field,
+                dims: self.proto.dims.clone(),
+                data_type: self.data_type,
+                expected,
+                actual: values.len(),
+            });
+        }
+        Ok(values)
+    }
+}
+
+/// Copies little-endian bytes into a typed vector: one allocation (zeroed lazily by the
+/// allocator) and one memcpy.
+fn pod_from_le<T: Pod>(raw: &[u8]) -> Vec<T> {
+    let mut values = bytemuck::zeroed_vec::<T>(raw.len() / size_of::<T>());
+    bytemuck::cast_slice_mut::<T, u8>(&mut values).copy_from_slice(raw);
+    values
+}
+
+#[cfg(target_endian = "big")]
+compile_error!("raw_data is little-endian and is copied as is: a little-endian host is required");
+
+/// Reads the bytes `external_data` points at, after checking the location stays inside
+/// `base_dir` and the range inside the file.
+fn read_external(proto: &TensorProto, options: &DecodeOptions, expected: u64) -> Result<Vec<u8>, TensorError> {
+    let entry = |key: &str| {
+        proto
+            .external_data
+            .iter()
+            .find(|e| e.key == key)
+            .map(|e| e.value.as_str())
+    };
+    let number = |key: &str| -> Result<Option<u64>, TensorError> {
+        entry(key)
+            .map(|v| {
+                v.trim().parse::<u64>().map_err(|_| TensorError::ExternalNumber {
+                    key: key.to_owned(),
+                    value: v.to_owned(),
+                })
+            })
+            .transpose()
+    };
+    let location = entry("location").unwrap_or_default();
+    let refuse = |reason| TensorError::ExternalLocation {
+        location: location.to_owned(),
+        reason,
+    };
+    if location.is_empty() {
+        return Err(refuse("it is empty"));
+    }
+    let base = options
+        .base_dir
+        .as_deref()
+        .ok_or_else(|| refuse("no case directory to resolve it against"))?;
+    let relative = Path::new(location);
+    let mut depth = 0i32;
+    for component in relative.components() {
+        match component {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err(refuse("it leaves the case directory"));
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return Err(refuse("it is absolute")),
+        }
+    }
+    let path = base.join(relative);
+    let file_err = |message: String| TensorError::ExternalFile {
+        path: path.clone(),
+        message,
+    };
+    // A symbolic link could still lead outside: compare the resolved paths.
+    let resolved = path.canonicalize().map_err(|e| file_err(e.to_string()))?;
+    let base_resolved = base.canonicalize().map_err(|e| file_err(e.to_string()))?;
+    if !resolved.starts_with(&base_resolved) {
+        return Err(refuse("it resolves outside the case directory"));
+    }
+    let mut file = File::open(&resolved).map_err(|e| file_err(e.to_string()))?;
+    let file_len = file.metadata().map_err(|e| file_err(e.to_string()))?.len();
+    let offset = number("offset")?.unwrap_or(0);
+    let length = match number("length")? {
+        Some(length) => length,
+        None => file_len.saturating_sub(offset),
+    };
+    if offset.checked_add(length).is_none_or(|end| end > file_len) {
+        return Err(TensorError::ExternalOutOfBounds {
+            path,
+            offset,
+            length,
+            file_len,
+        });
+    }
+    if length != expected {
+        return Err(TensorError::RawDataLength {
+            dims: proto.dims.clone(),
+            data_type: DataType::from_code(proto.data_type).expect("checked by the caller"),
+            expected,
+            actual: length,
+        });
+    }
+    let mut raw = vec![0u8; length as usize];
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|e| file_err(e.to_string()))?;
+    file.read_exact(&mut raw).map_err(|e| file_err(e.to_string()))?;
+    Ok(raw)
+}
