@@ -9,12 +9,26 @@ use crate::tensor::Tensor;
 
 /// Runs a CenterCropPad node on `input_data` and `shape`.
 pub fn run_center_crop_pad(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Tensor, OpError> {
+    let (_, plan) = plan_center_crop_pad(node, inputs)?;
+    Ok(pad_tensor(inputs[0].expect("checked by the plan"), &plan, None))
+}
+
+/// Validates a CenterCropPad node and works out its (begin, end) pads per axis and plan.
+pub fn plan_center_crop_pad(node: &Node, inputs: &[Option<&Tensor>]) -> Result<(Vec<(i64, i64)>, PadPlan), OpError> {
     let refuse = |message: String| OpError::new(node, message);
     if inputs.len() > 2 {
         return Err(refuse(format!("takes 2 inputs, not {}", inputs.len())));
     }
-    let data = inputs.first().copied().flatten().ok_or_else(|| refuse("input 0 (input_data) is missing".into()))?;
-    let shape = inputs.get(1).copied().flatten().ok_or_else(|| refuse("input 1 (shape) is missing".into()))?;
+    let data = inputs
+        .first()
+        .copied()
+        .flatten()
+        .ok_or_else(|| refuse("input 0 (input_data) is missing".into()))?;
+    let shape = inputs
+        .get(1)
+        .copied()
+        .flatten()
+        .ok_or_else(|| refuse("input 1 (shape) is missing".into()))?;
     if let Some(a) = node.attributes.iter().find(|a| a.name != "axes") {
         return Err(refuse(format!("does not accept attribute {:?}", a.name)));
     }
@@ -27,7 +41,10 @@ pub fn run_center_crop_pad(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Te
         Some(other) => return Err(refuse(format!("attribute \"axes\" must be ints, not {other:?}"))),
     };
     let targets = int_values(shape).ok_or_else(|| {
-        refuse(format!("input 1 (shape) must be tensor(int32) or tensor(int64), not tensor({})", shape.data_type()))
+        refuse(format!(
+            "input 1 (shape) must be tensor(int32) or tensor(int64), not tensor({})",
+            shape.data_type()
+        ))
     })?;
     if shape.shape().len() != 1 || targets.len() != axes.len() {
         return Err(refuse(format!(
@@ -40,12 +57,14 @@ pub fn run_center_crop_pad(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Te
     let mut pads = vec![(0i64, 0i64); rank];
     for (&axis, &target) in axes.iter().zip(&targets) {
         if target < 0 {
-            return Err(refuse(format!("input 1 (shape) holds {target} for axis {axis}; extents must be ≥ 0")));
+            return Err(refuse(format!(
+                "input 1 (shape) holds {target} for axis {axis}; extents must be ≥ 0"
+            )));
         }
         pads[axis] = centered_pads(data.shape()[axis] as i64, target);
     }
     let plan = PadPlan::new(data.shape(), &pads, PadMode::Constant).map_err(|e| refuse(e.to_string()))?;
-    Ok(pad_tensor(data, &plan, None))
+    Ok((pads, plan))
 }
 
 /// (begin, end) pads taking an axis of `extent` to `target`: the window or the placement

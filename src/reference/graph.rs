@@ -29,7 +29,10 @@ pub enum RunError {
 pub fn run_model(model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, RunError> {
     let graph = &model.graph;
     if inputs.len() != graph.inputs.len() {
-        return Err(RunError::InputCount { expected: graph.inputs.len(), given: inputs.len() });
+        return Err(RunError::InputCount {
+            expected: graph.inputs.len(),
+            given: inputs.len(),
+        });
     }
     let mut values: HashMap<&str, Tensor> = HashMap::new();
     for (name, tensor) in &graph.initializers {
@@ -62,7 +65,11 @@ pub fn run_model(model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, RunErr
     graph
         .outputs
         .iter()
-        .map(|name| values.remove(name.as_str()).ok_or_else(|| RunError::MissingOutput(name.clone())))
+        .map(|name| {
+            values
+                .remove(name.as_str())
+                .ok_or_else(|| RunError::MissingOutput(name.clone()))
+        })
         .collect()
 }
 

@@ -24,20 +24,32 @@ fn int_attribute(node: &Node, name: &str) -> Result<Option<i64>, OpError> {
     match node.attribute(name) {
         None => Ok(None),
         Some(AttributeValue::Int(v)) => Ok(Some(*v)),
-        Some(other) => Err(OpError::new(node, format!("attribute {name:?} must be an int, not {other:?}"))),
+        Some(other) => Err(OpError::new(
+            node,
+            format!("attribute {name:?} must be an int, not {other:?}"),
+        )),
     }
 }
 
 fn int_input(node: &Node, tensor: &Tensor, index: usize, name: &str) -> Result<Vec<i64>, OpError> {
     int_values(tensor).ok_or_else(|| {
-        OpError::new(node, format!("input {index} ({name}) must be int32 or int64, not tensor({})", tensor.data_type()))
+        OpError::new(
+            node,
+            format!(
+                "input {index} ({name}) must be int32 or int64, not tensor({})",
+                tensor.data_type()
+            ),
+        )
     })
 }
 
 /// Constant: the `value` tensor, or one of the `value_int(s)` / `value_float(s)` forms.
 pub fn constant(node: &Node) -> OpResult {
     let [attribute] = node.attributes.as_slice() else {
-        return Err(OpError::new(node, format!("needs exactly one attribute, has {}", node.attributes.len())));
+        return Err(OpError::new(
+            node,
+            format!("needs exactly one attribute, has {}", node.attributes.len()),
+        ));
     };
     let tensor = match (attribute.name.as_str(), &attribute.value) {
         ("value", AttributeValue::Tensor(t)) => Ok(t.clone()),
@@ -45,7 +57,12 @@ pub fn constant(node: &Node) -> OpResult {
         ("value_ints", AttributeValue::Ints(v)) => Tensor::from_vec(&[v.len()], v.clone()),
         ("value_float", AttributeValue::Float(v)) => Tensor::from_vec(&[], vec![*v]),
         ("value_floats", AttributeValue::Floats(v)) => Tensor::from_vec(&[v.len()], v.clone()),
-        (name, _) => return Err(OpError::new(node, format!("attribute {name:?} is not supported by the ref backend"))),
+        (name, _) => {
+            return Err(OpError::new(
+                node,
+                format!("attribute {name:?} is not supported by the ref backend"),
+            ));
+        }
     };
     Ok(tensor.expect("shapes match the value counts"))
 }
@@ -77,14 +94,22 @@ pub fn gather(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
             if (0..extent).contains(&j) {
                 Ok(j as usize)
             } else {
-                Err(OpError::new(node, format!("input 1 (indices) holds {i}, out of range for extent {extent}")))
+                Err(OpError::new(
+                    node,
+                    format!("input 1 (indices) holds {i}, out of range for extent {extent}"),
+                ))
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
     let scalar = match indices_tensor.shape().len() {
         0 => true,
         1 => false,
-        r => return Err(OpError::new(node, format!("indices of rank {r} are not supported by the ref backend"))),
+        r => {
+            return Err(OpError::new(
+                node,
+                format!("indices of rank {r} are not supported by the ref backend"),
+            ));
+        }
     };
     struct Select<'a> {
         axis: usize,
@@ -95,11 +120,19 @@ pub fn gather(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
         type Output = Tensor;
         fn visit<T: Element>(self, a: &ArrayD<T>) -> Tensor {
             let selected = a.select(Axis(self.axis), self.indices);
-            let selected = if self.scalar { selected.index_axis_move(Axis(self.axis), 0) } else { selected };
+            let selected = if self.scalar {
+                selected.index_axis_move(Axis(self.axis), 0)
+            } else {
+                selected
+            };
             Tensor::from_array(selected)
         }
     }
-    Ok(data.visit(Select { axis, indices: &resolved, scalar }))
+    Ok(data.visit(Select {
+        axis,
+        indices: &resolved,
+        scalar,
+    }))
 }
 
 /// Slice-10+ (starts, ends, axes, steps inputs) and Slice-1 (attributes), positive steps only.
@@ -111,10 +144,18 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
             return match node.attribute(name) {
                 None => Ok(None),
                 Some(AttributeValue::Ints(v)) => Ok(Some(v.clone())),
-                Some(other) => Err(OpError::new(node, format!("attribute {name:?} must be ints, not {other:?}"))),
+                Some(other) => Err(OpError::new(
+                    node,
+                    format!("attribute {name:?} must be ints, not {other:?}"),
+                )),
             };
         }
-        inputs.get(index).copied().flatten().map(|t| int_input(node, t, index, name)).transpose()
+        inputs
+            .get(index)
+            .copied()
+            .flatten()
+            .map(|t| int_input(node, t, index, name))
+            .transpose()
     };
     let starts = list(1, "starts")?.ok_or_else(|| OpError::new(node, "starts are missing".into()))?;
     let ends = list(2, "ends")?.ok_or_else(|| OpError::new(node, "ends are missing".into()))?;
@@ -124,14 +165,23 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
     };
     let steps = list(4, "steps")?.unwrap_or_else(|| vec![1; starts.len()]);
     if ends.len() != starts.len() || axes.len() != starts.len() || steps.len() != starts.len() {
-        return Err(OpError::new(node, format!(
-            "starts {starts:?}, ends {ends:?}, axes {axes:?} and steps {steps:?} must have one value per sliced axis"
-        )));
+        return Err(OpError::new(
+            node,
+            format!(
+                "starts {starts:?}, ends {ends:?}, axes {axes:?} and steps {steps:?} must have one value per sliced axis"
+            ),
+        ));
     }
     let mut ranges = Vec::with_capacity(axes.len());
     for (i, &axis) in axes.iter().enumerate() {
         if steps[i] <= 0 {
-            return Err(OpError::new(node, format!("step {} is not supported by the ref backend (positive steps only)", steps[i])));
+            return Err(OpError::new(
+                node,
+                format!(
+                    "step {} is not supported by the ref backend (positive steps only)",
+                    steps[i]
+                ),
+            ));
         }
         let extent = data.shape()[axis] as i64;
         let clamp = |v: i64| (if v < 0 { v.saturating_add(extent) } else { v }).clamp(0, extent) as isize;
@@ -155,9 +205,12 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
 /// Concat along `axis`; every input of one element type and rank.
 pub fn concat(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
     let parts: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
-    let first = *parts.first().ok_or_else(|| OpError::new(node, "has no inputs".into()))?;
+    let first = *parts
+        .first()
+        .ok_or_else(|| OpError::new(node, "has no inputs".into()))?;
     let rank = first.shape().len();
-    let axis = int_attribute(node, "axis")?.ok_or_else(|| OpError::new(node, "attribute \"axis\" is missing".into()))?;
+    let axis =
+        int_attribute(node, "axis")?.ok_or_else(|| OpError::new(node, "attribute \"axis\" is missing".into()))?;
     let axis = normalize_axes(&[axis], rank).map_err(|m| OpError::new(node, format!("attribute \"axis\" {m}")))?[0];
     struct Join<'a> {
         parts: &'a [&'a Tensor],
@@ -181,14 +234,18 @@ pub fn concat(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
                 .map_err(|e| format!("inputs cannot be joined on axis {}: {e}", self.axis))
         }
     }
-    first.visit(Join { parts: &parts, axis }).map_err(|m| OpError::new(node, m))
+    first
+        .visit(Join { parts: &parts, axis })
+        .map_err(|m| OpError::new(node, m))
 }
 
 /// Add, Sub, Div (integer division truncates) and Max (any number of inputs), with numpy
 /// broadcasting, on int64, float and double.
 pub fn arithmetic(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
     let operands: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
-    let (first, rest) = operands.split_first().ok_or_else(|| OpError::new(node, "has no inputs".into()))?;
+    let (first, rest) = operands
+        .split_first()
+        .ok_or_else(|| OpError::new(node, "has no inputs".into()))?;
     if node.op_type != "Max" && operands.len() != 2 {
         return Err(OpError::new(node, format!("takes 2 inputs, not {}", operands.len())));
     }
@@ -245,7 +302,16 @@ fn broadcast<T: Element + Copy>(
         });
     }
     let shape = IxDyn(&shape);
-    let (a, b) = (a.broadcast(shape.clone()).expect("checked"), b.broadcast(shape.clone()).expect("checked"));
-    let values = a.iter().zip(b.iter()).map(|(&x, &y)| f(x, y)).collect::<Result<Vec<_>, _>>()?;
-    Ok(Tensor::from_array(ArrayD::from_shape_vec(shape, values).expect("broadcast shape")))
+    let (a, b) = (
+        a.broadcast(shape.clone()).expect("checked"),
+        b.broadcast(shape.clone()).expect("checked"),
+    );
+    let values = a
+        .iter()
+        .zip(b.iter())
+        .map(|(&x, &y)| f(x, y))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Tensor::from_array(
+        ArrayD::from_shape_vec(shape, values).expect("broadcast shape"),
+    ))
 }

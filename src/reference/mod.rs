@@ -6,14 +6,18 @@ mod graph;
 mod helper_ops;
 mod pad;
 pub mod pad_kernel;
+mod regions;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
 
 use crate::model::Node;
 
-pub use center_crop_pad::run_center_crop_pad;
+pub use center_crop_pad::{plan_center_crop_pad, run_center_crop_pad};
 pub use graph::{RunError, run_model, run_node};
-pub use pad::{accepts_type, pad_tensor, run_pad};
+pub use pad::{PlannedPad, accepts_type, pad_tensor, plan_pad, run_pad};
+pub use regions::pad_regions;
 
 /// A node refused its inputs or attributes: names the node, the input and the value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -25,7 +29,10 @@ pub struct OpError {
 
 impl OpError {
     pub fn new(node: &Node, message: String) -> OpError {
-        OpError { node: node.to_string(), message }
+        OpError {
+            node: node.to_string(),
+            message,
+        }
     }
 }
 

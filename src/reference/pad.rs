@@ -6,7 +6,7 @@ use ndarray::ArrayD;
 use super::OpError;
 use super::pad_kernel::{PadMode, PadPlan, pad_into};
 use crate::model::{AttributeValue, Node, PadOp};
-use crate::tensor::{DataType, Element, Tensor, Visitor};
+use crate::tensor::{DataType, Element, Float8E8M0, Tensor, Visitor};
 
 /// What one Pad version accepts.
 struct PadVersion {
@@ -25,11 +25,25 @@ enum PadsFrom {
 }
 
 fn version_rules(op: PadOp, version: i64) -> PadVersion {
-    let inputs = |axes_input, wrap| PadVersion { pads_from: PadsFrom::Input, axes_input, wrap, two_dim_pads: false };
+    let inputs = |axes_input, wrap| PadVersion {
+        pads_from: PadsFrom::Input,
+        axes_input,
+        wrap,
+        two_dim_pads: false,
+    };
     match (op, version) {
-        (PadOp::MicrosoftPad, _) => PadVersion { two_dim_pads: true, ..inputs(false, false) },
-        (_, 1) => PadVersion { pads_from: PadsFrom::Attribute("paddings"), ..inputs(false, false) },
-        (_, 2) => PadVersion { pads_from: PadsFrom::Attribute("pads"), ..inputs(false, false) },
+        (PadOp::MicrosoftPad, _) => PadVersion {
+            two_dim_pads: true,
+            ..inputs(false, false)
+        },
+        (_, 1) => PadVersion {
+            pads_from: PadsFrom::Attribute("paddings"),
+            ..inputs(false, false)
+        },
+        (_, 2) => PadVersion {
+            pads_from: PadsFrom::Attribute("pads"),
+            ..inputs(false, false)
+        },
         (_, 11 | 13) => inputs(false, false),
         (_, 18) => inputs(true, false),
         _ => inputs(true, true),
@@ -56,12 +70,38 @@ pub fn accepts_type(op: PadOp, version: i64, data_type: DataType) -> bool {
 
 /// Runs a Pad or com.microsoft Pad node. `inputs[i]` is `None` for an omitted input.
 pub fn run_pad(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<Tensor, OpError> {
+    let planned = plan_pad(node, op, inputs)?;
+    Ok(pad_tensor(
+        inputs[0].expect("plan_pad checked input 0"),
+        &planned.plan,
+        planned.constant.as_ref(),
+    ))
+}
+
+/// A Pad node's inputs and attributes, validated and worked out.
+pub struct PlannedPad {
+    /// (begin, end) per axis of the data, after applying `axes`.
+    pub per_axis: Vec<(i64, i64)>,
+    pub plan: PadPlan,
+    /// The fill value, when given; zero of the type otherwise.
+    pub constant: Option<Tensor>,
+}
+
+/// Validates a Pad or com.microsoft Pad node's inputs and attributes against its version and
+/// plans the padding.
+pub fn plan_pad(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<PlannedPad, OpError> {
     let refuse = |message: String| OpError::new(node, message);
     let rules = version_rules(op, node.version);
-    let data = inputs.first().copied().flatten().ok_or_else(|| refuse("input 0 (data) is missing".into()))?;
+    let data = inputs
+        .first()
+        .copied()
+        .flatten()
+        .ok_or_else(|| refuse("input 0 (data) is missing".into()))?;
     let data_type = data.data_type();
     if !accepts_type(op, node.version, data_type) {
-        return Err(refuse(format!("does not accept tensor({data_type}) for input 0 (data)")));
+        return Err(refuse(format!(
+            "does not accept tensor({data_type}) for input 0 (data)"
+        )));
     }
     let max_inputs = match (&rules.pads_from, rules.axes_input) {
         (PadsFrom::Attribute(_), _) => 1,
@@ -69,19 +109,25 @@ pub fn run_pad(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<Ten
         (PadsFrom::Input, true) => 4,
     };
     if let Some(extra) = (max_inputs..inputs.len()).find(|&i| inputs[i].is_some()) {
-        return Err(refuse(format!("does not accept input {extra}: it takes at most {max_inputs} inputs")));
+        return Err(refuse(format!(
+            "does not accept input {extra}: it takes at most {max_inputs} inputs"
+        )));
     }
     let allowed_attributes: &[&str] = match rules.pads_from {
         PadsFrom::Attribute(name) => &[name, "value", "mode"],
         PadsFrom::Input => &["mode"],
     };
-    if let Some(a) = node.attributes.iter().find(|a| !allowed_attributes.contains(&a.name.as_str())) {
+    if let Some(a) = node
+        .attributes
+        .iter()
+        .find(|a| !allowed_attributes.contains(&a.name.as_str()))
+    {
         return Err(refuse(format!("does not accept attribute {:?}", a.name)));
     }
     let mode = mode(node, rules.wrap)?;
     let rank = data.shape().len();
 
-    let (pads, constant) = match rules.pads_from {
+    let (pads, constant, pads_source) = match rules.pads_from {
         PadsFrom::Attribute(name) => {
             let pads = match node.attribute(name) {
                 Some(AttributeValue::Ints(v)) => v.clone(),
@@ -93,15 +139,19 @@ pub fn run_pad(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<Ten
                 Some(AttributeValue::Float(v)) => *v,
                 Some(other) => return Err(refuse(format!("attribute \"value\" must be a float, not {other:?}"))),
             };
-            (pads, Some(float_constant(data_type, value)))
+            (
+                pads,
+                Some(float_constant(data_type, value)),
+                format!("attribute {name:?}"),
+            )
         }
         PadsFrom::Input => {
             let pads = pads_input(node, inputs.get(1).copied().flatten(), rules.two_dim_pads)?;
             let constant = match inputs.get(2).copied().flatten() {
                 Some(value) if mode == PadMode::Constant => Some(constant_input(node, value, data_type, op)?),
-                _ => None,
+                _ => default_constant(data_type),
             };
-            (pads, constant)
+            (pads, constant, "input 1 (pads)".to_owned())
         }
     };
     let axes = match inputs.get(3).copied().flatten() {
@@ -110,7 +160,7 @@ pub fn run_pad(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<Ten
     };
     if pads.len() != 2 * axes.len() {
         return Err(refuse(format!(
-            "pads holds {} values {:?}; 2 × {} axes = {} are needed",
+            "{pads_source} holds {} values {:?}; 2 × {} axes = {} are needed",
             pads.len(),
             pads,
             axes.len(),
@@ -122,7 +172,11 @@ pub fn run_pad(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<Ten
         per_axis[axis] = (pads[i], pads[i + axes.len()]);
     }
     let plan = PadPlan::new(data.shape(), &per_axis, mode).map_err(|e| refuse(e.to_string()))?;
-    Ok(pad_tensor(data, &plan, constant.as_ref()))
+    Ok(PlannedPad {
+        per_axis,
+        plan,
+        constant,
+    })
 }
 
 /// The `mode` attribute, checked against the version.
@@ -130,12 +184,18 @@ fn mode(node: &Node, wrap_allowed: bool) -> Result<PadMode, OpError> {
     let name = match node.attribute("mode") {
         None => return Ok(PadMode::Constant),
         Some(AttributeValue::String(s)) => String::from_utf8_lossy(s).into_owned(),
-        Some(other) => return Err(OpError::new(node, format!("attribute \"mode\" must be a string, not {other:?}"))),
+        Some(other) => {
+            return Err(OpError::new(
+                node,
+                format!("attribute \"mode\" must be a string, not {other:?}"),
+            ));
+        }
     };
     match PadMode::from_name(&name) {
-        Some(PadMode::Wrap) if !wrap_allowed => {
-            Err(OpError::new(node, "does not accept mode \"wrap\" (Pad-19 and later do)".into()))
-        }
+        Some(PadMode::Wrap) if !wrap_allowed => Err(OpError::new(
+            node,
+            "does not accept mode \"wrap\" (Pad-19 and later do)".into(),
+        )),
         Some(mode) => Ok(mode),
         None => Err(OpError::new(
             node,
@@ -148,7 +208,10 @@ fn mode(node: &Node, wrap_allowed: bool) -> Result<PadMode, OpError> {
 fn pads_input(node: &Node, pads: Option<&Tensor>, two_dim: bool) -> Result<Vec<i64>, OpError> {
     let pads = pads.ok_or_else(|| OpError::new(node, "input 1 (pads) is missing".into()))?;
     let Tensor::Int64(values) = pads else {
-        return Err(OpError::new(node, format!("input 1 (pads) must be tensor(int64), not tensor({})", pads.data_type())));
+        return Err(OpError::new(
+            node,
+            format!("input 1 (pads) must be tensor(int64), not tensor({})", pads.data_type()),
+        ));
     };
     let shape_ok = match values.shape() {
         [_] => true,
@@ -157,24 +220,37 @@ fn pads_input(node: &Node, pads: Option<&Tensor>, two_dim: bool) -> Result<Vec<i
     };
     if !shape_ok {
         let expected = if two_dim { "1-D or [1, 2r]" } else { "1-D" };
-        return Err(OpError::new(node, format!("input 1 (pads) has shape {:?}; it must be {expected}", values.shape())));
+        return Err(OpError::new(
+            node,
+            format!("input 1 (pads) has shape {:?}; it must be {expected}", values.shape()),
+        ));
     }
     Ok(values.iter().copied().collect())
 }
 
 /// Input 2: the constant, of the data's type and holding one element.
 fn constant_input(node: &Node, value: &Tensor, data_type: DataType, op: PadOp) -> Result<Tensor, OpError> {
-    let name = if op == PadOp::MicrosoftPad { "value" } else { "constant_value" };
+    let name = if op == PadOp::MicrosoftPad {
+        "value"
+    } else {
+        "constant_value"
+    };
     if value.data_type() != data_type {
         return Err(OpError::new(
             node,
-            format!("input 2 ({name}) is tensor({}) but data is tensor({data_type})", value.data_type()),
+            format!(
+                "input 2 ({name}) is tensor({}) but data is tensor({data_type})",
+                value.data_type()
+            ),
         ));
     }
     if !matches!(value.shape(), [] | [1]) {
         return Err(OpError::new(
             node,
-            format!("input 2 ({name}) has shape {:?}; it must hold one element (rank 0 or [1])", value.shape()),
+            format!(
+                "input 2 ({name}) has shape {:?}; it must hold one element (rank 0 or [1])",
+                value.shape()
+            ),
         ));
     }
     Ok(value.clone())
@@ -183,10 +259,19 @@ fn constant_input(node: &Node, value: &Tensor, data_type: DataType, op: PadOp) -
 /// Input 3: axes, int32 or int64, negative counting from the back, in range and distinct.
 fn axes_input(node: &Node, axes: &Tensor, rank: usize) -> Result<Vec<usize>, OpError> {
     let values = int_values(axes).ok_or_else(|| {
-        OpError::new(node, format!("input 3 (axes) must be tensor(int32) or tensor(int64), not tensor({})", axes.data_type()))
+        OpError::new(
+            node,
+            format!(
+                "input 3 (axes) must be tensor(int32) or tensor(int64), not tensor({})",
+                axes.data_type()
+            ),
+        )
     })?;
     if axes.shape().len() != 1 {
-        return Err(OpError::new(node, format!("input 3 (axes) has shape {:?}; it must be 1-D", axes.shape())));
+        return Err(OpError::new(
+            node,
+            format!("input 3 (axes) has shape {:?}; it must be 1-D", axes.shape()),
+        ));
     }
     normalize_axes(&values, rank).map_err(|m| OpError::new(node, format!("input 3 (axes) {m}")))
 }
@@ -215,6 +300,14 @@ pub(crate) fn int_values(t: &Tensor) -> Option<Vec<i64>> {
         Tensor::Int32(a) => Some(a.iter().map(|&v| v as i64).collect()),
         _ => None,
     }
+}
+
+/// The constant when constant_value is absent, where it is not the type's zero bit pattern:
+/// float8e8m0 has no zero, and 0 converted to it is NaN (0xFF) — what ONNX's reference
+/// evaluator pads with (numpy.pad with constant 0 through ml_dtypes).
+fn default_constant(data_type: DataType) -> Option<Tensor> {
+    (data_type == DataType::Float8E8M0)
+        .then(|| Tensor::from_vec(&[], vec![Float8E8M0::from_bits(0xFF)]).expect("a scalar has one element"))
 }
 
 /// Pad-1/2's float `value` attribute as a one-element tensor of the data's type (float,

@@ -48,11 +48,25 @@ impl fmt::Display for PadMode {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
     #[error("axis {axis}: extent {extent} with pads begin {begin}, end {end} gives output extent {out}, below 0")]
-    NegativeExtent { axis: usize, extent: usize, begin: i64, end: i64, out: i128 },
-    #[error("axis {axis}: {mode} padding needs data, but the axis has none left (extent {extent}, pads begin {begin}, end {end})")]
-    NothingToCopy { axis: usize, mode: PadMode, extent: usize, begin: i64, end: i64 },
-    #[error("axis {axis}: output extent {out} does not fit in memory")]
-    TooLarge { axis: usize, out: i128 },
+    NegativeExtent {
+        axis: usize,
+        extent: usize,
+        begin: i64,
+        end: i64,
+        out: i128,
+    },
+    #[error(
+        "axis {axis}: {mode} padding needs data, but the axis has none left (extent {extent}, pads begin {begin}, end {end})"
+    )]
+    NothingToCopy {
+        axis: usize,
+        mode: PadMode,
+        extent: usize,
+        begin: i64,
+        end: i64,
+    },
+    #[error("output shape {shape:?} exceeds the limit of {limit} elements")]
+    TooLarge { shape: Vec<i128>, limit: usize },
 }
 
 /// One step of producing an axis's output, in units of the block below that axis.
@@ -85,16 +99,42 @@ pub struct PadPlan {
 }
 
 impl PadPlan {
-    /// Plans padding `in_shape` by `pads[axis] = (begin, end)` in `mode`.
+    /// Plans padding `in_shape` by `pads[axis] = (begin, end)` in `mode`. Outputs of more than
+    /// [`MAX_OUTPUT_ELEMENTS`] elements are refused before anything is allocated.
     pub fn new(in_shape: &[usize], pads: &[(i64, i64)], mode: PadMode) -> Result<PadPlan, PlanError> {
         assert_eq!(in_shape.len(), pads.len(), "one (begin, end) pair per axis");
-        let maps = in_shape
+        let axes: Vec<AxisPad> = in_shape
             .iter()
             .zip(pads)
             .enumerate()
-            .map(|(axis, (&extent, &(begin, end)))| axis_map(axis, extent, begin, end, mode))
-            .collect::<Result<Vec<_>, _>>()?;
-        let out_shape: Vec<usize> = maps.iter().map(Vec::len).collect();
+            .map(|(axis, (&extent, &(begin, end)))| AxisPad::new(axis, extent, begin, end, mode))
+            .collect::<Result<_, _>>()?;
+        let too_large = || PlanError::TooLarge {
+            shape: axes.iter().map(|a| a.out).collect(),
+            limit: MAX_OUTPUT_ELEMENTS,
+        };
+        let out_shape: Vec<usize> = axes
+            .iter()
+            .map(|a| usize::try_from(a.out).map_err(|_| too_large()))
+            .collect::<Result<_, _>>()?;
+        let total = out_shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        match total {
+            Some(n) if n > MAX_OUTPUT_ELEMENTS => return Err(too_large()),
+            None => return Err(too_large()),
+            // An empty output needs no maps, however long its other axes.
+            Some(0) => {
+                let empty = PadPlan {
+                    out_shape,
+                    outer_maps: vec![],
+                    outer_strides: vec![],
+                    runs: vec![],
+                    block: 0,
+                    row_len: 0,
+                };
+                return Ok(empty);
+            }
+            Some(_) => {}
+        }
         // Trailing axes that are neither padded nor cropped copy whole: merge them into a block.
         let inner = pads.iter().rposition(|&p| p != (0, 0)).unwrap_or(0);
         let block: usize = in_shape.get(inner + 1..).map_or(1, |s| s.iter().product());
@@ -104,11 +144,17 @@ impl PadPlan {
             outer_strides[axis] = stride;
             stride *= in_shape[axis];
         }
-        let mut maps = maps;
-        let inner_map = if in_shape.is_empty() { vec![Some(0)] } else { maps.swap_remove(inner) };
-        maps.truncate(inner);
+        let outer_maps = axes[..inner].iter().map(|a| a.map(mode)).collect();
+        let inner_map = axes.get(inner).map_or_else(|| vec![Some(0)], |a| a.map(mode));
         let row_len = inner_map.len() * block;
-        Ok(PadPlan { out_shape, outer_maps: maps, outer_strides, runs: runs(&inner_map), block, row_len })
+        Ok(PadPlan {
+            out_shape,
+            outer_maps,
+            outer_strides,
+            runs: runs(&inner_map),
+            block,
+            row_len,
+        })
     }
 
     /// The output extents.
@@ -122,45 +168,76 @@ impl PadPlan {
     }
 }
 
-/// The input index each output index of one axis reads (`None`: the constant).
-fn axis_map(axis: usize, extent: usize, begin: i64, end: i64, mode: PadMode) -> Result<Vec<Option<usize>>, PlanError> {
-    let out = extent as i128 + begin as i128 + end as i128;
-    if out < 0 {
-        return Err(PlanError::NegativeExtent { axis, extent, begin, end, out });
-    }
-    // Refuse before allocating the map: an output extent must at least be addressable.
-    let out_len = usize::try_from(out).ok().filter(|&n| n <= isize::MAX as usize / 16);
-    let out_len = out_len.ok_or(PlanError::TooLarge { axis, out })?;
-    let crop_begin = (-(begin as i128)).max(0);
-    let crop_end = (-(end as i128)).max(0);
-    let kept = extent as i128 - crop_begin - crop_end;
-    if kept <= 0 {
-        // Nothing left to copy: constant fills the whole axis; the others cannot pad.
-        if mode != PadMode::Constant && out_len > 0 {
-            return Err(PlanError::NothingToCopy { axis, mode, extent, begin, end });
+/// The largest output, in elements, a plan accepts (2^28: 1 GiB of float). It bounds the
+/// plan's own per-axis maps too, so hostile pads are refused instead of exhausting memory.
+pub const MAX_OUTPUT_ELEMENTS: usize = 1 << 28;
+
+/// One axis's padding, validated: the data left after cropping and the output extent.
+struct AxisPad {
+    /// The first input index kept after cropping.
+    lo: i128,
+    /// How many input elements are kept (0 when the crop removes everything).
+    kept: i128,
+    pad_begin: i128,
+    /// The output extent (never negative; may not fit in memory, which the plan checks).
+    out: i128,
+}
+
+impl AxisPad {
+    fn new(axis: usize, extent: usize, begin: i64, end: i64, mode: PadMode) -> Result<AxisPad, PlanError> {
+        let out = extent as i128 + begin as i128 + end as i128;
+        if out < 0 {
+            return Err(PlanError::NegativeExtent {
+                axis,
+                extent,
+                begin,
+                end,
+                out,
+            });
         }
-        return Ok(vec![None; out_len]);
-    }
-    let (lo, n) = (crop_begin as i128, kept);
-    let pad_begin = (begin as i128).max(0);
-    Ok((0..out_len as i128)
-        .map(|o| {
-            let j = o - pad_begin;
-            let within = match mode {
-                _ if (0..n).contains(&j) => j,
-                PadMode::Constant => return None,
-                PadMode::Edge => j.clamp(0, n - 1),
-                PadMode::Wrap => j.rem_euclid(n),
-                PadMode::Reflect if n == 1 => 0,
-                PadMode::Reflect => {
-                    let period = 2 * (n - 1);
-                    let m = j.rem_euclid(period);
-                    if m < n { m } else { period - m }
-                }
-            };
-            Some((lo + within) as usize)
+        let crop_begin = (-(begin as i128)).max(0);
+        let kept = (extent as i128 - crop_begin - (-(end as i128)).max(0)).max(0);
+        // Nothing left to copy: constant fills the whole axis; the other modes cannot pad.
+        if kept == 0 && mode != PadMode::Constant && out > 0 {
+            return Err(PlanError::NothingToCopy {
+                axis,
+                mode,
+                extent,
+                begin,
+                end,
+            });
+        }
+        Ok(AxisPad {
+            lo: crop_begin,
+            kept,
+            pad_begin: (begin as i128).max(0),
+            out,
         })
-        .collect())
+    }
+
+    /// The input index each output index reads (`None`: the constant).
+    fn map(&self, mode: PadMode) -> Vec<Option<usize>> {
+        let (lo, n) = (self.lo, self.kept);
+        (0..self.out)
+            .map(|o| {
+                let j = o - self.pad_begin;
+                let within = match mode {
+                    _ if (0..n).contains(&j) => j,
+                    _ if n == 0 => return None,
+                    PadMode::Constant => return None,
+                    PadMode::Edge => j.clamp(0, n - 1),
+                    PadMode::Wrap => j.rem_euclid(n),
+                    PadMode::Reflect if n == 1 => 0,
+                    PadMode::Reflect => {
+                        let period = 2 * (n - 1);
+                        let m = j.rem_euclid(period);
+                        if m < n { m } else { period - m }
+                    }
+                };
+                Some((lo + within) as usize)
+            })
+            .collect()
+    }
 }
 
 /// Groups an axis map into runs: constant stretches, ascending copies and repeats.
@@ -253,7 +330,10 @@ mod tests {
     fn reflect_mirrors_without_the_edge_and_keeps_going() {
         assert_eq!(pad1(&[1, 2, 3], 2, 0, PadMode::Reflect).unwrap(), [3, 2, 1, 2, 3]);
         // numpy.pad([1, 2, 3], (4, 3), 'reflect')
-        assert_eq!(pad1(&[1, 2, 3], 4, 3, PadMode::Reflect).unwrap(), [1, 2, 3, 2, 1, 2, 3, 2, 1, 2]);
+        assert_eq!(
+            pad1(&[1, 2, 3], 4, 3, PadMode::Reflect).unwrap(),
+            [1, 2, 3, 2, 1, 2, 3, 2, 1, 2]
+        );
         assert_eq!(pad1(&[7], 2, 1, PadMode::Reflect).unwrap(), [7, 7, 7, 7]);
     }
 
@@ -269,7 +349,11 @@ mod tests {
         assert_eq!(pad1(&[1, 2, 3], -5, 4, PadMode::Constant).unwrap(), [0, 0]);
         assert!(matches!(
             pad1(&[1, 2, 3], -5, 4, PadMode::Edge),
-            Err(PlanError::NothingToCopy { axis: 0, mode: PadMode::Edge, .. })
+            Err(PlanError::NothingToCopy {
+                axis: 0,
+                mode: PadMode::Edge,
+                ..
+            })
         ));
         assert!(matches!(
             pad1(&[1, 2, 3], -2, -2, PadMode::Constant),
@@ -299,5 +383,25 @@ mod tests {
         pad_into(&[1, 2, 3, 4], &plan, &-1, &mut out);
         assert_eq!(plan.out_shape(), [3, 3]);
         assert_eq!(out, [-1, -1, -1, 1, 2, -1, 3, 4, -1]);
+    }
+
+    #[test]
+    fn hostile_pads_are_refused_before_allocating() {
+        let huge = PadPlan::new(&[2, 3], &[(0, 1 << 40), (0, 0)], PadMode::Constant);
+        assert!(matches!(
+            huge,
+            Err(PlanError::TooLarge {
+                limit: MAX_OUTPUT_ELEMENTS,
+                ..
+            })
+        ));
+        let overflow = PadPlan::new(&[2, 3], &[(0, i64::MAX), (i64::MAX, 0)], PadMode::Constant);
+        assert!(matches!(overflow, Err(PlanError::TooLarge { .. })));
+        // Empty because another axis is 0: no map is built for the long axis.
+        let empty = PadPlan::new(&[0, 3], &[(0, 0), (0, 1 << 40)], PadMode::Constant).unwrap();
+        assert_eq!(empty.out_shape(), [0, 3 + (1 << 40)]);
+        let mut out = vec![1];
+        pad_into::<i32>(&[], &empty, &0, &mut out);
+        assert!(out.is_empty());
     }
 }
