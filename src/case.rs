@@ -15,6 +15,9 @@ use crate::tensor::{DecodeOptions, Tensor, read_tensor_file};
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.
 pub const DEFAULT_PATTERNS: [&str; 3] = ["test_*_pad*", "test_center_crop_pad_*", "test_*Pad*"];
 
+/// The file in a data set that replaces the expected outputs when the case must be refused.
+pub const EXPECTED_ERROR_FILE: &str = "expected_error.txt";
+
 /// A discovered test case: its directory and data sets, not yet loaded.
 #[derive(Clone, Debug)]
 pub struct TestCase {
@@ -33,13 +36,23 @@ pub struct DataSet {
     pub inputs: Vec<PathBuf>,
     /// `output_K.pb` files, in numeric order of K.
     pub outputs: Vec<PathBuf>,
+    /// `expected_error.txt`: the data set must be refused; the file says why.
+    pub expected_error: Option<PathBuf>,
 }
 
 /// A data set's tensors, decoded.
 #[derive(Clone, Debug)]
 pub struct LoadedDataSet {
     pub inputs: Vec<Tensor>,
-    pub outputs: Vec<Tensor>,
+    pub expected: Expected,
+}
+
+/// What a data set expects of the backend.
+#[derive(Clone, Debug)]
+pub enum Expected {
+    Outputs(Vec<Tensor>),
+    /// The backend must refuse; the string is the reason from expected_error.txt.
+    Error(String),
 }
 
 /// Whether a case's graph holds something this project checks.
@@ -58,13 +71,23 @@ impl Patterns {
     /// Compiles `patterns`, or the defaults when it is empty.
     pub fn new<S: AsRef<str>>(patterns: &[S]) -> Result<Patterns, Error> {
         let compile = |p: &str| {
-            glob::Pattern::new(p)
-                .map_err(|e| Error::Pattern { pattern: p.to_owned(), message: e.to_string() })
+            glob::Pattern::new(p).map_err(|e| Error::Pattern {
+                pattern: p.to_owned(),
+                message: e.to_string(),
+            })
         };
         if patterns.is_empty() {
-            DEFAULT_PATTERNS.iter().map(|p| compile(p)).collect::<Result<_, _>>().map(Patterns)
+            DEFAULT_PATTERNS
+                .iter()
+                .map(|p| compile(p))
+                .collect::<Result<_, _>>()
+                .map(Patterns)
         } else {
-            patterns.iter().map(|p| compile(p.as_ref())).collect::<Result<_, _>>().map(Patterns)
+            patterns
+                .iter()
+                .map(|p| compile(p.as_ref()))
+                .collect::<Result<_, _>>()
+                .map(Patterns)
         }
     }
 
@@ -96,7 +119,10 @@ pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>,
 }
 
 fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
-    let walk_error = |path: &Path, message: String| Error::Walk { path: path.to_owned(), message };
+    let walk_error = |path: &Path, message: String| Error::Walk {
+        path: path.to_owned(),
+        message,
+    };
     let root_resolved = root.canonicalize().map_err(|e| walk_error(root, e.to_string()))?;
     let mut cases = Vec::new();
     let mut walker = WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter();
@@ -127,27 +153,56 @@ fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Erro
 fn load_case_dir(root: &Path, dir: &Path) -> Result<TestCase, Error> {
     let relative = dir.strip_prefix(root).unwrap_or(dir);
     let id = if relative.as_os_str().is_empty() {
-        dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        dir.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     } else {
-        relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+        relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
     };
     let mut data_sets = Vec::new();
     for (index, path) in numbered_entries(dir, "test_data_set_", "")? {
         if path.is_dir() {
-            let inputs = numbered_entries(&path, "input_", ".pb")?.into_iter().map(|(_, p)| p).collect();
-            let outputs = numbered_entries(&path, "output_", ".pb")?.into_iter().map(|(_, p)| p).collect();
-            data_sets.push(DataSet { index, dir: path, inputs, outputs });
+            let inputs = numbered_entries(&path, "input_", ".pb")?
+                .into_iter()
+                .map(|(_, p)| p)
+                .collect();
+            let outputs = numbered_entries(&path, "output_", ".pb")?
+                .into_iter()
+                .map(|(_, p)| p)
+                .collect();
+            let expected_error = Some(path.join(EXPECTED_ERROR_FILE)).filter(|p| p.is_file());
+            data_sets.push(DataSet {
+                index,
+                dir: path,
+                inputs,
+                outputs,
+                expected_error,
+            });
         }
     }
-    Ok(TestCase { id, dir: dir.to_owned(), data_sets })
+    Ok(TestCase {
+        id,
+        dir: dir.to_owned(),
+        data_sets,
+    })
 }
 
 /// Entries of `dir` named `{prefix}{N}{suffix}`, in numeric order of N.
 fn numbered_entries(dir: &Path, prefix: &str, suffix: &str) -> Result<Vec<(usize, PathBuf)>, Error> {
-    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io { path: dir.to_owned(), source })?;
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io {
+        path: dir.to_owned(),
+        source,
+    })?;
     let mut found = Vec::new();
     for entry in entries {
-        let entry = entry.map_err(|source| Error::Io { path: dir.to_owned(), source })?;
+        let entry = entry.map_err(|source| Error::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
         let name = entry.file_name();
         let number = name
             .to_str()
@@ -165,7 +220,10 @@ fn numbered_entries(dir: &Path, prefix: &str, suffix: &str) -> Result<Vec<(usize
 impl TestCase {
     /// The decoding options for this case: external data resolves against its directory.
     pub fn decode_options(&self, max_bytes: u64) -> DecodeOptions {
-        DecodeOptions { base_dir: Some(self.dir.clone()), max_bytes }
+        DecodeOptions {
+            base_dir: Some(self.dir.clone()),
+            max_bytes,
+        }
     }
 
     /// Reads model.onnx.
@@ -176,9 +234,22 @@ impl TestCase {
     /// Reads one data set's inputs and expected outputs.
     pub fn load_data_set(&self, data_set: &DataSet, options: &DecodeOptions) -> Result<LoadedDataSet, Error> {
         let read = |paths: &[PathBuf]| {
-            paths.iter().map(|p| read_tensor_file(p, options)).collect::<Result<Vec<_>, _>>()
+            paths
+                .iter()
+                .map(|p| read_tensor_file(p, options))
+                .collect::<Result<Vec<_>, _>>()
         };
-        Ok(LoadedDataSet { inputs: read(&data_set.inputs)?, outputs: read(&data_set.outputs)? })
+        let expected = match &data_set.expected_error {
+            Some(path) => {
+                let reason = crate::tensor::read_limited(path, 1 << 16)?;
+                Expected::Error(String::from_utf8_lossy(&reason).trim().to_owned())
+            }
+            None => Expected::Outputs(read(&data_set.outputs)?),
+        };
+        Ok(LoadedDataSet {
+            inputs: read(&data_set.inputs)?,
+            expected,
+        })
     }
 }
 
@@ -188,8 +259,14 @@ pub fn applicability(model: &Model) -> Applicability {
         Applicability::Applicable
     } else {
         let ops = model.op_types();
-        let ops = if ops.is_empty() { "no ops".to_owned() } else { ops.join(", ") };
-        Applicability::NotApplicable(format!("no Pad, CenterCropPad or com.microsoft Pad node (graph holds {ops})"))
+        let ops = if ops.is_empty() {
+            "no ops".to_owned()
+        } else {
+            ops.join(", ")
+        };
+        Applicability::NotApplicable(format!(
+            "no Pad, CenterCropPad or com.microsoft Pad node (graph holds {ops})"
+        ))
     }
 }
 

@@ -15,7 +15,11 @@ pub enum Error {
     #[error("reading {path}: malformed protobuf: {source}")]
     Protobuf { path: PathBuf, source: prost::DecodeError },
     #[error("reading {path}: tensor {name:?}: {problem}")]
-    Tensor { path: PathBuf, name: String, problem: TensorError },
+    Tensor {
+        path: PathBuf,
+        name: String,
+        problem: TensorError,
+    },
     #[error("reading {path}: {message}")]
     Model { path: PathBuf, message: String },
     #[error("walking {path}: {message}")]

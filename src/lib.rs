@@ -4,13 +4,20 @@
 //! The data flow: [`case::discover`] finds test case directories; [`case::TestCase`] loads
 //! their [`model::Model`] and the input and expected output [`Tensor`]s of each data set.
 
+pub mod backend;
+pub mod bench;
 pub mod case;
+pub mod check;
+pub mod compare;
 pub mod error;
+pub mod harness;
 pub mod listing;
 pub mod model;
 pub mod opset;
 pub mod proto;
 pub mod reference;
+pub mod report;
+pub mod runner;
 pub mod tensor;
 
 pub use error::Error;

@@ -17,7 +17,11 @@ pub fn list_case(case: &TestCase, max_bytes: u64) -> Vec<String> {
         return vec![format!("{}  not applicable: {reason}", case.id)];
     }
     if case.data_sets.is_empty() {
-        return vec![format!("{}  {}  error: no test_data_set_N directories", case.id, operator(&model))];
+        return vec![format!(
+            "{}  {}  error: no test_data_set_N directories",
+            case.id,
+            operator(&model)
+        )];
     }
     case.data_sets
         .iter()
@@ -38,7 +42,11 @@ pub fn list_case(case: &TestCase, max_bytes: u64) -> Vec<String> {
 fn operator(model: &Model) -> String {
     let mut names: Vec<String> = Vec::new();
     for (node, _) in model.pad_nodes() {
-        let domain = if node.domain.is_empty() { "ai.onnx" } else { &node.domain };
+        let domain = if node.domain.is_empty() {
+            "ai.onnx"
+        } else {
+            &node.domain
+        };
         let name = format!("{domain} {}-{}", node.op_type, node.version);
         if !names.contains(&name) {
             names.push(name);
@@ -46,4 +54,3 @@ fn operator(model: &Model) -> String {
     }
     names.join(", ")
 }
-

@@ -121,14 +121,19 @@ impl Model {
     /// Reads and decodes model.onnx. `options.base_dir` should be the model's directory.
     pub fn read(path: &Path, options: &DecodeOptions) -> Result<Model, Error> {
         let bytes = crate::tensor::read_limited(path, options.max_bytes)?;
-        let proto = ModelProto::decode(Bytes::from(bytes))
-            .map_err(|source| Error::Protobuf { path: path.to_owned(), source })?;
+        let proto = ModelProto::decode(Bytes::from(bytes)).map_err(|source| Error::Protobuf {
+            path: path.to_owned(),
+            source,
+        })?;
         Model::from_proto(path, proto, options)
     }
 
     /// Builds a model from a decoded `ModelProto`; `path` names it in errors.
     pub fn from_proto(path: &Path, proto: ModelProto, options: &DecodeOptions) -> Result<Model, Error> {
-        let error = |message: String| Error::Model { path: path.to_owned(), message };
+        let error = |message: String| Error::Model {
+            path: path.to_owned(),
+            message,
+        };
         let mut opset_imports = BTreeMap::new();
         for import in &proto.opset_import {
             opset_imports.insert(opset::normalize_domain(&import.domain).to_owned(), import.version);
@@ -211,7 +216,10 @@ fn convert_node(
         .attribute
         .iter()
         .map(|a| {
-            Ok(Attribute { name: a.name.clone(), value: attribute_value(a, options).map_err(|e| format!("{label}: attribute {:?}: {e}", a.name))? })
+            Ok(Attribute {
+                name: a.name.clone(),
+                value: attribute_value(a, options).map_err(|e| format!("{label}: attribute {:?}: {e}", a.name))?,
+            })
         })
         .collect::<Result<_, String>>()?;
     Ok(Node {

@@ -11,8 +11,7 @@ use walkdir::WalkDir;
 
 const HEADER: &str = "release\tcase\tfile\tbytes\tsha256";
 const RELEASES: [&str; 11] = [
-    "1.2.1", "1.3.0", "1.4.1", "1.6.0", "1.12.0", "1.13.1", "1.14.1", "1.16.2", "1.18.0", "1.19.1",
-    "1.22.0",
+    "1.2.1", "1.3.0", "1.4.1", "1.6.0", "1.12.0", "1.13.1", "1.14.1", "1.16.2", "1.18.0", "1.19.1", "1.22.0",
 ];
 
 fn testdata_dir() -> PathBuf {
@@ -20,10 +19,7 @@ fn testdata_dir() -> PathBuf {
 }
 
 fn sha256_hex(data: &[u8]) -> String {
-    Sha256::digest(data)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Size and sha256 of every file under `root/onnx-*/`, keyed by its path
@@ -55,18 +51,13 @@ fn check_manifest(manifest: &str, root: &Path) -> Vec<String> {
     let mut problems = Vec::new();
     let mut lines = manifest.lines();
     if lines.next() != Some(HEADER) {
-        problems.push(format!(
-            "MANIFEST.tsv: first line is not the header {HEADER:?}"
-        ));
+        problems.push(format!("MANIFEST.tsv: first line is not the header {HEADER:?}"));
     }
     let mut listed = BTreeMap::new();
     for (n, line) in lines.enumerate() {
         let fields: Vec<&str> = line.split('\t').collect();
         let [release, case, file, bytes, sha] = fields[..] else {
-            problems.push(format!(
-                "MANIFEST.tsv line {}: expected 5 fields: {line:?}",
-                n + 2
-            ));
+            problems.push(format!("MANIFEST.tsv line {}: expected 5 fields: {line:?}", n + 2));
             continue;
         };
         let Ok(bytes) = bytes.parse::<u64>() else {
@@ -74,14 +65,8 @@ fn check_manifest(manifest: &str, root: &Path) -> Vec<String> {
             continue;
         };
         let path = format!("onnx-{release}/{case}/{file}");
-        if listed
-            .insert(path.clone(), (bytes, sha.to_string()))
-            .is_some()
-        {
-            problems.push(format!(
-                "MANIFEST.tsv line {}: duplicate entry for {path}",
-                n + 2
-            ));
+        if listed.insert(path.clone(), (bytes, sha.to_string())).is_some() {
+            problems.push(format!("MANIFEST.tsv line {}: duplicate entry for {path}", n + 2));
         }
     }
 
@@ -91,9 +76,7 @@ fn check_manifest(manifest: &str, root: &Path) -> Vec<String> {
         match (listed.get(path), on_disk.get(path)) {
             (Some(_), None) => problems.push(format!("missing: {path}")),
             (None, Some(_)) => problems.push(format!("extra (not in MANIFEST.tsv): {path}")),
-            (Some((want_len, want_sha)), Some((len, sha)))
-                if (want_len, want_sha) != (len, sha) =>
-            {
+            (Some((want_len, want_sha)), Some((len, sha))) if (want_len, want_sha) != (len, sha) => {
                 problems.push(format!(
                     "changed: {path}: manifest has {want_len} bytes sha256 {want_sha}, \
                      file has {len} bytes sha256 {sha}"
@@ -110,11 +93,7 @@ fn vendored_testdata_matches_manifest() {
     let root = testdata_dir();
     let manifest = fs::read_to_string(root.join("MANIFEST.tsv")).expect("reading MANIFEST.tsv");
 
-    let releases: BTreeSet<&str> = manifest
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split('\t').next())
-        .collect();
+    let releases: BTreeSet<&str> = manifest.lines().skip(1).filter_map(|l| l.split('\t').next()).collect();
     assert!(!releases.is_empty(), "MANIFEST.tsv lists no files");
     for release in RELEASES {
         assert!(
@@ -141,21 +120,13 @@ fn check_manifest_reports_changed_missing_and_extra_files() {
         fs::write(path, data).unwrap();
     };
     write("onnx-1.0.0/node/test_a/model.onnx", b"model");
-    write(
-        "onnx-1.0.0/node/test_a/test_data_set_0/input_0.pb",
-        b"changed",
-    );
+    write("onnx-1.0.0/node/test_a/test_data_set_0/input_0.pb", b"changed");
     write("onnx-1.0.0/node/test_b/model.onnx", b"extra");
     write("README.md", b"not covered");
     write("extended/node/test_c/model.onnx", b"not covered");
 
-    let line = |case: &str, file: &str, data: &[u8]| {
-        format!(
-            "1.0.0\t{case}\t{file}\t{}\t{}\n",
-            data.len(),
-            sha256_hex(data)
-        )
-    };
+    let line =
+        |case: &str, file: &str, data: &[u8]| format!("1.0.0\t{case}\t{file}\t{}\t{}\n", data.len(), sha256_hex(data));
     let manifest = [
         format!("{HEADER}\n"),
         line("node/test_a", "model.onnx", b"model"),

@@ -1,0 +1,50 @@
+//! Backends: what runs a model. The trait is small — a name and one `run` method — and the
+//! verification stays outside it, in [`crate::check`].
+
+mod reference;
+
+use crate::model::Model;
+use crate::tensor::Tensor;
+
+pub use reference::RefBackend;
+
+/// Any error a backend reports; its message ends up in the case's outcome.
+pub type BackendError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Something that evaluates ONNX models.
+///
+/// A backend gets the loaded model (with `model.path` pointing at model.onnx, for backends
+/// that read the file themselves) and the inputs in the order of the graph's inputs, and
+/// returns the graph's outputs in order, or an error when it refuses or fails.
+///
+/// ```
+/// use pad_conformance::backend::{Backend, BackendError};
+/// use pad_conformance::model::Model;
+/// use pad_conformance::Tensor;
+///
+/// /// A backend that returns its inputs unchanged (and so fails most cases).
+/// struct Echo;
+///
+/// impl Backend for Echo {
+///     fn name(&self) -> &str {
+///         "echo"
+///     }
+///     fn run(&self, _model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+///         Ok(inputs.first().cloned().into_iter().collect())
+///     }
+/// }
+/// ```
+pub trait Backend: Send + Sync {
+    /// A short name for reports: `ref`, `onnxruntime`, …
+    fn name(&self) -> &str;
+    /// Runs `model` on `inputs`.
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError>;
+}
+
+/// The backend a `--backend` value names: `ref`.
+pub fn backend_from_spec(spec: &str) -> Result<Box<dyn Backend>, String> {
+    match spec {
+        "ref" => Ok(Box::new(RefBackend)),
+        other => Err(format!("unknown backend {other:?}; available: ref")),
+    }
+}

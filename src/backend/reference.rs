@@ -1,0 +1,20 @@
+//! The `ref` backend: this project's reference implementation (SEMANTICS.md).
+
+use super::{Backend, BackendError};
+use crate::model::Model;
+use crate::reference::run_model;
+use crate::tensor::Tensor;
+
+/// Evaluates models with [`crate::reference`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RefBackend;
+
+impl Backend for RefBackend {
+    fn name(&self) -> &str {
+        "ref"
+    }
+
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        Ok(run_model(model, inputs)?)
+    }
+}

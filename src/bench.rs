@@ -1,0 +1,208 @@
+//! `pad-conformance bench`: the reference kernels' speed as a ratio to a plain copy of the
+//! same bytes, timed the same way in the same process, so the figure survives noisy machines.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use ndarray::ArrayD;
+use prost::Message;
+use serde::Serialize;
+
+use crate::reference::pad_kernel::{PadMode, PadPlan, pad_into};
+use crate::tensor::{DataType, DecodeOptions, Element, Tensor, Visitor, decode_tensor, encode_tensor};
+
+/// What to pad and how often.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    pub shape: Vec<usize>,
+    /// (begin, end) per axis.
+    pub pads: Vec<(i64, i64)>,
+    pub modes: Vec<PadMode>,
+    /// Also time CenterCropPad (target extents from `center_crop_shape`).
+    pub center_crop_shape: Option<Vec<usize>>,
+    pub data_type: DataType,
+    pub repetitions: usize,
+}
+
+impl Default for BenchOptions {
+    /// float [1, 64, 512, 512], 2 on each side of the last two axes, every mode, and
+    /// CenterCropPad to [1, 64, 520, 504] (pad one axis, crop the other).
+    fn default() -> Self {
+        BenchOptions {
+            shape: vec![1, 64, 512, 512],
+            pads: vec![(0, 0), (0, 0), (2, 2), (2, 2)],
+            modes: vec![PadMode::Constant, PadMode::Edge, PadMode::Reflect, PadMode::Wrap],
+            center_crop_shape: Some(vec![1, 64, 520, 504]),
+            data_type: DataType::Float,
+            repetitions: 10,
+        }
+    }
+}
+
+/// One measured configuration.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchResult {
+    pub op: String,
+    pub mode: String,
+    pub dtype: String,
+    pub shape: Vec<usize>,
+    /// Median output bytes per second (in GB/s), writing into a reused buffer.
+    pub gbps: f64,
+    /// The same with a fresh output allocation per call.
+    pub fresh_gbps: f64,
+    /// Median GB/s of a plain copy of as many bytes into a reused buffer.
+    pub copy_gbps: f64,
+    /// `gbps / copy_gbps`.
+    pub ratio: f64,
+}
+
+/// Runs the padding benchmarks.
+pub fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, String> {
+    if options.shape.len() != options.pads.len() {
+        return Err(format!(
+            "shape {:?} has {} axes but {} pad pairs were given",
+            options.shape,
+            options.shape.len(),
+            options.pads.len()
+        ));
+    }
+    let input = zeros(options.data_type, &options.shape)?;
+    let mut results = Vec::new();
+    for &mode in &options.modes {
+        let plan = PadPlan::new(&options.shape, &options.pads, mode).map_err(|e| e.to_string())?;
+        results.push(measure(&input, &plan, "Pad", mode.name(), options.repetitions));
+    }
+    if let Some(target) = &options.center_crop_shape {
+        if target.len() != options.shape.len() {
+            return Err(format!(
+                "center-crop shape {target:?} must have {} axes",
+                options.shape.len()
+            ));
+        }
+        let pads: Vec<(i64, i64)> = options
+            .shape
+            .iter()
+            .zip(target)
+            .map(|(&extent, &t)| {
+                let diff = t as i64 - extent as i64;
+                let begin = if diff >= 0 { diff / 2 } else { -((-diff) / 2) };
+                (begin, diff - begin)
+            })
+            .collect();
+        let plan = PadPlan::new(&options.shape, &pads, PadMode::Constant).map_err(|e| e.to_string())?;
+        results.push(measure(&input, &plan, "CenterCropPad", "-", options.repetitions));
+    }
+    Ok(results)
+}
+
+fn zeros(data_type: DataType, shape: &[usize]) -> Result<Tensor, String> {
+    let count: usize = shape.iter().product();
+    Ok(match data_type {
+        DataType::Float => Tensor::from_vec(shape, vec![0.5f32; count]),
+        DataType::Double => Tensor::from_vec(shape, vec![0.5f64; count]),
+        DataType::Float16 => Tensor::from_vec(shape, vec![half::f16::from_f32(0.5); count]),
+        DataType::Int8 => Tensor::from_vec(shape, vec![1i8; count]),
+        DataType::Uint8 => Tensor::from_vec(shape, vec![1u8; count]),
+        DataType::Int32 => Tensor::from_vec(shape, vec![1i32; count]),
+        DataType::Int64 => Tensor::from_vec(shape, vec![1i64; count]),
+        other => {
+            return Err(format!(
+                "bench supports float, double, float16, int8, uint8, int32 and int64, not {other}"
+            ));
+        }
+    }
+    .expect("count matches shape"))
+}
+
+fn measure(input: &Tensor, plan: &PadPlan, op: &str, mode: &str, repetitions: usize) -> BenchResult {
+    struct Measure<'a> {
+        plan: &'a PadPlan,
+        repetitions: usize,
+    }
+    impl Visitor<'_> for Measure<'_> {
+        type Output = (f64, f64, f64);
+        fn visit<T: Element>(self, array: &ArrayD<T>) -> (f64, f64, f64) {
+            let input = array.as_slice().expect("standard layout");
+            let fill = T::default();
+            let bytes = (self.plan.out_len() * size_of::<T>()) as f64;
+            let source: Vec<T> = input.iter().cycle().take(self.plan.out_len()).cloned().collect();
+            let mut reused = Vec::new();
+            let mut copy_target: Vec<T> = Vec::new();
+            let pad = median(self.repetitions, || {
+                pad_into(input, self.plan, &fill, &mut reused);
+                black_box(&reused);
+            });
+            let copy = median(self.repetitions, || {
+                copy_target.clear();
+                copy_target.extend_from_slice(&source);
+                black_box(&copy_target);
+            });
+            let fresh = median(self.repetitions, || {
+                let mut out = Vec::new();
+                pad_into(input, self.plan, &fill, &mut out);
+                black_box(out);
+            });
+            (gbps(bytes, pad), gbps(bytes, fresh), gbps(bytes, copy))
+        }
+    }
+    let (pad, fresh, copy) = input.visit(Measure { plan, repetitions });
+    BenchResult {
+        op: op.to_owned(),
+        mode: mode.to_owned(),
+        dtype: input.data_type().name().to_owned(),
+        shape: input.shape().to_vec(),
+        gbps: pad,
+        fresh_gbps: fresh,
+        copy_gbps: copy,
+        ratio: pad / copy,
+    }
+}
+
+/// The median time of `repetitions` runs of `f`, after one warm-up run.
+fn median(repetitions: usize, mut f: impl FnMut()) -> Duration {
+    f();
+    let mut times: Vec<Duration> = (0..repetitions.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn gbps(bytes: f64, time: Duration) -> f64 {
+    bytes / time.as_secs_f64().max(1e-12) / 1e9
+}
+
+/// Decoding a serialized float TensorProto of `megabytes` MiB held in memory, against a plain
+/// copy of the same bytes into a fresh buffer (decoding allocates its array too).
+pub fn bench_decode(megabytes: usize, repetitions: usize) -> Result<BenchResult, String> {
+    let count = megabytes * (1 << 20) / 4;
+    let tensor = Tensor::from_vec(&[count], vec![1.25f32; count]).expect("1-D");
+    let file = Bytes::from(encode_tensor(&tensor, "x").encode_to_vec());
+    let options = DecodeOptions {
+        base_dir: None,
+        max_bytes: u64::MAX,
+    };
+    let decode = median(repetitions, || {
+        let proto = crate::proto::TensorProto::decode(file.clone()).expect("valid encoding");
+        black_box(decode_tensor(&proto, &options).expect("valid tensor"));
+    });
+    let copy = median(repetitions, || {
+        black_box(file.to_vec());
+    });
+    let bytes = file.len() as f64;
+    Ok(BenchResult {
+        op: "decode".to_owned(),
+        mode: "raw_data".to_owned(),
+        dtype: "float".to_owned(),
+        shape: vec![count],
+        gbps: gbps(bytes, decode),
+        fresh_gbps: gbps(bytes, decode),
+        copy_gbps: gbps(bytes, copy),
+        ratio: copy.as_secs_f64() / decode.as_secs_f64(),
+    })
+}

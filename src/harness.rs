@@ -1,0 +1,120 @@
+//! The libtest-mimic glue shared by this crate's `tests/` and downstream crates: one trial
+//! per case and data set, named by case id, run through [`check_data_set`].
+//!
+//! ```no_run
+//! // tests/conformance.rs of a backend crate, with `harness = false` in Cargo.toml:
+//! use pad_conformance::backend::RefBackend;
+//! use pad_conformance::harness::Harness;
+//!
+//! fn main() {
+//!     Harness::new(RefBackend).root("onnx-testdata").run();
+//! }
+//! ```
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Completion, Trial};
+
+use crate::backend::Backend;
+use crate::case::{Applicability, Patterns, TestCase, applicability, discover};
+use crate::check::{CheckOptions, Status, check_data_set};
+use crate::error::Error;
+
+/// Builds and runs the trials of a backend over case roots.
+pub struct Harness {
+    backend: Arc<dyn Backend>,
+    roots: Vec<PathBuf>,
+    patterns: Vec<String>,
+    options: CheckOptions,
+}
+
+impl Harness {
+    /// A harness for `backend`, with no roots yet.
+    pub fn new(backend: impl Backend + 'static) -> Harness {
+        Harness {
+            backend: Arc::new(backend),
+            roots: Vec::new(),
+            patterns: Vec::new(),
+            options: CheckOptions::default(),
+        }
+    }
+
+    /// Adds a directory to search for cases.
+    pub fn root(mut self, root: impl Into<PathBuf>) -> Harness {
+        self.roots.push(root.into());
+        self
+    }
+
+    /// Replaces the default case-directory patterns.
+    pub fn pattern(mut self, pattern: impl Into<String>) -> Harness {
+        self.patterns.push(pattern.into());
+        self
+    }
+
+    /// Sets the comparison and decoding options.
+    pub fn options(mut self, options: CheckOptions) -> Harness {
+        self.options = options;
+        self
+    }
+
+    /// One trial per case and data set. Not-applicable cases are ignored trials; a case whose
+    /// model cannot be read is a trial that fails with the reason.
+    pub fn trials(&self) -> Result<Vec<Trial>, Error> {
+        let patterns = Patterns::new(&self.patterns)?;
+        let cases = discover(&self.roots, &patterns)?;
+        let mut trials = Vec::new();
+        for case in cases {
+            let case = Arc::new(case);
+            let (kind, not_applicable) = self.describe(&case);
+            for index in 0..case.data_sets.len().max(1) {
+                let name = match case.data_sets.get(index) {
+                    Some(d) => format!("{}/{}", case.id, d.index),
+                    None => case.id.clone(),
+                };
+                let (backend, case, options) = (Arc::clone(&self.backend), Arc::clone(&case), self.options);
+                let ignored = not_applicable.is_some();
+                let trial = Trial::ignorable_test(name, move || {
+                    let outcome = check_data_set(backend.as_ref(), &case, index, &options);
+                    match outcome.status {
+                        Status::Passed => Ok(Completion::Completed),
+                        Status::Skipped => Ok(Completion::ignored_with(outcome.message)),
+                        Status::Failed | Status::Errored => Err(outcome.message.into()),
+                    }
+                });
+                trials.push(trial.with_kind(kind.clone()).with_ignored_flag(ignored));
+            }
+        }
+        Ok(trials)
+    }
+
+    /// The trial kind (`Pad-19`) and, for a case that does not apply, why.
+    fn describe(&self, case: &TestCase) -> (String, Option<String>) {
+        let Ok(model) = case.load_model(&case.decode_options(self.options.max_tensor_bytes)) else {
+            return (String::new(), None);
+        };
+        let kind = model
+            .pad_nodes()
+            .next()
+            .map(|(n, _)| format!("{}-{}", n.op_type, n.version))
+            .unwrap_or_default();
+        match applicability(&model) {
+            Applicability::Applicable => (kind, None),
+            Applicability::NotApplicable(reason) => (kind, Some(reason)),
+        }
+    }
+
+    /// Parses libtest's command line (filter, --exact, --skip, --list, --ignored,
+    /// --test-threads, …), runs the trials and exits: 0 when nothing failed, 101 otherwise.
+    pub fn run(self) -> ! {
+        let args = Arguments::from_args();
+        let trials = match self.trials() {
+            Ok(trials) => trials,
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(101);
+            }
+        };
+        libtest_mimic::run(&args, trials).exit()
+    }
+}

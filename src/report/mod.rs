@@ -1,0 +1,74 @@
+//! Reports of a run: human (terminal), JSON, JUnit XML and Markdown. All are written from a
+//! [`RunReport`]; docs/report-format.md documents the machine-readable ones.
+
+mod human;
+mod json;
+mod junit;
+mod markdown;
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::check::{Outcome, Status};
+
+pub use human::{Colors, write_human};
+pub use json::write_json;
+pub use junit::write_junit;
+pub use markdown::write_markdown;
+
+/// The outcomes of one backend over a set of cases.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    pub backend: String,
+    pub outcomes: Vec<Outcome>,
+    pub duration: Duration,
+}
+
+/// Counts per status.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub passed: usize,
+    pub failed: usize,
+    pub errored: usize,
+    pub skipped: usize,
+}
+
+impl Summary {
+    /// Counts the statuses of `outcomes`.
+    pub fn of<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Summary {
+        let mut summary = Summary::default();
+        for outcome in outcomes {
+            *match outcome.status {
+                Status::Passed => &mut summary.passed,
+                Status::Failed => &mut summary.failed,
+                Status::Errored => &mut summary.errored,
+                Status::Skipped => &mut summary.skipped,
+            } += 1;
+        }
+        summary
+    }
+
+    /// `N passed, N failed, N errored, N skipped`: the closing line of every human report.
+    pub fn line(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} errored, {} skipped",
+            self.passed, self.failed, self.errored, self.skipped
+        )
+    }
+}
+
+impl RunReport {
+    pub fn summary(&self) -> Summary {
+        Summary::of(&self.outcomes)
+    }
+}
+
+/// The report formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Junit,
+    Markdown,
+}
