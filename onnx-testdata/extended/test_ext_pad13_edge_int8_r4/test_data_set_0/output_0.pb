@@ -1,0 +1,1 @@
+ByJZo@иииo@ииил┬PPPo@иииo@ииил┬PPP7ZZZ7ZZZ┘╚╢╢╢7ZZZ7ZZZ┘╚╢╢╢7ZZZ7ZZZ┘╚╢╢╢7ZZZ7ZZZ┘╚╢╢╢

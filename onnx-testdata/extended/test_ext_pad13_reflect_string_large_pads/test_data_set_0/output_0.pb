@@ -1,0 +1,1 @@
+2pad2pad2pad2pad2pad2padBy

@@ -1,0 +1,1 @@
+ByJFlpp444喋ｸｸPPP%ｺBB封標(PPP%ｺBB封標(PPP%ｺBB封標(PPP%ｺBB封標(

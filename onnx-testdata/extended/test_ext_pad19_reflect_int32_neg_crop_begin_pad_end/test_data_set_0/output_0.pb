@@ -1,0 +1,1 @@
+ByJñ¾wyk	k²ñ¾wyk	k²ñ¾wy

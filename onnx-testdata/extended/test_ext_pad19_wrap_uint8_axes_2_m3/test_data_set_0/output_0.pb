@@ -1,0 +1,1 @@
+ByJ0÷Hx÷Hxm‡m‡b‘b‘"Nt"Nt÷Hx÷Hxm‡m‡b‘b‘"Nt"Nt

@@ -1,0 +1,1 @@
+ByJ좋DDDDD좋DDDDD좋DDDDD좋DDDDD

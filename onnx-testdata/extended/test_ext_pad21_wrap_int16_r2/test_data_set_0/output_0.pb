@@ -1,0 +1,1 @@
+ByJ$_UBt÷3Ï_UBJC ≤÷r8JC ≤_UBt÷3Ï_UB

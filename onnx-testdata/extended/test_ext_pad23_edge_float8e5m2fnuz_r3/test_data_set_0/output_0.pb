@@ -1,0 +1,1 @@
+ByJFфффEEEE╢╢╢ADююHHH4Fииддд>HддHHH4Fииддд>HддHHH4Fииддд>HддHHH4Fииддд>Hдд

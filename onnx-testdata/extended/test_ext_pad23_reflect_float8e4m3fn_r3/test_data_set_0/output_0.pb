@@ -1,0 +1,1 @@
+ByJT<LHL<H<HFÆFHÈH<LHL<H< HºH ¾ »;L;»J»ÂH°HÂ9Â»;L;»J»Ã°C°ÃÌÃ<LHL<H<HFÆFHÈH<LHL<H< HºH ¾ 

@@ -1,0 +1,1 @@
+ByJ*HÈH@½@HIÀI¿€¿IÆ@ÆÅAÅÆ€I€ÇHÇ€DHDGIGDÊAÊÉCÉÊ

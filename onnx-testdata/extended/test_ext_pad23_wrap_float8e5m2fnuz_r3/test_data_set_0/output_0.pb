@@ -1,0 +1,1 @@
+ByJ$»F»HIHJCJ»F»»H»GΩG»F»HIHJCJ»F»»H»GΩG

@@ -1,0 +1,1 @@
+ByJFIII(Ì00DDDÉDÄÄÈÈÈÂJHH´´´Ê¶JJÈÈÈÂJHH´´´Ê¶JJÈÈÈÂJHH´´´Ê¶JJÈÈÈÂJHH´´´Ê¶JJ

@@ -1,0 +1,1 @@
+ByJTJибиJHJиBEBиHиJибиJHJJиFиJEJ@гйг@б@BйгйBDB@гйг@б@ихехиGиJибиJHJиBEBиHиJибиJHJJиFиJEJ

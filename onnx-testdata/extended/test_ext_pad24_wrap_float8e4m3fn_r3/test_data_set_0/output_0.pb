@@ -1,0 +1,1 @@
+ByJ$KÃKÊ€ÊIÊILKL=;=CÆCKÃKÊ€ÊIÊILKL=;=CÆC

@@ -1,0 +1,1 @@
+ByJT∆» B∆» ø…E«ø…EBF≈ BF≈∆» B∆» » D»» DC…IƒC…IJI@CJI@» D»» D∆» B∆» ø…E«ø…EBF≈ BF≈∆» B∆» 

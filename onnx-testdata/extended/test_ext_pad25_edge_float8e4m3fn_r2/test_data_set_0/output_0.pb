@@ -1,0 +1,1 @@
+ByJ*FFFA¥DDFFFA¥DD   ƒ∫……BBB,∫»»BBB,∫»»BBB,∫»»

@@ -1,0 +1,1 @@
+2é2pad2a b2é2pad2a b2é2pad2a b2pad2pad2日本2pad2pad2日本By

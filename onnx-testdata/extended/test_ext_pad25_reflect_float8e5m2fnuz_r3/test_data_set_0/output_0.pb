@@ -1,0 +1,1 @@
+ByJ* H H…H …D…≈F≈…ø»ø∆@∆øEDEI»IEB…B≈H≈BJΩJ≈æ≈J

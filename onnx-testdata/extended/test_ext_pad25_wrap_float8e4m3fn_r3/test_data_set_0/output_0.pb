@@ -1,0 +1,1 @@
+ByJT»¬G¨»¬GÄ²DÊÄ²DB¾ÇB¾»¬G¨»¬GHLHÁHLHºFÌBºFÌÉ€ÀLÉ€ÀHLHÁHLH»¬G¨»¬GÄ²DÊÄ²DB¾ÇB¾»¬G¨»¬G

@@ -1,0 +1,1 @@
+ByJÇL¨KÇL8SHI8SÇL¨KÇL

@@ -1,0 +1,1 @@
+ByJJ€IHJ€IJ€IHJ€IJ€IHJ€IJ€IHJ€I

@@ -1,0 +1,1 @@
+ByJθM3w+!zM\b]=M3w+!zMΙ€Jου,EΙ€JουM3w+!zM\b]=M3w+!zMM3w+!zM\b]=M3w+!zMΙ€Jου,EΙ€JουM3w+!zM\b]=M3w+!zM+΄6AξhJΈzο+΄6AξhJΝI]$‰±fΝI]$‰+΄6AξhJΈzο+΄6AξhJ+΄6AξhJΈzο+΄6AξhJΝI]$‰±fΝI]$‰+΄6AξhJΈzο+΄6AξhJM3w+!zM\b]=M3w+!zMΙ€Jου,EΙ€JουM3w+!zM\b]=M3w+!zMM3w+!zM\b]=M3w+!zMΙ€Jου,EΙ€JουM3w+!zM\b]=M3w+!zM

@@ -1,0 +1,220 @@
+//! Checks the generated corpus `onnx-testdata/extended/` (written by
+//! `scripts/gen-extended`) against its `MANIFEST.tsv`:
+//!
+//! - `generator_reproduces_the_committed_corpus` runs `scripts/setup-python`
+//!   (idempotent: it makes `.venv/` with the pinned onnx, numpy and ml_dtypes
+//!   when it is missing or stale, and says what it does), runs the generator
+//!   into a temporary directory, and compares every case and file, by sha256,
+//!   with the committed manifest, and the generated README.md and
+//!   MANIFEST.tsv with the committed ones.
+//! - `committed_corpus_matches_manifest` checks the committed files against
+//!   the committed manifest (missing, extra or changed files).
+
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use walkdir::WalkDir;
+
+const HEADER: &str = "case\tfile\tbytes\tsha256";
+/// At most this many differences are listed in a failure message.
+const MAX_LISTED: usize = 40;
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn extended_dir() -> PathBuf {
+    repo_root().join("onnx-testdata").join("extended")
+}
+
+fn sha256_hex(data: &[u8]) -> String {
+    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// (bytes, sha256) of one file, keyed by `case/file`.
+type Files = BTreeMap<String, (u64, String)>;
+
+/// Every file of every case directory (`test_*`) under `root`, keyed by
+/// `case/relative/path` with `/` separators.
+fn files_on_disk(root: &Path) -> Files {
+    let mut files = Files::new();
+    let entries = fs::read_dir(root).unwrap_or_else(|e| panic!("reading {}: {e}", root.display()));
+    for entry in entries.map(|e| e.expect("directory entry")) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with("test_") || !entry.path().is_dir() {
+            continue;
+        }
+        for file in WalkDir::new(entry.path()).sort_by_file_name() {
+            let file = file.expect("walking the corpus");
+            if file.file_type().is_dir() {
+                continue;
+            }
+            let rel = file.path().strip_prefix(root).expect("under root");
+            let key: Vec<_> = rel.iter().map(|c| c.to_string_lossy()).collect();
+            let data = fs::read(file.path()).unwrap_or_else(|e| panic!("reading {}: {e}", file.path().display()));
+            files.insert(key.join("/"), (data.len() as u64, sha256_hex(&data)));
+        }
+    }
+    files
+}
+
+/// Parses MANIFEST.tsv; format problems are appended to `problems`.
+fn parse_manifest(text: &str, problems: &mut Vec<String>) -> Files {
+    let mut files = Files::new();
+    let mut lines = text.lines();
+    if lines.next() != Some(HEADER) {
+        problems.push(format!("MANIFEST.tsv: the first line is not the header {HEADER:?}"));
+    }
+    let mut previous: Option<String> = None;
+    for (n, line) in lines.enumerate() {
+        let line_no = n + 2;
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [case, file, bytes, sha] = fields[..] else {
+            problems.push(format!("MANIFEST.tsv line {line_no}: expected 4 fields: {line:?}"));
+            continue;
+        };
+        let Ok(bytes) = bytes.parse::<u64>() else {
+            problems.push(format!("MANIFEST.tsv line {line_no}: bad size {bytes:?}"));
+            continue;
+        };
+        if previous.as_deref().is_some_and(|p| p >= line) {
+            problems.push(format!("MANIFEST.tsv line {line_no}: not sorted"));
+        }
+        previous = Some(line.to_owned());
+        let key = format!("{case}/{file}");
+        if files.insert(key.clone(), (bytes, sha.to_owned())).is_some() {
+            problems.push(format!("MANIFEST.tsv line {line_no}: {key} is listed twice"));
+        }
+    }
+    files
+}
+
+/// One message per case or file that differs between `expected` (the
+/// manifest) and `actual` (files on disk).
+fn compare(expected: &Files, actual: &Files, actual_name: &str) -> Vec<String> {
+    let case_of = |key: &String| key.split('/').next().unwrap_or_default().to_owned();
+    let expected_cases: std::collections::BTreeSet<_> = expected.keys().map(case_of).collect();
+    let actual_cases: std::collections::BTreeSet<_> = actual.keys().map(case_of).collect();
+    let mut problems = Vec::new();
+    for case in expected_cases.difference(&actual_cases) {
+        problems.push(format!("case {case}: in MANIFEST.tsv, missing from {actual_name}"));
+    }
+    for case in actual_cases.difference(&expected_cases) {
+        problems.push(format!("case {case}: in {actual_name}, not in MANIFEST.tsv"));
+    }
+    for (key, (bytes, sha)) in expected {
+        if !actual_cases.contains(&case_of(key)) {
+            continue;
+        }
+        match actual.get(key) {
+            None => problems.push(format!("{key}: in MANIFEST.tsv, missing from {actual_name}")),
+            Some((b, s)) if b != bytes || s != sha => problems.push(format!(
+                "{key}: changed ({actual_name}: {b} bytes, sha256 {s}; MANIFEST.tsv: {bytes} bytes, sha256 {sha})"
+            )),
+            Some(_) => {}
+        }
+    }
+    for key in actual.keys() {
+        if expected_cases.contains(&case_of(key)) && !expected.contains_key(key) {
+            problems.push(format!("{key}: in {actual_name}, not in MANIFEST.tsv"));
+        }
+    }
+    problems
+}
+
+fn fail_with(problems: &[String], what: &str, hint: &str) {
+    if problems.is_empty() {
+        return;
+    }
+    let mut message = format!("{what}: {} difference(s)\n", problems.len());
+    for p in problems.iter().take(MAX_LISTED) {
+        message.push_str("  ");
+        message.push_str(p);
+        message.push('\n');
+    }
+    if problems.len() > MAX_LISTED {
+        message.push_str(&format!("  ... and {} more\n", problems.len() - MAX_LISTED));
+    }
+    message.push_str(hint);
+    panic!("{message}");
+}
+
+fn read_manifest() -> (String, Files, Vec<String>) {
+    let path = extended_dir().join("MANIFEST.tsv");
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let mut problems = Vec::new();
+    let files = parse_manifest(&text, &mut problems);
+    (text, files, problems)
+}
+
+#[test]
+fn committed_corpus_matches_manifest() {
+    let (_, manifest, mut problems) = read_manifest();
+    assert!(
+        !manifest.is_empty(),
+        "onnx-testdata/extended/MANIFEST.tsv lists no file"
+    );
+    problems.extend(compare(
+        &manifest,
+        &files_on_disk(&extended_dir()),
+        "onnx-testdata/extended",
+    ));
+    fail_with(
+        &problems,
+        "onnx-testdata/extended does not match its MANIFEST.tsv",
+        "Regenerate with: scripts/setup-python && .venv/bin/python scripts/gen-extended",
+    );
+}
+
+#[test]
+fn generator_reproduces_the_committed_corpus() {
+    let root = repo_root();
+    // Idempotent and fast when .venv/ is already set up with the pins; on a
+    // fresh machine it creates .venv/ (needs python3 and the package index).
+    let status = Command::new("bash")
+        .arg(root.join("scripts").join("setup-python"))
+        .current_dir(&root)
+        .status()
+        .expect("running scripts/setup-python (is bash installed?)");
+    assert!(status.success(), "scripts/setup-python failed: {status}");
+
+    let python = root.join(".venv").join("bin").join("python");
+    let tmp = tempfile::tempdir().expect("creating a temporary directory");
+    let out = tmp.path().join("extended");
+    let output = Command::new(&python)
+        .arg(root.join("scripts").join("gen-extended"))
+        .arg("--out")
+        .arg(&out)
+        .current_dir(&root)
+        .output()
+        .unwrap_or_else(|e| panic!("running {} scripts/gen-extended: {e}", python.display()));
+    assert!(
+        output.status.success(),
+        "scripts/gen-extended failed ({}):\n{}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let (manifest_text, manifest, mut problems) = read_manifest();
+    problems.extend(compare(&manifest, &files_on_disk(&out), "the regenerated corpus"));
+    for name in ["MANIFEST.tsv", "README.md"] {
+        let generated = fs::read(out.join(name)).unwrap_or_default();
+        let committed = if name == "MANIFEST.tsv" {
+            manifest_text.clone().into_bytes()
+        } else {
+            fs::read(extended_dir().join(name)).unwrap_or_default()
+        };
+        if generated != committed {
+            problems.push(format!("{name}: the regenerated file differs from the committed one"));
+        }
+    }
+    fail_with(
+        &problems,
+        "scripts/gen-extended does not reproduce onnx-testdata/extended",
+        "If the generator changed on purpose, regenerate and commit: \
+         .venv/bin/python scripts/gen-extended",
+    );
+}
