@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::backend::Backend;
 use crate::case::{Applicability, Expected, TestCase, applicability};
 use crate::compare::{Tolerance, compare};
-use crate::model::Model;
+use crate::model::{AttributeValue, Model};
 use crate::reference::pad_regions;
 use crate::tensor::DEFAULT_MAX_BYTES;
 
@@ -66,6 +66,10 @@ pub struct Outcome {
     /// `ai.onnx` or `com.microsoft`.
     pub domain: Option<String>,
     pub version: Option<i64>,
+    /// The Pad node's `mode` (`constant` when absent); none for CenterCropPad.
+    pub mode: Option<String>,
+    /// The element type of the data input.
+    pub dtype: Option<String>,
     pub status: Status,
     /// Why it failed, errored or was skipped; empty when it passed.
     pub message: String,
@@ -108,6 +112,8 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, data_set: usize, o
         op: None,
         domain: None,
         version: None,
+        mode: None,
+        dtype: None,
         status: Status::Errored,
         message: String::new(),
         bit_exact: None,
@@ -141,6 +147,7 @@ fn run_check(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &
         Ok(loaded) => loaded,
         Err(e) => return outcome.set(Status::Errored, e.to_string()),
     };
+    outcome.dtype = loaded.inputs.first().map(|t| t.data_type().name().to_owned());
     let result = catch_unwind(AssertUnwindSafe(|| backend.run(&model, &loaded.inputs)));
     let result = match result {
         Ok(result) => result,
@@ -226,6 +233,13 @@ fn describe_operator(model: &Model, outcome: &mut Outcome) {
             node.domain.clone()
         });
         outcome.version = Some(node.version);
+        if node.op_type == "Pad" {
+            let mode = match node.attribute("mode") {
+                Some(AttributeValue::String(s)) => String::from_utf8_lossy(s).into_owned(),
+                _ => "constant".to_owned(),
+            };
+            outcome.mode = Some(mode);
+        }
     }
 }
 

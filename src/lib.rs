@@ -5,13 +5,16 @@
 //! their [`model::Model`] and the input and expected output [`Tensor`]s of each data set.
 
 pub mod backend;
+pub mod baseline;
 pub mod bench;
 pub mod case;
 pub mod check;
 pub mod compare;
+pub mod coverage;
 pub mod error;
 pub mod harness;
 pub mod listing;
+pub mod matrix;
 pub mod model;
 pub mod opset;
 pub mod proto;

@@ -5,27 +5,34 @@ use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use pad_conformance::DataType;
-use pad_conformance::backend::backend_from_spec;
+use pad_conformance::backend::{Backend, BackendOptions, backend_from_spec};
+use pad_conformance::baseline::Baseline;
 use pad_conformance::bench::{BenchOptions, bench_decode, bench_pad};
-use pad_conformance::case::{Patterns, discover};
+use pad_conformance::case::{Patterns, TestCase, discover};
 use pad_conformance::check::CheckOptions;
 use pad_conformance::compare::Tolerance;
+use pad_conformance::coverage::Coverage;
 use pad_conformance::listing::list_case;
+use pad_conformance::matrix::Matrix;
 use pad_conformance::reference::pad_kernel::PadMode;
 use pad_conformance::report::{Colors, Format, RunReport, write_human, write_json, write_junit, write_markdown};
-use pad_conformance::runner::{jobs, run_jobs};
+use pad_conformance::runner::{Job, jobs, run_jobs};
 use pad_conformance::tensor::DEFAULT_MAX_BYTES;
 
 const EXAMPLES: &str = "\
 Examples:
   pad-conformance                                  check every vendored case with the ref backend
   pad-conformance --list                           list the cases and data sets found
-  pad-conformance --filter test_wrap_pad           run the cases whose name contains test_wrap_pad
+  pad-conformance --filter test_wrap_pad           run the data sets whose name contains test_wrap_pad
   pad-conformance --filter 'onnx-1.22.0/*' --format junit --output junit.xml
-  pad-conformance --backend ref onnx-testdata/extended";
+  pad-conformance --backend exec:'.venv/bin/python scripts/backends/onnxruntime-worker' \\
+                  --baseline baselines/onnxruntime.json
+  pad-conformance matrix --backend ref --backend exec:'...' --failures-only
+  pad-conformance bench";
 
 /// Conformance suite and runner for ONNX's padding operators (Pad 1–25, CenterCropPad 18,
 /// com.microsoft Pad).
@@ -43,6 +50,108 @@ enum Command {
     /// Time the reference kernels against a plain copy of the same bytes (ratios, not
     /// seconds, are the figure of merit).
     Bench(BenchArgs),
+    /// Run several backends over the same data sets and write one table (Markdown or JSON).
+    Matrix(MatrixArgs),
+    /// Tabulate which (operator version, dtype, mode) the generated cases cover.
+    Coverage(CoverageArgs),
+}
+
+/// Which data sets to run.
+#[derive(Args, Debug)]
+struct Selection {
+    /// Run only the data sets whose name (`onnx-1.22.0/node/test_wrap_pad/0`) contains
+    /// PATTERN, or matches it as a glob when it holds `*`, `?` or `[`.
+    #[arg(long, value_name = "PATTERN")]
+    filter: Option<String>,
+    /// Directory-name glob that marks a case directory (repeatable; replaces the defaults
+    /// test_*_pad*, test_center_crop_pad_* and test_*Pad*).
+    #[arg(long = "pattern", value_name = "GLOB")]
+    patterns: Vec<String>,
+    /// Largest tensor, in bytes, a file may declare.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    max_tensor_bytes: u64,
+    /// Directories to search for cases.
+    #[arg(value_name = "PATH", default_value = "onnx-testdata")]
+    paths: Vec<PathBuf>,
+}
+
+/// How data sets are run and compared.
+#[derive(Args, Debug)]
+struct Checking {
+    /// Relative tolerance for floating outputs.
+    #[arg(long, value_name = "X", default_value_t = Tolerance::default().rtol)]
+    rtol: f64,
+    /// Absolute tolerance for floating outputs.
+    #[arg(long, value_name = "Y", default_value_t = Tolerance::default().atol)]
+    atol: f64,
+    /// Require bit-identical outputs.
+    #[arg(long)]
+    exact: bool,
+    /// Data sets run in parallel on N threads (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Seconds an external worker may take on one data set before it is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    timeout: f64,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// The backend to check: `ref`, or `exec:COMMAND` for an external worker
+    /// (docs/backend-protocol.md).
+    #[arg(long, value_name = "BACKEND", default_value = "ref")]
+    backend: String,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// Write the report to FILE instead of standard output (the summary line still goes to
+    /// standard error).
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// List the discovered cases and data sets instead of running them.
+    #[arg(long)]
+    list: bool,
+    /// Known failures (JSON): exit 0 unless a data set fails that the baseline does not list.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// With --baseline: also fail when a listed data set passes (the baseline is stale).
+    #[arg(long, requires = "baseline")]
+    strict: bool,
+    /// Record this run's failures as a baseline, keeping the reasons already in FILE (or in
+    /// --baseline).
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    #[command(flatten)]
+    checking: Checking,
+    #[command(flatten)]
+    selection: Selection,
+}
+
+#[derive(Args, Debug)]
+struct MatrixArgs {
+    /// A backend to run (repeatable, at least one): `ref` or `exec:COMMAND`.
+    #[arg(long = "backend", value_name = "BACKEND", required = true)]
+    backends: Vec<String>,
+    /// Output format: markdown or json.
+    #[arg(long, value_enum, default_value = "markdown")]
+    format: Format,
+    /// Write the table to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Markdown: show only the data sets some backend did not pass.
+    #[arg(long)]
+    failures_only: bool,
+    #[command(flatten)]
+    checking: Checking,
+    #[command(flatten)]
+    selection: Selection,
+}
+
+#[derive(Args, Debug)]
+struct CoverageArgs {
+    /// The generated corpus to read case.json files from.
+    #[arg(value_name = "PATH", default_value = "onnx-testdata/extended")]
+    path: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -78,49 +187,6 @@ struct BenchArgs {
     format: Format,
 }
 
-#[derive(Args, Debug)]
-struct RunArgs {
-    /// The backend to check: `ref` (this project's reference implementation).
-    #[arg(long, value_name = "BACKEND", default_value = "ref")]
-    backend: String,
-    /// Run only the data sets whose name (`onnx-1.22.0/node/test_wrap_pad/0`) contains
-    /// PATTERN, or matches it as a glob when it holds `*`, `?` or `[`.
-    #[arg(long, value_name = "PATTERN")]
-    filter: Option<String>,
-    /// Report format.
-    #[arg(long, value_enum, default_value = "human")]
-    format: Format,
-    /// Write the report to FILE instead of standard output (the summary line still goes to
-    /// standard error).
-    #[arg(long, value_name = "FILE")]
-    output: Option<PathBuf>,
-    /// Relative tolerance for floating outputs.
-    #[arg(long, value_name = "X", default_value_t = Tolerance::default().rtol)]
-    rtol: f64,
-    /// Absolute tolerance for floating outputs.
-    #[arg(long, value_name = "Y", default_value_t = Tolerance::default().atol)]
-    atol: f64,
-    /// Require bit-identical outputs.
-    #[arg(long)]
-    exact: bool,
-    /// Cases run in parallel on N threads (default: the number of cores).
-    #[arg(long, value_name = "N")]
-    jobs: Option<usize>,
-    /// List the discovered cases and data sets instead of running them.
-    #[arg(long)]
-    list: bool,
-    /// Directory-name glob that marks a case directory (repeatable; replaces the defaults
-    /// test_*_pad*, test_center_crop_pad_* and test_*Pad*).
-    #[arg(long = "pattern", value_name = "GLOB")]
-    patterns: Vec<String>,
-    /// Largest tensor, in bytes, a file may declare.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
-    max_tensor_bytes: u64,
-    /// Directories to search for cases.
-    #[arg(value_name = "PATH", default_value = "onnx-testdata")]
-    paths: Vec<PathBuf>,
-}
-
 /// A failure to run at all: exit code 2.
 struct Fatal(String);
 
@@ -134,6 +200,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Bench(args)) => bench(args),
+        Some(Command::Matrix(args)) => matrix(args),
+        Some(Command::Coverage(args)) => coverage(args),
         None => run(&cli.run),
     };
     match result {
@@ -145,81 +213,185 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
-    let backend = backend_from_spec(&args.backend)?;
-    let patterns = Patterns::new(&args.patterns)?;
-    let cases = discover(&args.paths, &patterns)?;
-    let filter = args.filter.as_deref().map(NameFilter::new).transpose()?;
-    let mut jobs = jobs(&cases);
-    if let Some(filter) = &filter {
-        jobs.retain(|job| filter.matches(&job.name()));
-        if jobs.is_empty() {
-            return Err(Fatal(format!(
-                "no data set matches --filter {:?}",
-                args.filter.as_deref().unwrap_or("")
-            )));
-        }
+impl Selection {
+    /// Discovers the cases; zero cases, or a filter matching nothing, is an error.
+    fn cases(&self) -> Result<Vec<TestCase>, Fatal> {
+        Ok(discover(&self.paths, &Patterns::new(&self.patterns)?)?)
     }
-    if args.list {
-        let mut out = io::stdout().lock();
-        let mut listed = Vec::new();
-        for job in &jobs {
-            if !listed.iter().any(|c| std::ptr::eq(*c, job.case)) {
-                listed.push(job.case);
-                for line in list_case(job.case, args.max_tensor_bytes) {
-                    if writeln!(out, "{line}").is_err() {
-                        return Ok(ExitCode::SUCCESS);
-                    }
-                }
+
+    /// The data sets of `cases` that pass the filter.
+    fn jobs<'a>(&self, cases: &'a [TestCase]) -> Result<Vec<Job<'a>>, Fatal> {
+        let mut jobs = jobs(cases);
+        if let Some(pattern) = &self.filter {
+            let filter = NameFilter::new(pattern)?;
+            jobs.retain(|job| filter.matches(&job.name()));
+            if jobs.is_empty() {
+                return Err(Fatal(format!("no data set matches --filter {pattern:?}")));
             }
         }
-        return Ok(ExitCode::SUCCESS);
+        Ok(jobs)
     }
-    let options = CheckOptions {
-        tolerance: Tolerance {
-            rtol: args.rtol,
-            atol: args.atol,
-            exact: args.exact,
-        },
-        max_tensor_bytes: args.max_tensor_bytes,
-    };
-    let threads = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, Into::into));
-    let report = run_jobs(backend.as_ref(), &jobs, &options, threads);
-    write_report(&report, args)?;
-    let summary = report.summary();
-    Ok(if summary.failed + summary.errored == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }
 
-fn write_report(report: &RunReport, args: &RunArgs) -> Result<(), Fatal> {
-    let (mut out, terminal): (Box<dyn Write>, bool) = match &args.output {
+impl Checking {
+    fn options(&self, selection: &Selection) -> CheckOptions {
+        CheckOptions {
+            tolerance: Tolerance {
+                rtol: self.rtol,
+                atol: self.atol,
+                exact: self.exact,
+            },
+            max_tensor_bytes: selection.max_tensor_bytes,
+        }
+    }
+
+    fn backend(&self, spec: &str, selection: &Selection) -> Result<Box<dyn Backend>, Fatal> {
+        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
+            return Err(Fatal(format!(
+                "--timeout {} is not a positive number of seconds",
+                self.timeout
+            )));
+        }
+        let options = BackendOptions {
+            timeout: Duration::from_secs_f64(self.timeout),
+            max_tensor_bytes: selection.max_tensor_bytes,
+        };
+        Ok(backend_from_spec(spec, &options)?)
+    }
+
+    fn threads(&self) -> usize {
+        self.jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, Into::into))
+    }
+}
+
+fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
+    let selection = &args.selection;
+    let cases = selection.cases()?;
+    let jobs = selection.jobs(&cases)?;
+    if args.list {
+        return list(&jobs, selection.max_tensor_bytes);
+    }
+    let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
+    let backend = args.checking.backend(&args.backend, selection)?;
+    let report = run_jobs(
+        backend.as_ref(),
+        &jobs,
+        &args.checking.options(selection),
+        args.checking.threads(),
+    );
+    write_report(&report, args)?;
+    if let Some(path) = &args.write_baseline {
+        let previous = match Baseline::read(path) {
+            Ok(existing) => Some(existing),
+            Err(_) => baseline.clone(),
+        };
+        Baseline::record(&report.backend, &report.outcomes, previous.as_ref()).write(path)?;
+    }
+    let summary = report.summary();
+    let failed = match &baseline {
+        Some(baseline) => {
+            let verdict = baseline.judge(&report.outcomes);
+            eprintln!("{}", verdict.describe());
+            verdict.fails(args.strict)
+        }
+        None => summary.failed + summary.errored > 0,
+    };
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `--list`: each selected case once, with its data sets.
+fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
+    let mut out = io::stdout().lock();
+    let mut listed: Vec<&TestCase> = Vec::new();
+    for job in jobs {
+        if listed.iter().any(|c| std::ptr::eq(*c, job.case)) {
+            continue;
+        }
+        listed.push(job.case);
+        for line in list_case(job.case, max_tensor_bytes) {
+            if writeln!(out, "{line}").is_err() {
+                // A closed pipe (`| head`) is the reader's choice, not a failure.
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Opens `--output FILE` or standard output; says whether it is a terminal.
+fn open_output(path: Option<&PathBuf>) -> Result<(Box<dyn Write>, bool), Fatal> {
+    Ok(match path {
         Some(path) => {
             let file = File::create(path).map_err(|e| Fatal(format!("writing {}: {e}", path.display())))?;
             (Box::new(io::BufWriter::new(file)), false)
         }
         None => (Box::new(io::stdout().lock()), io::stdout().is_terminal()),
-    };
+    })
+}
+
+/// Finishes a report write: a closed pipe is not an error, anything else is.
+fn finish(written: io::Result<()>, out: &mut dyn Write) -> Result<(), Fatal> {
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Fatal(format!("writing the report: {e}"))),
+        Ok(()) => Ok(()),
+    }
+}
+
+fn write_report(report: &RunReport, args: &RunArgs) -> Result<(), Fatal> {
+    let (mut out, terminal) = open_output(args.output.as_ref())?;
     let written = match args.format {
         Format::Human => write_human(report, Colors::detect(terminal), &mut out),
         Format::Json => write_json(report, &mut out),
         Format::Junit => write_junit(report, &mut out),
         Format::Markdown => write_markdown(report, &mut out),
     };
-    match written.and_then(|()| out.flush()) {
-        // A closed pipe (`| head`) is the reader's choice, not a failure.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
-        Err(e) => return Err(Fatal(format!("writing the report: {e}"))),
-        Ok(()) => {}
-    }
+    finish(written, &mut out)?;
     if args.output.is_some() || args.format != Format::Human {
         eprintln!("{}", report.summary().line());
     }
     Ok(())
+}
+
+fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
+    let selection = &args.selection;
+    let cases = selection.cases()?;
+    let jobs = selection.jobs(&cases)?;
+    let options = args.checking.options(selection);
+    let mut reports = Vec::new();
+    for spec in &args.backends {
+        let backend = args.checking.backend(spec, selection)?;
+        let report = run_jobs(backend.as_ref(), &jobs, &options, args.checking.threads());
+        eprintln!("{}: {}", report.backend, report.summary().line());
+        reports.push(report);
+    }
+    let matrix = Matrix::new(&reports);
+    let (mut out, _) = open_output(args.output.as_ref())?;
+    let written = match args.format {
+        Format::Json => serde_json::to_writer_pretty(&mut out, &matrix)
+            .map_err(io::Error::other)
+            .and_then(|()| writeln!(out)),
+        Format::Markdown => matrix.write_markdown(args.failures_only, &mut out),
+        other => return Err(Fatal(format!("matrix writes markdown or json, not {other:?}"))),
+    };
+    finish(written, &mut out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
+    let coverage = Coverage::read(&args.path)?;
+    let mut out = io::stdout().lock();
+    finish(coverage.write_markdown(&mut out), &mut out)?;
+    let missing = coverage.missing();
+    for (op, data_type, mode) in &missing {
+        eprintln!("missing: {} {data_type} {mode}", op.label());
+    }
+    Ok(if missing.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {

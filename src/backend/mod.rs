@@ -1,11 +1,13 @@
 //! Backends: what runs a model. The trait is small — a name and one `run` method — and the
 //! verification stays outside it, in [`crate::check`].
 
+mod exec;
 mod reference;
 
 use crate::model::Model;
 use crate::tensor::Tensor;
 
+pub use exec::{ExecBackend, PROTOCOL_VERSION};
 pub use reference::RefBackend;
 
 /// Any error a backend reports; its message ends up in the case's outcome.
@@ -41,10 +43,25 @@ pub trait Backend: Send + Sync {
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError>;
 }
 
-/// The backend a `--backend` value names: `ref`.
-pub fn backend_from_spec(spec: &str) -> Result<Box<dyn Backend>, String> {
-    match spec {
-        "ref" => Ok(Box::new(RefBackend)),
-        other => Err(format!("unknown backend {other:?}; available: ref")),
+/// What external backends need to know.
+#[derive(Clone, Copy, Debug)]
+pub struct BackendOptions {
+    /// How long one data set may take before the worker is killed.
+    pub timeout: std::time::Duration,
+    /// The largest tensor a worker's output file may declare.
+    pub max_tensor_bytes: u64,
+}
+
+/// The backend a `--backend` value names: `ref`, or `exec:COMMAND` for an external worker
+/// (docs/backend-protocol.md).
+pub fn backend_from_spec(spec: &str, options: &BackendOptions) -> Result<Box<dyn Backend>, String> {
+    match spec.split_once(':') {
+        _ if spec == "ref" => Ok(Box::new(RefBackend)),
+        Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(ExecBackend::start(
+            command,
+            options.timeout,
+            options.max_tensor_bytes,
+        )?)),
+        _ => Err(format!("unknown backend {spec:?}; use ref or exec:COMMAND")),
     }
 }

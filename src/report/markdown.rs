@@ -31,6 +31,6 @@ pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()>
 }
 
 /// Keeps a cell on one row: pipes escaped, newlines and backticks neutralized.
-fn escape_cell(text: &str) -> String {
+pub(crate) fn escape_cell(text: &str) -> String {
     text.replace('|', "\\|").replace('`', "'").replace(['\n', '\r'], " ")
 }

@@ -15,6 +15,7 @@ use crate::check::{Outcome, Status};
 pub use human::{Colors, write_human};
 pub use json::write_json;
 pub use junit::write_junit;
+pub(crate) use markdown::escape_cell;
 pub use markdown::write_markdown;
 
 /// The outcomes of one backend over a set of cases.

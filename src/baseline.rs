@@ -1,0 +1,208 @@
+//! Baselines: the known failures of a backend, with reasons, so that a run fails only on
+//! regressions. An expected failure that passes is reported (and fails the run under
+//! `--strict`), so a baseline cannot go stale unnoticed.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::check::{Outcome, Status};
+
+/// A baseline file: data set name (`onnx-1.22.0/node/test_wrap_pad/0`) → expectation.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Baseline {
+    /// The backend the baseline was recorded for (informative).
+    #[serde(default)]
+    pub backend: String,
+    pub expected: BTreeMap<String, Expectation>,
+}
+
+/// A known failure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expectation {
+    /// `failed` or `errored`.
+    pub status: Status,
+    /// Why: kept across `--write-baseline` runs, so people can edit it.
+    pub reason: String,
+}
+
+/// How a run compares with a baseline.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Verdict {
+    /// Failed or errored, as the baseline expects.
+    pub expected_failures: Vec<String>,
+    /// Failed or errored, and not in the baseline.
+    pub regressions: Vec<String>,
+    /// In the baseline, but passed.
+    pub unexpected_passes: Vec<String>,
+}
+
+impl Verdict {
+    /// True when the run should fail: a regression, or under `strict` an unexpected pass.
+    pub fn fails(&self, strict: bool) -> bool {
+        !self.regressions.is_empty() || (strict && !self.unexpected_passes.is_empty())
+    }
+
+    /// `baseline: 3 expected failures, 0 regressions, 1 unexpected pass`, then the names.
+    pub fn describe(&self) -> String {
+        let mut text = format!(
+            "baseline: {} expected failures, {} regressions, {} unexpected passes",
+            self.expected_failures.len(),
+            self.regressions.len(),
+            self.unexpected_passes.len()
+        );
+        for name in &self.regressions {
+            text.push_str(&format!("\n  regression: {name}"));
+        }
+        for name in &self.unexpected_passes {
+            text.push_str(&format!("\n  unexpected pass (remove it from the baseline): {name}"));
+        }
+        text
+    }
+}
+
+impl Baseline {
+    /// Reads a baseline file.
+    pub fn read(path: &Path) -> Result<Baseline, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("reading {}: {e}", path.display()))
+    }
+
+    /// Writes the baseline as pretty JSON, entries sorted by name.
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(self).expect("a baseline serializes");
+        std::fs::write(path, text + "\n").map_err(|e| format!("writing {}: {e}", path.display()))
+    }
+
+    /// The baseline of a run: every failed or errored data set, keeping the reasons of
+    /// `previous` where it has the same entry.
+    pub fn record(backend: &str, outcomes: &[Outcome], previous: Option<&Baseline>) -> Baseline {
+        let expected = outcomes
+            .iter()
+            .filter(|o| matches!(o.status, Status::Failed | Status::Errored))
+            .map(|o| {
+                let name = o.name();
+                let reason = previous
+                    .and_then(|b| b.expected.get(&name))
+                    .map(|e| e.reason.clone())
+                    .unwrap_or_else(|| first_line(&o.message));
+                (
+                    name,
+                    Expectation {
+                        status: o.status,
+                        reason,
+                    },
+                )
+            })
+            .collect();
+        Baseline {
+            backend: backend.to_owned(),
+            expected,
+        }
+    }
+
+    /// Compares a run with this baseline. Entries for data sets the run did not include are
+    /// ignored, so a baseline survives filters and added cases.
+    pub fn judge(&self, outcomes: &[Outcome]) -> Verdict {
+        let mut verdict = Verdict::default();
+        for outcome in outcomes {
+            let name = outcome.name();
+            let known = self.expected.contains_key(&name);
+            match outcome.status {
+                Status::Failed | Status::Errored if known => verdict.expected_failures.push(name),
+                Status::Failed | Status::Errored => verdict.regressions.push(name),
+                Status::Passed if known => verdict.unexpected_passes.push(name),
+                Status::Passed | Status::Skipped => {}
+            }
+        }
+        verdict
+    }
+}
+
+fn first_line(message: &str) -> String {
+    let line = message.lines().next().unwrap_or_default();
+    if line.chars().count() > 200 {
+        format!("{}…", line.chars().take(200).collect::<String>())
+    } else {
+        line.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn outcome(id: &str, status: Status, message: &str) -> Outcome {
+        Outcome {
+            id: id.to_owned(),
+            data_set: 0,
+            op: Some("Pad".into()),
+            domain: Some("ai.onnx".into()),
+            version: Some(19),
+            mode: None,
+            dtype: None,
+            status,
+            message: message.to_owned(),
+            bit_exact: None,
+            max_abs_error: None,
+            max_rel_error: None,
+            mismatches: 0,
+            duration: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn judge_separates_expected_failures_regressions_and_unexpected_passes() {
+        let run = [
+            outcome("a", Status::Failed, "wrong values"),
+            outcome("b", Status::Errored, "no kernel"),
+            outcome("c", Status::Passed, ""),
+            outcome("d", Status::Failed, "new bug"),
+            outcome("e", Status::Skipped, "no Pad node"),
+        ];
+        let baseline = Baseline::record("x", &run[..3], None);
+        assert_eq!(baseline.expected.len(), 2);
+        let mut with_c = baseline.clone();
+        with_c.expected.insert(
+            "c/0".into(),
+            Expectation {
+                status: Status::Failed,
+                reason: "was broken".into(),
+            },
+        );
+        let verdict = with_c.judge(&run);
+        assert_eq!(verdict.expected_failures, ["a/0", "b/0"]);
+        assert_eq!(verdict.regressions, ["d/0"]);
+        assert_eq!(verdict.unexpected_passes, ["c/0"]);
+        assert!(verdict.fails(false));
+        let fixed = Baseline::record("x", &run, None).judge(&run);
+        assert!(!fixed.fails(true), "{fixed:?}");
+        let only_stale = with_c.judge(&run[..3]);
+        assert!(!only_stale.fails(false) && only_stale.fails(true));
+    }
+
+    #[test]
+    fn recording_keeps_existing_reasons() {
+        let run = [
+            outcome("a", Status::Failed, "first line\nsecond line"),
+            outcome("b", Status::Errored, "boom"),
+        ];
+        let mut previous = Baseline::default();
+        previous.expected.insert(
+            "a/0".into(),
+            Expectation {
+                status: Status::Failed,
+                reason: "edited by hand".into(),
+            },
+        );
+        let recorded = Baseline::record("x", &run, Some(&previous));
+        assert_eq!(recorded.expected["a/0"].reason, "edited by hand");
+        assert_eq!(recorded.expected["b/0"].reason, "boom");
+        assert_eq!(recorded.expected["b/0"].status, Status::Errored);
+        let text = serde_json::to_string(&recorded).unwrap();
+        assert_eq!(serde_json::from_str::<Baseline>(&text).unwrap(), recorded);
+    }
+}

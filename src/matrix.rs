@@ -1,0 +1,145 @@
+//! `pad-conformance matrix`: several backends over the same data sets, as one table
+//! (data set × backend) with each case's operator, version, mode and dtype, and per-backend
+//! totals.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::check::{Outcome, Status};
+use crate::report::{RunReport, Summary, escape_cell};
+
+/// The results of several backends over the same data sets.
+#[derive(Clone, Debug, Serialize)]
+pub struct Matrix {
+    pub backends: Vec<BackendTotals>,
+    pub cases: Vec<MatrixRow>,
+}
+
+/// One backend's name and counts.
+#[derive(Clone, Debug, Serialize)]
+pub struct BackendTotals {
+    pub name: String,
+    pub summary: Summary,
+}
+
+/// One data set across the backends.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatrixRow {
+    pub name: String,
+    pub op: Option<String>,
+    pub domain: Option<String>,
+    pub version: Option<i64>,
+    pub mode: Option<String>,
+    pub dtype: Option<String>,
+    /// One per backend, in the order of `backends`.
+    pub results: Vec<Cell>,
+}
+
+/// One backend's result on one data set.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cell {
+    pub status: Status,
+    /// The first line of the message: why it failed, errored or was skipped.
+    pub reason: String,
+}
+
+impl Matrix {
+    /// Builds the matrix from reports of the same data sets in the same order.
+    pub fn new(reports: &[RunReport]) -> Matrix {
+        let backends = reports
+            .iter()
+            .map(|r| BackendTotals {
+                name: r.backend.clone(),
+                summary: r.summary(),
+            })
+            .collect();
+        let rows = reports.first().map_or(0, |r| r.outcomes.len());
+        let cases = (0..rows)
+            .map(|i| {
+                let first: &Outcome = &reports[0].outcomes[i];
+                // The reference knows the operator even where another backend errored early.
+                let described = reports
+                    .iter()
+                    .map(|r| &r.outcomes[i])
+                    .find(|o| o.op.is_some())
+                    .unwrap_or(first);
+                MatrixRow {
+                    name: first.name(),
+                    op: described.op.clone(),
+                    domain: described.domain.clone(),
+                    version: described.version,
+                    mode: described.mode.clone(),
+                    dtype: reports.iter().map(|r| &r.outcomes[i]).find_map(|o| o.dtype.clone()),
+                    results: reports
+                        .iter()
+                        .map(|r| {
+                            let o = &r.outcomes[i];
+                            Cell {
+                                status: o.status,
+                                reason: o.message.lines().next().unwrap_or_default().to_owned(),
+                            }
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        Matrix { backends, cases }
+    }
+
+    /// Writes the matrix as Markdown: totals, then one row per data set (only those where
+    /// some backend did not pass, with `failures_only`), reasons as footnote-style lines.
+    pub fn write_markdown(&self, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "| backend | passed | failed | errored | skipped |")?;
+        writeln!(out, "|---|---:|---:|---:|---:|")?;
+        for b in &self.backends {
+            let s = &b.summary;
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                b.name, s.passed, s.failed, s.errored, s.skipped
+            )?;
+        }
+        writeln!(out)?;
+        let names: Vec<&str> = self.backends.iter().map(|b| b.name.as_str()).collect();
+        writeln!(out, "| data set | operator | mode | dtype | {} |", names.join(" | "))?;
+        writeln!(out, "|---|---|---|---|{}", "---|".repeat(names.len()))?;
+        for row in self
+            .cases
+            .iter()
+            .filter(|r| !failures_only || r.results.iter().any(|c| c.status != Status::Passed))
+        {
+            let operator = match (&row.op, &row.domain, row.version) {
+                (Some(op), Some(d), Some(v)) if d != "ai.onnx" => format!("{d}.{op}-{v}"),
+                (Some(op), _, Some(v)) => format!("{op}-{v}"),
+                _ => "-".to_owned(),
+            };
+            let cells: Vec<String> = row
+                .results
+                .iter()
+                .map(|c| match c.status {
+                    Status::Passed => "pass".to_owned(),
+                    other => format!("**{}**: {}", other.name(), escape_cell(&shorten(&c.reason, 120))),
+                })
+                .collect();
+            writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} |",
+                row.name,
+                operator,
+                row.mode.as_deref().unwrap_or("-"),
+                row.dtype.as_deref().unwrap_or("-"),
+                cells.join(" | ")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        format!("{}…", text.chars().take(max).collect::<String>())
+    }
+}
