@@ -1,0 +1,261 @@
+//! The external worker protocol end to end, through the built binary: a worker written here
+//! (in Python, which every machine of this project has) that answers right, answers wrong,
+//! refuses, hangs, crashes or prints garbage; baselines; and the matrix's JSON.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A worker whose behaviour on a data set is chosen by WORKER_MODE, or per case by
+/// WORKER_MODE_<case dir name>. "right" copies the case's expected output.
+const WORKER: &str = r#"
+import json, os, shutil, sys, time
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] == "hello":
+        print(json.dumps({"type": "hello", "version": 1, "name": "test-worker"}), flush=True)
+        continue
+    case_dir = os.path.dirname(request["model"])
+    mode = os.environ.get("WORKER_MODE_" + os.path.basename(case_dir), os.environ.get("WORKER_MODE", "right"))
+    out = os.path.join(request["output_dir"], "output_0.pb")
+    if mode == "right":
+        shutil.copy(os.path.join(case_dir, "test_data_set_0", "output_0.pb"), out)
+    elif mode == "wrong":
+        shutil.copy(request["inputs"][0], out)
+    elif mode == "refuse":
+        print(json.dumps({"type": "error", "id": request["id"], "message": "no kernel for this"}), flush=True)
+        continue
+    elif mode == "hang":
+        time.sleep(600)
+    elif mode == "crash":
+        print("boom: segfault imitation", file=sys.stderr, flush=True)
+        sys.exit(3)
+    elif mode == "garbage":
+        print("this is not json", flush=True)
+        continue
+    print(json.dumps({"type": "result", "id": request["id"], "outputs": [out]}), flush=True)
+"#;
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    /// Two vendored cases, test_edge_pad and test_wrap_pad, and the worker script.
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0/node");
+        for case in ["test_edge_pad", "test_wrap_pad"] {
+            copy_dir(&data.join(case), &dir.path().join("cases").join(case));
+        }
+        std::fs::write(dir.path().join("worker.py"), WORKER).unwrap();
+        Fixture { dir }
+    }
+
+    fn cases(&self) -> PathBuf {
+        self.dir.path().join("cases")
+    }
+
+    fn backend(&self) -> String {
+        format!("exec:python3 {}", self.dir.path().join("worker.py").display())
+    }
+
+    fn run(&self, env: &[(&str, &str)], args: &[&str]) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pad-conformance"));
+        command.env("NO_COLOR", "1").env_remove("WORKER_MODE");
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        command.args(args).output().unwrap()
+    }
+
+    /// Runs both cases through the worker (one thread, 2 s timeout); returns the exit code and
+    /// the JSON report.
+    fn check(&self, env: &[(&str, &str)], extra: &[&str]) -> (Option<i32>, serde_json::Value) {
+        let backend = self.backend();
+        let cases = self.cases();
+        let mut args = vec![
+            "--backend",
+            &backend,
+            "--jobs",
+            "1",
+            "--timeout",
+            "2",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        args.push(cases.to_str().unwrap());
+        let out = self.run(env, &args);
+        let json = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        (out.status.code(), json)
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+fn case<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap()
+}
+
+#[test]
+fn a_right_worker_passes_and_names_itself() {
+    let fixture = Fixture::new();
+    let (code, report) = fixture.check(&[], &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(report["backend"], "test-worker");
+    assert_eq!(report["summary"]["passed"], 2);
+}
+
+#[test]
+fn a_wrong_answer_fails_and_a_refusal_errors() {
+    let fixture = Fixture::new();
+    let (code, report) = fixture.check(
+        &[
+            ("WORKER_MODE_test_edge_pad", "wrong"),
+            ("WORKER_MODE_test_wrap_pad", "refuse"),
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(1));
+    let edge = case(&report, "test_edge_pad");
+    assert_eq!(edge["status"], "failed");
+    assert!(edge["message"].as_str().unwrap().contains("shape differs"), "{edge}");
+    let wrap = case(&report, "test_wrap_pad");
+    assert_eq!(wrap["status"], "errored");
+    assert!(
+        wrap["message"].as_str().unwrap().contains("no kernel for this"),
+        "{wrap}"
+    );
+}
+
+#[test]
+fn misbehaving_workers_cost_one_case_each() {
+    let fixture = Fixture::new();
+    // The first case (test_edge_pad) misbehaves; the worker started afresh answers the second.
+    for (mode, expected) in [
+        ("hang", "timed out after 2 s"),
+        ("crash", "worker exited (exit status: 3)"),
+        ("garbage", "protocol error: the worker printed \"this is not json\""),
+    ] {
+        let (code, report) = fixture.check(&[("WORKER_MODE_test_edge_pad", mode)], &[]);
+        assert_eq!(code, Some(1), "{mode}");
+        let edge = case(&report, "test_edge_pad");
+        assert_eq!(edge["status"], "errored", "{mode}");
+        let message = edge["message"].as_str().unwrap();
+        assert!(message.contains(expected), "{mode}: {message}");
+        assert_eq!(case(&report, "test_wrap_pad")["status"], "passed", "{mode}: {report}");
+        if mode == "crash" {
+            assert!(
+                message.contains("boom: segfault imitation"),
+                "stderr is kept: {message}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_command_that_is_not_a_worker_is_an_infrastructure_error() {
+    let fixture = Fixture::new();
+    let out = fixture.run(
+        &[],
+        &["--backend", "exec:echo hello", fixture.cases().to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("handshake"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn baselines_gate_on_regressions_only() {
+    let fixture = Fixture::new();
+    let baseline = fixture.dir.path().join("baseline.json");
+    let baseline_arg = baseline.to_str().unwrap();
+    let wrong_edge = [("WORKER_MODE_test_edge_pad", "wrong")];
+    // Record the known failure; the recording run itself still fails.
+    let (code, _) = fixture.check(&wrong_edge, &["--write-baseline", baseline_arg]);
+    assert_eq!(code, Some(1));
+    let recorded: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
+    assert_eq!(recorded["expected"]["test_edge_pad/0"]["status"], "failed");
+    assert_eq!(recorded["expected"].as_object().unwrap().len(), 1);
+    // The same failure against the baseline: 0.
+    let (code, _) = fixture.check(&wrong_edge, &["--baseline", baseline_arg]);
+    assert_eq!(code, Some(0));
+    // A new failure: 1.
+    let (code, _) = fixture.check(&[("WORKER_MODE", "wrong")], &["--baseline", baseline_arg]);
+    assert_eq!(code, Some(1));
+    // The known failure fixed: reported, 0, but 1 under --strict.
+    let backend = fixture.backend();
+    let out = fixture.run(
+        &[],
+        &[
+            "--backend",
+            &backend,
+            "--baseline",
+            baseline_arg,
+            fixture.cases().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unexpected pass (remove it from the baseline): test_edge_pad/0")
+    );
+    let (code, _) = fixture.check(&[], &["--baseline", baseline_arg, "--strict"]);
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn matrix_json_parses_back() {
+    let fixture = Fixture::new();
+    let backend = fixture.backend();
+    let out = fixture.run(
+        &[("WORKER_MODE_test_wrap_pad", "wrong")],
+        &[
+            "matrix",
+            "--backend",
+            "ref",
+            "--backend",
+            &backend,
+            "--format",
+            "json",
+            fixture.cases().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let matrix: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let backends = matrix["backends"].as_array().unwrap();
+    assert_eq!(backends[0]["name"], "ref");
+    assert_eq!(backends[0]["summary"]["passed"], 2);
+    assert_eq!(backends[1]["name"], "test-worker");
+    assert_eq!(backends[1]["summary"]["failed"], 1);
+    let wrap = matrix["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "test_wrap_pad/0")
+        .unwrap();
+    assert_eq!(wrap["op"], "Pad");
+    assert_eq!(wrap["version"], 25);
+    assert_eq!(wrap["mode"], "wrap");
+    assert_eq!(wrap["dtype"], "int32");
+    assert_eq!(wrap["results"][0]["status"], "passed");
+    assert_eq!(wrap["results"][1]["status"], "failed");
+}
