@@ -10,6 +10,8 @@
 //!     Harness::new(RefBackend).root("onnx-testdata").run();
 //! }
 //! ```
+//!
+//! examples/toy_backend.rs is a complete gate of a partial backend, with a baseline.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Completion, Trial};
 
 use crate::backend::Backend;
+use crate::baseline::Baseline;
 use crate::case::{Applicability, Patterns, TestCase, applicability, discover};
 use crate::check::{CheckOptions, Status, check_data_set};
 use crate::error::Error;
@@ -27,6 +30,7 @@ pub struct Harness {
     roots: Vec<PathBuf>,
     patterns: Vec<String>,
     options: CheckOptions,
+    baseline: Option<PathBuf>,
 }
 
 impl Harness {
@@ -37,6 +41,7 @@ impl Harness {
             roots: Vec::new(),
             patterns: Vec::new(),
             options: CheckOptions::default(),
+            baseline: None,
         }
     }
 
@@ -58,11 +63,25 @@ impl Harness {
         self
     }
 
+    /// Known failures (a file `--write-baseline` wrote): their trials pass while they fail,
+    /// and fail once they pass, so the list cannot go stale.
+    pub fn baseline(mut self, path: impl Into<PathBuf>) -> Harness {
+        self.baseline = Some(path.into());
+        self
+    }
+
     /// One trial per case and data set. Not-applicable cases are ignored trials; a case whose
     /// model cannot be read is a trial that fails with the reason.
     pub fn trials(&self) -> Result<Vec<Trial>, Error> {
         let patterns = Patterns::new(&self.patterns)?;
         let cases = discover(&self.roots, &patterns)?;
+        let baseline = match &self.baseline {
+            Some(path) => Baseline::read(path).map_err(|message| Error::Model {
+                path: path.clone(),
+                message,
+            })?,
+            None => Baseline::default(),
+        };
         let mut trials = Vec::new();
         for case in cases {
             let case = Arc::new(case);
@@ -74,12 +93,19 @@ impl Harness {
                 };
                 let (backend, case, options) = (Arc::clone(&self.backend), Arc::clone(&case), self.options);
                 let ignored = not_applicable.is_some();
+                let known_failure = baseline.expected.get(&name).map(|e| e.reason.clone());
                 let trial = Trial::ignorable_test(name, move || {
                     let outcome = check_data_set(backend.as_ref(), &case, index, &options);
-                    match outcome.status {
-                        Status::Passed => Ok(Completion::Completed),
-                        Status::Skipped => Ok(Completion::ignored_with(outcome.message)),
-                        Status::Failed | Status::Errored => Err(outcome.message.into()),
+                    match (outcome.status, known_failure) {
+                        (Status::Skipped, _) => Ok(Completion::ignored_with(outcome.message)),
+                        (Status::Passed, None) | (Status::Failed | Status::Errored, Some(_)) => {
+                            Ok(Completion::Completed)
+                        }
+                        (Status::Passed, Some(reason)) => Err(format!(
+                            "listed as a known failure ({reason}) but passed: remove it from the baseline"
+                        )
+                        .into()),
+                        (Status::Failed | Status::Errored, None) => Err(outcome.message.into()),
                     }
                 });
                 trials.push(trial.with_kind(kind.clone()).with_ignored_flag(ignored));

@@ -1,0 +1,39 @@
+//! A downstream backend's conformance gate, as a crate would write it in tests/ with
+//! `harness = false`: implement `Backend`, point the harness at the data and a baseline of
+//! known failures, and every case becomes a trial of `cargo test`.
+//!
+//! The toy backend pads in constant mode only (borrowing the reference kernel) and refuses
+//! the other modes; toy_backend.baseline.json lists those refusals, so the gate passes, and
+//! fails as soon as a listed case starts passing or an unlisted one fails.
+
+use pad_conformance::Tensor;
+use pad_conformance::backend::{Backend, BackendError, RefBackend};
+use pad_conformance::harness::Harness;
+use pad_conformance::model::{AttributeValue, Model};
+
+struct ConstantOnly;
+
+impl Backend for ConstantOnly {
+    fn name(&self) -> &str {
+        "constant-only"
+    }
+
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        for node in &model.graph.nodes {
+            if let Some(AttributeValue::String(mode)) = node.attribute("mode") {
+                if mode != b"constant" {
+                    return Err(format!("mode {} is not implemented", String::from_utf8_lossy(mode)).into());
+                }
+            }
+        }
+        RefBackend.run(model, inputs)
+    }
+}
+
+fn main() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    Harness::new(ConstantOnly)
+        .root(format!("{root}/onnx-testdata/onnx-1.22.0"))
+        .baseline(format!("{root}/examples/toy_backend.baseline.json"))
+        .run();
+}
