@@ -20,10 +20,10 @@ impl Backend for ConstantOnly {
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         for node in &model.graph.nodes {
-            if let Some(AttributeValue::String(mode)) = node.attribute("mode") {
-                if mode != b"constant" {
-                    return Err(format!("mode {} is not implemented", String::from_utf8_lossy(mode)).into());
-                }
+            if let Some(AttributeValue::String(mode)) = node.attribute("mode")
+                && mode != b"constant"
+            {
+                return Err(format!("mode {} is not implemented", String::from_utf8_lossy(mode)).into());
             }
         }
         RefBackend.run(model, inputs)
