@@ -314,27 +314,9 @@ fn show_float(x: f64) -> String {
     }
 }
 
-/// 16-bit floats, compared through f32.
-macro_rules! half_floats {
-    ($($ty:ty),*) => {$(
-        impl Comparable for $ty {
-            const FLOATING: bool = true;
-            fn check(expected: &Self, actual: &Self, tolerance: &Tolerance) -> ElementCheck {
-                let bit_equal = expected.to_bits() == actual.to_bits();
-                float_check(expected.to_f32() as f64, actual.to_f32() as f64, bit_equal, tolerance)
-            }
-            fn show(&self) -> String {
-                show_float(self.to_f32() as f64)
-            }
-        }
-    )*};
-}
-
-half_floats!(f16, bf16);
-
-/// 8- and 4-bit floats, compared through f32 and shown with their bit pattern, since several
-/// patterns can mean the same value (NaN) and the formats are unfamiliar.
-macro_rules! mini_floats {
+/// Narrow floats, compared through f32 and shown with their bit pattern too, since several
+/// patterns can mean the same value (NaN, ±0) and the 8- and 4-bit formats are unfamiliar.
+macro_rules! narrow_floats {
     ($($ty:ty),*) => {$(
         impl Comparable for $ty {
             const FLOATING: bool = true;
@@ -349,7 +331,9 @@ macro_rules! mini_floats {
     )*};
 }
 
-mini_floats!(
+narrow_floats!(
+    f16,
+    bf16,
     Float8E4M3FN,
     Float8E4M3FNUZ,
     Float8E5M2,
@@ -435,5 +419,188 @@ impl Comparison {
             write!(text, "\n  … and {} more", self.differing - self.first_mismatches.len()).unwrap();
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use half::{bf16, f16};
+    use num_complex::Complex;
+
+    use super::*;
+    use crate::tensor::{Element, Float4E2M1, Float8E4M3FN, Int4};
+
+    fn t<T: Element>(shape: &[usize], values: Vec<T>) -> Tensor {
+        Tensor::from_vec(shape, values).unwrap()
+    }
+
+    fn check<T: Element>(expected: Vec<T>, actual: Vec<T>) -> Comparison {
+        let n = expected.len();
+        compare(&t(&[n], expected), &t(&[n], actual), &Tolerance::default())
+    }
+
+    #[test]
+    fn integers_must_be_equal() {
+        let c = check(vec![5i32, 1000], vec![5, 1001]);
+        assert!(!c.passed && !c.bit_exact);
+        assert_eq!((c.differing, c.total), (1, 2));
+        assert_eq!(c.first_mismatches[0].index, [1]);
+        assert_eq!(
+            (
+                c.first_mismatches[0].expected.as_str(),
+                c.first_mismatches[0].actual.as_str()
+            ),
+            ("1000", "1001")
+        );
+        assert_eq!(c.max_abs_error, None);
+        assert!(check(vec![1u64, u64::MAX], vec![1, u64::MAX]).passed);
+        assert!(!check(vec![true], vec![false]).passed);
+        assert!(!check(vec![Int4(-8)], vec![Int4(7)]).passed);
+    }
+
+    #[test]
+    fn strings_compare_bytes_and_show_text() {
+        let c = check(vec![b"\xc3\xa9".to_vec()], vec![b"e".to_vec()]);
+        assert!(!c.passed);
+        assert_eq!(c.first_mismatches[0].expected, "\"é\"");
+        assert!(check(vec!["日本".as_bytes().to_vec()], vec!["日本".as_bytes().to_vec()]).bit_exact);
+    }
+
+    #[test]
+    fn floats_pass_within_atol_plus_rtol_times_expected() {
+        // |1.0005 - 1| = 5e-4 ≤ 1e-7 + 1e-3 × 1: passes, not bit-exact.
+        let c = check(vec![1.0f64, 2.0], vec![1.0005, 2.0]);
+        assert!(c.passed && !c.bit_exact);
+        assert_eq!(c.differing, 0);
+        assert!((c.max_abs_error.unwrap() - 5e-4).abs() < 1e-12);
+        assert!((c.max_rel_error.unwrap() - 5e-4).abs() < 1e-12);
+        // 1.002 is outside: 2e-3 > 1e-3 + 1e-7.
+        let c = check(vec![1.0f64], vec![1.002]);
+        assert!(!c.passed);
+        assert!((c.max_abs_error.unwrap() - 2e-3).abs() < 1e-12);
+        // Custom tolerance.
+        let loose = Tolerance {
+            rtol: 0.01,
+            ..Tolerance::default()
+        };
+        assert!(compare(&t(&[1], vec![1.0f64]), &t(&[1], vec![1.002]), &loose).passed);
+    }
+
+    #[test]
+    fn nan_matches_nan_and_infinities_match_exactly() {
+        let c = check(vec![f32::NAN], vec![f32::NAN]);
+        assert!(c.passed && c.bit_exact);
+        assert!(!check(vec![f32::NAN], vec![0.0]).passed);
+        assert!(!check(vec![f32::INFINITY], vec![3.4e38]).passed);
+        assert!(check(vec![f32::INFINITY], vec![f32::INFINITY]).passed);
+        assert!(!check(vec![f32::NEG_INFINITY], vec![f32::INFINITY]).passed);
+    }
+
+    #[test]
+    fn negative_zero_passes_but_is_not_bit_exact() {
+        let c = check(vec![0.0f32], vec![-0.0]);
+        assert!(c.passed && !c.bit_exact);
+        let exact = Tolerance {
+            exact: true,
+            ..Tolerance::default()
+        };
+        let c = compare(&t(&[1], vec![0.0f32]), &t(&[1], vec![-0.0f32]), &exact);
+        assert!(!c.passed);
+        assert_eq!(c.differing, 1);
+    }
+
+    #[test]
+    fn narrow_floats_compare_through_f32() {
+        assert!(check(vec![f16::from_f32(1.0)], vec![f16::from_f32(1.0)]).bit_exact);
+        assert!(!check(vec![f16::from_f32(1.0)], vec![f16::from_f32(1.01)]).passed);
+        assert!(!check(vec![bf16::from_f32(2.0)], vec![bf16::from_f32(2.5)]).passed);
+        // float8e4m3fn: 0x7F and 0xFF are both NaN: they match, but not bit for bit.
+        let c = check(vec![Float8E4M3FN::from_bits(0x7F)], vec![Float8E4M3FN::from_bits(0xFF)]);
+        assert!(c.passed && !c.bit_exact);
+        let c = check(vec![Float4E2M1::from_bits(0x7)], vec![Float4E2M1::from_bits(0x6)]);
+        assert!(!c.passed);
+        assert_eq!(c.first_mismatches[0].expected, "6 (0x07)");
+        assert_eq!(c.first_mismatches[0].actual, "4 (0x06)");
+    }
+
+    #[test]
+    fn complex_numbers_compare_by_parts() {
+        let c = check(vec![Complex::new(1.0f32, 2.0)], vec![Complex::new(1.0, 2.5)]);
+        assert!(!c.passed);
+        assert_eq!(c.first_mismatches[0].expected, "1+2i");
+        assert!(check(vec![Complex::new(1.0f64, -2.0)], vec![Complex::new(1.0, -2.0)]).bit_exact);
+    }
+
+    #[test]
+    fn dtype_and_shape_are_checked_first() {
+        let c = compare(&t(&[1], vec![1.0f32]), &t(&[1], vec![1.0f64]), &Tolerance::default());
+        assert_eq!(
+            c.problem.as_deref(),
+            Some("dtype differs: expected float, actual double")
+        );
+        assert!(!c.passed);
+        let c = compare(
+            &t(&[2, 3], vec![0i8; 6]),
+            &t(&[3, 2], vec![0i8; 6]),
+            &Tolerance::default(),
+        );
+        assert_eq!(
+            c.problem.as_deref(),
+            Some("shape differs: expected [2, 3], actual [3, 2]")
+        );
+        assert!(c.report(0, "y").contains("expected int8[2, 3], actual int8[3, 2]"));
+    }
+
+    #[test]
+    fn the_listing_is_capped_and_in_row_major_order() {
+        let c = compare(
+            &t(&[3, 5], vec![0i64; 15]),
+            &t(&[3, 5], vec![1i64; 15]),
+            &Tolerance::default(),
+        );
+        assert_eq!(c.differing, 15);
+        assert_eq!(c.first_mismatches.len(), MAX_LISTED);
+        assert_eq!(c.first_mismatches[6].index, [1, 1]);
+        assert!(c.report(0, "y").ends_with("… and 5 more"));
+    }
+
+    #[test]
+    fn regions_name_the_padding_an_index_falls_in() {
+        let regions = PadRegions {
+            pads: vec![(1, 0), (0, 2)],
+            out_shape: vec![3, 4],
+        };
+        assert_eq!(regions.region(&[0, 0]), "begin padding of axis 0");
+        assert_eq!(regions.region(&[1, 3]), "end padding of axis 1");
+        assert_eq!(regions.region(&[1, 1]), "interior");
+        assert_eq!(
+            regions.region(&[0, 3]),
+            "begin padding of axis 0, end padding of axis 1"
+        );
+        // A cropped side has no padding.
+        let cropped = PadRegions {
+            pads: vec![(-1, 1)],
+            out_shape: vec![3],
+        };
+        assert_eq!(cropped.region(&[0]), "interior");
+        assert_eq!(cropped.region(&[2]), "end padding of axis 0");
+    }
+
+    #[test]
+    fn the_report_says_what_differs_and_where() {
+        let expected = t(&[2, 2], vec![1.5f32, 0.0, 0.0, 2.0]);
+        let actual = t(&[2, 2], vec![1.5f32, 0.0, 9.0, 2.0]);
+        let regions = PadRegions {
+            pads: vec![(1, 0), (0, 0)],
+            out_shape: vec![2, 2],
+        };
+        let report = compare(&expected, &actual, &Tolerance::default())
+            .with_regions(&regions)
+            .report(0, "y");
+        assert_eq!(
+            report,
+            "output 0 \"y\": 1 of 4 elements differ (max abs error 9, max rel error inf)\n  \
+             expected float[2, 2], actual float[2, 2]\n  [1, 0] expected 0 actual 9 (interior)"
+        );
     }
 }
