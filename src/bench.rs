@@ -129,20 +129,27 @@ fn measure(input: &Tensor, plan: &PadPlan, op: &str, mode: &str, repetitions: us
             let source: Vec<T> = input.iter().cycle().take(self.plan.out_len()).cloned().collect();
             let mut reused = Vec::new();
             let mut copy_target: Vec<T> = Vec::new();
-            let pad = median(self.repetitions, || {
-                pad_into(input, self.plan, &fill, &mut reused);
-                black_box(&reused);
-            });
-            let copy = median(self.repetitions, || {
-                copy_target.clear();
-                copy_target.extend_from_slice(&source);
-                black_box(&copy_target);
-            });
-            let fresh = median(self.repetitions, || {
-                let mut out = Vec::new();
-                pad_into(input, self.plan, &fill, &mut out);
-                black_box(out);
-            });
+            // Interleaved, so that a change of clock or of load on the machine hits all three.
+            let times = median_of_each(
+                self.repetitions,
+                &mut [
+                    &mut || {
+                        pad_into(input, self.plan, &fill, &mut reused);
+                        black_box(&reused);
+                    },
+                    &mut || {
+                        copy_target.clear();
+                        copy_target.extend_from_slice(&source);
+                        black_box(&copy_target);
+                    },
+                    &mut || {
+                        let mut out = Vec::new();
+                        pad_into(input, self.plan, &fill, &mut out);
+                        black_box(out);
+                    },
+                ],
+            );
+            let (pad, copy, fresh) = (times[0], times[1], times[2]);
             (gbps(bytes, pad), gbps(bytes, fresh), gbps(bytes, copy))
         }
     }
@@ -159,18 +166,26 @@ fn measure(input: &Tensor, plan: &PadPlan, op: &str, mode: &str, repetitions: us
     }
 }
 
-/// The median time of `repetitions` runs of `f`, after one warm-up run.
-fn median(repetitions: usize, mut f: impl FnMut()) -> Duration {
-    f();
-    let mut times: Vec<Duration> = (0..repetitions.max(1))
-        .map(|_| {
+/// The median time of each closure over `repetitions` rounds, after one warm-up round; each
+/// round runs every closure once, in order.
+fn median_of_each(repetitions: usize, runs: &mut [&mut dyn FnMut()]) -> Vec<Duration> {
+    let mut times = vec![Vec::with_capacity(repetitions); runs.len()];
+    for round in 0..=repetitions.max(1) {
+        for (run, samples) in runs.iter_mut().zip(&mut times) {
             let start = Instant::now();
-            f();
-            start.elapsed()
+            run();
+            if round > 0 {
+                samples.push(start.elapsed());
+            }
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut samples| {
+            samples.sort();
+            samples[samples.len() / 2]
         })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
+        .collect()
 }
 
 fn gbps(bytes: f64, time: Duration) -> f64 {
@@ -187,13 +202,19 @@ pub fn bench_decode(megabytes: usize, repetitions: usize) -> Result<BenchResult,
         base_dir: None,
         max_bytes: u64::MAX,
     };
-    let decode = median(repetitions, || {
-        let proto = crate::proto::TensorProto::decode(file.clone()).expect("valid encoding");
-        black_box(decode_tensor(&proto, &options).expect("valid tensor"));
-    });
-    let copy = median(repetitions, || {
-        black_box(file.to_vec());
-    });
+    let times = median_of_each(
+        repetitions,
+        &mut [
+            &mut || {
+                let proto = crate::proto::TensorProto::decode(file.clone()).expect("valid encoding");
+                black_box(decode_tensor(&proto, &options).expect("valid tensor"));
+            },
+            &mut || {
+                black_box(file.to_vec());
+            },
+        ],
+    );
+    let (decode, copy) = (times[0], times[1]);
     let bytes = file.len() as f64;
     Ok(BenchResult {
         op: "decode".to_owned(),
