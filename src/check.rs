@@ -10,6 +10,7 @@ use crate::backend::Backend;
 use crate::case::{Applicability, Expected, TestCase, applicability};
 use crate::compare::{Tolerance, compare};
 use crate::model::{AttributeValue, Model};
+use crate::opset::{domain_name, operator_label};
 use crate::reference::pad_regions;
 use crate::tensor::DEFAULT_MAX_BYTES;
 
@@ -96,8 +97,7 @@ impl Outcome {
     /// `Pad-19`, `com.microsoft.Pad-1`, or `-` when unknown.
     pub fn operator(&self) -> String {
         match (&self.op, &self.domain, self.version) {
-            (Some(op), Some(domain), Some(v)) if domain != "ai.onnx" => format!("{domain}.{op}-{v}"),
-            (Some(op), _, Some(v)) => format!("{op}-{v}"),
+            (Some(op), Some(domain), Some(v)) => operator_label(domain, op, v),
             _ => "-".to_owned(),
         }
     }
@@ -227,11 +227,7 @@ fn max_option(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 fn describe_operator(model: &Model, outcome: &mut Outcome) {
     if let Some((node, _)) = model.pad_nodes().next() {
         outcome.op = Some(node.op_type.clone());
-        outcome.domain = Some(if node.domain.is_empty() {
-            "ai.onnx".to_owned()
-        } else {
-            node.domain.clone()
-        });
+        outcome.domain = Some(domain_name(&node.domain).to_owned());
         outcome.version = Some(node.version);
         if node.op_type == "Pad" {
             let mode = match node.attribute("mode") {

@@ -119,11 +119,7 @@ impl Harness {
         let Ok(model) = case.load_model(&case.decode_options(self.options.max_tensor_bytes)) else {
             return (String::new(), None);
         };
-        let kind = model
-            .pad_nodes()
-            .next()
-            .map(|(n, _)| format!("{}-{}", n.op_type, n.version))
-            .unwrap_or_default();
+        let kind = model.pad_nodes().next().map(|(n, _)| n.label()).unwrap_or_default();
         match applicability(&model) {
             Applicability::Applicable => (kind, None),
             Applicability::NotApplicable(reason) => (kind, Some(reason)),

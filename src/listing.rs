@@ -38,19 +38,14 @@ pub fn list_case(case: &TestCase, max_bytes: u64) -> Vec<String> {
         .collect()
 }
 
-/// `ai.onnx Pad-19`, or every Pad-family node's when there are several different ones.
+/// `Pad-19`, or every Pad-family node's label when there are several different ones.
 fn operator(model: &Model) -> String {
-    let mut names: Vec<String> = Vec::new();
+    let mut labels: Vec<String> = Vec::new();
     for (node, _) in model.pad_nodes() {
-        let domain = if node.domain.is_empty() {
-            "ai.onnx"
-        } else {
-            &node.domain
-        };
-        let name = format!("{domain} {}-{}", node.op_type, node.version);
-        if !names.contains(&name) {
-            names.push(name);
+        let label = node.label();
+        if !labels.contains(&label) {
+            labels.push(label);
         }
     }
-    names.join(", ")
+    labels.join(", ")
 }

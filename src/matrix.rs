@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::check::{Outcome, Status};
+use crate::opset::operator_label;
 use crate::report::{RunReport, Summary, escape_cell};
 
 /// The results of several backends over the same data sets.
@@ -110,8 +111,7 @@ impl Matrix {
             .filter(|r| !failures_only || r.results.iter().any(|c| c.status != Status::Passed))
         {
             let operator = match (&row.op, &row.domain, row.version) {
-                (Some(op), Some(d), Some(v)) if d != "ai.onnx" => format!("{d}.{op}-{v}"),
-                (Some(op), _, Some(v)) => format!("{op}-{v}"),
+                (Some(op), Some(domain), Some(v)) => operator_label(domain, op, v),
                 _ => "-".to_owned(),
             };
             let cells: Vec<String> = row

@@ -103,13 +103,17 @@ impl Node {
     }
 }
 
+impl Node {
+    /// `Pad-19`, `com.microsoft.Pad-1`: the operator and version, without the node's name.
+    pub fn label(&self) -> String {
+        opset::operator_label(&self.domain, &self.op_type, self.version)
+    }
+}
+
 impl fmt::Display for Node {
     /// `Pad-19 "pad_node"` or `com.microsoft.Pad-1`: how messages name a node.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !self.domain.is_empty() {
-            write!(f, "{}.", self.domain)?;
-        }
-        write!(f, "{}-{}", self.op_type, self.version)?;
+        f.write_str(&self.label())?;
         if !self.name.is_empty() {
             write!(f, " {:?}", self.name)?;
         }

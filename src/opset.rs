@@ -13,6 +13,19 @@ pub fn normalize_domain(domain: &str) -> &str {
     if domain == "ai.onnx" { ONNX_DOMAIN } else { domain }
 }
 
+/// The domain as reports spell it: `ai.onnx` for the standard one.
+pub fn domain_name(domain: &str) -> &str {
+    if domain.is_empty() { "ai.onnx" } else { domain }
+}
+
+/// `Pad-19` for a standard operator, `com.microsoft.Pad-1` for another domain's.
+pub fn operator_label(domain: &str, op_type: &str, version: i64) -> String {
+    match normalize_domain(domain) {
+        ONNX_DOMAIN => format!("{op_type}-{version}"),
+        other => format!("{other}.{op_type}-{version}"),
+    }
+}
+
 /// The versions in which an operator changed, oldest first; `None` for operators this
 /// project does not know.
 pub fn operator_versions(domain: &str, op_type: &str) -> Option<&'static [i64]> {

@@ -164,11 +164,11 @@ fn list_shows_operator_versions() {
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(
-        stdout.contains("node/test_wrap_pad/0  ai.onnx Pad-19  inputs: int32[1, 3, 4, 5] int64[8]"),
+        stdout.contains("node/test_wrap_pad/0  Pad-19  inputs: int32[1, 3, 4, 5] int64[8]"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("node/test_center_crop_pad_crop/0  ai.onnx CenterCropPad-18"),
+        stdout.contains("node/test_center_crop_pad_crop/0  CenterCropPad-18"),
         "{stdout}"
     );
     assert_eq!(stdout.lines().count(), 23);
