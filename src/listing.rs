@@ -33,6 +33,9 @@ pub fn list_case(case: &TestCase, max_bytes: u64) -> Vec<String> {
                     Err(e) => write!(line, " error: {e}").unwrap(),
                 }
             }
+            if data_set.expected_error.is_some() {
+                line.push_str("  (must be refused)");
+            }
             line
         })
         .collect()

@@ -1,0 +1,230 @@
+//! Case discovery over the vendored data and over trees made here, and model loading.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pad_conformance::Error;
+use pad_conformance::case::{Applicability, Patterns, applicability, discover};
+use pad_conformance::model::{AttributeValue, Model};
+use pad_conformance::proto::{AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto};
+use pad_conformance::tensor::DecodeOptions;
+use prost::Message;
+
+fn vendored() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata")
+}
+
+#[test]
+fn every_vendored_release_is_discovered_with_its_pad_version() {
+    let cases = discover(&[vendored()], &Patterns::default()).unwrap();
+    let mut per_release: BTreeMap<&str, usize> = BTreeMap::new();
+    for case in &cases {
+        *per_release.entry(case.id.split('/').next().unwrap()).or_default() += 1;
+    }
+    let expected = [
+        ("extended", 839),
+        ("onnx-1.12.0", 8),
+        ("onnx-1.13.1", 19),
+        ("onnx-1.14.1", 23),
+        ("onnx-1.16.2", 23),
+        ("onnx-1.18.0", 23),
+        ("onnx-1.19.1", 23),
+        ("onnx-1.2.1", 8),
+        ("onnx-1.22.0", 23),
+        ("onnx-1.3.0", 8),
+        ("onnx-1.4.1", 8),
+        ("onnx-1.6.0", 8),
+    ];
+    assert_eq!(per_release.into_iter().collect::<Vec<_>>(), expected);
+    assert!(cases.iter().any(|c| c.id == "onnx-1.22.0/node/test_wrap_pad"));
+
+    let pad_version = |release: &str| {
+        let case = cases
+            .iter()
+            .find(|c| c.id == format!("{release}/node/test_constant_pad"))
+            .unwrap();
+        let model = case.load_model(&case.decode_options(1 << 30)).unwrap();
+        model.pad_nodes().next().unwrap().0.version
+    };
+    let versions: Vec<i64> = [
+        "onnx-1.2.1",
+        "onnx-1.3.0",
+        "onnx-1.4.1",
+        "onnx-1.6.0",
+        "onnx-1.12.0",
+        "onnx-1.13.1",
+    ]
+    .iter()
+    .chain(&[
+        "onnx-1.14.1",
+        "onnx-1.16.2",
+        "onnx-1.18.0",
+        "onnx-1.19.1",
+        "onnx-1.22.0",
+    ])
+    .map(|r| pad_version(r))
+    .collect();
+    assert_eq!(versions, [2, 2, 2, 11, 13, 18, 19, 21, 23, 24, 25]);
+}
+
+fn node(op_type: &str, domain: &str, inputs: &[&str]) -> NodeProto {
+    NodeProto {
+        op_type: op_type.into(),
+        domain: domain.into(),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: vec!["y".into()],
+        ..Default::default()
+    }
+}
+
+fn model(nodes: Vec<NodeProto>, opsets: &[(&str, i64)]) -> ModelProto {
+    ModelProto {
+        ir_version: 8,
+        opset_import: opsets
+            .iter()
+            .map(|(domain, version)| OperatorSetIdProto {
+                domain: domain.to_string(),
+                version: *version,
+            })
+            .collect(),
+        graph: Some(GraphProto {
+            node: nodes,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn write_case(dir: &Path, model: &ModelProto, data_sets: &[usize]) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("model.onnx"), model.encode_to_vec()).unwrap();
+    for n in data_sets {
+        let set = dir.join(format!("test_data_set_{n}"));
+        std::fs::create_dir_all(&set).unwrap();
+        for k in [0, 2, 10] {
+            std::fs::write(set.join(format!("input_{k}.pb")), b"").unwrap();
+        }
+    }
+}
+
+fn pad_model() -> ModelProto {
+    model(vec![node("Pad", "", &["x", "pads"])], &[("", 19)])
+}
+
+#[test]
+fn discovery_rules_on_a_made_tree() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    write_case(&r.join("a/test_my_pad"), &pad_model(), &[10, 2, 0]);
+    write_case(
+        &r.join("b/test_conv_pads"),
+        &model(vec![node("Conv", "", &["x", "w"])], &[("", 19)]),
+        &[0],
+    );
+    std::fs::create_dir_all(r.join("test_no_model_pad")).unwrap();
+    write_case(&r.join("other_case"), &pad_model(), &[0]);
+
+    let cases = discover(&[r.to_owned()], &Patterns::default()).unwrap();
+    let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["a/test_my_pad", "b/test_conv_pads"]);
+    let sets: Vec<usize> = cases[0].data_sets.iter().map(|d| d.index).collect();
+    assert_eq!(sets, [0, 2, 10]);
+    let inputs: Vec<String> = cases[0].data_sets[0]
+        .inputs
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(inputs, ["input_0.pb", "input_2.pb", "input_10.pb"]);
+
+    let conv = cases[1].load_model(&cases[1].decode_options(1 << 20)).unwrap();
+    match applicability(&conv) {
+        Applicability::NotApplicable(reason) => assert!(reason.contains("Conv"), "{reason}"),
+        Applicability::Applicable => panic!("a Conv graph is not applicable"),
+    }
+
+    // --pattern replaces the defaults.
+    let custom = discover(&[r.to_owned()], &Patterns::new(&["other_*"]).unwrap()).unwrap();
+    assert_eq!(custom.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["other_case"]);
+
+    let empty = tempfile::tempdir().unwrap();
+    assert!(matches!(
+        discover(&[empty.path().to_owned()], &Patterns::default()),
+        Err(Error::NoCases { .. })
+    ));
+}
+
+#[test]
+fn links_are_followed_only_inside_the_root() {
+    let outside = tempfile::tempdir().unwrap();
+    write_case(&outside.path().join("test_far_pad"), &pad_model(), &[0]);
+    let root = tempfile::tempdir().unwrap();
+    write_case(&root.path().join("real/test_near_pad"), &pad_model(), &[0]);
+    std::os::unix::fs::symlink(outside.path(), root.path().join("escape")).unwrap();
+    std::os::unix::fs::symlink(root.path().join("real"), root.path().join("alias")).unwrap();
+    let cases = discover(&[root.path().to_owned()], &Patterns::default()).unwrap();
+    let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["alias/test_near_pad", "real/test_near_pad"]);
+}
+
+fn load(proto: ModelProto) -> Result<Model, Error> {
+    Model::from_proto(Path::new("m/model.onnx"), proto, &DecodeOptions::default())
+}
+
+#[test]
+fn model_loading_resolves_versions_and_refuses_what_it_cannot_place() {
+    let missing_domain = load(model(vec![node("Pad", "com.microsoft", &["x", "p"])], &[("", 19)])).unwrap_err();
+    let message = missing_domain.to_string();
+    assert!(
+        message.contains("m/model.onnx") && message.contains("com.microsoft"),
+        "{message}"
+    );
+    assert!(message.contains("node 0 (Pad)"), "{message}");
+
+    let too_old = load(model(vec![node("CenterCropPad", "", &["x", "s"])], &[("", 13)])).unwrap_err();
+    assert!(too_old.to_string().contains("since version 18"), "{too_old}");
+
+    let ms = load(model(
+        vec![node("Pad", "com.microsoft", &["x", "p"])],
+        &[("", 11), ("com.microsoft", 1)],
+    ))
+    .unwrap();
+    assert_eq!(ms.graph.nodes[0].label(), "com.microsoft.Pad-1");
+
+    let omitted = load(model(
+        vec![node("Pad", "ai.onnx", &["x", "p", "", "axes"])],
+        &[("ai.onnx", 18)],
+    ))
+    .unwrap();
+    let pad = &omitted.graph.nodes[0];
+    assert_eq!(
+        (pad.label().as_str(), pad.input(1), pad.input(2), pad.input(3)),
+        ("Pad-18", Some("p"), None, Some("axes"))
+    );
+}
+
+#[test]
+fn attribute_types_are_inferred_when_old_files_leave_them_unset() {
+    let mut pad = node("Pad", "", &["x"]);
+    pad.attribute = vec![
+        AttributeProto {
+            name: "pads".into(),
+            ints: vec![0, 1, 0, 1],
+            ..Default::default()
+        },
+        AttributeProto {
+            name: "mode".into(),
+            s: "edge".into(),
+            ..Default::default()
+        },
+        AttributeProto {
+            name: "value".into(),
+            f: 1.5,
+            ..Default::default()
+        },
+    ];
+    let loaded = load(model(vec![pad], &[("", 2)])).unwrap();
+    let node = &loaded.graph.nodes[0];
+    assert_eq!(node.attribute("pads"), Some(&AttributeValue::Ints(vec![0, 1, 0, 1])));
+    assert_eq!(node.attribute("mode"), Some(&AttributeValue::String(b"edge".to_vec())));
+    assert_eq!(node.attribute("value"), Some(&AttributeValue::Float(1.5)));
+}
