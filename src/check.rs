@@ -163,7 +163,7 @@ fn run_check(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &
             );
         }
     };
-    let expected = match (loaded.expected, result) {
+    let (expected, actual) = match (loaded.expected, result) {
         (Expected::Error(reason), Ok(_)) => {
             return outcome.set(
                 Status::Failed,
@@ -179,7 +179,6 @@ fn run_check(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &
         }
         (Expected::Outputs(expected), Ok(actual)) => (expected, actual),
     };
-    let (expected, actual) = expected;
     if expected.len() != actual.len() {
         return outcome.set(
             Status::Failed,
