@@ -6,7 +6,7 @@
 //! matching NaN and infinities matching exactly. Bit-identity is recorded either way, and
 //! `exact` makes it the rule.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 use half::{bf16, f16};
 use ndarray::ArrayD;
@@ -70,7 +70,15 @@ pub struct Comparison {
     pub first_mismatches: Vec<ElementMismatch>,
 }
 
-/// Compares `actual` with `expected`.
+/// Compares `actual` with `expected`: dtype, then shape, then every value.
+///
+/// ```
+/// use pad_conformance::{Tensor, compare::{Tolerance, compare}};
+/// let expected = Tensor::from_vec(&[2], vec![1.0f32, 2.0]).unwrap();
+/// let actual = Tensor::from_vec(&[2], vec![1.0005f32, 2.0]).unwrap();
+/// let c = compare(&expected, &actual, &Tolerance::default());
+/// assert!(c.passed && !c.bit_exact);
+/// ```
 pub fn compare(expected: &Tensor, actual: &Tensor, tolerance: &Tolerance) -> Comparison {
     let mut comparison = Comparison {
         passed: false,
@@ -100,64 +108,112 @@ pub fn compare(expected: &Tensor, actual: &Tensor, tolerance: &Tolerance) -> Com
         ));
         return comparison;
     }
-    expected.visit(Compare {
-        actual,
-        tolerance,
-        comparison: &mut comparison,
-    });
-    comparison.passed = if tolerance.exact {
-        comparison.bit_exact
-    } else {
-        comparison.differing == 0
-    };
+    let values = expected.visit(CompareValues { actual, tolerance });
+    comparison.passed = values.differing == 0;
+    comparison.bit_exact = values.bit_exact;
+    comparison.differing = values.differing;
+    comparison.max_abs_error = values.max_errors.map(|(abs, _)| abs);
+    comparison.max_rel_error = values.max_errors.map(|(_, rel)| rel);
+    comparison.first_mismatches = values.listed;
     comparison
 }
 
-struct Compare<'a> {
-    actual: &'a Tensor,
-    tolerance: &'a Tolerance,
-    comparison: &'a mut Comparison,
+/// What one pass over the values of two tensors of the same type and shape found.
+struct Values {
+    bit_exact: bool,
+    /// Elements failing the rule: the tolerant one, or bit-identity under `exact`.
+    differing: usize,
+    /// The largest (absolute, relative) errors, for floating types.
+    max_errors: Option<(f64, f64)>,
+    listed: Vec<ElementMismatch>,
 }
 
-impl Visitor<'_> for Compare<'_> {
-    type Output = ();
-    fn visit<T: Element>(self, expected: &ArrayD<T>) {
+/// Compares the values of the visited (expected) tensor with those of `actual`.
+struct CompareValues<'a> {
+    actual: &'a Tensor,
+    tolerance: &'a Tolerance,
+}
+
+impl Visitor<'_> for CompareValues<'_> {
+    type Output = Values;
+    fn visit<T: Element>(self, expected: &ArrayD<T>) -> Values {
         let actual = self.actual.as_array::<T>().expect("dtypes were checked equal");
-        let c = self.comparison;
-        let mut bit_exact = true;
-        let mut floating = false;
-        for ((index, e), a) in expected.indexed_iter().zip(actual.iter()) {
-            let check = T::check(e, a, self.tolerance);
-            bit_exact &= check.bit_equal;
-            if let Some((abs, rel)) = check.errors {
-                floating = true;
-                c.max_abs_error = Some(c.max_abs_error.map_or(abs, |m: f64| m.max(abs)));
-                c.max_rel_error = Some(c.max_rel_error.map_or(rel, |m: f64| m.max(rel)));
-            }
-            let fails = if self.tolerance.exact {
-                !check.bit_equal
-            } else {
-                !check.within
-            };
-            if fails {
-                c.differing += 1;
-                if c.first_mismatches.len() < MAX_LISTED {
-                    c.first_mismatches.push(ElementMismatch {
-                        index: ndarray::Dimension::slice(&index).to_vec(),
-                        expected: e.show(),
-                        actual: a.show(),
-                        region: None,
-                    });
-                }
-            }
-        }
-        c.bit_exact = bit_exact;
-        if !floating && T::FLOATING {
-            // No finite pair was compared (empty, or only NaN/inf): the errors are zero.
-            c.max_abs_error = Some(0.0);
-            c.max_rel_error = Some(0.0);
+        let shape = expected.shape();
+        // Tensors are normally in standard layout, so this is a zip over two slices; the
+        // fallback walks any other layout in the same logical (row-major) order.
+        match (expected.as_slice(), actual.as_slice()) {
+            (Some(e), Some(a)) => compare_values(e.iter().zip(a), shape, self.tolerance),
+            _ => compare_values(expected.iter().zip(actual.iter()), shape, self.tolerance),
         }
     }
+}
+
+/// One pass over the pairs in row-major order. Nothing is allocated per element: the index
+/// and strings of an element are built only when it is listed.
+fn compare_values<'t, T: Element>(
+    pairs: impl Iterator<Item = (&'t T, &'t T)>,
+    shape: &[usize],
+    tolerance: &Tolerance,
+) -> Values {
+    let mut values = Values {
+        bit_exact: true,
+        differing: 0,
+        max_errors: None,
+        listed: Vec::new(),
+    };
+    // Locals rather than fields, so the hot loop keeps them in registers. Errors are
+    // never negative (so 0 is the maximum over no pairs) and never NaN (so `>` suffices).
+    let (mut max_abs, mut max_rel) = (0.0f64, 0.0f64);
+    let mut bit_exact = true;
+    for (flat, (e, a)) in pairs.enumerate() {
+        let check = T::check(e, a, tolerance);
+        bit_exact &= check.bit_equal;
+        if let Some((abs, rel)) = check.errors {
+            if abs > max_abs {
+                max_abs = abs;
+            }
+            if rel > max_rel {
+                max_rel = rel;
+            }
+        }
+        let fails = if tolerance.exact {
+            !check.bit_equal
+        } else {
+            !check.within
+        };
+        if fails {
+            record(&mut values, flat, shape, e, a);
+        }
+    }
+    values.bit_exact = bit_exact;
+    if T::FLOATING {
+        values.max_errors = Some((max_abs, max_rel));
+    }
+    values
+}
+
+/// Counts a differing element, and lists it while the list is short.
+#[cold]
+fn record<T: Comparable>(values: &mut Values, flat: usize, shape: &[usize], expected: &T, actual: &T) {
+    values.differing += 1;
+    if values.listed.len() < MAX_LISTED {
+        values.listed.push(ElementMismatch {
+            index: unravel(flat, shape),
+            expected: expected.show(),
+            actual: actual.show(),
+            region: None,
+        });
+    }
+}
+
+/// The row-major multi-index of the `flat`-th element of `shape`.
+fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
+    let mut index = vec![0; shape.len()];
+    for (i, &extent) in index.iter_mut().zip(shape).rev() {
+        *i = flat % extent;
+        flat /= extent;
+    }
+    index
 }
 
 /// The verdict on one pair of elements.
@@ -165,11 +221,31 @@ pub struct ElementCheck {
     /// Passes the tolerant rule.
     pub within: bool,
     pub bit_equal: bool,
-    /// (absolute, relative) error, for floating pairs compared numerically.
+    /// (absolute, relative) error of a finite floating pair whose bits differ; `None` where
+    /// there is nothing to add to a maximum (bit-equal pairs, NaN, infinities, non-floats).
     pub errors: Option<(f64, f64)>,
 }
 
-/// How one element type is compared and shown; every [`Element`] is `Comparable`.
+impl ElementCheck {
+    /// Identical bits: the verdict for any type, with no arithmetic.
+    const SAME: ElementCheck = ElementCheck {
+        within: true,
+        bit_equal: true,
+        errors: None,
+    };
+
+    /// The verdict of an exact comparison.
+    fn exact(equal: bool) -> ElementCheck {
+        ElementCheck {
+            within: equal,
+            bit_equal: equal,
+            errors: None,
+        }
+    }
+}
+
+/// How one element type is compared and shown. A supertrait of [`Element`], so the
+/// comparison visitor can ask it of every element type; it is not meant for other use.
 pub trait Comparable {
     /// Compared with the tolerance rule (floating types, complex by parts).
     const FLOATING: bool;
@@ -179,54 +255,28 @@ pub trait Comparable {
     fn show(&self) -> String;
 }
 
-fn exact_check(equal: bool) -> ElementCheck {
-    ElementCheck {
-        within: equal,
-        bit_equal: equal,
+/// The tolerant rule on one floating pair whose bits differ, widened to f64 (exactly: every
+/// value of these formats is an f64).
+fn float_check(expected: f64, actual: f64, tolerance: &Tolerance) -> ElementCheck {
+    let without_errors = |within| ElementCheck {
+        within,
+        bit_equal: false,
         errors: None,
-    }
-}
-
-/// The tolerant rule on one floating pair (already widened to f64), with bit equality given.
-fn float_check(expected: f64, actual: f64, bit_equal: bool, tolerance: &Tolerance) -> ElementCheck {
+    };
     if expected.is_nan() || actual.is_nan() {
-        return ElementCheck {
-            within: expected.is_nan() && actual.is_nan(),
-            bit_equal,
-            errors: None,
-        };
+        return without_errors(expected.is_nan() && actual.is_nan());
     }
     if expected.is_infinite() || actual.is_infinite() {
-        return ElementCheck {
-            within: expected == actual,
-            bit_equal,
-            errors: None,
-        };
+        return without_errors(expected == actual);
     }
     let abs = (actual - expected).abs();
-    let rel = if expected == 0.0 {
-        if abs == 0.0 { 0.0 } else { f64::INFINITY }
-    } else {
-        abs / expected.abs()
-    };
-    let within = abs <= tolerance.atol + tolerance.rtol * expected.abs();
+    // No error is no relative error, even over a zero expected (-0 vs 0); any other error
+    // over zero is infinitely large, as numpy reports it.
+    let rel = if abs == 0.0 { 0.0 } else { abs / expected.abs() };
     ElementCheck {
-        within,
-        bit_equal,
+        within: abs <= tolerance.atol + tolerance.rtol * expected.abs(),
+        bit_equal: false,
         errors: Some((abs, rel)),
-    }
-}
-
-/// Combines the checks of a complex number's two parts.
-fn both(re: ElementCheck, im: ElementCheck) -> ElementCheck {
-    let errors = match (re.errors, im.errors) {
-        (Some((a1, r1)), Some((a2, r2))) => Some((a1.max(a2), r1.max(r2))),
-        (e1, e2) => e1.or(e2),
-    };
-    ElementCheck {
-        within: re.within && im.within,
-        bit_equal: re.bit_equal && im.bit_equal,
-        errors,
     }
 }
 
@@ -236,7 +286,7 @@ macro_rules! exact_elements {
         impl Comparable for $ty {
             const FLOATING: bool = false;
             fn check(expected: &Self, actual: &Self, _: &Tolerance) -> ElementCheck {
-                exact_check(expected == actual)
+                ElementCheck::exact(expected == actual)
             }
             fn show(&self) -> String {
                 self.to_string()
@@ -247,23 +297,13 @@ macro_rules! exact_elements {
 
 exact_elements!(i8, i16, i32, i64, u8, u16, u32, u64, bool);
 
-impl Comparable for Vec<u8> {
-    const FLOATING: bool = false;
-    fn check(expected: &Self, actual: &Self, _: &Tolerance) -> ElementCheck {
-        exact_check(expected == actual)
-    }
-    fn show(&self) -> String {
-        format!("{:?}", String::from_utf8_lossy(self))
-    }
-}
-
 /// Sub-byte integers compared and shown by value.
 macro_rules! sub_byte_elements {
     ($($ty:ty),*) => {$(
         impl Comparable for $ty {
             const FLOATING: bool = false;
             fn check(expected: &Self, actual: &Self, _: &Tolerance) -> ElementCheck {
-                exact_check(expected.0 == actual.0)
+                ElementCheck::exact(expected.0 == actual.0)
             }
             fn show(&self) -> String {
                 self.0.to_string()
@@ -274,23 +314,32 @@ macro_rules! sub_byte_elements {
 
 sub_byte_elements!(Int4, Uint4, Int2, Uint2);
 
+impl Comparable for Vec<u8> {
+    const FLOATING: bool = false;
+    fn check(expected: &Self, actual: &Self, _: &Tolerance) -> ElementCheck {
+        ElementCheck::exact(expected == actual)
+    }
+    /// Lossy UTF-8 in quotes, escaped, so "é" and "e\u{301}" or a stray byte are visible.
+    fn show(&self) -> String {
+        format!("{:?}", String::from_utf8_lossy(self))
+    }
+}
+
 impl Comparable for f32 {
     const FLOATING: bool = true;
     fn check(expected: &Self, actual: &Self, tolerance: &Tolerance) -> ElementCheck {
-        float_check(
-            *expected as f64,
-            *actual as f64,
-            expected.to_bits() == actual.to_bits(),
-            tolerance,
-        )
+        if expected.to_bits() == actual.to_bits() {
+            return ElementCheck::SAME;
+        }
+        float_check(f64::from(*expected), f64::from(*actual), tolerance)
     }
+    /// f32's own Display: through f64, 1.2f32 would print as 1.2000000476837158.
     fn show(&self) -> String {
-        // Through f64 would print 1.2f32 as 1.2000000476837158; f32's own Display is shortest.
-        let x = *self;
-        if x != 0.0 && x.is_finite() && !(1e-4..1e7).contains(&x.abs()) {
-            format!("{x:e}")
+        if self.is_nan() {
+            // NaNs that differ only in payload fail `exact`; the bits show how.
+            format!("NaN (0x{:08x})", self.to_bits())
         } else {
-            x.to_string()
+            show_float(*self)
         }
     }
 }
@@ -298,16 +347,25 @@ impl Comparable for f32 {
 impl Comparable for f64 {
     const FLOATING: bool = true;
     fn check(expected: &Self, actual: &Self, tolerance: &Tolerance) -> ElementCheck {
-        float_check(*expected, *actual, expected.to_bits() == actual.to_bits(), tolerance)
+        if expected.to_bits() == actual.to_bits() {
+            return ElementCheck::SAME;
+        }
+        float_check(*expected, *actual, tolerance)
     }
     fn show(&self) -> String {
-        show_float(*self)
+        if self.is_nan() {
+            format!("NaN (0x{:016x})", self.to_bits())
+        } else {
+            show_float(*self)
+        }
     }
 }
 
-/// A float as a person reads it: plain decimals in the usual range, exponent form outside.
-fn show_float(x: f64) -> String {
-    if x != 0.0 && x.is_finite() && !(1e-4..1e7).contains(&x.abs()) {
+/// A float as a person reads it: its Display in the usual range, exponent form outside
+/// (3.4e38 rather than 39 digits, 1e-30 rather than 31 zeros).
+fn show_float<F: Copy + Into<f64> + fmt::Display + fmt::LowerExp>(x: F) -> String {
+    let magnitude = x.into().abs();
+    if magnitude != 0.0 && magnitude.is_finite() && !(1e-4..1e7).contains(&magnitude) {
         format!("{x:e}")
     } else {
         x.to_string()
@@ -320,12 +378,16 @@ macro_rules! narrow_floats {
     ($($ty:ty),*) => {$(
         impl Comparable for $ty {
             const FLOATING: bool = true;
+            #[inline(always)]
             fn check(expected: &Self, actual: &Self, tolerance: &Tolerance) -> ElementCheck {
-                let bit_equal = expected.to_bits() == actual.to_bits();
-                float_check(expected.to_f32() as f64, actual.to_f32() as f64, bit_equal, tolerance)
+                // Bits first: widening f16 is a call per element, needless for equal bits.
+                if expected.to_bits() == actual.to_bits() {
+                    return ElementCheck::SAME;
+                }
+                float_check(expected.to_f32().into(), actual.to_f32().into(), tolerance)
             }
             fn show(&self) -> String {
-                format!("{} (0x{:02x})", show_float(self.to_f32() as f64), self.to_bits())
+                format!("{} (0x{:02x})", show_float(self.to_f32()), self.to_bits())
             }
         }
     )*};
@@ -342,16 +404,27 @@ narrow_floats!(
     Float4E2M1
 );
 
-impl<F: Comparable + Copy + std::fmt::Display> Comparable for Complex<F> {
+/// Complex numbers pass when both parts pass; their errors are the larger of the parts'.
+impl<F: Comparable> Comparable for Complex<F> {
     const FLOATING: bool = true;
     fn check(expected: &Self, actual: &Self, tolerance: &Tolerance) -> ElementCheck {
-        both(
-            F::check(&expected.re, &actual.re, tolerance),
-            F::check(&expected.im, &actual.im, tolerance),
-        )
+        let re = F::check(&expected.re, &actual.re, tolerance);
+        let im = F::check(&expected.im, &actual.im, tolerance);
+        let errors = match (re.errors, im.errors) {
+            (Some((a1, r1)), Some((a2, r2))) => Some((a1.max(a2), r1.max(r2))),
+            (one, other) => one.or(other),
+        };
+        ElementCheck {
+            within: re.within && im.within,
+            bit_equal: re.bit_equal && im.bit_equal,
+            errors,
+        }
     }
+    /// "a+bi", each part shown as its float type shows it.
     fn show(&self) -> String {
-        format!("{}{:+}i", self.re, self.im)
+        let im = self.im.show();
+        let sign = if im.starts_with('-') { "" } else { "+" };
+        format!("{}{sign}{im}i", self.re.show())
     }
 }
 
@@ -395,18 +468,40 @@ impl Comparison {
         self
     }
 
-    /// A multi-line report: counts and errors, types, then the first differing elements.
+    /// A multi-line report: a headline with the counts and largest errors (or the dtype or
+    /// shape problem), the two types, then the first differing elements with their regions.
+    ///
+    /// ```text
+    /// output 0 "y": 3 of 120 elements differ (max abs error 0.5, max rel error 0.25)
+    ///   expected float[1, 3, 4, 5], actual float[1, 3, 4, 5]
+    ///   [0, 1, 2, 0] expected 1.2 actual 0 (begin padding of axis 2)
+    /// ```
     pub fn report(&self, output_index: usize, output_name: &str) -> String {
-        let mut text = format!("output {output_index} {output_name:?}: ");
+        let mut text = format!("output {output_index}");
+        if !output_name.is_empty() {
+            write!(text, " {output_name:?}").unwrap();
+        }
+        text.push_str(": ");
         if let Some(problem) = &self.problem {
             text.push_str(problem);
-        } else if self.differing == 0 {
-            text.push_str("not bit-identical (--exact)");
+        } else if self.bit_exact {
+            write!(text, "all {} elements are bit-identical", self.total).unwrap();
+        } else if self.passed {
+            write!(text, "all {} elements within tolerance, not bit-identical", self.total).unwrap();
         } else {
             write!(text, "{} of {} elements differ", self.differing, self.total).unwrap();
-            if let (Some(abs), Some(rel)) = (self.max_abs_error, self.max_rel_error) {
-                write!(text, " (max abs error {abs}, max rel error {rel})").unwrap();
-            }
+        }
+        if self.problem.is_none()
+            && !self.bit_exact
+            && let (Some(abs), Some(rel)) = (self.max_abs_error, self.max_rel_error)
+        {
+            write!(
+                text,
+                " (max abs error {}, max rel error {})",
+                show_float(abs),
+                show_float(rel)
+            )
+            .unwrap();
         }
         write!(text, "\n  expected {}, actual {}", self.expected_type, self.actual_type).unwrap();
         for m in &self.first_mismatches {
@@ -415,8 +510,9 @@ impl Comparison {
                 write!(text, " ({region})").unwrap();
             }
         }
-        if self.differing > self.first_mismatches.len() && !self.first_mismatches.is_empty() {
-            write!(text, "\n  … and {} more", self.differing - self.first_mismatches.len()).unwrap();
+        let unlisted = self.differing.saturating_sub(self.first_mismatches.len());
+        if unlisted > 0 {
+            write!(text, "\n  … and {unlisted} more").unwrap();
         }
         text
     }
@@ -425,60 +521,125 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use half::{bf16, f16};
+    use ndarray::Array2;
     use num_complex::Complex;
 
     use super::*;
-    use crate::tensor::{Element, Float4E2M1, Float8E4M3FN, Int4};
 
     fn t<T: Element>(shape: &[usize], values: Vec<T>) -> Tensor {
         Tensor::from_vec(shape, values).unwrap()
     }
 
+    /// Compares two vectors as 1-D tensors under the default tolerance.
     fn check<T: Element>(expected: Vec<T>, actual: Vec<T>) -> Comparison {
         let n = expected.len();
         compare(&t(&[n], expected), &t(&[n], actual), &Tolerance::default())
     }
 
+    fn exact<T: Element>(expected: Vec<T>, actual: Vec<T>) -> Comparison {
+        let n = expected.len();
+        let tolerance = Tolerance {
+            exact: true,
+            ..Tolerance::default()
+        };
+        compare(&t(&[n], expected), &t(&[n], actual), &tolerance)
+    }
+
+    /// The listed (expected, actual) strings.
+    fn shown(c: &Comparison) -> Vec<(&str, &str)> {
+        c.first_mismatches
+            .iter()
+            .map(|m| (m.expected.as_str(), m.actual.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_are_onnx_backend_runner_ones() {
+        assert_eq!(
+            Tolerance::default(),
+            Tolerance {
+                rtol: 1e-3,
+                atol: 1e-7,
+                exact: false
+            }
+        );
+    }
+
     #[test]
     fn integers_must_be_equal() {
-        let c = check(vec![5i32, 1000], vec![5, 1001]);
+        let c = check(vec![5i32, 1000, 7], vec![5, 1001, 7]);
         assert!(!c.passed && !c.bit_exact);
-        assert_eq!((c.differing, c.total), (1, 2));
+        assert_eq!((c.differing, c.total), (1, 3));
         assert_eq!(c.first_mismatches[0].index, [1]);
-        assert_eq!(
-            (
-                c.first_mismatches[0].expected.as_str(),
-                c.first_mismatches[0].actual.as_str()
-            ),
-            ("1000", "1001")
-        );
-        assert_eq!(c.max_abs_error, None);
-        assert!(check(vec![1u64, u64::MAX], vec![1, u64::MAX]).passed);
-        assert!(!check(vec![true], vec![false]).passed);
-        assert!(!check(vec![Int4(-8)], vec![Int4(7)]).passed);
+        assert_eq!(shown(&c), [("1000", "1001")]);
+        assert_eq!((c.max_abs_error, c.max_rel_error), (None, None));
+        assert_eq!(c.problem, None);
+
+        let c = check(vec![1u64, u64::MAX], vec![1, u64::MAX]);
+        assert!(c.passed && c.bit_exact);
+        assert_eq!(c.differing, 0);
+        assert!(!check(vec![i64::MIN], vec![i64::MIN + 1]).passed);
+    }
+
+    #[test]
+    fn bool_and_sub_byte_integers_must_be_equal() {
+        let c = check(vec![true, false], vec![false, false]);
+        assert!(!c.passed);
+        assert_eq!(shown(&c), [("true", "false")]);
+
+        let c = check(vec![Int4(-8), Int4(3)], vec![Int4(7), Int4(3)]);
+        assert!(!c.passed);
+        assert_eq!(c.differing, 1);
+        assert_eq!(shown(&c), [("-8", "7")]);
+        assert!(check(vec![Uint4(15), Uint4(0)], vec![Uint4(15), Uint4(0)]).bit_exact);
+        assert!(!check(vec![Int2(-2)], vec![Int2(1)]).passed);
+        assert!(!check(vec![Uint2(3)], vec![Uint2(2)]).passed);
     }
 
     #[test]
     fn strings_compare_bytes_and_show_text() {
-        let c = check(vec![b"\xc3\xa9".to_vec()], vec![b"e".to_vec()]);
+        let c = check(vec!["é".as_bytes().to_vec()], vec![b"e".to_vec()]);
         assert!(!c.passed);
-        assert_eq!(c.first_mismatches[0].expected, "\"é\"");
+        assert_eq!(shown(&c), [("\"é\"", "\"e\"")]);
+        // Not UTF-8: shown lossily, compared by bytes.
+        let c = check(vec![b"a\xff".to_vec()], vec![b"a\xfe".to_vec()]);
+        assert!(!c.passed);
+        assert_eq!(shown(&c), [("\"a\u{fffd}\"", "\"a\u{fffd}\"")]);
         assert!(check(vec!["日本".as_bytes().to_vec()], vec!["日本".as_bytes().to_vec()]).bit_exact);
     }
 
     #[test]
     fn floats_pass_within_atol_plus_rtol_times_expected() {
-        // |1.0005 - 1| = 5e-4 ≤ 1e-7 + 1e-3 × 1: passes, not bit-exact.
-        let c = check(vec![1.0f64, 2.0], vec![1.0005, 2.0]);
+        // Values whose differences are exact in binary, so the errors can be asserted exactly.
+        // |1 + 2^-11 − 1| = 2^-11 ≈ 4.9e-4 ≤ 1e-7 + 1e-3 × 1.
+        let c = check(vec![1.0f32, 2.0], vec![1.0 + 2f32.powi(-11), 2.0]);
         assert!(c.passed && !c.bit_exact);
         assert_eq!(c.differing, 0);
-        assert!((c.max_abs_error.unwrap() - 5e-4).abs() < 1e-12);
-        assert!((c.max_rel_error.unwrap() - 5e-4).abs() < 1e-12);
-        // 1.002 is outside: 2e-3 > 1e-3 + 1e-7.
-        let c = check(vec![1.0f64], vec![1.002]);
+        assert_eq!(c.max_abs_error, Some(2f64.powi(-11)));
+        assert_eq!(c.max_rel_error, Some(2f64.powi(-11)));
+        assert!(c.first_mismatches.is_empty());
+
+        // 4 + 2^-6: error 0.015625 > 1e-7 + 1e-3 × 4. The errors are maxima over all
+        // elements, passing ones included; the NaN differs but has no error to take part.
+        let c = check(vec![1.0f32, 4.0, f32::NAN], vec![1.0 + 2f32.powi(-11), 4.015625, 0.0]);
         assert!(!c.passed);
-        assert!((c.max_abs_error.unwrap() - 2e-3).abs() < 1e-12);
-        // Custom tolerance.
+        assert_eq!(c.differing, 2);
+        assert_eq!(c.max_abs_error, Some(0.015625));
+        assert_eq!(c.max_rel_error, Some(0.00390625));
+        assert_eq!(
+            c.first_mismatches.iter().map(|m| m.index[0]).collect::<Vec<_>>(),
+            [1, 2]
+        );
+
+        // The scale is |expected|: 1000.5 is close to 1000, 1.5 is far from 1.
+        assert!(check(vec![1000.0f64], vec![1000.5]).passed);
+        assert!(!check(vec![1.0f64], vec![1.5]).passed);
+        // Around zero only atol counts, and a relative error over zero is infinite.
+        assert!(check(vec![0.0f64], vec![1e-7]).passed);
+        let c = check(vec![0.0f64], vec![2e-7]);
+        assert!(!c.passed);
+        assert_eq!(c.max_rel_error, Some(f64::INFINITY));
+
         let loose = Tolerance {
             rtol: 0.01,
             ..Tolerance::default()
@@ -487,47 +648,104 @@ mod tests {
     }
 
     #[test]
-    fn nan_matches_nan_and_infinities_match_exactly() {
-        let c = check(vec![f32::NAN], vec![f32::NAN]);
+    fn nan_matches_nan() {
+        let c = check(vec![f32::NAN, 1.0], vec![f32::NAN, 1.0]);
         assert!(c.passed && c.bit_exact);
+        assert_eq!(c.max_abs_error, Some(0.0));
+
+        // Another payload: a NaN all the same, but not the same bits.
+        let other = f32::from_bits(0x7fc0_0001);
+        let c = check(vec![f32::NAN], vec![other]);
+        assert!(c.passed && !c.bit_exact);
+        let c = exact(vec![f32::NAN], vec![other]);
+        assert!(!c.passed);
+        assert_eq!(shown(&c), [("NaN (0x7fc00000)", "NaN (0x7fc00001)")]);
+
         assert!(!check(vec![f32::NAN], vec![0.0]).passed);
-        assert!(!check(vec![f32::INFINITY], vec![3.4e38]).passed);
-        assert!(check(vec![f32::INFINITY], vec![f32::INFINITY]).passed);
+        assert!(!check(vec![0.0], vec![f64::NAN]).passed);
+    }
+
+    #[test]
+    fn infinities_must_match_exactly() {
+        let c = check(vec![f32::INFINITY], vec![3.4e38]);
+        assert!(!c.passed);
+        assert_eq!(shown(&c), [("inf", "3.4e38")]);
+        // Excluded from the maxima, but counted.
+        assert_eq!((c.differing, c.max_abs_error), (1, Some(0.0)));
+
+        let c = check(
+            vec![f32::INFINITY, f32::NEG_INFINITY],
+            vec![f32::INFINITY, f32::NEG_INFINITY],
+        );
+        assert!(c.passed && c.bit_exact);
         assert!(!check(vec![f32::NEG_INFINITY], vec![f32::INFINITY]).passed);
+        assert!(!check(vec![1e300f64], vec![f64::INFINITY]).passed);
     }
 
     #[test]
     fn negative_zero_passes_but_is_not_bit_exact() {
         let c = check(vec![0.0f32], vec![-0.0]);
         assert!(c.passed && !c.bit_exact);
-        let exact = Tolerance {
-            exact: true,
-            ..Tolerance::default()
-        };
-        let c = compare(&t(&[1], vec![0.0f32]), &t(&[1], vec![-0.0f32]), &exact);
-        assert!(!c.passed);
+        assert_eq!(c.differing, 0);
+
+        let c = exact(vec![0.0f32, 1.0], vec![-0.0, 1.0]);
+        assert!(!c.passed && !c.bit_exact);
         assert_eq!(c.differing, 1);
+        assert_eq!(shown(&c), [("0", "-0")]);
+        assert!(exact(vec![1.5f64], vec![1.5]).passed);
     }
 
     #[test]
-    fn narrow_floats_compare_through_f32() {
-        assert!(check(vec![f16::from_f32(1.0)], vec![f16::from_f32(1.0)]).bit_exact);
-        assert!(!check(vec![f16::from_f32(1.0)], vec![f16::from_f32(1.01)]).passed);
-        assert!(!check(vec![bf16::from_f32(2.0)], vec![bf16::from_f32(2.5)]).passed);
+    fn half_floats_compare_through_f32() {
+        // The f16 after 1 is 1 + 2^-10: within 1e-3 + 1e-7; the one after that is not.
+        let one = f16::from_f32(1.0);
+        let c = check(vec![one], vec![f16::from_bits(0x3c01)]);
+        assert!(c.passed && !c.bit_exact);
+        assert_eq!(c.max_abs_error, Some(2f64.powi(-10)));
+        let c = check(vec![one], vec![f16::from_bits(0x3c02)]);
+        assert!(!c.passed);
+        assert_eq!(shown(&c), [("1 (0x3c00)", "1.0019531 (0x3c02)")]);
+        assert!(check(vec![one], vec![one]).bit_exact);
+
+        let c = check(vec![bf16::from_f32(2.0)], vec![bf16::from_f32(2.5)]);
+        assert!(!c.passed);
+        assert_eq!((c.max_abs_error, c.max_rel_error), (Some(0.5), Some(0.25)));
+        assert!(check(vec![bf16::NAN], vec![bf16::NAN]).passed);
+    }
+
+    #[test]
+    fn float8_and_float4_compare_through_f32() {
         // float8e4m3fn: 0x7F and 0xFF are both NaN: they match, but not bit for bit.
         let c = check(vec![Float8E4M3FN::from_bits(0x7F)], vec![Float8E4M3FN::from_bits(0xFF)]);
         assert!(c.passed && !c.bit_exact);
+        // float8e5m2: 0x3C is 1, 0x3D is 1.25.
+        let c = check(vec![Float8E5M2::from_bits(0x3C)], vec![Float8E5M2::from_bits(0x3D)]);
+        assert!(!c.passed);
+        assert_eq!(c.max_abs_error, Some(0.25));
+        assert_eq!(shown(&c), [("1 (0x3c)", "1.25 (0x3d)")]);
+        // float8e5m2 has infinities: 0x7C is +inf, 0x7B the largest finite value.
+        assert!(!check(vec![Float8E5M2::from_bits(0x7C)], vec![Float8E5M2::from_bits(0x7B)]).passed);
+
         let c = check(vec![Float4E2M1::from_bits(0x7)], vec![Float4E2M1::from_bits(0x6)]);
         assert!(!c.passed);
-        assert_eq!(c.first_mismatches[0].expected, "6 (0x07)");
-        assert_eq!(c.first_mismatches[0].actual, "4 (0x06)");
+        assert_eq!(shown(&c), [("6 (0x07)", "4 (0x06)")]);
+        // float4e2m1 0x8 is -0.
+        let c = check(vec![Float4E2M1::from_bits(0x0)], vec![Float4E2M1::from_bits(0x8)]);
+        assert!(c.passed && !c.bit_exact);
     }
 
     #[test]
     fn complex_numbers_compare_by_parts() {
         let c = check(vec![Complex::new(1.0f32, 2.0)], vec![Complex::new(1.0, 2.5)]);
         assert!(!c.passed);
-        assert_eq!(c.first_mismatches[0].expected, "1+2i");
+        assert_eq!((c.max_abs_error, c.max_rel_error), (Some(0.5), Some(0.25)));
+        assert_eq!(shown(&c), [("1+2i", "1+2.5i")]);
+        // Each part against its own scale: 2.001 is close to 2, but 0.001 is not close to 0.
+        assert!(check(vec![Complex::new(5.0f32, 2.0)], vec![Complex::new(5.0, 2.001)]).passed);
+        assert!(!check(vec![Complex::new(2.0f32, 0.0)], vec![Complex::new(2.0, 0.001)]).passed);
+
+        let c = check(vec![Complex::new(1.0f64, -2.0)], vec![Complex::new(-1.0, -2.0)]);
+        assert_eq!(shown(&c), [("1-2i", "-1-2i")]);
         assert!(check(vec![Complex::new(1.0f64, -2.0)], vec![Complex::new(1.0, -2.0)]).bit_exact);
     }
 
@@ -538,7 +756,9 @@ mod tests {
             c.problem.as_deref(),
             Some("dtype differs: expected float, actual double")
         );
-        assert!(!c.passed);
+        assert!(!c.passed && !c.bit_exact);
+        assert_eq!((c.differing, c.max_abs_error), (0, None));
+
         let c = compare(
             &t(&[2, 3], vec![0i8; 6]),
             &t(&[3, 2], vec![0i8; 6]),
@@ -548,7 +768,12 @@ mod tests {
             c.problem.as_deref(),
             Some("shape differs: expected [2, 3], actual [3, 2]")
         );
-        assert!(c.report(0, "y").contains("expected int8[2, 3], actual int8[3, 2]"));
+        assert!(!c.passed);
+        assert_eq!(
+            c.report(1, "y"),
+            "output 1 \"y\": shape differs: expected [2, 3], actual [3, 2]\n  \
+             expected int8[2, 3], actual int8[3, 2]"
+        );
     }
 
     #[test]
@@ -560,8 +785,43 @@ mod tests {
         );
         assert_eq!(c.differing, 15);
         assert_eq!(c.first_mismatches.len(), MAX_LISTED);
-        assert_eq!(c.first_mismatches[6].index, [1, 1]);
-        assert!(c.report(0, "y").ends_with("… and 5 more"));
+        let indices: Vec<_> = c.first_mismatches.iter().map(|m| m.index.clone()).collect();
+        let want: Vec<Vec<usize>> = (0..10).map(|i| vec![i / 5, i % 5]).collect();
+        assert_eq!(indices, want);
+        assert!(c.report(0, "y").ends_with("\n  … and 5 more"));
+    }
+
+    #[test]
+    fn indices_are_logical_whatever_the_layout_or_rank() {
+        // A transposed view is not in standard layout; indices still follow the logical order.
+        let expected = Array2::from_shape_vec((2, 3), vec![0i32, 1, 2, 3, 4, 5]).unwrap();
+        let mut actual = expected.clone().reversed_axes().as_standard_layout().into_owned();
+        actual[[2, 0]] = 9; // logical [0, 2] of the transpose back
+        let actual = Tensor::Int32(actual.reversed_axes().into_dyn());
+        let c = compare(&Tensor::Int32(expected.into_dyn()), &actual, &Tolerance::default());
+        assert_eq!(c.first_mismatches[0].index, [0, 2]);
+        assert_eq!(shown(&c), [("2", "9")]);
+
+        // Six dimensions: flat element 13 of [2, 1, 2, 1, 2, 2] is [1, 0, 1, 0, 0, 1].
+        let mut values = vec![0u8; 16];
+        values[13] = 1;
+        let c = compare(
+            &t(&[2, 1, 2, 1, 2, 2], vec![0u8; 16]),
+            &t(&[2, 1, 2, 1, 2, 2], values),
+            &Tolerance::default(),
+        );
+        assert_eq!(c.first_mismatches[0].index, [1, 0, 1, 0, 0, 1]);
+    }
+
+    #[test]
+    fn empty_tensors_pass() {
+        let c = compare(
+            &t(&[0, 3], Vec::<f32>::new()),
+            &t(&[0, 3], Vec::<f32>::new()),
+            &Tolerance::default(),
+        );
+        assert!(c.passed && c.bit_exact);
+        assert_eq!((c.total, c.max_abs_error), (0, Some(0.0)));
     }
 
     #[test]
@@ -572,6 +832,7 @@ mod tests {
         };
         assert_eq!(regions.region(&[0, 0]), "begin padding of axis 0");
         assert_eq!(regions.region(&[1, 3]), "end padding of axis 1");
+        assert_eq!(regions.region(&[2, 2]), "end padding of axis 1");
         assert_eq!(regions.region(&[1, 1]), "interior");
         assert_eq!(
             regions.region(&[0, 3]),
@@ -583,24 +844,43 @@ mod tests {
             out_shape: vec![3],
         };
         assert_eq!(cropped.region(&[0]), "interior");
+        assert_eq!(cropped.region(&[1]), "interior");
         assert_eq!(cropped.region(&[2]), "end padding of axis 0");
     }
 
     #[test]
     fn the_report_says_what_differs_and_where() {
-        let expected = t(&[2, 2], vec![1.5f32, 0.0, 0.0, 2.0]);
-        let actual = t(&[2, 2], vec![1.5f32, 0.0, 9.0, 2.0]);
+        let expected = t(&[2, 3], vec![1.5f32, 0.0, 0.0, 2.0, 4.0, 0.0]);
+        let actual = t(&[2, 3], vec![1.5f32, 0.0, 9.0, 2.0, 5.0, 0.0]);
         let regions = PadRegions {
-            pads: vec![(1, 0), (0, 0)],
-            out_shape: vec![2, 2],
+            pads: vec![(0, 0), (0, 1)],
+            out_shape: vec![2, 3],
         };
         let report = compare(&expected, &actual, &Tolerance::default())
             .with_regions(&regions)
             .report(0, "y");
         assert_eq!(
             report,
-            "output 0 \"y\": 1 of 4 elements differ (max abs error 9, max rel error inf)\n  \
-             expected float[2, 2], actual float[2, 2]\n  [1, 0] expected 0 actual 9 (interior)"
+            "output 0 \"y\": 2 of 6 elements differ (max abs error 9, max rel error inf)\n  \
+             expected float[2, 3], actual float[2, 3]\n  \
+             [0, 2] expected 0 actual 9 (end padding of axis 1)\n  \
+             [1, 1] expected 4 actual 5 (interior)"
+        );
+    }
+
+    #[test]
+    fn the_report_of_a_passing_comparison_says_how_it_passed() {
+        let c = check(vec![1.0f64], vec![1.0 + 2f64.powi(-11)]);
+        assert_eq!(
+            c.report(2, ""),
+            "output 2: all 1 elements within tolerance, not bit-identical \
+             (max abs error 0.00048828125, max rel error 0.00048828125)\n  \
+             expected double[1], actual double[1]"
+        );
+        let c = check(vec![7i8], vec![7]);
+        assert!(
+            c.report(0, "z")
+                .starts_with("output 0 \"z\": all 1 elements are bit-identical\n")
         );
     }
 }
