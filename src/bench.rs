@@ -4,13 +4,13 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use bytemuck::Pod;
 use bytes::Bytes;
-use ndarray::ArrayD;
 use prost::Message;
 use serde::Serialize;
 
-use crate::reference::pad_kernel::{PadMode, PadPlan, pad_into};
-use crate::tensor::{DataType, DecodeOptions, Element, Tensor, Visitor, decode_tensor, encode_tensor};
+use crate::reference::pad_kernel::{PadMode, PadPlan, pad_pod_into};
+use crate::tensor::{DataType, DecodeOptions, Element, Tensor, decode_tensor, encode_tensor};
 
 /// What to pad and how often.
 #[derive(Clone, Debug)]
@@ -67,11 +67,27 @@ pub fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, String> {
             options.pads.len()
         ));
     }
-    let input = zeros(options.data_type, &options.shape)?;
+    match options.data_type {
+        DataType::Float => bench_typed(options, 0.5f32),
+        DataType::Double => bench_typed(options, 0.5f64),
+        DataType::Float16 => bench_typed(options, half::f16::from_f32(0.5)),
+        DataType::Int8 => bench_typed(options, 1i8),
+        DataType::Uint8 => bench_typed(options, 1u8),
+        DataType::Int32 => bench_typed(options, 1i32),
+        DataType::Int64 => bench_typed(options, 1i64),
+        other => Err(format!(
+            "bench supports float, double, float16, int8, uint8, int32 and int64, not {other}"
+        )),
+    }
+}
+
+/// The padding benchmarks for one element type, on an input of `value` everywhere.
+fn bench_typed<T: Element + Pod>(options: &BenchOptions, value: T) -> Result<Vec<BenchResult>, String> {
+    let input = vec![value; options.shape.iter().product()];
     let mut results = Vec::new();
     for &mode in &options.modes {
         let plan = PadPlan::new(&options.shape, &options.pads, mode).map_err(|e| e.to_string())?;
-        results.push(measure(&input, &plan, "Pad", mode.name(), options.repetitions));
+        results.push(measure(&input, &plan, "Pad", mode.name(), options));
     }
     if let Some(target) = &options.center_crop_shape {
         if target.len() != options.shape.len() {
@@ -91,74 +107,44 @@ pub fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, String> {
             })
             .collect();
         let plan = PadPlan::new(&options.shape, &pads, PadMode::Constant).map_err(|e| e.to_string())?;
-        results.push(measure(&input, &plan, "CenterCropPad", "-", options.repetitions));
+        results.push(measure(&input, &plan, "CenterCropPad", "-", options));
     }
     Ok(results)
 }
 
-fn zeros(data_type: DataType, shape: &[usize]) -> Result<Tensor, String> {
-    let count: usize = shape.iter().product();
-    Ok(match data_type {
-        DataType::Float => Tensor::from_vec(shape, vec![0.5f32; count]),
-        DataType::Double => Tensor::from_vec(shape, vec![0.5f64; count]),
-        DataType::Float16 => Tensor::from_vec(shape, vec![half::f16::from_f32(0.5); count]),
-        DataType::Int8 => Tensor::from_vec(shape, vec![1i8; count]),
-        DataType::Uint8 => Tensor::from_vec(shape, vec![1u8; count]),
-        DataType::Int32 => Tensor::from_vec(shape, vec![1i32; count]),
-        DataType::Int64 => Tensor::from_vec(shape, vec![1i64; count]),
-        other => {
-            return Err(format!(
-                "bench supports float, double, float16, int8, uint8, int32 and int64, not {other}"
-            ));
-        }
-    }
-    .expect("count matches shape"))
-}
-
-fn measure(input: &Tensor, plan: &PadPlan, op: &str, mode: &str, repetitions: usize) -> BenchResult {
-    struct Measure<'a> {
-        plan: &'a PadPlan,
-        repetitions: usize,
-    }
-    impl Visitor<'_> for Measure<'_> {
-        type Output = (f64, f64, f64);
-        fn visit<T: Element>(self, array: &ArrayD<T>) -> (f64, f64, f64) {
-            let input = array.as_slice().expect("standard layout");
-            let fill = T::default();
-            let bytes = (self.plan.out_len() * size_of::<T>()) as f64;
-            let source: Vec<T> = input.iter().cycle().take(self.plan.out_len()).cloned().collect();
-            let mut reused = Vec::new();
-            let mut copy_target: Vec<T> = Vec::new();
-            // Interleaved, so that a change of clock or of load on the machine hits all three.
-            let times = median_of_each(
-                self.repetitions,
-                &mut [
-                    &mut || {
-                        pad_into(input, self.plan, &fill, &mut reused);
-                        black_box(&reused);
-                    },
-                    &mut || {
-                        copy_target.clear();
-                        copy_target.extend_from_slice(&source);
-                        black_box(&copy_target);
-                    },
-                    &mut || {
-                        let mut out = Vec::new();
-                        pad_into(input, self.plan, &fill, &mut out);
-                        black_box(out);
-                    },
-                ],
-            );
-            let (pad, copy, fresh) = (times[0], times[1], times[2]);
-            (gbps(bytes, pad), gbps(bytes, fresh), gbps(bytes, copy))
-        }
-    }
-    let (pad, fresh, copy) = input.visit(Measure { plan, repetitions });
+/// Times the kernel the `ref` backend runs for plain data ([`pad_pod_into`]).
+fn measure<T: Element + Pod>(input: &[T], plan: &PadPlan, op: &str, mode: &str, options: &BenchOptions) -> BenchResult {
+    let fill = T::default();
+    let bytes = (plan.out_len() * size_of::<T>()) as f64;
+    let source: Vec<T> = input.iter().cycle().take(plan.out_len()).cloned().collect();
+    let mut reused = Vec::new();
+    let mut copy_target: Vec<T> = Vec::new();
+    // Interleaved, so that a change of clock or of load on the machine hits all three.
+    let times = median_of_each(
+        options.repetitions,
+        &mut [
+            &mut || {
+                pad_pod_into(input, plan, &fill, &mut reused);
+                black_box(&reused);
+            },
+            &mut || {
+                copy_target.clear();
+                copy_target.extend_from_slice(&source);
+                black_box(&copy_target);
+            },
+            &mut || {
+                let mut out = Vec::new();
+                pad_pod_into(input, plan, &fill, &mut out);
+                black_box(out);
+            },
+        ],
+    );
+    let (pad, copy, fresh) = (gbps(bytes, times[0]), gbps(bytes, times[1]), gbps(bytes, times[2]));
     BenchResult {
         op: op.to_owned(),
         mode: mode.to_owned(),
-        dtype: input.data_type().name().to_owned(),
-        shape: input.shape().to_vec(),
+        dtype: T::DATA_TYPE.name().to_owned(),
+        shape: options.shape.clone(),
         gbps: pad,
         fresh_gbps: fresh,
         copy_gbps: copy,

@@ -7,6 +7,7 @@ mod helper_ops;
 mod pad;
 pub mod pad_kernel;
 mod regions;
+mod stream_copy;
 #[cfg(test)]
 mod tests;
 

@@ -323,6 +323,20 @@ fn float_constant(data_type: DataType, value: f32) -> Tensor {
 
 /// Pads any tensor by a plan; `constant` (one element of the same type) defaults to zero.
 pub fn pad_tensor(data: &Tensor, plan: &PadPlan, constant: Option<&Tensor>) -> Tensor {
+    use super::pad_kernel::pad_pod_into;
+
+    type Kernel<T> = fn(&[T], &PadPlan, &T, &mut Vec<T>);
+    /// `array` padded by `kernel`.
+    fn padded<T: Element>(array: &ArrayD<T>, plan: &PadPlan, constant: Option<&Tensor>, kernel: Kernel<T>) -> Tensor {
+        let fill = constant
+            .and_then(|c| c.as_array::<T>())
+            .and_then(|a| a.iter().next().cloned())
+            .unwrap_or_default();
+        let input = array.as_standard_layout();
+        let mut out = Vec::new();
+        kernel(input.as_slice().expect("standard layout"), plan, &fill, &mut out);
+        Tensor::from_vec(plan.out_shape(), out).expect("the plan's shape matches its output")
+    }
     struct Pad<'a> {
         plan: &'a PadPlan,
         constant: Option<&'a Tensor>,
@@ -330,16 +344,26 @@ pub fn pad_tensor(data: &Tensor, plan: &PadPlan, constant: Option<&Tensor>) -> T
     impl Visitor<'_> for Pad<'_> {
         type Output = Tensor;
         fn visit<T: Element>(self, array: &ArrayD<T>) -> Tensor {
-            let fill = self
-                .constant
-                .and_then(|c| c.as_array::<T>())
-                .and_then(|a| a.iter().next().cloned())
-                .unwrap_or_default();
-            let input = array.as_standard_layout();
-            let mut out = Vec::new();
-            pad_into(input.as_slice().expect("standard layout"), self.plan, &fill, &mut out);
-            Tensor::from_vec(self.plan.out_shape(), out).expect("the plan's shape matches its output")
+            padded(array, self.plan, self.constant, pad_into)
         }
     }
-    data.visit(Pad { plan, constant })
+    // Plain data goes to the kernel that may stream a large output; the rest (strings, bool,
+    // the minifloats and sub-byte types) to the generic one.
+    match data {
+        Tensor::Float(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Uint8(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Int8(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Uint16(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Int16(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Int32(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Int64(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Float16(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Double(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Uint32(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Uint64(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Complex64(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Complex128(a) => padded(a, plan, constant, pad_pod_into),
+        Tensor::Bfloat16(a) => padded(a, plan, constant, pad_pod_into),
+        _ => data.visit(Pad { plan, constant }),
+    }
 }
