@@ -395,6 +395,16 @@ fn wrong_sizes_and_values_are_refused_with_the_field_and_value() {
         decode(&raw(D::Float, &[1 << 40, 1 << 40, 1 << 40], &[])),
         Err(TensorError::ElementCountOverflow { .. })
     ));
+    // A zero extent makes the count 0, but the other extents must still describe an array
+    // (this one used to panic inside ndarray); with reasonable others it is an empty tensor.
+    assert!(matches!(
+        decode(&raw(D::Float, &[0, 1 << 62, 1 << 62], &[])),
+        Err(TensorError::ElementCountOverflow { .. })
+    ));
+    assert_eq!(
+        decode(&raw(D::Float, &[0, 1 << 40], &[])).unwrap().shape(),
+        [0, 1 << 40]
+    );
     let out_of_range = |p: &TensorProto, field, index, value| {
         let error = decode(p).unwrap_err();
         assert!(
@@ -409,6 +419,16 @@ fn wrong_sizes_and_values_are_refused_with_the_field_and_value() {
     out_of_range(&raw(D::Bool, &[2], &[1, 5]), "raw_data", 1, 5);
     out_of_range(&int32s(D::Float16, &[1], &[70000]), "int32_data", 0, 70000);
     out_of_range(&int32s(D::Float8E4M3FN, &[1], &[-1]), "int32_data", 0, -1);
+    // A uint64 above i64::MAX is reported as itself, not wrapped to a negative number.
+    let big = TensorProto {
+        uint64_data: vec![u64::MAX],
+        ..proto(D::Uint32, &[1])
+    };
+    let message = out_of_range(&big, "uint64_data", 0, u64::MAX.into());
+    assert_eq!(
+        message,
+        "uint64_data[0] is 18446744073709551615, out of range for uint32"
+    );
     assert_eq!(
         decode(&raw(D::String, &[1], b"abc")).unwrap_err(),
         TensorError::StringInRawData
@@ -532,6 +552,12 @@ fn external_data_is_read_inside_the_case_directory_only() {
         read(&external("weights/data.bin", Some("four"), None)),
         Err(TensorError::ExternalNumber { .. })
     ));
+    // Strings have no raw form, external or not (this used to reach an unreachable!).
+    let string = TensorProto {
+        data_type: D::String.code(),
+        ..external("weights/data.bin", Some("0"), Some("2"))
+    };
+    assert_eq!(read(&string), Err(TensorError::StringInRawData));
     assert!(matches!(
         read(&external("weights/data.bin", Some("0"), Some("12"))),
         Err(TensorError::RawDataLength {

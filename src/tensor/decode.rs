@@ -75,10 +75,11 @@ pub enum TensorError {
     ValueOutOfRange {
         field: &'static str,
         index: usize,
-        value: i64,
+        /// Wide enough for every int32, int64 and uint64 value a field can hold.
+        value: i128,
         data_type: DataType,
     },
-    #[error("raw_data is not allowed for tensor(string); strings go in string_data")]
+    #[error("raw_data and external data are not allowed for tensor(string); strings go in string_data")]
     StringInRawData,
     #[error("segment is set (begin {begin}, end {end}); segmented tensors are not supported")]
     Segment { begin: i64, end: i64 },
@@ -143,13 +144,17 @@ pub fn decode_tensor(proto: &TensorProto, options: &DecodeOptions) -> Result<Ten
         });
     }
     let shape = checked_shape(&proto.dims)?;
-    let count =
-        shape
-            .iter()
-            .try_fold(1usize, |n, &d| n.checked_mul(d))
-            .ok_or_else(|| TensorError::ElementCountOverflow {
-                dims: proto.dims.clone(),
-            })?;
+    // ndarray requires the product of the non-zero extents to fit in isize even when another
+    // extent is 0, so [0, 2^62, 2^62] is refused here rather than panicking in `Tensor::from_vec`.
+    let nonzero = shape
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|&n| isize::try_from(n).is_ok())
+        .ok_or_else(|| TensorError::ElementCountOverflow {
+            dims: proto.dims.clone(),
+        })?;
+    let count = if shape.contains(&0) { 0 } else { nonzero };
     let bytes = data_bytes(data_type, count).ok_or_else(|| TensorError::ElementCountOverflow {
         dims: proto.dims.clone(),
     })?;
@@ -169,6 +174,9 @@ pub fn decode_tensor(proto: &TensorProto, options: &DecodeOptions) -> Result<Ten
         bytes,
     };
     if proto.data_location == DATA_LOCATION_EXTERNAL {
+        if data_type == DataType::String {
+            return Err(TensorError::StringInRawData);
+        }
         let raw = read_external(proto, options, bytes)?;
         return decoder.decode_raw(&raw);
     }
@@ -315,7 +323,7 @@ impl Decoder<'_> {
                 T::try_from(v).map_err(|_| TensorError::ValueOutOfRange {
                     field,
                     index,
-                    value: v as i64,
+                    value: v,
                     data_type: self.data_type,
                 })
             })
@@ -335,7 +343,7 @@ impl Decoder<'_> {
                 value => Err(TensorError::ValueOutOfRange {
                     field,
                     index,
-                    value,
+                    value: value.into(),
                     data_type: DataType::Bool,
                 }),
             })
