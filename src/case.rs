@@ -25,6 +25,9 @@ pub struct TestCase {
     pub id: String,
     pub dir: PathBuf,
     pub data_sets: Vec<DataSet>,
+    /// Why the case directory could not be listed (or, for a directory that could not be
+    /// walked at all, why): the case is errored with this message, the others run on.
+    pub problem: Option<String>,
 }
 
 /// One `test_data_set_N` directory.
@@ -38,6 +41,8 @@ pub struct DataSet {
     pub outputs: Vec<PathBuf>,
     /// `expected_error.txt`: the data set must be refused; the file says why.
     pub expected_error: Option<PathBuf>,
+    /// Why the data set cannot run as listed (unreadable, or a gap in the file numbering).
+    pub problem: Option<String>,
 }
 
 /// A data set's tensors, decoded.
@@ -119,18 +124,32 @@ pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>,
 }
 
 fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
-    let walk_error = |path: &Path, message: String| Error::Walk {
-        path: path.to_owned(),
-        message,
-    };
-    let root_resolved = root.canonicalize().map_err(|e| walk_error(root, e.to_string()))?;
+    let root_resolved = root.canonicalize().map_err(|e| Error::Walk {
+        path: root.to_owned(),
+        message: e.to_string(),
+    })?;
     let mut cases = Vec::new();
     let mut walker = WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter();
     while let Some(entry) = walker.next() {
-        let entry = entry.map_err(|e| {
-            let path = e.path().unwrap_or(root).to_owned();
-            walk_error(&path, e.to_string())
-        })?;
+        let entry = match entry {
+            Ok(entry) => entry,
+            // A link back to an ancestor holds nothing new.
+            Err(e) if e.loop_ancestor().is_some() => continue,
+            Err(e) => match e.path().filter(|p| *p != root) {
+                // Inside the root, an unreadable directory is one errored entry, not the end
+                // of the walk: it may hold cases, and the run must say so.
+                Some(path) => {
+                    cases.push(TestCase::unlisted(root, path, e.to_string()));
+                    continue;
+                }
+                None => {
+                    return Err(Error::Walk {
+                        path: root.to_owned(),
+                        message: e.to_string(),
+                    });
+                }
+            },
+        };
         if !entry.file_type().is_dir() {
             continue;
         }
@@ -143,16 +162,17 @@ fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Erro
         }
         let name = entry.file_name().to_string_lossy();
         if patterns.matches(&name) && entry.path().join("model.onnx").is_file() {
-            cases.push(load_case_dir(root, entry.path())?);
+            cases.push(load_case_dir(root, entry.path()));
             walker.skip_current_dir();
         }
     }
     Ok(cases)
 }
 
-fn load_case_dir(root: &Path, dir: &Path) -> Result<TestCase, Error> {
+/// `dir` relative to `root`, with `/` separators: `onnx-1.22.0/node/test_constant_pad`.
+fn case_id(root: &Path, dir: &Path) -> String {
     let relative = dir.strip_prefix(root).unwrap_or(dir);
-    let id = if relative.as_os_str().is_empty() {
+    if relative.as_os_str().is_empty() {
         dir.file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
@@ -162,33 +182,72 @@ fn load_case_dir(root: &Path, dir: &Path) -> Result<TestCase, Error> {
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/")
-    };
-    let mut data_sets = Vec::new();
-    for (index, path) in numbered_entries(dir, "test_data_set_", "")? {
-        if path.is_dir() {
-            let inputs = numbered_entries(&path, "input_", ".pb")?
-                .into_iter()
-                .map(|(_, p)| p)
-                .collect();
-            let outputs = numbered_entries(&path, "output_", ".pb")?
-                .into_iter()
-                .map(|(_, p)| p)
-                .collect();
-            let expected_error = Some(path.join(EXPECTED_ERROR_FILE)).filter(|p| p.is_file());
-            data_sets.push(DataSet {
-                index,
-                dir: path,
-                inputs,
-                outputs,
-                expected_error,
-            });
-        }
     }
-    Ok(TestCase {
-        id,
+}
+
+fn load_case_dir(root: &Path, dir: &Path) -> TestCase {
+    let data_set_dirs = match numbered_entries(dir, "test_data_set_", "") {
+        Ok(entries) => entries,
+        Err(e) => return TestCase::unlisted(root, dir, e.to_string()),
+    };
+    let data_sets = data_set_dirs
+        .into_iter()
+        .filter(|(_, path)| path.is_dir())
+        .map(|(index, path)| list_data_set(index, path))
+        .collect();
+    TestCase {
+        id: case_id(root, dir),
         dir: dir.to_owned(),
         data_sets,
-    })
+        problem: None,
+    }
+}
+
+fn list_data_set(index: usize, dir: PathBuf) -> DataSet {
+    let mut data_set = DataSet {
+        index,
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        expected_error: Some(dir.join(EXPECTED_ERROR_FILE)).filter(|p| p.is_file()),
+        problem: None,
+        dir,
+    };
+    let listed = numbered_files(&data_set.dir, "input_")
+        .and_then(|inputs| Ok((inputs, numbered_files(&data_set.dir, "output_")?)));
+    match listed {
+        Ok((inputs, outputs)) => {
+            data_set.inputs = inputs;
+            data_set.outputs = outputs;
+        }
+        Err(problem) => data_set.problem = Some(problem),
+    }
+    data_set
+}
+
+/// The `{prefix}K.pb` files of `dir` in order of K, which must run 0, 1, 2, … without a gap:
+/// a missing file would shift every later tensor onto the wrong input or output.
+fn numbered_files(dir: &Path, prefix: &str) -> Result<Vec<PathBuf>, String> {
+    let found = numbered_entries(dir, prefix, ".pb").map_err(|e| e.to_string())?;
+    let name = |path: &Path| path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    for (position, (number, path)) in found.iter().enumerate() {
+        if *number < position {
+            let (_, previous) = &found[position - 1];
+            return Err(format!(
+                "{}: {} and {} are both number {number}",
+                dir.display(),
+                name(previous),
+                name(path)
+            ));
+        }
+        if *number > position {
+            return Err(format!(
+                "{}: {prefix}{position}.pb is missing (found {})",
+                dir.display(),
+                name(path)
+            ));
+        }
+    }
+    Ok(found.into_iter().map(|(_, path)| path).collect())
 }
 
 /// Entries of `dir` named `{prefix}{N}{suffix}`, in numeric order of N.
@@ -218,6 +277,16 @@ fn numbered_entries(dir: &Path, prefix: &str, suffix: &str) -> Result<Vec<(usize
 }
 
 impl TestCase {
+    /// A directory that could not be listed: no data sets, and the reason as its problem.
+    fn unlisted(root: &Path, dir: &Path, problem: String) -> TestCase {
+        TestCase {
+            id: case_id(root, dir),
+            dir: dir.to_owned(),
+            data_sets: Vec::new(),
+            problem: Some(problem),
+        }
+    }
+
     /// The decoding options for this case: external data resolves against its directory.
     pub fn decode_options(&self, max_bytes: u64) -> DecodeOptions {
         DecodeOptions {

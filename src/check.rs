@@ -128,6 +128,9 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, data_set: usize, o
 }
 
 fn run_check(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &CheckOptions, outcome: &mut Outcome) {
+    if let Some(problem) = &case.problem {
+        return outcome.set(Status::Errored, problem.clone());
+    }
     let decode = case.decode_options(options.max_tensor_bytes);
     let model = match case.load_model(&decode) {
         Ok(model) => model,
@@ -143,6 +146,9 @@ fn run_check(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &
             format!("{}: no data set {data_set}", case.dir.display()),
         );
     };
+    if let Some(problem) = &data_set.problem {
+        return outcome.set(Status::Errored, problem.clone());
+    }
     let loaded = match case.load_data_set(data_set, &decode) {
         Ok(loaded) => loaded,
         Err(e) => return outcome.set(Status::Errored, e.to_string()),

@@ -8,6 +8,9 @@ use crate::tensor::read_tensor_file;
 
 /// The listing lines for one case: one per data set, or one line saying why it does not run.
 pub fn list_case(case: &TestCase, max_bytes: u64) -> Vec<String> {
+    if let Some(problem) = &case.problem {
+        return vec![format!("{}  error: {problem}", case.id)];
+    }
     let options = case.decode_options(max_bytes);
     let model = match case.load_model(&options) {
         Ok(model) => model,
@@ -26,7 +29,12 @@ pub fn list_case(case: &TestCase, max_bytes: u64) -> Vec<String> {
     case.data_sets
         .iter()
         .map(|data_set| {
-            let mut line = format!("{}/{}  {}  inputs:", case.id, data_set.index, operator(&model));
+            let mut line = format!("{}/{}  {}", case.id, data_set.index, operator(&model));
+            if let Some(problem) = &data_set.problem {
+                write!(line, "  error: {problem}").unwrap();
+                return line;
+            }
+            line.push_str("  inputs:");
             for path in &data_set.inputs {
                 match read_tensor_file(path, &options) {
                     Ok(tensor) => write!(line, " {}", tensor.describe()).unwrap(),

@@ -101,7 +101,7 @@ fn write_case(dir: &Path, model: &ModelProto, data_sets: &[usize]) {
     for n in data_sets {
         let set = dir.join(format!("test_data_set_{n}"));
         std::fs::create_dir_all(&set).unwrap();
-        for k in [0, 2, 10] {
+        for k in 0..=10 {
             std::fs::write(set.join(format!("input_{k}.pb")), b"").unwrap();
         }
     }
@@ -134,7 +134,14 @@ fn discovery_rules_on_a_made_tree() {
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(inputs, ["input_0.pb", "input_2.pb", "input_10.pb"]);
+    let numeric_order: Vec<String> = (0..=10).map(|k| format!("input_{k}.pb")).collect();
+    assert_eq!(inputs, numeric_order);
+    assert!(
+        cases[0]
+            .data_sets
+            .iter()
+            .all(|d| d.problem.is_none() && d.outputs.is_empty())
+    );
 
     let conv = cases[1].load_model(&cases[1].decode_options(1 << 20)).unwrap();
     match applicability(&conv) {
@@ -227,4 +234,53 @@ fn attribute_types_are_inferred_when_old_files_leave_them_unset() {
     assert_eq!(node.attribute("pads"), Some(&AttributeValue::Ints(vec![0, 1, 0, 1])));
     assert_eq!(node.attribute("mode"), Some(&AttributeValue::String(b"edge".to_vec())));
     assert_eq!(node.attribute("value"), Some(&AttributeValue::Float(1.5)));
+}
+
+#[test]
+fn a_gap_or_a_clash_in_file_numbering_is_that_data_set_s_problem() {
+    let root = tempfile::tempdir().unwrap();
+    let case = root.path().join("test_gap_pad");
+    write_case(&case, &pad_model(), &[0, 1, 2]);
+    std::fs::remove_file(case.join("test_data_set_1/input_3.pb")).unwrap();
+    std::fs::write(case.join("test_data_set_2/output_0.pb"), b"").unwrap();
+    std::fs::write(case.join("test_data_set_2/output_00.pb"), b"").unwrap();
+
+    let cases = discover(&[root.path().to_owned()], &Patterns::default()).unwrap();
+    let problems: Vec<Option<&str>> = cases[0].data_sets.iter().map(|d| d.problem.as_deref()).collect();
+    assert_eq!(problems[0], None);
+    let gap = problems[1].unwrap();
+    assert!(
+        gap.ends_with("test_data_set_1: input_3.pb is missing (found input_4.pb)"),
+        "{gap}"
+    );
+    let clash = problems[2].unwrap();
+    assert!(
+        clash.ends_with("output_0.pb and output_00.pb are both number 0"),
+        "{clash}"
+    );
+}
+
+#[test]
+fn a_link_loop_is_walked_once() {
+    let root = tempfile::tempdir().unwrap();
+    write_case(&root.path().join("a/test_one_pad"), &pad_model(), &[0]);
+    std::os::unix::fs::symlink(root.path(), root.path().join("a/back")).unwrap();
+    let cases = discover(&[root.path().to_owned()], &Patterns::default()).unwrap();
+    let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["a/test_one_pad"]);
+}
+
+#[test]
+fn an_unwalkable_entry_is_an_errored_case_and_the_walk_goes_on() {
+    let root = tempfile::tempdir().unwrap();
+    write_case(&root.path().join("test_b_pad"), &pad_model(), &[0]);
+    std::os::unix::fs::symlink(root.path().join("nowhere"), root.path().join("test_a_pad")).unwrap();
+    let cases = discover(&[root.path().to_owned()], &Patterns::default()).unwrap();
+    let found: Vec<(&str, bool)> = cases.iter().map(|c| (c.id.as_str(), c.problem.is_some())).collect();
+    assert_eq!(found, [("test_a_pad", true), ("test_b_pad", false)]);
+    let problem = cases[0].problem.as_deref().unwrap();
+    assert!(
+        problem.contains("test_a_pad") && problem.contains("No such file"),
+        "{problem}"
+    );
 }
