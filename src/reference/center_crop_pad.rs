@@ -63,7 +63,8 @@ pub fn plan_center_crop_pad(node: &Node, inputs: &[Option<&Tensor>]) -> Result<(
         }
         pads[axis] = centered_pads(data.shape()[axis] as i64, target);
     }
-    let plan = PadPlan::new(data.shape(), &pads, PadMode::Constant).map_err(|e| refuse(e.to_string()))?;
+    let plan = PadPlan::new(data.shape(), &pads, PadMode::Constant, data.max_element_bytes())
+        .map_err(|e| refuse(e.to_string()))?;
     Ok((pads, plan))
 }
 

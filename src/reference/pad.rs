@@ -171,7 +171,11 @@ pub fn plan_pad(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<Pl
     for (i, &axis) in axes.iter().enumerate() {
         per_axis[axis] = (pads[i], pads[i + axes.len()]);
     }
-    let plan = PadPlan::new(data.shape(), &per_axis, mode).map_err(|e| refuse(e.to_string()))?;
+    let element_bytes = constant
+        .as_ref()
+        .map_or(0, Tensor::max_element_bytes)
+        .max(data.max_element_bytes());
+    let plan = PadPlan::new(data.shape(), &per_axis, mode, element_bytes).map_err(|e| refuse(e.to_string()))?;
     Ok(PlannedPad {
         per_axis,
         plan,

@@ -72,6 +72,16 @@ pub enum PlanError {
     },
     #[error("output shape {shape:?} exceeds the limit of {limit} elements")]
     TooLarge { shape: Vec<i128>, limit: usize },
+    #[error("output shape {shape:?} at {element_bytes} bytes an element exceeds the limit of {limit} bytes")]
+    TooManyBytes {
+        shape: Vec<usize>,
+        element_bytes: usize,
+        limit: usize,
+    },
+    #[error(
+        "output shape {shape:?}: the padding repeats its data in so many pieces that planning it needs over {limit} bytes"
+    )]
+    PlanTooLarge { shape: Vec<usize>, limit: usize },
 }
 
 /// One step of producing an axis's output, in units of the block below that axis.
@@ -104,9 +114,16 @@ pub struct PadPlan {
 }
 
 impl PadPlan {
-    /// Plans padding `in_shape` by `pads[axis] = (begin, end)` in `mode`. Outputs of more than
-    /// [`MAX_OUTPUT_ELEMENTS`] elements are refused before anything is allocated.
-    pub fn new(in_shape: &[usize], pads: &[(i64, i64)], mode: PadMode) -> Result<PadPlan, PlanError> {
+    /// Plans padding `in_shape` by `pads[axis] = (begin, end)` in `mode`, for elements that
+    /// take up to `element_bytes` of memory each. Outputs of more than [`MAX_OUTPUT_ELEMENTS`]
+    /// elements or [`MAX_OUTPUT_BYTES`] bytes, and plans of more than [`MAX_PLAN_BYTES`], are
+    /// refused before they are allocated.
+    pub fn new(
+        in_shape: &[usize],
+        pads: &[(i64, i64)],
+        mode: PadMode,
+        element_bytes: usize,
+    ) -> Result<PadPlan, PlanError> {
         assert_eq!(in_shape.len(), pads.len(), "one (begin, end) pair per axis");
         let axes: Vec<AxisPad> = in_shape
             .iter()
@@ -138,6 +155,16 @@ impl PadPlan {
                 };
                 return Ok(empty);
             }
+            Some(n)
+                if n.checked_mul(element_bytes)
+                    .is_none_or(|bytes| bytes > MAX_OUTPUT_BYTES) =>
+            {
+                return Err(PlanError::TooManyBytes {
+                    shape: out_shape,
+                    element_bytes,
+                    limit: MAX_OUTPUT_BYTES,
+                });
+            }
             Some(_) => {}
         }
         // Trailing axes that are neither padded nor cropped copy whole: merge them into a block.
@@ -149,14 +176,27 @@ impl PadPlan {
             outer_strides[axis] = stride;
             stride *= in_shape[axis];
         }
-        let outer_maps = axes[..inner].iter().map(|a| a.map(mode)).collect();
-        let inner_map = axes.get(inner).map_or_else(|| vec![Some(0)], |a| a.map(mode));
-        let row_len = inner_map.len() * block;
+        let plan_too_large = || PlanError::PlanTooLarge {
+            shape: out_shape.clone(),
+            limit: MAX_PLAN_BYTES,
+        };
+        let map_bytes = out_shape[..inner].iter().sum::<usize>() * size_of::<Option<usize>>();
+        if map_bytes > MAX_PLAN_BYTES {
+            return Err(plan_too_large());
+        }
+        let outer_maps = axes[..inner].iter().map(|a| a.sources(mode).collect()).collect();
+        let max_runs = (MAX_PLAN_BYTES - map_bytes) / size_of::<Run>();
+        let runs = match axes.get(inner) {
+            Some(axis) => runs(axis.sources(mode), max_runs),
+            None => runs(std::iter::once(Some(0)), max_runs),
+        }
+        .ok_or_else(plan_too_large)?;
+        let row_len = out_shape.get(inner).map_or(1, |&extent| extent * block);
         Ok(PadPlan {
             out_shape,
             outer_maps,
             outer_strides,
-            runs: runs(&inner_map),
+            runs,
             block,
             row_len,
         })
@@ -176,6 +216,14 @@ impl PadPlan {
 /// The largest output, in elements, a plan accepts (2^28: 1 GiB of float). It bounds the
 /// plan's own per-axis maps too, so hostile pads are refused instead of exhausting memory.
 pub const MAX_OUTPUT_ELEMENTS: usize = 1 << 28;
+
+/// The largest output, in bytes of memory, the reference writes: 2^28 complex128 elements
+/// would be 4 GiB, so wide types are held to this as well as to [`MAX_OUTPUT_ELEMENTS`].
+pub const MAX_OUTPUT_BYTES: usize = 1 << 31;
+
+/// The most memory a plan's maps and runs may take. Ordinary paddings need a few runs per
+/// axis; only wrap or reflect of a tiny axis by an enormous pad comes near this.
+pub const MAX_PLAN_BYTES: usize = 1 << 28;
 
 /// One axis's padding, validated: the data left after cropping and the output extent.
 struct AxisPad {
@@ -220,35 +268,37 @@ impl AxisPad {
         })
     }
 
-    /// The input index each output index reads (`None`: the constant).
-    fn map(&self, mode: PadMode) -> Vec<Option<usize>> {
+    /// The input index each output index reads, in output order (`None`: the constant).
+    fn sources(&self, mode: PadMode) -> impl Iterator<Item = Option<usize>> + '_ {
         let (lo, n) = (self.lo, self.kept);
-        (0..self.out)
-            .map(|o| {
-                let j = o - self.pad_begin;
-                let within = match mode {
-                    _ if (0..n).contains(&j) => j,
-                    _ if n == 0 => return None,
-                    PadMode::Constant => return None,
-                    PadMode::Edge => j.clamp(0, n - 1),
-                    PadMode::Wrap => j.rem_euclid(n),
-                    PadMode::Reflect if n == 1 => 0,
-                    PadMode::Reflect => {
-                        let period = 2 * (n - 1);
-                        let m = j.rem_euclid(period);
-                        if m < n { m } else { period - m }
-                    }
-                };
-                Some((lo + within) as usize)
-            })
-            .collect()
+        (0..self.out).map(move |o| {
+            let j = o - self.pad_begin;
+            let within = match mode {
+                _ if (0..n).contains(&j) => j,
+                _ if n == 0 => return None,
+                PadMode::Constant => return None,
+                PadMode::Edge => j.clamp(0, n - 1),
+                PadMode::Wrap => j.rem_euclid(n),
+                PadMode::Reflect if n == 1 => 0,
+                PadMode::Reflect => {
+                    let period = 2 * (n - 1);
+                    let m = j.rem_euclid(period);
+                    if m < n { m } else { period - m }
+                }
+            };
+            Some((lo + within) as usize)
+        })
     }
 }
 
-/// Groups an axis map into runs: constant stretches, ascending copies and repeats.
-fn runs(map: &[Option<usize>]) -> Vec<Run> {
+/// Groups an axis's sources into runs: constant stretches, ascending copies and repeats;
+/// `None` when that takes more than `max_runs`.
+fn runs(sources: impl Iterator<Item = Option<usize>>, max_runs: usize) -> Option<Vec<Run>> {
     let mut runs: Vec<Run> = Vec::new();
-    for &source in map {
+    for source in sources {
+        if runs.len() > max_runs {
+            return None;
+        }
         match (runs.last_mut(), source) {
             (Some(Run::Fill(count)), None) => *count += 1,
             (_, None) => runs.push(Run::Fill(1)),
@@ -260,7 +310,7 @@ fn runs(map: &[Option<usize>]) -> Vec<Run> {
             (_, Some(i)) => runs.push(Run::Copy { start: i, len: 1 }),
         }
     }
-    runs
+    Some(runs)
 }
 
 /// Pads `input` (row-major, of the shape the plan was made for) into `out`, which is cleared
@@ -389,7 +439,7 @@ mod tests {
     use super::*;
 
     fn pad1(values: &[i32], begin: i64, end: i64, mode: PadMode) -> Result<Vec<i32>, PlanError> {
-        let plan = PadPlan::new(&[values.len()], &[(begin, end)], mode)?;
+        let plan = PadPlan::new(&[values.len()], &[(begin, end)], mode, 4)?;
         let mut out = Vec::new();
         pad_into(values, &plan, &0, &mut out);
         Ok(out)
@@ -434,7 +484,7 @@ mod tests {
     fn runs_group_copies_repeats_and_fills() {
         let map = [None, None, Some(0), Some(0), Some(1), Some(2), Some(1), None];
         assert_eq!(
-            runs(&map),
+            runs(map.into_iter(), usize::MAX).unwrap(),
             [
                 Run::Fill(2),
                 Run::Repeat { index: 0, count: 2 },
@@ -447,7 +497,7 @@ mod tests {
 
     #[test]
     fn outer_axis_padding_fills_whole_rows() {
-        let plan = PadPlan::new(&[2, 2], &[(1, 0), (0, 1)], PadMode::Constant).unwrap();
+        let plan = PadPlan::new(&[2, 2], &[(1, 0), (0, 1)], PadMode::Constant, 4).unwrap();
         let mut out = vec![99; 100];
         pad_into(&[1, 2, 3, 4], &plan, &-1, &mut out);
         assert_eq!(plan.out_shape(), [3, 3]);
@@ -456,7 +506,7 @@ mod tests {
 
     #[test]
     fn hostile_pads_are_refused_before_allocating() {
-        let huge = PadPlan::new(&[2, 3], &[(0, 1 << 40), (0, 0)], PadMode::Constant);
+        let huge = PadPlan::new(&[2, 3], &[(0, 1 << 40), (0, 0)], PadMode::Constant, 4);
         assert!(matches!(
             huge,
             Err(PlanError::TooLarge {
@@ -464,10 +514,31 @@ mod tests {
                 ..
             })
         ));
-        let overflow = PadPlan::new(&[2, 3], &[(0, i64::MAX), (i64::MAX, 0)], PadMode::Constant);
+        let overflow = PadPlan::new(&[2, 3], &[(0, i64::MAX), (i64::MAX, 0)], PadMode::Constant, 4);
         assert!(matches!(overflow, Err(PlanError::TooLarge { .. })));
+        // Within the element limit, over the byte limit at 16 bytes an element.
+        let wide = PadPlan::new(&[2], &[(0, (1 << 28) - 2)], PadMode::Constant, 16);
+        assert!(matches!(wide, Err(PlanError::TooManyBytes { element_bytes: 16, .. })));
+        // Wrapping a 2-element axis 2^26 times is 2^26 copy runs: over the plan's budget.
+        let pieces = PadPlan::new(&[2], &[(0, 1 << 27)], PadMode::Wrap, 4);
+        assert!(matches!(pieces, Err(PlanError::PlanTooLarge { .. })));
+        // A long edge or constant border is one run, whatever its length.
+        let long = PadPlan::new(&[2], &[(1 << 20, 1 << 20)], PadMode::Edge, 4).unwrap();
+        assert_eq!(
+            long.runs,
+            [
+                Run::Repeat {
+                    index: 0,
+                    count: (1 << 20) + 1
+                },
+                Run::Repeat {
+                    index: 1,
+                    count: (1 << 20) + 1
+                }
+            ]
+        );
         // Empty because another axis is 0: no map is built for the long axis.
-        let empty = PadPlan::new(&[0, 3], &[(0, 0), (0, 1 << 40)], PadMode::Constant).unwrap();
+        let empty = PadPlan::new(&[0, 3], &[(0, 0), (0, 1 << 40)], PadMode::Constant, 4).unwrap();
         assert_eq!(empty.out_shape(), [0, 3 + (1 << 40)]);
         let mut out = vec![1];
         pad_into::<i32>(&[], &empty, &0, &mut out);
@@ -492,7 +563,7 @@ mod tests {
             fill: T,
         ) {
             for mode in [PadMode::Constant, PadMode::Edge, PadMode::Reflect, PadMode::Wrap] {
-                let Ok(plan) = PadPlan::new(shape, pads, mode) else {
+                let Ok(plan) = PadPlan::new(shape, pads, mode, size_of::<T>()) else {
                     continue;
                 };
                 let (mut expected, mut streamed) = (Vec::new(), vec![fill; 3]);
@@ -530,7 +601,7 @@ mod tests {
         let input: Vec<i32> = (0..2 * H * W).collect();
         let value = |c: i32, h: i32, w: i32| (c * H + h) * W + w;
         for mode in [PadMode::Constant, PadMode::Edge, PadMode::Reflect, PadMode::Wrap] {
-            let plan = PadPlan::new(&shape, &pads, mode).unwrap();
+            let plan = PadPlan::new(&shape, &pads, mode, 4).unwrap();
             assert!(plan.out_len() * size_of::<i32>() >= STREAM_MIN_BYTES);
             let (mut expected, mut out) = (Vec::new(), Vec::new());
             pad_into(&input, &plan, &-7, &mut expected);

@@ -174,6 +174,23 @@ impl Tensor {
         self.len() == 0
     }
 
+    /// The memory one element can take: its size, plus for strings the longest one's bytes
+    /// (a padded copy of a string tensor clones them).
+    pub fn max_element_bytes(&self) -> usize {
+        struct Size;
+        impl Visitor<'_> for Size {
+            type Output = usize;
+            fn visit<T: Element>(self, _: &ArrayD<T>) -> usize {
+                size_of::<T>()
+            }
+        }
+        let longest = match self {
+            Tensor::String(a) => a.iter().map(Vec::len).max().unwrap_or(0),
+            _ => 0,
+        };
+        self.visit(Size) + longest
+    }
+
     /// `tensor(float)[2, 3]`-style description for listings and messages.
     pub fn describe(&self) -> String {
         format!("{}{:?}", self.data_type(), self.shape())

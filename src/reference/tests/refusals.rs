@@ -377,6 +377,31 @@ fn extreme_pads_are_refused_without_overflow() {
 }
 
 #[test]
+fn outputs_over_the_memory_limit_are_refused_before_allocating() {
+    // 2^28 elements is within the element limit, but at 16 bytes a complex128 is 4 GiB.
+    let pair = tensor(&[2], vec![num_complex::Complex64::new(1.0, 2.0); 2]);
+    assert_refused(
+        pad19("constant", &pair, &[0, (1 << 28) - 2]),
+        PAD19,
+        &[
+            "output shape [268435456]",
+            "16 bytes an element",
+            "limit of 2147483648 bytes",
+        ],
+    );
+    // A long string padded by copies of itself: each copy clones its bytes.
+    let long = tensor(&[1], vec![vec![b'x'; 1 << 20]]);
+    assert_refused(
+        pad19("edge", &long, &[0, 4096]),
+        PAD19,
+        &["output shape [4097]", &format!("{} bytes an element", (1 << 20) + 24)],
+    );
+    assert_eq!(pad19("edge", &long, &[0, 3]).unwrap().shape(), [4]);
+    let result = center_crop_pad(&ccp_node(None), &[Some(&pair), Some(&ints(&[1 << 28]))]);
+    assert_refused(result, CCP, &["output shape [268435456]", "16 bytes an element"]);
+}
+
+#[test]
 fn missing_inputs_are_refused() {
     assert_refused(pad(&pad_node(19, None), &[]), PAD19, &["input 0 (data)", "missing"]);
     assert_refused(
