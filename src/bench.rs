@@ -10,7 +10,7 @@ use prost::Message;
 use serde::Serialize;
 
 use crate::reference::pad_kernel::{PadMode, PadPlan, pad_pod_into};
-use crate::tensor::{DataType, DecodeOptions, Element, Tensor, decode_tensor, encode_tensor};
+use crate::tensor::{DEFAULT_MAX_BYTES, DataType, DecodeOptions, Element, Tensor, decode_tensor, encode_tensor};
 
 /// What to pad and how often.
 #[derive(Clone, Debug)]
@@ -23,6 +23,9 @@ pub struct BenchOptions {
     pub center_crop_shape: Option<Vec<usize>>,
     pub data_type: DataType,
     pub repetitions: usize,
+    /// The largest input or output, in bytes, a benchmark may allocate; larger ones are
+    /// refused before anything is allocated.
+    pub max_bytes: u64,
 }
 
 impl Default for BenchOptions {
@@ -36,6 +39,7 @@ impl Default for BenchOptions {
             center_crop_shape: Some(vec![1, 64, 520, 504]),
             data_type: DataType::Float,
             repetitions: 10,
+            max_bytes: DEFAULT_MAX_BYTES,
         }
     }
 }
@@ -53,8 +57,32 @@ pub struct BenchResult {
     pub fresh_gbps: f64,
     /// Median GB/s of a plain copy of as many bytes into a reused buffer.
     pub copy_gbps: f64,
-    /// `gbps / copy_gbps`.
+    /// `gbps / copy_gbps`: always a finite number, since configurations with nothing to
+    /// time are refused.
     pub ratio: f64,
+}
+
+/// `count` elements of `element_size` bytes, refused (before any allocation) when the count
+/// overflows or the bytes exceed `limit`; `what` names the tensor in the message.
+fn checked_bytes(
+    what: &str,
+    shape: &[usize],
+    count: Option<usize>,
+    element_size: usize,
+    limit: u64,
+) -> Result<u64, String> {
+    let bytes = count
+        .and_then(|n| n.checked_mul(element_size))
+        .and_then(|b| u64::try_from(b).ok());
+    match bytes {
+        Some(bytes) if bytes <= limit => Ok(bytes),
+        Some(bytes) => Err(format!(
+            "{what} of shape {shape:?} needs {bytes} bytes, over the limit of {limit} bytes (--max-tensor-bytes)"
+        )),
+        None => Err(format!(
+            "{what} of shape {shape:?} overflows the addressable size, over the limit of {limit} bytes (--max-tensor-bytes)"
+        )),
+    }
 }
 
 /// Runs the padding benchmarks.
@@ -81,39 +109,77 @@ pub fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, String> {
     }
 }
 
-/// The padding benchmarks for one element type, on an input of `value` everywhere.
+/// The padding benchmarks for one element type, on an input of `value` everywhere. Every
+/// plan is made and every size checked before the input is allocated.
 fn bench_typed<T: Element + Pod>(options: &BenchOptions, value: T) -> Result<Vec<BenchResult>, String> {
-    let input = vec![value; options.shape.iter().product()];
-    let mut results = Vec::new();
+    let shape = &options.shape;
+    let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    checked_bytes("the input", shape, count, size_of::<T>(), options.max_bytes)?;
+    let count = count.expect("checked above");
+    if count == 0 {
+        return Err(format!(
+            "the input shape {shape:?} has no elements: there is nothing to time"
+        ));
+    }
+    let mut plans = Vec::new();
     for &mode in &options.modes {
-        let plan = PadPlan::new(&options.shape, &options.pads, mode).map_err(|e| e.to_string())?;
-        results.push(measure(&input, &plan, "Pad", mode.name(), options));
+        let plan = PadPlan::new(shape, &options.pads, mode, size_of::<T>())
+            .map_err(|e| format!("Pad {}: {e}", mode.name()))?;
+        plans.push(("Pad", mode.name(), plan));
     }
     if let Some(target) = &options.center_crop_shape {
-        if target.len() != options.shape.len() {
-            return Err(format!(
-                "center-crop shape {target:?} must have {} axes",
-                options.shape.len()
-            ));
+        if target.len() != shape.len() {
+            return Err(format!("center-crop shape {target:?} must have {} axes", shape.len()));
         }
-        let pads: Vec<(i64, i64)> = options
-            .shape
+        let pads: Vec<(i64, i64)> = shape
             .iter()
             .zip(target)
             .map(|(&extent, &t)| {
-                let diff = t as i64 - extent as i64;
+                let diff = i64::try_from(t as i128 - extent as i128)
+                    .map_err(|_| format!("center-crop shape {target:?} is too far from the input shape {shape:?}"))?;
+                // Pad: the larger half at the end; crop: the larger half at the start.
                 let begin = if diff >= 0 { diff / 2 } else { -((-diff) / 2) };
-                (begin, diff - begin)
+                Ok((begin, diff - begin))
             })
-            .collect();
-        let plan = PadPlan::new(&options.shape, &pads, PadMode::Constant).map_err(|e| e.to_string())?;
-        results.push(measure(&input, &plan, "CenterCropPad", "-", options));
+            .collect::<Result<_, String>>()?;
+        let plan =
+            PadPlan::new(shape, &pads, PadMode::Constant, size_of::<T>()).map_err(|e| format!("CenterCropPad: {e}"))?;
+        plans.push(("CenterCropPad", "-", plan));
     }
-    Ok(results)
+    for (op, mode, plan) in &plans {
+        let what = match *mode {
+            "-" => format!("the {op} output"),
+            mode => format!("the {op} {mode} output"),
+        };
+        let out_shape: Vec<usize> = plan.out_shape().to_vec();
+        checked_bytes(
+            &what,
+            &out_shape,
+            Some(plan.out_len()),
+            size_of::<T>(),
+            options.max_bytes,
+        )?;
+        if plan.out_len() == 0 {
+            return Err(format!(
+                "{what} has shape {out_shape:?}, with no elements: there is nothing to time (change --shape, --pads or --center-crop-shape)"
+            ));
+        }
+    }
+    let input = vec![value; count];
+    plans
+        .iter()
+        .map(|(op, mode, plan)| measure(&input, plan, op, mode, options))
+        .collect()
 }
 
 /// Times the kernel the `ref` backend runs for plain data ([`pad_pod_into`]).
-fn measure<T: Element + Pod>(input: &[T], plan: &PadPlan, op: &str, mode: &str, options: &BenchOptions) -> BenchResult {
+fn measure<T: Element + Pod>(
+    input: &[T],
+    plan: &PadPlan,
+    op: &str,
+    mode: &str,
+    options: &BenchOptions,
+) -> Result<BenchResult, String> {
     let fill = T::default();
     let bytes = (plan.out_len() * size_of::<T>()) as f64;
     let source: Vec<T> = input.iter().cycle().take(plan.out_len()).cloned().collect();
@@ -140,7 +206,7 @@ fn measure<T: Element + Pod>(input: &[T], plan: &PadPlan, op: &str, mode: &str, 
         ],
     );
     let (pad, copy, fresh) = (gbps(bytes, times[0]), gbps(bytes, times[1]), gbps(bytes, times[2]));
-    BenchResult {
+    finite(BenchResult {
         op: op.to_owned(),
         mode: mode.to_owned(),
         dtype: T::DATA_TYPE.name().to_owned(),
@@ -149,6 +215,20 @@ fn measure<T: Element + Pod>(input: &[T], plan: &PadPlan, op: &str, mode: &str, 
         fresh_gbps: fresh,
         copy_gbps: copy,
         ratio: pad / copy,
+    })
+}
+
+/// Refuses a result whose figures are not finite positive numbers, rather than printing NaN
+/// (or JSON null) as if it were a measurement.
+fn finite(result: BenchResult) -> Result<BenchResult, String> {
+    let figures = [result.gbps, result.fresh_gbps, result.copy_gbps, result.ratio];
+    if figures.iter().all(|f| f.is_finite() && *f > 0.0) {
+        Ok(result)
+    } else {
+        Err(format!(
+            "{} {} {}: the timings gave no meaningful figure (GB/s {}, fresh {}, copy {}, ratio {})",
+            result.op, result.mode, result.dtype, result.gbps, result.fresh_gbps, result.copy_gbps, result.ratio
+        ))
     }
 }
 
@@ -179,8 +259,20 @@ fn gbps(bytes: f64, time: Duration) -> f64 {
 }
 
 /// Decoding a serialized float TensorProto of `megabytes` MiB held in memory, against a plain
-/// copy of the same bytes into a fresh buffer (decoding allocates its array too).
-pub fn bench_decode(megabytes: usize, repetitions: usize) -> Result<BenchResult, String> {
+/// copy of the same bytes into a fresh buffer (decoding allocates its array too). Refuses zero
+/// MiB, and tensors over `max_bytes`, before allocating.
+pub fn bench_decode(megabytes: usize, repetitions: usize, max_bytes: u64) -> Result<BenchResult, String> {
+    if megabytes == 0 {
+        return Err("--decode-mib 0: there is nothing to time".to_owned());
+    }
+    match megabytes.checked_mul(1 << 20).and_then(|b| u64::try_from(b).ok()) {
+        Some(bytes) if bytes <= max_bytes => {}
+        _ => {
+            return Err(format!(
+                "--decode-mib {megabytes} is over the limit of {max_bytes} bytes (--max-tensor-bytes)"
+            ));
+        }
+    }
     let count = megabytes * (1 << 20) / 4;
     let tensor = Tensor::from_vec(&[count], vec![1.25f32; count]).expect("1-D");
     let file = Bytes::from(encode_tensor(&tensor, "x").encode_to_vec());
@@ -202,7 +294,7 @@ pub fn bench_decode(megabytes: usize, repetitions: usize) -> Result<BenchResult,
     );
     let (decode, copy) = (times[0], times[1]);
     let bytes = file.len() as f64;
-    Ok(BenchResult {
+    finite(BenchResult {
         op: "decode".to_owned(),
         mode: "raw_data".to_owned(),
         dtype: "float".to_owned(),
@@ -210,6 +302,6 @@ pub fn bench_decode(megabytes: usize, repetitions: usize) -> Result<BenchResult,
         gbps: gbps(bytes, decode),
         fresh_gbps: gbps(bytes, decode),
         copy_gbps: gbps(bytes, copy),
-        ratio: copy.as_secs_f64() / decode.as_secs_f64(),
+        ratio: copy.as_secs_f64().max(1e-12) / decode.as_secs_f64().max(1e-12),
     })
 }

@@ -97,7 +97,7 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    /// Reads every case.json under `root`.
+    /// Reads every case.json under `root`; finding none is an error naming the root.
     pub fn read(root: &Path) -> Result<Coverage, String> {
         let mut coverage = Coverage::default();
         for entry in WalkDir::new(root).sort_by_file_name() {
@@ -130,6 +130,12 @@ impl Coverage {
                 mode,
             );
             *coverage.counts.entry(key).or_default() += 1;
+        }
+        if coverage.counts.is_empty() && coverage.refusals == 0 {
+            return Err(format!(
+                "no test cases found under {}: no case.json files (coverage reads the generated corpus, onnx-testdata/extended)",
+                root.display()
+            ));
         }
         Ok(coverage)
     }

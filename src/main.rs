@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use pad_conformance::DataType;
 use pad_conformance::backend::{Backend, BackendOptions, backend_from_spec};
 use pad_conformance::baseline::Baseline;
@@ -78,11 +78,13 @@ struct Selection {
 /// How data sets are run and compared.
 #[derive(Args, Debug)]
 struct Checking {
-    /// Relative tolerance for floating outputs.
-    #[arg(long, value_name = "X", default_value_t = Tolerance::default().rtol)]
+    /// Relative tolerance for floating outputs (a finite number ≥ 0).
+    #[arg(long, value_name = "X", default_value_t = Tolerance::default().rtol, value_parser = tolerance,
+          allow_negative_numbers = true)]
     rtol: f64,
-    /// Absolute tolerance for floating outputs.
-    #[arg(long, value_name = "Y", default_value_t = Tolerance::default().atol)]
+    /// Absolute tolerance for floating outputs (a finite number ≥ 0).
+    #[arg(long, value_name = "Y", default_value_t = Tolerance::default().atol, value_parser = tolerance,
+          allow_negative_numbers = true)]
     atol: f64,
     /// Require bit-identical outputs.
     #[arg(long)]
@@ -108,7 +110,8 @@ struct RunArgs {
     /// standard error).
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// List the discovered cases and data sets instead of running them.
+    /// List the discovered cases and data sets instead of running them; exits 1 (after
+    /// listing everything) when any case or data set fails to load.
     #[arg(long)]
     list: bool,
     /// Known failures (JSON): exit 0 unless a data set fails that the baseline does not list.
@@ -132,9 +135,9 @@ struct MatrixArgs {
     /// A backend to run (repeatable, at least one): `ref` or `exec:COMMAND`.
     #[arg(long = "backend", value_name = "BACKEND", required = true)]
     backends: Vec<String>,
-    /// Output format: markdown or json.
+    /// Output format.
     #[arg(long, value_enum, default_value = "markdown")]
-    format: Format,
+    format: MatrixFormat,
     /// Write the table to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -182,9 +185,41 @@ struct BenchArgs {
     /// Size of the tensor --decode decodes.
     #[arg(long, default_value_t = 256)]
     decode_mib: usize,
-    /// Output format: human or json.
+    /// Largest input or output, in bytes, a benchmark may allocate; larger configurations are
+    /// refused before anything is allocated.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    max_tensor_bytes: u64,
+    /// Output format.
     #[arg(long, value_enum, default_value = "human")]
-    format: Format,
+    format: BenchFormat,
+}
+
+/// The formats `bench` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum BenchFormat {
+    Human,
+    Json,
+}
+
+/// The formats `matrix` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum MatrixFormat {
+    Markdown,
+    Json,
+}
+
+/// `--rtol`, `--atol`: a finite number, zero or more (NaN would pass nothing, a negative or
+/// infinite tolerance would make the comparison meaningless).
+fn tolerance(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|e| format!("{text:?} is not a number: {e}"))?;
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(format!("{text:?} is not a finite number zero or more"))
+    }
 }
 
 /// A failure to run at all: exit code 2.
@@ -300,21 +335,29 @@ fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// `--list`: each selected case once, with its data sets.
+/// `--list`: each selected case once, with its data sets. Exits 1 when any case or data set
+/// failed to load, after listing everything.
 fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
     let mut out = io::stdout().lock();
     let mut listed: Vec<&TestCase> = Vec::new();
+    let mut failed = 0;
     for job in jobs {
         if listed.iter().any(|c| std::ptr::eq(*c, job.case)) {
             continue;
         }
         listed.push(job.case);
-        for line in list_case(job.case, max_tensor_bytes) {
+        let listing = list_case(job.case, max_tensor_bytes);
+        failed += usize::from(listing.failed);
+        for line in listing.lines {
             if writeln!(out, "{line}").is_err() {
                 // A closed pipe (`| head`) is the reader's choice, not a failure.
                 return Ok(ExitCode::SUCCESS);
             }
         }
+    }
+    if failed > 0 {
+        eprintln!("pad-conformance: {failed} of {} cases failed to load", listed.len());
+        return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -369,11 +412,10 @@ fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let matrix = Matrix::new(&reports);
     let (mut out, _) = open_output(args.output.as_ref())?;
     let written = match args.format {
-        Format::Json => serde_json::to_writer_pretty(&mut out, &matrix)
+        MatrixFormat::Json => serde_json::to_writer_pretty(&mut out, &matrix)
             .map_err(io::Error::other)
             .and_then(|()| writeln!(out)),
-        Format::Markdown => matrix.write_markdown(args.failures_only, &mut out),
-        other => return Err(Fatal(format!("matrix writes markdown or json, not {other:?}"))),
+        MatrixFormat::Markdown => matrix.write_markdown(args.failures_only, &mut out),
     };
     finish(written, &mut out)?;
     Ok(ExitCode::SUCCESS)
@@ -396,7 +438,7 @@ fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
 
 fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
     let results = if args.decode {
-        vec![bench_decode(args.decode_mib, args.repetitions)?]
+        vec![bench_decode(args.decode_mib, args.repetitions, args.max_tensor_bytes)?]
     } else {
         let rank = args.shape.len();
         let pads = match &args.pads {
@@ -423,20 +465,37 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
             Some("none") => None,
             Some(list) => Some(
                 list.split(',')
-                    .map(|v| v.trim().parse::<usize>())
+                    .map(|v| {
+                        v.trim()
+                            .parse::<usize>()
+                            .map_err(|e| Fatal(format!("--center-crop-shape {list:?}: {v:?}: {e}")))
+                    })
                     .collect::<Result<Vec<_>, _>>()?,
             ),
-            None => Some(
-                args.shape
+            None => {
+                let target: Vec<usize> = args
+                    .shape
                     .iter()
                     .enumerate()
                     .map(|(i, &d)| match rank - i {
-                        2 => d + 8,
+                        2 => d.saturating_add(8),
                         1 => d.saturating_sub(8),
                         _ => d,
                     })
-                    .collect(),
-            ),
+                    .collect();
+                // The default crops 8 off the last axis: on a shape that small it would leave
+                // nothing to time, so the row is skipped, saying why.
+                if target.contains(&0) && !args.shape.contains(&0) {
+                    eprintln!(
+                        "pad-conformance: skipping CenterCropPad: its default target {target:?} for shape {:?} \
+                         has an empty axis (give --center-crop-shape to time it)",
+                        args.shape
+                    );
+                    None
+                } else {
+                    Some(target)
+                }
+            }
         };
         let data_type =
             DataType::from_name(&args.dtype).ok_or_else(|| Fatal(format!("unknown element type {:?}", args.dtype)))?;
@@ -447,10 +506,11 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
             center_crop_shape,
             data_type,
             repetitions: args.repetitions,
+            max_bytes: args.max_tensor_bytes,
         };
         bench_pad(&options)?
     };
-    if args.format == Format::Json {
+    if args.format == BenchFormat::Json {
         println!("{}", serde_json::to_string_pretty(&results)?);
     } else {
         println!(

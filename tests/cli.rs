@@ -173,3 +173,293 @@ fn list_shows_operator_versions() {
     );
     assert_eq!(stdout.lines().count(), 23);
 }
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn list_exits_1_when_a_data_set_fails_to_load_and_labels_each_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrap = dir.path().join("test_wrap_pad");
+    copy_dir(&testdata("onnx-1.14.1/node/test_wrap_pad"), &wrap);
+    std::fs::write(wrap.join("test_data_set_0/input_1.pb"), b"\xff\xff\xff").unwrap();
+    copy_dir(
+        &testdata("onnx-1.14.1/node/test_edge_pad"),
+        &dir.path().join("test_edge_pad"),
+    );
+    let out = run(&["--list", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    // The listing is printed in full: the case that loads is listed as usual.
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert_eq!(lines[0], "test_edge_pad/0  Pad-19  inputs: int32[1, 3, 4, 5] int64[8]");
+    // The input that decodes is listed, a placeholder stands for the other, and the error
+    // follows, naming the file.
+    assert!(
+        lines[1].starts_with("test_wrap_pad/0  Pad-19  inputs: int32[1, 3, 4, 5] [error]  error in input_1.pb: "),
+        "{stdout}"
+    );
+    assert!(lines[1].contains("malformed protobuf"), "{stdout}");
+    assert!(stderr(&out).contains("1 of 2 cases failed to load"), "{}", stderr(&out));
+}
+
+#[test]
+fn list_reports_tensors_over_the_limit_as_load_errors() {
+    let out = run(&[
+        "--list",
+        "--max-tensor-bytes",
+        "100",
+        testdata("onnx-1.14.1").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 23);
+    let wrap = stdout.lines().find(|l| l.starts_with("node/test_wrap_pad/0")).unwrap();
+    assert_eq!(
+        wrap,
+        "node/test_wrap_pad/0  Pad-19  inputs: [error] int64[8]  \
+         error in input_0.pb: tensor \"x\": dims [1, 3, 4, 5] of int32 need 240 bytes, over the limit of 100  \
+         error in output_0.pb: tensor \"y\": dims [1, 3, 6, 7] of int32 need 504 bytes, over the limit of 100"
+    );
+}
+
+#[test]
+fn list_exits_1_on_a_gap_in_file_numbering() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrap = dir.path().join("test_wrap_pad");
+    copy_dir(&testdata("onnx-1.14.1/node/test_wrap_pad"), &wrap);
+    let data_set = wrap.join("test_data_set_0");
+    std::fs::rename(data_set.join("output_0.pb"), data_set.join("output_1.pb")).unwrap();
+    let out = run(&["--list", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("test_wrap_pad/0  Pad-19  error: "), "{stdout}");
+}
+
+#[test]
+fn tolerances_must_be_finite_and_not_negative() {
+    let tree = testdata("onnx-1.22.0");
+    for args in [
+        ["--rtol", "nan"],
+        ["--rtol", "inf"],
+        ["--rtol", "-0.5"],
+        ["--atol", "-1"],
+        ["--atol", "NaN"],
+        ["--atol", "-inf"],
+    ] {
+        // `--atol=-inf`: a leading `-i` would read as a flag in `--atol -inf`.
+        let out = if args[1] == "-inf" {
+            run(&[&format!("{}={}", args[0], args[1]), tree.to_str().unwrap()])
+        } else {
+            run(&[args[0], args[1], tree.to_str().unwrap()])
+        };
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let message = stderr(&out);
+        assert!(
+            message.contains(&format!("invalid value '{}' for '{} ", args[1], args[0]))
+                && message.contains("is not a finite number zero or more"),
+            "{args:?}: {message}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: nothing runs");
+    }
+    let out = run(&["matrix", "--backend", "ref", "--rtol", "nan", tree.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is not a finite number zero or more"));
+    // Zero is a tolerance (exact comparison of values).
+    let out = run(&[
+        "--rtol",
+        "0",
+        "--atol",
+        "0",
+        "--filter",
+        "test_wrap_pad",
+        tree.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().last(), Some("1 passed, 0 failed, 0 errored, 0 skipped"));
+}
+
+#[test]
+fn matrix_refuses_a_format_it_does_not_write_before_running_anything() {
+    let out = run(&[
+        "matrix",
+        "--backend",
+        "ref",
+        "--format",
+        "human",
+        "--filter",
+        "wrap_pad",
+        testdata("onnx-1.22.0").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let message = stderr(&out);
+    assert!(
+        message.contains("invalid value 'human' for '--format <FORMAT>'"),
+        "{message}"
+    );
+    assert!(message.contains("[possible values: markdown, json]"), "{message}");
+    assert!(!message.contains("passed"), "no backend ran: {message}");
+    assert!(out.stdout.is_empty());
+    let help = String::from_utf8(run(&["matrix", "--help"]).stdout).unwrap();
+    assert!(help.contains("[possible values: markdown, json]"), "{help}");
+    assert!(!help.contains("junit") && !help.contains("human"), "{help}");
+}
+
+#[test]
+fn bench_refuses_a_format_it_does_not_write() {
+    let out = run(&["bench", "--format", "junit"]);
+    assert_eq!(out.status.code(), Some(2));
+    let message = stderr(&out);
+    assert!(
+        message.contains("invalid value 'junit' for '--format <FORMAT>'"),
+        "{message}"
+    );
+    assert!(message.contains("[possible values: human, json]"), "{message}");
+    assert!(out.stdout.is_empty());
+    let help = String::from_utf8(run(&["bench", "--help"]).stdout).unwrap();
+    assert!(help.contains("[possible values: human, json]"), "{help}");
+    assert!(!help.contains("junit") && !help.contains("markdown"), "{help}");
+}
+
+#[test]
+fn bench_refuses_shapes_over_the_memory_limit_before_allocating() {
+    let out = run(&["bench", "--shape", "100000,100000,100000", "--repetitions", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).trim_end(),
+        "pad-conformance: the input of shape [100000, 100000, 100000] needs 4000000000000000 bytes, \
+         over the limit of 2147483648 bytes (--max-tensor-bytes)"
+    );
+    // An element count that overflows is refused the same way.
+    let huge = format!("{},{},4", usize::MAX / 2, usize::MAX / 2);
+    let out = run(&["bench", "--shape", &huge, "--repetitions", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("overflows the addressable size"),
+        "{}",
+        stderr(&out)
+    );
+    // The limit is an option; a small input over it is refused too.
+    let out = run(&[
+        "bench",
+        "--shape",
+        "1,4,8,8",
+        "--max-tensor-bytes",
+        "1000",
+        "--repetitions",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("the input of shape [1, 4, 8, 8] needs 1024 bytes, over the limit of 1000 bytes"),
+        "{}",
+        stderr(&out)
+    );
+    // Within the limit, an output over it is refused: [1, 4, 8, 8] padded by 2 is 1728 bytes.
+    let out = run(&[
+        "bench",
+        "--shape",
+        "1,4,8,8",
+        "--max-tensor-bytes",
+        "1500",
+        "--repetitions",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out)
+            .contains("the Pad constant output of shape [1, 4, 12, 12] needs 2304 bytes, over the limit of 1500"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["bench", "--decode", "--decode-mib", "4096", "--repetitions", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--decode-mib 4096 is over the limit of 2147483648 bytes"));
+}
+
+#[test]
+fn bench_refuses_configurations_with_nothing_to_time() {
+    let out = run(&["bench", "--shape", "0", "--mode", "constant", "--repetitions", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("the input shape [0] has no elements: there is nothing to time"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty(), "no table, no NaN");
+    let out = run(&[
+        "bench",
+        "--shape",
+        "1,4,8,8",
+        "--center-crop-shape",
+        "1,4,8,0",
+        "--repetitions",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("the CenterCropPad output has shape [1, 4, 8, 0], with no elements"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["bench", "--shape", "4,4", "--pads", "0,-4,0,0", "--repetitions", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("has shape [4, 0], with no elements"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["bench", "--decode", "--decode-mib", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--decode-mib 0: there is nothing to time"));
+}
+
+#[test]
+fn bench_skips_a_degenerate_default_center_crop_saying_why() {
+    let out = run(&["bench", "--shape", "1,4,8,8", "--format", "json", "--repetitions", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "skipping CenterCropPad: its default target [1, 4, 16, 0] for shape [1, 4, 8, 8] has an empty axis"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let modes: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r["op"].as_str().unwrap(), r["mode"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        modes,
+        [
+            ("Pad", "constant"),
+            ("Pad", "edge"),
+            ("Pad", "reflect"),
+            ("Pad", "wrap")
+        ]
+    );
+    for row in &rows {
+        assert_eq!(row["shape"], serde_json::json!([1, 4, 8, 8]));
+        for figure in ["gbps", "fresh_gbps", "copy_gbps", "ratio"] {
+            let value = row[figure].as_f64();
+            assert!(value.is_some_and(|v| v.is_finite() && v > 0.0), "{figure}: {row}");
+        }
+    }
+}
+
+#[test]
+fn coverage_of_a_tree_without_cases_exits_2_naming_it() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(&["coverage", empty.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "no table");
+    assert!(
+        stderr(&out).contains(&format!("no test cases found under {}", empty.path().display())),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -40,3 +40,14 @@ fn a_missing_triple_is_reported() {
             .any(|(op, t, mode)| op.label() == "Pad-21" && *t == DataType::Int4 && *mode == "wrap")
     );
 }
+
+#[test]
+fn a_tree_without_case_json_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("test_one_pad")).unwrap();
+    let error = Coverage::read(dir.path()).unwrap_err();
+    assert!(
+        error.starts_with(&format!("no test cases found under {}", dir.path().display())),
+        "{error}"
+    );
+}
