@@ -10,6 +10,8 @@ use crate::tensor::TensorError;
 pub enum Error {
     #[error("reading {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    #[error("reading {path}: not a regular file")]
+    NotAFile { path: PathBuf },
     #[error("reading {path}: file of {bytes} bytes is over the limit of {limit} bytes")]
     FileTooLarge { path: PathBuf, bytes: u64, limit: u64 },
     #[error("reading {path}: malformed protobuf: {source}")]

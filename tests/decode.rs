@@ -433,6 +433,14 @@ fn wrong_sizes_and_values_are_refused_with_the_field_and_value() {
         decode(&raw(D::String, &[1], b"abc")).unwrap_err(),
         TensorError::StringInRawData
     );
+    let both = TensorProto {
+        int32_data: vec![1],
+        ..raw(D::Int32, &[1], &[1, 0, 0, 0])
+    };
+    assert_eq!(
+        decode(&both).unwrap_err(),
+        TensorError::RawAndTyped { field: "int32_data" }
+    );
     let segmented = TensorProto {
         segment: Some(Segment { begin: 0, end: 2 }),
         ..raw(D::Float, &[1], &[0; 4])
@@ -566,6 +574,28 @@ fn external_data_is_read_inside_the_case_directory_only() {
             ..
         })
     ));
+}
+
+#[test]
+fn only_regular_files_are_read() {
+    // A FIFO would block the reader until something writes to it; a directory never decodes.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("input_0.pb");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for path in [fifo.clone(), dir.path().to_owned()] {
+        let error = read_tensor_file(&path, &DecodeOptions::default()).unwrap_err();
+        assert!(matches!(&error, Error::NotAFile { path: p } if *p == path), "{error}");
+        assert!(error.to_string().ends_with("not a regular file"), "{error}");
+    }
+    let options = DecodeOptions {
+        base_dir: Some(dir.path().to_owned()),
+        ..DecodeOptions::default()
+    };
+    match decode_tensor(&external("input_0.pb", None, None), &options) {
+        Err(TensorError::ExternalFile { message, .. }) => assert_eq!(message, "not a regular file"),
+        other => panic!("expected a refusal of the FIFO, got {other:?}"),
+    }
 }
 
 #[test]

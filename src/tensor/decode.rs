@@ -79,6 +79,8 @@ pub enum TensorError {
         value: i128,
         data_type: DataType,
     },
+    #[error("both raw_data and {field} hold data; a tensor keeps its values in one of them")]
+    RawAndTyped { field: &'static str },
     #[error("raw_data and external data are not allowed for tensor(string); strings go in string_data")]
     StringInRawData,
     #[error("segment is set (begin {begin}, end {end}); segmented tensors are not supported")]
@@ -118,7 +120,12 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
         path: path.to_owned(),
         source,
     };
-    let mut file = File::open(path).map_err(io)?;
+    // Opening a FIFO would block until something writes to it, and a device never ends:
+    // only regular files are read.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(Error::NotAFile { path: path.to_owned() });
+    }
+    let file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     // Framing: dims, names and tags come on top of the element bytes.
     let allowed = limit.saturating_add(1 << 20);
@@ -130,7 +137,8 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
         });
     }
     let mut bytes = Vec::with_capacity(len as usize);
-    file.read_to_end(&mut bytes).map_err(io)?;
+    // A file that grows while it is read stops at the limit, not at the end of memory.
+    file.take(allowed).read_to_end(&mut bytes).map_err(io)?;
     Ok(bytes)
 }
 
@@ -180,11 +188,29 @@ pub fn decode_tensor(proto: &TensorProto, options: &DecodeOptions) -> Result<Ten
         let raw = read_external(proto, options, bytes)?;
         return decoder.decode_raw(&raw);
     }
+    let raw_data = proto.raw_data.as_ref().filter(|raw| !raw.is_empty());
+    if let (Some(_), Some(field)) = (raw_data, filled_typed_field(proto)) {
+        return Err(TensorError::RawAndTyped { field });
+    }
     match &proto.raw_data {
         Some(raw) if data_type == DataType::String && !raw.is_empty() => Err(TensorError::StringInRawData),
         Some(raw) if data_type != DataType::String => decoder.decode_raw(raw),
         _ => decoder.decode_fields(),
     }
+}
+
+/// The first typed value field that holds anything.
+fn filled_typed_field(proto: &TensorProto) -> Option<&'static str> {
+    [
+        ("float_data", proto.float_data.is_empty()),
+        ("int32_data", proto.int32_data.is_empty()),
+        ("string_data", proto.string_data.is_empty()),
+        ("int64_data", proto.int64_data.is_empty()),
+        ("double_data", proto.double_data.is_empty()),
+        ("uint64_data", proto.uint64_data.is_empty()),
+    ]
+    .into_iter()
+    .find_map(|(field, empty)| (!empty).then_some(field))
 }
 
 fn checked_shape(dims: &[i64]) -> Result<Vec<usize>, TensorError> {
@@ -446,6 +472,9 @@ fn read_external(proto: &TensorProto, options: &DecodeOptions, expected: u64) ->
     let base_resolved = base.canonicalize().map_err(|e| file_err(e.to_string()))?;
     if !resolved.starts_with(&base_resolved) {
         return Err(refuse("it resolves outside the case directory"));
+    }
+    if !resolved.is_file() {
+        return Err(file_err("not a regular file".to_owned()));
     }
     let mut file = File::open(&resolved).map_err(|e| file_err(e.to_string()))?;
     let file_len = file.metadata().map_err(|e| file_err(e.to_string()))?.len();
