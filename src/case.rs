@@ -215,6 +215,12 @@ fn list_data_set(index: usize, dir: PathBuf) -> DataSet {
     let listed = numbered_files(&data_set.dir, "input_")
         .and_then(|inputs| Ok((inputs, numbered_files(&data_set.dir, "output_")?)));
     match listed {
+        Ok((_, outputs)) if data_set.expected_error.is_some() && !outputs.is_empty() => {
+            data_set.problem = Some(format!(
+                "{}: holds both {EXPECTED_ERROR_FILE} and output_K.pb files; a data set expects one or the other",
+                data_set.dir.display()
+            ));
+        }
         Ok((inputs, outputs)) => {
             data_set.inputs = inputs;
             data_set.outputs = outputs;

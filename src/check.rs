@@ -2,12 +2,13 @@
 //! The CLI and the libtest harness both call [`check_data_set`], so they cannot disagree.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::backend::Backend;
-use crate::case::{Applicability, Expected, TestCase, applicability};
+use crate::case::{Applicability, DataSet, Expected, TestCase, applicability};
 use crate::compare::{Tolerance, compare};
 use crate::model::{AttributeValue, Model};
 use crate::opset::{domain_name, operator_label};
@@ -127,6 +128,28 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, data_set: usize, o
     outcome
 }
 
+/// Says so when a data set holds more or fewer input_K.pb or output_K.pb files than the graph
+/// has inputs or outputs: a file is missing or stray, and no backend is to blame.
+fn files_unlike_model(data_set: &DataSet, model: &Model) -> Option<String> {
+    let mismatch = |files: &[PathBuf], prefix: &str, names: &[String], what: &str| {
+        (files.len() != names.len()).then(|| {
+            format!(
+                "{}: {} {prefix}K.pb files for {} graph {what}{} ({})",
+                data_set.dir.display(),
+                files.len(),
+                names.len(),
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            )
+        })
+    };
+    let outputs = || match data_set.expected_error {
+        Some(_) => None,
+        None => mismatch(&data_set.outputs, "output_", &model.graph.outputs, "output"),
+    };
+    mismatch(&data_set.inputs, "input_", &model.graph.inputs, "input").or_else(outputs)
+}
+
 fn run_check(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &CheckOptions, outcome: &mut Outcome) {
     if let Some(problem) = &case.problem {
         return outcome.set(Status::Errored, problem.clone());
@@ -146,8 +169,12 @@ fn run_check(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &
             format!("{}: no data set {data_set}", case.dir.display()),
         );
     };
-    if let Some(problem) = &data_set.problem {
-        return outcome.set(Status::Errored, problem.clone());
+    if let Some(problem) = data_set
+        .problem
+        .clone()
+        .or_else(|| files_unlike_model(data_set, &model))
+    {
+        return outcome.set(Status::Errored, problem);
     }
     let loaded = match case.load_data_set(data_set, &decode) {
         Ok(loaded) => loaded,

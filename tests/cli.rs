@@ -463,3 +463,53 @@ fn coverage_of_a_tree_without_cases_exits_2_naming_it() {
         stderr(&out)
     );
 }
+
+#[test]
+fn broken_data_sets_are_errored_naming_the_file_and_the_rest_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = |name: &str| {
+        let path = dir.path().join(name);
+        copy_dir(&testdata("onnx-1.22.0/node/test_edge_pad"), &path);
+        path.join("test_data_set_0")
+    };
+    case("test_good_pad");
+    std::fs::remove_file(case("test_missing_output_pad").join("output_0.pb")).unwrap();
+    let stray = case("test_stray_input_pad");
+    std::fs::copy(stray.join("input_0.pb"), stray.join("input_2.pb")).unwrap();
+    let both = case("test_both_pad");
+    std::fs::write(both.join("expected_error.txt"), "must be refused\n").unwrap();
+    let fifo = case("test_fifo_pad").join("input_1.pb");
+    std::fs::remove_file(&fifo).unwrap();
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+
+    let out = run(&["--format", "json", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outcome = |id: &str| {
+        let case = report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap();
+        (
+            case["status"].as_str().unwrap().to_owned(),
+            case["message"].as_str().unwrap().to_owned(),
+        )
+    };
+    assert_eq!(outcome("test_good_pad").0, "passed");
+    let expectations = [
+        ("test_missing_output_pad", "0 output_K.pb files for 1 graph output (y)"),
+        (
+            "test_stray_input_pad",
+            "3 input_K.pb files for 2 graph inputs (x, pads)",
+        ),
+        ("test_both_pad", "holds both expected_error.txt and output_K.pb files"),
+        ("test_fifo_pad", "input_1.pb: not a regular file"),
+    ];
+    for (id, text) in expectations {
+        let (status, message) = outcome(id);
+        assert_eq!(status, "errored", "{id}: {message}");
+        assert!(message.contains(id) && message.contains(text), "{id}: {message}");
+    }
+}
