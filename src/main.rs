@@ -5,6 +5,7 @@ use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -13,13 +14,15 @@ use pad_conformance::backend::{Backend, BackendOptions, backend_from_spec};
 use pad_conformance::baseline::Baseline;
 use pad_conformance::bench::{BenchOptions, bench_decode, bench_pad};
 use pad_conformance::case::{Patterns, TestCase, discover};
-use pad_conformance::check::CheckOptions;
+use pad_conformance::check::{CheckOptions, Outcome};
 use pad_conformance::compare::Tolerance;
 use pad_conformance::coverage::Coverage;
 use pad_conformance::listing::list_case;
 use pad_conformance::matrix::Matrix;
 use pad_conformance::reference::pad_kernel::PadMode;
-use pad_conformance::report::{Colors, Format, RunReport, write_human, write_json, write_junit, write_markdown};
+use pad_conformance::report::{
+    Colors, Format, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
+};
 use pad_conformance::runner::{Job, jobs, run_jobs};
 use pad_conformance::tensor::DEFAULT_MAX_BYTES;
 
@@ -309,13 +312,26 @@ fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     }
     let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let backend = args.checking.backend(&args.backend, selection)?;
+    let (out, terminal) = open_output(args.output.as_ref())?;
+    // The human report streams: each line as soon as its data set (and those before) finish.
+    let stream = Mutex::new((out, Ok(())));
+    let colors = Colors::detect(terminal);
+    let write_line = |outcome: &Outcome| {
+        let mut guard = stream.lock().unwrap_or_else(|e| e.into_inner());
+        let (out, written) = &mut *guard;
+        if args.format == Format::Human && written.is_ok() {
+            *written = write_outcome(outcome, colors, out).and_then(|()| out.flush());
+        }
+    };
     let report = run_jobs(
         backend.as_ref(),
         &jobs,
         &args.checking.options(selection),
         args.checking.threads(),
+        &write_line,
     );
-    write_report(&report, args)?;
+    let (out, written) = stream.into_inner().unwrap_or_else(|e| e.into_inner());
+    write_report(&report, args, out, written)?;
     if let Some(path) = &args.write_baseline {
         let previous = match Baseline::read(path) {
             Ok(existing) => Some(existing),
@@ -363,13 +379,13 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
 }
 
 /// Opens `--output FILE` or standard output; says whether it is a terminal.
-fn open_output(path: Option<&PathBuf>) -> Result<(Box<dyn Write>, bool), Fatal> {
+fn open_output(path: Option<&PathBuf>) -> Result<(Box<dyn Write + Send>, bool), Fatal> {
     Ok(match path {
         Some(path) => {
             let file = File::create(path).map_err(|e| Fatal(format!("writing {}: {e}", path.display())))?;
             (Box::new(io::BufWriter::new(file)), false)
         }
-        None => (Box::new(io::stdout().lock()), io::stdout().is_terminal()),
+        None => (Box::new(io::stdout()), io::stdout().is_terminal()),
     })
 }
 
@@ -382,14 +398,20 @@ fn finish(written: io::Result<()>, out: &mut dyn Write) -> Result<(), Fatal> {
     }
 }
 
-fn write_report(report: &RunReport, args: &RunArgs) -> Result<(), Fatal> {
-    let (mut out, terminal) = open_output(args.output.as_ref())?;
-    let written = match args.format {
-        Format::Human => write_human(report, Colors::detect(terminal), &mut out),
+/// Writes the report to `out`, after the lines already streamed there (`written`: whether
+/// that went well).
+fn write_report(
+    report: &RunReport,
+    args: &RunArgs,
+    mut out: Box<dyn Write + Send>,
+    written: io::Result<()>,
+) -> Result<(), Fatal> {
+    let written = written.and_then(|()| match args.format {
+        Format::Human => write_summary(report, &mut out),
         Format::Json => write_json(report, &mut out),
         Format::Junit => write_junit(report, &mut out),
         Format::Markdown => write_markdown(report, &mut out),
-    };
+    });
     finish(written, &mut out)?;
     if args.output.is_some() || args.format != Format::Human {
         eprintln!("{}", report.summary().line());
@@ -405,7 +427,7 @@ fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let mut reports = Vec::new();
     for spec in &args.backends {
         let backend = args.checking.backend(spec, selection)?;
-        let report = run_jobs(backend.as_ref(), &jobs, &options, args.checking.threads());
+        let report = run_jobs(backend.as_ref(), &jobs, &options, args.checking.threads(), &|_| {});
         eprintln!("{}: {}", report.backend, report.summary().line());
         reports.push(report);
     }

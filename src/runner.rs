@@ -34,11 +34,20 @@ pub fn jobs(cases: &[TestCase]) -> Vec<Job<'_>> {
         .collect()
 }
 
-/// Runs `jobs` on `threads` threads (at least one); outcomes come back in job order.
-pub fn run_jobs(backend: &dyn Backend, jobs: &[Job<'_>], options: &CheckOptions, threads: usize) -> RunReport {
+/// Runs `jobs` on `threads` threads (at least one); outcomes come back in job order. Each
+/// outcome is also handed to `finished` as soon as it and every job before it are done, so a
+/// report can be written while the run goes on, in the same order.
+pub fn run_jobs(
+    backend: &dyn Backend,
+    jobs: &[Job<'_>],
+    options: &CheckOptions,
+    threads: usize,
+    finished: &(dyn Fn(&Outcome) + Sync),
+) -> RunReport {
     let start = Instant::now();
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; jobs.len()]);
+    // The outcomes so far, and how many of them, in order, `finished` has seen.
+    let results: Mutex<(Vec<Option<Outcome>>, usize)> = Mutex::new((vec![None; jobs.len()], 0));
     std::thread::scope(|scope| {
         for _ in 0..threads.clamp(1, jobs.len().max(1)) {
             scope.spawn(|| {
@@ -46,12 +55,18 @@ pub fn run_jobs(backend: &dyn Backend, jobs: &[Job<'_>], options: &CheckOptions,
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
                     let outcome = check_data_set(backend, job.case, job.data_set, options);
-                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(outcome);
+                    let mut guard = results.lock().unwrap_or_else(|e| e.into_inner());
+                    let (outcomes, announced) = &mut *guard;
+                    outcomes[i] = Some(outcome);
+                    while let Some(Some(outcome)) = outcomes.get(*announced) {
+                        finished(outcome);
+                        *announced += 1;
+                    }
                 }
             });
         }
     });
-    let outcomes = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (outcomes, _) = results.into_inner().unwrap_or_else(|e| e.into_inner());
     RunReport {
         backend: backend.name().to_owned(),
         outcomes: outcomes.into_iter().map(|o| o.expect("every job ran")).collect(),

@@ -513,3 +513,51 @@ fn broken_data_sets_are_errored_naming_the_file_and_the_rest_run() {
         assert!(message.contains(id) && message.contains(text), "{id}: {message}");
     }
 }
+
+#[test]
+fn human_lines_appear_as_data_sets_finish() {
+    // The worker answers test_edge_pad, then holds test_wrap_pad until this test has read
+    // edge's line: were the report written only at the end, it would wait out --timeout and
+    // wrap would be errored.
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    copy_dir(&testdata("onnx-1.22.0/node/test_edge_pad"), &tree.join("test_edge_pad"));
+    copy_dir(&testdata("onnx-1.22.0/node/test_wrap_pad"), &tree.join("test_wrap_pad"));
+    let gate = dir.path().join("gate");
+    let worker = dir.path().join("worker.py");
+    let script = format!(
+        r#"import json, os, shutil, sys, time
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] == "hello":
+        reply = {{"type": "hello", "version": 1, "name": "oracle"}}
+    else:
+        while "wrap" in request["model"] and not os.path.exists({gate:?}):
+            time.sleep(0.01)
+        # The expected output, copied: an oracle.
+        source = os.path.join(os.path.dirname(request["model"]), "test_data_set_0", "output_0.pb")
+        target = os.path.join(request["output_dir"], "output_0.pb")
+        shutil.copy(source, target)
+        reply = {{"type": "result", "id": request["id"], "outputs": [target]}}
+    print(json.dumps(reply), flush=True)
+"#,
+        gate = gate.to_str().unwrap()
+    );
+    std::fs::write(&worker, script).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(["--jobs", "1", "--timeout", "60", "--backend"])
+        .arg(format!("exec:python3 {}", worker.display()))
+        .arg(&tree)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.starts_with("PASS  test_edge_pad/0"), "{first}");
+    std::fs::write(&gate, "").unwrap();
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    assert!(rest[0].starts_with("PASS  test_wrap_pad/0"), "{rest:?}");
+    assert_eq!(rest.last().unwrap(), "2 passed, 0 failed, 0 errored, 0 skipped");
+    assert!(child.wait().unwrap().success());
+}

@@ -1,5 +1,5 @@
-//! The terminal report: one line per data set, the mismatch report under failures, and the
-//! summary line last.
+//! The terminal report: one line per data set as it finishes, the mismatch report under
+//! failures, and the summary line last.
 
 use std::io::{self, Write};
 
@@ -25,16 +25,15 @@ impl Colors {
     }
 }
 
-/// Writes the human report.
-pub fn write_human(report: &RunReport, colors: Colors, out: &mut dyn Write) -> io::Result<()> {
-    for outcome in &report.outcomes {
-        write_outcome(outcome, colors, out)?;
-    }
+/// Writes the report's last lines: the backend's time and the summary. The outcome lines
+/// come before, written by [`write_outcome`] as each data set finishes.
+pub fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "backend {}: {:.2}s", report.backend, report.duration.as_secs_f64())?;
     writeln!(out, "{}", report.summary().line())
 }
 
-fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> io::Result<()> {
+/// Writes one data set's line, and the message under anything that did not pass.
+pub fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> io::Result<()> {
     let (word, color) = match outcome.status {
         Status::Passed => ("PASS", "32"),
         Status::Failed => ("FAIL", "31"),

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::check::{Outcome, Status};
 
-pub use human::{Colors, write_human};
+pub use human::{Colors, write_outcome, write_summary};
 pub use json::write_json;
 pub use junit::write_junit;
 pub(crate) use markdown::escape_cell;
