@@ -36,15 +36,22 @@ pub struct Verdict {
     pub regressions: Vec<String>,
     /// In the baseline, but passed.
     pub unexpected_passes: Vec<String>,
+    /// In the baseline as failed but errored now, or the other way round:
+    /// `name: expected errored, now failed`.
+    pub changed_status: Vec<String>,
+    /// In the baseline, but no such data set was discovered (renamed or removed).
+    pub stale: Vec<String>,
 }
 
 impl Verdict {
-    /// True when the run should fail: a regression, or under `strict` an unexpected pass.
+    /// True when the run should fail: a regression, or under `strict` any difference from
+    /// the baseline (an unexpected pass, a changed status, an entry for no data set).
     pub fn fails(&self, strict: bool) -> bool {
-        !self.regressions.is_empty() || (strict && !self.unexpected_passes.is_empty())
+        let outdated = !self.unexpected_passes.is_empty() || !self.changed_status.is_empty() || !self.stale.is_empty();
+        !self.regressions.is_empty() || (strict && outdated)
     }
 
-    /// `baseline: 3 expected failures, 0 regressions, 1 unexpected pass`, then the names.
+    /// `baseline: 3 expected failures, 0 regressions, 1 unexpected passes`, then the names.
     pub fn describe(&self) -> String {
         let mut text = format!(
             "baseline: {} expected failures, {} regressions, {} unexpected passes",
@@ -52,11 +59,27 @@ impl Verdict {
             self.regressions.len(),
             self.unexpected_passes.len()
         );
-        for name in &self.regressions {
-            text.push_str(&format!("\n  regression: {name}"));
+        for (count, what) in [
+            (self.changed_status.len(), "changed status"),
+            (self.stale.len(), "stale entries"),
+        ] {
+            if count > 0 {
+                text.push_str(&format!(", {count} {what}"));
+            }
         }
-        for name in &self.unexpected_passes {
-            text.push_str(&format!("\n  unexpected pass (remove it from the baseline): {name}"));
+        let lists = [
+            ("regression", &self.regressions),
+            ("unexpected pass (remove it from the baseline)", &self.unexpected_passes),
+            ("changed status (update the baseline)", &self.changed_status),
+            (
+                "stale entry, no such data set (remove it from the baseline)",
+                &self.stale,
+            ),
+        ];
+        for (label, names) in lists {
+            for name in names {
+                text.push_str(&format!("\n  {label}: {name}"));
+            }
         }
         text
     }
@@ -102,20 +125,30 @@ impl Baseline {
         }
     }
 
-    /// Compares a run with this baseline. Entries for data sets the run did not include are
-    /// ignored, so a baseline survives filters and added cases.
-    pub fn judge(&self, outcomes: &[Outcome]) -> Verdict {
+    /// Compares a run with this baseline. `discovered` tells whether a data set name exists
+    /// under the roots at all: an entry the filter left out is not judged, so a baseline
+    /// survives filters and added cases, but an entry for no data set is stale.
+    pub fn judge(&self, outcomes: &[Outcome], discovered: impl Fn(&str) -> bool) -> Verdict {
         let mut verdict = Verdict::default();
         for outcome in outcomes {
             let name = outcome.name();
-            let known = self.expected.contains_key(&name);
-            match outcome.status {
-                Status::Failed | Status::Errored if known => verdict.expected_failures.push(name),
-                Status::Failed | Status::Errored => verdict.regressions.push(name),
-                Status::Passed if known => verdict.unexpected_passes.push(name),
-                Status::Passed | Status::Skipped => {}
+            let known = self.expected.get(&name);
+            match (outcome.status, known) {
+                (Status::Failed | Status::Errored, Some(expected)) if expected.status != outcome.status => {
+                    let change = format!(
+                        "{name}: expected {}, now {}",
+                        expected.status.name(),
+                        outcome.status.name()
+                    );
+                    verdict.changed_status.push(change);
+                }
+                (Status::Failed | Status::Errored, Some(_)) => verdict.expected_failures.push(name),
+                (Status::Failed | Status::Errored, None) => verdict.regressions.push(name),
+                (Status::Passed, Some(_)) => verdict.unexpected_passes.push(name),
+                (Status::Passed | Status::Skipped, _) => {}
             }
         }
+        verdict.stale = self.expected.keys().filter(|name| !discovered(name)).cloned().collect();
         verdict
     }
 }
@@ -173,15 +206,53 @@ mod tests {
                 reason: "was broken".into(),
             },
         );
-        let verdict = with_c.judge(&run);
+        let everything = |_: &str| true;
+        let verdict = with_c.judge(&run, everything);
         assert_eq!(verdict.expected_failures, ["a/0", "b/0"]);
         assert_eq!(verdict.regressions, ["d/0"]);
         assert_eq!(verdict.unexpected_passes, ["c/0"]);
         assert!(verdict.fails(false));
-        let fixed = Baseline::record("x", &run, None).judge(&run);
+        let fixed = Baseline::record("x", &run, None).judge(&run, everything);
         assert!(!fixed.fails(true), "{fixed:?}");
-        let only_stale = with_c.judge(&run[..3]);
-        assert!(!only_stale.fails(false) && only_stale.fails(true));
+        let only_unexpected_pass = with_c.judge(&run[..3], everything);
+        assert!(!only_unexpected_pass.fails(false) && only_unexpected_pass.fails(true));
+    }
+
+    #[test]
+    fn a_changed_status_or_an_entry_for_no_data_set_is_outdated() {
+        let run = [
+            outcome("a", Status::Failed, "wrong values"),
+            outcome("b", Status::Errored, "x"),
+        ];
+        let mut baseline = Baseline::record("x", &run, None);
+        baseline.expected.get_mut("a/0").unwrap().status = Status::Errored;
+        baseline.expected.insert(
+            "gone/0".into(),
+            Expectation {
+                status: Status::Failed,
+                reason: "renamed since".into(),
+            },
+        );
+        let verdict = baseline.judge(&run, |name| name != "gone/0");
+        assert_eq!(verdict.expected_failures, ["b/0"]);
+        assert_eq!(verdict.changed_status, ["a/0: expected errored, now failed"]);
+        assert_eq!(verdict.stale, ["gone/0"]);
+        assert!(verdict.regressions.is_empty());
+        assert!(!verdict.fails(false) && verdict.fails(true));
+        let text = verdict.describe();
+        assert!(
+            text.starts_with(
+                "baseline: 1 expected failures, 0 regressions, 0 unexpected passes, 1 changed status, 1 stale entries"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n  stale entry, no such data set (remove it from the baseline): gone/0"),
+            "{text}"
+        );
+        // A data set the filter left out is not judged, and not stale either.
+        let filtered = baseline.judge(&run[1..], |_| true);
+        assert!(!filtered.fails(true), "{filtered:?}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The `pad-conformance` command: parses arguments, calls the library, maps the outcome to
 //! an exit code (0 success, 1 a check failed, 2 a usage or infrastructure error).
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -23,7 +24,7 @@ use pad_conformance::reference::pad_kernel::PadMode;
 use pad_conformance::report::{
     Colors, Format, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
 };
-use pad_conformance::runner::{Job, jobs, run_jobs};
+use pad_conformance::runner::{Job, jobs as jobs_of, run_jobs};
 use pad_conformance::tensor::DEFAULT_MAX_BYTES;
 
 const EXAMPLES: &str = "\
@@ -120,7 +121,8 @@ struct RunArgs {
     /// Known failures (JSON): exit 0 unless a data set fails that the baseline does not list.
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
-    /// With --baseline: also fail when a listed data set passes (the baseline is stale).
+    /// With --baseline: also fail when the baseline is outdated: a listed data set passes,
+    /// fails with another status than listed, or does not exist.
     #[arg(long, requires = "baseline")]
     strict: bool,
     /// Record this run's failures as a baseline, keeping the reasons already in FILE (or in
@@ -259,7 +261,7 @@ impl Selection {
 
     /// The data sets of `cases` that pass the filter.
     fn jobs<'a>(&self, cases: &'a [TestCase]) -> Result<Vec<Job<'a>>, Fatal> {
-        let mut jobs = jobs(cases);
+        let mut jobs = jobs_of(cases);
         if let Some(pattern) = &self.filter {
             let filter = NameFilter::new(pattern)?;
             jobs.retain(|job| filter.matches(&job.name()));
@@ -342,7 +344,8 @@ fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let summary = report.summary();
     let failed = match &baseline {
         Some(baseline) => {
-            let verdict = baseline.judge(&report.outcomes);
+            let discovered: HashSet<String> = jobs_of(&cases).iter().map(Job::name).collect();
+            let verdict = baseline.judge(&report.outcomes, |name| discovered.contains(name));
             eprintln!("{}", verdict.describe());
             verdict.fails(args.strict)
         }
