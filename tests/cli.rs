@@ -324,10 +324,17 @@ fn bench_refuses_a_format_it_does_not_write() {
     assert!(!help.contains("junit") && !help.contains("markdown"), "{help}");
 }
 
+/// Runs the binary with `args` and checks it exits 2 saying `text` on standard error.
+fn assert_refused(args: &[&str], text: &str) -> Output {
+    let out = run(args);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(text), "{}", stderr(&out));
+    out
+}
+
 #[test]
 fn bench_refuses_shapes_over_the_memory_limit_before_allocating() {
-    let out = run(&["bench", "--shape", "100000,100000,100000", "--repetitions", "1"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = assert_refused(&["bench", "--shape", "100000,100000,100000", "--repetitions", "1"], "");
     assert_eq!(
         stderr(&out).trim_end(),
         "pad-conformance: the input of shape [100000, 100000, 100000] needs 4000000000000000 bytes, \
@@ -335,86 +342,64 @@ fn bench_refuses_shapes_over_the_memory_limit_before_allocating() {
     );
     // An element count that overflows is refused the same way.
     let huge = format!("{},{},4", usize::MAX / 2, usize::MAX / 2);
-    let out = run(&["bench", "--shape", &huge, "--repetitions", "1"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("overflows the addressable size"),
-        "{}",
-        stderr(&out)
+    assert_refused(
+        &["bench", "--shape", &huge, "--repetitions", "1"],
+        "overflows the addressable size",
     );
     // The limit is an option; a small input over it is refused too.
-    let out = run(&[
-        "bench",
-        "--shape",
-        "1,4,8,8",
-        "--max-tensor-bytes",
-        "1000",
-        "--repetitions",
-        "1",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("the input of shape [1, 4, 8, 8] needs 1024 bytes, over the limit of 1000 bytes"),
-        "{}",
-        stderr(&out)
+    let small = |limit| {
+        [
+            "bench",
+            "--shape",
+            "1,4,8,8",
+            "--max-tensor-bytes",
+            limit,
+            "--repetitions",
+            "1",
+        ]
+    };
+    assert_refused(
+        &small("1000"),
+        "the input of shape [1, 4, 8, 8] needs 1024 bytes, over the limit of 1000 bytes",
     );
-    // Within the limit, an output over it is refused: [1, 4, 8, 8] padded by 2 is 1728 bytes.
-    let out = run(&[
-        "bench",
-        "--shape",
-        "1,4,8,8",
-        "--max-tensor-bytes",
-        "1500",
-        "--repetitions",
-        "1",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out)
-            .contains("the Pad constant output of shape [1, 4, 12, 12] needs 2304 bytes, over the limit of 1500"),
-        "{}",
-        stderr(&out)
+    // Within the limit, an output over it is refused: [1, 4, 8, 8] padded by 2 is 2304 bytes.
+    assert_refused(
+        &small("1500"),
+        "the Pad constant output of shape [1, 4, 12, 12] needs 2304 bytes, over the limit of 1500",
     );
-    let out = run(&["bench", "--decode", "--decode-mib", "4096", "--repetitions", "1"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--decode-mib 4096 is over the limit of 2147483648 bytes"));
+    assert_refused(
+        &["bench", "--decode", "--decode-mib", "4096", "--repetitions", "1"],
+        "--decode-mib 4096 is over the limit of 2147483648 bytes",
+    );
 }
 
 #[test]
 fn bench_refuses_configurations_with_nothing_to_time() {
-    let out = run(&["bench", "--shape", "0", "--mode", "constant", "--repetitions", "1"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("the input shape [0] has no elements: there is nothing to time"),
-        "{}",
-        stderr(&out)
+    let out = assert_refused(
+        &["bench", "--shape", "0", "--mode", "constant", "--repetitions", "1"],
+        "the input shape [0] has no elements: there is nothing to time",
     );
     assert!(out.stdout.is_empty(), "no table, no NaN");
-    let out = run(&[
-        "bench",
-        "--shape",
-        "1,4,8,8",
-        "--center-crop-shape",
-        "1,4,8,0",
-        "--repetitions",
-        "1",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("the CenterCropPad output has shape [1, 4, 8, 0], with no elements"),
-        "{}",
-        stderr(&out)
+    assert_refused(
+        &[
+            "bench",
+            "--shape",
+            "1,4,8,8",
+            "--center-crop-shape",
+            "1,4,8,0",
+            "--repetitions",
+            "1",
+        ],
+        "the CenterCropPad output has shape [1, 4, 8, 0], with no elements",
     );
-    let out = run(&["bench", "--shape", "4,4", "--pads", "0,-4,0,0", "--repetitions", "1"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("has shape [4, 0], with no elements"),
-        "{}",
-        stderr(&out)
+    assert_refused(
+        &["bench", "--shape", "4,4", "--pads", "0,-4,0,0", "--repetitions", "1"],
+        "has shape [4, 0], with no elements",
     );
-    let out = run(&["bench", "--decode", "--decode-mib", "0"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--decode-mib 0: there is nothing to time"));
+    assert_refused(
+        &["bench", "--decode", "--decode-mib", "0"],
+        "--decode-mib 0: there is nothing to time",
+    );
 }
 
 #[test]
