@@ -1,19 +1,26 @@
 //! The external worker protocol end to end, through the built binary: a worker written here
 //! (in Python, which every machine of this project has) that answers right, answers wrong,
-//! refuses, hangs, crashes or prints garbage; baselines; and the matrix's JSON.
+//! refuses, hangs, crashes or prints garbage; baselines; and the matrix's JSON. Every run
+//! checks that the worker processes, and whatever they started, are gone when it ends.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 /// A worker whose behaviour on a data set is chosen by WORKER_MODE, or per case by
-/// WORKER_MODE_<case dir name>. "right" copies the case's expected output.
+/// WORKER_MODE_<case dir name>. "right" copies the case's expected output. Each request appends
+/// the worker's pid, and the pid of any process it starts, to the file WORKER_PIDS.
 const WORKER: &str = r#"
-import json, os, shutil, sys, time
+import json, os, shutil, subprocess, sys, time
+def record(pid):
+    with open(os.environ["WORKER_PIDS"], "a") as f:
+        print(pid, file=f)
 for line in sys.stdin:
     request = json.loads(line)
     if request["type"] == "hello":
         print(json.dumps({"type": "hello", "version": 1, "name": "test-worker"}), flush=True)
         continue
+    record(os.getpid())
     case_dir = os.path.dirname(request["model"])
     mode = os.environ.get("WORKER_MODE_" + os.path.basename(case_dir), os.environ.get("WORKER_MODE", "right"))
     out = os.path.join(request["output_dir"], "output_0.pb")
@@ -32,6 +39,15 @@ for line in sys.stdin:
     elif mode == "garbage":
         print("this is not json", flush=True)
         continue
+    elif mode == "close":
+        os.close(1)
+        time.sleep(600)
+    elif mode in ("spawn-hang", "spawn-exit"):
+        # The child inherits the worker's stdout, so the worker exiting gives no end of file.
+        record(subprocess.Popen(["sleep", "1000"]).pid)
+        if mode == "spawn-exit":
+            sys.exit(5)
+        time.sleep(600)
     print(json.dumps({"type": "result", "id": request["id"], "outputs": [out]}), flush=True)
 "#;
 
@@ -59,27 +75,52 @@ impl Fixture {
         format!("exec:python3 {}", self.dir.path().join("worker.py").display())
     }
 
+    /// The worker run through a shell that stays between the runner and it.
+    fn backend_through_shell(&self) -> String {
+        format!("exec:cd {} && python3 worker.py; true", self.dir.path().display())
+    }
+
+    /// Runs the binary, then checks that every process the workers recorded is gone.
     fn run(&self, env: &[(&str, &str)], args: &[&str]) -> Output {
+        let pids = self.dir.path().join("pids");
+        let _ = std::fs::remove_file(&pids);
         let mut command = Command::new(env!("CARGO_BIN_EXE_pad-conformance"));
-        command.env("NO_COLOR", "1").env_remove("WORKER_MODE");
+        command
+            .env("NO_COLOR", "1")
+            .env("WORKER_PIDS", &pids)
+            .env_remove("WORKER_MODE");
         for (k, v) in env {
             command.env(k, v);
         }
-        command.args(args).output().unwrap()
+        let output = command.args(args).output().unwrap();
+        let recorded = std::fs::read_to_string(&pids).unwrap_or_default();
+        for pid in recorded.lines() {
+            assert_gone(pid.parse().unwrap(), args);
+        }
+        output
     }
 
     /// Runs both cases through the worker (one thread, 2 s timeout); returns the exit code and
     /// the JSON report.
     fn check(&self, env: &[(&str, &str)], extra: &[&str]) -> (Option<i32>, serde_json::Value) {
-        let backend = self.backend();
+        self.check_with(&self.backend(), "2", env, extra)
+    }
+
+    fn check_with(
+        &self,
+        backend: &str,
+        timeout: &str,
+        env: &[(&str, &str)],
+        extra: &[&str],
+    ) -> (Option<i32>, serde_json::Value) {
         let cases = self.cases();
         let mut args = vec![
             "--backend",
-            &backend,
+            backend,
             "--jobs",
             "1",
             "--timeout",
-            "2",
+            timeout,
             "--format",
             "json",
         ];
@@ -89,6 +130,27 @@ impl Fixture {
         let json = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
         (out.status.code(), json)
+    }
+}
+
+/// Waits up to 5 s for process `pid` to be gone (or a zombie, if nothing reaps it here).
+fn assert_gone(pid: u32, args: &[&str]) {
+    let stat = PathBuf::from(format!("/proc/{pid}/stat"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        // The state follows the parenthesized command name, which may itself hold spaces.
+        let state = std::fs::read_to_string(&stat).ok().and_then(|s| {
+            s.rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim_start().chars().next())
+        });
+        if matches!(state, None | Some('Z' | 'X')) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "process {pid} (state {state:?}) outlived the run {args:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -167,6 +229,61 @@ fn misbehaving_workers_cost_one_case_each() {
             );
         }
     }
+}
+
+/// A worker through a shell that stays (`…; true`), hanging while its own child hangs too:
+/// the timeout kills all three, not the shell only. (`run` checks both recorded pids.)
+#[test]
+fn a_timed_out_worker_takes_its_shell_and_children_with_it() {
+    let fixture = Fixture::new();
+    let (code, report) = fixture.check_with(
+        &fixture.backend_through_shell(),
+        "2",
+        &[("WORKER_MODE_test_edge_pad", "spawn-hang")],
+        &[],
+    );
+    assert_eq!(code, Some(1));
+    let edge = case(&report, "test_edge_pad");
+    assert!(
+        edge["message"].as_str().unwrap().contains("timed out after 2 s"),
+        "{edge}"
+    );
+    assert_eq!(case(&report, "test_wrap_pad")["status"], "passed", "{report}");
+}
+
+/// Closing stdout mid-request is reported as such, not as a timeout (the timeout is 30 s).
+#[test]
+fn a_worker_that_closes_its_output_is_reported_as_closed() {
+    let fixture = Fixture::new();
+    let (code, report) = fixture.check_with(&fixture.backend(), "30", &[("WORKER_MODE_test_edge_pad", "close")], &[]);
+    assert_eq!(code, Some(1));
+    let edge = case(&report, "test_edge_pad");
+    assert_eq!(edge["status"], "errored");
+    let message = edge["message"].as_str().unwrap();
+    assert!(
+        message.contains("worker closed its output without exiting"),
+        "{message}"
+    );
+    assert_eq!(case(&report, "test_wrap_pad")["status"], "passed", "{report}");
+}
+
+/// A worker that exits while its child still holds its stdout (so no end of file comes) is
+/// reported as exited, with its status, and the child is killed.
+#[test]
+fn a_worker_that_exits_is_reported_as_exited_even_if_its_child_holds_its_output() {
+    let fixture = Fixture::new();
+    let (code, report) = fixture.check_with(
+        &fixture.backend(),
+        "30",
+        &[("WORKER_MODE_test_edge_pad", "spawn-exit")],
+        &[],
+    );
+    assert_eq!(code, Some(1));
+    let edge = case(&report, "test_edge_pad");
+    let message = edge["message"].as_str().unwrap();
+    assert!(message.contains("worker exited (exit status: 5)"), "{message}");
+    assert!(!message.contains("timed out"), "{message}");
+    assert_eq!(case(&report, "test_wrap_pad")["status"], "passed", "{report}");
 }
 
 #[test]

@@ -1,14 +1,17 @@
 //! The external-process backend: a worker command speaking JSON lines over stdin/stdout
 //! (docs/backend-protocol.md). A worker that hangs, crashes or prints garbage costs the case
-//! at hand only: it is killed and the next case starts a fresh one.
+//! at hand only: it is killed and the next case starts a fresh one. Each worker runs in its own
+//! process group, and killing it kills the group: a shell or shim in front of the worker, and
+//! whatever the worker started, go with it.
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -22,6 +25,15 @@ pub const PROTOCOL_VERSION: u64 = 1;
 const MAX_LINE: u64 = 1 << 20;
 /// How much of a worker's stderr is kept per request.
 const MAX_STDERR: usize = 16 << 10;
+/// How often a worker that is being waited on is checked to be still alive: a worker that exits
+/// while something it started still holds its stdout gives no end of file.
+const POLL: Duration = Duration::from_millis(50);
+/// How long a worker whose stdout closed gets to finish exiting, so that its status is known.
+const EXIT_AFTER_EOF: Duration = Duration::from_millis(500);
+/// How long the workers get to exit on their own once their stdin closes at shutdown.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+/// How long a killed worker's stderr is read for what it printed last.
+const STDERR_DRAIN: Duration = Duration::from_millis(500);
 
 /// A backend run by an external worker command.
 pub struct ExecBackend {
@@ -100,6 +112,21 @@ impl ExecBackend {
     }
 }
 
+impl Drop for ExecBackend {
+    /// Closes every idle worker's stdin at once, gives them [`SHUTDOWN_GRACE`] together to exit,
+    /// then kills what is left.
+    fn drop(&mut self) {
+        let mut idle = std::mem::take(self.idle.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for worker in &mut idle {
+            worker.close_input();
+        }
+        let until = Instant::now() + SHUTDOWN_GRACE;
+        for mut worker in idle {
+            worker.stop(until);
+        }
+    }
+}
+
 impl Backend for ExecBackend {
     fn name(&self) -> &str {
         &self.name
@@ -158,25 +185,52 @@ fn with_stderr(message: String, stderr: &str) -> String {
     }
 }
 
-/// One running worker process.
+/// Starts `command` as the leader of a new process group, with piped stdio. Plain words are run
+/// directly: a shell in between would hold its own copy of the worker's stdout (dash does not
+/// exec the last command of `sh -c`), so the worker closing it would go unseen. Anything else,
+/// or words that are not a program (`exec …`, a builtin), goes through `sh -c`.
+fn start_process(command: &str) -> std::io::Result<Child> {
+    fn piped_group(command: &mut Command) -> &mut Command {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+    }
+    if let Some((program, args)) = plain_words(command).as_deref().and_then(<[&str]>::split_first)
+        && let Ok(child) = piped_group(Command::new(program).args(args)).spawn()
+    {
+        return Ok(child);
+    }
+    piped_group(Command::new("sh").arg("-c").arg(command)).spawn()
+}
+
+/// `command` split into words, when splitting is all the shell would do with it: no quoting,
+/// expansion, redirection, operator, comment or leading assignment.
+fn plain_words(command: &str) -> Option<Vec<&str>> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:,+@%=".contains(c);
+    let words: Vec<&str> = command.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
+    let program = words.first()?;
+    (words.iter().all(|w| w.chars().all(plain)) && !program.contains('=')).then_some(words)
+}
+
+/// One running worker process, the leader of its own process group.
 struct Worker {
     child: Child,
-    stdin: ChildStdin,
+    /// None once closed at shutdown.
+    stdin: Option<ChildStdin>,
     lines: Receiver<Result<String, String>>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Disconnected once the stderr pipe reaches end of file.
+    stderr_closed: Receiver<()>,
+    /// The exit status, once reaped; its pid, and so its group id, may then be reused.
+    status: Option<Option<ExitStatus>>,
 }
 
 impl Worker {
     /// Starts `command` and performs the handshake; returns the worker and its name.
     fn spawn(command: &str, timeout: Duration) -> Result<(Worker, String), String> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("starting worker {command:?}: {e}"))?;
+        let mut child = start_process(command).map_err(|e| format!("starting worker {command:?}: {e}"))?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let stderr_pipe = child.stderr.take().expect("piped");
@@ -208,7 +262,9 @@ impl Worker {
         });
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&stderr);
+        let (stderr_open, stderr_closed) = channel::<()>();
         std::thread::spawn(move || {
+            let _open = stderr_open;
             let mut pipe = stderr_pipe;
             let mut chunk = [0u8; 4096];
             while let Ok(n @ 1..) = pipe.read(&mut chunk) {
@@ -220,9 +276,11 @@ impl Worker {
         });
         let mut worker = Worker {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
             stderr,
+            stderr_closed,
+            status: None,
         };
         let hello = json!({"type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION});
         let reply = worker
@@ -242,34 +300,112 @@ impl Worker {
     /// Sends one request line and waits for one reply line. Any failure leaves the worker
     /// unusable: the caller drops it, which kills it.
     fn request(&mut self, request: &Value, timeout: Duration) -> Result<Value, String> {
-        let sent = writeln!(self.stdin, "{request}").and_then(|()| self.stdin.flush());
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err("worker already shut down".to_owned());
+        };
+        let sent = writeln!(stdin, "{request}").and_then(|()| stdin.flush());
         if let Err(e) = sent {
-            return Err(self.failure(format!("worker closed its input ({e})")));
+            return Err(self.ended(&format!("closed its input ({e})")));
         }
-        match self.lines.recv_timeout(timeout) {
-            Ok(Ok(line)) => serde_json::from_str(&line)
-                .map_err(|e| self.failure(format!("protocol error: the worker printed {line:?}, not JSON ({e})"))),
-            Ok(Err(e)) => Err(self.failure(format!("protocol error: {e}"))),
-            Err(RecvTimeoutError::Timeout) => Err(self.failure(format!("timed out after {} s", timeout.as_secs_f64()))),
-            Err(RecvTimeoutError::Disconnected) => {
-                // Give the process a moment to be reaped so the status is known.
-                std::thread::sleep(Duration::from_millis(20));
-                let status = match self.child.try_wait() {
-                    Ok(Some(status)) => status.to_string(),
-                    _ => "still running, stdout closed".to_owned(),
-                };
-                Err(self.failure(format!("worker exited ({status})")))
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(self.failure(format!("timed out after {} s", timeout.as_secs_f64())));
+            }
+            match self.lines.recv_timeout(POLL.min(left)) {
+                Ok(line) => return self.reply(line),
+                Err(RecvTimeoutError::Disconnected) => return Err(self.ended("closed its output")),
+                Err(RecvTimeoutError::Timeout) if self.has_exited() => {
+                    // A reply printed just before exiting still counts.
+                    return match self.lines.recv_timeout(POLL) {
+                        Ok(line) => self.reply(line),
+                        Err(_) => Err(self.ended("closed its output")),
+                    };
+                }
+                Err(RecvTimeoutError::Timeout) => {}
             }
         }
     }
 
-    /// A failure message with the worker's stderr, after killing the worker.
+    /// A line the worker printed, as the JSON reply it must be.
+    fn reply(&mut self, line: Result<String, String>) -> Result<Value, String> {
+        match line {
+            Ok(line) => serde_json::from_str(&line)
+                .map_err(|e| self.failure(format!("protocol error: the worker printed {line:?}, not JSON ({e})"))),
+            Err(e) => Err(self.failure(format!("protocol error: {e}"))),
+        }
+    }
+
+    /// The message for a worker whose stdin or stdout closed (`closed` says which): "worker
+    /// exited (status)" when it exited, else "worker {closed} without exiting". Either way
+    /// what is left of its process group is killed.
+    fn ended(&mut self, closed: &str) -> String {
+        // An exiting process closes its pipes before its status is ready.
+        let until = Instant::now() + EXIT_AFTER_EOF;
+        while !self.has_exited() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let exited = self.has_exited();
+        match self.kill() {
+            Some(status) if exited => self.failure(format!("worker exited ({status})")),
+            _ => self.failure(format!("worker {closed} without exiting; killed")),
+        }
+    }
+
+    /// A failure message with the worker's stderr, after killing the worker's process group.
     fn failure(&mut self, message: String) -> String {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        // The stderr thread may still be draining what the worker printed last.
-        std::thread::sleep(Duration::from_millis(20));
+        self.kill();
+        // Once the group is dead its stderr ends; the reading thread may still be draining it.
+        let _ = self.stderr_closed.recv_timeout(STDERR_DRAIN);
         with_stderr(message, &self.take_stderr())
+    }
+
+    /// Whether the worker process has exited. It is not reaped: as a zombie it keeps its pid,
+    /// and so its process group id, from being reused until [`Worker::kill`].
+    fn has_exited(&self) -> bool {
+        if self.status.is_some() {
+            return true;
+        }
+        // SAFETY: waitid(2) only writes the siginfo_t it is given, which is zeroed, so that
+        // si_pid stays 0 when no child has exited (WNOHANG).
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let options = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+            // An error means there is no such child to wait for: it is gone.
+            libc::waitid(libc::P_PID, self.child.id(), &mut info, options) != 0 || info.si_pid() != 0
+        }
+    }
+
+    /// Kills the worker's process group — the worker, a shell or shim in front of it, whatever
+    /// they started — and reaps the worker. Returns its exit status; later calls do nothing.
+    fn kill(&mut self) -> Option<ExitStatus> {
+        if let Some(status) = self.status {
+            return status;
+        }
+        if let Ok(group) = libc::pid_t::try_from(self.child.id()) {
+            // SAFETY: kill(2) has no memory-safety preconditions. The group id is the worker's
+            // pid (process_group(0)), not reused while the worker is unreaped.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+        }
+        let status = self.child.wait().ok();
+        self.status = Some(status);
+        status
+    }
+
+    /// Closes the worker's stdin: a well-behaved worker then exits (docs/backend-protocol.md).
+    fn close_input(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Closes the worker's stdin and waits until `until` for it to exit, then kills its process
+    /// group, which also ends anything the worker left behind.
+    fn stop(&mut self, until: Instant) {
+        self.close_input();
+        while !self.has_exited() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.kill();
     }
 
     /// What the worker printed on stderr since the last call.
@@ -282,9 +418,9 @@ impl Worker {
 }
 
 impl Drop for Worker {
+    /// A worker dropped outside shutdown misbehaved, or its backend is failing: no grace.
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.kill();
     }
 }
 
@@ -310,5 +446,35 @@ impl ScratchDir {
 impl Drop for ScratchDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_words;
+
+    #[test]
+    fn plain_commands_run_without_a_shell() {
+        assert_eq!(
+            plain_words("  .venv/bin/python\tscripts/w.py --opt=1 x,y@z+%:  "),
+            Some(vec![".venv/bin/python", "scripts/w.py", "--opt=1", "x,y@z+%:"])
+        );
+        for shell in [
+            "",
+            "  ",
+            "cd /tmp && python3 w.py",
+            "python3 'my worker.py'",
+            "python3 \"w.py\"",
+            "python3 w.py; true",
+            "python3 w.py 2>/dev/null",
+            "python3 $HOME/w.py",
+            "python3 ~/w.py",
+            "python3 w*.py",
+            "python3 w.py # comment",
+            "FOO=1 python3 w.py",
+            "python3 w.py\npython3 v.py",
+        ] {
+            assert_eq!(plain_words(shell), None, "{shell:?}");
+        }
     }
 }
