@@ -286,6 +286,45 @@ fn a_worker_that_exits_is_reported_as_exited_even_if_its_child_holds_its_output(
     assert_eq!(case(&report, "test_wrap_pad")["status"], "passed", "{report}");
 }
 
+/// Workers run in process groups of their own, out of reach of the terminal's Ctrl-C: the
+/// runner, interrupted, kills them (and what they started) before it dies of the signal.
+#[test]
+fn an_interrupted_run_takes_its_workers_with_it() {
+    let fixture = Fixture::new();
+    let pids = fixture.dir.path().join("pids");
+    let backend = fixture.backend();
+    let cases = fixture.cases();
+    let mut runner = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(["--backend", &backend, "--jobs", "1", "--timeout", "600"])
+        .arg(&cases)
+        .env("WORKER_PIDS", &pids)
+        .env("WORKER_MODE", "spawn-hang")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Both pids recorded: the worker is inside its request, its child started.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let recorded = loop {
+        let text = std::fs::read_to_string(&pids).unwrap_or_default();
+        if text.lines().count() >= 2 {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "the worker never started its request");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // SAFETY: kill(2) on the runner's pid, which this test spawned and has not reaped.
+    let sent = unsafe { libc::kill(runner.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(sent, 0);
+    let status = runner.wait().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(libc::SIGINT)
+    );
+    for pid in recorded.lines() {
+        assert_gone(pid.parse().unwrap(), &["(interrupted)"]);
+    }
+}
+
 #[test]
 fn a_command_that_is_not_a_worker_is_an_infrastructure_error() {
     let fixture = Fixture::new();

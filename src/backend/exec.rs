@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Backend, BackendError};
+use super::{Backend, BackendError, worker_groups};
 use crate::model::Model;
 use crate::tensor::{DecodeOptions, Tensor, read_tensor_file, write_tensor_file};
 
@@ -231,6 +231,9 @@ impl Worker {
     /// Starts `command` and performs the handshake; returns the worker and its name.
     fn spawn(command: &str, timeout: Duration) -> Result<(Worker, String), String> {
         let mut child = start_process(command).map_err(|e| format!("starting worker {command:?}: {e}"))?;
+        if let Ok(group) = libc::pid_t::try_from(child.id()) {
+            worker_groups::register(group);
+        }
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let stderr_pipe = child.stderr.take().expect("piped");
@@ -387,6 +390,7 @@ impl Worker {
             // SAFETY: kill(2) has no memory-safety preconditions. The group id is the worker's
             // pid (process_group(0)), not reused while the worker is unreaped.
             unsafe { libc::kill(-group, libc::SIGKILL) };
+            worker_groups::unregister(group);
         }
         let status = self.child.wait().ok();
         self.status = Some(status);

@@ -3,6 +3,7 @@
 
 mod exec;
 mod reference;
+mod worker_groups;
 
 use crate::model::Model;
 use crate::tensor::Tensor;
