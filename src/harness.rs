@@ -63,8 +63,9 @@ impl Harness {
         self
     }
 
-    /// Known failures (a file `--write-baseline` wrote): their trials pass while they fail,
-    /// and fail once they pass, so the list cannot go stale.
+    /// Known failures (a file `--write-baseline` wrote): their trials pass while they fail
+    /// with the listed status, and fail once they pass or their status changes; entries that
+    /// name no data set fail a trial of their own. So the list cannot go stale.
     pub fn baseline(mut self, path: impl Into<PathBuf>) -> Harness {
         self.baseline = Some(path.into());
         self
@@ -93,16 +94,27 @@ impl Harness {
                 };
                 let (backend, case, options) = (Arc::clone(&self.backend), Arc::clone(&case), self.options);
                 let ignored = not_applicable.is_some();
-                let known_failure = baseline.expected.get(&name).map(|e| e.reason.clone());
+                let known_failure = baseline.expected.get(&name).cloned();
                 let trial = Trial::ignorable_test(name, move || {
                     let outcome = check_data_set(backend.as_ref(), &case, index, &options);
                     match (outcome.status, known_failure) {
                         (Status::Skipped, _) => Ok(Completion::ignored_with(outcome.message)),
+                        (Status::Failed | Status::Errored, Some(known)) if known.status != outcome.status => {
+                            Err(format!(
+                                "listed as {} ({}) but {} now: update the baseline\n{}",
+                                known.status.name(),
+                                known.reason,
+                                outcome.status.name(),
+                                outcome.message
+                            )
+                            .into())
+                        }
                         (Status::Passed, None) | (Status::Failed | Status::Errored, Some(_)) => {
                             Ok(Completion::Completed)
                         }
-                        (Status::Passed, Some(reason)) => Err(format!(
-                            "listed as a known failure ({reason}) but passed: remove it from the baseline"
+                        (Status::Passed, Some(known)) => Err(format!(
+                            "listed as a known failure ({}) but passed: remove it from the baseline",
+                            known.reason
                         )
                         .into()),
                         (Status::Failed | Status::Errored, None) => Err(outcome.message.into()),
@@ -110,6 +122,18 @@ impl Harness {
                 });
                 trials.push(trial.with_kind(kind.clone()).with_ignored_flag(ignored));
             }
+        }
+        // Entries naming no data set (renamed or removed since): one trial that lists them.
+        let stale: Vec<String> = baseline
+            .expected
+            .keys()
+            .filter(|name| !trials.iter().any(|t| t.name() == name.as_str()))
+            .cloned()
+            .collect();
+        if !stale.is_empty() {
+            trials.push(Trial::test("baseline: entries for no data set", move || {
+                Err(format!("remove them from the baseline:\n  {}", stale.join("\n  ")).into())
+            }));
         }
         Ok(trials)
     }

@@ -79,6 +79,23 @@ fn a_listed_failure_passes_and_a_listed_pass_fails() {
 }
 
 #[test]
+fn a_listed_failure_with_another_status_or_no_data_set_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let listed = baseline(dir.path(), &["node/test_edge_pad/0", "node/test_gone_pad/0"]);
+    // NoEdge errors on test_edge_pad, as listed; relisted as failed, it no longer matches.
+    let text = std::fs::read_to_string(&listed).unwrap();
+    let trials = Harness::new(NoEdge).root(data()).baseline(&listed).trials().unwrap();
+    let names: Vec<&str> = trials.iter().map(|t| t.name()).collect();
+    assert_eq!(names.len(), 24);
+    assert_eq!(names.last(), Some(&"baseline: entries for no data set"));
+    let conclusion = conclude(Harness::new(NoEdge).root(data()).baseline(&listed));
+    assert_eq!((conclusion.num_passed, conclusion.num_failed), (23, 1));
+    std::fs::write(&listed, text.replace("errored", "failed")).unwrap();
+    let conclusion = conclude(Harness::new(NoEdge).root(data()).baseline(&listed));
+    assert_eq!((conclusion.num_passed, conclusion.num_failed), (22, 2));
+}
+
+#[test]
 fn not_applicable_cases_are_ignored_trials() {
     let dir = tempfile::tempdir().unwrap();
     let case = dir.path().join("test_conv_pad");
