@@ -45,6 +45,30 @@ pub struct DataSet {
     pub problem: Option<String>,
 }
 
+impl DataSet {
+    /// Says so when the data set holds more or fewer input_K.pb or output_K.pb files than the
+    /// graph has inputs or outputs: a file is missing or stray, and no backend is to blame.
+    pub fn unlike(&self, model: &Model) -> Option<String> {
+        let mismatch = |files: &[PathBuf], prefix: &str, names: &[String], what: &str| {
+            (files.len() != names.len()).then(|| {
+                format!(
+                    "{}: {} {prefix}K.pb files for {} graph {what}{} ({})",
+                    self.dir.display(),
+                    files.len(),
+                    names.len(),
+                    if names.len() == 1 { "" } else { "s" },
+                    names.join(", ")
+                )
+            })
+        };
+        let outputs = || match self.expected_error {
+            Some(_) => None,
+            None => mismatch(&self.outputs, "output_", &model.graph.outputs, "output"),
+        };
+        mismatch(&self.inputs, "input_", &model.graph.inputs, "input").or_else(outputs)
+    }
+}
+
 /// A data set's tensors, decoded.
 #[derive(Clone, Debug)]
 pub struct LoadedDataSet {
@@ -136,6 +160,13 @@ fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Erro
             // A link back to an ancestor holds nothing new.
             Err(e) if e.loop_ancestor().is_some() => continue,
             Err(e) => match e.path().filter(|p| *p != root) {
+                // A dangling link matters only where a case could be: named like one.
+                Some(path)
+                    if e.io_error().is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+                        && !path.file_name().is_some_and(|n| patterns.matches(&n.to_string_lossy())) =>
+                {
+                    continue;
+                }
                 // Inside the root, an unreadable directory is one errored entry, not the end
                 // of the walk: it may hold cases, and the run must say so.
                 Some(path) => {
@@ -283,6 +314,18 @@ fn numbered_entries(dir: &Path, prefix: &str, suffix: &str) -> Result<Vec<(usize
 }
 
 impl TestCase {
+    /// `onnx-1.22.0/node/test_wrap_pad/0`: the name of data set `index` (an index into
+    /// `data_sets`) in trials, reports and baselines. A case without data sets still has
+    /// one entry, `…/0`, which says why it cannot run.
+    pub fn data_set_name(&self, index: usize) -> String {
+        format!("{}/{}", self.id, self.data_number(index))
+    }
+
+    /// The N of `test_data_set_N` for data set `index`, or `index` itself past the end.
+    pub fn data_number(&self, index: usize) -> usize {
+        self.data_sets.get(index).map_or(index, |d| d.index)
+    }
+
     /// A directory that could not be listed: no data sets, and the reason as its problem.
     fn unlisted(root: &Path, dir: &Path, problem: String) -> TestCase {
         TestCase {

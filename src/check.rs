@@ -2,13 +2,12 @@
 //! The CLI and the libtest harness both call [`check_data_set`], so they cannot disagree.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::backend::Backend;
-use crate::case::{Applicability, DataSet, Expected, TestCase, applicability};
+use crate::case::{Applicability, Expected, TestCase, applicability};
 use crate::compare::{Tolerance, compare};
 use crate::model::{AttributeValue, Model};
 use crate::opset::{domain_name, operator_label};
@@ -109,7 +108,7 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, data_set: usize, o
     let start = Instant::now();
     let mut outcome = Outcome {
         id: case.id.clone(),
-        data_set: case.data_sets.get(data_set).map_or(data_set, |d| d.index),
+        data_set: case.data_number(data_set),
         op: None,
         domain: None,
         version: None,
@@ -126,28 +125,6 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, data_set: usize, o
     run_check(backend, case, data_set, options, &mut outcome);
     outcome.duration = start.elapsed();
     outcome
-}
-
-/// Says so when a data set holds more or fewer input_K.pb or output_K.pb files than the graph
-/// has inputs or outputs: a file is missing or stray, and no backend is to blame.
-fn files_unlike_model(data_set: &DataSet, model: &Model) -> Option<String> {
-    let mismatch = |files: &[PathBuf], prefix: &str, names: &[String], what: &str| {
-        (files.len() != names.len()).then(|| {
-            format!(
-                "{}: {} {prefix}K.pb files for {} graph {what}{} ({})",
-                data_set.dir.display(),
-                files.len(),
-                names.len(),
-                if names.len() == 1 { "" } else { "s" },
-                names.join(", ")
-            )
-        })
-    };
-    let outputs = || match data_set.expected_error {
-        Some(_) => None,
-        None => mismatch(&data_set.outputs, "output_", &model.graph.outputs, "output"),
-    };
-    mismatch(&data_set.inputs, "input_", &model.graph.inputs, "input").or_else(outputs)
 }
 
 fn run_check(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &CheckOptions, outcome: &mut Outcome) {
@@ -169,11 +146,7 @@ fn run_check(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &
             format!("{}: no data set {data_set}", case.dir.display()),
         );
     };
-    if let Some(problem) = data_set
-        .problem
-        .clone()
-        .or_else(|| files_unlike_model(data_set, &model))
-    {
+    if let Some(problem) = data_set.problem.clone().or_else(|| data_set.unlike(&model)) {
         return outcome.set(Status::Errored, problem);
     }
     let loaded = match case.load_data_set(data_set, &decode) {

@@ -6,7 +6,6 @@ use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -314,15 +313,13 @@ fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     }
     let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let backend = args.checking.backend(&args.backend, selection)?;
-    let (out, terminal) = open_output(args.output.as_ref())?;
+    let (mut out, terminal) = open_output(args.output.as_ref())?;
     // The human report streams: each line as soon as its data set (and those before) finish.
-    let stream = Mutex::new((out, Ok(())));
     let colors = Colors::detect(terminal);
-    let write_line = |outcome: &Outcome| {
-        let mut guard = stream.lock().unwrap_or_else(|e| e.into_inner());
-        let (out, written) = &mut *guard;
+    let mut written = Ok(());
+    let mut write_line = |outcome: &Outcome| {
         if args.format == Format::Human && written.is_ok() {
-            *written = write_outcome(outcome, colors, out).and_then(|()| out.flush());
+            written = write_outcome(outcome, colors, &mut out).and_then(|()| out.flush());
         }
     };
     let report = run_jobs(
@@ -330,9 +327,8 @@ fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         &jobs,
         &args.checking.options(selection),
         args.checking.threads(),
-        &write_line,
+        &mut write_line,
     );
-    let (out, written) = stream.into_inner().unwrap_or_else(|e| e.into_inner());
     write_report(&report, args, out, written)?;
     if let Some(path) = &args.write_baseline {
         let previous = match Baseline::read(path) {
@@ -344,8 +340,10 @@ fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let summary = report.summary();
     let failed = match &baseline {
         Some(baseline) => {
+            // Under --pattern, cases outside the patterns are not discovered, yet not stale.
             let discovered: HashSet<String> = jobs_of(&cases).iter().map(Job::name).collect();
-            let verdict = baseline.judge(&report.outcomes, |name| discovered.contains(name));
+            let exists = |name: &str| !selection.patterns.is_empty() || discovered.contains(name);
+            let verdict = baseline.judge(&report.outcomes, exists);
             eprintln!("{}", verdict.describe());
             verdict.fails(args.strict)
         }
@@ -382,13 +380,13 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
 }
 
 /// Opens `--output FILE` or standard output; says whether it is a terminal.
-fn open_output(path: Option<&PathBuf>) -> Result<(Box<dyn Write + Send>, bool), Fatal> {
+fn open_output(path: Option<&PathBuf>) -> Result<(Box<dyn Write>, bool), Fatal> {
     Ok(match path {
         Some(path) => {
             let file = File::create(path).map_err(|e| Fatal(format!("writing {}: {e}", path.display())))?;
             (Box::new(io::BufWriter::new(file)), false)
         }
-        None => (Box::new(io::stdout()), io::stdout().is_terminal()),
+        None => (Box::new(io::stdout().lock()), io::stdout().is_terminal()),
     })
 }
 
@@ -406,7 +404,7 @@ fn finish(written: io::Result<()>, out: &mut dyn Write) -> Result<(), Fatal> {
 fn write_report(
     report: &RunReport,
     args: &RunArgs,
-    mut out: Box<dyn Write + Send>,
+    mut out: Box<dyn Write>,
     written: io::Result<()>,
 ) -> Result<(), Fatal> {
     let written = written.and_then(|()| match args.format {
@@ -430,7 +428,7 @@ fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let mut reports = Vec::new();
     for spec in &args.backends {
         let backend = args.checking.backend(spec, selection)?;
-        let report = run_jobs(backend.as_ref(), &jobs, &options, args.checking.threads(), &|_| {});
+        let report = run_jobs(backend.as_ref(), &jobs, &options, args.checking.threads(), &mut |_| {});
         eprintln!("{}: {}", report.backend, report.summary().line());
         reports.push(report);
     }

@@ -1,7 +1,7 @@
 //! Running a backend over many cases, in parallel, into a [`RunReport`].
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
 use std::time::Instant;
 
 use crate::backend::Backend;
@@ -19,10 +19,7 @@ pub struct Job<'a> {
 impl Job<'_> {
     /// `onnx-1.22.0/node/test_wrap_pad/0`.
     pub fn name(&self) -> String {
-        match self.case.data_sets.get(self.data_set) {
-            Some(d) => format!("{}/{}", self.case.id, d.index),
-            None => self.case.id.clone(),
-        }
+        self.case.data_set_name(self.data_set)
     }
 }
 
@@ -35,38 +32,44 @@ pub fn jobs(cases: &[TestCase]) -> Vec<Job<'_>> {
 }
 
 /// Runs `jobs` on `threads` threads (at least one); outcomes come back in job order. Each
-/// outcome is also handed to `finished` as soon as it and every job before it are done, so a
-/// report can be written while the run goes on, in the same order.
+/// outcome is also handed to `finished`, on the calling thread, as soon as it and every job
+/// before it are done: a report can be written while the run goes on, in order, and a slow
+/// writer holds up no worker thread.
 pub fn run_jobs(
     backend: &dyn Backend,
     jobs: &[Job<'_>],
     options: &CheckOptions,
     threads: usize,
-    finished: &(dyn Fn(&Outcome) + Sync),
+    finished: &mut dyn FnMut(&Outcome),
 ) -> RunReport {
     let start = Instant::now();
     let next = AtomicUsize::new(0);
-    // The outcomes so far, and how many of them, in order, `finished` has seen.
-    let results: Mutex<(Vec<Option<Outcome>>, usize)> = Mutex::new((vec![None; jobs.len()], 0));
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; jobs.len()];
     std::thread::scope(|scope| {
+        let (sender, done) = channel();
         for _ in 0..threads.clamp(1, jobs.len().max(1)) {
-            scope.spawn(|| {
+            let (sender, next) = (sender.clone(), &next);
+            scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
                     let outcome = check_data_set(backend, job.case, job.data_set, options);
-                    let mut guard = results.lock().unwrap_or_else(|e| e.into_inner());
-                    let (outcomes, announced) = &mut *guard;
-                    outcomes[i] = Some(outcome);
-                    while let Some(Some(outcome)) = outcomes.get(*announced) {
-                        finished(outcome);
-                        *announced += 1;
+                    if sender.send((i, outcome)).is_err() {
+                        break;
                     }
                 }
             });
         }
+        drop(sender);
+        let mut announced = 0;
+        for (i, outcome) in done {
+            outcomes[i] = Some(outcome);
+            while let Some(Some(outcome)) = outcomes.get(announced) {
+                finished(outcome);
+                announced += 1;
+            }
+        }
     });
-    let (outcomes, _) = results.into_inner().unwrap_or_else(|e| e.into_inner());
     RunReport {
         backend: backend.name().to_owned(),
         outcomes: outcomes.into_iter().map(|o| o.expect("every job ran")).collect(),

@@ -497,6 +497,39 @@ fn broken_data_sets_are_errored_naming_the_file_and_the_rest_run() {
         assert_eq!(status, "errored", "{id}: {message}");
         assert!(message.contains(id) && message.contains(text), "{id}: {message}");
     }
+    // The listing finds the same problems without running anything.
+    let listed = run(&["--list", dir.path().to_str().unwrap()]);
+    assert_eq!(listed.status.code(), Some(1));
+    let listing = String::from_utf8(listed.stdout).unwrap();
+    for (id, text) in expectations {
+        let line = listing.lines().find(|l| l.starts_with(id)).unwrap();
+        assert!(line.contains("error") && line.contains(text), "{line}");
+    }
+}
+
+#[test]
+fn a_baseline_round_trips_for_a_case_without_data_sets_and_under_patterns() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    copy_dir(&testdata("onnx-1.22.0/node/test_edge_pad"), &tree.join("test_edge_pad"));
+    let bare = tree.join("test_bare_pad");
+    std::fs::create_dir_all(&bare).unwrap();
+    std::fs::copy(tree.join("test_edge_pad/model.onnx"), bare.join("model.onnx")).unwrap();
+    let baseline = dir.path().join("baseline.json");
+    let (tree, baseline) = (tree.to_str().unwrap(), baseline.to_str().unwrap());
+
+    let recorded = run(&["--format", "json", "--write-baseline", baseline, tree]);
+    assert_eq!(recorded.status.code(), Some(1));
+    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(baseline).unwrap()).unwrap();
+    let names: Vec<&String> = written["expected"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["test_bare_pad/0"]);
+    // The entry names the data set the run reports, so it is neither stale nor a regression.
+    let gated = run(&["--format", "json", "--baseline", baseline, "--strict", tree]);
+    assert_eq!(gated.status.code(), Some(0), "{}", stderr(&gated));
+    assert!(stderr(&gated).contains("1 expected failures, 0 regressions, 0 unexpected passes\n"));
+    // A pattern that leaves the case undiscovered does not make its entry stale.
+    let patterned = run(&["--pattern", "test_edge*", "--baseline", baseline, "--strict", tree]);
+    assert_eq!(patterned.status.code(), Some(0), "{}", stderr(&patterned));
 }
 
 #[test]

@@ -75,9 +75,13 @@ impl Fixture {
         format!("exec:python3 {}", self.dir.path().join("worker.py").display())
     }
 
-    /// The worker run through a shell that stays between the runner and it.
+    /// The worker run through a shell that stays between the runner and it, and records
+    /// its own pid too.
     fn backend_through_shell(&self) -> String {
-        format!("exec:cd {} && python3 worker.py; true", self.dir.path().display())
+        format!(
+            "exec:cd {} && echo $$ >> \"$WORKER_PIDS\" && python3 worker.py; true",
+            self.dir.path().display()
+        )
     }
 
     /// Runs the binary, then checks that every process the workers recorded is gone.

@@ -116,8 +116,8 @@ pub struct PadPlan {
 impl PadPlan {
     /// Plans padding `in_shape` by `pads[axis] = (begin, end)` in `mode`, for elements that
     /// take up to `element_bytes` of memory each. Outputs of more than [`MAX_OUTPUT_ELEMENTS`]
-    /// elements or [`MAX_OUTPUT_BYTES`] bytes, and plans of more than [`MAX_PLAN_BYTES`], are
-    /// refused before they are allocated.
+    /// elements or [`MAX_OUTPUT_BYTES`] bytes are refused before anything is allocated; a plan
+    /// that would need more than [`MAX_PLAN_BYTES`] is refused on reaching that much.
     pub fn new(
         in_shape: &[usize],
         pads: &[(i64, i64)],
@@ -296,8 +296,13 @@ impl AxisPad {
 fn runs(sources: impl Iterator<Item = Option<usize>>, max_runs: usize) -> Option<Vec<Run>> {
     let mut runs: Vec<Run> = Vec::new();
     for source in sources {
-        if runs.len() > max_runs {
-            return None;
+        // Room for one more run, growing by doubling but never past `max_runs`.
+        if runs.len() == runs.capacity() {
+            let room = max_runs.saturating_sub(runs.len()).min(runs.capacity().max(4));
+            if room == 0 {
+                return None;
+            }
+            runs.reserve_exact(room);
         }
         match (runs.last_mut(), source) {
             (Some(Run::Fill(count)), None) => *count += 1,
