@@ -125,6 +125,23 @@ impl Baseline {
         }
     }
 
+    /// How one data set's status compares with its entry, if any.
+    pub fn finding(&self, name: &str, status: Status) -> Finding<'_> {
+        match (status, self.expected.get(name)) {
+            (Status::Failed | Status::Errored, Some(known)) if known.status != status => Finding::ChangedStatus(known),
+            (Status::Failed | Status::Errored, Some(_)) => Finding::ExpectedFailure,
+            (Status::Failed | Status::Errored, None) => Finding::Regression,
+            (Status::Passed, Some(known)) => Finding::UnexpectedPass(known),
+            (Status::Passed | Status::Skipped, _) => Finding::Agrees,
+        }
+    }
+
+    /// The entries naming no data set: `exists` tells whether a name exists under the roots
+    /// at all (before any filter).
+    pub fn stale(&self, exists: impl Fn(&str) -> bool) -> Vec<String> {
+        self.expected.keys().filter(|name| !exists(name)).cloned().collect()
+    }
+
     /// Compares a run with this baseline. `discovered` tells whether a data set name exists
     /// under the roots at all: an entry the filter left out is not judged, so a baseline
     /// survives filters and added cases, but an entry for no data set is stale.
@@ -132,25 +149,36 @@ impl Baseline {
         let mut verdict = Verdict::default();
         for outcome in outcomes {
             let name = outcome.name();
-            let known = self.expected.get(&name);
-            match (outcome.status, known) {
-                (Status::Failed | Status::Errored, Some(expected)) if expected.status != outcome.status => {
-                    let change = format!(
-                        "{name}: expected {}, now {}",
-                        expected.status.name(),
-                        outcome.status.name()
-                    );
-                    verdict.changed_status.push(change);
-                }
-                (Status::Failed | Status::Errored, Some(_)) => verdict.expected_failures.push(name),
-                (Status::Failed | Status::Errored, None) => verdict.regressions.push(name),
-                (Status::Passed, Some(_)) => verdict.unexpected_passes.push(name),
-                (Status::Passed | Status::Skipped, _) => {}
+            match self.finding(&name, outcome.status) {
+                Finding::ChangedStatus(known) => verdict.changed_status.push(format!(
+                    "{name}: expected {}, now {}",
+                    known.status.name(),
+                    outcome.status.name()
+                )),
+                Finding::ExpectedFailure => verdict.expected_failures.push(name),
+                Finding::Regression => verdict.regressions.push(name),
+                Finding::UnexpectedPass(_) => verdict.unexpected_passes.push(name),
+                Finding::Agrees => {}
             }
         }
-        verdict.stale = self.expected.keys().filter(|name| !discovered(name)).cloned().collect();
+        verdict.stale = self.stale(discovered);
         verdict
     }
+}
+
+/// How one data set's outcome compares with a baseline.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Finding<'a> {
+    /// Passed (or skipped) and not listed: nothing to say.
+    Agrees,
+    /// Failed or errored, as listed.
+    ExpectedFailure,
+    /// Failed or errored, not listed.
+    Regression,
+    /// Listed, but passed.
+    UnexpectedPass(&'a Expectation),
+    /// Listed with the other of failed and errored.
+    ChangedStatus(&'a Expectation),
 }
 
 fn first_line(message: &str) -> String {

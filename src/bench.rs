@@ -9,6 +9,7 @@ use bytes::Bytes;
 use prost::Message;
 use serde::Serialize;
 
+use crate::reference::centered_pads;
 use crate::reference::pad_kernel::{PadMode, PadPlan, pad_pod_into};
 use crate::tensor::{DEFAULT_MAX_BYTES, DataType, DecodeOptions, Element, Tensor, decode_tensor, encode_tensor};
 
@@ -134,12 +135,11 @@ fn bench_typed<T: Element + Pod>(options: &BenchOptions, value: T) -> Result<Vec
         let pads: Vec<(i64, i64)> = shape
             .iter()
             .zip(target)
-            .map(|(&extent, &t)| {
-                let diff = i64::try_from(t as i128 - extent as i128)
-                    .map_err(|_| format!("center-crop shape {target:?} is too far from the input shape {shape:?}"))?;
-                // Pad: the larger half at the end; crop: the larger half at the start.
-                let begin = if diff >= 0 { diff / 2 } else { -((-diff) / 2) };
-                Ok((begin, diff - begin))
+            .map(|(&extent, &t)| match (i64::try_from(extent), i64::try_from(t)) {
+                (Ok(extent), Ok(t)) => Ok(centered_pads(extent, t)),
+                _ => Err(format!(
+                    "center-crop shape {target:?} or input shape {shape:?} is too large"
+                )),
             })
             .collect::<Result<_, String>>()?;
         let plan =

@@ -46,9 +46,15 @@ pub struct DataSet {
 }
 
 impl DataSet {
+    /// Why the data set cannot run with `model`, if it cannot: its own listing problem, or
+    /// files that do not match the graph.
+    pub fn problem_with(&self, model: &Model) -> Option<String> {
+        self.problem.clone().or_else(|| self.unlike(model))
+    }
+
     /// Says so when the data set holds more or fewer input_K.pb or output_K.pb files than the
     /// graph has inputs or outputs: a file is missing or stray, and no backend is to blame.
-    pub fn unlike(&self, model: &Model) -> Option<String> {
+    fn unlike(&self, model: &Model) -> Option<String> {
         let mismatch = |files: &[PathBuf], prefix: &str, names: &[String], what: &str| {
             (files.len() != names.len()).then(|| {
                 format!(

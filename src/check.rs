@@ -146,7 +146,7 @@ fn run_check(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &
             format!("{}: no data set {data_set}", case.dir.display()),
         );
     };
-    if let Some(problem) = data_set.problem.clone().or_else(|| data_set.unlike(&model)) {
+    if let Some(problem) = data_set.problem_with(&model) {
         return outcome.set(Status::Errored, problem);
     }
     let loaded = match case.load_data_set(data_set, &decode) {

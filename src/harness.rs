@@ -19,7 +19,7 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Completion, Trial};
 
 use crate::backend::Backend;
-use crate::baseline::Baseline;
+use crate::baseline::{Baseline, Finding};
 use crate::case::{Applicability, Patterns, TestCase, applicability, discover};
 use crate::check::{CheckOptions, Status, check_data_set};
 use crate::error::Error;
@@ -76,13 +76,13 @@ impl Harness {
     pub fn trials(&self) -> Result<Vec<Trial>, Error> {
         let patterns = Patterns::new(&self.patterns)?;
         let cases = discover(&self.roots, &patterns)?;
-        let baseline = match &self.baseline {
+        let baseline = Arc::new(match &self.baseline {
             Some(path) => Baseline::read(path).map_err(|message| Error::Model {
                 path: path.clone(),
                 message,
             })?,
             None => Baseline::default(),
-        };
+        });
         let mut trials = Vec::new();
         for case in cases {
             let case = Arc::new(case);
@@ -91,30 +91,28 @@ impl Harness {
                 let name = case.data_set_name(index);
                 let (backend, case, options) = (Arc::clone(&self.backend), Arc::clone(&case), self.options);
                 let ignored = not_applicable.is_some();
-                let known_failure = baseline.expected.get(&name).cloned();
-                let trial = Trial::ignorable_test(name, move || {
+                let baseline = Arc::clone(&baseline);
+                let trial = Trial::ignorable_test(name.clone(), move || {
                     let outcome = check_data_set(backend.as_ref(), &case, index, &options);
-                    match (outcome.status, known_failure) {
-                        (Status::Skipped, _) => Ok(Completion::ignored_with(outcome.message)),
-                        (Status::Failed | Status::Errored, Some(known)) if known.status != outcome.status => {
-                            Err(format!(
-                                "listed as {} ({}) but {} now: update the baseline\n{}",
-                                known.status.name(),
-                                known.reason,
-                                outcome.status.name(),
-                                outcome.message
-                            )
-                            .into())
-                        }
-                        (Status::Passed, None) | (Status::Failed | Status::Errored, Some(_)) => {
-                            Ok(Completion::Completed)
-                        }
-                        (Status::Passed, Some(known)) => Err(format!(
+                    if outcome.status == Status::Skipped {
+                        return Ok(Completion::ignored_with(outcome.message));
+                    }
+                    match baseline.finding(&name, outcome.status) {
+                        Finding::Agrees | Finding::ExpectedFailure => Ok(Completion::Completed),
+                        Finding::Regression => Err(outcome.message.into()),
+                        Finding::UnexpectedPass(known) => Err(format!(
                             "listed as a known failure ({}) but passed: remove it from the baseline",
                             known.reason
                         )
                         .into()),
-                        (Status::Failed | Status::Errored, None) => Err(outcome.message.into()),
+                        Finding::ChangedStatus(known) => Err(format!(
+                            "listed as {} ({}) but {} now: update the baseline\n{}",
+                            known.status.name(),
+                            known.reason,
+                            outcome.status.name(),
+                            outcome.message
+                        )
+                        .into()),
                     }
                 });
                 trials.push(trial.with_kind(kind.clone()).with_ignored_flag(ignored));
@@ -122,12 +120,7 @@ impl Harness {
         }
         // Entries naming no data set (renamed or removed since): one trial that lists them.
         // Custom patterns leave cases undiscovered on purpose; their entries are not stale.
-        let stale: Vec<String> = baseline
-            .expected
-            .keys()
-            .filter(|name| self.patterns.is_empty() && !trials.iter().any(|t| t.name() == name.as_str()))
-            .cloned()
-            .collect();
+        let stale = baseline.stale(|name| !self.patterns.is_empty() || trials.iter().any(|t| t.name() == name));
         if !stale.is_empty() {
             trials.push(Trial::test("baseline: entries for no data set", move || {
                 Err(format!("remove them from the baseline:\n  {}", stale.join("\n  ")).into())

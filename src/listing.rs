@@ -55,7 +55,7 @@ pub fn list_case(case: &TestCase, max_bytes: u64) -> CaseListing {
     let mut listing = CaseListing::default();
     for data_set in &case.data_sets {
         let mut line = format!("{}/{}  {}", case.id, data_set.index, operator(&model));
-        if let Some(problem) = data_set.problem.clone().or_else(|| data_set.unlike(&model)) {
+        if let Some(problem) = data_set.problem_with(&model) {
             write!(line, "  error: {problem}").unwrap();
             listing.lines.push(line);
             listing.failed = true;

@@ -345,11 +345,7 @@ impl Worker {
     /// what is left of its process group is killed.
     fn ended(&mut self, closed: &str) -> String {
         // An exiting process closes its pipes before its status is ready.
-        let until = Instant::now() + EXIT_AFTER_EOF;
-        while !self.has_exited() && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let exited = self.has_exited();
+        let exited = self.wait_for_exit(Instant::now() + EXIT_AFTER_EOF);
         match self.kill() {
             Some(status) if exited => self.failure(format!("worker exited ({status})")),
             _ => self.failure(format!("worker {closed} without exiting; killed")),
@@ -406,10 +402,19 @@ impl Worker {
     /// group, which also ends anything the worker left behind.
     fn stop(&mut self, until: Instant) {
         self.close_input();
-        while !self.has_exited() && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        self.wait_for_exit(until);
         self.kill();
+    }
+
+    /// Waits until the worker exits or `until` passes; says whether it exited.
+    fn wait_for_exit(&self, until: Instant) -> bool {
+        while !self.has_exited() {
+            if Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        true
     }
 
     /// What the worker printed on stderr since the last call.

@@ -70,7 +70,7 @@ pub fn plan_center_crop_pad(node: &Node, inputs: &[Option<&Tensor>]) -> Result<(
 
 /// (begin, end) pads taking an axis of `extent` to `target`: the window or the placement
 /// starts at floor(difference / 2), so an odd difference puts the extra element at the end.
-fn centered_pads(extent: i64, target: i64) -> (i64, i64) {
+pub(crate) fn centered_pads(extent: i64, target: i64) -> (i64, i64) {
     let diff = target - extent;
     let begin = if diff >= 0 { diff / 2 } else { -((-diff) / 2) };
     (begin, diff - begin)

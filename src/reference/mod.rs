@@ -15,6 +15,7 @@ use std::fmt;
 
 use crate::model::Node;
 
+pub(crate) use center_crop_pad::centered_pads;
 pub use center_crop_pad::{plan_center_crop_pad, run_center_crop_pad};
 pub use graph::{RunError, run_model, run_node};
 pub use pad::{PlannedPad, accepts_type, pad_tensor, plan_pad, run_pad};
