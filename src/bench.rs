@@ -9,8 +9,9 @@ use bytes::Bytes;
 use prost::Message;
 use serde::Serialize;
 
-use crate::reference::centered_pads;
-use crate::reference::pad_kernel::{PadMode, PadPlan, pad_pod_into};
+use crate::operators::PadMode;
+use crate::operators::params::centered_pads;
+use crate::reference::pad_kernel::{PadPlan, pad_pod_into};
 use crate::tensor::{DEFAULT_MAX_BYTES, DataType, DecodeOptions, Element, Tensor, decode_tensor, encode_tensor};
 
 /// What to pad and how often.
@@ -112,7 +113,7 @@ pub fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, String> {
 
 /// The padding benchmarks for one element type, on an input of `value` everywhere. Every
 /// plan is made and every size checked before the input is allocated.
-fn bench_typed<T: Element + Pod>(options: &BenchOptions, value: T) -> Result<Vec<BenchResult>, String> {
+fn bench_typed<T: Element + Pod + Default>(options: &BenchOptions, value: T) -> Result<Vec<BenchResult>, String> {
     let shape = &options.shape;
     let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
     checked_bytes("the input", shape, count, size_of::<T>(), options.max_bytes)?;
@@ -173,7 +174,7 @@ fn bench_typed<T: Element + Pod>(options: &BenchOptions, value: T) -> Result<Vec
 }
 
 /// Times the kernel the `ref` backend runs for plain data ([`pad_pod_into`]).
-fn measure<T: Element + Pod>(
+fn measure<T: Element + Pod + Default>(
     input: &[T],
     plan: &PadPlan,
     op: &str,

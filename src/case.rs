@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
 use crate::error::Error;
-use crate::model::{Model, PadOp};
+use crate::model::Model;
+use crate::operators::PadOp;
 use crate::tensor::{DecodeOptions, Tensor, read_tensor_file};
 
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.

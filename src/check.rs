@@ -10,8 +10,8 @@ use crate::backend::Backend;
 use crate::case::{Applicability, Expected, TestCase, applicability};
 use crate::compare::{Tolerance, compare};
 use crate::model::{AttributeValue, Model};
+use crate::operators::regions::pad_regions;
 use crate::opset::{domain_name, operator_label};
-use crate::reference::pad_regions;
 use crate::tensor::DEFAULT_MAX_BYTES;
 
 /// How cases are checked.

@@ -13,9 +13,10 @@ use ndarray::ArrayD;
 use num_complex::Complex;
 use serde::Serialize;
 
+use crate::operators::regions::PadRegions;
 use crate::tensor::{
     Element, Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Int2, Int4, Tensor,
-    Uint2, Uint4, Visitor,
+    Uint2, Uint4, dispatch,
 };
 
 /// How many differing elements a report lists.
@@ -108,7 +109,7 @@ pub fn compare(expected: &Tensor, actual: &Tensor, tolerance: &Tolerance) -> Com
         ));
         return comparison;
     }
-    let values = expected.visit(CompareValues { actual, tolerance });
+    let values = dispatch!(expected, e => compare_arrays(e, actual, tolerance));
     comparison.passed = values.differing == 0;
     comparison.bit_exact = values.bit_exact;
     comparison.differing = values.differing;
@@ -128,29 +129,21 @@ struct Values {
     listed: Vec<ElementMismatch>,
 }
 
-/// Compares the values of the visited (expected) tensor with those of `actual`.
-struct CompareValues<'a> {
-    actual: &'a Tensor,
-    tolerance: &'a Tolerance,
-}
-
-impl Visitor<'_> for CompareValues<'_> {
-    type Output = Values;
-    fn visit<T: Element>(self, expected: &ArrayD<T>) -> Values {
-        let actual = self.actual.as_array::<T>().expect("dtypes were checked equal");
-        let shape = expected.shape();
-        // Tensors are normally in standard layout, so this is a zip over two slices; the
-        // fallback walks any other layout in the same logical (row-major) order.
-        match (expected.as_slice(), actual.as_slice()) {
-            (Some(e), Some(a)) => compare_values(e.iter().zip(a), shape, self.tolerance),
-            _ => compare_values(expected.iter().zip(actual.iter()), shape, self.tolerance),
-        }
+/// Compares the values of `expected` with those of `actual`, a tensor of the same type.
+fn compare_arrays<T: Element + Comparable>(expected: &ArrayD<T>, actual: &Tensor, tolerance: &Tolerance) -> Values {
+    let actual = actual.as_array::<T>().expect("dtypes were checked equal");
+    let shape = expected.shape();
+    // Tensors are normally in standard layout, so this is a zip over two slices; the
+    // fallback walks any other layout in the same logical (row-major) order.
+    match (expected.as_slice(), actual.as_slice()) {
+        (Some(e), Some(a)) => compare_values(e.iter().zip(a), shape, tolerance),
+        _ => compare_values(expected.iter().zip(actual.iter()), shape, tolerance),
     }
 }
 
 /// One pass over the pairs in row-major order. Nothing is allocated per element: the index
 /// and strings of an element are built only when it is listed.
-fn compare_values<'t, T: Element>(
+fn compare_values<'t, T: Comparable + 't>(
     pairs: impl Iterator<Item = (&'t T, &'t T)>,
     shape: &[usize],
     tolerance: &Tolerance,
@@ -244,8 +237,7 @@ impl ElementCheck {
     }
 }
 
-/// How one element type is compared and shown. A supertrait of [`Element`], so the
-/// comparison visitor can ask it of every element type; it is not meant for other use.
+/// How one element type is compared and shown; implemented for every element type.
 pub trait Comparable {
     /// Compared with the tolerance rule (floating types, complex by parts).
     const FLOATING: bool;
@@ -425,37 +417,6 @@ impl<F: Comparable> Comparable for Complex<F> {
         let im = self.im.show();
         let sign = if im.starts_with('-') { "" } else { "+" };
         format!("{}{sign}{im}i", self.re.show())
-    }
-}
-
-/// Regions of a Pad output: per axis the (begin, end) pads applied (negative: cropped) and
-/// the output extent, to say where an output index falls.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PadRegions {
-    pub pads: Vec<(i64, i64)>,
-    pub out_shape: Vec<usize>,
-}
-
-impl PadRegions {
-    /// "interior", or the padding the index lies in: "begin padding of axis 0, end padding of
-    /// axis 3".
-    pub fn region(&self, index: &[usize]) -> String {
-        let mut parts = Vec::new();
-        for (axis, (&i, (&(begin, end), &extent))) in
-            index.iter().zip(self.pads.iter().zip(&self.out_shape)).enumerate()
-        {
-            let (begin, end) = (begin.max(0) as u128, end.max(0) as u128);
-            if (i as u128) < begin {
-                parts.push(format!("begin padding of axis {axis}"));
-            } else if (i as u128) + end >= extent as u128 {
-                parts.push(format!("end padding of axis {axis}"));
-            }
-        }
-        if parts.is_empty() {
-            "interior".to_owned()
-        } else {
-            parts.join(", ")
-        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! `pad-conformance coverage`: which (operator version, dtype, mode) triples the generated
-//! cases cover, read from their case.json files, against every triple SEMANTICS.md makes
-//! legal.
+//! cases cover, read from their case.json files, against every triple the operator table
+//! ([`crate::operators`]) makes legal.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -9,8 +9,7 @@ use std::path::Path;
 use serde::Deserialize;
 use walkdir::WalkDir;
 
-use crate::model::PadOp;
-use crate::reference::accepts_type;
+use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::tensor::DataType;
 
 /// What a generated case says it tests (its case.json).
@@ -25,73 +24,12 @@ pub struct CaseInfo {
     pub expect: String,
 }
 
-/// An operator at a version, as the coverage table's columns name it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct OpVersion {
-    pub op: PadOpKey,
-    pub version: i64,
-}
-
-/// Column order: Pad by version, then CenterCropPad, then com.microsoft Pad.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum PadOpKey {
-    Pad,
-    CenterCropPad,
-    MicrosoftPad,
-}
-
-impl OpVersion {
-    /// Every operator version this project checks.
-    pub fn all() -> Vec<OpVersion> {
-        let pad = [1, 2, 11, 13, 18, 19, 21, 23, 24, 25].map(|version| OpVersion {
-            op: PadOpKey::Pad,
-            version,
-        });
-        let mut all = pad.to_vec();
-        all.push(OpVersion {
-            op: PadOpKey::CenterCropPad,
-            version: 18,
-        });
-        all.push(OpVersion {
-            op: PadOpKey::MicrosoftPad,
-            version: 1,
-        });
-        all
-    }
-
-    /// `Pad-19`, `CCP-18`, `ms.Pad-1`.
-    pub fn label(&self) -> String {
-        match self.op {
-            PadOpKey::Pad => format!("Pad-{}", self.version),
-            PadOpKey::CenterCropPad => format!("CCP-{}", self.version),
-            PadOpKey::MicrosoftPad => format!("ms.Pad-{}", self.version),
-        }
-    }
-
-    /// The modes this operator version accepts (`-` standing for CenterCropPad's none).
-    pub fn modes(&self) -> &'static [&'static str] {
-        match (self.op, self.version) {
-            (PadOpKey::CenterCropPad, _) => &["-"],
-            (PadOpKey::Pad, v) if v >= 19 => &["constant", "reflect", "edge", "wrap"],
-            _ => &["constant", "reflect", "edge"],
-        }
-    }
-
-    /// Whether this operator version accepts `data_type`.
-    pub fn accepts(&self, data_type: DataType) -> bool {
-        match self.op {
-            PadOpKey::Pad => accepts_type(PadOp::Pad, self.version, data_type),
-            PadOpKey::MicrosoftPad => accepts_type(PadOp::MicrosoftPad, self.version, data_type),
-            // SEMANTICS.md: every dtype of Pad-13 and later.
-            PadOpKey::CenterCropPad => true,
-        }
-    }
-}
-
-/// Case counts per (operator version, dtype, mode), for cases expecting outputs.
+/// Case counts per (operator version, dtype, mode), for cases expecting outputs; the mode is
+/// `None` for CenterCropPad, which has none.
 #[derive(Clone, Debug, Default)]
 pub struct Coverage {
-    pub counts: BTreeMap<(OpVersion, DataType, String), usize>,
+    /// Cases per (operator version, dtype, mode).
+    pub counts: BTreeMap<(OpVersion, DataType, Option<PadMode>), usize>,
     /// Cases that must be refused.
     pub refusals: usize,
 }
@@ -112,15 +50,16 @@ impl Coverage {
                 coverage.refusals += 1;
                 continue;
             }
-            let op = match (info.op.as_str(), info.domain.as_str()) {
-                ("Pad", "" | "ai.onnx") => PadOpKey::Pad,
-                ("CenterCropPad", "" | "ai.onnx") => PadOpKey::CenterCropPad,
-                ("Pad", "com.microsoft") => PadOpKey::MicrosoftPad,
-                (op, domain) => return Err(format!("{}: unknown operator {domain:?} {op:?}", path.display())),
-            };
+            let op = PadOp::of(&info.domain, &info.op)
+                .ok_or_else(|| format!("{}: unknown operator {:?} {:?}", path.display(), info.domain, info.op))?;
             let data_type = DataType::from_name(&info.dtype)
                 .ok_or_else(|| format!("{}: unknown dtype {:?}", path.display(), info.dtype))?;
-            let mode = info.mode.unwrap_or_else(|| "-".to_owned());
+            let mode = match info.mode.as_deref() {
+                None => None,
+                Some(name) => {
+                    Some(PadMode::from_name(name).ok_or_else(|| format!("{}: unknown mode {name:?}", path.display()))?)
+                }
+            };
             let key = (
                 OpVersion {
                     op,
@@ -141,12 +80,12 @@ impl Coverage {
     }
 
     /// The legal (operator version, dtype, mode) triples no case covers.
-    pub fn missing(&self) -> Vec<(OpVersion, DataType, &'static str)> {
+    pub fn missing(&self) -> Vec<(OpVersion, DataType, Option<PadMode>)> {
         let mut missing = Vec::new();
         for op in OpVersion::all() {
-            for data_type in DataType::ALL.into_iter().filter(|&t| op.accepts(t)) {
-                for &mode in op.modes() {
-                    if !self.counts.contains_key(&(op, data_type, mode.to_owned())) {
+            for data_type in op.data_types() {
+                for mode in modes(op) {
+                    if !self.counts.contains_key(&(op, data_type, mode)) {
                         missing.push((op, data_type, mode));
                     }
                 }
@@ -159,8 +98,8 @@ impl Coverage {
     /// covered by their initials (c, r, e, w; ✓ for CenterCropPad) with the case count, `·`
     /// where the version does not accept the dtype, and MISSING for an uncovered legal triple.
     pub fn write_markdown(&self, out: &mut dyn Write) -> io::Result<()> {
-        let ops = OpVersion::all();
-        let labels: Vec<String> = ops.iter().map(OpVersion::label).collect();
+        let ops: Vec<OpVersion> = OpVersion::all().collect();
+        let labels: Vec<String> = ops.iter().map(|op| op.short_label()).collect();
         writeln!(out, "| dtype | {} |", labels.join(" | "))?;
         writeln!(out, "|---|{}", "---|".repeat(ops.len()))?;
         for data_type in DataType::ALL {
@@ -172,11 +111,11 @@ impl Coverage {
                     }
                     let mut letters = String::new();
                     let mut cases = 0;
-                    for &mode in op.modes() {
-                        match self.counts.get(&(*op, data_type, mode.to_owned())) {
+                    for mode in modes(*op) {
+                        match self.counts.get(&(*op, data_type, mode)) {
                             Some(&n) => {
                                 cases += n;
-                                letters.push_str(if mode == "-" { "✓" } else { &mode[..1] });
+                                letters.push_str(mode.map_or("✓", |m| &m.name()[..1]));
                             }
                             None => return "MISSING".to_owned(),
                         }
@@ -192,5 +131,14 @@ impl Coverage {
             "\n{total} cases with expected outputs, {} that must be refused.",
             self.refusals
         )
+    }
+}
+
+/// The modes a coverage cell distinguishes: each mode the version accepts, or the single
+/// `None` of CenterCropPad.
+fn modes(op: OpVersion) -> Vec<Option<PadMode>> {
+    match op.modes() {
+        [] => vec![None],
+        modes => modes.iter().copied().map(Some).collect(),
     }
 }

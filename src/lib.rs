@@ -16,6 +16,7 @@ pub mod harness;
 pub mod listing;
 pub mod matrix;
 pub mod model;
+pub mod operators;
 pub mod opset;
 pub mod proto;
 pub mod reference;

@@ -19,7 +19,7 @@ use pad_conformance::compare::Tolerance;
 use pad_conformance::coverage::Coverage;
 use pad_conformance::listing::list_case;
 use pad_conformance::matrix::Matrix;
-use pad_conformance::reference::pad_kernel::PadMode;
+use pad_conformance::operators::PadMode;
 use pad_conformance::report::{
     Colors, Format, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
 };
@@ -450,7 +450,11 @@ fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
     finish(coverage.write_markdown(&mut out), &mut out)?;
     let missing = coverage.missing();
     for (op, data_type, mode) in &missing {
-        eprintln!("missing: {} {data_type} {mode}", op.label());
+        eprintln!(
+            "missing: {} {data_type} {}",
+            op.short_label(),
+            mode.map_or("-", |m| m.name())
+        );
     }
     Ok(if missing.is_empty() {
         ExitCode::SUCCESS

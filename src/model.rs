@@ -9,7 +9,8 @@ use bytes::Bytes;
 use prost::Message;
 
 use crate::error::Error;
-use crate::opset::{self, MICROSOFT_DOMAIN, ONNX_DOMAIN};
+use crate::operators::PadOp;
+use crate::opset;
 use crate::proto::{AttributeProto, ModelProto, NodeProto, attribute_type};
 use crate::tensor::{DecodeOptions, Tensor, decode_tensor};
 
@@ -70,26 +71,10 @@ pub enum AttributeValue {
     Unsupported(i32),
 }
 
-/// The operators this project checks.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum PadOp {
-    /// ai.onnx Pad, versions 1 to 25.
-    Pad,
-    /// ai.onnx CenterCropPad-18.
-    CenterCropPad,
-    /// com.microsoft Pad-1.
-    MicrosoftPad,
-}
-
 impl Node {
     /// Which Pad-family operator this node calls, if any.
     pub fn pad_op(&self) -> Option<PadOp> {
-        match (self.domain.as_str(), self.op_type.as_str()) {
-            (ONNX_DOMAIN, "Pad") => Some(PadOp::Pad),
-            (ONNX_DOMAIN, "CenterCropPad") => Some(PadOp::CenterCropPad),
-            (MICROSOFT_DOMAIN, "Pad") => Some(PadOp::MicrosoftPad),
-            _ => None,
-        }
+        PadOp::of(&self.domain, &self.op_type)
     }
 
     /// The attribute called `name`.

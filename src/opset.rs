@@ -29,10 +29,10 @@ pub fn operator_label(domain: &str, op_type: &str, version: i64) -> String {
 /// The versions in which an operator changed, oldest first; `None` for operators this
 /// project does not know.
 pub fn operator_versions(domain: &str, op_type: &str) -> Option<&'static [i64]> {
+    if let Some(op) = crate::operators::PadOp::of(domain, op_type) {
+        return Some(op.versions());
+    }
     Some(match (normalize_domain(domain), op_type) {
-        (ONNX_DOMAIN, "Pad") => &[1, 2, 11, 13, 18, 19, 21, 23, 24, 25],
-        (ONNX_DOMAIN, "CenterCropPad") => &[18],
-        (MICROSOFT_DOMAIN, "Pad") => &[1],
         // The ops the CenterCropPad function body uses.
         (ONNX_DOMAIN, "Constant") => &[1, 9, 11, 12, 13, 19, 21, 23, 24, 25],
         (ONNX_DOMAIN, "Shape") => &[1, 13, 15, 19, 21, 23, 24, 25],

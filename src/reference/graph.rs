@@ -3,11 +3,11 @@
 
 use std::collections::HashMap;
 
-use super::OpError;
 use super::center_crop_pad::run_center_crop_pad;
 use super::helper_ops;
 use super::pad::run_pad;
-use crate::model::{Model, Node, PadOp};
+use crate::model::{Model, Node};
+use crate::operators::{OpError, PadOp};
 use crate::opset::ONNX_DOMAIN;
 use crate::tensor::Tensor;
 

@@ -5,9 +5,9 @@
 
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
 
-use super::OpError;
-use super::pad::{int_values, normalize_axes};
 use crate::model::{AttributeValue, Node};
+use crate::operators::OpError;
+use crate::operators::params::{int_values, normalize_axes};
 use crate::tensor::{Element, Tensor, Visitor};
 
 type OpResult = Result<Tensor, OpError>;

@@ -4,50 +4,11 @@
 //!
 //! Negative pads crop first; padding then works from the data that remains (SEMANTICS.md).
 
-use std::fmt;
-
 use bytemuck::Pod;
 
 #[cfg(target_arch = "x86_64")]
 use super::stream_copy::{StreamWriter, extend_streaming};
-
-/// How the border is filled.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum PadMode {
-    Constant,
-    Reflect,
-    Edge,
-    Wrap,
-}
-
-impl PadMode {
-    /// The mode named as ONNX's `mode` attribute spells it.
-    pub fn from_name(name: &str) -> Option<PadMode> {
-        Some(match name {
-            "constant" => PadMode::Constant,
-            "reflect" => PadMode::Reflect,
-            "edge" => PadMode::Edge,
-            "wrap" => PadMode::Wrap,
-            _ => return None,
-        })
-    }
-
-    /// The attribute spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            PadMode::Constant => "constant",
-            PadMode::Reflect => "reflect",
-            PadMode::Edge => "edge",
-            PadMode::Wrap => "wrap",
-        }
-    }
-}
-
-impl fmt::Display for PadMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use crate::operators::PadMode;
 
 /// Why a padding cannot be planned.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -561,7 +522,7 @@ mod tests {
         use super::*;
 
         /// Pads `input` of `shape` in each mode both ways, and compares.
-        fn streaming_agrees<T: Pod + PartialEq + fmt::Debug>(
+        fn streaming_agrees<T: Pod + PartialEq + std::fmt::Debug>(
             shape: &[usize],
             pads: &[(i64, i64)],
             input: &[T],

@@ -9,8 +9,9 @@ mod refusals;
 mod spec_examples;
 mod versions;
 
-use super::{OpError, run_center_crop_pad, run_pad};
+use super::{run_center_crop_pad, run_pad};
 use crate::model::{Attribute, AttributeValue, Node};
+use crate::operators::OpError;
 use crate::tensor::{Element, Tensor};
 
 /// A node named "p" with no input or output names: the runners take tensors directly.

@@ -1,8 +1,10 @@
 //! Tensors: an element type, a shape and typed storage.
 //!
 //! [`Tensor`] is one enum over typed `ndarray` storage, one variant per ONNX element type.
-//! Kernels are generic over [`Element`] and reached through [`Tensor::visit`], the one
-//! `match` over the variants.
+//! Kernels are generic over the element type and ask only for what they use; they are reached
+//! through [`Tensor::visit`] (any [`Element`]) or, inside the crate, `dispatch!`, which
+//! instantiates its body per variant so the body may ask more of the element (comparison,
+//! `Pod`). This module knows nothing of what is built on it.
 
 mod data_type;
 mod decode;
@@ -55,13 +57,12 @@ pub enum Tensor {
     Int2(ArrayD<Int2>),
 }
 
-/// An element type: what generic kernels may ask of every variant's element.
+/// An element type: the tie between a Rust type and its [`Tensor`] variant. Kernels add the
+/// bounds they need (`Copy`, `Default`, `Pod`) where they need them.
 ///
-/// `Default` is the type's zero: 0, false, the empty string, and bit pattern 0 for the
-/// minifloats (for float8e8m0, which has no zero, that is 2^-127).
-pub trait Element:
-    Clone + Default + PartialEq + fmt::Debug + Send + Sync + 'static + crate::compare::Comparable
-{
+/// `Default`, where an element type has it, is the type's zero: 0, false, the empty string,
+/// and bit pattern 0 for the minifloats (for float8e8m0, which has no zero, that is 2^-127).
+pub trait Element: Clone + fmt::Debug + Send + Sync + 'static {
     /// The ONNX type of this element.
     const DATA_TYPE: DataType;
     /// Wraps an array in its `Tensor` variant.
@@ -73,9 +74,48 @@ pub trait Element:
 /// A computation generic over the element type, applied by [`Tensor::visit`].
 /// The lifetime lets a visitor return borrows of the storage.
 pub trait Visitor<'a> {
+    /// What the computation returns.
     type Output;
+    /// The computation on the typed array of one variant.
     fn visit<T: Element>(self, array: &'a ArrayD<T>) -> Self::Output;
 }
+
+/// `dispatch!(tensor, array => body)`: one `match` over the variants, with `array` bound to
+/// the typed array and `body` instantiated for each element type, so a generic function called
+/// in `body` may require any trait every element type implements.
+macro_rules! dispatch {
+    ($tensor:expr, $array:ident => $body:expr) => {
+        match $tensor {
+            $crate::Tensor::Float($array) => $body,
+            $crate::Tensor::Uint8($array) => $body,
+            $crate::Tensor::Int8($array) => $body,
+            $crate::Tensor::Uint16($array) => $body,
+            $crate::Tensor::Int16($array) => $body,
+            $crate::Tensor::Int32($array) => $body,
+            $crate::Tensor::Int64($array) => $body,
+            $crate::Tensor::String($array) => $body,
+            $crate::Tensor::Bool($array) => $body,
+            $crate::Tensor::Float16($array) => $body,
+            $crate::Tensor::Double($array) => $body,
+            $crate::Tensor::Uint32($array) => $body,
+            $crate::Tensor::Uint64($array) => $body,
+            $crate::Tensor::Complex64($array) => $body,
+            $crate::Tensor::Complex128($array) => $body,
+            $crate::Tensor::Bfloat16($array) => $body,
+            $crate::Tensor::Float8E4M3FN($array) => $body,
+            $crate::Tensor::Float8E4M3FNUZ($array) => $body,
+            $crate::Tensor::Float8E5M2($array) => $body,
+            $crate::Tensor::Float8E5M2FNUZ($array) => $body,
+            $crate::Tensor::Uint4($array) => $body,
+            $crate::Tensor::Int4($array) => $body,
+            $crate::Tensor::Float4E2M1($array) => $body,
+            $crate::Tensor::Float8E8M0($array) => $body,
+            $crate::Tensor::Uint2($array) => $body,
+            $crate::Tensor::Int2($array) => $body,
+        }
+    };
+}
+pub(crate) use dispatch;
 
 /// Ties each element type to its variant, so the list is written once.
 macro_rules! elements {
@@ -92,15 +132,6 @@ macro_rules! elements {
                 }
             }
         })*
-
-        impl Tensor {
-            /// Applies a generic computation to the typed storage.
-            pub fn visit<'a, V: Visitor<'a>>(&'a self, visitor: V) -> V::Output {
-                match self {
-                    $(Tensor::$variant(a) => visitor.visit(a),)*
-                }
-            }
-        }
     };
 }
 
@@ -114,6 +145,11 @@ elements! {
 }
 
 impl Tensor {
+    /// Applies a generic computation to the typed storage.
+    pub fn visit<'a, V: Visitor<'a>>(&'a self, visitor: V) -> V::Output {
+        dispatch!(self, a => visitor.visit(a))
+    }
+
     /// A tensor from a shape and row-major values.
     ///
     /// ```
@@ -142,26 +178,15 @@ impl Tensor {
 
     /// The element type.
     pub fn data_type(&self) -> DataType {
-        struct Get;
-        impl Visitor<'_> for Get {
-            type Output = DataType;
-            fn visit<T: Element>(self, _: &ArrayD<T>) -> DataType {
-                T::DATA_TYPE
-            }
+        fn of<T: Element>(_: &ArrayD<T>) -> DataType {
+            T::DATA_TYPE
         }
-        self.visit(Get)
+        dispatch!(self, a => of(a))
     }
 
     /// The extents, outermost first.
     pub fn shape(&self) -> &[usize] {
-        struct Get;
-        impl<'a> Visitor<'a> for Get {
-            type Output = &'a [usize];
-            fn visit<T: Element>(self, a: &'a ArrayD<T>) -> &'a [usize] {
-                a.shape()
-            }
-        }
-        self.visit(Get)
+        dispatch!(self, a => a.shape())
     }
 
     /// The number of elements.
@@ -177,18 +202,14 @@ impl Tensor {
     /// The memory one element can take: its size, plus for strings the longest one's bytes
     /// (a padded copy of a string tensor clones them).
     pub fn max_element_bytes(&self) -> usize {
-        struct Size;
-        impl Visitor<'_> for Size {
-            type Output = usize;
-            fn visit<T: Element>(self, _: &ArrayD<T>) -> usize {
-                size_of::<T>()
-            }
+        fn size<T>(_: &ArrayD<T>) -> usize {
+            size_of::<T>()
         }
         let longest = match self {
             Tensor::String(a) => a.iter().map(Vec::len).max().unwrap_or(0),
             _ => 0,
         };
-        self.visit(Size) + longest
+        dispatch!(self, a => size(a)) + longest
     }
 
     /// `tensor(float)[2, 3]`-style description for listings and messages.

@@ -246,7 +246,7 @@ const ZERO: i64 = i64::MIN;
 /// A tensor of `kind` whose elements are labelled by `labels` (`ZERO`: the type's zero).
 /// Distinct labels give distinct elements, except for bool.
 fn typed(kind: Kind, shape: &[usize], labels: &[i64]) -> Tensor {
-    fn each<T: Element>(shape: &[usize], labels: &[i64], f: impl Fn(i64) -> T) -> Tensor {
+    fn each<T: Element + Default>(shape: &[usize], labels: &[i64], f: impl Fn(i64) -> T) -> Tensor {
         tensor(
             shape,
             labels

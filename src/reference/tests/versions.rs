@@ -4,8 +4,7 @@
 use half::{bf16, f16};
 
 use super::*;
-use crate::model::PadOp;
-use crate::reference::accepts_type;
+use crate::operators::{OpVersion, PadOp};
 use crate::tensor::{DataType, Float4E2M1, Float8E4M3FN, Float8E8M0, Int2};
 
 /// Checks that `data` (two distinct elements `[a, b]`) is refused at Pad-`refused` naming the
@@ -52,13 +51,21 @@ fn the_type_table_of_semantics_md() {
     for t in DataType::ALL {
         for version in [1, 2, 11, 13, 18, 19, 21, 23, 24, 25] {
             assert_eq!(
-                accepts_type(PadOp::Pad, version, t),
+                OpVersion {
+                    op: PadOp::Pad,
+                    version
+                }
+                .accepts(t),
                 version >= since(t),
                 "Pad-{version}, {t}"
             );
         }
         assert_eq!(
-            accepts_type(PadOp::MicrosoftPad, 1, t),
+            OpVersion {
+                op: PadOp::MicrosoftPad,
+                version: 1
+            }
+            .accepts(t),
             matches!(t, Float | Double | Float16),
             "{t}"
         );

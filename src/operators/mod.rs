@@ -1,0 +1,236 @@
+//! The operators this project checks, as facts: for each (operator, version), the element
+//! types, modes, inputs and attributes it accepts ([`OpVersion`]), and how a node's
+//! parameters are read and validated against them ([`params`]). The reference evaluator, the
+//! mismatch report's regions and the coverage table all read this one table
+//! (docs/semantics.md#versions).
+
+pub mod params;
+pub mod regions;
+
+use std::fmt;
+
+use crate::model::Node;
+use crate::opset::{MICROSOFT_DOMAIN, ONNX_DOMAIN};
+use crate::tensor::DataType;
+
+/// An operator of the Pad family.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum PadOp {
+    /// ai.onnx Pad, versions 1 to 25.
+    Pad,
+    /// ai.onnx CenterCropPad-18.
+    CenterCropPad,
+    /// com.microsoft Pad-1.
+    MicrosoftPad,
+}
+
+impl PadOp {
+    /// The operator a node's (normalized) domain and op type name, if it is one of ours.
+    pub fn of(domain: &str, op_type: &str) -> Option<PadOp> {
+        match (crate::opset::normalize_domain(domain), op_type) {
+            (ONNX_DOMAIN, "Pad") => Some(PadOp::Pad),
+            (ONNX_DOMAIN, "CenterCropPad") => Some(PadOp::CenterCropPad),
+            (MICROSOFT_DOMAIN, "Pad") => Some(PadOp::MicrosoftPad),
+            _ => None,
+        }
+    }
+
+    /// The versions in which the operator changed, oldest first.
+    pub fn versions(self) -> &'static [i64] {
+        match self {
+            PadOp::Pad => &[1, 2, 11, 13, 18, 19, 21, 23, 24, 25],
+            PadOp::CenterCropPad => &[18],
+            PadOp::MicrosoftPad => &[1],
+        }
+    }
+
+    /// The op type as a model spells it.
+    pub fn op_type(self) -> &'static str {
+        match self {
+            PadOp::Pad | PadOp::MicrosoftPad => "Pad",
+            PadOp::CenterCropPad => "CenterCropPad",
+        }
+    }
+
+    /// The domain, `""` standing for ai.onnx.
+    pub fn domain(self) -> &'static str {
+        match self {
+            PadOp::Pad | PadOp::CenterCropPad => ONNX_DOMAIN,
+            PadOp::MicrosoftPad => MICROSOFT_DOMAIN,
+        }
+    }
+}
+
+/// How the border is filled.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum PadMode {
+    /// A constant value (`constant_value`, or zero).
+    Constant,
+    /// Mirror without repeating the edge element.
+    Reflect,
+    /// Repeat the edge element.
+    Edge,
+    /// As if the axis were a ring (Pad-19 and later).
+    Wrap,
+}
+
+impl PadMode {
+    /// Every mode, in the order tables list them.
+    pub const ALL: [PadMode; 4] = [PadMode::Constant, PadMode::Reflect, PadMode::Edge, PadMode::Wrap];
+
+    /// The mode named as ONNX's `mode` attribute spells it.
+    pub fn from_name(name: &str) -> Option<PadMode> {
+        PadMode::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The attribute spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            PadMode::Constant => "constant",
+            PadMode::Reflect => "reflect",
+            PadMode::Edge => "edge",
+            PadMode::Wrap => "wrap",
+        }
+    }
+}
+
+impl fmt::Display for PadMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a Pad version reads its pads and constant from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PadsFrom {
+    /// Pad-1's `paddings` or Pad-2's `pads` attribute, with a float `value` attribute.
+    Attribute(&'static str),
+    /// Input 1, with the constant as input 2.
+    Input,
+}
+
+/// One operator at one version: the row of the table.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct OpVersion {
+    /// The operator.
+    pub op: PadOp,
+    /// The version (one of `op.versions()`).
+    pub version: i64,
+}
+
+impl OpVersion {
+    /// Every operator version this project checks: Pad by version, then CenterCropPad, then
+    /// com.microsoft Pad.
+    pub fn all() -> impl Iterator<Item = OpVersion> {
+        [PadOp::Pad, PadOp::CenterCropPad, PadOp::MicrosoftPad]
+            .into_iter()
+            .flat_map(|op| op.versions().iter().map(move |&version| OpVersion { op, version }))
+    }
+
+    /// The row for a node, if it calls a Pad-family operator.
+    pub fn of(node: &Node) -> Option<OpVersion> {
+        PadOp::of(&node.domain, &node.op_type).map(|op| OpVersion {
+            op,
+            version: node.version,
+        })
+    }
+
+    /// `Pad-19`, `CCP-18`, `ms.Pad-1`: the short labels of the coverage table's columns.
+    pub fn short_label(self) -> String {
+        match self.op {
+            PadOp::Pad => format!("Pad-{}", self.version),
+            PadOp::CenterCropPad => format!("CCP-{}", self.version),
+            PadOp::MicrosoftPad => format!("ms.Pad-{}", self.version),
+        }
+    }
+
+    /// The modes this version accepts; none for CenterCropPad, which has no `mode`.
+    pub fn modes(self) -> &'static [PadMode] {
+        match self.op {
+            PadOp::CenterCropPad => &[],
+            PadOp::Pad if self.version >= 19 => &PadMode::ALL,
+            _ => &[PadMode::Constant, PadMode::Reflect, PadMode::Edge],
+        }
+    }
+
+    /// Whether this version accepts `data_type` for its data input.
+    pub fn accepts(self, data_type: DataType) -> bool {
+        use DataType::*;
+        let since = match data_type {
+            Float | Double | Float16 => 1,
+            Int8 | Int16 | Int32 | Int64 | Uint8 | Uint16 | Uint32 | Uint64 => 11,
+            Bool | String | Bfloat16 | Complex64 | Complex128 => 13,
+            Float8E4M3FN | Float8E4M3FNUZ | Float8E5M2 | Float8E5M2FNUZ | Int4 | Uint4 => 21,
+            Float4E2M1 => 23,
+            Float8E8M0 => 24,
+            Int2 | Uint2 => 25,
+        };
+        match self.op {
+            PadOp::Pad => self.version >= since,
+            PadOp::MicrosoftPad => since == 1,
+            // Every element type, as the first edition of docs/semantics.md states; the
+            // schema's 16 types are a pending correction (docs/semantics.md#changes).
+            PadOp::CenterCropPad => true,
+        }
+    }
+
+    /// The element types this version accepts, in code order.
+    pub fn data_types(self) -> impl Iterator<Item = DataType> {
+        DataType::ALL.into_iter().filter(move |&t| self.accepts(t))
+    }
+
+    /// The inputs, in order, by the names the operator's page gives them.
+    pub fn inputs(self) -> &'static [&'static str] {
+        match (self.op, self.version) {
+            (PadOp::CenterCropPad, _) => &["input_data", "shape"],
+            (PadOp::MicrosoftPad, _) => &["data", "pads", "value"],
+            (PadOp::Pad, 1 | 2) => &["data"],
+            (PadOp::Pad, 11 | 13) => &["data", "pads", "constant_value"],
+            (PadOp::Pad, _) => &["data", "pads", "constant_value", "axes"],
+        }
+    }
+
+    /// The attributes it accepts.
+    pub fn attributes(self) -> &'static [&'static str] {
+        match (self.op, self.version) {
+            (PadOp::CenterCropPad, _) => &["axes"],
+            (PadOp::Pad, 1) => &["paddings", "value", "mode"],
+            (PadOp::Pad, 2) => &["pads", "value", "mode"],
+            _ => &["mode"],
+        }
+    }
+
+    /// Where a Pad version reads its pads from (CenterCropPad reads a target shape instead).
+    pub fn pads_from(self) -> PadsFrom {
+        match (self.op, self.version) {
+            (PadOp::Pad, 1) => PadsFrom::Attribute("paddings"),
+            (PadOp::Pad, 2) => PadsFrom::Attribute("pads"),
+            _ => PadsFrom::Input,
+        }
+    }
+
+    /// com.microsoft Pad also takes pads of shape [1, 2r].
+    pub fn two_dim_pads(self) -> bool {
+        self.op == PadOp::MicrosoftPad
+    }
+}
+
+/// A node refused its inputs or attributes: names the node, the input and the value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{node}: {message}")]
+pub struct OpError {
+    /// The node as messages name it: `Pad-19 "pad_node"`.
+    pub node: String,
+    /// What is wrong, naming the input or attribute and the value.
+    pub message: String,
+}
+
+impl OpError {
+    /// A refusal by `node`.
+    pub fn new(node: &Node, message: String) -> OpError {
+        OpError {
+            node: node.to_string(),
+            message,
+        }
+    }
+}
