@@ -3,7 +3,7 @@
 //! `--strict`), so a baseline cannot go stale unnoticed.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +16,38 @@ pub struct Baseline {
     #[serde(default)]
     pub backend: String,
     pub expected: BTreeMap<String, Expectation>,
+}
+
+/// A baseline file that cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    /// The file cannot be read.
+    #[error("reading {}: {source}", path.display())]
+    Read {
+        /// The baseline file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a baseline: not JSON, or not of the baseline's shape.
+    #[error("reading {}: {source}", path.display())]
+    Parse {
+        /// The baseline file.
+        path: PathBuf,
+        /// Where and why (line and column).
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The file cannot be written.
+    #[error("writing {}: {source}", path.display())]
+    Write {
+        /// The baseline file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// A known failure.
@@ -87,15 +119,24 @@ impl Verdict {
 
 impl Baseline {
     /// Reads a baseline file.
-    pub fn read(path: &Path) -> Result<Baseline, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("reading {}: {e}", path.display()))
+    pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
+        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|source| BaselineError::Parse {
+            path: path.to_owned(),
+            source,
+        })
     }
 
     /// Writes the baseline as pretty JSON, entries sorted by name.
-    pub fn write(&self, path: &Path) -> Result<(), String> {
+    pub fn write(&self, path: &Path) -> Result<(), BaselineError> {
         let text = serde_json::to_string_pretty(self).expect("a baseline serializes");
-        std::fs::write(path, text + "\n").map_err(|e| format!("writing {}: {e}", path.display()))
+        std::fs::write(path, text + "\n").map_err(|source| BaselineError::Write {
+            path: path.to_owned(),
+            source,
+        })
     }
 
     /// The baseline of a run: every failed or errored data set, keeping the reasons of

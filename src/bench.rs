@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::operators::PadMode;
 use crate::operators::params::centered_pads;
-use crate::reference::pad_kernel::{PadPlan, pad_pod_into};
+use crate::reference::pad_kernel::{PadPlan, PlanError, pad_pod_into};
 use crate::tensor::{DEFAULT_MAX_BYTES, DataType, DecodeOptions, Element, Tensor, decode_tensor, encode_tensor};
 
 /// What to pad and how often.
@@ -46,12 +46,108 @@ impl Default for BenchOptions {
     }
 }
 
+/// A configuration the benchmark refuses before allocating anything.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// A tensor over the byte limit.
+    #[error("{what} of shape {shape:?} needs {bytes} bytes, over the limit of {limit} bytes (--max-tensor-bytes)")]
+    TooLarge {
+        /// `the input`, `the Pad edge output`.
+        what: String,
+        /// Its shape.
+        shape: Vec<usize>,
+        /// The bytes it needs.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A tensor whose size does not even fit the address space.
+    #[error(
+        "{what} of shape {shape:?} overflows the addressable size, over the limit of {limit} bytes (--max-tensor-bytes)"
+    )]
+    Overflow {
+        /// `the input`, `the Pad edge output`.
+        what: String,
+        /// Its shape.
+        shape: Vec<usize>,
+        /// The limit.
+        limit: u64,
+    },
+    /// An input with no elements.
+    #[error("the input shape {0:?} has no elements: there is nothing to time")]
+    EmptyInput(Vec<usize>),
+    /// An output with no elements.
+    #[error(
+        "{what} has shape {shape:?}, with no elements: there is nothing to time (change --shape, --pads or --center-crop-shape)"
+    )]
+    EmptyOutput {
+        /// `the Pad edge output`.
+        what: String,
+        /// Its shape.
+        shape: Vec<usize>,
+    },
+    /// Pads that do not fit the shape.
+    #[error("shape {shape:?} has {} axes but {pairs} pad pairs were given", shape.len())]
+    PadsMismatch {
+        /// The input shape.
+        shape: Vec<usize>,
+        /// The (begin, end) pairs given.
+        pairs: usize,
+    },
+    /// A CenterCropPad target of another rank.
+    #[error("center-crop shape {target:?} must have {axes} axes")]
+    CropRank {
+        /// The target shape.
+        target: Vec<usize>,
+        /// The input's rank.
+        axes: usize,
+    },
+    /// A CenterCropPad target or input too large for pads.
+    #[error("center-crop shape {target:?} or input shape {shape:?} is too large")]
+    CropTooLarge {
+        /// The target shape.
+        target: Vec<usize>,
+        /// The input shape.
+        shape: Vec<usize>,
+    },
+    /// A padding the kernel refuses to plan.
+    #[error("{op}: {source}")]
+    Plan {
+        /// `Pad edge`, `CenterCropPad`.
+        op: String,
+        /// Why.
+        #[source]
+        source: PlanError,
+    },
+    /// An element type the benchmark does not time.
+    #[error("bench supports float, double, float16, int8, uint8, int32 and int64, not {0}")]
+    UnsupportedType(DataType),
+    /// `--decode-mib 0`.
+    #[error("--decode-mib 0: there is nothing to time")]
+    NoDecodeSize,
+    /// A decode size over the limit.
+    #[error("--decode-mib {megabytes} is over the limit of {limit} bytes (--max-tensor-bytes)")]
+    DecodeTooLarge {
+        /// The size asked for.
+        megabytes: usize,
+        /// The limit.
+        limit: u64,
+    },
+    /// Timings that give no finite positive figure.
+    #[error("{}: the timings gave no meaningful figure (GB/s {}, fresh {}, copy {}, ratio {})", .0.label(), .0.gbps, .0.fresh_gbps, .0.copy_gbps, .0.ratio)]
+    Meaningless(Box<BenchResult>),
+}
+
 /// One measured configuration.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchResult {
+    /// `Pad`, `CenterCropPad` or `decode`.
     pub op: String,
+    /// The mode, `-` for CenterCropPad, `raw_data` for decoding.
     pub mode: String,
+    /// The element type.
     pub dtype: String,
+    /// The input shape.
     pub shape: Vec<usize>,
     /// Median output bytes per second (in GB/s), writing into a reused buffer.
     pub gbps: f64,
@@ -72,30 +168,33 @@ fn checked_bytes(
     count: Option<usize>,
     element_size: usize,
     limit: u64,
-) -> Result<u64, String> {
+) -> Result<u64, BenchError> {
     let bytes = count
         .and_then(|n| n.checked_mul(element_size))
         .and_then(|b| u64::try_from(b).ok());
     match bytes {
         Some(bytes) if bytes <= limit => Ok(bytes),
-        Some(bytes) => Err(format!(
-            "{what} of shape {shape:?} needs {bytes} bytes, over the limit of {limit} bytes (--max-tensor-bytes)"
-        )),
-        None => Err(format!(
-            "{what} of shape {shape:?} overflows the addressable size, over the limit of {limit} bytes (--max-tensor-bytes)"
-        )),
+        Some(bytes) => Err(BenchError::TooLarge {
+            what: what.to_owned(),
+            shape: shape.to_vec(),
+            bytes,
+            limit,
+        }),
+        None => Err(BenchError::Overflow {
+            what: what.to_owned(),
+            shape: shape.to_vec(),
+            limit,
+        }),
     }
 }
 
 /// Runs the padding benchmarks.
-pub fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, String> {
+pub fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, BenchError> {
     if options.shape.len() != options.pads.len() {
-        return Err(format!(
-            "shape {:?} has {} axes but {} pad pairs were given",
-            options.shape,
-            options.shape.len(),
-            options.pads.len()
-        ));
+        return Err(BenchError::PadsMismatch {
+            shape: options.shape.clone(),
+            pairs: options.pads.len(),
+        });
     }
     match options.data_type {
         DataType::Float => bench_typed(options, 0.5f32),
@@ -105,46 +204,51 @@ pub fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, String> {
         DataType::Uint8 => bench_typed(options, 1u8),
         DataType::Int32 => bench_typed(options, 1i32),
         DataType::Int64 => bench_typed(options, 1i64),
-        other => Err(format!(
-            "bench supports float, double, float16, int8, uint8, int32 and int64, not {other}"
-        )),
+        other => Err(BenchError::UnsupportedType(other)),
     }
 }
 
 /// The padding benchmarks for one element type, on an input of `value` everywhere. Every
 /// plan is made and every size checked before the input is allocated.
-fn bench_typed<T: Element + Pod + Default>(options: &BenchOptions, value: T) -> Result<Vec<BenchResult>, String> {
+fn bench_typed<T: Element + Pod + Default>(options: &BenchOptions, value: T) -> Result<Vec<BenchResult>, BenchError> {
     let shape = &options.shape;
     let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
     checked_bytes("the input", shape, count, size_of::<T>(), options.max_bytes)?;
     let count = count.expect("checked above");
     if count == 0 {
-        return Err(format!(
-            "the input shape {shape:?} has no elements: there is nothing to time"
-        ));
+        return Err(BenchError::EmptyInput(shape.clone()));
     }
     let mut plans = Vec::new();
     for &mode in &options.modes {
-        let plan = PadPlan::new(shape, &options.pads, mode, size_of::<T>())
-            .map_err(|e| format!("Pad {}: {e}", mode.name()))?;
+        let plan = PadPlan::new(shape, &options.pads, mode, size_of::<T>()).map_err(|source| BenchError::Plan {
+            op: format!("Pad {}", mode.name()),
+            source,
+        })?;
         plans.push(("Pad", mode.name(), plan));
     }
     if let Some(target) = &options.center_crop_shape {
         if target.len() != shape.len() {
-            return Err(format!("center-crop shape {target:?} must have {} axes", shape.len()));
+            return Err(BenchError::CropRank {
+                target: target.clone(),
+                axes: shape.len(),
+            });
         }
         let pads: Vec<(i64, i64)> = shape
             .iter()
             .zip(target)
             .map(|(&extent, &t)| match (i64::try_from(extent), i64::try_from(t)) {
                 (Ok(extent), Ok(t)) => Ok(centered_pads(extent, t)),
-                _ => Err(format!(
-                    "center-crop shape {target:?} or input shape {shape:?} is too large"
-                )),
+                _ => Err(BenchError::CropTooLarge {
+                    target: target.clone(),
+                    shape: shape.clone(),
+                }),
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, _>>()?;
         let plan =
-            PadPlan::new(shape, &pads, PadMode::Constant, size_of::<T>()).map_err(|e| format!("CenterCropPad: {e}"))?;
+            PadPlan::new(shape, &pads, PadMode::Constant, size_of::<T>()).map_err(|source| BenchError::Plan {
+                op: "CenterCropPad".to_owned(),
+                source,
+            })?;
         plans.push(("CenterCropPad", "-", plan));
     }
     for (op, mode, plan) in &plans {
@@ -161,9 +265,7 @@ fn bench_typed<T: Element + Pod + Default>(options: &BenchOptions, value: T) -> 
             options.max_bytes,
         )?;
         if plan.out_len() == 0 {
-            return Err(format!(
-                "{what} has shape {out_shape:?}, with no elements: there is nothing to time (change --shape, --pads or --center-crop-shape)"
-            ));
+            return Err(BenchError::EmptyOutput { what, shape: out_shape });
         }
     }
     let input = vec![value; count];
@@ -180,7 +282,7 @@ fn measure<T: Element + Pod + Default>(
     op: &str,
     mode: &str,
     options: &BenchOptions,
-) -> Result<BenchResult, String> {
+) -> Result<BenchResult, BenchError> {
     let fill = T::default();
     let bytes = (plan.out_len() * size_of::<T>()) as f64;
     let source: Vec<T> = input.iter().cycle().take(plan.out_len()).cloned().collect();
@@ -221,15 +323,19 @@ fn measure<T: Element + Pod + Default>(
 
 /// Refuses a result whose figures are not finite positive numbers, rather than printing NaN
 /// (or JSON null) as if it were a measurement.
-fn finite(result: BenchResult) -> Result<BenchResult, String> {
+fn finite(result: BenchResult) -> Result<BenchResult, BenchError> {
     let figures = [result.gbps, result.fresh_gbps, result.copy_gbps, result.ratio];
     if figures.iter().all(|f| f.is_finite() && *f > 0.0) {
         Ok(result)
     } else {
-        Err(format!(
-            "{} {} {}: the timings gave no meaningful figure (GB/s {}, fresh {}, copy {}, ratio {})",
-            result.op, result.mode, result.dtype, result.gbps, result.fresh_gbps, result.copy_gbps, result.ratio
-        ))
+        Err(BenchError::Meaningless(Box::new(result)))
+    }
+}
+
+impl BenchResult {
+    /// `Pad edge float`.
+    fn label(&self) -> String {
+        format!("{} {} {}", self.op, self.mode, self.dtype)
     }
 }
 
@@ -262,16 +368,17 @@ fn gbps(bytes: f64, time: Duration) -> f64 {
 /// Decoding a serialized float TensorProto of `megabytes` MiB held in memory, against a plain
 /// copy of the same bytes into a fresh buffer (decoding allocates its array too). Refuses zero
 /// MiB, and tensors over `max_bytes`, before allocating.
-pub fn bench_decode(megabytes: usize, repetitions: usize, max_bytes: u64) -> Result<BenchResult, String> {
+pub fn bench_decode(megabytes: usize, repetitions: usize, max_bytes: u64) -> Result<BenchResult, BenchError> {
     if megabytes == 0 {
-        return Err("--decode-mib 0: there is nothing to time".to_owned());
+        return Err(BenchError::NoDecodeSize);
     }
     match megabytes.checked_mul(1 << 20).and_then(|b| u64::try_from(b).ok()) {
         Some(bytes) if bytes <= max_bytes => {}
         _ => {
-            return Err(format!(
-                "--decode-mib {megabytes} is over the limit of {max_bytes} bytes (--max-tensor-bytes)"
-            ));
+            return Err(BenchError::DecodeTooLarge {
+                megabytes,
+                limit: max_bytes,
+            });
         }
     }
     let count = megabytes * (1 << 20) / 4;

@@ -5,13 +5,14 @@
 //! with data sets `test_data_set_N/` holding `input_K.pb` and `output_K.pb`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use walkdir::WalkDir;
 
 use crate::error::Error;
 use crate::model::Model;
 use crate::operators::PadOp;
-use crate::tensor::{DecodeOptions, Tensor, read_tensor_file};
+use crate::tensor::{DecodeOptions, Tensor, read_limited, read_tensor_file};
 
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.
 pub const DEFAULT_PATTERNS: [&str; 3] = ["test_*_pad*", "test_center_crop_pad_*", "test_*Pad*"];
@@ -28,7 +29,7 @@ pub struct TestCase {
     pub data_sets: Vec<DataSet>,
     /// Why the case directory could not be listed (or, for a directory that could not be
     /// walked at all, why): the case is errored with this message, the others run on.
-    pub problem: Option<String>,
+    pub problem: Option<ListingProblem>,
 }
 
 /// One `test_data_set_N` directory.
@@ -43,29 +44,26 @@ pub struct DataSet {
     /// `expected_error.txt`: the data set must be refused; the file says why.
     pub expected_error: Option<PathBuf>,
     /// Why the data set cannot run as listed (unreadable, or a gap in the file numbering).
-    pub problem: Option<String>,
+    pub problem: Option<ListingProblem>,
 }
 
 impl DataSet {
     /// Why the data set cannot run with `model`, if it cannot: its own listing problem, or
     /// files that do not match the graph.
-    pub fn problem_with(&self, model: &Model) -> Option<String> {
+    pub fn problem_with(&self, model: &Model) -> Option<ListingProblem> {
         self.problem.clone().or_else(|| self.unlike(model))
     }
 
     /// Says so when the data set holds more or fewer input_K.pb or output_K.pb files than the
     /// graph has inputs or outputs: a file is missing or stray, and no backend is to blame.
-    fn unlike(&self, model: &Model) -> Option<String> {
-        let mismatch = |files: &[PathBuf], prefix: &str, names: &[String], what: &str| {
-            (files.len() != names.len()).then(|| {
-                format!(
-                    "{}: {} {prefix}K.pb files for {} graph {what}{} ({})",
-                    self.dir.display(),
-                    files.len(),
-                    names.len(),
-                    if names.len() == 1 { "" } else { "s" },
-                    names.join(", ")
-                )
+    fn unlike(&self, model: &Model) -> Option<ListingProblem> {
+        let mismatch = |files: &[PathBuf], prefix: &'static str, names: &[String], what: &'static str| {
+            (files.len() != names.len()).then(|| ListingProblem::UnlikeGraph {
+                dir: self.dir.clone(),
+                prefix,
+                files: files.len(),
+                what,
+                names: names.to_vec(),
             })
         };
         let outputs = || match self.expected_error {
@@ -73,6 +71,79 @@ impl DataSet {
             None => mismatch(&self.outputs, "output_", &model.graph.outputs, "output"),
         };
         mismatch(&self.inputs, "input_", &model.graph.inputs, "input").or_else(outputs)
+    }
+}
+
+/// Why a case or data set cannot run as its directory lists it; no backend is to blame.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ListingProblem {
+    /// A directory that cannot be read.
+    #[error("reading {}: {source}", path.display())]
+    Unreadable {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// Two files with the same number (`output_0.pb`, `output_00.pb`).
+    #[error("{}: {first} and {second} are both number {number}", dir.display())]
+    DuplicateNumber {
+        /// The data set directory.
+        dir: PathBuf,
+        /// The first file's name.
+        first: String,
+        /// The second file's name.
+        second: String,
+        /// Their number.
+        number: usize,
+    },
+    /// A gap in the numbering: later files would shift onto the wrong input or output.
+    #[error("{}: {prefix}{position}.pb is missing (found {found})", dir.display())]
+    MissingNumber {
+        /// The data set directory.
+        dir: PathBuf,
+        /// `input_` or `output_`.
+        prefix: &'static str,
+        /// The missing number.
+        position: usize,
+        /// The file found in its place.
+        found: String,
+    },
+    /// Both expected_error.txt and output files.
+    #[error("{}: holds both {EXPECTED_ERROR_FILE} and output_K.pb files; a data set expects one or the other", dir.display())]
+    BothExpectations {
+        /// The data set directory.
+        dir: PathBuf,
+    },
+    /// More or fewer files than the graph has inputs or outputs.
+    #[error(
+        "{}: {files} {prefix}K.pb files for {} graph {what}{} ({})",
+        dir.display(),
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    )]
+    UnlikeGraph {
+        /// The data set directory.
+        dir: PathBuf,
+        /// `input_` or `output_`.
+        prefix: &'static str,
+        /// How many files there are.
+        files: usize,
+        /// `input` or `output`.
+        what: &'static str,
+        /// The graph's input or output names.
+        names: Vec<String>,
+    },
+}
+
+impl ListingProblem {
+    fn unreadable(path: &Path, source: std::io::Error) -> ListingProblem {
+        ListingProblem::Unreadable {
+            path: path.to_owned(),
+            source: Arc::new(source),
+        }
     }
 }
 
@@ -91,6 +162,20 @@ pub enum Expected {
     Error(String),
 }
 
+/// Why a case cannot run at all, before any data set is read.
+#[derive(Debug, thiserror::Error)]
+pub enum CaseError {
+    /// Its directory could not be listed.
+    #[error(transparent)]
+    Listing(ListingProblem),
+    /// model.onnx does not load.
+    #[error(transparent)]
+    Model(Error),
+    /// The graph holds no Pad-family node; the string names the ops it does hold.
+    #[error("{0}")]
+    NotApplicable(String),
+}
+
 /// Whether a case's graph holds something this project checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Applicability {
@@ -107,9 +192,9 @@ impl Patterns {
     /// Compiles `patterns`, or the defaults when it is empty.
     pub fn new<S: AsRef<str>>(patterns: &[S]) -> Result<Patterns, Error> {
         let compile = |p: &str| {
-            glob::Pattern::new(p).map_err(|e| Error::Pattern {
+            glob::Pattern::new(p).map_err(|source| Error::Pattern {
                 pattern: p.to_owned(),
-                message: e.to_string(),
+                source,
             })
         };
         if patterns.is_empty() {
@@ -155,9 +240,9 @@ pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>,
 }
 
 fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
-    let root_resolved = root.canonicalize().map_err(|e| Error::Walk {
+    let root_resolved = root.canonicalize().map_err(|source| Error::Walk {
         path: root.to_owned(),
-        message: e.to_string(),
+        source,
     })?;
     let mut cases = Vec::new();
     let mut walker = WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter();
@@ -166,7 +251,7 @@ fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Erro
             Ok(entry) => entry,
             // A link back to an ancestor holds nothing new.
             Err(e) if e.loop_ancestor().is_some() => continue,
-            Err(e) => match e.path().filter(|p| *p != root) {
+            Err(e) => match e.path().filter(|p| *p != root).map(Path::to_owned) {
                 // A dangling link matters only where a case could be: named like one.
                 Some(path)
                     if e.io_error().is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
@@ -177,13 +262,14 @@ fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Erro
                 // Inside the root, an unreadable directory is one errored entry, not the end
                 // of the walk: it may hold cases, and the run must say so.
                 Some(path) => {
-                    cases.push(TestCase::unlisted(root, path, e.to_string()));
+                    let problem = ListingProblem::unreadable(&path, walk_error(e));
+                    cases.push(TestCase::unlisted(root, &path, problem));
                     continue;
                 }
                 None => {
                     return Err(Error::Walk {
                         path: root.to_owned(),
-                        message: e.to_string(),
+                        source: walk_error(e),
                     });
                 }
             },
@@ -207,6 +293,12 @@ fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Erro
     Ok(cases)
 }
 
+/// The I/O error under a walk error (loops are handled before).
+fn walk_error(e: walkdir::Error) -> std::io::Error {
+    e.into_io_error()
+        .unwrap_or_else(|| std::io::Error::other("a link loop"))
+}
+
 /// `dir` relative to `root`, with `/` separators: `onnx-1.22.0/node/test_constant_pad`.
 fn case_id(root: &Path, dir: &Path) -> String {
     let relative = dir.strip_prefix(root).unwrap_or(dir);
@@ -226,7 +318,7 @@ fn case_id(root: &Path, dir: &Path) -> String {
 fn load_case_dir(root: &Path, dir: &Path) -> TestCase {
     let data_set_dirs = match numbered_entries(dir, "test_data_set_", "") {
         Ok(entries) => entries,
-        Err(e) => return TestCase::unlisted(root, dir, e.to_string()),
+        Err(problem) => return TestCase::unlisted(root, dir, problem),
     };
     let data_sets = data_set_dirs
         .into_iter()
@@ -254,10 +346,9 @@ fn list_data_set(index: usize, dir: PathBuf) -> DataSet {
         .and_then(|inputs| Ok((inputs, numbered_files(&data_set.dir, "output_")?)));
     match listed {
         Ok((_, outputs)) if data_set.expected_error.is_some() && !outputs.is_empty() => {
-            data_set.problem = Some(format!(
-                "{}: holds both {EXPECTED_ERROR_FILE} and output_K.pb files; a data set expects one or the other",
-                data_set.dir.display()
-            ));
+            data_set.problem = Some(ListingProblem::BothExpectations {
+                dir: data_set.dir.clone(),
+            });
         }
         Ok((inputs, outputs)) => {
             data_set.inputs = inputs;
@@ -270,42 +361,38 @@ fn list_data_set(index: usize, dir: PathBuf) -> DataSet {
 
 /// The `{prefix}K.pb` files of `dir` in order of K, which must run 0, 1, 2, … without a gap:
 /// a missing file would shift every later tensor onto the wrong input or output.
-fn numbered_files(dir: &Path, prefix: &str) -> Result<Vec<PathBuf>, String> {
-    let found = numbered_entries(dir, prefix, ".pb").map_err(|e| e.to_string())?;
+fn numbered_files(dir: &Path, prefix: &'static str) -> Result<Vec<PathBuf>, ListingProblem> {
+    let found = numbered_entries(dir, prefix, ".pb")?;
     let name = |path: &Path| path.file_name().unwrap_or_default().to_string_lossy().into_owned();
     for (position, (number, path)) in found.iter().enumerate() {
         if *number < position {
             let (_, previous) = &found[position - 1];
-            return Err(format!(
-                "{}: {} and {} are both number {number}",
-                dir.display(),
-                name(previous),
-                name(path)
-            ));
+            return Err(ListingProblem::DuplicateNumber {
+                dir: dir.to_owned(),
+                first: name(previous),
+                second: name(path),
+                number: *number,
+            });
         }
         if *number > position {
-            return Err(format!(
-                "{}: {prefix}{position}.pb is missing (found {})",
-                dir.display(),
-                name(path)
-            ));
+            return Err(ListingProblem::MissingNumber {
+                dir: dir.to_owned(),
+                prefix,
+                position,
+                found: name(path),
+            });
         }
     }
     Ok(found.into_iter().map(|(_, path)| path).collect())
 }
 
 /// Entries of `dir` named `{prefix}{N}{suffix}`, in numeric order of N.
-fn numbered_entries(dir: &Path, prefix: &str, suffix: &str) -> Result<Vec<(usize, PathBuf)>, Error> {
-    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io {
-        path: dir.to_owned(),
-        source,
-    })?;
+fn numbered_entries(dir: &Path, prefix: &str, suffix: &str) -> Result<Vec<(usize, PathBuf)>, ListingProblem> {
+    let unreadable = |source| ListingProblem::unreadable(dir, source);
+    let entries = std::fs::read_dir(dir).map_err(unreadable)?;
     let mut found = Vec::new();
     for entry in entries {
-        let entry = entry.map_err(|source| Error::Io {
-            path: dir.to_owned(),
-            source,
-        })?;
+        let entry = entry.map_err(unreadable)?;
         let name = entry.file_name();
         let number = name
             .to_str()
@@ -334,7 +421,7 @@ impl TestCase {
     }
 
     /// A directory that could not be listed: no data sets, and the reason as its problem.
-    fn unlisted(root: &Path, dir: &Path, problem: String) -> TestCase {
+    fn unlisted(root: &Path, dir: &Path, problem: ListingProblem) -> TestCase {
         TestCase {
             id: case_id(root, dir),
             dir: dir.to_owned(),
@@ -356,6 +443,19 @@ impl TestCase {
         Model::read(&self.dir.join("model.onnx"), options)
     }
 
+    /// The first steps every use of a case takes, the run and the listing alike: the case's
+    /// directory listed without a problem, model.onnx loaded, and a Pad-family node in it.
+    pub fn runnable_model(&self, options: &DecodeOptions) -> Result<Model, CaseError> {
+        if let Some(problem) = &self.problem {
+            return Err(CaseError::Listing(problem.clone()));
+        }
+        let model = self.load_model(options).map_err(CaseError::Model)?;
+        match applicability(&model) {
+            Applicability::Applicable => Ok(model),
+            Applicability::NotApplicable(reason) => Err(CaseError::NotApplicable(reason)),
+        }
+    }
+
     /// Reads one data set's inputs and expected outputs.
     pub fn load_data_set(&self, data_set: &DataSet, options: &DecodeOptions) -> Result<LoadedDataSet, Error> {
         let read = |paths: &[PathBuf]| {
@@ -366,7 +466,7 @@ impl TestCase {
         };
         let expected = match &data_set.expected_error {
             Some(path) => {
-                let reason = crate::tensor::read_limited(path, 1 << 16)?;
+                let reason = read_limited(path, 1 << 16)?;
                 Expected::Error(String::from_utf8_lossy(&reason).trim().to_owned())
             }
             None => Expected::Outputs(read(&data_set.outputs)?),

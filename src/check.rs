@@ -1,22 +1,24 @@
-//! Checking one data set of one case against a backend: load, run (a panic is caught), compare.
-//! The CLI and the libtest harness both call [`check_data_set`], so they cannot disagree.
+//! Checking one data set of one case against a backend, as a straight pipeline: load the case
+//! and data set, run the backend (a panic is caught), judge its answer. The CLI and the
+//! libtest harness both call [`check_data_set`], so they cannot disagree.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::backend::Backend;
-use crate::case::{Applicability, Expected, TestCase, applicability};
+use crate::backend::{Backend, BackendError};
+use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::compare::{Tolerance, compare};
 use crate::model::{AttributeValue, Model};
 use crate::operators::regions::pad_regions;
 use crate::opset::{domain_name, operator_label};
-use crate::tensor::DEFAULT_MAX_BYTES;
+use crate::tensor::{DEFAULT_MAX_BYTES, Tensor};
 
 /// How cases are checked.
 #[derive(Clone, Copy, Debug)]
 pub struct CheckOptions {
+    /// How outputs are compared.
     pub tolerance: Tolerance,
     /// The largest tensor a file may declare, in bytes.
     pub max_tensor_bytes: u64,
@@ -46,6 +48,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// The lowercase name reports and baselines use.
     pub fn name(self) -> &'static str {
         match self {
             Status::Passed => "passed",
@@ -61,25 +64,31 @@ impl Status {
 pub struct Outcome {
     /// The case id: `onnx-1.22.0/node/test_wrap_pad`.
     pub id: String,
+    /// The N of `test_data_set_N`.
     pub data_set: usize,
     /// The Pad-family operator checked (`Pad`, `CenterCropPad`), when the model was read.
     pub op: Option<String>,
     /// `ai.onnx` or `com.microsoft`.
     pub domain: Option<String>,
+    /// The operator version the model's opset selects.
     pub version: Option<i64>,
     /// The Pad node's `mode` (`constant` when absent); none for CenterCropPad.
     pub mode: Option<String>,
     /// The element type of the data input.
     pub dtype: Option<String>,
+    /// What happened.
     pub status: Status,
     /// Why it failed, errored or was skipped; empty when it passed.
     pub message: String,
     /// Whether every output was bit-identical to the expected one.
     pub bit_exact: Option<bool>,
+    /// The largest absolute error over floating outputs.
     pub max_abs_error: Option<f64>,
+    /// The largest relative error over floating outputs.
     pub max_rel_error: Option<f64>,
     /// Elements differing under the comparison rule, over all outputs.
     pub mismatches: usize,
+    /// How long loading, running and comparing took.
     #[serde(serialize_with = "seconds")]
     pub duration: Duration,
 }
@@ -103,122 +112,176 @@ impl Outcome {
     }
 }
 
-/// Checks data set `data_set` (an index into `case.data_sets`) of `case` against `backend`.
-pub fn check_data_set(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &CheckOptions) -> Outcome {
-    let start = Instant::now();
-    let mut outcome = Outcome {
-        id: case.id.clone(),
-        data_set: case.data_number(data_set),
-        op: None,
-        domain: None,
-        version: None,
-        mode: None,
-        dtype: None,
-        status: Status::Errored,
-        message: String::new(),
-        bit_exact: None,
-        max_abs_error: None,
-        max_rel_error: None,
-        mismatches: 0,
-        duration: Duration::ZERO,
-    };
-    run_check(backend, case, data_set, options, &mut outcome);
-    outcome.duration = start.elapsed();
-    outcome
+/// The judgement on one data set: its status, why, and what the comparison measured.
+#[derive(Clone, Debug)]
+struct Verdict {
+    status: Status,
+    message: String,
+    bit_exact: Option<bool>,
+    max_abs_error: Option<f64>,
+    max_rel_error: Option<f64>,
+    mismatches: usize,
 }
 
-fn run_check(backend: &dyn Backend, case: &TestCase, data_set: usize, options: &CheckOptions, outcome: &mut Outcome) {
-    if let Some(problem) = &case.problem {
-        return outcome.set(Status::Errored, problem.clone());
+impl Verdict {
+    fn plain(status: Status, message: String) -> Verdict {
+        Verdict {
+            status,
+            message,
+            bit_exact: None,
+            max_abs_error: None,
+            max_rel_error: None,
+            mismatches: 0,
+        }
     }
+}
+
+/// Checks data set `index` (an index into `case.data_sets`) of `case` against `backend`.
+pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, options: &CheckOptions) -> Outcome {
+    let start = Instant::now();
     let decode = case.decode_options(options.max_tensor_bytes);
-    let model = match case.load_model(&decode) {
-        Ok(model) => model,
-        Err(e) => return outcome.set(Status::Errored, e.to_string()),
+    let (model, dtype, verdict) = match load(case, index, &decode) {
+        Err((model, verdict)) => (model, None, verdict),
+        Ok((model, data)) => {
+            let dtype = data.inputs.first().map(|t| t.data_type().name().to_owned());
+            let answer = run(backend, &model, &data.inputs);
+            let verdict = judge(backend.name(), &model, data, answer, &options.tolerance);
+            (Some(model), dtype, verdict)
+        }
     };
-    describe_operator(&model, outcome);
-    if let Applicability::NotApplicable(reason) = applicability(&model) {
-        return outcome.set(Status::Skipped, reason);
+    let (op, domain, version, mode) = describe_operator(model.as_ref());
+    Outcome {
+        id: case.id.clone(),
+        data_set: case.data_number(index),
+        op,
+        domain,
+        version,
+        mode,
+        dtype,
+        status: verdict.status,
+        message: verdict.message,
+        bit_exact: verdict.bit_exact,
+        max_abs_error: verdict.max_abs_error,
+        max_rel_error: verdict.max_rel_error,
+        mismatches: verdict.mismatches,
+        duration: start.elapsed(),
     }
-    let Some(data_set) = case.data_sets.get(data_set) else {
-        return outcome.set(
-            Status::Errored,
-            format!("{}: no data set {data_set}", case.dir.display()),
-        );
+}
+
+/// The model and the data set's tensors, or the verdict when they cannot be had (with the
+/// model, when it loaded, so the report still names the operator).
+fn load(
+    case: &TestCase,
+    index: usize,
+    decode: &crate::tensor::DecodeOptions,
+) -> Result<(Model, LoadedDataSet), (Option<Model>, Verdict)> {
+    let model = case.runnable_model(decode).map_err(|e| {
+        let status = match e {
+            CaseError::NotApplicable(_) => Status::Skipped,
+            CaseError::Listing(_) | CaseError::Model(_) => Status::Errored,
+        };
+        (None, Verdict::plain(status, e.to_string()))
+    })?;
+    let errored = |message: String| Verdict::plain(Status::Errored, message);
+    let Some(data_set) = case.data_sets.get(index) else {
+        let message = format!("{}: no data set {index}", case.dir.display());
+        return Err((Some(model), errored(message)));
     };
     if let Some(problem) = data_set.problem_with(&model) {
-        return outcome.set(Status::Errored, problem);
+        return Err((Some(model), errored(problem.to_string())));
     }
-    let loaded = match case.load_data_set(data_set, &decode) {
-        Ok(loaded) => loaded,
-        Err(e) => return outcome.set(Status::Errored, e.to_string()),
-    };
-    outcome.dtype = loaded.inputs.first().map(|t| t.data_type().name().to_owned());
-    let result = catch_unwind(AssertUnwindSafe(|| backend.run(&model, &loaded.inputs)));
-    let result = match result {
-        Ok(result) => result,
-        Err(panic) => {
-            let message = panic
+    match case.load_data_set(data_set, decode) {
+        Ok(data) => Ok((model, data)),
+        Err(e) => Err((Some(model), errored(e.to_string()))),
+    }
+}
+
+/// What the backend answered: outputs, its error, or the message of its panic.
+enum Answer {
+    Outputs(Vec<Tensor>),
+    Refused(BackendError),
+    Panicked(String),
+}
+
+fn run(backend: &dyn Backend, model: &Model, inputs: &[Tensor]) -> Answer {
+    match catch_unwind(AssertUnwindSafe(|| backend.run(model, inputs))) {
+        Ok(Ok(outputs)) => Answer::Outputs(outputs),
+        Ok(Err(e)) => Answer::Refused(e),
+        Err(panic) => Answer::Panicked(
+            panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a non-string panic payload".to_owned());
-            return outcome.set(
-                Status::Errored,
-                format!("backend {} panicked: {message}", backend.name()),
-            );
+                .unwrap_or_else(|| "a non-string panic payload".to_owned()),
+        ),
+    }
+}
+
+/// The verdict on the backend's answer to a data set.
+fn judge(backend: &str, model: &Model, data: LoadedDataSet, answer: Answer, tolerance: &Tolerance) -> Verdict {
+    let expected = match (data.expected, answer) {
+        (_, Answer::Panicked(message)) => {
+            return Verdict::plain(Status::Errored, format!("backend {backend} panicked: {message}"));
         }
-    };
-    let (expected, actual) = match (loaded.expected, result) {
-        (Expected::Error(reason), Ok(_)) => {
-            return outcome.set(
+        (Expected::Error(reason), Answer::Outputs(_)) => {
+            return Verdict::plain(
                 Status::Failed,
-                format!(
-                    "backend {} returned outputs, but this data set must be refused: {reason}",
-                    backend.name()
-                ),
+                format!("backend {backend} returned outputs, but this data set must be refused: {reason}"),
             );
         }
-        (Expected::Error(_), Err(e)) => return outcome.set(Status::Passed, format!("refused as expected: {e}")),
-        (Expected::Outputs(_), Err(e)) => {
-            return outcome.set(Status::Errored, format!("backend {} failed: {e}", backend.name()));
+        (Expected::Error(_), Answer::Refused(e)) => {
+            return Verdict::plain(Status::Passed, format!("refused as expected: {e}"));
         }
-        (Expected::Outputs(expected), Ok(actual)) => (expected, actual),
+        (Expected::Outputs(_), Answer::Refused(e)) => {
+            return Verdict::plain(Status::Errored, format!("backend {backend} failed: {e}"));
+        }
+        (Expected::Outputs(expected), Answer::Outputs(actual)) => (expected, actual),
     };
+    compare_outputs(backend, model, &data.inputs, expected, tolerance)
+}
+
+/// Compares every output; the mismatch report names the padding region of each listed index.
+fn compare_outputs(
+    backend: &str,
+    model: &Model,
+    inputs: &[Tensor],
+    (expected, actual): (Vec<Tensor>, Vec<Tensor>),
+    tolerance: &Tolerance,
+) -> Verdict {
     if expected.len() != actual.len() {
-        return outcome.set(
+        return Verdict::plain(
             Status::Failed,
             format!(
-                "expected {} outputs, backend {} returned {}",
+                "expected {} outputs, backend {backend} returned {}",
                 expected.len(),
-                backend.name(),
                 actual.len()
             ),
         );
     }
-    let regions = pad_regions(&model, &loaded.inputs);
+    let regions = pad_regions(model, inputs);
+    let mut verdict = Verdict::plain(Status::Passed, String::new());
     let mut reports = Vec::new();
     let mut bit_exact = true;
     for (index, (e, a)) in expected.iter().zip(&actual).enumerate() {
-        let mut comparison = compare(e, a, &options.tolerance);
+        let mut comparison = compare(e, a, tolerance);
         if let Some(regions) = &regions {
             comparison = comparison.with_regions(regions);
         }
         bit_exact &= comparison.bit_exact;
-        outcome.mismatches += comparison.differing;
-        outcome.max_abs_error = max_option(outcome.max_abs_error, comparison.max_abs_error);
-        outcome.max_rel_error = max_option(outcome.max_rel_error, comparison.max_rel_error);
+        verdict.mismatches += comparison.differing;
+        verdict.max_abs_error = max_option(verdict.max_abs_error, comparison.max_abs_error);
+        verdict.max_rel_error = max_option(verdict.max_rel_error, comparison.max_rel_error);
         if !comparison.passed {
             let name = model.graph.outputs.get(index).map_or("", String::as_str);
             reports.push(comparison.report(index, name));
         }
     }
-    outcome.bit_exact = Some(bit_exact);
-    if reports.is_empty() {
-        outcome.set(Status::Passed, String::new());
-    } else {
-        outcome.set(Status::Failed, reports.join("\n"));
+    verdict.bit_exact = Some(bit_exact);
+    if !reports.is_empty() {
+        verdict.status = Status::Failed;
+        verdict.message = reports.join("\n");
     }
+    verdict
 }
 
 fn max_option(a: Option<f64>, b: Option<f64>) -> Option<f64> {
@@ -228,25 +291,19 @@ fn max_option(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
-/// Records the model's Pad-family operator in the outcome.
-fn describe_operator(model: &Model, outcome: &mut Outcome) {
-    if let Some((node, _)) = model.pad_nodes().next() {
-        outcome.op = Some(node.op_type.clone());
-        outcome.domain = Some(domain_name(&node.domain).to_owned());
-        outcome.version = Some(node.version);
-        if node.op_type == "Pad" {
-            let mode = match node.attribute("mode") {
-                Some(AttributeValue::String(s)) => String::from_utf8_lossy(s).into_owned(),
-                _ => "constant".to_owned(),
-            };
-            outcome.mode = Some(mode);
-        }
-    }
-}
-
-impl Outcome {
-    fn set(&mut self, status: Status, message: String) {
-        self.status = status;
-        self.message = message;
-    }
+/// The model's Pad-family operator as reports show it: op, domain, version and mode.
+fn describe_operator(model: Option<&Model>) -> (Option<String>, Option<String>, Option<i64>, Option<String>) {
+    let Some((node, _)) = model.and_then(|m| m.pad_nodes().next()) else {
+        return (None, None, None, None);
+    };
+    let mode = (node.op_type == "Pad").then(|| match node.attribute("mode") {
+        Some(AttributeValue::String(s)) => String::from_utf8_lossy(s).into_owned(),
+        _ => "constant".to_owned(),
+    });
+    (
+        Some(node.op_type.clone()),
+        Some(domain_name(&node.domain).to_owned()),
+        Some(node.version),
+        mode,
+    )
 }

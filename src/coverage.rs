@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use walkdir::WalkDir;
@@ -12,13 +12,57 @@ use walkdir::WalkDir;
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::tensor::DataType;
 
+/// Why the coverage of a corpus cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CoverageError {
+    /// A directory or file that cannot be read.
+    #[error("reading {}: {source}", path.display())]
+    Read {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A case.json that is not JSON of the expected shape.
+    #[error("reading {}: {source}", path.display())]
+    Parse {
+        /// The case.json.
+        path: PathBuf,
+        /// Where and why.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A case.json naming an operator, element type or mode this project does not know.
+    #[error("{}: unknown {field} {value:?}", path.display())]
+    Unknown {
+        /// The case.json.
+        path: PathBuf,
+        /// `operator`, `dtype` or `mode`.
+        field: &'static str,
+        /// The value it holds.
+        value: String,
+    },
+    /// No case.json at all.
+    #[error(
+        "no test cases found under {}: no case.json files (coverage reads the generated corpus, onnx-testdata/extended)",
+        .0.display()
+    )]
+    Empty(PathBuf),
+}
+
 /// What a generated case says it tests (its case.json).
 #[derive(Clone, Debug, Deserialize)]
 pub struct CaseInfo {
+    /// `Pad` or `CenterCropPad`.
     pub op: String,
+    /// `""`, `ai.onnx` or `com.microsoft`.
     pub domain: String,
+    /// The operator version.
     pub version: i64,
+    /// The mode, absent for CenterCropPad.
     pub mode: Option<String>,
+    /// The element type of the data input.
     pub dtype: String,
     /// `output`, or `error` for a case that must be refused.
     pub expect: String,
@@ -36,29 +80,40 @@ pub struct Coverage {
 
 impl Coverage {
     /// Reads every case.json under `root`; finding none is an error naming the root.
-    pub fn read(root: &Path) -> Result<Coverage, String> {
+    pub fn read(root: &Path) -> Result<Coverage, CoverageError> {
         let mut coverage = Coverage::default();
         for entry in WalkDir::new(root).sort_by_file_name() {
-            let entry = entry.map_err(|e| e.to_string())?;
+            let entry = entry.map_err(|e| CoverageError::Read {
+                path: e.path().unwrap_or(root).to_owned(),
+                source: e.into(),
+            })?;
             if entry.file_name() != "case.json" {
                 continue;
             }
             let path = entry.path();
-            let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-            let info: CaseInfo = serde_json::from_str(&text).map_err(|e| format!("reading {}: {e}", path.display()))?;
+            let unknown = |field, value: &str| CoverageError::Unknown {
+                path: path.to_owned(),
+                field,
+                value: value.to_owned(),
+            };
+            let text = std::fs::read_to_string(path).map_err(|source| CoverageError::Read {
+                path: path.to_owned(),
+                source,
+            })?;
+            let info: CaseInfo = serde_json::from_str(&text).map_err(|source| CoverageError::Parse {
+                path: path.to_owned(),
+                source,
+            })?;
             if info.expect == "error" {
                 coverage.refusals += 1;
                 continue;
             }
             let op = PadOp::of(&info.domain, &info.op)
-                .ok_or_else(|| format!("{}: unknown operator {:?} {:?}", path.display(), info.domain, info.op))?;
-            let data_type = DataType::from_name(&info.dtype)
-                .ok_or_else(|| format!("{}: unknown dtype {:?}", path.display(), info.dtype))?;
+                .ok_or_else(|| unknown("operator", &format!("{}.{}", info.domain, info.op)))?;
+            let data_type = DataType::from_name(&info.dtype).ok_or_else(|| unknown("dtype", &info.dtype))?;
             let mode = match info.mode.as_deref() {
                 None => None,
-                Some(name) => {
-                    Some(PadMode::from_name(name).ok_or_else(|| format!("{}: unknown mode {name:?}", path.display()))?)
-                }
+                Some(name) => Some(PadMode::from_name(name).ok_or_else(|| unknown("mode", name))?),
             };
             let key = (
                 OpVersion {
@@ -71,10 +126,7 @@ impl Coverage {
             *coverage.counts.entry(key).or_default() += 1;
         }
         if coverage.counts.is_empty() && coverage.refusals == 0 {
-            return Err(format!(
-                "no test cases found under {}: no case.json files (coverage reads the generated corpus, onnx-testdata/extended)",
-                root.display()
-            ));
+            return Err(CoverageError::Empty(root.to_owned()));
         }
         Ok(coverage)
     }

@@ -1,33 +1,52 @@
-//! The library's errors. Each variant carries what a person needs to find the problem: the
-//! file, the field or node, and the offending value.
+//! The errors of loading and discovering test cases. Each names what a person needs to find
+//! the problem: the file, the field or node, and the offending value.
 
 use std::path::PathBuf;
 
-use crate::tensor::TensorError;
+use crate::baseline::BaselineError;
+use crate::model::ModelError;
+use crate::tensor::FileError;
 
 /// An error of loading, decoding or discovering test cases.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("reading {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("reading {path}: not a regular file")]
-    NotAFile { path: PathBuf },
-    #[error("reading {path}: file of {bytes} bytes is over the limit of {limit} bytes")]
-    FileTooLarge { path: PathBuf, bytes: u64, limit: u64 },
-    #[error("reading {path}: malformed protobuf: {source}")]
-    Protobuf { path: PathBuf, source: prost::DecodeError },
-    #[error("reading {path}: tensor {name:?}: {problem}")]
-    Tensor {
+    /// A file that could not be read or decoded.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A model.onnx that decodes but is not a model this project can read.
+    #[error("reading {}: {source}", path.display())]
+    Model {
+        /// The model file.
         path: PathBuf,
-        name: String,
-        problem: TensorError,
+        /// What is wrong with it.
+        #[source]
+        source: ModelError,
     },
-    #[error("reading {path}: {message}")]
-    Model { path: PathBuf, message: String },
-    #[error("walking {path}: {message}")]
-    Walk { path: PathBuf, message: String },
-    #[error("invalid pattern {pattern:?}: {message}")]
-    Pattern { pattern: String, message: String },
+    /// A root that cannot be walked at all.
+    #[error("walking {}: {source}", path.display())]
+    Walk {
+        /// The root.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A case-directory pattern that is not a glob.
+    #[error("invalid pattern {pattern:?}: {source}")]
+    Pattern {
+        /// The pattern as given.
+        pattern: String,
+        /// Why it does not compile.
+        #[source]
+        source: glob::PatternError,
+    },
+    /// Nothing to run: a green run over nothing would mean nothing.
     #[error("no test cases found under {}", roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", "))]
-    NoCases { roots: Vec<PathBuf> },
+    NoCases {
+        /// The roots searched.
+        roots: Vec<PathBuf>,
+    },
+    /// A baseline file that cannot be read.
+    #[error(transparent)]
+    Baseline(#[from] BaselineError),
 }

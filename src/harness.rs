@@ -77,10 +77,7 @@ impl Harness {
         let patterns = Patterns::new(&self.patterns)?;
         let cases = discover(&self.roots, &patterns)?;
         let baseline = Arc::new(match &self.baseline {
-            Some(path) => Baseline::read(path).map_err(|message| Error::Model {
-                path: path.clone(),
-                message,
-            })?,
+            Some(path) => Baseline::read(path)?,
             None => Baseline::default(),
         });
         let mut trials = Vec::new();

@@ -1,11 +1,10 @@
 //! `--list`: one line per case and data set, saying what would run.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
-use crate::case::{Applicability, TestCase, applicability};
+use crate::case::{CaseError, TestCase};
 use crate::model::Model;
-use crate::tensor::read_tensor_file;
+use crate::tensor::{FileError, read_limited, read_tensor_file};
 
 /// The listing of one case: one line per data set, or one line saying why it does not run.
 #[derive(Clone, Debug, Default)]
@@ -31,17 +30,14 @@ impl CaseListing {
 /// `error in input_0.pb: …`. Expected outputs are decoded too, so that a listing without
 /// errors means every data set loads.
 pub fn list_case(case: &TestCase, max_bytes: u64) -> CaseListing {
-    if let Some(problem) = &case.problem {
-        return CaseListing::one(format!("{}  error: {problem}", case.id), true);
-    }
     let options = case.decode_options(max_bytes);
-    let model = match case.load_model(&options) {
+    let model = match case.runnable_model(&options) {
         Ok(model) => model,
+        Err(CaseError::NotApplicable(reason)) => {
+            return CaseListing::one(format!("{}  not applicable: {reason}", case.id), false);
+        }
         Err(e) => return CaseListing::one(format!("{}  error: {e}", case.id), true),
     };
-    if let Applicability::NotApplicable(reason) = applicability(&model) {
-        return CaseListing::one(format!("{}  not applicable: {reason}", case.id), false);
-    }
     if case.data_sets.is_empty() {
         return CaseListing::one(
             format!(
@@ -68,21 +64,21 @@ pub fn list_case(case: &TestCase, max_bytes: u64) -> CaseListing {
                 Ok(tensor) => write!(line, " {}", tensor.describe()).unwrap(),
                 Err(e) => {
                     line.push_str(" [error]");
-                    errors.push(file_error(path, &e.to_string()));
+                    errors.push(file_error(&e));
                 }
             }
         }
         match &data_set.expected_error {
             Some(path) => {
                 line.push_str("  (must be refused)");
-                if let Err(e) = crate::tensor::read_limited(path, 1 << 16) {
-                    errors.push(file_error(path, &e.to_string()));
+                if let Err(e) = read_limited(path, 1 << 16) {
+                    errors.push(file_error(&e));
                 }
             }
             None => {
                 for path in &data_set.outputs {
                     if let Err(e) = read_tensor_file(path, &options) {
-                        errors.push(file_error(path, &e.to_string()));
+                        errors.push(file_error(&e));
                     }
                 }
             }
@@ -96,15 +92,13 @@ pub fn list_case(case: &TestCase, max_bytes: u64) -> CaseListing {
     listing
 }
 
-/// `error in input_0.pb: <message>`, without the message's own `reading <path>: ` prefix (the
-/// file name and the line's data set say where it is).
-fn file_error(path: &Path, message: &str) -> String {
+/// `error in input_0.pb: <problem>`: the file name and the line's data set say where it is.
+fn file_error(error: &FileError) -> String {
+    let path = &error.path;
     let name = path
         .file_name()
         .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let prefix = format!("reading {}: ", path.display());
-    let message = message.strip_prefix(&prefix).unwrap_or(message);
-    format!("error in {name}: {message}")
+    format!("error in {name}: {}", error.problem)
 }
 
 /// `Pad-19`, or every Pad-family node's label when there are several different ones.

@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::operators::PadOp;
 use crate::opset;
 use crate::proto::{AttributeProto, ModelProto, NodeProto, attribute_type};
-use crate::tensor::{DecodeOptions, Tensor, decode_tensor};
+use crate::tensor::{DecodeOptions, FileProblem, Tensor, TensorError, decode_tensor, read_limited};
 
 /// A model read from model.onnx.
 #[derive(Clone, Debug)]
@@ -48,6 +48,63 @@ pub struct Node {
     pub inputs: Vec<String>,
     pub outputs: Vec<String>,
     pub attributes: Vec<Attribute>,
+}
+
+/// Why a decoded model.onnx is not a model this project can read.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The ModelProto has no graph.
+    #[error("the model has no graph")]
+    NoGraph,
+    /// An initializer that does not decode.
+    #[error("initializer {name:?}: {problem}")]
+    Initializer {
+        /// The initializer's name.
+        name: String,
+        /// Why it does not decode.
+        #[source]
+        problem: TensorError,
+    },
+    /// A node whose domain the model does not import.
+    #[error("{node}: domain {domain:?} is not in opset_import")]
+    DomainNotImported {
+        /// `node 0 (Pad "pad")`.
+        node: String,
+        /// The domain as the node spells it.
+        domain: String,
+    },
+    /// A node of an operator that the imported opset predates.
+    #[error("{node}: opset {opset} predates the operator, which exists since version {first}")]
+    OpsetPredatesOperator {
+        /// `node 0 (Pad "pad")`.
+        node: String,
+        /// The imported opset.
+        opset: i64,
+        /// The operator's first version.
+        first: i64,
+    },
+    /// An attribute that cannot be read.
+    #[error("{node}: attribute {name:?}: {problem}")]
+    Attribute {
+        /// `node 0 (Pad "pad")`.
+        node: String,
+        /// The attribute's name.
+        name: String,
+        /// What is wrong with it.
+        #[source]
+        problem: AttributeProblem,
+    },
+}
+
+/// What is wrong with an attribute.
+#[derive(Debug, thiserror::Error)]
+pub enum AttributeProblem {
+    /// Declared a tensor, holding none.
+    #[error("type is TENSOR but t is not set")]
+    MissingTensor,
+    /// A tensor value that does not decode.
+    #[error(transparent)]
+    Tensor(#[from] TensorError),
 }
 
 /// A named attribute value.
@@ -109,31 +166,29 @@ impl fmt::Display for Node {
 impl Model {
     /// Reads and decodes model.onnx. `options.base_dir` should be the model's directory.
     pub fn read(path: &Path, options: &DecodeOptions) -> Result<Model, Error> {
-        let bytes = crate::tensor::read_limited(path, options.max_bytes)?;
-        let proto = ModelProto::decode(Bytes::from(bytes)).map_err(|source| Error::Protobuf {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = read_limited(path, options.max_bytes)?;
+        let proto = ModelProto::decode(Bytes::from(bytes)).map_err(|e| FileProblem::from(e).at(path))?;
         Model::from_proto(path, proto, options)
     }
 
     /// Builds a model from a decoded `ModelProto`; `path` names it in errors.
     pub fn from_proto(path: &Path, proto: ModelProto, options: &DecodeOptions) -> Result<Model, Error> {
-        let error = |message: String| Error::Model {
+        let error = |source: ModelError| Error::Model {
             path: path.to_owned(),
-            message,
+            source,
         };
         let mut opset_imports = BTreeMap::new();
         for import in &proto.opset_import {
             opset_imports.insert(opset::normalize_domain(&import.domain).to_owned(), import.version);
         }
-        let graph = proto.graph.ok_or_else(|| error("the model has no graph".into()))?;
+        let graph = proto.graph.ok_or_else(|| error(ModelError::NoGraph))?;
         let mut initializers = Vec::with_capacity(graph.initializer.len());
         for init in &graph.initializer {
-            let tensor = decode_tensor(init, options).map_err(|problem| Error::Tensor {
-                path: path.to_owned(),
-                name: init.name.clone(),
-                problem,
+            let tensor = decode_tensor(init, options).map_err(|problem| {
+                error(ModelError::Initializer {
+                    name: init.name.clone(),
+                    problem,
+                })
             })?;
             initializers.push((init.name.clone(), tensor));
         }
@@ -183,22 +238,29 @@ fn convert_node(
     node: &NodeProto,
     opset_imports: &BTreeMap<String, i64>,
     options: &DecodeOptions,
-) -> Result<Node, String> {
-    let label = if node.name.is_empty() {
-        format!("node {index} ({})", node.op_type)
-    } else {
-        format!("node {index} ({} {:?})", node.op_type, node.name)
+) -> Result<Node, ModelError> {
+    let label = || {
+        if node.name.is_empty() {
+            format!("node {index} ({})", node.op_type)
+        } else {
+            format!("node {index} ({} {:?})", node.op_type, node.name)
+        }
     };
     let domain = opset::normalize_domain(&node.domain).to_owned();
     let opset = *opset_imports
         .get(&domain)
-        .ok_or_else(|| format!("{label}: domain {:?} is not in opset_import", node.domain))?;
+        .ok_or_else(|| ModelError::DomainNotImported {
+            node: label(),
+            domain: node.domain.clone(),
+        })?;
     let version = match opset::operator_version(&domain, &node.op_type, opset) {
         Ok(version) => version.unwrap_or(opset),
         Err(first) => {
-            return Err(format!(
-                "{label}: opset {opset} predates the operator, which exists since version {first}"
-            ));
+            return Err(ModelError::OpsetPredatesOperator {
+                node: label(),
+                opset,
+                first,
+            });
         }
     };
     let attributes = node
@@ -207,10 +269,14 @@ fn convert_node(
         .map(|a| {
             Ok(Attribute {
                 name: a.name.clone(),
-                value: attribute_value(a, options).map_err(|e| format!("{label}: attribute {:?}: {e}", a.name))?,
+                value: attribute_value(a, options).map_err(|problem| ModelError::Attribute {
+                    node: label(),
+                    name: a.name.clone(),
+                    problem,
+                })?,
             })
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, ModelError>>()?;
     Ok(Node {
         name: node.name.clone(),
         op_type: node.op_type.clone(),
@@ -222,15 +288,15 @@ fn convert_node(
     })
 }
 
-fn attribute_value(a: &AttributeProto, options: &DecodeOptions) -> Result<AttributeValue, String> {
+fn attribute_value(a: &AttributeProto, options: &DecodeOptions) -> Result<AttributeValue, AttributeProblem> {
     let kind = if a.r#type != 0 { a.r#type } else { inferred_type(a) };
     Ok(match kind {
         attribute_type::FLOAT => AttributeValue::Float(a.f),
         attribute_type::INT => AttributeValue::Int(a.i),
         attribute_type::STRING => AttributeValue::String(a.s.to_vec()),
         attribute_type::TENSOR => {
-            let proto = a.t.as_ref().ok_or("type is TENSOR but t is not set")?;
-            AttributeValue::Tensor(decode_tensor(proto, options).map_err(|e| e.to_string())?)
+            let proto = a.t.as_ref().ok_or(AttributeProblem::MissingTensor)?;
+            AttributeValue::Tensor(decode_tensor(proto, options)?)
         }
         attribute_type::FLOATS => AttributeValue::Floats(a.floats.clone()),
         attribute_type::INTS => AttributeValue::Ints(a.ints.clone()),

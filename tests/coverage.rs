@@ -45,7 +45,7 @@ fn a_missing_triple_is_reported() {
 fn a_tree_without_case_json_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("test_one_pad")).unwrap();
-    let error = Coverage::read(dir.path()).unwrap_err();
+    let error = Coverage::read(dir.path()).unwrap_err().to_string();
     assert!(
         error.starts_with(&format!("no test cases found under {}", dir.path().display())),
         "{error}"

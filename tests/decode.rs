@@ -4,11 +4,12 @@
 use bytes::Bytes;
 use half::{bf16, f16};
 use num_complex::Complex;
-use pad_conformance::Error;
+
 use pad_conformance::proto::{Segment, StringStringEntryProto, TensorProto};
 use pad_conformance::tensor::{
-    DataType, DataType as D, DecodeOptions, Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ,
-    Float8E8M0, Int2, Int4, Tensor, TensorError, Uint2, Uint4, decode_tensor, encode_tensor, read_tensor_file,
+    DataType, DataType as D, DecodeOptions, FileError, FileProblem, Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ,
+    Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Int2, Int4, Tensor, TensorError, Uint2, Uint4, decode_tensor,
+    encode_tensor, read_tensor_file,
 };
 use prost::Message;
 
@@ -336,7 +337,7 @@ fn malformed_protobuf_names_the_file() {
         std::fs::write(&path, bytes).unwrap();
         let error = read_tensor_file(&path, &DecodeOptions::default()).unwrap_err();
         assert!(
-            matches!(&error, Error::Protobuf { path: p, .. } if p == &path),
+            matches!(&error, FileError { path: p, problem: FileProblem::Protobuf(_) } if p == &path),
             "{error}"
         );
         assert!(error.to_string().contains(name), "{error}");
@@ -585,7 +586,10 @@ fn only_regular_files_are_read() {
     assert!(made.success());
     for path in [fifo.clone(), dir.path().to_owned()] {
         let error = read_tensor_file(&path, &DecodeOptions::default()).unwrap_err();
-        assert!(matches!(&error, Error::NotAFile { path: p } if *p == path), "{error}");
+        assert!(
+            matches!(&error, FileError { path: p, problem: FileProblem::NotAFile } if *p == path),
+            "{error}"
+        );
         assert!(error.to_string().ends_with("not a regular file"), "{error}");
     }
     let options = DecodeOptions {

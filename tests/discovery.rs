@@ -246,14 +246,18 @@ fn a_gap_or_a_clash_in_file_numbering_is_that_data_set_s_problem() {
     std::fs::write(case.join("test_data_set_2/output_00.pb"), b"").unwrap();
 
     let cases = discover(&[root.path().to_owned()], &Patterns::default()).unwrap();
-    let problems: Vec<Option<&str>> = cases[0].data_sets.iter().map(|d| d.problem.as_deref()).collect();
+    let problems: Vec<Option<String>> = cases[0]
+        .data_sets
+        .iter()
+        .map(|d| d.problem.as_ref().map(ToString::to_string))
+        .collect();
     assert_eq!(problems[0], None);
-    let gap = problems[1].unwrap();
+    let gap = problems[1].as_deref().unwrap();
     assert!(
         gap.ends_with("test_data_set_1: input_3.pb is missing (found input_4.pb)"),
         "{gap}"
     );
-    let clash = problems[2].unwrap();
+    let clash = problems[2].as_deref().unwrap();
     assert!(
         clash.ends_with("output_0.pb and output_00.pb are both number 0"),
         "{clash}"
@@ -280,7 +284,7 @@ fn an_unwalkable_entry_is_an_errored_case_and_the_walk_goes_on() {
     let cases = discover(&[root.path().to_owned()], &Patterns::default()).unwrap();
     let found: Vec<(&str, bool)> = cases.iter().map(|c| (c.id.as_str(), c.problem.is_some())).collect();
     assert_eq!(found, [("test_a_pad", true), ("test_b_pad", false)]);
-    let problem = cases[0].problem.as_deref().unwrap();
+    let problem = cases[0].problem.as_ref().unwrap().to_string();
     assert!(
         problem.contains("test_a_pad") && problem.contains("No such file"),
         "{problem}"

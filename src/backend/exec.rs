@@ -49,8 +49,11 @@ pub struct ExecBackend {
 impl ExecBackend {
     /// Starts one worker of `command` and checks its handshake, so that a command that is not
     /// a worker is an error before any case runs.
-    pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, String> {
-        let (worker, name) = Worker::spawn(command, timeout)?;
+    pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, StartError> {
+        let (worker, name) = Worker::spawn(command, timeout).map_err(|detail| StartError::Handshake {
+            command: command.to_owned(),
+            detail,
+        })?;
         Ok(ExecBackend {
             command: command.to_owned(),
             name,
@@ -66,7 +69,9 @@ impl ExecBackend {
         let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         match idle {
             Some(worker) => Ok(worker),
-            None => Worker::spawn(&self.command, self.timeout).map(|(worker, _)| worker),
+            None => Worker::spawn(&self.command, self.timeout)
+                .map(|(worker, _)| worker)
+                .map_err(|detail| format!("worker {:?}: {detail}", self.command)),
         }
     }
 
@@ -140,6 +145,28 @@ impl Backend for ExecBackend {
         let _ = std::fs::remove_dir_all(&dir);
         Ok(result?)
     }
+}
+
+/// A worker that cannot be started: the run stops before any case.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The command did not start, or did not complete the handshake.
+    #[error("worker {command:?}: {detail}")]
+    Handshake {
+        /// The worker command.
+        command: String,
+        /// What went wrong, with what the worker printed on stderr.
+        detail: String,
+    },
+    /// The scratch directory for request files cannot be made.
+    #[error("making {}: {source}", path.display())]
+    Scratch {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 enum Reply {
@@ -230,7 +257,7 @@ struct Worker {
 impl Worker {
     /// Starts `command` and performs the handshake; returns the worker and its name.
     fn spawn(command: &str, timeout: Duration) -> Result<(Worker, String), String> {
-        let mut child = start_process(command).map_err(|e| format!("starting worker {command:?}: {e}"))?;
+        let mut child = start_process(command).map_err(|e| format!("starting: {e}"))?;
         if let Ok(group) = libc::pid_t::try_from(child.id()) {
             worker_groups::register(group);
         }
@@ -286,13 +313,11 @@ impl Worker {
             status: None,
         };
         let hello = json!({"type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION});
-        let reply = worker
-            .request(&hello, timeout)
-            .map_err(|e| format!("worker {command:?}: handshake: {e}"))?;
+        let reply = worker.request(&hello, timeout).map_err(|e| format!("handshake: {e}"))?;
         let version = reply.get("version").and_then(Value::as_u64);
         if reply.get("type").and_then(Value::as_str) != Some("hello") || version != Some(PROTOCOL_VERSION) {
             return Err(format!(
-                "worker {command:?}: handshake: expected a hello with version {PROTOCOL_VERSION}, got {reply}"
+                "handshake: expected a hello with version {PROTOCOL_VERSION}, got {reply}"
             ));
         }
         let name = reply.get("name").and_then(Value::as_str).unwrap_or(command).to_owned();
@@ -439,7 +464,7 @@ struct ScratchDir {
 }
 
 impl ScratchDir {
-    fn new() -> Result<ScratchDir, String> {
+    fn new() -> Result<ScratchDir, StartError> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let unique = format!(
             "pad-conformance-{}-{}",
@@ -447,7 +472,10 @@ impl ScratchDir {
             COUNTER.fetch_add(1, Ordering::Relaxed)
         );
         let path = std::env::temp_dir().join(unique);
-        std::fs::create_dir_all(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::create_dir_all(&path).map_err(|source| StartError::Scratch {
+            path: path.clone(),
+            source,
+        })?;
         Ok(ScratchDir { path })
     }
 }

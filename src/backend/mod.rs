@@ -8,7 +8,7 @@ mod worker_groups;
 use crate::model::Model;
 use crate::tensor::Tensor;
 
-pub use exec::{ExecBackend, PROTOCOL_VERSION};
+pub use exec::{ExecBackend, PROTOCOL_VERSION, StartError};
 pub use reference::RefBackend;
 
 /// Any error a backend reports; its message ends up in the case's outcome.
@@ -55,7 +55,7 @@ pub struct BackendOptions {
 
 /// The backend a `--backend` value names: `ref`, or `exec:COMMAND` for an external worker
 /// (docs/backend-protocol.md).
-pub fn backend_from_spec(spec: &str, options: &BackendOptions) -> Result<Box<dyn Backend>, String> {
+pub fn backend_from_spec(spec: &str, options: &BackendOptions) -> Result<Box<dyn Backend>, SpecError> {
     match spec.split_once(':') {
         _ if spec == "ref" => Ok(Box::new(RefBackend)),
         Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(ExecBackend::start(
@@ -63,6 +63,17 @@ pub fn backend_from_spec(spec: &str, options: &BackendOptions) -> Result<Box<dyn
             options.timeout,
             options.max_tensor_bytes,
         )?)),
-        _ => Err(format!("unknown backend {spec:?}; use ref or exec:COMMAND")),
+        _ => Err(SpecError::Unknown(spec.to_owned())),
     }
+}
+
+/// A `--backend` value that names no backend that can run.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// Neither `ref` nor `exec:COMMAND`.
+    #[error("unknown backend {0:?}; use ref or exec:COMMAND")]
+    Unknown(String),
+    /// The worker does not start.
+    #[error(transparent)]
+    Worker(#[from] StartError),
 }

@@ -8,14 +8,11 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 
 use bytemuck::Pod;
-use bytes::Bytes;
 use half::{bf16, f16};
 use num_complex::Complex;
-use prost::Message;
 
 use super::sub_byte::{self, SubByte};
 use super::*;
-use crate::error::Error;
 use crate::proto::{DATA_LOCATION_EXTERNAL, TensorProto};
 
 /// Limits and context for decoding.
@@ -98,48 +95,6 @@ pub enum TensorError {
         length: u64,
         file_len: u64,
     },
-}
-
-/// Reads and decodes a serialized `TensorProto` file (input_K.pb, output_K.pb).
-pub fn read_tensor_file(path: &Path, options: &DecodeOptions) -> Result<Tensor, Error> {
-    let bytes = read_limited(path, options.max_bytes)?;
-    let proto = TensorProto::decode(Bytes::from(bytes)).map_err(|source| Error::Protobuf {
-        path: path.to_owned(),
-        source,
-    })?;
-    decode_tensor(&proto, options).map_err(|problem| Error::Tensor {
-        path: path.to_owned(),
-        name: proto.name.clone(),
-        problem,
-    })
-}
-
-/// Reads a whole file, refusing one larger than `limit` (plus protobuf framing) before reading.
-pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
-    let io = |source| Error::Io {
-        path: path.to_owned(),
-        source,
-    };
-    // Opening a FIFO would block until something writes to it, and a device never ends:
-    // only regular files are read.
-    if !std::fs::metadata(path).map_err(io)?.is_file() {
-        return Err(Error::NotAFile { path: path.to_owned() });
-    }
-    let file = File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    // Framing: dims, names and tags come on top of the element bytes.
-    let allowed = limit.saturating_add(1 << 20);
-    if len > allowed {
-        return Err(Error::FileTooLarge {
-            path: path.to_owned(),
-            bytes: len,
-            limit: allowed,
-        });
-    }
-    let mut bytes = Vec::with_capacity(len as usize);
-    // A file that grows while it is read stops at the limit, not at the end of memory.
-    file.take(allowed).read_to_end(&mut bytes).map_err(io)?;
-    Ok(bytes)
 }
 
 /// Decodes a `TensorProto` held in memory.

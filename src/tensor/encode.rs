@@ -1,13 +1,9 @@
 //! [`Tensor`] → `TensorProto`: raw_data for every type but string, string_data for strings.
 
-use std::path::Path;
-
 use bytes::Bytes;
-use prost::Message;
 
 use super::sub_byte::{self, SubByte};
 use super::*;
-use crate::error::Error;
 use crate::proto::TensorProto;
 
 /// Encodes a tensor as ONNX writes it: little-endian raw_data, sub-byte types packed low bits
@@ -24,14 +20,6 @@ pub fn encode_tensor(tensor: &Tensor, name: &str) -> TensorProto {
         _ => proto.raw_data = Some(Bytes::from(raw_bytes(tensor))),
     }
     proto
-}
-
-/// Writes `tensor` as a serialized `TensorProto` file.
-pub fn write_tensor_file(path: &Path, tensor: &Tensor, name: &str) -> Result<(), Error> {
-    std::fs::write(path, encode_tensor(tensor, name).encode_to_vec()).map_err(|source| Error::Io {
-        path: path.to_owned(),
-        source,
-    })
 }
 
 /// The raw_data bytes of a tensor's elements.

@@ -9,6 +9,7 @@
 mod data_type;
 mod decode;
 mod encode;
+mod file;
 mod minifloat;
 mod sub_byte;
 
@@ -19,9 +20,9 @@ use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
 
 pub use data_type::DataType;
-pub(crate) use decode::read_limited;
-pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor, read_tensor_file};
-pub use encode::{encode_tensor, write_tensor_file};
+pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor};
+pub use encode::encode_tensor;
+pub use file::{FileError, FileProblem, read_limited, read_tensor_file, write_tensor_file};
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
 pub use sub_byte::{Int2, Int4, SubByte, Uint2, Uint4};
 
