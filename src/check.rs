@@ -141,8 +141,8 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
     let start = Instant::now();
     let decode = case.decode_options(options.max_tensor_bytes);
     let (model, dtype, verdict) = match load(case, index, &decode) {
-        Err((model, verdict)) => (model, None, verdict),
-        Ok((model, data)) => {
+        Loaded::Stopped(model, verdict) => (model, None, verdict),
+        Loaded::Ready(model, data) => {
             let dtype = data.inputs.first().map(|t| t.data_type().name().to_owned());
             let answer = run(backend, &model, &data.inputs);
             let verdict = judge(backend.name(), &model, data, answer, &options.tolerance);
@@ -168,31 +168,37 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
     }
 }
 
-/// The model and the data set's tensors, or the verdict when they cannot be had (with the
-/// model, when it loaded, so the report still names the operator).
-fn load(
-    case: &TestCase,
-    index: usize,
-    decode: &crate::tensor::DecodeOptions,
-) -> Result<(Model, LoadedDataSet), (Option<Model>, Verdict)> {
-    let model = case.runnable_model(decode).map_err(|e| {
-        let status = match e {
-            CaseError::NotApplicable(_) => Status::Skipped,
-            CaseError::Listing(_) | CaseError::Model(_) => Status::Errored,
-        };
-        (None, Verdict::plain(status, e.to_string()))
-    })?;
+/// A data set, loaded or not.
+enum Loaded {
+    /// The model and the data set's tensors.
+    Ready(Model, LoadedDataSet),
+    /// The verdict when they cannot be had, with the model when it loaded, so the report
+    /// still names the operator.
+    Stopped(Option<Model>, Verdict),
+}
+
+fn load(case: &TestCase, index: usize, decode: &crate::tensor::DecodeOptions) -> Loaded {
+    let model = match case.runnable_model(decode) {
+        Ok(model) => model,
+        Err(e) => {
+            let status = match e {
+                CaseError::NotApplicable(_) => Status::Skipped,
+                CaseError::Listing(_) | CaseError::Model(_) => Status::Errored,
+            };
+            return Loaded::Stopped(None, Verdict::plain(status, e.to_string()));
+        }
+    };
     let errored = |message: String| Verdict::plain(Status::Errored, message);
     let Some(data_set) = case.data_sets.get(index) else {
         let message = format!("{}: no data set {index}", case.dir.display());
-        return Err((Some(model), errored(message)));
+        return Loaded::Stopped(Some(model), errored(message));
     };
     if let Some(problem) = data_set.problem_with(&model) {
-        return Err((Some(model), errored(problem.to_string())));
+        return Loaded::Stopped(Some(model), errored(problem.to_string()));
     }
     match case.load_data_set(data_set, decode) {
-        Ok(data) => Ok((model, data)),
-        Err(e) => Err((Some(model), errored(e.to_string()))),
+        Ok(data) => Loaded::Ready(model, data),
+        Err(e) => Loaded::Stopped(Some(model), errored(e.to_string())),
     }
 }
 

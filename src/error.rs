@@ -10,17 +10,17 @@ use crate::tensor::FileError;
 /// An error of loading, decoding or discovering test cases.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A file that could not be read or decoded.
+    /// A file that could not be read or decoded (boxed: it is large, and rare).
     #[error(transparent)]
-    File(#[from] FileError),
+    File(Box<FileError>),
     /// A model.onnx that decodes but is not a model this project can read.
     #[error("reading {}: {source}", path.display())]
     Model {
         /// The model file.
         path: PathBuf,
-        /// What is wrong with it.
+        /// What is wrong with it (boxed: it is large, and rare).
         #[source]
-        source: ModelError,
+        source: Box<ModelError>,
     },
     /// A root that cannot be walked at all.
     #[error("walking {}: {source}", path.display())]
@@ -49,4 +49,10 @@ pub enum Error {
     /// A baseline file that cannot be read.
     #[error(transparent)]
     Baseline(#[from] BaselineError),
+}
+
+impl From<FileError> for Error {
+    fn from(error: FileError) -> Error {
+        Error::File(Box::new(error))
+    }
 }

@@ -175,7 +175,7 @@ impl Model {
     pub fn from_proto(path: &Path, proto: ModelProto, options: &DecodeOptions) -> Result<Model, Error> {
         let error = |source: ModelError| Error::Model {
             path: path.to_owned(),
-            source,
+            source: Box::new(source),
         };
         let mut opset_imports = BTreeMap::new();
         for import in &proto.opset_import {

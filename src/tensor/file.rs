@@ -47,9 +47,9 @@ pub enum FileProblem {
     Tensor {
         /// The TensorProto's name.
         name: String,
-        /// Why it does not decode.
+        /// Why it does not decode (boxed: it is large, and rare).
         #[source]
-        problem: TensorError,
+        problem: Box<TensorError>,
     },
 }
 
@@ -70,7 +70,7 @@ pub fn read_tensor_file(path: &Path, options: &DecodeOptions) -> Result<Tensor, 
     decode_tensor(&proto, options).map_err(|problem| {
         FileProblem::Tensor {
             name: proto.name.clone(),
-            problem,
+            problem: Box::new(problem),
         }
         .at(path)
     })
