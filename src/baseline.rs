@@ -2,7 +2,7 @@
 //! regressions. An expected failure that passes is reported (and fails the run under
 //! `--strict`), so a baseline cannot go stale unnoticed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -57,6 +57,40 @@ pub struct Expectation {
     pub status: Status,
     /// Why: kept across `--write-baseline` runs, so people can edit it.
     pub reason: String,
+}
+
+/// The data set names a baseline's entries are checked against for staleness: every name
+/// under the roots (before any filter), or none at all when custom case-directory patterns
+/// leave cases undiscovered on purpose, so that no entry can be called stale. The CLI and
+/// the harness both judge staleness by it.
+#[derive(Clone, Debug)]
+pub enum Discovered {
+    /// Every data set name under the roots.
+    All(HashSet<String>),
+    /// Custom patterns: the names are not all known.
+    Partial,
+}
+
+impl Discovered {
+    /// The names of `cases`' data sets, or `Partial` under custom patterns.
+    pub fn new(cases: &[crate::case::TestCase], custom_patterns: bool) -> Discovered {
+        if custom_patterns {
+            return Discovered::Partial;
+        }
+        let names = cases
+            .iter()
+            .flat_map(|case| case.job_indices().map(move |i| case.data_set_name(i)))
+            .collect();
+        Discovered::All(names)
+    }
+
+    /// Whether an entry for `name` can stand: the data set exists, or it cannot be known.
+    pub fn contains(&self, name: &str) -> bool {
+        match self {
+            Discovered::All(names) => names.contains(name),
+            Discovered::Partial => true,
+        }
+    }
 }
 
 /// How a run compares with a baseline.

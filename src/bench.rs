@@ -46,6 +46,49 @@ impl Default for BenchOptions {
     }
 }
 
+impl BenchOptions {
+    /// The default pads for a shape: 2 on each side of the last two axes.
+    pub fn default_pads(rank: usize) -> Vec<(i64, i64)> {
+        (0..rank).map(|i| if i + 2 >= rank { (2, 2) } else { (0, 0) }).collect()
+    }
+
+    /// Pads given in ONNX layout `[x1_begin, x2_begin, ..., x1_end, x2_end, ...]`, as
+    /// (begin, end) per axis of `shape`.
+    pub fn pads_from_onnx(shape: &[usize], pads: &[i64]) -> Result<Vec<(i64, i64)>, BenchError> {
+        let rank = shape.len();
+        if pads.len() != 2 * rank {
+            return Err(BenchError::OnnxPadsMismatch {
+                shape: shape.to_vec(),
+                values: pads.len(),
+            });
+        }
+        Ok((0..rank).map(|i| (pads[i], pads[i + rank])).collect())
+    }
+
+    /// The default CenterCropPad target: the last two axes 8 longer and 8 shorter (pad one,
+    /// crop the other). Refused when that leaves an empty axis on a shape without one: there
+    /// would be nothing to time.
+    pub fn default_center_crop(shape: &[usize]) -> Result<Vec<usize>, BenchError> {
+        let rank = shape.len();
+        let target: Vec<usize> = shape
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| match rank - i {
+                2 => d.saturating_add(8),
+                1 => d.saturating_sub(8),
+                _ => d,
+            })
+            .collect();
+        if target.contains(&0) && !shape.contains(&0) {
+            return Err(BenchError::EmptyDefaultCrop {
+                target,
+                shape: shape.to_vec(),
+            });
+        }
+        Ok(target)
+    }
+}
+
 /// A configuration the benchmark refuses before allocating anything.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
@@ -93,6 +136,24 @@ pub enum BenchError {
         shape: Vec<usize>,
         /// The (begin, end) pairs given.
         pairs: usize,
+    },
+    /// `--pads` of the wrong length for the shape.
+    #[error("--pads has {values} values; shape {shape:?} needs {}", 2 * shape.len())]
+    OnnxPadsMismatch {
+        /// The input shape.
+        shape: Vec<usize>,
+        /// How many values were given.
+        values: usize,
+    },
+    /// The default CenterCropPad target leaves an axis empty.
+    #[error(
+        "its default target {target:?} for shape {shape:?} has an empty axis (give --center-crop-shape to time it)"
+    )]
+    EmptyDefaultCrop {
+        /// The default target.
+        target: Vec<usize>,
+        /// The input shape.
+        shape: Vec<usize>,
     },
     /// A CenterCropPad target of another rank.
     #[error("center-crop shape {target:?} must have {axes} axes")]

@@ -408,6 +408,12 @@ fn numbered_entries(dir: &Path, prefix: &str, suffix: &str) -> Result<Vec<(usize
 }
 
 impl TestCase {
+    /// The indices of the data sets to run: every one, or for a case without any, the one
+    /// entry (`…/0`) that reports why it cannot run.
+    pub fn job_indices(&self) -> std::ops::Range<usize> {
+        0..self.data_sets.len().max(1)
+    }
+
     /// `onnx-1.22.0/node/test_wrap_pad/0`: the name of data set `index` (an index into
     /// `data_sets`) in trials, reports and baselines. A case without data sets still has
     /// one entry, `…/0`, which says why it cannot run.

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Completion, Trial};
 
 use crate::backend::Backend;
-use crate::baseline::{Baseline, Finding};
+use crate::baseline::{Baseline, Discovered, Finding};
 use crate::case::{Applicability, Patterns, TestCase, applicability, discover};
 use crate::check::{CheckOptions, Status, check_data_set};
 use crate::error::Error;
@@ -81,10 +81,11 @@ impl Harness {
             None => Baseline::default(),
         });
         let mut trials = Vec::new();
+        let discovered = Discovered::new(&cases, !self.patterns.is_empty());
         for case in cases {
             let case = Arc::new(case);
             let (kind, not_applicable) = self.describe(&case);
-            for index in 0..case.data_sets.len().max(1) {
+            for index in case.job_indices() {
                 let name = case.data_set_name(index);
                 let (backend, case, options) = (Arc::clone(&self.backend), Arc::clone(&case), self.options);
                 let ignored = not_applicable.is_some();
@@ -116,8 +117,7 @@ impl Harness {
             }
         }
         // Entries naming no data set (renamed or removed since): one trial that lists them.
-        // Custom patterns leave cases undiscovered on purpose; their entries are not stale.
-        let stale = baseline.stale(|name| !self.patterns.is_empty() || trials.iter().any(|t| t.name() == name));
+        let stale = baseline.stale(|name| discovered.contains(name));
         if !stale.is_empty() {
             trials.push(Trial::test("baseline: entries for no data set", move || {
                 Err(format!("remove them from the baseline:\n  {}", stale.join("\n  ")).into())

@@ -22,6 +22,7 @@ pub mod proto;
 pub mod reference;
 pub mod report;
 pub mod runner;
+pub mod selection;
 pub mod tensor;
 
 pub use error::Error;

@@ -23,11 +23,16 @@ impl Job<'_> {
     }
 }
 
+/// The threads a run uses by default: one per core.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, Into::into)
+}
+
 /// Every case's data sets (a case without any still gets one job, which reports why).
 pub fn jobs(cases: &[TestCase]) -> Vec<Job<'_>> {
     cases
         .iter()
-        .flat_map(|case| (0..case.data_sets.len().max(1)).map(move |data_set| Job { case, data_set }))
+        .flat_map(|case| case.job_indices().map(move |data_set| Job { case, data_set }))
         .collect()
 }
 

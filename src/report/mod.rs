@@ -66,10 +66,14 @@ impl RunReport {
 }
 
 /// The report formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// One line per data set as it finishes, the summary last.
     Human,
+    /// docs/report-format.md.
     Json,
+    /// JUnit XML, for CI systems.
     Junit,
+    /// A Markdown table.
     Markdown,
 }

@@ -1,0 +1,229 @@
+//! The command line's arguments: clap's derive types, and nothing else. clap appears only in
+//! this module and main.rs.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use pad_conformance::compare::Tolerance;
+use pad_conformance::report::Format;
+use pad_conformance::tensor::DEFAULT_MAX_BYTES;
+
+const EXAMPLES: &str = "\
+Examples:
+  pad-conformance                                  check every vendored case with the ref backend
+  pad-conformance --list                           list the cases and data sets found
+  pad-conformance --filter test_wrap_pad           run the data sets whose name contains test_wrap_pad
+  pad-conformance --filter 'onnx-1.22.0/*' --format junit --output junit.xml
+  pad-conformance --backend exec:'.venv/bin/python scripts/backends/onnxruntime-worker' \\
+                  --baseline baselines/onnxruntime.json
+  pad-conformance matrix --backend ref --backend exec:'...' --failures-only
+  pad-conformance bench";
+
+/// Conformance suite and runner for ONNX's padding operators (Pad 1–25, CenterCropPad 18,
+/// com.microsoft Pad).
+#[derive(Parser, Debug)]
+#[command(version, after_help = EXAMPLES, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Time the reference kernels against a plain copy of the same bytes (ratios, not
+    /// seconds, are the figure of merit).
+    Bench(BenchArgs),
+    /// Run several backends over the same data sets and write one table (Markdown or JSON).
+    Matrix(MatrixArgs),
+    /// Tabulate which (operator version, dtype, mode) the generated cases cover.
+    Coverage(CoverageArgs),
+}
+
+/// Which data sets to run.
+#[derive(Args, Debug)]
+pub struct Selection {
+    /// Run only the data sets whose name (`onnx-1.22.0/node/test_wrap_pad/0`) contains
+    /// PATTERN, or matches it as a glob when it holds `*`, `?` or `[`.
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Option<String>,
+    /// Directory-name glob that marks a case directory (repeatable; replaces the defaults
+    /// test_*_pad*, test_center_crop_pad_* and test_*Pad*).
+    #[arg(long = "pattern", value_name = "GLOB")]
+    pub patterns: Vec<String>,
+    /// Largest tensor, in bytes, a file may declare.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    pub max_tensor_bytes: u64,
+    /// Directories to search for cases.
+    #[arg(value_name = "PATH", default_value = "onnx-testdata")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// How data sets are run and compared.
+#[derive(Args, Debug)]
+pub struct Checking {
+    /// Relative tolerance for floating outputs (a finite number ≥ 0).
+    #[arg(long, value_name = "X", default_value_t = Tolerance::default().rtol, value_parser = tolerance,
+          allow_negative_numbers = true)]
+    pub rtol: f64,
+    /// Absolute tolerance for floating outputs (a finite number ≥ 0).
+    #[arg(long, value_name = "Y", default_value_t = Tolerance::default().atol, value_parser = tolerance,
+          allow_negative_numbers = true)]
+    pub atol: f64,
+    /// Require bit-identical outputs.
+    #[arg(long)]
+    pub exact: bool,
+    /// Data sets run in parallel on N threads (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Seconds an external worker may take on one data set before it is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub timeout: f64,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The backend to check: `ref`, or `exec:COMMAND` for an external worker
+    /// (docs/backend-protocol.md).
+    #[arg(long, value_name = "BACKEND", default_value = "ref")]
+    pub backend: String,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: RunFormat,
+    /// Write the report to FILE instead of standard output (the summary line still goes to
+    /// standard error).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// List the discovered cases and data sets instead of running them; exits 1 (after
+    /// listing everything) when any case or data set fails to load.
+    #[arg(long)]
+    pub list: bool,
+    /// Known failures (JSON): exit 0 unless a data set fails that the baseline does not list.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// With --baseline: also fail when the baseline is outdated: a listed data set passes,
+    /// fails with another status than listed, or does not exist.
+    #[arg(long, requires = "baseline")]
+    pub strict: bool,
+    /// Record this run's failures as a baseline, keeping the reasons already in FILE (or in
+    /// --baseline).
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    #[command(flatten)]
+    pub checking: Checking,
+    #[command(flatten)]
+    pub selection: Selection,
+}
+
+#[derive(Args, Debug)]
+pub struct MatrixArgs {
+    /// A backend to run (repeatable, at least one): `ref` or `exec:COMMAND`.
+    #[arg(long = "backend", value_name = "BACKEND", required = true)]
+    pub backends: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub format: MatrixFormat,
+    /// Write the table to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Markdown: show only the data sets some backend did not pass.
+    #[arg(long)]
+    pub failures_only: bool,
+    #[command(flatten)]
+    pub checking: Checking,
+    #[command(flatten)]
+    pub selection: Selection,
+}
+
+#[derive(Args, Debug)]
+pub struct CoverageArgs {
+    /// The generated corpus to read case.json files from.
+    #[arg(value_name = "PATH", default_value = "onnx-testdata/extended")]
+    pub path: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Input shape, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,64,512,512")]
+    pub shape: Vec<usize>,
+    /// Pads in ONNX layout [x1_begin, x2_begin, ..., x1_end, x2_end, ...], comma-separated
+    /// (default: 2 on each side of the last two axes).
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    pub pads: Option<Vec<i64>>,
+    /// Modes to time (repeatable; default: all four).
+    #[arg(long = "mode", value_name = "MODE")]
+    pub modes: Vec<String>,
+    /// CenterCropPad target shape, comma-separated (default: the input's last two axes +8
+    /// and -8; `none` to skip).
+    #[arg(long)]
+    pub center_crop_shape: Option<String>,
+    /// Element type.
+    #[arg(long, default_value = "float")]
+    pub dtype: String,
+    /// Timed runs per figure (the median is reported), after one warm-up run.
+    #[arg(long, default_value_t = 10)]
+    pub repetitions: usize,
+    /// Time decoding a float TensorProto of --decode-mib MiB instead of padding.
+    #[arg(long)]
+    pub decode: bool,
+    /// Size of the tensor --decode decodes.
+    #[arg(long, default_value_t = 256)]
+    pub decode_mib: usize,
+    /// Largest input or output, in bytes, a benchmark may allocate; larger configurations are
+    /// refused before anything is allocated.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    pub max_tensor_bytes: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: BenchFormat,
+}
+
+/// The formats a run writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    Human,
+    Json,
+    Junit,
+    Markdown,
+}
+
+impl From<RunFormat> for Format {
+    fn from(format: RunFormat) -> Format {
+        match format {
+            RunFormat::Human => Format::Human,
+            RunFormat::Json => Format::Json,
+            RunFormat::Junit => Format::Junit,
+            RunFormat::Markdown => Format::Markdown,
+        }
+    }
+}
+
+/// The formats `bench` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BenchFormat {
+    Human,
+    Json,
+}
+
+/// The formats `matrix` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MatrixFormat {
+    Markdown,
+    Json,
+}
+
+/// `--rtol`, `--atol`: a finite number, zero or more (NaN would pass nothing, a negative or
+/// infinite tolerance would make the comparison meaningless).
+pub fn tolerance(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|e| format!("{text:?} is not a number: {e}"))?;
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(format!("{text:?} is not a finite number zero or more"))
+    }
+}

@@ -1,0 +1,113 @@
+//! The main command: run a backend over the selected data sets, report, judge against a
+//! baseline; and `--list`.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use pad_conformance::baseline::{Baseline, Discovered};
+use pad_conformance::case::TestCase;
+use pad_conformance::check::Outcome;
+use pad_conformance::listing::list_case;
+use pad_conformance::report::{
+    Colors, Format, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
+};
+use pad_conformance::runner::{Job, run_jobs};
+
+use super::Fatal;
+use super::args::RunArgs;
+use super::output::{finish, open_output};
+
+pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
+    let selection = &args.selection;
+    let cases = selection.cases()?;
+    let jobs = selection.jobs(&cases)?;
+    if args.list {
+        return list(&jobs, selection.max_tensor_bytes);
+    }
+    let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
+    let backend = args.checking.backend(&args.backend, selection)?;
+    let (mut out, terminal) = open_output(args.output.as_ref())?;
+    // The human report streams: each line as soon as its data set (and those before) finish.
+    let colors = Colors::detect(terminal);
+    let mut written = Ok(());
+    let mut write_line = |outcome: &Outcome| {
+        if Format::from(args.format) == Format::Human && written.is_ok() {
+            written = write_outcome(outcome, colors, &mut out).and_then(|()| out.flush());
+        }
+    };
+    let report = run_jobs(
+        backend.as_ref(),
+        &jobs,
+        &args.checking.options(selection),
+        args.checking.threads(),
+        &mut write_line,
+    );
+    write_report(&report, args, out, written)?;
+    if let Some(path) = &args.write_baseline {
+        let previous = match Baseline::read(path) {
+            Ok(existing) => Some(existing),
+            Err(_) => baseline.clone(),
+        };
+        Baseline::record(&report.backend, &report.outcomes, previous.as_ref()).write(path)?;
+    }
+    let summary = report.summary();
+    let failed = match &baseline {
+        Some(baseline) => {
+            let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
+            let verdict = baseline.judge(&report.outcomes, |name| discovered.contains(name));
+            eprintln!("{}", verdict.describe());
+            verdict.fails(args.strict)
+        }
+        None => summary.failed + summary.errored > 0,
+    };
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `--list`: each selected case once, with its data sets. Exits 1 when any case or data set
+/// failed to load, after listing everything.
+fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
+    let mut out = io::stdout().lock();
+    let mut listed: Vec<&TestCase> = Vec::new();
+    let mut failed = 0;
+    for job in jobs {
+        if listed.iter().any(|c| std::ptr::eq(*c, job.case)) {
+            continue;
+        }
+        listed.push(job.case);
+        let listing = list_case(job.case, max_tensor_bytes);
+        failed += usize::from(listing.failed);
+        for line in listing.lines {
+            if writeln!(out, "{line}").is_err() {
+                // A closed pipe (`| head`) is the reader's choice, not a failure.
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+    }
+    if failed > 0 {
+        eprintln!("pad-conformance: {failed} of {} cases failed to load", listed.len());
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the report to `out`, after the lines already streamed there (`written`: whether
+/// that went well).
+fn write_report(
+    report: &RunReport,
+    args: &RunArgs,
+    mut out: Box<dyn Write>,
+    written: io::Result<()>,
+) -> Result<(), Fatal> {
+    let format = Format::from(args.format);
+    let written = written.and_then(|()| match format {
+        Format::Human => write_summary(report, &mut out),
+        Format::Json => write_json(report, &mut out),
+        Format::Junit => write_junit(report, &mut out),
+        Format::Markdown => write_markdown(report, &mut out),
+    });
+    finish(written, &mut out)?;
+    if args.output.is_some() || format != Format::Human {
+        eprintln!("{}", report.summary().line());
+    }
+    Ok(())
+}

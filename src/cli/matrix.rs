@@ -1,0 +1,56 @@
+//! `matrix`: several backends over the same data sets in one table; `coverage`: what the
+//! generated corpus covers.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use pad_conformance::coverage::Coverage;
+use pad_conformance::matrix::Matrix;
+use pad_conformance::runner::run_jobs;
+
+use super::Fatal;
+use super::args::{CoverageArgs, MatrixArgs, MatrixFormat};
+use super::output::{finish, open_output};
+
+pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
+    let selection = &args.selection;
+    let cases = selection.cases()?;
+    let jobs = selection.jobs(&cases)?;
+    let options = args.checking.options(selection);
+    let mut reports = Vec::new();
+    for spec in &args.backends {
+        let backend = args.checking.backend(spec, selection)?;
+        let report = run_jobs(backend.as_ref(), &jobs, &options, args.checking.threads(), &mut |_| {});
+        eprintln!("{}: {}", report.backend, report.summary().line());
+        reports.push(report);
+    }
+    let matrix = Matrix::new(&reports);
+    let (mut out, _) = open_output(args.output.as_ref())?;
+    let written = match args.format {
+        MatrixFormat::Json => serde_json::to_writer_pretty(&mut out, &matrix)
+            .map_err(io::Error::other)
+            .and_then(|()| writeln!(out)),
+        MatrixFormat::Markdown => matrix.write_markdown(args.failures_only, &mut out),
+    };
+    finish(written, &mut out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
+    let coverage = Coverage::read(&args.path)?;
+    let mut out = io::stdout().lock();
+    finish(coverage.write_markdown(&mut out), &mut out)?;
+    let missing = coverage.missing();
+    for (op, data_type, mode) in &missing {
+        eprintln!(
+            "missing: {} {data_type} {}",
+            op.short_label(),
+            mode.map_or("-", |m| m.name())
+        );
+    }
+    Ok(if missing.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
