@@ -15,7 +15,7 @@ fn no_legal_triple_is_missing() {
         .map(|(op, t, mode)| format!("{} {t} {mode:?}", op.short_label()))
         .collect();
     assert!(missing.is_empty(), "uncovered legal triples: {missing:?}");
-    // The legal space SEMANTICS.md defines: 591 Pad triples (9 + 9 + 33 + 48 + 48 + 64 + 88 + 92
+    // The legal space docs/semantics.md defines: 591 Pad triples (9 + 9 + 33 + 48 + 48 + 64 + 88 + 92
     // + 96 + 104 by version), 26 CenterCropPad dtypes and 9 com.microsoft Pad triples.
     let legal: usize = OpVersion::all()
         .map(|op| op.data_types().count() * op.modes().len().max(1))
