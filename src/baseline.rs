@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Outcome, Status};
+use crate::report::first_line;
 
 /// A baseline file: data set name (`onnx-1.22.0/node/test_wrap_pad/0`) → expectation.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -15,6 +16,7 @@ pub struct Baseline {
     /// The backend the baseline was recorded for (informative).
     #[serde(default)]
     pub backend: String,
+    /// The known failures, by data set name.
     pub expected: BTreeMap<String, Expectation>,
 }
 
@@ -184,7 +186,7 @@ impl Baseline {
                 let reason = previous
                     .and_then(|b| b.expected.get(&name))
                     .map(|e| e.reason.clone())
-                    .unwrap_or_else(|| first_line(&o.message));
+                    .unwrap_or_else(|| first_line(&o.message, 200));
                 (
                     name,
                     Expectation {
@@ -254,15 +256,6 @@ pub enum Finding<'a> {
     UnexpectedPass(&'a Expectation),
     /// Listed with the other of failed and errored.
     ChangedStatus(&'a Expectation),
-}
-
-fn first_line(message: &str) -> String {
-    let line = message.lines().next().unwrap_or_default();
-    if line.chars().count() > 200 {
-        format!("{}…", line.chars().take(200).collect::<String>())
-    } else {
-        line.to_owned()
-    }
 }
 
 #[cfg(test)]

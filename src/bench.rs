@@ -17,13 +17,17 @@ use crate::tensor::{DEFAULT_MAX_BYTES, DataType, DecodeOptions, Element, Tensor,
 /// What to pad and how often.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
+    /// The input's shape.
     pub shape: Vec<usize>,
     /// (begin, end) per axis.
     pub pads: Vec<(i64, i64)>,
+    /// The Pad modes to time, one benchmark each.
     pub modes: Vec<PadMode>,
     /// Also time CenterCropPad (target extents from `center_crop_shape`).
     pub center_crop_shape: Option<Vec<usize>>,
+    /// The element type of the input; only some numeric types are supported.
     pub data_type: DataType,
+    /// Timed rounds per benchmark (after one warm-up round); the median is reported.
     pub repetitions: usize,
     /// The largest input or output, in bytes, a benchmark may allocate; larger ones are
     /// refused before anything is allocated.

@@ -25,7 +25,9 @@ pub const EXPECTED_ERROR_FILE: &str = "expected_error.txt";
 pub struct TestCase {
     /// The path relative to the root it was found under: `onnx-1.22.0/node/test_wrap_pad`.
     pub id: String,
+    /// The case directory, holding model.onnx.
     pub dir: PathBuf,
+    /// Its `test_data_set_N` directories, in numeric order of N.
     pub data_sets: Vec<DataSet>,
     /// Why the case directory could not be listed (or, for a directory that could not be
     /// walked at all, why): the case is errored with this message, the others run on.
@@ -35,7 +37,9 @@ pub struct TestCase {
 /// One `test_data_set_N` directory.
 #[derive(Clone, Debug)]
 pub struct DataSet {
+    /// The N of `test_data_set_N`.
     pub index: usize,
+    /// The data set directory.
     pub dir: PathBuf,
     /// `input_K.pb` files, in numeric order of K.
     pub inputs: Vec<PathBuf>,
@@ -150,13 +154,16 @@ impl ListingProblem {
 /// A data set's tensors, decoded.
 #[derive(Clone, Debug)]
 pub struct LoadedDataSet {
+    /// The decoded `input_K.pb` tensors, in order of K.
     pub inputs: Vec<Tensor>,
+    /// What the backend must produce.
     pub expected: Expected,
 }
 
 /// What a data set expects of the backend.
 #[derive(Clone, Debug)]
 pub enum Expected {
+    /// The decoded `output_K.pb` tensors the backend must produce, in order of K.
     Outputs(Vec<Tensor>),
     /// The backend must refuse; the string is the reason from expected_error.txt.
     Error(String),
@@ -179,6 +186,7 @@ pub enum CaseError {
 /// Whether a case's graph holds something this project checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Applicability {
+    /// The graph holds a Pad-family node.
     Applicable,
     /// The graph holds no Pad-family node; the string names the ops it does hold.
     NotApplicable(String),

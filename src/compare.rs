@@ -1,4 +1,4 @@
-//! Comparing an actual output with the expected one (SEMANTICS.md, Comparison), and the
+//! Comparing an actual output with the expected one (docs/semantics.md#comparison), and the
 //! mismatch report a person can act on.
 //!
 //! dtype, then shape, then values. Integers, bool, strings and sub-byte integers must be
@@ -25,7 +25,9 @@ pub const MAX_LISTED: usize = 10;
 /// How outputs are compared.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tolerance {
+    /// Relative tolerance, scaled by `|expected|`.
     pub rtol: f64,
+    /// Absolute tolerance.
     pub atol: f64,
     /// Require bit-identical values.
     pub exact: bool,
@@ -45,8 +47,11 @@ impl Default for Tolerance {
 /// One differing element.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ElementMismatch {
+    /// The element's multi-index, outermost axis first.
     pub index: Vec<usize>,
+    /// The expected value, as a report shows it.
     pub expected: String,
+    /// The actual value, as a report shows it.
     pub actual: String,
     /// Where the index falls in a Pad output (interior, or which axis's padding).
     pub region: Option<String>,
@@ -55,17 +60,23 @@ pub struct ElementMismatch {
 /// The result of comparing one output.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
+    /// The output matches: same dtype and shape, and no differing element.
     pub passed: bool,
+    /// Every value is bit-identical (false when the dtype or shape differs).
     pub bit_exact: bool,
     /// Set when the dtype or shape differs; no values were compared then.
     pub problem: Option<String>,
+    /// The expected tensor's type and shape, e.g. `float[2, 3]`.
     pub expected_type: String,
+    /// The actual tensor's type and shape.
     pub actual_type: String,
     /// Elements failing the rule.
     pub differing: usize,
+    /// Elements in the expected tensor.
     pub total: usize,
     /// Floating types only: the largest errors over elements compared numerically.
     pub max_abs_error: Option<f64>,
+    /// Floating types only: the largest `|actual − expected| / |expected|`, as above.
     pub max_rel_error: Option<f64>,
     /// The first differing elements, in row-major order, at most [`MAX_LISTED`].
     pub first_mismatches: Vec<ElementMismatch>,
@@ -213,6 +224,7 @@ fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
 pub struct ElementCheck {
     /// Passes the tolerant rule.
     pub within: bool,
+    /// The two values have identical bits.
     pub bit_equal: bool,
     /// (absolute, relative) error of a finite floating pair whose bits differ; `None` where
     /// there is nothing to add to a maximum (bit-equal pairs, NaN, infinities, non-floats).

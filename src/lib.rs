@@ -3,6 +3,7 @@
 //!
 //! The data flow: [`case::discover`] finds test case directories; [`case::TestCase`] loads
 //! their [`model::Model`] and the input and expected output [`Tensor`]s of each data set.
+#![warn(missing_docs)]
 
 pub mod backend;
 pub mod baseline;

@@ -9,6 +9,7 @@ use crate::tensor::{FileError, read_limited, read_tensor_file};
 /// The listing of one case: one line per data set, or one line saying why it does not run.
 #[derive(Clone, Debug, Default)]
 pub struct CaseListing {
+    /// The lines to print, in order.
     pub lines: Vec<String>,
     /// Whether the case, or one of its data sets, failed to load: unreadable or misnumbered
     /// files, a model or tensor that does not decode. A case that is not applicable (no

@@ -8,30 +8,40 @@ use serde::Serialize;
 
 use crate::check::{Outcome, Status};
 use crate::opset::operator_label;
-use crate::report::{RunReport, Summary, escape_cell};
+use crate::report::{RunReport, Summary, escape_cell, first_line};
 
 /// The results of several backends over the same data sets.
 #[derive(Clone, Debug, Serialize)]
 pub struct Matrix {
+    /// Each backend's totals, in the order the reports were given.
     pub backends: Vec<BackendTotals>,
+    /// One row per data set, in the reports' order.
     pub cases: Vec<MatrixRow>,
 }
 
 /// One backend's name and counts.
 #[derive(Clone, Debug, Serialize)]
 pub struct BackendTotals {
+    /// The backend's name, as its report gives it.
     pub name: String,
+    /// Its passed, failed, errored and skipped counts.
     pub summary: Summary,
 }
 
 /// One data set across the backends.
 #[derive(Clone, Debug, Serialize)]
 pub struct MatrixRow {
+    /// The data set's name: `onnx-1.22.0/node/test_wrap_pad/0`.
     pub name: String,
+    /// The Pad-family operator checked, from the first backend that read the model.
     pub op: Option<String>,
+    /// The operator's domain: `ai.onnx` or `com.microsoft`.
     pub domain: Option<String>,
+    /// The operator version the model's opset selects.
     pub version: Option<i64>,
+    /// The Pad node's `mode`; none for CenterCropPad.
     pub mode: Option<String>,
+    /// The element type of the data input, from the first backend that knows it.
     pub dtype: Option<String>,
     /// One per backend, in the order of `backends`.
     pub results: Vec<Cell>,
@@ -40,6 +50,7 @@ pub struct MatrixRow {
 /// One backend's result on one data set.
 #[derive(Clone, Debug, Serialize)]
 pub struct Cell {
+    /// What happened on this backend.
     pub status: Status,
     /// The first line of the message: why it failed, errored or was skipped.
     pub reason: String,
@@ -119,7 +130,7 @@ impl Matrix {
                 .iter()
                 .map(|c| match c.status {
                     Status::Passed => "pass".to_owned(),
-                    other => format!("**{}**: {}", other.name(), escape_cell(&shorten(&c.reason, 120))),
+                    other => format!("**{}**: {}", other.name(), escape_cell(&first_line(&c.reason, 120))),
                 })
                 .collect();
             writeln!(
@@ -133,13 +144,5 @@ impl Matrix {
             )?;
         }
         Ok(())
-    }
-}
-
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_owned()
-    } else {
-        format!("{}…", text.chars().take(max).collect::<String>())
     }
 }

@@ -17,9 +17,11 @@ use crate::tensor::{DecodeOptions, FileProblem, Tensor, TensorError, decode_tens
 /// A model read from model.onnx.
 #[derive(Clone, Debug)]
 pub struct Model {
+    /// The model.onnx the model was read from, for messages.
     pub path: PathBuf,
     /// Opset version per domain, `""` standing for `ai.onnx` too.
     pub opset_imports: BTreeMap<String, i64>,
+    /// The main graph.
     pub graph: Graph,
 }
 
@@ -28,16 +30,20 @@ pub struct Model {
 pub struct Graph {
     /// In topological order, as ONNX requires.
     pub nodes: Vec<Node>,
+    /// Constant inputs, by name, decoded.
     pub initializers: Vec<(String, Tensor)>,
     /// The inputs a caller feeds: the graph inputs that are not initializers.
     pub inputs: Vec<String>,
+    /// The output names, in the graph's order.
     pub outputs: Vec<String>,
 }
 
 /// One operator call.
 #[derive(Clone, Debug)]
 pub struct Node {
+    /// The node's name; may be empty.
     pub name: String,
+    /// The operator, e.g. `Pad`.
     pub op_type: String,
     /// `""` for the standard domain.
     pub domain: String,
@@ -46,7 +52,9 @@ pub struct Node {
     pub version: i64,
     /// Input names; an empty name marks an omitted optional input.
     pub inputs: Vec<String>,
+    /// Output names.
     pub outputs: Vec<String>,
+    /// The attributes, in the model's order.
     pub attributes: Vec<Attribute>,
 }
 
@@ -110,19 +118,28 @@ pub enum AttributeProblem {
 /// A named attribute value.
 #[derive(Clone, Debug)]
 pub struct Attribute {
+    /// The attribute's name, e.g. `mode`.
     pub name: String,
+    /// Its value.
     pub value: AttributeValue,
 }
 
 /// The attribute kinds the Pad family and the ops of its function bodies use.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AttributeValue {
+    /// A FLOAT attribute.
     Float(f32),
+    /// An INT attribute.
     Int(i64),
+    /// A STRING attribute, as bytes (UTF-8 by convention).
     String(Vec<u8>),
+    /// A TENSOR attribute, decoded.
     Tensor(Tensor),
+    /// A FLOATS attribute.
     Floats(Vec<f32>),
+    /// An INTS attribute.
     Ints(Vec<i64>),
+    /// A STRINGS attribute, each as bytes.
     Strings(Vec<Vec<u8>>),
     /// Graphs, sparse tensors, type protos: carried by code only, never used here.
     Unsupported(i32),

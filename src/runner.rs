@@ -12,7 +12,9 @@ use crate::report::RunReport;
 /// One unit of work: a case and the index of one of its data sets.
 #[derive(Clone, Copy, Debug)]
 pub struct Job<'a> {
+    /// The case.
     pub case: &'a TestCase,
+    /// An index into the case's `data_sets` (0 for a case without any).
     pub data_set: usize,
 }
 

@@ -118,7 +118,7 @@ impl ExecBackend {
 }
 
 impl Drop for ExecBackend {
-    /// Closes every idle worker's stdin at once, gives them [`SHUTDOWN_GRACE`] together to exit,
+    /// Closes every idle worker's stdin at once, gives them `SHUTDOWN_GRACE` together to exit,
     /// then kills what is left.
     fn drop(&mut self) {
         let mut idle = std::mem::take(self.idle.get_mut().unwrap_or_else(|e| e.into_inner()));

@@ -1,4 +1,4 @@
-//! The `ref` backend: this project's reference implementation (SEMANTICS.md).
+//! The `ref` backend: this project's reference implementation (docs/semantics.md).
 
 use super::{Backend, BackendError};
 use crate::model::Model;

@@ -14,12 +14,29 @@ use crate::tensor::Tensor;
 /// Why a model could not be evaluated.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The number of inputs given differs from the graph's non-initializer inputs.
     #[error("the model takes {expected} inputs but {given} were given")]
-    InputCount { expected: usize, given: usize },
+    InputCount {
+        /// The graph's non-initializer inputs.
+        expected: usize,
+        /// The inputs given.
+        given: usize,
+    },
+    /// A node reads a value nothing before it defines: the graph is not in topological order
+    /// or names a value that does not exist.
     #[error("{node}: input {index} {name:?} is not produced by any earlier node, initializer or graph input")]
-    UnknownValue { node: String, index: usize, name: String },
+    UnknownValue {
+        /// The node, as [`Node`]'s `Display` names it.
+        node: String,
+        /// The input's position on the node.
+        index: usize,
+        /// The value's name.
+        name: String,
+    },
+    /// A graph output (named here) that no node, initializer or graph input provides.
     #[error("graph output {0:?} is not produced by any node")]
     MissingOutput(String),
+    /// A node refused its inputs or attributes.
     #[error(transparent)]
     Op(#[from] OpError),
 }

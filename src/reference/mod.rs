@@ -1,5 +1,5 @@
 //! The `ref` backend's computation: Pad at every version, CenterCropPad, com.microsoft Pad
-//! and the helper ops of the CenterCropPad function body. SEMANTICS.md is its specification.
+//! and the helper ops of the CenterCropPad function body. docs/semantics.md is its specification.
 
 mod center_crop_pad;
 mod graph;

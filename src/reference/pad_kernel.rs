@@ -2,7 +2,7 @@
 //! which input index each output index copies (or that it is filled with the constant), and
 //! [`pad_into`] moves contiguous runs of memory according to it.
 //!
-//! Negative pads crop first; padding then works from the data that remains (SEMANTICS.md).
+//! Negative pads crop first; padding then works from the data that remains (docs/semantics.md).
 
 use bytemuck::Pod;
 
@@ -13,36 +13,65 @@ pub use crate::operators::PadMode;
 /// Why a padding cannot be planned.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
+    /// The pads crop an axis by more than its extent.
     #[error("axis {axis}: extent {extent} with pads begin {begin}, end {end} gives output extent {out}, below 0")]
     NegativeExtent {
+        /// The axis.
         axis: usize,
+        /// The input extent.
         extent: usize,
+        /// The pad before the data (negative crops).
         begin: i64,
+        /// The pad after the data (negative crops).
         end: i64,
+        /// The output extent the pads give.
         out: i128,
     },
+    /// An axis is cropped to nothing yet still padded, in a mode that pads by copying data.
     #[error(
         "axis {axis}: {mode} padding needs data, but the axis has none left (extent {extent}, pads begin {begin}, end {end})"
     )]
     NothingToCopy {
+        /// The axis.
         axis: usize,
+        /// The mode, not `constant`.
         mode: PadMode,
+        /// The input extent.
         extent: usize,
+        /// The pad before the data (negative crops).
         begin: i64,
+        /// The pad after the data (negative crops).
         end: i64,
     },
+    /// The output would have more than [`MAX_OUTPUT_ELEMENTS`] elements.
     #[error("output shape {shape:?} exceeds the limit of {limit} elements")]
-    TooLarge { shape: Vec<i128>, limit: usize },
-    #[error("output shape {shape:?} at {element_bytes} bytes an element exceeds the limit of {limit} bytes")]
-    TooManyBytes {
-        shape: Vec<usize>,
-        element_bytes: usize,
+    TooLarge {
+        /// The output extents, unbounded.
+        shape: Vec<i128>,
+        /// The element limit.
         limit: usize,
     },
+    /// The output would take more than [`MAX_OUTPUT_BYTES`] bytes.
+    #[error("output shape {shape:?} at {element_bytes} bytes an element exceeds the limit of {limit} bytes")]
+    TooManyBytes {
+        /// The output shape.
+        shape: Vec<usize>,
+        /// The size of one element.
+        element_bytes: usize,
+        /// The byte limit.
+        limit: usize,
+    },
+    /// The plan itself would need more than [`MAX_PLAN_BYTES`] bytes (e.g. wrapping a short
+    /// axis very many times).
     #[error(
         "output shape {shape:?}: the padding repeats its data in so many pieces that planning it needs over {limit} bytes"
     )]
-    PlanTooLarge { shape: Vec<usize>, limit: usize },
+    PlanTooLarge {
+        /// The output shape.
+        shape: Vec<usize>,
+        /// The plan's byte budget.
+        limit: usize,
+    },
 }
 
 /// One step of producing an axis's output, in units of the block below that axis.
@@ -424,7 +453,7 @@ mod tests {
 
     #[test]
     fn wrap_after_crop_uses_the_remaining_data() {
-        // SEMANTICS.md: wrap of [a, b, c, d] with pads [1, -1] gives [c, a, b, c].
+        // docs/semantics.md: wrap of [a, b, c, d] with pads [1, -1] gives [c, a, b, c].
         assert_eq!(pad1(&[1, 2, 3, 4], 1, -1, PadMode::Wrap).unwrap(), [3, 1, 2, 3]);
         assert_eq!(pad1(&[1, 2], 5, 0, PadMode::Wrap).unwrap(), [2, 1, 2, 1, 2, 1, 2]);
     }

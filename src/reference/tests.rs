@@ -1,4 +1,4 @@
-//! Tests of the reference backend against SEMANTICS.md: the spec's worked examples, property
+//! Tests of the reference backend against docs/semantics.md: the spec's worked examples, property
 //! tests of the kernel against a per-element definition, one test per refusal, version gating
 //! and the helper ops. Helpers shared by those live here.
 

@@ -9,12 +9,14 @@ use crate::check::{Outcome, Status};
 /// Whether to colour the status words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Colors {
+    /// Plain text, for files, pipes and NO_COLOR.
     Never,
+    /// ANSI colours, for a terminal.
     Always,
 }
 
 impl Colors {
-    /// Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org).
+    /// Colour only on a terminal, and never when NO_COLOR is set (<https://no-color.org>).
     pub fn detect(stream_is_terminal: bool) -> Colors {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         if stream_is_terminal && !no_color {

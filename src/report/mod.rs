@@ -21,17 +21,24 @@ pub use markdown::write_markdown;
 /// The outcomes of one backend over a set of cases.
 #[derive(Clone, Debug)]
 pub struct RunReport {
+    /// The backend's name.
     pub backend: String,
+    /// One outcome per data set, in job order.
     pub outcomes: Vec<Outcome>,
+    /// Wall-clock time of the whole run.
     pub duration: Duration,
 }
 
 /// Counts per status.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
+    /// Data sets that [passed](Status::Passed).
     pub passed: usize,
+    /// Data sets that [failed](Status::Failed).
     pub failed: usize,
+    /// Data sets that [errored](Status::Errored).
     pub errored: usize,
+    /// Data sets [skipped](Status::Skipped) as not applicable.
     pub skipped: usize,
 }
 
@@ -60,6 +67,7 @@ impl Summary {
 }
 
 impl RunReport {
+    /// Counts the statuses of the outcomes.
     pub fn summary(&self) -> Summary {
         Summary::of(&self.outcomes)
     }
@@ -76,4 +84,15 @@ pub enum Format {
     Junit,
     /// A Markdown table.
     Markdown,
+}
+
+/// The first line of `text`, cut to `max_chars` characters with `…`: how a reason fits a
+/// baseline entry or a table cell.
+pub fn first_line(text: &str, max_chars: usize) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.chars().count() > max_chars {
+        format!("{}…", line.chars().take(max_chars).collect::<String>())
+    } else {
+        line.to_owned()
+    }
 }

@@ -6,31 +6,57 @@ use std::fmt;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 #[repr(i32)]
 pub enum DataType {
+    /// `tensor(float)`: 32-bit IEEE float.
     Float = 1,
+    /// `tensor(uint8)`: 8-bit unsigned integer.
     Uint8 = 2,
+    /// `tensor(int8)`: 8-bit signed integer.
     Int8 = 3,
+    /// `tensor(uint16)`: 16-bit unsigned integer.
     Uint16 = 4,
+    /// `tensor(int16)`: 16-bit signed integer.
     Int16 = 5,
+    /// `tensor(int32)`: 32-bit signed integer.
     Int32 = 6,
+    /// `tensor(int64)`: 64-bit signed integer.
     Int64 = 7,
+    /// `tensor(string)`: byte string.
     String = 8,
+    /// `tensor(bool)`: boolean.
     Bool = 9,
+    /// `tensor(float16)`: 16-bit IEEE half-precision float.
     Float16 = 10,
+    /// `tensor(double)`: 64-bit IEEE float.
     Double = 11,
+    /// `tensor(uint32)`: 32-bit unsigned integer.
     Uint32 = 12,
+    /// `tensor(uint64)`: 64-bit unsigned integer.
     Uint64 = 13,
+    /// `tensor(complex64)`: complex number of two 32-bit floats.
     Complex64 = 14,
+    /// `tensor(complex128)`: complex number of two 64-bit floats.
     Complex128 = 15,
+    /// `tensor(bfloat16)`: 16-bit brain float (float32's exponent, 7-bit mantissa).
     Bfloat16 = 16,
+    /// `tensor(float8e4m3fn)`: 8-bit float, 4 exponent and 3 mantissa bits; no infinities.
     Float8E4M3FN = 17,
+    /// `tensor(float8e4m3fnuz)`: 8-bit float, 4 exponent and 3 mantissa bits; no infinities, no -0.
     Float8E4M3FNUZ = 18,
+    /// `tensor(float8e5m2)`: 8-bit float, 5 exponent and 2 mantissa bits; IEEE-like, with infinities.
     Float8E5M2 = 19,
+    /// `tensor(float8e5m2fnuz)`: 8-bit float, 5 exponent and 2 mantissa bits; no infinities, no -0.
     Float8E5M2FNUZ = 20,
+    /// `tensor(uint4)`: 4-bit unsigned integer, packed two to a byte.
     Uint4 = 21,
+    /// `tensor(int4)`: 4-bit signed integer, packed two to a byte.
     Int4 = 22,
+    /// `tensor(float4e2m1)`: 4-bit float, 2 exponent and 1 mantissa bit, packed two to a byte.
     Float4E2M1 = 23,
+    /// `tensor(float8e8m0)`: 8-bit unsigned exponent-only float (a power of two), used for scales.
     Float8E8M0 = 24,
+    /// `tensor(uint2)`: 2-bit unsigned integer, packed four to a byte.
     Uint2 = 25,
+    /// `tensor(int2)`: 2-bit signed integer, packed four to a byte.
     Int2 = 26,
 }
 

@@ -40,59 +40,124 @@ impl Default for DecodeOptions {
 /// Why a `TensorProto` could not be decoded.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum TensorError {
+    /// `data_type` is 0 (UNDEFINED) or a code no ONNX element type has.
     #[error("data_type {0} is not a known ONNX element type")]
     UnknownDataType(i32),
+    /// An entry of `dims` is negative.
     #[error("dims[{index}] is {value}, a negative extent")]
-    NegativeDim { index: usize, value: i64 },
+    NegativeDim {
+        /// The axis.
+        index: usize,
+        /// The extent it declares.
+        value: i64,
+    },
+    /// The element count of `dims`, or its size in bytes, overflows.
     #[error("dims {dims:?} overflow the element count")]
-    ElementCountOverflow { dims: Vec<i64> },
+    ElementCountOverflow {
+        /// The declared dims.
+        dims: Vec<i64>,
+    },
+    /// The element data would exceed [`DecodeOptions::max_bytes`].
     #[error("dims {dims:?} of {data_type} need {bytes} bytes, over the limit of {limit}")]
     TooLarge {
+        /// The declared dims.
         dims: Vec<i64>,
+        /// The declared element type.
         data_type: DataType,
+        /// Bytes of element data the dims call for.
         bytes: u64,
+        /// The limit in force.
         limit: u64,
     },
+    /// `raw_data` (or the external data range) is not exactly as long as the dims require.
     #[error("raw_data holds {actual} bytes but dims {dims:?} of {data_type} need {expected}")]
     RawDataLength {
+        /// The declared dims.
         dims: Vec<i64>,
+        /// The declared element type.
         data_type: DataType,
+        /// Bytes the dims and type call for.
         expected: u64,
+        /// Bytes present.
         actual: u64,
     },
+    /// A typed value field does not hold exactly the number of values the dims require.
     #[error("{field} holds {actual} values but dims {dims:?} of {data_type} need {expected}")]
     FieldLength {
+        /// The field's name in `TensorProto`, e.g. `int32_data`.
         field: &'static str,
+        /// The declared dims.
         dims: Vec<i64>,
+        /// The declared element type.
         data_type: DataType,
+        /// Values the dims and type call for.
         expected: usize,
+        /// Values present.
         actual: usize,
     },
+    /// A stored value does not fit the element type (e.g. 300 in int32_data for uint8, 2 for bool).
     #[error("{field}[{index}] is {value}, out of range for {data_type}")]
     ValueOutOfRange {
+        /// The field's name in `TensorProto`, or `raw_data`.
         field: &'static str,
+        /// The value's position in that field.
         index: usize,
         /// Wide enough for every int32, int64 and uint64 value a field can hold.
         value: i128,
+        /// The declared element type.
         data_type: DataType,
     },
+    /// Both `raw_data` and a typed field hold values, so which one is meant is ambiguous.
     #[error("both raw_data and {field} hold data; a tensor keeps its values in one of them")]
-    RawAndTyped { field: &'static str },
+    RawAndTyped {
+        /// The typed field that is also filled.
+        field: &'static str,
+    },
+    /// A `tensor(string)` has its data in `raw_data` or an external file.
     #[error("raw_data and external data are not allowed for tensor(string); strings go in string_data")]
     StringInRawData,
+    /// The proto holds a segment of a tensor, which the runner does not reassemble.
     #[error("segment is set (begin {begin}, end {end}); segmented tensors are not supported")]
-    Segment { begin: i64, end: i64 },
+    Segment {
+        /// `Segment.begin`.
+        begin: i64,
+        /// `Segment.end`.
+        end: i64,
+    },
+    /// The external data `location` is empty, absolute, or leads outside the case directory.
     #[error("external data location {location:?} is refused: {reason}")]
-    ExternalLocation { location: String, reason: &'static str },
+    ExternalLocation {
+        /// The `location` entry as written.
+        location: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
+    /// An external data `offset` or `length` entry is not a non-negative integer.
     #[error("external data key {key:?} has value {value:?}, not a byte count")]
-    ExternalNumber { key: String, value: String },
+    ExternalNumber {
+        /// The entry's key.
+        key: String,
+        /// The entry's value as written.
+        value: String,
+    },
+    /// The external data file could not be resolved, opened or read.
     #[error("external data file {path}: {message}")]
-    ExternalFile { path: PathBuf, message: String },
+    ExternalFile {
+        /// The file's path, joined to the case directory.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The external data range reaches past the end of its file.
     #[error("external data {path} holds {file_len} bytes; offset {offset} and length {length} reach past its end")]
     ExternalOutOfBounds {
+        /// The file's path, joined to the case directory.
         path: PathBuf,
+        /// The `offset` entry (0 when absent).
         offset: u64,
+        /// The `length` entry (the rest of the file when absent).
         length: u64,
+        /// The file's size in bytes.
         file_len: u64,
     },
 }

@@ -29,11 +29,6 @@ fn decode<const SIGNED: bool, const E: u32, const M: u32, const BIAS: i32>(bits:
     (if negative { -magnitude } else { magnitude }) as f32
 }
 
-/// The `float8` crate returns NaN with a payload (0x7FFFE000); our contract is `f32::NAN`.
-fn canonical_nan(x: f32) -> f32 {
-    if x.is_nan() { f32::NAN } else { x }
-}
-
 macro_rules! minifloat {
     ($(#[$doc:meta])* $name:ident, width_mask = $mask:expr) => {
         $(#[$doc])*
@@ -97,11 +92,13 @@ minifloat! {
 }
 
 impl Float8E4M3FN {
-    /// The exact value. The `float8` crate's `F8E4M3::to_f32` matches ONNX's
-    /// E4M3FN on all 256 patterns (checked by the exhaustive test), so we
-    /// delegate to it, only canonicalising its NaN.
+    /// The exact value; S.1111.111 is NaN (no infinities).
     pub fn to_f32(self) -> f32 {
-        canonical_nan(float8::F8E4M3::from_bits(self.0).to_f32())
+        if self.0 & 0x7F == 0x7F {
+            f32::NAN
+        } else {
+            decode::<true, 4, 3, 7>(self.0)
+        }
     }
 }
 
@@ -117,11 +114,14 @@ impl Float8E4M3FNUZ {
 }
 
 impl Float8E5M2 {
-    /// The exact value. The `float8` crate's `F8E5M2::to_f32` matches ONNX's
-    /// E5M2 on all 256 patterns (checked by the exhaustive test), so we
-    /// delegate to it, only canonicalising its NaN.
+    /// The exact value; exponent 11111 is infinity (mantissa 0) or NaN, as in IEEE 754.
     pub fn to_f32(self) -> f32 {
-        canonical_nan(float8::F8E5M2::from_bits(self.0).to_f32())
+        match self.0 & 0x7F {
+            0x7C if self.0 & 0x80 != 0 => f32::NEG_INFINITY,
+            0x7C => f32::INFINITY,
+            0x7D..=0x7F => f32::NAN,
+            _ => decode::<true, 5, 2, 15>(self.0),
+        }
     }
 }
 

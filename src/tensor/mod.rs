@@ -29,32 +29,57 @@ pub use sub_byte::{Int2, Int4, SubByte, Uint2, Uint4};
 /// A tensor of any ONNX element type, stored in standard (row-major) layout.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Tensor {
+    /// Elements of `tensor(float)`.
     Float(ArrayD<f32>),
+    /// Elements of `tensor(uint8)`.
     Uint8(ArrayD<u8>),
+    /// Elements of `tensor(int8)`.
     Int8(ArrayD<i8>),
+    /// Elements of `tensor(uint16)`.
     Uint16(ArrayD<u16>),
+    /// Elements of `tensor(int16)`.
     Int16(ArrayD<i16>),
+    /// Elements of `tensor(int32)`.
     Int32(ArrayD<i32>),
+    /// Elements of `tensor(int64)`.
     Int64(ArrayD<i64>),
     /// ONNX strings are byte strings: UTF-8 by convention, not by guarantee.
     String(ArrayD<Vec<u8>>),
+    /// Elements of `tensor(bool)`.
     Bool(ArrayD<bool>),
+    /// Elements of `tensor(float16)`.
     Float16(ArrayD<f16>),
+    /// Elements of `tensor(double)`.
     Double(ArrayD<f64>),
+    /// Elements of `tensor(uint32)`.
     Uint32(ArrayD<u32>),
+    /// Elements of `tensor(uint64)`.
     Uint64(ArrayD<u64>),
+    /// Elements of `tensor(complex64)`.
     Complex64(ArrayD<Complex<f32>>),
+    /// Elements of `tensor(complex128)`.
     Complex128(ArrayD<Complex<f64>>),
+    /// Elements of `tensor(bfloat16)`.
     Bfloat16(ArrayD<bf16>),
+    /// Elements of `tensor(float8e4m3fn)`.
     Float8E4M3FN(ArrayD<Float8E4M3FN>),
+    /// Elements of `tensor(float8e4m3fnuz)`.
     Float8E4M3FNUZ(ArrayD<Float8E4M3FNUZ>),
+    /// Elements of `tensor(float8e5m2)`.
     Float8E5M2(ArrayD<Float8E5M2>),
+    /// Elements of `tensor(float8e5m2fnuz)`.
     Float8E5M2FNUZ(ArrayD<Float8E5M2FNUZ>),
+    /// Elements of `tensor(uint4)`, one per byte.
     Uint4(ArrayD<Uint4>),
+    /// Elements of `tensor(int4)`, one per byte.
     Int4(ArrayD<Int4>),
+    /// Elements of `tensor(float4e2m1)`, one per byte.
     Float4E2M1(ArrayD<Float4E2M1>),
+    /// Elements of `tensor(float8e8m0)`.
     Float8E8M0(ArrayD<Float8E8M0>),
+    /// Elements of `tensor(uint2)`, one per byte.
     Uint2(ArrayD<Uint2>),
+    /// Elements of `tensor(int2)`, one per byte.
     Int2(ArrayD<Int2>),
 }
 

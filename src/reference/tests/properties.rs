@@ -1,4 +1,4 @@
-//! The kernel against a plain per-element reading of SEMANTICS.md, over random shapes
+//! The kernel against a plain per-element reading of docs/semantics.md, over random shapes
 //! (zero-size included), pads (negative and oversized included), modes, axes and dtypes.
 
 use proptest::collection::vec;
@@ -124,7 +124,7 @@ fn naive_pad<T: Clone>(
 
 #[test]
 fn the_definition_agrees_with_semantics_md() {
-    // A check of the checker, on the examples SEMANTICS.md spells out.
+    // A check of the checker, on the examples docs/semantics.md spells out.
     let row = |values: &[i32], pads, mode| naive_pad(&[values.len()], values, &[pads], mode, &0).map(|r| r.1);
     assert_eq!(row(&[1, 2, 3, 4], (1, -1), PadMode::Wrap), Ok(vec![3, 1, 2, 3]));
     assert_eq!(row(&[1, 2, 3], (2, 0), PadMode::Reflect), Ok(vec![3, 2, 1, 2, 3]));

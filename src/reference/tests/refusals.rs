@@ -1,4 +1,4 @@
-//! One test per refusal of SEMANTICS.md: each names the node, the input and the value. Where
+//! One test per refusal of docs/semantics.md: each names the node, the input and the value. Where
 //! a rule has an accepted side next to the refused one, both are here.
 
 use super::*;

@@ -1,4 +1,4 @@
-//! What each Pad version accepts: element types, modes, inputs and attributes (SEMANTICS.md,
+//! What each Pad version accepts: element types, modes, inputs and attributes (docs/semantics.md#versions,
 //! Versions), and com.microsoft Pad's differences.
 
 use half::{bf16, f16};
@@ -38,7 +38,7 @@ fn element_types_arrive_with_their_versions() {
 #[test]
 fn the_type_table_of_semantics_md() {
     use DataType::*;
-    // The version each type arrives in, as SEMANTICS.md's table lists them.
+    // The version each type arrives in, as docs/semantics.md's table lists them.
     let since = |t: DataType| match t {
         Float | Double | Float16 => 1,
         Int8 | Int16 | Int32 | Int64 | Uint8 | Uint16 | Uint32 | Uint64 => 11,
