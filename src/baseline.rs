@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Outcome, Status};
+use crate::json_file::{JsonFileError, read_json};
 use crate::report::first_line;
 
 /// A baseline file: data set name (`onnx-1.22.0/node/test_wrap_pad/0`) → expectation.
@@ -23,24 +24,9 @@ pub struct Baseline {
 /// A baseline file that cannot be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
-    /// The file cannot be read.
-    #[error("reading {}: {source}", path.display())]
-    Read {
-        /// The baseline file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The file is not a baseline: not JSON, or not of the baseline's shape.
-    #[error("reading {}: {source}", path.display())]
-    Parse {
-        /// The baseline file.
-        path: PathBuf,
-        /// Where and why (line and column).
-        #[source]
-        source: serde_json::Error,
-    },
+    /// The file cannot be read, or is not a baseline: not JSON, or not of its shape.
+    #[error(transparent)]
+    Read(#[from] JsonFileError),
     /// The file cannot be written.
     #[error("writing {}: {source}", path.display())]
     Write {
@@ -156,14 +142,7 @@ impl Verdict {
 impl Baseline {
     /// Reads a baseline file.
     pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
-        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        serde_json::from_str(&text).map_err(|source| BaselineError::Parse {
-            path: path.to_owned(),
-            source,
-        })
+        Ok(read_json(path)?)
     }
 
     /// Writes the baseline as pretty JSON, entries sorted by name.

@@ -9,13 +9,14 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use walkdir::WalkDir;
 
+use crate::json_file::{JsonFileError, read_json};
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::tensor::DataType;
 
 /// Why the coverage of a corpus cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum CoverageError {
-    /// A directory or file that cannot be read.
+    /// A directory that cannot be walked.
     #[error("reading {}: {source}", path.display())]
     Read {
         /// The path.
@@ -24,15 +25,9 @@ pub enum CoverageError {
         #[source]
         source: std::io::Error,
     },
-    /// A case.json that is not JSON of the expected shape.
-    #[error("reading {}: {source}", path.display())]
-    Parse {
-        /// The case.json.
-        path: PathBuf,
-        /// Where and why.
-        #[source]
-        source: serde_json::Error,
-    },
+    /// A case.json that cannot be read, or is not JSON of the expected shape.
+    #[error(transparent)]
+    CaseJson(#[from] JsonFileError),
     /// A case.json naming an operator, element type or mode this project does not know.
     #[error("{}: unknown {field} {value:?}", path.display())]
     Unknown {
@@ -96,14 +91,7 @@ impl Coverage {
                 field,
                 value: value.to_owned(),
             };
-            let text = std::fs::read_to_string(path).map_err(|source| CoverageError::Read {
-                path: path.to_owned(),
-                source,
-            })?;
-            let info: CaseInfo = serde_json::from_str(&text).map_err(|source| CoverageError::Parse {
-                path: path.to_owned(),
-                source,
-            })?;
+            let info: CaseInfo = read_json(path)?;
             if info.expect == "error" {
                 coverage.refusals += 1;
                 continue;

@@ -14,6 +14,7 @@ pub mod compare;
 pub mod coverage;
 pub mod error;
 pub mod harness;
+pub mod json_file;
 pub mod listing;
 pub mod matrix;
 pub mod model;

@@ -10,12 +10,13 @@
 //! - `committed_corpus_matches_manifest` checks the committed files against
 //!   the committed manifest (missing, extra or changed files).
 
-use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use walkdir::WalkDir;
+
+use support::manifest::{Files, files_on_disk, parse_manifest};
 
 const HEADER: &str = "case\tfile\tbytes\tsha256";
 /// At most this many differences are listed in a failure message.
@@ -29,66 +30,9 @@ fn extended_dir() -> PathBuf {
     repo_root().join("onnx-testdata").join("extended")
 }
 
-fn sha256_hex(data: &[u8]) -> String {
-    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// (bytes, sha256) of one file, keyed by `case/file`.
-type Files = BTreeMap<String, (u64, String)>;
-
-/// Every file of every case directory (`test_*`) under `root`, keyed by
-/// `case/relative/path` with `/` separators.
-fn files_on_disk(root: &Path) -> Files {
-    let mut files = Files::new();
-    let entries = fs::read_dir(root).unwrap_or_else(|e| panic!("reading {}: {e}", root.display()));
-    for entry in entries.map(|e| e.expect("directory entry")) {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.starts_with("test_") || !entry.path().is_dir() {
-            continue;
-        }
-        for file in WalkDir::new(entry.path()).sort_by_file_name() {
-            let file = file.expect("walking the corpus");
-            if file.file_type().is_dir() {
-                continue;
-            }
-            let rel = file.path().strip_prefix(root).expect("under root");
-            let key: Vec<_> = rel.iter().map(|c| c.to_string_lossy()).collect();
-            let data = fs::read(file.path()).unwrap_or_else(|e| panic!("reading {}: {e}", file.path().display()));
-            files.insert(key.join("/"), (data.len() as u64, sha256_hex(&data)));
-        }
-    }
-    files
-}
-
-/// Parses MANIFEST.tsv; format problems are appended to `problems`.
-fn parse_manifest(text: &str, problems: &mut Vec<String>) -> Files {
-    let mut files = Files::new();
-    let mut lines = text.lines();
-    if lines.next() != Some(HEADER) {
-        problems.push(format!("MANIFEST.tsv: the first line is not the header {HEADER:?}"));
-    }
-    let mut previous: Option<String> = None;
-    for (n, line) in lines.enumerate() {
-        let line_no = n + 2;
-        let fields: Vec<&str> = line.split('\t').collect();
-        let [case, file, bytes, sha] = fields[..] else {
-            problems.push(format!("MANIFEST.tsv line {line_no}: expected 4 fields: {line:?}"));
-            continue;
-        };
-        let Ok(bytes) = bytes.parse::<u64>() else {
-            problems.push(format!("MANIFEST.tsv line {line_no}: bad size {bytes:?}"));
-            continue;
-        };
-        if previous.as_deref().is_some_and(|p| p >= line) {
-            problems.push(format!("MANIFEST.tsv line {line_no}: not sorted"));
-        }
-        previous = Some(line.to_owned());
-        let key = format!("{case}/{file}");
-        if files.insert(key.clone(), (bytes, sha.to_owned())).is_some() {
-            problems.push(format!("MANIFEST.tsv line {line_no}: {key} is listed twice"));
-        }
-    }
-    files
+/// Every file of every case directory (`test_*`) under `root`.
+fn corpus_files(root: &Path) -> Files {
+    files_on_disk(root, |name| name.starts_with("test_"))
 }
 
 /// One message per case or file that differs between `expected` (the
@@ -145,7 +89,13 @@ fn read_manifest() -> (String, Files, Vec<String>) {
     let path = extended_dir().join("MANIFEST.tsv");
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     let mut problems = Vec::new();
-    let files = parse_manifest(&text, &mut problems);
+    let files = parse_manifest(
+        &text,
+        HEADER,
+        true,
+        |names| format!("{}/{}", names[0], names[1]),
+        &mut problems,
+    );
     (text, files, problems)
 }
 
@@ -158,7 +108,7 @@ fn committed_corpus_matches_manifest() {
     );
     problems.extend(compare(
         &manifest,
-        &files_on_disk(&extended_dir()),
+        &corpus_files(&extended_dir()),
         "onnx-testdata/extended",
     ));
     fail_with(
@@ -199,7 +149,7 @@ fn generator_reproduces_the_committed_corpus() {
     );
 
     let (manifest_text, manifest, mut problems) = read_manifest();
-    problems.extend(compare(&manifest, &files_on_disk(&out), "the regenerated corpus"));
+    problems.extend(compare(&manifest, &corpus_files(&out), "the regenerated corpus"));
     for name in ["MANIFEST.tsv", "README.md"] {
         let generated = fs::read(out.join(name)).unwrap_or_default();
         let committed = if name == "MANIFEST.tsv" {

@@ -3,11 +3,13 @@
 //! Files directly in `onnx-testdata/` and everything under `extended/` are not
 //! covered by the manifest.
 
-use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet};
+mod support;
+
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use walkdir::WalkDir;
+
+use support::manifest::{files_on_disk, parse_manifest, sha256_hex};
 
 const HEADER: &str = "release\tcase\tfile\tbytes\tsha256";
 const RELEASES: [&str; 11] = [
@@ -18,59 +20,18 @@ fn testdata_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata")
 }
 
-fn sha256_hex(data: &[u8]) -> String {
-    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Size and sha256 of every file under `root/onnx-*/`, keyed by its path
-/// relative to `root` with `/` separators (e.g. `onnx-1.22.0/node/x/model.onnx`).
-fn files_on_disk(root: &Path) -> BTreeMap<String, (u64, String)> {
-    let mut files = BTreeMap::new();
-    let entries = fs::read_dir(root).unwrap_or_else(|e| panic!("reading {}: {e}", root.display()));
-    for entry in entries.map(Result::unwrap) {
-        if !entry.file_name().to_string_lossy().starts_with("onnx-") || !entry.path().is_dir() {
-            continue;
-        }
-        for file in WalkDir::new(entry.path()).sort_by_file_name() {
-            let file = file.unwrap();
-            if file.file_type().is_dir() {
-                continue;
-            }
-            let rel = file.path().strip_prefix(root).unwrap();
-            let key: Vec<_> = rel.iter().map(|c| c.to_string_lossy()).collect();
-            let data = fs::read(file.path()).unwrap();
-            files.insert(key.join("/"), (data.len() as u64, sha256_hex(&data)));
-        }
-    }
-    files
-}
-
 /// Compares `manifest` (the text of MANIFEST.tsv) with the files under
 /// `root/onnx-*/` and returns one message per problem, sorted by path.
 fn check_manifest(manifest: &str, root: &Path) -> Vec<String> {
     let mut problems = Vec::new();
-    let mut lines = manifest.lines();
-    if lines.next() != Some(HEADER) {
-        problems.push(format!("MANIFEST.tsv: first line is not the header {HEADER:?}"));
-    }
-    let mut listed = BTreeMap::new();
-    for (n, line) in lines.enumerate() {
-        let fields: Vec<&str> = line.split('\t').collect();
-        let [release, case, file, bytes, sha] = fields[..] else {
-            problems.push(format!("MANIFEST.tsv line {}: expected 5 fields: {line:?}", n + 2));
-            continue;
-        };
-        let Ok(bytes) = bytes.parse::<u64>() else {
-            problems.push(format!("MANIFEST.tsv line {}: bad size {bytes:?}", n + 2));
-            continue;
-        };
-        let path = format!("onnx-{release}/{case}/{file}");
-        if listed.insert(path.clone(), (bytes, sha.to_string())).is_some() {
-            problems.push(format!("MANIFEST.tsv line {}: duplicate entry for {path}", n + 2));
-        }
-    }
-
-    let on_disk = files_on_disk(root);
+    let listed = parse_manifest(
+        manifest,
+        HEADER,
+        false,
+        |names| format!("onnx-{}/{}/{}", names[0], names[1], names[2]),
+        &mut problems,
+    );
+    let on_disk = files_on_disk(root, |name| name.starts_with("onnx-"));
     let paths: BTreeSet<&String> = listed.keys().chain(on_disk.keys()).collect();
     for path in paths {
         match (listed.get(path), on_disk.get(path)) {

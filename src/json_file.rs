@@ -1,0 +1,41 @@
+//! Reading a JSON file (a baseline, a generated case's case.json) into a value, with errors
+//! that name the file.
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+
+/// A JSON file that cannot be read into the expected value.
+#[derive(Debug, thiserror::Error)]
+pub enum JsonFileError {
+    /// The file cannot be read.
+    #[error("reading {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not JSON, or not of the expected shape.
+    #[error("reading {}: {source}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Where and why (line and column).
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// Reads `path` as JSON into a `T`.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, JsonFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| JsonFileError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| JsonFileError::Parse {
+        path: path.to_owned(),
+        source,
+    })
+}

@@ -1,0 +1,3 @@
+//! Helpers shared by the integration tests; each test file that uses them says `mod support;`.
+
+pub mod manifest;
