@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::worker_error::{ExecError, WorkerError, WorkerFailure};
 use super::{Backend, BackendError, worker_groups};
 use crate::model::Model;
 use crate::tensor::{DecodeOptions, Tensor, read_tensor_file, write_tensor_file};
@@ -50,9 +51,9 @@ impl ExecBackend {
     /// Starts one worker of `command` and checks its handshake, so that a command that is not
     /// a worker is an error before any case runs.
     pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, StartError> {
-        let (worker, name) = Worker::spawn(command, timeout).map_err(|detail| StartError::Handshake {
+        let (worker, name) = Worker::spawn(command, timeout).map_err(|failure| StartError::Handshake {
             command: command.to_owned(),
-            detail,
+            failure,
         })?;
         Ok(ExecBackend {
             command: command.to_owned(),
@@ -65,13 +66,11 @@ impl ExecBackend {
         })
     }
 
-    fn take_worker(&self) -> Result<Worker, String> {
+    fn take_worker(&self) -> Result<Worker, WorkerFailure> {
         let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         match idle {
             Some(worker) => Ok(worker),
-            None => Worker::spawn(&self.command, self.timeout)
-                .map(|(worker, _)| worker)
-                .map_err(|detail| format!("worker {:?}: {detail}", self.command)),
+            None => Worker::spawn(&self.command, self.timeout).map(|(worker, _)| worker),
         }
     }
 
@@ -79,13 +78,16 @@ impl ExecBackend {
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(worker);
     }
 
-    fn run_in(&self, dir: &Path, id: u64, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
-        let model_path = std::fs::canonicalize(&model.path).map_err(|e| format!("{}: {e}", model.path.display()))?;
+    fn run_in(&self, dir: &Path, id: u64, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
+        let model_path = std::fs::canonicalize(&model.path).map_err(|source| WorkerError::ModelPath {
+            path: model.path.clone(),
+            source,
+        })?;
         let mut input_paths = Vec::with_capacity(inputs.len());
         for (k, tensor) in inputs.iter().enumerate() {
             let path = dir.join(format!("input_{k}.pb"));
             let name = model.graph.inputs.get(k).map_or("", String::as_str);
-            write_tensor_file(&path, tensor, name).map_err(|e| e.to_string())?;
+            write_tensor_file(&path, tensor, name).map_err(WorkerError::Request)?;
             input_paths.push(path);
         }
         let request = json!({
@@ -97,10 +99,10 @@ impl ExecBackend {
         let stderr = worker.take_stderr();
         let checked = check_reply(&reply, id);
         match checked {
-            Err(protocol_error) => Err(with_stderr(protocol_error, &stderr)),
+            Err(error) => Err(WorkerFailure { error, stderr }.into()),
             Ok(Reply::Error(message)) => {
                 self.give_back(worker);
-                Err(with_stderr(message, &stderr))
+                Err(ExecError::Refused { message, stderr })
             }
             Ok(Reply::Outputs(paths)) => {
                 self.give_back(worker);
@@ -110,7 +112,7 @@ impl ExecBackend {
                 };
                 paths
                     .iter()
-                    .map(|p| read_tensor_file(p, &options).map_err(|e| format!("worker output: {e}")))
+                    .map(|p| read_tensor_file(p, &options).map_err(|e| WorkerError::Output(e).into()))
                     .collect()
             }
         }
@@ -140,7 +142,13 @@ impl Backend for ExecBackend {
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let dir = self.scratch.path.join(id.to_string());
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        // Every error is an ExecError, so that a caller can tell a refusal from a failure.
+        std::fs::create_dir_all(&dir).map_err(|source| {
+            ExecError::from(WorkerError::Scratch {
+                path: dir.clone(),
+                source,
+            })
+        })?;
         let result = self.run_in(&dir, id, model, inputs);
         let _ = std::fs::remove_dir_all(&dir);
         Ok(result?)
@@ -151,12 +159,13 @@ impl Backend for ExecBackend {
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     /// The command did not start, or did not complete the handshake.
-    #[error("worker {command:?}: {detail}")]
+    #[error("worker {command:?}: {failure}")]
     Handshake {
         /// The worker command.
         command: String,
         /// What went wrong, with what the worker printed on stderr.
-        detail: String,
+        #[source]
+        failure: WorkerFailure,
     },
     /// The scratch directory for request files cannot be made.
     #[error("making {}: {source}", path.display())]
@@ -175,8 +184,8 @@ enum Reply {
 }
 
 /// Reads a `result` or `error` reply for request `id`.
-fn check_reply(reply: &Value, id: u64) -> Result<Reply, String> {
-    let protocol = |what: &str| format!("protocol error: {what} in reply {reply}");
+fn check_reply(reply: &Value, id: u64) -> Result<Reply, WorkerError> {
+    let protocol = |what: &str| WorkerError::Protocol(format!("{what} in reply {reply}"));
     if reply.get("id").and_then(Value::as_u64) != Some(id) {
         return Err(protocol(&format!("expected id {id}")));
     }
@@ -201,14 +210,6 @@ fn check_reply(reply: &Value, id: u64) -> Result<Reply, String> {
             Ok(Reply::Error(message.to_owned()))
         }
         _ => Err(protocol("type is neither \"result\" nor \"error\"")),
-    }
-}
-
-fn with_stderr(message: String, stderr: &str) -> String {
-    if stderr.trim().is_empty() {
-        message
-    } else {
-        format!("{message}\nworker stderr:\n{}", stderr.trim_end())
     }
 }
 
@@ -256,8 +257,8 @@ struct Worker {
 
 impl Worker {
     /// Starts `command` and performs the handshake; returns the worker and its name.
-    fn spawn(command: &str, timeout: Duration) -> Result<(Worker, String), String> {
-        let mut child = start_process(command).map_err(|e| format!("starting: {e}"))?;
+    fn spawn(command: &str, timeout: Duration) -> Result<(Worker, String), WorkerFailure> {
+        let mut child = start_process(command).map_err(WorkerError::Start)?;
         if let Ok(group) = libc::pid_t::try_from(child.id()) {
             worker_groups::register(group);
         }
@@ -313,12 +314,17 @@ impl Worker {
             status: None,
         };
         let hello = json!({"type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION});
-        let reply = worker.request(&hello, timeout).map_err(|e| format!("handshake: {e}"))?;
+        let reply = worker.request(&hello, timeout).map_err(|failure| WorkerFailure {
+            error: WorkerError::Handshake(Box::new(failure.error)),
+            stderr: failure.stderr,
+        })?;
         let version = reply.get("version").and_then(Value::as_u64);
         if reply.get("type").and_then(Value::as_str) != Some("hello") || version != Some(PROTOCOL_VERSION) {
-            return Err(format!(
-                "handshake: expected a hello with version {PROTOCOL_VERSION}, got {reply}"
-            ));
+            return Err(WorkerError::BadHello {
+                version: PROTOCOL_VERSION,
+                reply: reply.to_string(),
+            }
+            .into());
         }
         let name = reply.get("name").and_then(Value::as_str).unwrap_or(command).to_owned();
         worker.take_stderr();
@@ -327,9 +333,9 @@ impl Worker {
 
     /// Sends one request line and waits for one reply line. Any failure leaves the worker
     /// unusable: the caller drops it, which kills it.
-    fn request(&mut self, request: &Value, timeout: Duration) -> Result<Value, String> {
+    fn request(&mut self, request: &Value, timeout: Duration) -> Result<Value, WorkerFailure> {
         let Some(stdin) = self.stdin.as_mut() else {
-            return Err("worker already shut down".to_owned());
+            return Err(WorkerError::ShutDown.into());
         };
         let sent = writeln!(stdin, "{request}").and_then(|()| stdin.flush());
         if let Err(e) = sent {
@@ -339,7 +345,9 @@ impl Worker {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(self.failure(format!("timed out after {} s", timeout.as_secs_f64())));
+                return Err(self.failure(WorkerError::TimedOut {
+                    seconds: timeout.as_secs_f64(),
+                }));
             }
             match self.lines.recv_timeout(POLL.min(left)) {
                 Ok(line) => return self.reply(line),
@@ -357,32 +365,38 @@ impl Worker {
     }
 
     /// A line the worker printed, as the JSON reply it must be.
-    fn reply(&mut self, line: Result<String, String>) -> Result<Value, String> {
+    fn reply(&mut self, line: Result<String, String>) -> Result<Value, WorkerFailure> {
         match line {
-            Ok(line) => serde_json::from_str(&line)
-                .map_err(|e| self.failure(format!("protocol error: the worker printed {line:?}, not JSON ({e})"))),
-            Err(e) => Err(self.failure(format!("protocol error: {e}"))),
+            Ok(line) => serde_json::from_str(&line).map_err(|e| {
+                self.failure(WorkerError::Protocol(format!(
+                    "the worker printed {line:?}, not JSON ({e})"
+                )))
+            }),
+            Err(e) => Err(self.failure(WorkerError::Protocol(e))),
         }
     }
 
     /// The message for a worker whose stdin or stdout closed (`closed` says which): "worker
     /// exited (status)" when it exited, else "worker {closed} without exiting". Either way
     /// what is left of its process group is killed.
-    fn ended(&mut self, closed: &str) -> String {
+    fn ended(&mut self, closed: &str) -> WorkerFailure {
         // An exiting process closes its pipes before its status is ready.
         let exited = self.wait_for_exit(Instant::now() + EXIT_AFTER_EOF);
         match self.kill() {
-            Some(status) if exited => self.failure(format!("worker exited ({status})")),
-            _ => self.failure(format!("worker {closed} without exiting; killed")),
+            Some(status) if exited => self.failure(WorkerError::Exited(status)),
+            _ => self.failure(WorkerError::Closed(closed.to_owned())),
         }
     }
 
-    /// A failure message with the worker's stderr, after killing the worker's process group.
-    fn failure(&mut self, message: String) -> String {
+    /// The failure with the worker's stderr, after killing the worker's process group.
+    fn failure(&mut self, error: WorkerError) -> WorkerFailure {
         self.kill();
         // Once the group is dead its stderr ends; the reading thread may still be draining it.
         let _ = self.stderr_closed.recv_timeout(STDERR_DRAIN);
-        with_stderr(message, &self.take_stderr())
+        WorkerFailure {
+            error,
+            stderr: self.take_stderr(),
+        }
     }
 
     /// Whether the worker process has exited. It is not reaped: as a zombie it keeps its pid,

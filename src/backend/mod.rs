@@ -3,6 +3,7 @@
 
 mod exec;
 mod reference;
+mod worker_error;
 mod worker_groups;
 
 use crate::model::Model;
@@ -10,6 +11,7 @@ use crate::tensor::Tensor;
 
 pub use exec::{ExecBackend, PROTOCOL_VERSION, StartError};
 pub use reference::RefBackend;
+pub use worker_error::{ExecError, WorkerError, WorkerFailure};
 
 /// Any error a backend reports; its message ends up in the case's outcome.
 pub type BackendError = Box<dyn std::error::Error + Send + Sync>;

@@ -1,0 +1,151 @@
+//! What can go wrong with an external worker, as values: the worker's own refusal (an error
+//! reply) is kept apart from its failures (a crash, a timeout, a protocol error), which are
+//! never a refusal (docs/semantics.md#what-counts-as-a-refusal).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::process::ExitStatus;
+
+use crate::tensor::FileError;
+
+/// Why a worker gave no usable answer.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    /// The command could not be started.
+    #[error("starting: {0}")]
+    Start(#[source] std::io::Error),
+    /// The handshake failed.
+    #[error("handshake: {0}")]
+    Handshake(#[source] Box<WorkerError>),
+    /// The handshake reply was not a hello of this protocol version.
+    #[error("handshake: expected a hello with version {version}, got {reply}")]
+    BadHello {
+        /// The version this runner speaks.
+        version: u64,
+        /// The reply the worker sent.
+        reply: String,
+    },
+    /// No reply within the time limit.
+    #[error("timed out after {seconds} s")]
+    TimedOut {
+        /// The limit.
+        seconds: f64,
+    },
+    /// The worker exited in the middle of a request.
+    #[error("worker exited ({0})")]
+    Exited(ExitStatus),
+    /// The worker closed its input or output without exiting, and was killed.
+    #[error("worker {0} without exiting; killed")]
+    Closed(String),
+    /// The worker was already shut down.
+    #[error("worker already shut down")]
+    ShutDown,
+    /// A reply that breaks the protocol (docs/backend-protocol.md).
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// The model's path could not be resolved for the request.
+    #[error("{}: {source}", path.display())]
+    ModelPath {
+        /// model.onnx.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The request's scratch directory could not be made.
+    #[error("{}: {source}", path.display())]
+    Scratch {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A request file could not be made.
+    #[error("{0}")]
+    Request(#[source] FileError),
+    /// An output file the worker named could not be read.
+    #[error("worker output: {0}")]
+    Output(#[source] FileError),
+}
+
+/// A worker's failure, with what it printed on stderr meanwhile.
+#[derive(Debug)]
+pub struct WorkerFailure {
+    /// What went wrong.
+    pub error: WorkerError,
+    /// The worker's stderr (its last 16 KiB), trimmed.
+    pub stderr: String,
+}
+
+impl fmt::Display for WorkerFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.error)?;
+        write_stderr(f, &self.stderr)
+    }
+}
+
+impl std::error::Error for WorkerFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+impl From<WorkerError> for WorkerFailure {
+    fn from(error: WorkerError) -> WorkerFailure {
+        WorkerFailure {
+            error,
+            stderr: String::new(),
+        }
+    }
+}
+
+/// What the exec backend reports for a data set it could not answer with outputs.
+#[derive(Debug)]
+pub enum ExecError {
+    /// The worker's own error reply: it refuses the model or inputs.
+    Refused {
+        /// The reply's message.
+        message: String,
+        /// The worker's stderr meanwhile.
+        stderr: String,
+    },
+    /// The worker failed: crashed, hung, broke the protocol, or named unreadable outputs.
+    Failed(WorkerFailure),
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExecError::Refused { message, stderr } => {
+                f.write_str(message)?;
+                write_stderr(f, stderr)
+            }
+            ExecError::Failed(failure) => failure.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ExecError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ExecError::Refused { .. } => None,
+            ExecError::Failed(failure) => Some(failure),
+        }
+    }
+}
+
+impl<E: Into<WorkerFailure>> From<E> for ExecError {
+    fn from(failure: E) -> ExecError {
+        ExecError::Failed(failure.into())
+    }
+}
+
+/// `\nworker stderr:\n…` after a message, when the worker printed anything.
+fn write_stderr(f: &mut fmt::Formatter<'_>, stderr: &str) -> fmt::Result {
+    if stderr.trim().is_empty() {
+        Ok(())
+    } else {
+        write!(f, "\nworker stderr:\n{}", stderr.trim_end())
+    }
+}
