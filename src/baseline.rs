@@ -154,12 +154,12 @@ impl Baseline {
         })
     }
 
-    /// The baseline of a run: every failed or errored data set, keeping the reasons of
-    /// `previous` where it has the same entry.
+    /// The baseline of a run: every data set that failed or errored on a basis the run gates
+    /// on, keeping the reasons of `previous` where it has the same entry.
     pub fn record(backend: &str, outcomes: &[Outcome], previous: Option<&Baseline>) -> Baseline {
         let expected = outcomes
             .iter()
-            .filter(|o| matches!(o.status, Status::Failed | Status::Errored))
+            .filter(|o| o.is_gating_failure())
             .map(|o| {
                 let name = o.name();
                 let reason = previous
@@ -203,7 +203,8 @@ impl Baseline {
     /// survives filters and added cases, but an entry for no data set is stale.
     pub fn judge(&self, outcomes: &[Outcome], discovered: impl Fn(&str) -> bool) -> Verdict {
         let mut verdict = Verdict::default();
-        for outcome in outcomes {
+        // A failure on a basis the run does not gate on is reported elsewhere, not judged.
+        for outcome in outcomes.iter().filter(|o| !o.is_non_gating_failure()) {
             let name = outcome.name();
             match self.finding(&name, outcome.status) {
                 Finding::ChangedStatus(known) => verdict.changed_status.push(format!(
@@ -253,6 +254,8 @@ mod tests {
             mode: None,
             dtype: None,
             status,
+            basis: crate::basis::BasisNote::upstream(),
+            gates: true,
             message: message.to_owned(),
             bit_exact: None,
             max_abs_error: None,
@@ -328,6 +331,17 @@ mod tests {
         // A data set the filter left out is not judged, and not stale either.
         let filtered = baseline.judge(&run[1..], |_| true);
         assert!(!filtered.fails(true), "{filtered:?}");
+    }
+
+    #[test]
+    fn failures_on_a_basis_the_run_does_not_gate_on_are_neither_recorded_nor_judged() {
+        let mut rule = outcome("r", Status::Failed, "refuses reflect past the edge");
+        rule.gates = false;
+        let run = [outcome("a", Status::Failed, "wrong values"), rule];
+        let baseline = Baseline::record("x", &run, None);
+        assert_eq!(baseline.expected.keys().collect::<Vec<_>>(), ["a/0"]);
+        let verdict = Baseline::default().judge(&run, |_| true);
+        assert_eq!(verdict.regressions, ["a/0"]);
     }
 
     #[test]

@@ -9,7 +9,10 @@ use std::sync::Arc;
 
 use walkdir::WalkDir;
 
+use crate::basis::BasisNote;
+use crate::case_info::{CASE_INFO_FILE, CaseInfo};
 use crate::error::Error;
+use crate::json_file::{JsonFileError, read_json};
 use crate::model::Model;
 use crate::operators::PadOp;
 use crate::tensor::{DecodeOptions, Tensor, read_limited, read_tensor_file};
@@ -32,6 +35,8 @@ pub struct TestCase {
     /// Why the case directory could not be listed (or, for a directory that could not be
     /// walked at all, why): the case is errored with this message, the others run on.
     pub problem: Option<ListingProblem>,
+    /// What its expected results rest on: its case.json's, or the spec for upstream cases.
+    pub basis: BasisNote,
 }
 
 /// One `test_data_set_N` directory.
@@ -81,6 +86,9 @@ impl DataSet {
 /// Why a case or data set cannot run as its directory lists it; no backend is to blame.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum ListingProblem {
+    /// A case.json that cannot be read.
+    #[error(transparent)]
+    CaseInfo(Arc<JsonFileError>),
     /// A directory that cannot be read.
     #[error("reading {}: {source}", path.display())]
     Unreadable {
@@ -333,11 +341,17 @@ fn load_case_dir(root: &Path, dir: &Path) -> TestCase {
         .filter(|(_, path)| path.is_dir())
         .map(|(index, path)| list_data_set(index, path))
         .collect();
+    let info = dir.join(CASE_INFO_FILE);
+    let basis = match info.exists().then(|| read_json::<CaseInfo>(&info)).transpose() {
+        Ok(info) => info.map_or_else(BasisNote::upstream, |info| info.basis),
+        Err(e) => return TestCase::unlisted(root, dir, ListingProblem::CaseInfo(Arc::new(e))),
+    };
     TestCase {
         id: case_id(root, dir),
         dir: dir.to_owned(),
         data_sets,
         problem: None,
+        basis,
     }
 }
 
@@ -441,6 +455,7 @@ impl TestCase {
             dir: dir.to_owned(),
             data_sets: Vec::new(),
             problem: Some(problem),
+            basis: BasisNote::upstream(),
         }
     }
 

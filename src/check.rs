@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::backend::{Backend, BackendError};
+use crate::backend::{Backend, BackendError, is_failure};
+use crate::basis::{BasisNote, Gating};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::compare::{Tolerance, compare};
 use crate::model::{AttributeValue, Model};
@@ -16,12 +17,14 @@ use crate::opset::{domain_name, operator_label};
 use crate::tensor::{DEFAULT_MAX_BYTES, Tensor};
 
 /// How cases are checked.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct CheckOptions {
     /// How outputs are compared.
     pub tolerance: Tolerance,
     /// The largest tensor a file may declare, in bytes.
     pub max_tensor_bytes: u64,
+    /// The bases whose failures fail the run (docs/semantics.md#basis).
+    pub gating: Gating,
 }
 
 impl Default for CheckOptions {
@@ -29,6 +32,7 @@ impl Default for CheckOptions {
         CheckOptions {
             tolerance: Tolerance::default(),
             max_tensor_bytes: DEFAULT_MAX_BYTES,
+            gating: Gating::default(),
         }
     }
 }
@@ -78,6 +82,11 @@ pub struct Outcome {
     pub dtype: Option<String>,
     /// What happened.
     pub status: Status,
+    /// What the expected result rests on.
+    pub basis: BasisNote,
+    /// Whether a failure or error of this data set fails the run: its basis is one the run
+    /// gates on. Others are reported and counted apart.
+    pub gates: bool,
     /// Why it failed, errored or was skipped; empty when it passed.
     pub message: String,
     /// Whether every output was bit-identical to the expected one.
@@ -101,6 +110,16 @@ impl Outcome {
     /// `onnx-1.22.0/node/test_wrap_pad/0`: the name trials and reports use.
     pub fn name(&self) -> String {
         format!("{}/{}", self.id, self.data_set)
+    }
+
+    /// Failed or errored on a basis the run gates on: this fails the run.
+    pub fn is_gating_failure(&self) -> bool {
+        self.gates && matches!(self.status, Status::Failed | Status::Errored)
+    }
+
+    /// Failed or errored on a basis the run does not gate on: reported, counted apart.
+    pub fn is_non_gating_failure(&self) -> bool {
+        !self.gates && matches!(self.status, Status::Failed | Status::Errored)
     }
 
     /// `Pad-19`, `com.microsoft.Pad-1`, or `-` when unknown.
@@ -159,6 +178,8 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
         mode,
         dtype,
         status: verdict.status,
+        gates: options.gating.gates(case.basis.kind),
+        basis: case.basis.clone(),
         message: verdict.message,
         bit_exact: verdict.bit_exact,
         max_abs_error: verdict.max_abs_error,
@@ -233,6 +254,12 @@ fn judge(backend: &str, model: &Model, data: LoadedDataSet, answer: Answer, tole
             return Verdict::plain(
                 Status::Failed,
                 format!("backend {backend} returned outputs, but this data set must be refused: {reason}"),
+            );
+        }
+        (Expected::Error(_), Answer::Refused(e)) if is_failure(&e) => {
+            return Verdict::plain(
+                Status::Errored,
+                format!("backend {backend} failed, which is not a refusal: {e}"),
             );
         }
         (Expected::Error(_), Answer::Refused(e)) => {

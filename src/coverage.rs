@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use walkdir::WalkDir;
 
+use crate::case_info::{CASE_INFO_FILE, CaseInfo};
 use crate::json_file::{JsonFileError, read_json};
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::tensor::DataType;
@@ -46,23 +46,6 @@ pub enum CoverageError {
     Empty(PathBuf),
 }
 
-/// What a generated case says it tests (its case.json).
-#[derive(Clone, Debug, Deserialize)]
-pub struct CaseInfo {
-    /// `Pad` or `CenterCropPad`.
-    pub op: String,
-    /// `""`, `ai.onnx` or `com.microsoft`.
-    pub domain: String,
-    /// The operator version.
-    pub version: i64,
-    /// The mode, absent for CenterCropPad.
-    pub mode: Option<String>,
-    /// The element type of the data input.
-    pub dtype: String,
-    /// `output`, or `error` for a case that must be refused.
-    pub expect: String,
-}
-
 /// Case counts per (operator version, dtype, mode), for cases expecting outputs; the mode is
 /// `None` for CenterCropPad, which has none.
 #[derive(Clone, Debug, Default)]
@@ -82,7 +65,7 @@ impl Coverage {
                 path: e.path().unwrap_or(root).to_owned(),
                 source: e.into(),
             })?;
-            if entry.file_name() != "case.json" {
+            if entry.file_name() != CASE_INFO_FILE {
                 continue;
             }
             let path = entry.path();

@@ -7,8 +7,10 @@
 
 pub mod backend;
 pub mod baseline;
+pub mod basis;
 pub mod bench;
 pub mod case;
+pub mod case_info;
 pub mod check;
 pub mod compare;
 pub mod coverage;

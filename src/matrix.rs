@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use crate::basis::Basis;
 use crate::check::{Outcome, Status};
 use crate::opset::operator_label;
 use crate::report::{RunReport, Summary, escape_cell, first_line};
@@ -43,6 +44,8 @@ pub struct MatrixRow {
     pub mode: Option<String>,
     /// The element type of the data input, from the first backend that knows it.
     pub dtype: Option<String>,
+    /// What the expected result rests on.
+    pub basis: Basis,
     /// One per backend, in the order of `backends`.
     pub results: Vec<Cell>,
 }
@@ -83,6 +86,7 @@ impl Matrix {
                     version: described.version,
                     mode: described.mode.clone(),
                     dtype: reports.iter().map(|r| &r.outcomes[i]).find_map(|o| o.dtype.clone()),
+                    basis: first.basis.kind,
                     results: reports
                         .iter()
                         .map(|r| {
@@ -102,20 +106,24 @@ impl Matrix {
     /// Writes the matrix as Markdown: totals, then one row per data set (only those where
     /// some backend did not pass, with `failures_only`), reasons as footnote-style lines.
     pub fn write_markdown(&self, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(out, "| backend | passed | failed | errored | skipped |")?;
-        writeln!(out, "|---|---:|---:|---:|---:|")?;
+        writeln!(out, "| backend | passed | failed | errored | skipped | not gating |")?;
+        writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
         for b in &self.backends {
             let s = &b.summary;
             writeln!(
                 out,
-                "| {} | {} | {} | {} | {} |",
-                b.name, s.passed, s.failed, s.errored, s.skipped
+                "| {} | {} | {} | {} | {} | {} |",
+                b.name, s.passed, s.failed, s.errored, s.skipped, s.not_gating
             )?;
         }
         writeln!(out)?;
         let names: Vec<&str> = self.backends.iter().map(|b| b.name.as_str()).collect();
-        writeln!(out, "| data set | operator | mode | dtype | {} |", names.join(" | "))?;
-        writeln!(out, "|---|---|---|---|{}", "---|".repeat(names.len()))?;
+        writeln!(
+            out,
+            "| data set | operator | mode | dtype | basis | {} |",
+            names.join(" | ")
+        )?;
+        writeln!(out, "|---|---|---|---|---|{}", "---|".repeat(names.len()))?;
         for row in self
             .cases
             .iter()
@@ -135,11 +143,12 @@ impl Matrix {
                 .collect();
             writeln!(
                 out,
-                "| `{}` | {} | {} | {} | {} |",
+                "| `{}` | {} | {} | {} | {} | {} |",
                 row.name,
                 operator,
                 row.mode.as_deref().unwrap_or("-"),
                 row.dtype.as_deref().unwrap_or("-"),
+                row.basis,
                 cells.join(" | ")
             )?;
         }

@@ -94,7 +94,7 @@ fn json_report_parses_back() {
     assert_eq!(json["backend"], "ref");
     assert_eq!(
         json["summary"],
-        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0})
+        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0, "not_gating": 0})
     );
     let cases = json["cases"].as_array().unwrap();
     let wrap = cases.iter().find(|c| c["id"] == "test_wrap_pad").unwrap();
@@ -106,6 +106,58 @@ fn json_report_parses_back() {
     assert_eq!(wrap["mismatches"], 1);
     assert_eq!(wrap["bit_exact"], false);
     assert!(wrap["message"].as_str().unwrap().contains("expected"));
+    // Upstream cases rest on the spec, and a spec failure gates.
+    assert_eq!(wrap["basis"]["kind"], "spec");
+    assert_eq!(wrap["gates"], true);
+}
+
+/// `failing_tree`, with the failing case marked as resting on `basis` by a case.json.
+fn failing_tree_on(basis: &str) -> tempfile::TempDir {
+    let tree = failing_tree();
+    let info = format!(
+        r#"{{"op": "Pad", "domain": "", "version": 25, "mode": "wrap", "dtype": "int32", "expect": "output",
+            "basis": {{"kind": "{basis}", "section": "docs/semantics.md#wrap-mode"}}}}"#
+    );
+    std::fs::write(tree.path().join("test_wrap_pad/case.json"), info).unwrap();
+    tree
+}
+
+#[test]
+fn failures_gate_by_basis() {
+    let rule = failing_tree_on("rule");
+    let path = rule.path().to_str().unwrap();
+    // By default only spec and reference gate: the rule failure is reported, counted apart.
+    let out = run(&[path]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("FAIL  test_wrap_pad/0  Pad-25  rule"), "{stdout}");
+    assert!(stdout.contains("(not gating)"), "{stdout}");
+    assert!(stdout.contains("basis: rule (docs/semantics.md#wrap-mode)"), "{stdout}");
+    assert!(
+        stdout
+            .trim_end()
+            .ends_with("1 passed, 0 failed, 0 errored, 0 skipped, 1 not gating"),
+        "{stdout}"
+    );
+    // Asked to gate on rules too, it fails the run.
+    let out = run(&["--basis", "spec,reference,rule", path]);
+    assert_eq!(out.status.code(), Some(1));
+    // Gating on the spec alone lets a reference failure through as well.
+    let reference = failing_tree_on("reference");
+    assert_eq!(run(&[reference.path().to_str().unwrap()]).status.code(), Some(1));
+    assert_eq!(
+        run(&["--basis", "spec", reference.path().to_str().unwrap()])
+            .status
+            .code(),
+        Some(0)
+    );
+    // An undefined corner never gates, and cannot be asked to.
+    let undefined = failing_tree_on("undefined");
+    let all = ["--basis", "spec,reference,rule", undefined.path().to_str().unwrap()];
+    assert_eq!(run(&all).status.code(), Some(0));
+    let out = run(&["--basis", "undefined", path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("undefined cannot gate"));
 }
 
 #[test]

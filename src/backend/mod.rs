@@ -14,7 +14,32 @@ pub use reference::RefBackend;
 pub use worker_error::{ExecError, WorkerError, WorkerFailure};
 
 /// Any error a backend reports; its message ends up in the case's outcome.
+///
+/// An error counts as the backend's refusal of the model or inputs — what a data set that
+/// must be refused expects — unless it is a [`BackendFailure`] (or the exec backend's
+/// [`ExecError::Failed`]): a failure is never a refusal (docs/semantics.md#what-counts-as-a-refusal).
 pub type BackendError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A backend's own failure, as opposed to its refusal: an internal error, a lost device, a
+/// crashed helper. Return it (boxed) so that a data set that must be refused is errored, not
+/// passed.
+///
+/// ```
+/// use pad_conformance::backend::{BackendError, BackendFailure, is_failure};
+/// let failure: BackendError = Box::new(BackendFailure("the GPU went away".into()));
+/// let refusal: BackendError = "mode wrap is not implemented".into();
+/// assert!(is_failure(&failure) && !is_failure(&refusal));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BackendFailure(pub String);
+
+/// Whether `error` is a failure (never a refusal): a [`BackendFailure`] or an exec worker's
+/// crash, timeout or protocol error.
+pub fn is_failure(error: &BackendError) -> bool {
+    error.downcast_ref::<BackendFailure>().is_some()
+        || matches!(error.downcast_ref::<ExecError>(), Some(ExecError::Failed(_)))
+}
 
 /// Something that evaluates ONNX models.
 ///

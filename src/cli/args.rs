@@ -74,6 +74,11 @@ pub struct Checking {
     /// Require bit-identical outputs.
     #[arg(long)]
     pub exact: bool,
+    /// The bases whose failures fail the run, comma-separated: spec, reference, rule
+    /// (docs/semantics.md#basis). Failures on the others are reported and counted apart;
+    /// undefined never gates.
+    #[arg(long, value_name = "BASES", value_delimiter = ',', default_value = "spec,reference")]
+    pub basis: Vec<String>,
     /// Data sets run in parallel on N threads (default: the number of cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,

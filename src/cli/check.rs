@@ -25,6 +25,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         return list(&jobs, selection.max_tensor_bytes);
     }
     let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
+    let options = args.checking.options(selection)?;
     let backend = args.checking.backend(&args.backend, selection)?;
     let (mut out, terminal) = open_output(args.output.as_ref())?;
     // The human report streams: each line as soon as its data set (and those before) finish.
@@ -38,7 +39,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let report = run_jobs(
         backend.as_ref(),
         &jobs,
-        &args.checking.options(selection),
+        &options,
         args.checking.threads(),
         &mut write_line,
     );

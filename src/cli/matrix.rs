@@ -16,7 +16,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
     let cases = selection.cases()?;
     let jobs = selection.jobs(&cases)?;
-    let options = args.checking.options(selection);
+    let options = args.checking.options(selection)?;
     let mut reports = Vec::new();
     for spec in &args.backends {
         let backend = args.checking.backend(spec, selection)?;

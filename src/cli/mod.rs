@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use pad_conformance::backend::{Backend, BackendOptions, backend_from_spec};
+use pad_conformance::basis::Gating;
 use pad_conformance::case::{Patterns, TestCase, discover};
 use pad_conformance::check::CheckOptions;
 use pad_conformance::compare::Tolerance;
@@ -51,15 +52,16 @@ impl Selection {
 }
 
 impl Checking {
-    fn options(&self, selection: &Selection) -> CheckOptions {
-        CheckOptions {
+    fn options(&self, selection: &Selection) -> Result<CheckOptions, Fatal> {
+        Ok(CheckOptions {
             tolerance: Tolerance {
                 rtol: self.rtol,
                 atol: self.atol,
                 exact: self.exact,
             },
             max_tensor_bytes: selection.max_tensor_bytes,
-        }
+            gating: Gating::from_names(&self.basis)?,
+        })
     }
 
     fn backend(&self, spec: &str, selection: &Selection) -> Result<Box<dyn Backend>, Fatal> {

@@ -168,9 +168,8 @@ impl OpVersion {
         match self.op {
             PadOp::Pad => self.version >= since,
             PadOp::MicrosoftPad => since == 1,
-            // Every element type, as the first edition of docs/semantics.md states; the
-            // schema's 16 types are a pending correction (docs/semantics.md#changes).
-            PadOp::CenterCropPad => true,
+            // all_tensor_types_ir4: the types of Pad-13 (docs/semantics.md#centercroppad).
+            PadOp::CenterCropPad => since <= 13,
         }
     }
 

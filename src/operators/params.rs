@@ -53,6 +53,11 @@ impl PadParams {
         let mode = mode(node, row.modes())?;
         let rank = data.shape().len();
 
+        let constant_input = inputs.get(2).copied().flatten();
+        if let Some(value) = constant_input {
+            // The type constraint binds in every mode, though only constant uses the value.
+            check_constant_type(node, value, data_type, op)?;
+        }
         let (pads, constant, pads_source) = match row.pads_from() {
             PadsFrom::Attribute(name) => {
                 let pads = match node.attribute(name) {
@@ -75,8 +80,8 @@ impl PadParams {
             }
             PadsFrom::Input => {
                 let pads = pads_input(node, inputs.get(1).copied().flatten(), row.two_dim_pads())?;
-                let constant = match inputs.get(2).copied().flatten() {
-                    Some(value) if mode == PadMode::Constant => Some(constant_input(node, value, data_type, op)?),
+                let constant = match constant_input {
+                    Some(value) if mode == PadMode::Constant => Some(one_element(node, value, op)?),
                     _ => default_constant(data_type),
                 };
                 (pads, constant, "input 1 (pads)".to_owned())
@@ -224,13 +229,18 @@ fn pads_input(node: &Node, pads: Option<&Tensor>, two_dim: bool) -> Result<Vec<i
     Ok(values.iter().copied().collect())
 }
 
-/// Input 2: the constant, of the data's type and holding one element.
-fn constant_input(node: &Node, value: &Tensor, data_type: DataType, op: PadOp) -> Result<Tensor, OpError> {
-    let name = if op == PadOp::MicrosoftPad {
+/// The name input 2 has on the operator's page.
+fn constant_name(op: PadOp) -> &'static str {
+    if op == PadOp::MicrosoftPad {
         "value"
     } else {
         "constant_value"
-    };
+    }
+}
+
+/// Input 2 must be of the data's type (docs/semantics.md#constant-mode).
+fn check_constant_type(node: &Node, value: &Tensor, data_type: DataType, op: PadOp) -> Result<(), OpError> {
+    let name = constant_name(op);
     if value.data_type() != data_type {
         return Err(OpError::new(
             node,
@@ -240,11 +250,17 @@ fn constant_input(node: &Node, value: &Tensor, data_type: DataType, op: PadOp) -
             ),
         ));
     }
+    Ok(())
+}
+
+/// Input 2 in constant mode must hold one element: rank 0 or [1].
+fn one_element(node: &Node, value: &Tensor, op: PadOp) -> Result<Tensor, OpError> {
     if !matches!(value.shape(), [] | [1]) {
         return Err(OpError::new(
             node,
             format!(
-                "input 2 ({name}) has shape {:?}; it must hold one element (rank 0 or [1])",
+                "input 2 ({}) has shape {:?}; it must hold one element (rank 0 or [1])",
+                constant_name(op),
                 value.shape()
             ),
         ));

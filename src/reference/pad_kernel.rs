@@ -240,8 +240,9 @@ impl AxisPad {
         }
         let crop_begin = (-(begin as i128)).max(0);
         let kept = (extent as i128 - crop_begin - (-(end as i128)).max(0)).max(0);
-        // Nothing left to copy: constant fills the whole axis; the other modes cannot pad.
-        if kept == 0 && mode != PadMode::Constant && out > 0 {
+        // Nothing left to copy: constant fills the whole axis; the other modes cannot pad,
+        // even where the removals leave the output extent at 0 (docs/semantics.md#empty-axes).
+        if kept == 0 && mode != PadMode::Constant && (begin > 0 || end > 0) {
             return Err(PlanError::NothingToCopy {
                 axis,
                 mode,

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use super::RunReport;
+use crate::basis::Basis;
 use crate::check::{Outcome, Status};
 
 /// Whether to colour the status words.
@@ -50,13 +51,22 @@ pub fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> 
         (Status::Passed, Some(false)) => "  (within tolerance, not bit-exact)",
         _ => "",
     };
+    let gating = if outcome.is_non_gating_failure() {
+        "  (not gating)"
+    } else {
+        ""
+    };
     writeln!(
         out,
-        "{word} {}  {}  {:.1}ms{exact}",
+        "{word} {}  {}  {}  {:.1}ms{exact}{gating}",
         outcome.name(),
         outcome.operator(),
+        outcome.basis.kind,
         outcome.duration.as_secs_f64() * 1e3
     )?;
+    if outcome.status != Status::Passed && outcome.basis.kind != Basis::Spec {
+        writeln!(out, "      basis: {} ({})", outcome.basis.kind, outcome.basis.section)?;
+    }
     if outcome.status != Status::Passed && !outcome.message.is_empty() {
         for line in outcome.message.lines() {
             writeln!(out, "      {line}")?;

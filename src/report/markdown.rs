@@ -14,16 +14,21 @@ pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()>
     if shown.is_empty() {
         return Ok(());
     }
-    writeln!(out, "| status | case | operator | message |")?;
-    writeln!(out, "|---|---|---|---|")?;
+    writeln!(out, "| status | case | operator | basis | message |")?;
+    writeln!(out, "|---|---|---|---|---|")?;
     for outcome in shown {
         let message = outcome.message.lines().next().unwrap_or_default();
+        let status = if outcome.is_non_gating_failure() {
+            format!("{} (not gating)", outcome.status.name())
+        } else {
+            outcome.status.name().to_owned()
+        };
         writeln!(
             out,
-            "| {} | `{}` | {} | {} |",
-            outcome.status.name(),
+            "| {status} | `{}` | {} | {} | {} |",
             outcome.name(),
             outcome.operator(),
+            outcome.basis.kind,
             escape_cell(message)
         )?;
     }

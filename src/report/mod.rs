@@ -29,17 +29,21 @@ pub struct RunReport {
     pub duration: Duration,
 }
 
-/// Counts per status.
+/// Counts per status. `failed` and `errored` count the data sets whose basis the run gates
+/// on; failures on other bases are `not_gating`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
-    /// Data sets that [passed](Status::Passed).
+    /// Outputs matched, or refused as they must be.
     pub passed: usize,
-    /// Data sets that [failed](Status::Failed).
+    /// Wrong outputs, or answered what must be refused, on a gating basis.
     pub failed: usize,
-    /// Data sets that [errored](Status::Errored).
+    /// Could not run, on a gating basis.
     pub errored: usize,
-    /// Data sets [skipped](Status::Skipped) as not applicable.
+    /// Not applicable.
     pub skipped: usize,
+    /// Failed or errored on a basis the run does not gate on (a project rule, an undefined
+    /// corner): reported, never failing the run.
+    pub not_gating: usize,
 }
 
 impl Summary {
@@ -48,6 +52,7 @@ impl Summary {
         let mut summary = Summary::default();
         for outcome in outcomes {
             *match outcome.status {
+                _ if outcome.is_non_gating_failure() => &mut summary.not_gating,
                 Status::Passed => &mut summary.passed,
                 Status::Failed => &mut summary.failed,
                 Status::Errored => &mut summary.errored,
@@ -59,10 +64,14 @@ impl Summary {
 
     /// `N passed, N failed, N errored, N skipped`: the closing line of every human report.
     pub fn line(&self) -> String {
-        format!(
+        let mut line = format!(
             "{} passed, {} failed, {} errored, {} skipped",
             self.passed, self.failed, self.errored, self.skipped
-        )
+        );
+        if self.not_gating > 0 {
+            line.push_str(&format!(", {} not gating", self.not_gating));
+        }
+        line
     }
 }
 

@@ -51,7 +51,7 @@ fn out_extent(axis: usize, extent: usize, (begin, end): (i64, i64), mode: PadMod
         return Err(Refusal::NegativeExtent { axis });
     }
     let remaining = extent as i64 - (-begin).max(0) - (-end).max(0);
-    if remaining <= 0 && out > 0 && mode != PadMode::Constant {
+    if remaining <= 0 && (begin > 0 || end > 0) && mode != PadMode::Constant {
         return Err(Refusal::NothingToCopy { axis });
     }
     Ok(out as usize)

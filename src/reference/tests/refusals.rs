@@ -157,7 +157,21 @@ fn copying_modes_refuse_an_axis_with_no_data_left() {
             PAD19,
             &["axis 0", mode, "pads begin 2, end -4"],
         );
+        // Even when the output extent comes out 0 (3 + 1 - 4): the positive pad has nothing
+        // to copy (docs/semantics.md#empty-axes).
+        assert_refused(
+            pad19(mode, &row, &[1, -4]),
+            PAD19,
+            &["axis 0", mode, "pads begin 1, end -4"],
+        );
+        // With no positive pad there is nothing to copy and nothing to refuse.
+        assert_eq!(pad19(mode, &row, &[-1, -2]).unwrap(), tensor(&[0], Vec::<f32>::new()));
     }
+    // Constant mode gives the empty axis.
+    assert_eq!(
+        pad19("constant", &tensor(&[3], vec![1.0f32, 2.0, 3.0]), &[1, -4]).unwrap(),
+        tensor(&[0], Vec::<f32>::new())
+    );
 }
 
 #[test]
@@ -223,6 +237,28 @@ fn constant_value_must_hold_one_element() {
     let expected = tensor(&[3, 3], vec![7.0f32, 1.0, 2.0, 7.0, 3.0, 4.0, 7.0, 5.0, 6.0]);
     assert_eq!(run(&scalar(7.0f32)).unwrap(), expected);
     assert_eq!(run(&tensor(&[1], vec![7.0f32])).unwrap(), expected);
+}
+
+#[test]
+fn constant_value_of_another_dtype_is_refused_in_every_mode() {
+    for mode in ["reflect", "edge", "wrap"] {
+        let result = pad(
+            &pad_node(19, Some(mode)),
+            &[Some(&data_3x2()), Some(&ints(&[0, 1, 0, 0])), Some(&scalar(1.0f64))],
+        );
+        assert_refused(
+            result,
+            PAD19,
+            &["input 2 (constant_value)", "tensor(double)", "data is tensor(float)"],
+        );
+    }
+    // Its shape, though, only matters where it is used.
+    let two = tensor(&[2], vec![7.0f32, 8.0]);
+    let out = pad(
+        &pad_node(19, Some("edge")),
+        &[Some(&data_3x2()), Some(&ints(&[0, 1, 0, 0])), Some(&two)],
+    );
+    assert_eq!(out.unwrap(), pad19("edge", &data_3x2(), &[0, 1, 0, 0]).unwrap());
 }
 
 #[test]
@@ -427,14 +463,27 @@ fn rank_0_with_axes() {
 }
 
 #[test]
-fn center_crop_pad_takes_sub_byte_types() {
-    use crate::tensor::Int4;
-    let data = tensor(&[3], vec![Int4(-8), Int4(7), Int4(-1)]);
-    let out = center_crop_pad(&ccp_node(None), &[Some(&data), Some(&ints(&[6]))]).unwrap();
-    assert_eq!(
-        out,
-        tensor(&[6], vec![Int4(0), Int4(-8), Int4(7), Int4(-1), Int4(0), Int4(0)])
-    );
-    let out = center_crop_pad(&ccp_node(None), &[Some(&data), Some(&ints(&[1]))]).unwrap();
-    assert_eq!(out, tensor(&[1], vec![Int4(7)]));
+fn center_crop_pad_takes_only_the_types_of_its_schema() {
+    use crate::tensor::{Float4E2M1, Float8E4M3FN, Float8E8M0, Int2, Int4, Uint2, Uint4};
+    // all_tensor_types_ir4: nothing that came after Pad-13's types (docs/semantics.md#centercroppad).
+    let refused = [
+        tensor(&[3], vec![Int4(-8), Int4(7), Int4(-1)]),
+        tensor(&[1], vec![Uint4(3)]),
+        tensor(&[1], vec![Int2(1)]),
+        tensor(&[1], vec![Uint2(1)]),
+        tensor(&[1], vec![Float8E4M3FN::from_bits(0x38)]),
+        tensor(&[1], vec![Float4E2M1::from_bits(2)]),
+        tensor(&[1], vec![Float8E8M0::from_bits(127)]),
+    ];
+    for data in &refused {
+        let type_name = format!("tensor({})", data.data_type());
+        assert_refused(
+            center_crop_pad(&ccp_node(None), &[Some(data), Some(&ints(&[6]))]),
+            CCP,
+            &["does not accept", &type_name, "input 0 (input_data)"],
+        );
+    }
+    let strings = tensor(&[1], vec![b"a".to_vec()]);
+    let out = center_crop_pad(&ccp_node(None), &[Some(&strings), Some(&ints(&[2]))]).unwrap();
+    assert_eq!(out, tensor(&[2], vec![b"a".to_vec(), b"".to_vec()]));
 }

@@ -1,0 +1,91 @@
+//! What counts as a refusal (docs/semantics.md#what-counts-as-a-refusal): on a data set that
+//! must be refused, only the backend's own refusal passes; its failure or panic is errored.
+
+use pad_conformance::Tensor;
+use pad_conformance::backend::{Backend, BackendError, BackendFailure};
+use pad_conformance::case::{Patterns, discover};
+use pad_conformance::check::{CheckOptions, Status, check_data_set};
+use pad_conformance::model::Model;
+
+/// A backend that answers every data set the same way.
+enum Answer {
+    Refuse,
+    Fail,
+    Panic,
+    Outputs,
+}
+
+impl Backend for Answer {
+    fn name(&self) -> &str {
+        "answer"
+    }
+
+    fn run(&self, _: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        match self {
+            Answer::Refuse => Err("wrap is not allowed before Pad-19".into()),
+            Answer::Fail => Err(Box::new(BackendFailure("the device went away".into()))),
+            Answer::Panic => panic!("index out of bounds"),
+            Answer::Outputs => Ok(inputs[..1].to_vec()),
+        }
+    }
+}
+
+fn status_of(backend: Answer) -> (Status, String) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/extended");
+    let patterns = Patterns::new(&["test_ext_pad18_err_mode_wrap"]).unwrap();
+    let cases = discover(&[root], &patterns).unwrap();
+    assert!(cases[0].data_sets[0].expected_error.is_some(), "a must-refuse data set");
+    let outcome = check_data_set(&backend, &cases[0], 0, &CheckOptions::default());
+    (outcome.status, outcome.message)
+}
+
+#[test]
+fn only_the_backends_own_refusal_passes_a_must_refuse_data_set() {
+    let (status, message) = status_of(Answer::Refuse);
+    assert_eq!(status, Status::Passed, "{message}");
+    assert!(
+        message.starts_with("refused as expected: wrap is not allowed"),
+        "{message}"
+    );
+
+    let (status, message) = status_of(Answer::Fail);
+    assert_eq!(status, Status::Errored, "{message}");
+    assert!(
+        message.contains("failed, which is not a refusal: the device went away"),
+        "{message}"
+    );
+
+    let (status, message) = status_of(Answer::Panic);
+    assert_eq!(status, Status::Errored, "{message}");
+    assert!(message.contains("panicked: index out of bounds"), "{message}");
+
+    let (status, message) = status_of(Answer::Outputs);
+    assert_eq!(status, Status::Failed, "{message}");
+}
+
+#[test]
+fn an_exec_worker_that_crashes_on_a_must_refuse_data_set_is_errored_not_passed() {
+    use pad_conformance::backend::{ExecBackend, ExecError};
+    use std::time::Duration;
+    // Answers the handshake, then exits on the first request: a crash, not a refusal.
+    let crash = r#"read hello; echo '{"type": "hello", "version": 1, "name": "crash"}'; read request; exit 3"#;
+    // Not plain words, so the runner starts it through `sh -c`.
+    let backend = ExecBackend::start(crash, Duration::from_secs(20), 1 << 20);
+    let backend = match backend {
+        Ok(backend) => backend,
+        Err(e) => panic!("the worker starts: {e}"),
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/extended");
+    let patterns = Patterns::new(&["test_ext_pad18_err_mode_wrap"]).unwrap();
+    let cases = discover(&[root], &patterns).unwrap();
+    let outcome = check_data_set(&backend, &cases[0], 0, &CheckOptions::default());
+    assert_eq!(outcome.status, Status::Errored, "{}", outcome.message);
+    assert!(outcome.message.contains("worker exited"), "{}", outcome.message);
+    // The error it returned says which it was.
+    let model = cases[0].load_model(&cases[0].decode_options(1 << 20)).unwrap();
+    let error = backend.run(&model, &[]).unwrap_err();
+    assert!(
+        matches!(error.downcast_ref::<ExecError>(), Some(ExecError::Failed(_))),
+        "{error}"
+    );
+}
