@@ -2,12 +2,13 @@
 //! regressions. An expected failure that passes is reported (and fails the run under
 //! `--strict`), so a baseline cannot go stale unnoticed.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Outcome, Status};
+use crate::corpus::{Corpus, CorpusError};
 use crate::json_file::{JsonFileError, read_json};
 use crate::report::first_line;
 
@@ -17,8 +18,17 @@ pub struct Baseline {
     /// The backend the baseline was recorded for (informative).
     #[serde(default)]
     pub backend: String,
+    /// The corpus version (onnx-testdata/VERSION) the baseline was written against; none
+    /// for a baseline older than corpus versions (taken as version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corpus_version: Option<u32>,
     /// The known failures, by data set name.
     pub expected: BTreeMap<String, Expectation>,
+    /// The data sets whose expected result or basis changed in the corpus since
+    /// `corpus_version` (see [`Baseline::with_corpus_changes`]): a different verdict on them
+    /// is the corpus's doing, not the backend's.
+    #[serde(skip)]
+    pub changed_with_corpus: BTreeSet<String>,
 }
 
 /// A baseline file that cannot be read or written.
@@ -95,14 +105,18 @@ pub struct Verdict {
     pub changed_status: Vec<String>,
     /// In the baseline, but no such data set was discovered (renamed or removed).
     pub stale: Vec<String>,
+    /// A different verdict than the baseline's on a data set whose expected result or basis
+    /// changed in the corpus since the baseline was written: `name: was X, now Y`.
+    pub corpus_changes: Vec<String>,
 }
 
 impl Verdict {
     /// True when the run should fail: a regression, or under `strict` any difference from
-    /// the baseline (an unexpected pass, a changed status, an entry for no data set).
-    pub fn fails(&self, strict: bool) -> bool {
+    /// the baseline (an unexpected pass, a changed status, an entry for no data set); a
+    /// verdict that changed with the corpus only under `strict_corpus`.
+    pub fn fails(&self, strict: bool, strict_corpus: bool) -> bool {
         let outdated = !self.unexpected_passes.is_empty() || !self.changed_status.is_empty() || !self.stale.is_empty();
-        !self.regressions.is_empty() || (strict && outdated)
+        !self.regressions.is_empty() || (strict && outdated) || (strict_corpus && !self.corpus_changes.is_empty())
     }
 
     /// `baseline: 3 expected failures, 0 regressions, 1 unexpected passes`, then the names.
@@ -116,6 +130,7 @@ impl Verdict {
         for (count, what) in [
             (self.changed_status.len(), "changed status"),
             (self.stale.len(), "stale entries"),
+            (self.corpus_changes.len(), "changed with the corpus"),
         ] {
             if count > 0 {
                 text.push_str(&format!(", {count} {what}"));
@@ -128,6 +143,10 @@ impl Verdict {
             (
                 "stale entry, no such data set (remove it from the baseline)",
                 &self.stale,
+            ),
+            (
+                "changed with the corpus, not the backend (rewrite the baseline)",
+                &self.corpus_changes,
             ),
         ];
         for (label, names) in lists {
@@ -178,18 +197,41 @@ impl Baseline {
         Baseline {
             backend: backend.to_owned(),
             expected,
+            ..Baseline::default()
         }
     }
 
-    /// How one data set's status compares with its entry, if any.
+    /// How one data set's status compares with its entry, if any. A difference on a data
+    /// set that changed with the corpus since the baseline was written is the corpus's.
     pub fn finding(&self, name: &str, status: Status) -> Finding<'_> {
-        match (status, self.expected.get(name)) {
+        let finding = match (status, self.expected.get(name)) {
             (Status::Failed | Status::Errored, Some(known)) if known.status != status => Finding::ChangedStatus(known),
             (Status::Failed | Status::Errored, Some(_)) => Finding::ExpectedFailure,
             (Status::Failed | Status::Errored, None) => Finding::Regression,
             (Status::Passed, Some(known)) => Finding::UnexpectedPass(known),
             (Status::Passed | Status::Skipped, _) => Finding::Agrees,
+        };
+        match finding {
+            Finding::ChangedStatus(known) | Finding::UnexpectedPass(known)
+                if self.changed_with_corpus.contains(name) =>
+            {
+                Finding::CorpusChange(known.status.name())
+            }
+            Finding::Regression if self.changed_with_corpus.contains(name) => Finding::CorpusChange("passed"),
+            other => other,
         }
+    }
+
+    /// This baseline, judged against the corpora of a run over `roots`: the data sets that
+    /// changed since the baseline's corpus version are marked (see [`Finding::CorpusChange`]).
+    pub fn with_corpus_changes(mut self, roots: &[PathBuf]) -> Result<Baseline, CorpusError> {
+        for root in roots {
+            if let Some(corpus) = Corpus::find(root)? {
+                let since = self.corpus_version.unwrap_or(1);
+                self.changed_with_corpus.extend(corpus.changed_since(since, root));
+            }
+        }
+        Ok(self)
     }
 
     /// The entries naming no data set: `exists` tells whether a name exists under the roots
@@ -215,6 +257,11 @@ impl Baseline {
                 Finding::ExpectedFailure => verdict.expected_failures.push(name),
                 Finding::Regression => verdict.regressions.push(name),
                 Finding::UnexpectedPass(_) => verdict.unexpected_passes.push(name),
+                Finding::CorpusChange(was) => {
+                    verdict
+                        .corpus_changes
+                        .push(format!("{name}: was {was}, now {}", outcome.status.name()));
+                }
                 Finding::Agrees => {}
             }
         }
@@ -236,6 +283,9 @@ pub enum Finding<'a> {
     UnexpectedPass(&'a Expectation),
     /// Listed with the other of failed and errored.
     ChangedStatus(&'a Expectation),
+    /// A different verdict than the baseline's (it names the old status), on a data set
+    /// whose expected result or basis changed in the corpus since the baseline was written.
+    CorpusChange(&'static str),
 }
 
 #[cfg(test)]
@@ -289,11 +339,11 @@ mod tests {
         assert_eq!(verdict.expected_failures, ["a/0", "b/0"]);
         assert_eq!(verdict.regressions, ["d/0"]);
         assert_eq!(verdict.unexpected_passes, ["c/0"]);
-        assert!(verdict.fails(false));
+        assert!(verdict.fails(false, false));
         let fixed = Baseline::record("x", &run, None).judge(&run, everything);
-        assert!(!fixed.fails(true), "{fixed:?}");
+        assert!(!fixed.fails(true, false), "{fixed:?}");
         let only_unexpected_pass = with_c.judge(&run[..3], everything);
-        assert!(!only_unexpected_pass.fails(false) && only_unexpected_pass.fails(true));
+        assert!(!only_unexpected_pass.fails(false, false) && only_unexpected_pass.fails(true, false));
     }
 
     #[test]
@@ -316,7 +366,7 @@ mod tests {
         assert_eq!(verdict.changed_status, ["a/0: expected errored, now failed"]);
         assert_eq!(verdict.stale, ["gone/0"]);
         assert!(verdict.regressions.is_empty());
-        assert!(!verdict.fails(false) && verdict.fails(true));
+        assert!(!verdict.fails(false, false) && verdict.fails(true, false));
         let text = verdict.describe();
         assert!(
             text.starts_with(
@@ -330,7 +380,7 @@ mod tests {
         );
         // A data set the filter left out is not judged, and not stale either.
         let filtered = baseline.judge(&run[1..], |_| true);
-        assert!(!filtered.fails(true), "{filtered:?}");
+        assert!(!filtered.fails(true, false), "{filtered:?}");
     }
 
     #[test]
@@ -342,6 +392,38 @@ mod tests {
         assert_eq!(baseline.expected.keys().collect::<Vec<_>>(), ["a/0"]);
         let verdict = Baseline::default().judge(&run, |_| true);
         assert_eq!(verdict.regressions, ["a/0"]);
+    }
+
+    #[test]
+    fn a_different_verdict_on_a_data_set_the_corpus_changed_is_the_corpus_s() {
+        let run = [
+            outcome("now_refused", Status::Passed, ""),
+            outcome("now_failing", Status::Failed, "x"),
+            outcome("regressed", Status::Failed, "y"),
+        ];
+        let mut baseline = Baseline::default();
+        baseline.expected.insert(
+            "now_refused/0".into(),
+            Expectation {
+                status: Status::Failed,
+                reason: "was expected to pad".into(),
+            },
+        );
+        baseline.changed_with_corpus = ["now_refused/0", "now_failing/0"].map(String::from).into();
+        let verdict = baseline.judge(&run, |_| true);
+        assert_eq!(
+            verdict.corpus_changes,
+            [
+                "now_refused/0: was failed, now passed",
+                "now_failing/0: was passed, now failed"
+            ]
+        );
+        assert_eq!(verdict.regressions, ["regressed/0"]);
+        assert!(verdict.unexpected_passes.is_empty());
+        assert!(verdict.describe().contains("2 changed with the corpus"));
+        let without_regression = baseline.judge(&run[..2], |_| true);
+        assert!(!without_regression.fails(true, false));
+        assert!(without_regression.fails(true, true));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::baseline::BaselineError;
+use crate::corpus::CorpusError;
 use crate::model::ModelError;
 use crate::tensor::FileError;
 
@@ -49,6 +50,9 @@ pub enum Error {
     /// A baseline file that cannot be read.
     #[error(transparent)]
     Baseline(#[from] BaselineError),
+    /// The corpus's VERSION or CHANGELOG.md cannot be read.
+    #[error(transparent)]
+    Corpus(#[from] CorpusError),
 }
 
 impl From<FileError> for Error {

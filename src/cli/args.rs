@@ -111,6 +111,10 @@ pub struct RunArgs {
     /// fails with another status than listed, or does not exist.
     #[arg(long, requires = "baseline")]
     pub strict: bool,
+    /// With --baseline: also fail on verdicts that changed because the corpus changed since
+    /// the baseline was written (onnx-testdata/CHANGELOG.md), not the backend.
+    #[arg(long, requires = "baseline")]
+    pub strict_corpus: bool,
     /// Record this run's failures as a baseline, keeping the reasons already in FILE (or in
     /// --baseline).
     #[arg(long, value_name = "FILE")]

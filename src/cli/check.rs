@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use pad_conformance::baseline::{Baseline, Discovered};
 use pad_conformance::case::TestCase;
 use pad_conformance::check::Outcome;
+use pad_conformance::corpus::Corpus;
 use pad_conformance::listing::list_case;
 use pad_conformance::report::{
     Colors, Format, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
@@ -24,7 +25,10 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     if args.list {
         return list(&jobs, selection.max_tensor_bytes);
     }
-    let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
+    let baseline = match &args.baseline {
+        Some(path) => Some(Baseline::read(path)?.with_corpus_changes(&selection.paths)?),
+        None => None,
+    };
     let options = args.checking.options(selection)?;
     let backend = args.checking.backend(&args.backend, selection)?;
     let (mut out, terminal) = open_output(args.output.as_ref())?;
@@ -49,7 +53,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
             Ok(existing) => Some(existing),
             Err(_) => baseline.clone(),
         };
-        Baseline::record(&report.backend, &report.outcomes, previous.as_ref()).write(path)?;
+        let mut recorded = Baseline::record(&report.backend, &report.outcomes, previous.as_ref());
+        recorded.corpus_version = corpus_version(&selection.paths)?;
+        recorded.write(path)?;
     }
     let summary = report.summary();
     let failed = match &baseline {
@@ -57,7 +63,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
             let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
             let verdict = baseline.judge(&report.outcomes, |name| discovered.contains(name));
             eprintln!("{}", verdict.describe());
-            verdict.fails(args.strict)
+            verdict.fails(args.strict, args.strict_corpus)
         }
         None => summary.failed + summary.errored > 0,
     };
@@ -111,4 +117,14 @@ fn write_report(
         eprintln!("{}", report.summary().line());
     }
     Ok(())
+}
+
+/// The version of the corpus the first root belongs to, if it is versioned.
+fn corpus_version(roots: &[std::path::PathBuf]) -> Result<Option<u32>, Fatal> {
+    for root in roots {
+        if let Some(corpus) = Corpus::find(root)? {
+            return Ok(Some(corpus.version));
+        }
+    }
+    Ok(None)
 }
