@@ -208,7 +208,9 @@ impl Baseline {
             (Status::Failed | Status::Errored, Some(known)) if known.status != status => Finding::ChangedStatus(known),
             (Status::Failed | Status::Errored, Some(_)) => Finding::ExpectedFailure,
             (Status::Failed | Status::Errored, None) => Finding::Regression,
-            (Status::Passed, Some(known)) => Finding::UnexpectedPass(known),
+            // Listed, but the profile now declares it unsupported: the entry is outdated.
+            (Status::Passed | Status::Unsupported, Some(known)) => Finding::UnexpectedPass(known),
+            (Status::Unsupported, None) => Finding::Agrees,
             (Status::Passed | Status::Skipped, _) => Finding::Agrees,
         };
         match finding {

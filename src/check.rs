@@ -13,7 +13,9 @@ use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::compare::{Tolerance, compare};
 use crate::model::{AttributeValue, Model};
 use crate::operators::regions::pad_regions;
+use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::opset::{domain_name, operator_label};
+use crate::profile::{Profile, Subject};
 use crate::tensor::{DEFAULT_MAX_BYTES, Tensor};
 
 /// How cases are checked.
@@ -25,6 +27,8 @@ pub struct CheckOptions {
     pub max_tensor_bytes: u64,
     /// The bases whose failures fail the run (docs/semantics.md#basis).
     pub gating: Gating,
+    /// What the backend claims to support; data sets outside it are unsupported.
+    pub profile: Profile,
 }
 
 impl Default for CheckOptions {
@@ -33,6 +37,7 @@ impl Default for CheckOptions {
             tolerance: Tolerance::default(),
             max_tensor_bytes: DEFAULT_MAX_BYTES,
             gating: Gating::default(),
+            profile: Profile::everything(),
         }
     }
 }
@@ -49,6 +54,8 @@ pub enum Status {
     Errored,
     /// Not applicable: the graph holds no Pad-family node.
     Skipped,
+    /// Outside the backend's declared profile: counted and listed, never failed.
+    Unsupported,
 }
 
 impl Status {
@@ -59,6 +66,7 @@ impl Status {
             Status::Failed => "failed",
             Status::Errored => "errored",
             Status::Skipped => "skipped",
+            Status::Unsupported => "unsupported",
         }
     }
 }
@@ -163,8 +171,13 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
         Loaded::Stopped(model, verdict) => (model, None, verdict),
         Loaded::Ready(model, data) => {
             let dtype = data.inputs.first().map(|t| t.data_type().name().to_owned());
-            let answer = run(backend, &model, &data.inputs);
-            let verdict = judge(backend.name(), &model, data, answer, &options.tolerance);
+            let verdict = match subject(&model, &data.inputs).and_then(|s| options.profile.excludes(&s)) {
+                Some(unsupported) => Verdict::plain(Status::Unsupported, unsupported.to_string()),
+                None => {
+                    let answer = run(backend, &model, &data.inputs);
+                    judge(backend.name(), &model, data, answer, &options.tolerance)
+                }
+            };
             (Some(model), dtype, verdict)
         }
     };
@@ -322,6 +335,23 @@ fn max_option(a: Option<f64>, b: Option<f64>) -> Option<f64> {
         (Some(x), Some(y)) => Some(x.max(y)),
         (x, y) => x.or(y),
     }
+}
+
+/// What a capability profile is matched against: the model's Pad-family operator version,
+/// the data's element type and the mode.
+fn subject(model: &Model, inputs: &[Tensor]) -> Option<Subject> {
+    let (node, _) = model.pad_nodes().next()?;
+    let operator = OpVersion::of(node)?;
+    let mode = match (operator.op, node.attribute("mode")) {
+        (PadOp::CenterCropPad, _) => None,
+        (_, Some(AttributeValue::String(name))) => Some(PadMode::from_name(&String::from_utf8_lossy(name))?),
+        (_, _) => Some(PadMode::Constant),
+    };
+    Some(Subject {
+        operator,
+        dtype: inputs.first()?.data_type(),
+        mode,
+    })
 }
 
 /// The model's Pad-family operator as reports show it: op, domain, version and mode.

@@ -20,6 +20,8 @@ use libtest_mimic::{Arguments, Completion, Trial};
 
 use crate::backend::Backend;
 use crate::baseline::{Baseline, Discovered, Finding};
+use crate::basis::Gating;
+use crate::profile::Profile;
 use crate::case::{Applicability, Patterns, TestCase, applicability, discover};
 use crate::check::{CheckOptions, Status, check_data_set};
 use crate::error::Error;
@@ -63,6 +65,19 @@ impl Harness {
         self
     }
 
+    /// What the backend supports: data sets outside the profile are ignored trials, saying
+    /// why, never failures.
+    pub fn profile(mut self, profile: Profile) -> Harness {
+        self.options.profile = profile;
+        self
+    }
+
+    /// The bases whose failures fail a trial (default: spec and reference).
+    pub fn gating(mut self, gating: Gating) -> Harness {
+        self.options.gating = gating;
+        self
+    }
+
     /// Known failures (a file `--write-baseline` wrote): their trials pass while they fail
     /// with the listed status, and fail once they pass or their status changes; entries that
     /// name no data set fail a trial of their own. So the list cannot go stale.
@@ -92,7 +107,7 @@ impl Harness {
                 let baseline = Arc::clone(&baseline);
                 let trial = Trial::ignorable_test(name.clone(), move || {
                     let outcome = check_data_set(backend.as_ref(), &case, index, &options);
-                    if outcome.status == Status::Skipped {
+                    if matches!(outcome.status, Status::Skipped | Status::Unsupported) {
                         return Ok(Completion::ignored_with(outcome.message));
                     }
                     // A failure on a basis the run does not gate on (a project rule, an

@@ -23,6 +23,7 @@ pub mod matrix;
 pub mod model;
 pub mod operators;
 pub mod opset;
+pub mod profile;
 pub mod proto;
 pub mod reference;
 pub mod report;

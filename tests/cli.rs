@@ -94,7 +94,7 @@ fn json_report_parses_back() {
     assert_eq!(json["backend"], "ref");
     assert_eq!(
         json["summary"],
-        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0, "not_gating": 0})
+        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0, "unsupported": 0, "not_gating": 0})
     );
     let cases = json["cases"].as_array().unwrap();
     let wrap = cases.iter().find(|c| c["id"] == "test_wrap_pad").unwrap();
@@ -120,6 +120,29 @@ fn failing_tree_on(basis: &str) -> tempfile::TempDir {
     );
     std::fs::write(tree.path().join("test_wrap_pad/case.json"), info).unwrap();
     tree
+}
+
+#[test]
+fn data_sets_outside_the_profile_are_unsupported_never_failed() {
+    let tree = failing_tree();
+    let profile = tree.path().join("profile.toml");
+    // test_wrap_pad fails; its Pad-25 int32 wrap is outside this profile.
+    std::fs::write(&profile, "modes = [\"constant\", \"edge\"]\n").unwrap();
+    let out = run(&["--profile", profile.to_str().unwrap(), tree.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("UNSUP test_wrap_pad/0"), "{stdout}");
+    assert!(stdout.contains("outside the backend's profile: mode wrap"), "{stdout}");
+    assert!(
+        stdout.trim_end().ends_with("1 passed, 0 failed, 0 errored, 0 skipped, 1 unsupported"),
+        "{stdout}"
+    );
+    // A malformed profile is a usage error naming the file and the field.
+    std::fs::write(&profile, "modes = [\"mirror\"]\n").unwrap();
+    let out = run(&["--profile", profile.to_str().unwrap(), tree.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("profile.toml: modes: unknown mode \"mirror\""), "{stderr}");
 }
 
 #[test]

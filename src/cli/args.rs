@@ -104,6 +104,10 @@ pub struct RunArgs {
     /// listing everything) when any case or data set fails to load.
     #[arg(long)]
     pub list: bool,
+    /// What the backend supports (TOML, docs/report-format.md#profiles): data sets outside
+    /// it are reported as unsupported, never failed.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
     /// Known failures (JSON): exit 0 unless a data set fails that the baseline does not list.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,

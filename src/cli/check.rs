@@ -9,6 +9,7 @@ use pad_conformance::case::TestCase;
 use pad_conformance::check::Outcome;
 use pad_conformance::corpus::Corpus;
 use pad_conformance::listing::list_case;
+use pad_conformance::profile::Profile;
 use pad_conformance::report::{
     Colors, Format, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
 };
@@ -29,7 +30,10 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         Some(path) => Some(Baseline::read(path)?.with_corpus_changes(&selection.paths)?),
         None => None,
     };
-    let options = args.checking.options(selection)?;
+    let mut options = args.checking.options(selection)?;
+    if let Some(path) = &args.profile {
+        options.profile = Profile::read(path)?;
+    }
     let backend = args.checking.backend(&args.backend, selection)?;
     let (mut out, terminal) = open_output(args.output.as_ref())?;
     // The human report streams: each line as soon as its data set (and those before) finish.

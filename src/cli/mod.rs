@@ -15,6 +15,7 @@ use pad_conformance::basis::Gating;
 use pad_conformance::case::{Patterns, TestCase, discover};
 use pad_conformance::check::CheckOptions;
 use pad_conformance::compare::Tolerance;
+use pad_conformance::profile::Profile;
 use pad_conformance::runner::{Job, default_threads, jobs};
 use pad_conformance::selection::select;
 
@@ -61,6 +62,7 @@ impl Checking {
             },
             max_tensor_bytes: selection.max_tensor_bytes,
             gating: Gating::from_names(&self.basis)?,
+            profile: Profile::everything(),
         })
     }
 

@@ -42,6 +42,7 @@ pub fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> 
         Status::Failed => ("FAIL", "31"),
         Status::Errored => ("ERROR", "31;1"),
         Status::Skipped => ("SKIP", "33"),
+        Status::Unsupported => ("UNSUP", "36"),
     };
     let word = match colors {
         Colors::Always => format!("\x1b[{color}m{word:<5}\x1b[0m"),

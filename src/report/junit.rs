@@ -15,7 +15,7 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     for outcome in &report.outcomes {
         let status = match outcome.status {
             Status::Passed => TestCaseStatus::success(),
-            Status::Skipped => {
+            Status::Skipped | Status::Unsupported => {
                 let mut status = TestCaseStatus::skipped();
                 status.set_message(outcome.message.as_str());
                 status

@@ -41,6 +41,8 @@ pub struct Summary {
     pub errored: usize,
     /// Not applicable.
     pub skipped: usize,
+    /// Outside the backend's declared profile.
+    pub unsupported: usize,
     /// Failed or errored on a basis the run does not gate on (a project rule, an undefined
     /// corner): reported, never failing the run.
     pub not_gating: usize,
@@ -57,6 +59,7 @@ impl Summary {
                 Status::Failed => &mut summary.failed,
                 Status::Errored => &mut summary.errored,
                 Status::Skipped => &mut summary.skipped,
+                Status::Unsupported => &mut summary.unsupported,
             } += 1;
         }
         summary
@@ -68,6 +71,9 @@ impl Summary {
             "{} passed, {} failed, {} errored, {} skipped",
             self.passed, self.failed, self.errored, self.skipped
         );
+        if self.unsupported > 0 {
+            line.push_str(&format!(", {} unsupported", self.unsupported));
+        }
         if self.not_gating > 0 {
             line.push_str(&format!(", {} not gating", self.not_gating));
         }

@@ -1,0 +1,411 @@
+//! Capability profiles: what a backend claims to support — operator versions, element types,
+//! modes, and whether it takes pads, constant_value, axes and shape as graph inputs or only
+//! as constants. Data sets outside the profile are `unsupported`: counted and listed, never
+//! failed, so a baseline lists real failures, not a runtime's whole scope.
+//!
+//! For exec workers a profile is a TOML file (beside the baseline); for Rust backends, a
+//! builder:
+//!
+//! ```
+//! use pad_conformance::profile::Profile;
+//! use pad_conformance::operators::PadMode;
+//! use pad_conformance::DataType;
+//!
+//! let profile = Profile::everything()
+//!     .without_dtypes([DataType::String, DataType::Complex64])
+//!     .without_modes([PadMode::Wrap])
+//!     .constant_inputs_only();
+//! assert!(profile.inputs_as_constants);
+//! ```
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::operators::{OpVersion, PadMode, PadOp};
+use crate::tensor::DataType;
+
+/// What a backend supports.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Profile {
+    /// The operator versions it supports; `None`: all.
+    pub operators: Option<BTreeSet<OpVersion>>,
+    /// The element types of the data input it supports; `None`: all.
+    pub dtypes: Option<BTreeSet<DataType>>,
+    /// The modes it supports; `None`: all.
+    pub modes: Option<BTreeSet<PadMode>>,
+    /// Combinations it does not support, each with a reason.
+    pub exceptions: Vec<Exception>,
+    /// It takes pads, constant_value, axes and shape only as constants (initializers), so
+    /// every data set is run with its inputs after the data made constants.
+    pub inputs_as_constants: bool,
+}
+
+/// A combination a backend does not support: every field that is set must match.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exception {
+    /// Operator versions (`Pad-19`, `Pad` for every version, `CenterCropPad-18`,
+    /// `com.microsoft.Pad-1`).
+    #[serde(default)]
+    pub operators: Vec<String>,
+    /// Element types by name.
+    #[serde(default)]
+    pub dtypes: Vec<String>,
+    /// Modes by name.
+    #[serde(default)]
+    pub modes: Vec<String>,
+    /// Why: shown in the report of each data set it excludes.
+    pub reason: String,
+}
+
+/// The facts of a data set a profile is matched against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subject {
+    /// The operator version under test.
+    pub operator: OpVersion,
+    /// The data input's element type.
+    pub dtype: DataType,
+    /// The mode (none for CenterCropPad).
+    pub mode: Option<PadMode>,
+}
+
+/// Why a data set is outside a profile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported(pub String);
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "outside the backend's profile: {}", self.0)
+    }
+}
+
+/// A profile file that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    /// The file cannot be read.
+    #[error("reading {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not TOML of a profile's shape.
+    #[error("reading {}: {source}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Where and why.
+        #[source]
+        source: toml::de::Error,
+    },
+    /// A name that is no operator version, element type or mode.
+    #[error("{}: {field}: unknown {what} {value:?}", path.display())]
+    Unknown {
+        /// The file.
+        path: PathBuf,
+        /// The field (`dtypes`, `except[2].modes`).
+        field: String,
+        /// `operator`, `element type` or `mode`.
+        what: &'static str,
+        /// The name.
+        value: String,
+    },
+}
+
+/// The TOML form of a profile.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileFile {
+    operators: Option<Vec<String>>,
+    dtypes: Option<Vec<String>>,
+    modes: Option<Vec<String>>,
+    #[serde(default)]
+    inputs_as_constants: bool,
+    #[serde(default)]
+    except: Vec<Exception>,
+}
+
+impl Profile {
+    /// A backend that supports everything: the default.
+    pub fn everything() -> Profile {
+        Profile::default()
+    }
+
+    /// Supports only these operator versions.
+    pub fn operators(mut self, operators: impl IntoIterator<Item = OpVersion>) -> Profile {
+        self.operators = Some(operators.into_iter().collect());
+        self
+    }
+
+    /// Does not support these element types.
+    pub fn without_dtypes(mut self, dtypes: impl IntoIterator<Item = DataType>) -> Profile {
+        let mut kept: BTreeSet<DataType> = self.dtypes.unwrap_or_else(|| DataType::ALL.into_iter().collect());
+        for dtype in dtypes {
+            kept.remove(&dtype);
+        }
+        self.dtypes = Some(kept);
+        self
+    }
+
+    /// Does not support these modes.
+    pub fn without_modes(mut self, modes: impl IntoIterator<Item = PadMode>) -> Profile {
+        let mut kept: BTreeSet<PadMode> = self.modes.unwrap_or_else(|| PadMode::ALL.into_iter().collect());
+        for mode in modes {
+            kept.remove(&mode);
+        }
+        self.modes = Some(kept);
+        self
+    }
+
+    /// Takes pads, constant_value, axes and shape only as constants.
+    pub fn constant_inputs_only(mut self) -> Profile {
+        self.inputs_as_constants = true;
+        self
+    }
+
+    /// Reads a TOML profile:
+    ///
+    /// ```toml
+    /// operators = ["Pad-11", "Pad-13", "CenterCropPad-18"]   # or "Pad" for every version
+    /// dtypes = ["float", "double", "int32"]
+    /// modes = ["constant", "reflect", "edge"]
+    /// inputs_as_constants = false
+    ///
+    /// [[except]]
+    /// operators = ["Pad-13", "Pad-18"]
+    /// dtypes = ["bfloat16"]
+    /// reason = "no bfloat16 kernel before Pad-21"
+    /// ```
+    ///
+    /// Every key is optional; a missing list means everything.
+    pub fn read(path: &Path) -> Result<Profile, ProfileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let file: ProfileFile = toml::from_str(&text).map_err(|source| ProfileError::Parse {
+            path: path.to_owned(),
+            source,
+        })?;
+        let unknown = |field: String, what, value: &str| ProfileError::Unknown {
+            path: path.to_owned(),
+            field,
+            what,
+            value: value.to_owned(),
+        };
+        let operators = file
+            .operators
+            .map(|names| parse_operators(&names).map_err(|v| unknown("operators".into(), "operator", &v)))
+            .transpose()?;
+        let dtypes = file
+            .dtypes
+            .map(|names| parse_dtypes(&names).map_err(|v| unknown("dtypes".into(), "element type", &v)))
+            .transpose()?;
+        let modes = file
+            .modes
+            .map(|names| parse_modes(&names).map_err(|v| unknown("modes".into(), "mode", &v)))
+            .transpose()?;
+        for (i, exception) in file.except.iter().enumerate() {
+            parse_operators(&exception.operators)
+                .map_err(|v| unknown(format!("except[{i}].operators"), "operator", &v))?;
+            parse_dtypes(&exception.dtypes).map_err(|v| unknown(format!("except[{i}].dtypes"), "element type", &v))?;
+            parse_modes(&exception.modes).map_err(|v| unknown(format!("except[{i}].modes"), "mode", &v))?;
+        }
+        Ok(Profile {
+            operators,
+            dtypes,
+            modes,
+            exceptions: file.except,
+            inputs_as_constants: file.inputs_as_constants,
+        })
+    }
+
+    /// Why `subject` is outside the profile, if it is.
+    pub fn excludes(&self, subject: &Subject) -> Option<Unsupported> {
+        if let Some(operators) = &self.operators
+            && !operators.contains(&subject.operator)
+        {
+            return Some(Unsupported(format!("operator {}", label(subject.operator))));
+        }
+        if let Some(dtypes) = &self.dtypes
+            && !dtypes.contains(&subject.dtype)
+        {
+            return Some(Unsupported(format!("element type {}", subject.dtype)));
+        }
+        if let (Some(modes), Some(mode)) = (&self.modes, subject.mode)
+            && !modes.contains(&mode)
+        {
+            return Some(Unsupported(format!("mode {mode}")));
+        }
+        self.exceptions
+            .iter()
+            .find(|e| e.matches(subject))
+            .map(|e| Unsupported(e.reason.clone()))
+    }
+}
+
+impl Exception {
+    /// Whether every field that is set matches `subject` (names were checked on reading).
+    fn matches(&self, subject: &Subject) -> bool {
+        let operators = parse_operators(&self.operators).unwrap_or_default();
+        let dtypes = parse_dtypes(&self.dtypes).unwrap_or_default();
+        let modes = parse_modes(&self.modes).unwrap_or_default();
+        (operators.is_empty() || operators.contains(&subject.operator))
+            && (dtypes.is_empty() || dtypes.contains(&subject.dtype))
+            && (modes.is_empty() || subject.mode.is_some_and(|m| modes.contains(&m)))
+    }
+}
+
+/// `Pad-19`, `CenterCropPad-18`, `com.microsoft.Pad-1`.
+fn label(operator: OpVersion) -> String {
+    crate::opset::operator_label(operator.op.domain(), operator.op.op_type(), operator.version)
+}
+
+/// Operator names: a label of one version, or an operator for all of its versions.
+fn parse_operators(names: &[String]) -> Result<BTreeSet<OpVersion>, String> {
+    let mut operators = BTreeSet::new();
+    for name in names {
+        let matching: Vec<OpVersion> = OpVersion::all()
+            .filter(|op| label(*op) == *name || op_name(op.op) == name)
+            .collect();
+        if matching.is_empty() {
+            return Err(name.clone());
+        }
+        operators.extend(matching);
+    }
+    Ok(operators)
+}
+
+/// `Pad`, `CenterCropPad`, `com.microsoft.Pad`: an operator, every version.
+fn op_name(op: PadOp) -> &'static str {
+    match op {
+        PadOp::Pad => "Pad",
+        PadOp::CenterCropPad => "CenterCropPad",
+        PadOp::MicrosoftPad => "com.microsoft.Pad",
+    }
+}
+
+fn parse_dtypes(names: &[String]) -> Result<BTreeSet<DataType>, String> {
+    names
+        .iter()
+        .map(|n| DataType::from_name(n).ok_or_else(|| n.clone()))
+        .collect()
+}
+
+fn parse_modes(names: &[String]) -> Result<BTreeSet<PadMode>, String> {
+    names
+        .iter()
+        .map(|n| PadMode::from_name(n).ok_or_else(|| n.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subject(op: PadOp, version: i64, dtype: DataType, mode: Option<PadMode>) -> Subject {
+        Subject {
+            operator: OpVersion { op, version },
+            dtype,
+            mode,
+        }
+    }
+
+    #[test]
+    fn a_toml_profile_excludes_what_it_does_not_list_and_its_exceptions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.toml");
+        std::fs::write(
+            &path,
+            r#"
+operators = ["Pad", "CenterCropPad-18"]
+dtypes = ["float", "bfloat16", "int32"]
+modes = ["constant", "edge"]
+
+[[except]]
+operators = ["Pad-13", "Pad-18"]
+dtypes = ["bfloat16"]
+reason = "no bfloat16 kernel before Pad-21"
+"#,
+        )
+        .unwrap();
+        let profile = Profile::read(&path).unwrap();
+        let edge = Some(PadMode::Edge);
+        assert_eq!(profile.excludes(&subject(PadOp::Pad, 19, DataType::Float, edge)), None);
+        assert_eq!(
+            profile.excludes(&subject(PadOp::MicrosoftPad, 1, DataType::Float, edge)),
+            Some(Unsupported("operator com.microsoft.Pad-1".into()))
+        );
+        assert_eq!(
+            profile.excludes(&subject(PadOp::Pad, 19, DataType::Int8, edge)),
+            Some(Unsupported("element type int8".into()))
+        );
+        assert_eq!(
+            profile.excludes(&subject(PadOp::Pad, 19, DataType::Float, Some(PadMode::Wrap))),
+            Some(Unsupported("mode wrap".into()))
+        );
+        assert_eq!(
+            profile
+                .excludes(&subject(PadOp::Pad, 13, DataType::Bfloat16, edge))
+                .map(|u| u.to_string()),
+            Some("outside the backend's profile: no bfloat16 kernel before Pad-21".into())
+        );
+        assert_eq!(
+            profile.excludes(&subject(PadOp::Pad, 21, DataType::Bfloat16, edge)),
+            None
+        );
+        // CenterCropPad has no mode, so the mode list does not exclude it.
+        assert_eq!(
+            profile.excludes(&subject(PadOp::CenterCropPad, 18, DataType::Int32, None)),
+            None
+        );
+    }
+
+    #[test]
+    fn unknown_names_and_keys_are_errors_naming_the_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.toml");
+        for (text, expected) in [
+            ("dtypes = [\"float32\"]", "dtypes: unknown element type \"float32\""),
+            ("operators = [\"Pad-12\"]", "operators: unknown operator \"Pad-12\""),
+            (
+                "[[except]]\nmodes = [\"symmetric\"]\nreason = \"x\"",
+                "except[0].modes: unknown mode",
+            ),
+            ("dtype = [\"float\"]", "unknown field"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let error = Profile::read(&path).unwrap_err().to_string();
+            assert!(error.contains(expected), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_builder_removes_from_everything() {
+        let profile = Profile::everything()
+            .without_dtypes([DataType::String])
+            .without_modes([PadMode::Wrap]);
+        let wrap = Some(PadMode::Wrap);
+        assert!(
+            profile
+                .excludes(&subject(PadOp::Pad, 19, DataType::Float, wrap))
+                .is_some()
+        );
+        assert!(
+            profile
+                .excludes(&subject(PadOp::Pad, 19, DataType::String, None))
+                .is_some()
+        );
+        assert!(
+            profile
+                .excludes(&subject(PadOp::Pad, 19, DataType::Float, Some(PadMode::Edge)))
+                .is_none()
+        );
+        assert!(!profile.inputs_as_constants);
+    }
+}
