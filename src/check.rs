@@ -11,6 +11,7 @@ use crate::backend::{Backend, BackendError, is_failure};
 use crate::basis::{BasisNote, Gating};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::compare::{Tolerance, compare};
+use crate::constant_inputs::inputs_as_constants;
 use crate::model::{AttributeValue, Model};
 use crate::operators::regions::pad_regions;
 use crate::operators::{OpVersion, PadMode, PadOp};
@@ -29,6 +30,9 @@ pub struct CheckOptions {
     pub gating: Gating,
     /// What the backend claims to support; data sets outside it are unsupported.
     pub profile: Profile,
+    /// Hand the backend a model whose graph inputs after the data are initializers holding
+    /// the data set's values (also when the profile says the backend needs that).
+    pub inputs_as_constants: bool,
 }
 
 impl Default for CheckOptions {
@@ -38,6 +42,7 @@ impl Default for CheckOptions {
             max_tensor_bytes: DEFAULT_MAX_BYTES,
             gating: Gating::default(),
             profile: Profile::everything(),
+            inputs_as_constants: false,
         }
     }
 }
@@ -173,6 +178,9 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
             let dtype = data.inputs.first().map(|t| t.data_type().name().to_owned());
             let verdict = match subject(&model, &data.inputs).and_then(|s| options.profile.excludes(&s)) {
                 Some(unsupported) => Verdict::plain(Status::Unsupported, unsupported.to_string()),
+                None if options.inputs_as_constants || options.profile.inputs_as_constants => {
+                    run_with_constant_inputs(backend, &model, data, &decode, &options.tolerance)
+                }
                 None => {
                     let answer = run(backend, &model, &data.inputs);
                     judge(backend.name(), &model, data, answer, &options.tolerance)
@@ -234,6 +242,28 @@ fn load(case: &TestCase, index: usize, decode: &crate::tensor::DecodeOptions) ->
         Ok(data) => Loaded::Ready(model, data),
         Err(e) => Loaded::Stopped(Some(model), errored(e.to_string())),
     }
+}
+
+/// Runs the backend on the model rewritten so that the inputs after the data are constants
+/// (written to a scratch directory, for backends that read the file).
+fn run_with_constant_inputs(
+    backend: &dyn Backend,
+    model: &Model,
+    data: LoadedDataSet,
+    decode: &crate::tensor::DecodeOptions,
+    tolerance: &Tolerance,
+) -> Verdict {
+    let scratch = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => return Verdict::plain(Status::Errored, format!("making a scratch directory: {e}")),
+    };
+    let (folded, inputs) = match inputs_as_constants(model, &data.inputs, scratch.path(), decode) {
+        Ok(folded) => folded,
+        Err(e) => return Verdict::plain(Status::Errored, format!("making the inputs constants: {e}")),
+    };
+    let answer = run(backend, &folded, &inputs);
+    // The regions of a mismatch are read off the original model and inputs.
+    judge(backend.name(), model, data, answer, tolerance)
 }
 
 /// What the backend answered: outputs, its error, or the message of its panic.

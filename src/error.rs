@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::baseline::BaselineError;
+use crate::constant_inputs::WireError;
 use crate::corpus::CorpusError;
 use crate::model::ModelError;
 use crate::tensor::FileError;
@@ -46,6 +47,15 @@ pub enum Error {
     NoCases {
         /// The roots searched.
         roots: Vec<PathBuf>,
+    },
+    /// A model.onnx that cannot be rewritten with its inputs as constants.
+    #[error("rewriting {} with constant inputs: {source}", path.display())]
+    Rewrite {
+        /// The model file.
+        path: PathBuf,
+        /// What in its encoding stopped the rewrite.
+        #[source]
+        source: WireError,
     },
     /// A baseline file that cannot be read.
     #[error(transparent)]

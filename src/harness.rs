@@ -21,10 +21,10 @@ use libtest_mimic::{Arguments, Completion, Trial};
 use crate::backend::Backend;
 use crate::baseline::{Baseline, Discovered, Finding};
 use crate::basis::Gating;
-use crate::profile::Profile;
 use crate::case::{Applicability, Patterns, TestCase, applicability, discover};
 use crate::check::{CheckOptions, Status, check_data_set};
 use crate::error::Error;
+use crate::profile::Profile;
 
 /// Builds and runs the trials of a backend over case roots.
 pub struct Harness {
@@ -69,6 +69,12 @@ impl Harness {
     /// why, never failures.
     pub fn profile(mut self, profile: Profile) -> Harness {
         self.options.profile = profile;
+        self
+    }
+
+    /// Hands the backend models whose inputs after the data are constants.
+    pub fn inputs_as_constants(mut self) -> Harness {
+        self.options.inputs_as_constants = true;
         self
     }
 

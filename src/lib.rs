@@ -13,6 +13,7 @@ pub mod case;
 pub mod case_info;
 pub mod check;
 pub mod compare;
+pub mod constant_inputs;
 pub mod corpus;
 pub mod coverage;
 pub mod error;

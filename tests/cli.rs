@@ -134,7 +134,9 @@ fn data_sets_outside_the_profile_are_unsupported_never_failed() {
     assert!(stdout.contains("UNSUP test_wrap_pad/0"), "{stdout}");
     assert!(stdout.contains("outside the backend's profile: mode wrap"), "{stdout}");
     assert!(
-        stdout.trim_end().ends_with("1 passed, 0 failed, 0 errored, 0 skipped, 1 unsupported"),
+        stdout
+            .trim_end()
+            .ends_with("1 passed, 0 failed, 0 errored, 0 skipped, 1 unsupported"),
         "{stdout}"
     );
     // A malformed profile is a usage error naming the file and the field.
@@ -142,7 +144,10 @@ fn data_sets_outside_the_profile_are_unsupported_never_failed() {
     let out = run(&["--profile", profile.to_str().unwrap(), tree.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("profile.toml: modes: unknown mode \"mirror\""), "{stderr}");
+    assert!(
+        stderr.contains("profile.toml: modes: unknown mode \"mirror\""),
+        "{stderr}"
+    );
 }
 
 #[test]

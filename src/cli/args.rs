@@ -79,6 +79,11 @@ pub struct Checking {
     /// undefined never gates.
     #[arg(long, value_name = "BASES", value_delimiter = ',', default_value = "spec,reference")]
     pub basis: Vec<String>,
+    /// Hand the backend models whose inputs after the data are constants (initializers
+    /// holding the data set's values), for backends that need pads, constant_value, axes
+    /// and shape as constants.
+    #[arg(long)]
+    pub inputs_as_constants: bool,
     /// Data sets run in parallel on N threads (default: the number of cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,

@@ -63,6 +63,7 @@ impl Checking {
             max_tensor_bytes: selection.max_tensor_bytes,
             gating: Gating::from_names(&self.basis)?,
             profile: Profile::everything(),
+            inputs_as_constants: self.inputs_as_constants,
         })
     }
 

@@ -1,0 +1,61 @@
+//! Constant-input mode: a backend that takes pads, constant_value, axes and shape only as
+//! constants runs the same data sets when the runner makes them initializers.
+
+use pad_conformance::Tensor;
+use pad_conformance::backend::{Backend, BackendError, RefBackend};
+use pad_conformance::case::{Patterns, discover};
+use pad_conformance::check::{CheckOptions, Status, check_data_set};
+use pad_conformance::model::Model;
+use pad_conformance::profile::Profile;
+
+/// Like tract: anything but the data as a graph input is refused.
+struct ConstantsOnly;
+
+impl Backend for ConstantsOnly {
+    fn name(&self) -> &str {
+        "constants-only"
+    }
+
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        if model.graph.inputs.len() > 1 {
+            return Err(format!("{:?} must be constants", &model.graph.inputs[1..]).into());
+        }
+        // The file the model was read from holds the constants too.
+        let reread = Model::read(&model.path, &Default::default())?;
+        assert_eq!(reread.graph.inputs.len(), 1);
+        RefBackend.run(model, inputs)
+    }
+}
+
+fn statuses(options: &CheckOptions) -> Vec<(String, Status)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0");
+    let cases = discover(&[root], &Patterns::default()).unwrap();
+    cases
+        .iter()
+        .flat_map(|case| case.job_indices().map(move |i| (case, i)))
+        .map(|(case, i)| {
+            let outcome = check_data_set(&ConstantsOnly, case, i, options);
+            (outcome.name(), outcome.status)
+        })
+        .collect()
+}
+
+#[test]
+fn constant_inputs_let_a_constants_only_backend_run_every_case() {
+    let plain = statuses(&CheckOptions::default());
+    let errored = plain.iter().filter(|(_, s)| *s == Status::Errored).count();
+    assert_eq!(errored, 18, "the node cases feed pads or shape as inputs: {plain:?}");
+    let constant = CheckOptions {
+        inputs_as_constants: true,
+        ..CheckOptions::default()
+    };
+    let folded = statuses(&constant);
+    assert_eq!(folded.len(), plain.len());
+    assert!(folded.iter().all(|(_, s)| *s == Status::Passed), "{folded:?}");
+    // A profile that says so does the same.
+    let profiled = CheckOptions {
+        profile: Profile::everything().constant_inputs_only(),
+        ..CheckOptions::default()
+    };
+    assert_eq!(statuses(&profiled), folded);
+}
