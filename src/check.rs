@@ -14,7 +14,6 @@ use crate::compare::{Tolerance, compare};
 use crate::constant_inputs::inputs_as_constants;
 use crate::model::{AttributeValue, Model};
 use crate::operators::regions::pad_regions;
-use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::opset::{domain_name, operator_label};
 use crate::profile::{Profile, Subject};
 use crate::tensor::{DEFAULT_MAX_BYTES, Tensor};
@@ -176,7 +175,7 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
         Loaded::Stopped(model, verdict) => (model, None, verdict),
         Loaded::Ready(model, data) => {
             let dtype = data.inputs.first().map(|t| t.data_type().name().to_owned());
-            let verdict = match subject(&model, &data.inputs).and_then(|s| options.profile.excludes(&s)) {
+            let verdict = match Subject::of(&model, &data.inputs).and_then(|s| options.profile.excludes(&s)) {
                 Some(unsupported) => Verdict::plain(Status::Unsupported, unsupported.to_string()),
                 None if options.inputs_as_constants || options.profile.inputs_as_constants => {
                     run_with_constant_inputs(backend, &model, data, &decode, &options.tolerance)
@@ -267,13 +266,17 @@ fn run_with_constant_inputs(
 }
 
 /// What the backend answered: outputs, its error, or the message of its panic.
-enum Answer {
+pub enum Answer {
+    /// The outputs it returned.
     Outputs(Vec<Tensor>),
+    /// The error it returned: a refusal, unless [`crate::backend::is_failure`] says otherwise.
     Refused(BackendError),
+    /// It panicked; the panic's message.
     Panicked(String),
 }
 
-fn run(backend: &dyn Backend, model: &Model, inputs: &[Tensor]) -> Answer {
+/// Runs `backend` on `model` and `inputs`, catching a panic.
+pub fn run(backend: &dyn Backend, model: &Model, inputs: &[Tensor]) -> Answer {
     match catch_unwind(AssertUnwindSafe(|| backend.run(model, inputs))) {
         Ok(Ok(outputs)) => Answer::Outputs(outputs),
         Ok(Err(e)) => Answer::Refused(e),
@@ -365,23 +368,6 @@ fn max_option(a: Option<f64>, b: Option<f64>) -> Option<f64> {
         (Some(x), Some(y)) => Some(x.max(y)),
         (x, y) => x.or(y),
     }
-}
-
-/// What a capability profile is matched against: the model's Pad-family operator version,
-/// the data's element type and the mode.
-fn subject(model: &Model, inputs: &[Tensor]) -> Option<Subject> {
-    let (node, _) = model.pad_nodes().next()?;
-    let operator = OpVersion::of(node)?;
-    let mode = match (operator.op, node.attribute("mode")) {
-        (PadOp::CenterCropPad, _) => None,
-        (_, Some(AttributeValue::String(name))) => Some(PadMode::from_name(&String::from_utf8_lossy(name))?),
-        (_, _) => Some(PadMode::Constant),
-    };
-    Some(Subject {
-        operator,
-        dtype: inputs.first()?.data_type(),
-        mode,
-    })
 }
 
 /// The model's Pad-family operator as reports show it: op, domain, version and mode.

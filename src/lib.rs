@@ -17,6 +17,7 @@ pub mod constant_inputs;
 pub mod corpus;
 pub mod coverage;
 pub mod error;
+pub mod fuzz;
 pub mod harness;
 pub mod json_file;
 pub mod listing;

@@ -24,8 +24,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::model::{AttributeValue, Model};
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::tensor::DataType;
+use crate::tensor::Tensor;
 
 /// What a backend supports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -70,6 +72,25 @@ pub struct Subject {
     pub dtype: DataType,
     /// The mode (none for CenterCropPad).
     pub mode: Option<PadMode>,
+}
+
+impl Subject {
+    /// What a profile is matched against for `model` on `inputs`: its Pad-family operator
+    /// version, the data's element type and the mode; `None` for a model without one.
+    pub fn of(model: &Model, inputs: &[Tensor]) -> Option<Subject> {
+        let (node, _) = model.pad_nodes().next()?;
+        let operator = OpVersion::of(node)?;
+        let mode = match (operator.op, node.attribute("mode")) {
+            (PadOp::CenterCropPad, _) => None,
+            (_, Some(AttributeValue::String(name))) => Some(PadMode::from_name(&String::from_utf8_lossy(name))?),
+            (_, _) => Some(PadMode::Constant),
+        };
+        Some(Subject {
+            operator,
+            dtype: inputs.first()?.data_type(),
+            mode,
+        })
+    }
 }
 
 /// Why a data set is outside a profile.

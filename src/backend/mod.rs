@@ -69,6 +69,12 @@ pub trait Backend: Send + Sync {
     fn name(&self) -> &str;
     /// Runs `model` on `inputs`.
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError>;
+
+    /// Whether the backend reads the file at `model.path` rather than only the loaded
+    /// model: the fuzzer writes each generated model to disk only for backends that do.
+    fn reads_model_file(&self) -> bool {
+        true
+    }
 }
 
 /// What external backends need to know.

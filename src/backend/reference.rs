@@ -17,4 +17,8 @@ impl Backend for RefBackend {
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         Ok(run_model(model, inputs)?)
     }
+
+    fn reads_model_file(&self) -> bool {
+        false
+    }
 }

@@ -39,6 +39,45 @@ pub enum Command {
     Matrix(MatrixArgs),
     /// Tabulate which (operator version, dtype, mode) the generated cases cover.
     Coverage(CoverageArgs),
+    /// Differential fuzzing: random cases, the reference as the oracle, the backend as the
+    /// subject; disagreements shrunk, de-duplicated and written as node-test cases.
+    Fuzz(FuzzArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FuzzArgs {
+    /// The backend to check: `ref`, or `exec:COMMAND`.
+    #[arg(long, value_name = "BACKEND", default_value = "ref")]
+    pub backend: String,
+    /// Stop after N cases (default 10000 when --time is not given).
+    #[arg(long, value_name = "N")]
+    pub cases: Option<u64>,
+    /// Stop after SECONDS.
+    #[arg(long, value_name = "SECONDS")]
+    pub time: Option<f64>,
+    /// The seed: the same seed draws the same cases on any machine.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The most elements a generated input or output may have.
+    #[arg(long, value_name = "N", default_value_t = 65_536)]
+    pub max_elements: usize,
+    /// The share of cases that must be refused, 0 to 1.
+    #[arg(long, value_name = "SHARE", default_value_t = 0.15)]
+    pub refusals: f64,
+    /// Write each distinct finding as a node-test case under DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// What the backend supports (TOML): nothing outside it is a finding.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: BenchFormat,
+    #[command(flatten)]
+    pub checking: Checking,
+    /// Largest tensor, in bytes, a worker's output file may declare.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    pub max_tensor_bytes: u64,
 }
 
 /// Which data sets to run.

@@ -30,11 +30,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         Some(path) => Some(Baseline::read(path)?.with_corpus_changes(&selection.paths)?),
         None => None,
     };
-    let mut options = args.checking.options(selection)?;
+    let mut options = args.checking.options(selection.max_tensor_bytes)?;
     if let Some(path) = &args.profile {
         options.profile = Profile::read(path)?;
     }
-    let backend = args.checking.backend(&args.backend, selection)?;
+    let backend = args.checking.backend(&args.backend, selection.max_tensor_bytes)?;
     let (mut out, terminal) = open_output(args.output.as_ref())?;
     // The human report streams: each line as soon as its data set (and those before) finish.
     let colors = Colors::detect(terminal);

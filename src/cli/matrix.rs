@@ -16,10 +16,10 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
     let cases = selection.cases()?;
     let jobs = selection.jobs(&cases)?;
-    let options = args.checking.options(selection)?;
+    let options = args.checking.options(selection.max_tensor_bytes)?;
     let mut reports = Vec::new();
     for spec in &args.backends {
-        let backend = args.checking.backend(spec, selection)?;
+        let backend = args.checking.backend(spec, selection.max_tensor_bytes)?;
         let report = run_jobs(backend.as_ref(), &jobs, &options, args.checking.threads(), &mut |_| {});
         eprintln!("{}: {}", report.backend, report.summary().line());
         reports.push(report);

@@ -4,6 +4,7 @@
 pub mod args;
 mod bench;
 mod check;
+mod fuzz;
 mod matrix;
 mod output;
 
@@ -36,6 +37,7 @@ pub fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Bench(args)) => bench::bench(args),
         Some(Command::Matrix(args)) => matrix::matrix(args),
         Some(Command::Coverage(args)) => matrix::coverage(args),
+        Some(Command::Fuzz(args)) => fuzz::fuzz(args),
         None => check::run(&cli.run),
     }
 }
@@ -53,21 +55,21 @@ impl Selection {
 }
 
 impl Checking {
-    fn options(&self, selection: &Selection) -> Result<CheckOptions, Fatal> {
+    fn options(&self, max_tensor_bytes: u64) -> Result<CheckOptions, Fatal> {
         Ok(CheckOptions {
             tolerance: Tolerance {
                 rtol: self.rtol,
                 atol: self.atol,
                 exact: self.exact,
             },
-            max_tensor_bytes: selection.max_tensor_bytes,
+            max_tensor_bytes,
             gating: Gating::from_names(&self.basis)?,
             profile: Profile::everything(),
             inputs_as_constants: self.inputs_as_constants,
         })
     }
 
-    fn backend(&self, spec: &str, selection: &Selection) -> Result<Box<dyn Backend>, Fatal> {
+    fn backend(&self, spec: &str, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
         if !(self.timeout > 0.0 && self.timeout.is_finite()) {
             return Err(Fatal(format!(
                 "--timeout {} is not a positive number of seconds",
@@ -76,7 +78,7 @@ impl Checking {
         }
         let options = BackendOptions {
             timeout: Duration::from_secs_f64(self.timeout),
-            max_tensor_bytes: selection.max_tensor_bytes,
+            max_tensor_bytes,
         };
         Ok(backend_from_spec(spec, &options)?)
     }

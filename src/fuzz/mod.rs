@@ -1,0 +1,469 @@
+//! Differential fuzzing: random Pad-family configurations drawn from the operator table, the
+//! reference backend as the oracle, any backend as the subject. A disagreement is shrunk to a
+//! small case that still shows it, de-duplicated by signature, and can be written as a
+//! node-test case that `pad-conformance` runs as it stands.
+//!
+//! ```no_run
+//! use pad_conformance::backend::RefBackend;
+//! use pad_conformance::fuzz::{FuzzOptions, fuzz};
+//!
+//! let report = fuzz(&RefBackend, &FuzzOptions { cases: Some(1000), ..FuzzOptions::default() }, &mut |_| {}).unwrap();
+//! assert!(report.findings.is_empty());
+//! ```
+
+pub mod basis;
+mod case;
+mod generate;
+pub mod reproducer;
+mod shrink;
+mod values;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use prost::Message;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::backend::{Backend, ExecError, RefBackend, WorkerError, is_failure};
+use crate::basis::BasisNote;
+use crate::check::{Answer, CheckOptions, run};
+use crate::compare::compare;
+use crate::constant_inputs::inputs_as_constants;
+use crate::model::Model;
+use crate::operators::PadOp;
+use crate::profile::Subject;
+use crate::proto::ModelProto;
+use crate::tensor::{DataType, DecodeOptions, Tensor};
+
+pub use case::FuzzCase;
+pub use generate::{Shape, generate};
+
+/// How a run is driven.
+#[derive(Clone, Debug)]
+pub struct FuzzOptions {
+    /// The seed: the same seed gives the same cases on any machine.
+    pub seed: u64,
+    /// Stop after this many cases.
+    pub cases: Option<u64>,
+    /// Stop after this long.
+    pub time: Option<Duration>,
+    /// What the generator draws.
+    pub shape: Shape,
+    /// The comparison, the bases that gate, the backend's profile, constant-input mode.
+    pub check: CheckOptions,
+    /// The most subject runs shrinking one finding may take.
+    pub shrink_runs: usize,
+    /// Threads evaluating cases. Cases are drawn and findings shrunk in order on the calling
+    /// thread, so the result does not depend on it.
+    pub threads: usize,
+}
+
+impl Default for FuzzOptions {
+    fn default() -> Self {
+        FuzzOptions {
+            seed: 1,
+            cases: Some(10_000),
+            time: None,
+            shape: Shape::default(),
+            check: CheckOptions::default(),
+            shrink_runs: 400,
+            threads: crate::runner::default_threads(),
+        }
+    }
+}
+
+/// How a backend disagrees with the reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// Outputs of the right type and shape with other values.
+    WrongValues,
+    /// Outputs of another type, shape or number.
+    WrongShape,
+    /// Refused a configuration the reference computes.
+    RefusedValid,
+    /// Answered a configuration that must be refused.
+    AcceptedInvalid,
+    /// Crashed, panicked or broke the protocol.
+    Crashed,
+    /// Did not answer in time.
+    TimedOut,
+}
+
+impl Kind {
+    /// `wrong-values`, `refused-valid`, …
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::WrongValues => "wrong-values",
+            Kind::WrongShape => "wrong-shape",
+            Kind::RefusedValid => "refused-valid",
+            Kind::AcceptedInvalid => "accepted-invalid",
+            Kind::Crashed => "crashed",
+            Kind::TimedOut => "timed-out",
+        }
+    }
+}
+
+/// What makes two findings the same defect: the operator (any version), the mode, the class
+/// of element type and the kind of disagreement. A missing element type or mode counts once.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Signature {
+    /// `pad`, `center_crop_pad` or `ms_pad`.
+    pub op: &'static str,
+    /// The mode attribute as written (`-` when absent).
+    pub mode: String,
+    /// `float`, `float8`, `float4`, `int`, `subbyte_int`, `string`, `bool`, `complex`.
+    pub dtype_class: &'static str,
+    /// How it disagrees.
+    pub kind: Kind,
+}
+
+impl fmt::Display for Signature {
+    /// `pad_edge_float_wrong-values`: safe as a directory name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mode: String = self
+            .mode
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        write!(f, "{}_{}_{}_{}", self.op, mode, self.dtype_class, self.kind.name())
+    }
+}
+
+/// One distinct disagreement, shrunk.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// What makes it distinct.
+    pub signature: Signature,
+    /// The smallest case found that shows it.
+    pub case: FuzzCase,
+    /// The case as first drawn.
+    pub original: FuzzCase,
+    /// What the reference expects of the shrunk case: its outputs, or its refusal.
+    pub expected: Result<Vec<Tensor>, String>,
+    /// The basis of that expectation.
+    pub basis: BasisNote,
+    /// What the subject did, in the runner's words.
+    pub message: String,
+    /// How many drawn cases showed this signature.
+    pub hits: u64,
+}
+
+/// What a run found.
+#[derive(Clone, Debug, Default)]
+pub struct FuzzReport {
+    /// The cases drawn.
+    pub cases: u64,
+    /// How long it took.
+    pub duration: Duration,
+    /// Distinct disagreements on a basis the run gates on, in order of signature.
+    pub findings: Vec<Finding>,
+    /// Distinct disagreements on other bases (a project rule, an undefined corner).
+    pub not_gating: Vec<Finding>,
+    /// Cases outside the backend's profile.
+    pub unsupported: u64,
+}
+
+/// Where a run stands, for a progress line.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Cases so far.
+    pub cases: u64,
+    /// Time so far.
+    pub elapsed: Duration,
+    /// Distinct findings so far (gating or not).
+    pub findings: usize,
+}
+
+/// A run that cannot go on: the scratch directory, or the generator producing a model the
+/// reference cannot even load (a bug of this crate, reported rather than hidden).
+#[derive(Debug, thiserror::Error)]
+pub enum FuzzError {
+    /// The scratch directory for model files.
+    #[error("making a scratch directory: {0}")]
+    Scratch(#[source] std::io::Error),
+    /// The reference panicked: a bug of this crate, never hidden as a finding.
+    #[error("the reference panicked on {case}: {message}")]
+    ReferencePanicked {
+        /// The case.
+        case: String,
+        /// The panic's message.
+        message: String,
+    },
+    /// A generated model that does not load.
+    #[error("the generator made a model that does not load ({case}): {source}")]
+    Generator {
+        /// The case.
+        case: String,
+        /// Why.
+        #[source]
+        source: Box<crate::Error>,
+    },
+}
+
+/// The reference's verdict and the subject's disagreement on one case, if any.
+struct Evaluation {
+    expected: Result<Vec<Tensor>, String>,
+    basis: BasisNote,
+    /// `None`: the subject agrees (or the case is outside its profile).
+    disagreement: Option<(Kind, String)>,
+    unsupported: bool,
+}
+
+/// Fuzzes `backend` against the reference. `progress` is called now and then.
+pub fn fuzz(
+    backend: &dyn Backend,
+    options: &FuzzOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<FuzzReport, FuzzError> {
+    let threads = options.threads.max(1);
+    let scratches = (0..threads)
+        .map(|_| tempfile::tempdir())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(FuzzError::Scratch)?;
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    let start = Instant::now();
+    let mut report = FuzzReport::default();
+    let mut seen: BTreeMap<Signature, Finding> = BTreeMap::new();
+    let mut last_progress = Instant::now();
+    loop {
+        let left = options
+            .cases
+            .map_or(BATCH, |n| n.saturating_sub(report.cases).min(BATCH));
+        if left == 0 || options.time.is_some_and(|t| start.elapsed() >= t) {
+            break;
+        }
+        let batch: Vec<FuzzCase> = (0..left).map(|_| generate(&mut rng, &options.shape)).collect();
+        let evaluations = evaluate_all(backend, &batch, &scratches, &options.check);
+        for (case, evaluation) in batch.into_iter().zip(evaluations) {
+            let evaluation = evaluation?;
+            report.cases += 1;
+            report.unsupported += u64::from(evaluation.unsupported);
+            let Some((kind, _)) = &evaluation.disagreement else {
+                continue;
+            };
+            let signature = signature(&case, *kind);
+            match seen.get_mut(&signature) {
+                Some(finding) => finding.hits += 1,
+                None => {
+                    let scratch = scratches[0].path();
+                    let finding = shrink::shrink(backend, case, evaluation, &signature, scratch, options)?;
+                    seen.insert(signature, finding);
+                }
+            }
+        }
+        if last_progress.elapsed() >= Duration::from_millis(200) {
+            last_progress = Instant::now();
+            progress(&Progress {
+                cases: report.cases,
+                elapsed: start.elapsed(),
+                findings: seen.len(),
+            });
+        }
+    }
+    report.duration = start.elapsed();
+    for finding in seen.into_values() {
+        if options.check.gating.gates(finding.basis.kind) {
+            report.findings.push(finding);
+        } else {
+            report.not_gating.push(finding);
+        }
+    }
+    Ok(report)
+}
+
+/// Cases drawn at a time: evaluated in parallel, then taken in order.
+const BATCH: u64 = 256;
+
+/// Evaluates `cases` on `scratches.len()` threads, each with its own scratch directory;
+/// results come back in the order of `cases`.
+fn evaluate_all(
+    backend: &dyn Backend,
+    cases: &[FuzzCase],
+    scratches: &[tempfile::TempDir],
+    check: &CheckOptions,
+) -> Vec<Result<Evaluation, FuzzError>> {
+    let chunk = cases.len().div_ceil(scratches.len()).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = cases
+            .chunks(chunk)
+            .zip(scratches)
+            .map(|(cases, scratch)| {
+                scope.spawn(move || {
+                    cases
+                        .iter()
+                        .map(|case| evaluate(backend, case, scratch.path(), check))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("evaluation catches the backend's panics"))
+            .collect()
+    })
+}
+
+/// Runs the reference and the subject on `case` and says how they disagree.
+fn evaluate(
+    backend: &dyn Backend,
+    case: &FuzzCase,
+    scratch: &Path,
+    check: &CheckOptions,
+) -> Result<Evaluation, FuzzError> {
+    let write = backend.reads_model_file() || check.inputs_as_constants || check.profile.inputs_as_constants;
+    // Every case gets a directory of its own: workers may cache a model by its path.
+    let dir = write.then(|| scratch.join(CASE_NUMBER.fetch_add(1, Ordering::Relaxed).to_string()));
+    if let Some(dir) = &dir {
+        std::fs::create_dir(dir).map_err(FuzzError::Scratch)?;
+    }
+    let result = evaluate_in(backend, case, dir.as_deref().unwrap_or(scratch), write, check);
+    if let Some(dir) = &dir {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    result
+}
+
+/// Numbers the cases' scratch directories.
+static CASE_NUMBER: AtomicU64 = AtomicU64::new(0);
+
+fn evaluate_in(
+    backend: &dyn Backend,
+    case: &FuzzCase,
+    scratch: &Path,
+    write: bool,
+    check: &CheckOptions,
+) -> Result<Evaluation, FuzzError> {
+    let (proto, inputs) = case.build("test_fuzz");
+    let model = load(proto, scratch, write).map_err(|source| FuzzError::Generator {
+        case: case.to_string(),
+        source: Box::new(source),
+    })?;
+    let expected = match run(&RefBackend, &model, &inputs) {
+        Answer::Outputs(outputs) => Ok(outputs),
+        Answer::Refused(refusal) => Err(refusal.to_string()),
+        Answer::Panicked(message) => {
+            return Err(FuzzError::ReferencePanicked {
+                case: case.to_string(),
+                message,
+            });
+        }
+    };
+    let basis = match &expected {
+        Ok(_) => basis::of_output(case),
+        Err(refusal) => basis::of_refusal(refusal),
+    };
+    let mut evaluation = Evaluation {
+        expected,
+        basis,
+        disagreement: None,
+        unsupported: false,
+    };
+    if Subject::of(&model, &inputs).is_some_and(|s| check.profile.excludes(&s).is_some()) {
+        evaluation.unsupported = true;
+        return Ok(evaluation);
+    }
+    let answer = if check.inputs_as_constants || check.profile.inputs_as_constants {
+        let folded_dir = scratch.join("constants");
+        std::fs::create_dir_all(&folded_dir).map_err(FuzzError::Scratch)?;
+        match inputs_as_constants(&model, &inputs, &folded_dir, &DecodeOptions::default()) {
+            Ok((folded, data)) => run(backend, &folded, &data),
+            Err(source) => {
+                return Err(FuzzError::Generator {
+                    case: case.to_string(),
+                    source: Box::new(source),
+                });
+            }
+        }
+    } else {
+        run(backend, &model, &inputs)
+    };
+    evaluation.disagreement = disagreement(&evaluation.expected, answer, check);
+    Ok(evaluation)
+}
+
+/// Loads the model as the runner would, writing it where file-reading backends find it
+/// (only for those: a file per case is most of the cost of an in-process run).
+fn load(proto: ModelProto, scratch: &Path, write: bool) -> Result<Model, crate::Error> {
+    let path = scratch.join("model.onnx");
+    if write {
+        std::fs::write(&path, proto.encode_to_vec()).map_err(|e| crate::tensor::FileProblem::Io(e).at(&path))?;
+    }
+    Model::from_proto(&path, proto, &DecodeOptions::default())
+}
+
+/// How `answer` disagrees with the reference's `expected`, under the runner's comparison.
+fn disagreement(
+    expected: &Result<Vec<Tensor>, String>,
+    answer: Answer,
+    check: &CheckOptions,
+) -> Option<(Kind, String)> {
+    match (expected, answer) {
+        (_, Answer::Panicked(message)) => Some((Kind::Crashed, format!("panicked: {message}"))),
+        (_, Answer::Refused(e)) if is_failure(&e) => {
+            let timed_out = matches!(
+                e.downcast_ref::<ExecError>(),
+                Some(ExecError::Failed(f)) if matches!(f.error, WorkerError::TimedOut { .. })
+            );
+            Some((if timed_out { Kind::TimedOut } else { Kind::Crashed }, e.to_string()))
+        }
+        (Err(_), Answer::Refused(_)) => None,
+        (Err(reason), Answer::Outputs(_)) => {
+            Some((Kind::AcceptedInvalid, format!("answered; must be refused: {reason}")))
+        }
+        (Ok(_), Answer::Refused(e)) => Some((Kind::RefusedValid, format!("refused: {e}"))),
+        (Ok(expected), Answer::Outputs(actual)) => {
+            if expected.len() != actual.len() {
+                let message = format!("returned {} outputs, not {}", actual.len(), expected.len());
+                return Some((Kind::WrongShape, message));
+            }
+            for (i, (e, a)) in expected.iter().zip(&actual).enumerate() {
+                let comparison = compare(e, a, &check.tolerance);
+                if comparison.passed {
+                    continue;
+                }
+                let kind = if comparison.problem.is_some() {
+                    Kind::WrongShape
+                } else {
+                    Kind::WrongValues
+                };
+                return Some((kind, comparison.report(i, "y")));
+            }
+            None
+        }
+    }
+}
+
+/// The signature of a disagreement of `kind` on `case`.
+fn signature(case: &FuzzCase, kind: Kind) -> Signature {
+    Signature {
+        op: match case.operator.op {
+            PadOp::Pad => "pad",
+            PadOp::CenterCropPad => "center_crop_pad",
+            PadOp::MicrosoftPad => "ms_pad",
+        },
+        mode: case.mode.clone().unwrap_or_else(|| "-".into()),
+        dtype_class: dtype_class(case.data.data_type()),
+        kind,
+    }
+}
+
+/// The classes a missing element type usually comes in.
+fn dtype_class(dtype: DataType) -> &'static str {
+    use DataType::*;
+    match dtype {
+        Float | Double | Float16 | Bfloat16 => "float",
+        Float8E4M3FN | Float8E4M3FNUZ | Float8E5M2 | Float8E5M2FNUZ | Float8E8M0 => "float8",
+        Float4E2M1 => "float4",
+        Int8 | Int16 | Int32 | Int64 | Uint8 | Uint16 | Uint32 | Uint64 => "int",
+        Int4 | Uint4 | Int2 | Uint2 => "subbyte_int",
+        String => "string",
+        Bool => "bool",
+        Complex64 | Complex128 => "complex",
+    }
+}
