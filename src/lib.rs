@@ -26,6 +26,12 @@ pub mod report;
 pub mod runner;
 pub mod selection;
 pub mod tensor;
+pub mod value_info;
 
 pub use error::Error;
+// The crates whose types appear in the public API ([`Tensor`]'s storage, its element types),
+// so a downstream crate uses the very versions this one does without pinning them.
+pub use half;
+pub use ndarray;
+pub use num_complex;
 pub use tensor::{DataType, Tensor};
