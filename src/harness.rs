@@ -45,7 +45,8 @@ impl Harness {
         }
     }
 
-    /// Adds a directory to search for cases.
+    /// Adds a directory to search for cases. Without any, the harness runs the bundled cases,
+    /// [`data_dir`](crate::data_dir).
     pub fn root(mut self, root: impl Into<PathBuf>) -> Harness {
         self.roots.push(root.into());
         self
@@ -75,7 +76,12 @@ impl Harness {
     /// model cannot be read is a trial that fails with the reason.
     pub fn trials(&self) -> Result<Vec<Trial>, Error> {
         let patterns = Patterns::new(&self.patterns)?;
-        let cases = discover(&self.roots, &patterns)?;
+        let roots = if self.roots.is_empty() {
+            vec![crate::data_dir()]
+        } else {
+            self.roots.clone()
+        };
+        let cases = discover(&roots, &patterns)?;
         let baseline = Arc::new(match &self.baseline {
             Some(path) => Baseline::read(path)?,
             None => Baseline::default(),

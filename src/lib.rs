@@ -12,6 +12,7 @@ pub mod case;
 pub mod check;
 pub mod compare;
 pub mod coverage;
+pub mod data;
 pub mod error;
 pub mod harness;
 pub mod json_file;
@@ -28,6 +29,7 @@ pub mod selection;
 pub mod tensor;
 pub mod value_info;
 
+pub use data::data_dir;
 pub use error::Error;
 // The crates whose types appear in the public API ([`Tensor`]'s storage, its element types),
 // so a downstream crate uses the very versions this one does without pinning them.

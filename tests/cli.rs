@@ -531,3 +531,28 @@ fn a_baseline_round_trips_for_a_case_without_data_sets_and_under_patterns() {
     let patterned = run(&["--pattern", "test_edge*", "--baseline", baseline, "--strict", tree]);
     assert_eq!(patterned.status.code(), Some(0), "{}", stderr(&patterned));
 }
+
+/// Without a PATH the binary finds cases from any directory: ./onnx-testdata when there is
+/// one, else the bundled data; $PAD_CONFORMANCE_DATA overrides both.
+#[test]
+fn without_a_path_the_bundled_cases_are_found_from_any_directory() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let list = |env: Option<&Path>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pad-conformance"));
+        command.args(["--list", "--filter", "*test_wrap_pad*"]).current_dir(elsewhere.path());
+        match env {
+            Some(dir) => command.env("PAD_CONFORMANCE_DATA", dir),
+            None => command.env_remove("PAD_CONFORMANCE_DATA"),
+        };
+        let out = command.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(list(None).contains("onnx-1.22.0/node/test_wrap_pad"), "{}", list(None));
+    let tree = failing_tree();
+    let listed = list(Some(tree.path()));
+    assert!(listed.starts_with("test_wrap_pad"), "{listed}");
+    // A local ./onnx-testdata wins over the bundled data.
+    copy_dir(tree.path(), &elsewhere.path().join("onnx-testdata"));
+    assert!(list(None).starts_with("test_wrap_pad"));
+}

@@ -128,3 +128,11 @@ fn not_applicable_cases_are_ignored_trials() {
         (0, 0, 1)
     );
 }
+
+#[test]
+fn without_a_root_the_harness_runs_the_bundled_cases() {
+    let trials = Harness::new(RefBackend).trials().unwrap();
+    let names: Vec<&str> = trials.iter().map(|t| t.name()).collect();
+    assert!(names.contains(&"onnx-1.22.0/node/test_wrap_pad/0"), "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with("extended/")));
+}

@@ -55,8 +55,9 @@ pub struct Selection {
     /// Largest tensor, in bytes, a file may declare.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
     pub max_tensor_bytes: u64,
-    /// Directories to search for cases.
-    #[arg(value_name = "PATH", default_value = "onnx-testdata")]
+    /// Directories to search for cases (default: $PAD_CONFORMANCE_DATA when set, else
+    /// ./onnx-testdata when it exists, else the cases bundled with this build).
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 }
 
@@ -138,9 +139,10 @@ pub struct MatrixArgs {
 
 #[derive(Args, Debug)]
 pub struct CoverageArgs {
-    /// The generated corpus to read case.json files from.
-    #[arg(value_name = "PATH", default_value = "onnx-testdata/extended")]
-    pub path: PathBuf,
+    /// The generated corpus to read case.json files from (default: the `extended/` directory
+    /// of the default root, as for the main command).
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
