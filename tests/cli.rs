@@ -94,7 +94,7 @@ fn json_report_parses_back() {
     assert_eq!(json["backend"], "ref");
     assert_eq!(
         json["summary"],
-        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0})
+        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0, "lossy": 0})
     );
     let cases = json["cases"].as_array().unwrap();
     let wrap = cases.iter().find(|c| c["id"] == "test_wrap_pad").unwrap();
@@ -539,7 +539,9 @@ fn without_a_path_the_bundled_cases_are_found_from_any_directory() {
     let elsewhere = tempfile::tempdir().unwrap();
     let list = |env: Option<&Path>| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pad-conformance"));
-        command.args(["--list", "--filter", "*test_wrap_pad*"]).current_dir(elsewhere.path());
+        command
+            .args(["--list", "--filter", "*test_wrap_pad*"])
+            .current_dir(elsewhere.path());
         match env {
             Some(dir) => command.env("PAD_CONFORMANCE_DATA", dir),
             None => command.env_remove("PAD_CONFORMANCE_DATA"),
@@ -555,4 +557,124 @@ fn without_a_path_the_bundled_cases_are_found_from_any_directory() {
     // A local ./onnx-testdata wins over the bundled data.
     copy_dir(tree.path(), &elsewhere.path().join("onnx-testdata"));
     assert!(list(None).starts_with("test_wrap_pad"));
+}
+
+/// test_constant_pad with its first nonzero expected value nudged by one part in 4096: the
+/// reference passes it within tolerance, not bit for bit.
+fn lossy_tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("test_constant_pad");
+    copy_dir(&testdata("onnx-1.22.0/node/test_constant_pad"), &case);
+    let output = case.join("test_data_set_0/output_0.pb");
+    let Tensor::Float(mut values) = read_tensor_file(&output, &DecodeOptions::default()).unwrap() else {
+        panic!("test_constant_pad's output is float");
+    };
+    let x = values.iter_mut().find(|x| **x != 0.0).unwrap();
+    *x *= 1.0 + 1.0 / 4096.0;
+    write_tensor_file(&output, &Tensor::Float(values), "y").unwrap();
+    dir
+}
+
+#[test]
+fn lossy_passes_are_shown_in_every_format_and_fail_under_exact() {
+    let tree = lossy_tree();
+    let path = tree.path().to_str().unwrap();
+    let out = run(&[path]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("Pad-25  ") && stdout.contains("(passed within tolerance, not bit-identical: max abs error "),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.lines().last(),
+        Some("1 passed (1 not bit-identical), 0 failed, 0 errored, 0 skipped")
+    );
+
+    let json: serde_json::Value = serde_json::from_slice(&run(&["--format", "json", path]).stdout).unwrap();
+    assert_eq!(json["summary"]["lossy"], 1);
+    assert_eq!(json["cases"][0]["bit_exact"], false);
+
+    let xml = String::from_utf8(run(&["--format", "junit", path]).stdout).unwrap();
+    assert!(xml.contains(r#"<property name="lossy-passes" value="1"/>"#), "{xml}");
+    assert!(
+        xml.contains("passed within tolerance, not bit-identical: max abs error"),
+        "{xml}"
+    );
+
+    let markdown = String::from_utf8(run(&["--format", "markdown", path]).stdout).unwrap();
+    assert!(
+        markdown.contains("| passed, not bit-identical | `test_constant_pad/0` | Pad-25 | max abs error "),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("**1 passed (1 not bit-identical), 0 failed"),
+        "{markdown}"
+    );
+
+    let exact = run(&["--exact", path]);
+    assert_eq!(exact.status.code(), Some(1));
+}
+
+#[test]
+fn matrix_failures_only_says_when_nothing_failed() {
+    let out = run(&[
+        "matrix",
+        "--backend",
+        "ref",
+        "--failures-only",
+        testdata("onnx-1.22.0/node").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.ends_with("\nEvery backend passed all 18 data sets: nothing failed.\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("| data set |"), "{stdout}");
+}
+
+#[test]
+fn a_failure_report_says_where_all_the_differences_are() {
+    let tree = failing_tree();
+    let stdout = String::from_utf8(run(&[tree.path().to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        stdout.contains("1 of 126 elements differ; the differing element is in padding; the interior matches\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn writing_a_baseline_under_a_filter_keeps_the_entries_not_run() {
+    let tree = failing_tree();
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("baseline.json");
+    std::fs::write(
+        &baseline,
+        r#"{"expected": {"test_edge_pad/0": {"status": "failed", "reason": "by hand"}}}"#,
+    )
+    .unwrap();
+    let out = run(&[
+        "--filter",
+        "test_wrap_pad",
+        "--write-baseline",
+        baseline.to_str().unwrap(),
+        tree.path().to_str().unwrap(),
+    ]);
+    // A recording run with a failure exits 1, as documented.
+    assert_eq!(out.status.code(), Some(1));
+    let recorded: serde_json::Value = serde_json::from_slice(&std::fs::read(&baseline).unwrap()).unwrap();
+    let names: Vec<&String> = recorded["expected"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["test_edge_pad/0", "test_wrap_pad/0"]);
+    assert_eq!(recorded["expected"]["test_edge_pad/0"]["reason"], "by hand");
+}
+
+#[test]
+fn bench_help_lists_the_element_types_it_times() {
+    let out = run(&["bench", "--help"]);
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        help.contains("[possible values: float, double, float16, int8, uint8, int32, int64]"),
+        "{help}"
+    );
 }

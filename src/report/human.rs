@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::RunReport;
+use super::{RunReport, strip_ansi};
 use crate::check::{Outcome, Status};
 
 /// Whether to colour the status words.
@@ -46,9 +46,13 @@ pub fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> 
         Colors::Always => format!("\x1b[{color}m{word:<5}\x1b[0m"),
         Colors::Never => format!("{word:<5}"),
     };
-    let exact = match (outcome.status, outcome.bit_exact) {
-        (Status::Passed, Some(false)) => "  (within tolerance, not bit-exact)",
-        _ => "",
+    let exact = match outcome.max_abs_error {
+        _ if !outcome.is_lossy_pass() => String::new(),
+        Some(error) if error > 0.0 => {
+            format!("  (passed within tolerance, not bit-identical: max abs error {error:e})")
+        }
+        // Bits differ but no value does: -0 for 0, another NaN payload.
+        _ => "  (passed within tolerance, not bit-identical: -0 for 0 or another NaN)".to_owned(),
     };
     writeln!(
         out,
@@ -58,9 +62,41 @@ pub fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> 
         outcome.duration.as_secs_f64() * 1e3
     )?;
     if outcome.status != Status::Passed && !outcome.message.is_empty() {
-        for line in outcome.message.lines() {
+        // A worker's stderr, kept in the message, may be coloured for its own terminal.
+        for line in strip_ansi(&outcome.message).lines() {
             writeln!(out, "      {line}")?;
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_workers_colours_do_not_reach_the_report() {
+        let outcome = Outcome {
+            id: "test_wrap_pad".into(),
+            data_set: 0,
+            op: None,
+            domain: None,
+            version: None,
+            mode: None,
+            dtype: None,
+            status: Status::Errored,
+            message: "backend w failed: worker exited\n  stderr: \x1b[31;1mERROR\x1b[0m boom".into(),
+            bit_exact: None,
+            max_abs_error: None,
+            max_rel_error: None,
+            mismatches: 0,
+            duration: Duration::ZERO,
+        };
+        let mut out = Vec::new();
+        write_outcome(&outcome, Colors::Never, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.ends_with("\n        stderr: ERROR boom\n"), "{text:?}");
+    }
 }

@@ -42,6 +42,8 @@ pub struct Summary {
     pub errored: usize,
     /// Data sets [skipped](Status::Skipped) as not applicable.
     pub skipped: usize,
+    /// Of the passed, those not bit-identical: within tolerance only.
+    pub lossy: usize,
 }
 
 impl Summary {
@@ -55,14 +57,21 @@ impl Summary {
                 Status::Errored => &mut summary.errored,
                 Status::Skipped => &mut summary.skipped,
             } += 1;
+            summary.lossy += usize::from(outcome.is_lossy_pass());
         }
         summary
     }
 
-    /// `N passed, N failed, N errored, N skipped`: the closing line of every human report.
+    /// `N passed, N failed, N errored, N skipped`, with `(N not bit-identical)` after the
+    /// passed count when some passed within tolerance only: the closing line of every human
+    /// report.
     pub fn line(&self) -> String {
+        let lossy = match self.lossy {
+            0 => String::new(),
+            n => format!(" ({n} not bit-identical)"),
+        };
         format!(
-            "{} passed, {} failed, {} errored, {} skipped",
+            "{} passed{lossy}, {} failed, {} errored, {} skipped",
             self.passed, self.failed, self.errored, self.skipped
         )
     }
