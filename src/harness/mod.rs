@@ -155,7 +155,7 @@ impl Harness {
     }
 
     fn cases(&self) -> Result<Vec<TestCase>, Error> {
-        Ok(discover(&self.roots(), &Patterns::new(&self.patterns)?)?)
+        discover(&self.roots(), &Patterns::new(&self.patterns)?)
     }
 
     fn read_baseline(&self) -> Result<Baseline, Error> {

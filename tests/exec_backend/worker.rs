@@ -94,6 +94,8 @@ pub fn serve() {
             }
             "spawn-hang" | "spawn-exit" => {
                 // The child inherits the worker's stdout, so the worker exiting gives no end of file.
+                // Never waited for on purpose: the runner must kill it with the worker's group.
+                #[allow(clippy::zombie_processes)]
                 let child = std::process::Command::new("sleep").arg("1000").spawn().unwrap();
                 record(child.id());
                 if mode == "spawn-exit" {
