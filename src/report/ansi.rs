@@ -58,7 +58,7 @@ mod tests {
         assert_eq!(strip_ansi("plain"), "plain");
         assert_eq!(strip_ansi("\x1b[1;33mwarn\x1b[0m x\x1b[2K"), "warn x");
         assert_eq!(strip_ansi("\x1b]0;title\x07a\x1b]8;;http://x\x1b\\b"), "ab");
-        assert_eq!(strip_ansi("a\x1b(Bb\x1b"), "ab");
+        assert_eq!(strip_ansi("a\x1b7b\x1b"), "ab");
         assert_eq!(strip_ansi("é\x1b[31m→\x1b[m"), "é→");
     }
 }
