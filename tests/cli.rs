@@ -678,3 +678,34 @@ fn bench_help_lists_the_element_types_it_times() {
         "{help}"
     );
 }
+
+/// The README's usage block names every option each command's --help lists, and no example
+/// writes a report outside target/, where it would lie untracked in the checkout.
+#[test]
+fn the_readme_usage_block_is_complete() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let running = readme.split("## Running").nth(1).unwrap();
+    let usage = running.split("```").nth(1).unwrap();
+    for command in [&[][..], &["matrix"], &["coverage"], &["bench"]] {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let help = String::from_utf8(run(&args).stdout).unwrap();
+        let options = help
+            .split_whitespace()
+            .filter(|w| w.starts_with("--") && !["--help", "--version"].contains(&w.trim_end_matches(',')))
+            .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()));
+        for option in options {
+            assert!(
+                usage.contains(option),
+                "the README's usage block lacks {command:?} {option}"
+            );
+        }
+    }
+    for (i, _) in readme.match_indices("--output ") {
+        let path = readme[i + "--output ".len()..].split_whitespace().next().unwrap();
+        assert!(
+            path.starts_with("target/") || path.starts_with("FILE"),
+            "README writes a report to {path}, outside target/"
+        );
+    }
+}

@@ -13,18 +13,41 @@ use super::trial_result::TrialResult;
 use crate::report::strip_ansi;
 
 /// Set in a child: the name of the one trial it runs.
-pub const CHILD_TRIAL_ENV: &str = "PAD_CONFORMANCE_CHILD_TRIAL";
+const CHILD_TRIAL_ENV: &str = "PAD_CONFORMANCE_CHILD_TRIAL";
+/// Set in a child: the directory of that trial's case, so the child lists that case alone
+/// rather than discovering every case again.
+const CHILD_CASE_ENV: &str = "PAD_CONFORMANCE_CHILD_CASE";
+/// Set in a child: the index of the trial's data set among the case's.
+const CHILD_DATA_SET_ENV: &str = "PAD_CONFORMANCE_CHILD_DATA_SET";
 /// Set in a child: the file it writes its [`TrialResult`] to, as JSON.
-pub const CHILD_RESULT_ENV: &str = "PAD_CONFORMANCE_CHILD_RESULT";
+const CHILD_RESULT_ENV: &str = "PAD_CONFORMANCE_CHILD_RESULT";
 
 /// How many lines of a crashed child's output an errored trial quotes.
 const OUTPUT_LINES: usize = 20;
 
-/// In a child process: the trial to run and where its result goes.
-pub fn child_request() -> Option<(String, PathBuf)> {
-    let name = std::env::var(CHILD_TRIAL_ENV).ok()?;
-    let result = std::env::var_os(CHILD_RESULT_ENV)?;
-    Some((name, PathBuf::from(result)))
+/// What a child process is asked to run, and where its result goes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChildRequest {
+    /// The trial's name, which the result carries.
+    pub name: String,
+    /// The case directory.
+    pub case_dir: PathBuf,
+    /// The data set's index among the case's.
+    pub data_set: usize,
+    /// Where the result goes.
+    pub result: PathBuf,
+}
+
+impl ChildRequest {
+    /// In a child process: its request; `None` in any other process.
+    pub fn from_env() -> Option<ChildRequest> {
+        Some(ChildRequest {
+            name: std::env::var(CHILD_TRIAL_ENV).ok()?,
+            case_dir: std::env::var_os(CHILD_CASE_ENV)?.into(),
+            data_set: std::env::var(CHILD_DATA_SET_ENV).ok()?.parse().ok()?,
+            result: std::env::var_os(CHILD_RESULT_ENV)?.into(),
+        })
+    }
 }
 
 /// In a child process: hands the result to the parent.
@@ -32,22 +55,24 @@ pub fn write_result(path: &Path, result: &TrialResult) -> std::io::Result<()> {
     std::fs::write(path, serde_json::to_vec(result).map_err(std::io::Error::other)?)
 }
 
-/// Runs trial `name` in a child process, killing it (and its process group) after
-/// `time_limit`.
-pub fn run_in_child(name: &str, time_limit: Duration) -> TrialResult {
-    match spawn_and_wait(name, time_limit) {
+/// Runs trial `name`, data set `data_set` of the case in `case_dir`, in a child process,
+/// killing it (and its process group) after `time_limit`.
+pub fn run_in_child(name: &str, case_dir: &Path, data_set: usize, time_limit: Duration) -> TrialResult {
+    match spawn_and_wait(name, case_dir, data_set, time_limit) {
         Ok(result) => result,
         Err(e) => TrialResult::errored(name, format!("could not run the trial in a child process: {e}")),
     }
 }
 
-fn spawn_and_wait(name: &str, time_limit: Duration) -> std::io::Result<TrialResult> {
+fn spawn_and_wait(name: &str, case_dir: &Path, data_set: usize, time_limit: Duration) -> std::io::Result<TrialResult> {
     let dir = tempfile::tempdir()?;
     let result_path = dir.path().join("result.json");
     let output_path = dir.path().join("output");
     let output = File::create(&output_path)?;
     let mut child = Command::new(std::env::current_exe()?)
         .env(CHILD_TRIAL_ENV, name)
+        .env(CHILD_CASE_ENV, case_dir)
+        .env(CHILD_DATA_SET_ENV, data_set.to_string())
         .env(CHILD_RESULT_ENV, &result_path)
         .stdin(Stdio::null())
         .stdout(output.try_clone()?)

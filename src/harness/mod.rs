@@ -220,7 +220,7 @@ impl Harness {
     fn runner(&self, case: Arc<TestCase>, index: usize) -> impl FnOnce() -> TrialResult + Send + 'static {
         let (backend, options, isolation) = (Arc::clone(&self.backend), self.options, self.isolation);
         move || match isolation {
-            Some(limit) => isolate::run_in_child(&case.data_set_name(index), limit),
+            Some(limit) => isolate::run_in_child(&case.data_set_name(index), &case.dir, index, limit),
             None => check_quietly(backend.as_ref(), &case, index, &options),
         }
     }
@@ -244,7 +244,8 @@ impl Harness {
         let conclusion = libtest_mimic::run(args, built.trials);
         let results = std::mem::take(&mut *built.results.lock().unwrap_or_else(|e| e.into_inner()));
         let summary = HarnessSummary::new(self.backend.name(), &results, &built.baseline);
-        if !args.list {
+        // Not after a listing, and not into libtest's JSON, which a tool parses.
+        if !args.list && args.format != Some(libtest_mimic::FormatSetting::Json) {
             println!("{summary}\n");
         }
         if let Some(path) = &self.write_baseline {
@@ -276,8 +277,8 @@ impl Harness {
     /// records the baseline there. In a child process of [`isolate`](Harness::isolate), runs
     /// that child's one data set instead.
     pub fn run(mut self) -> ! {
-        if let Some((name, result)) = isolate::child_request() {
-            self.run_child(&name, &result);
+        if let Some(request) = isolate::ChildRequest::from_env() {
+            self.run_child(&request);
         }
         if let Some(path) = std::env::var_os(WRITE_BASELINE_ENV).filter(|p| !p.is_empty()) {
             self.write_baseline = Some(PathBuf::from(path));
@@ -292,26 +293,29 @@ impl Harness {
         }
     }
 
-    /// The child side of [`isolate`](Harness::isolate): runs one data set, writes its result.
-    fn run_child(&self, name: &str, result_path: &Path) -> ! {
-        let cases = match self.cases() {
-            Ok(cases) => cases,
-            Err(e) => {
-                eprintln!("error: {e}");
-                std::process::exit(101);
+    /// The child side of [`isolate`](Harness::isolate): lists the one case, runs the one
+    /// data set, writes its result.
+    fn run_child(&self, request: &isolate::ChildRequest) -> ! {
+        let found = Patterns::new(&self.patterns)
+            .and_then(|patterns| discover(std::slice::from_ref(&request.case_dir), &patterns));
+        let mut result = match found.as_deref() {
+            Ok([case, ..]) if case.job_indices().contains(&request.data_set) => {
+                check_quietly(self.backend.as_ref(), case, request.data_set, &self.options)
             }
+            Ok(_) => TrialResult::errored(
+                &request.name,
+                format!(
+                    "the child process found no data set {} in {}",
+                    request.data_set,
+                    request.case_dir.display()
+                ),
+            ),
+            Err(e) => TrialResult::errored(&request.name, format!("the child process could not list the case: {e}")),
         };
-        let found = cases.iter().find_map(|case| {
-            case.job_indices()
-                .find(|&i| case.data_set_name(i) == name)
-                .map(|i| (case, i))
-        });
-        let result = match found {
-            Some((case, index)) => check_quietly(self.backend.as_ref(), case, index, &self.options),
-            None => TrialResult::errored(name, format!("the child process found no data set {name}")),
-        };
-        if let Err(e) = isolate::write_result(result_path, &result) {
-            eprintln!("error: writing {}: {e}", result_path.display());
+        // Listed alone, the case's id is its directory's name: the result keeps the trial's.
+        result.name.clone_from(&request.name);
+        if let Err(e) = isolate::write_result(&request.result, &result) {
+            eprintln!("error: writing {}: {e}", request.result.display());
             std::process::exit(101);
         }
         std::process::exit(0)
