@@ -3,6 +3,9 @@
 //!
 //! The data flow: [`case::discover`] finds test case directories; [`case::TestCase`] loads
 //! their [`model::Model`] and the input and expected output [`Tensor`]s of each data set.
+//!
+//! A backend's own `cargo test` gates it with [`harness::Harness`], over the cases bundled
+//! with this crate ([`data_dir`]).
 #![warn(missing_docs)]
 
 pub mod backend;
