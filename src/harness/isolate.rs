@@ -58,6 +58,16 @@ pub fn write_result(path: &Path, result: &TrialResult) -> std::io::Result<()> {
 /// Runs trial `name`, data set `data_set` of the case in `case_dir`, in a child process,
 /// killing it (and its process group) after `time_limit`.
 pub fn run_in_child(name: &str, case_dir: &Path, data_set: usize, time_limit: Duration) -> TrialResult {
+    // A child that did not take the child's path (its main does not end in Harness::run, or
+    // the trials were run another way) would start children of its own, without end.
+    if std::env::var_os(CHILD_TRIAL_ENV).is_some() {
+        return TrialResult::errored(
+            name,
+            "a child process started trials of its own: isolate() needs the test binary's main \
+             to call Harness::run"
+                .to_owned(),
+        );
+    }
     match spawn_and_wait(name, case_dir, data_set, time_limit) {
         Ok(result) => result,
         Err(e) => TrialResult::errored(name, format!("could not run the trial in a child process: {e}")),

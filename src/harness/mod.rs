@@ -126,8 +126,9 @@ impl Harness {
     /// Runs each data set in a child process — this test binary, re-executed — so that an
     /// abort, a segfault or a stack overflow in the backend errors that one trial, naming the
     /// signal, and the rest run. Each trial gets [`DEFAULT_TIME_LIMIT`] unless
-    /// [`time_limit`](Harness::time_limit) says otherwise. Only [`run`](Harness::run) can
-    /// start the children, since they re-enter the binary's `main`.
+    /// [`time_limit`](Harness::time_limit) says otherwise. The children re-enter the binary's
+    /// `main`, which must build the same harness and call [`run`](Harness::run); whatever
+    /// `main` does before that (loading a runtime, say) is done again in each child.
     pub fn isolate(mut self) -> Harness {
         self.isolation.get_or_insert(DEFAULT_TIME_LIMIT);
         self
