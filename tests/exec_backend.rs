@@ -134,10 +134,11 @@ impl Fixture {
         output
     }
 
-    /// Runs both cases through the worker (one thread, 2 s timeout); returns the exit code and
+    /// Runs both cases through the worker (one thread, 1 s timeout: the worker answers in
+    /// milliseconds, and the tests of a hang wait the timeout out); returns the exit code and
     /// the JSON report.
     fn check(&self, env: &[(&str, &str)], extra: &[&str]) -> (Option<i32>, serde_json::Value) {
-        self.check_with(&self.backend(), "2", env, extra)
+        self.check_with(&self.backend(), "1", env, extra)
     }
 
     fn check_with(
@@ -242,7 +243,7 @@ fn misbehaving_workers_cost_one_case_each() {
     let fixture = Fixture::new();
     // The first case (test_edge_pad) misbehaves; the worker started afresh answers the second.
     for (mode, expected) in [
-        ("hang", "timed out after 2 s"),
+        ("hang", "timed out after 1 s"),
         ("crash", "worker exited (exit status: 3)"),
         ("garbage", "protocol error: the worker printed \"this is not json\""),
     ] {
@@ -268,14 +269,14 @@ fn a_timed_out_worker_takes_its_shell_and_children_with_it() {
     let fixture = Fixture::new();
     let (code, report) = fixture.check_with(
         &fixture.backend_through_shell(),
-        "2",
+        "1",
         &[("WORKER_MODE_test_edge_pad", "spawn-hang")],
         &[],
     );
     assert_eq!(code, Some(1));
     let edge = case(&report, "test_edge_pad");
     assert!(
-        edge["message"].as_str().unwrap().contains("timed out after 2 s"),
+        edge["message"].as_str().unwrap().contains("timed out after 1 s"),
         "{edge}"
     );
     assert_eq!(case(&report, "test_wrap_pad")["status"], "passed", "{report}");
