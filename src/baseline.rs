@@ -37,6 +37,14 @@ pub enum BaselineError {
     /// The file cannot be read, or is not a baseline: not JSON, or not of its shape.
     #[error(transparent)]
     Read(#[from] JsonFileError),
+    /// A gate names a baseline file that does not exist yet.
+    #[error("baseline {} does not exist; record one with:\n  {command}\nthen review the reasons it lists", path.display())]
+    Missing {
+        /// The baseline file.
+        path: PathBuf,
+        /// The command that records it, for the gate at hand.
+        command: String,
+    },
     /// The file cannot be written.
     #[error("writing {}: {source}", path.display())]
     Write {
@@ -173,27 +181,42 @@ impl Baseline {
         })
     }
 
-    /// The baseline of a run: every data set that failed or errored on a basis the run gates
-    /// on, keeping the reasons of `previous` where it has the same entry.
-    pub fn record(backend: &str, outcomes: &[Outcome], previous: Option<&Baseline>) -> Baseline {
-        let expected = outcomes
-            .iter()
-            .filter(|o| o.is_gating_failure())
-            .map(|o| {
-                let name = o.name();
-                let reason = previous
-                    .and_then(|b| b.expected.get(&name))
-                    .map(|e| e.reason.clone())
-                    .unwrap_or_else(|| first_line(&o.message, 200));
-                (
-                    name,
-                    Expectation {
-                        status: o.status,
-                        reason,
-                    },
-                )
-            })
-            .collect();
+    /// The baseline after a run: every data set of `ran` that failed or errored on a gating
+    /// basis, with the
+    /// reason `previous` gives it, or else the first line of its message; and the entries of
+    /// `previous` for data sets that did not run (a filter left them out) but `exists`, so
+    /// recording a filtered run keeps them. Entries for no data set at all are dropped.
+    pub fn record<'a>(
+        backend: &str,
+        ran: impl IntoIterator<Item = Ran<'a>>,
+        previous: Option<&Baseline>,
+        exists: impl Fn(&str) -> bool,
+    ) -> Baseline {
+        let mut run_names = HashSet::new();
+        let mut expected = BTreeMap::new();
+        for Ran {
+            name,
+            status,
+            message,
+            gates,
+        } in ran
+        {
+            run_names.insert(name);
+            // A failure on a basis the run does not gate on needs no entry.
+            if !gates || !matches!(status, Status::Failed | Status::Errored) {
+                continue;
+            }
+            let reason = previous
+                .and_then(|b| b.expected.get(name))
+                .map(|e| e.reason.clone())
+                .unwrap_or_else(|| first_line(message, 200));
+            expected.insert(name.to_owned(), Expectation { status, reason });
+        }
+        for (name, entry) in previous.map(|b| &b.expected).into_iter().flatten() {
+            if !run_names.contains(name.as_str()) && exists(name) {
+                expected.insert(name.clone(), entry.clone());
+            }
+        }
         Baseline {
             backend: backend.to_owned(),
             expected,
@@ -272,6 +295,31 @@ impl Baseline {
     }
 }
 
+/// One data set of a run, as [`Baseline::record`] reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct Ran<'a> {
+    /// `onnx-1.22.0/node/test_wrap_pad/0`.
+    pub name: &'a str,
+    /// What happened.
+    pub status: Status,
+    /// Why, when it did not pass.
+    pub message: &'a str,
+    /// Whether its basis is one the run gates on.
+    pub gates: bool,
+}
+
+impl<'a> Ran<'a> {
+    /// `outcome`, named `name` (its [`Outcome::name`]).
+    pub fn of(outcome: &'a Outcome, name: &'a str) -> Ran<'a> {
+        Ran {
+            name,
+            status: outcome.status,
+            message: &outcome.message,
+            gates: outcome.gates,
+        }
+    }
+}
+
 /// How one data set's outcome compares with a baseline.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Finding<'a> {
@@ -317,6 +365,13 @@ mod tests {
         }
     }
 
+    /// Records `run` as a whole run (every name exists).
+    fn record(run: &[Outcome], previous: Option<&Baseline>) -> Baseline {
+        let names: Vec<String> = run.iter().map(Outcome::name).collect();
+        let ran = run.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
+        Baseline::record("x", ran, previous, |_| true)
+    }
+
     #[test]
     fn judge_separates_expected_failures_regressions_and_unexpected_passes() {
         let run = [
@@ -326,7 +381,7 @@ mod tests {
             outcome("d", Status::Failed, "new bug"),
             outcome("e", Status::Skipped, "no Pad node"),
         ];
-        let baseline = Baseline::record("x", &run[..3], None);
+        let baseline = record(&run[..3], None);
         assert_eq!(baseline.expected.len(), 2);
         let mut with_c = baseline.clone();
         with_c.expected.insert(
@@ -342,7 +397,7 @@ mod tests {
         assert_eq!(verdict.regressions, ["d/0"]);
         assert_eq!(verdict.unexpected_passes, ["c/0"]);
         assert!(verdict.fails(false, false));
-        let fixed = Baseline::record("x", &run, None).judge(&run, everything);
+        let fixed = record(&run, None).judge(&run, everything);
         assert!(!fixed.fails(true, false), "{fixed:?}");
         let only_unexpected_pass = with_c.judge(&run[..3], everything);
         assert!(!only_unexpected_pass.fails(false, false) && only_unexpected_pass.fails(true, false));
@@ -354,7 +409,7 @@ mod tests {
             outcome("a", Status::Failed, "wrong values"),
             outcome("b", Status::Errored, "x"),
         ];
-        let mut baseline = Baseline::record("x", &run, None);
+        let mut baseline = record(&run, None);
         baseline.expected.get_mut("a/0").unwrap().status = Status::Errored;
         baseline.expected.insert(
             "gone/0".into(),
@@ -390,7 +445,7 @@ mod tests {
         let mut rule = outcome("r", Status::Failed, "refuses reflect past the edge");
         rule.gates = false;
         let run = [outcome("a", Status::Failed, "wrong values"), rule];
-        let baseline = Baseline::record("x", &run, None);
+        let baseline = record(&run, None);
         assert_eq!(baseline.expected.keys().collect::<Vec<_>>(), ["a/0"]);
         let verdict = Baseline::default().judge(&run, |_| true);
         assert_eq!(verdict.regressions, ["a/0"]);
@@ -442,11 +497,48 @@ mod tests {
                 reason: "edited by hand".into(),
             },
         );
-        let recorded = Baseline::record("x", &run, Some(&previous));
+        let recorded = record(&run, Some(&previous));
         assert_eq!(recorded.expected["a/0"].reason, "edited by hand");
         assert_eq!(recorded.expected["b/0"].reason, "boom");
         assert_eq!(recorded.expected["b/0"].status, Status::Errored);
         let text = serde_json::to_string(&recorded).unwrap();
         assert_eq!(serde_json::from_str::<Baseline>(&text).unwrap(), recorded);
+    }
+
+    #[test]
+    fn recording_a_filtered_run_keeps_the_entries_of_data_sets_not_run() {
+        let mut previous = Baseline::default();
+        for name in ["a/0", "elsewhere/0", "gone/0"] {
+            previous.expected.insert(
+                name.into(),
+                Expectation {
+                    status: Status::Failed,
+                    reason: format!("{name} by hand"),
+                },
+            );
+        }
+        // a/0 ran and passed: dropped. elsewhere/0 did not run and exists: kept. gone/0
+        // names no data set: dropped. b/0 is new.
+        let ran = [
+            Ran {
+                name: "a/0",
+                status: Status::Passed,
+                message: "",
+                gates: true,
+            },
+            Ran {
+                name: "b/0",
+                status: Status::Errored,
+                message: "boom\nmore",
+                gates: true,
+            },
+        ];
+        let recorded = Baseline::record("x", ran, Some(&previous), |name| name != "gone/0");
+        let entries: Vec<(&str, &str)> = recorded
+            .expected
+            .iter()
+            .map(|(name, e)| (name.as_str(), e.reason.as_str()))
+            .collect();
+        assert_eq!(entries, [("b/0", "boom"), ("elsewhere/0", "elsewhere/0 by hand")]);
     }
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::backend::{Backend, BackendError, is_failure};
 use crate::basis::{BasisNote, Gating};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
-use crate::compare::{Tolerance, compare};
+use crate::compare::{Tolerance, compare_in};
 use crate::constant_inputs::inputs_as_constants;
 use crate::model::{AttributeValue, Model};
 use crate::operators::regions::pad_regions;
@@ -132,6 +132,11 @@ impl Outcome {
     /// Failed or errored on a basis the run does not gate on: reported, counted apart.
     pub fn is_non_gating_failure(&self) -> bool {
         !self.gates && matches!(self.status, Status::Failed | Status::Errored)
+    }
+
+    /// Passed, but not bit for bit: within tolerance only.
+    pub fn is_lossy_pass(&self) -> bool {
+        self.status == Status::Passed && self.bit_exact == Some(false)
     }
 
     /// `Pad-19`, `com.microsoft.Pad-1`, or `-` when unknown.
@@ -342,10 +347,7 @@ fn compare_outputs(
     let mut reports = Vec::new();
     let mut bit_exact = true;
     for (index, (e, a)) in expected.iter().zip(&actual).enumerate() {
-        let mut comparison = compare(e, a, tolerance);
-        if let Some(regions) = &regions {
-            comparison = comparison.with_regions(regions);
-        }
+        let comparison = compare_in(e, a, tolerance, regions.as_ref());
         bit_exact &= comparison.bit_exact;
         verdict.mismatches += comparison.differing;
         verdict.max_abs_error = max_option(verdict.max_abs_error, comparison.max_abs_error);

@@ -80,6 +80,34 @@ pub struct Comparison {
     pub max_rel_error: Option<f64>,
     /// The first differing elements, in row-major order, at most [`MAX_LISTED`].
     pub first_mismatches: Vec<ElementMismatch>,
+    /// Where all the differing elements fall, when the output's padding regions are known:
+    /// how many are in padding, how many in the interior.
+    pub placement: Option<Placement>,
+}
+
+/// How the differing elements of an output split between its padding and its interior,
+/// counted over all of them (not just the listed ones).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Placement {
+    /// Differing elements in the padding of some axis.
+    pub in_padding: usize,
+    /// Differing elements in the interior (copied from the input).
+    pub in_interior: usize,
+}
+
+impl Placement {
+    /// The whole picture in a sentence: "all 24 differing elements are in padding; the
+    /// interior matches".
+    pub fn describe(&self) -> String {
+        match (self.in_padding, self.in_interior) {
+            (0, 0) => "no element differs".to_owned(),
+            (1, 0) => "the differing element is in padding; the interior matches".to_owned(),
+            (0, 1) => "the differing element is in the interior; the padding matches".to_owned(),
+            (n, 0) => format!("all {n} differing elements are in padding; the interior matches"),
+            (0, n) => format!("all {n} differing elements are in the interior; the padding matches"),
+            (p, i) => format!("{p} differing elements are in padding, {i} in the interior"),
+        }
+    }
 }
 
 /// Compares `actual` with `expected`: dtype, then shape, then every value.
@@ -92,6 +120,18 @@ pub struct Comparison {
 /// assert!(c.passed && !c.bit_exact);
 /// ```
 pub fn compare(expected: &Tensor, actual: &Tensor, tolerance: &Tolerance) -> Comparison {
+    compare_in(expected, actual, tolerance, None)
+}
+
+/// [`compare`], for the output of a Pad-family node whose `regions` are known: each listed
+/// mismatch names its region, and [`Comparison::placement`] counts, in the same pass, where
+/// every differing element falls.
+pub fn compare_in(
+    expected: &Tensor,
+    actual: &Tensor,
+    tolerance: &Tolerance,
+    regions: Option<&PadRegions>,
+) -> Comparison {
     let mut comparison = Comparison {
         passed: false,
         bit_exact: false,
@@ -103,6 +143,7 @@ pub fn compare(expected: &Tensor, actual: &Tensor, tolerance: &Tolerance) -> Com
         max_abs_error: None,
         max_rel_error: None,
         first_mismatches: Vec::new(),
+        placement: None,
     };
     if expected.data_type() != actual.data_type() {
         comparison.problem = Some(format!(
@@ -120,14 +161,21 @@ pub fn compare(expected: &Tensor, actual: &Tensor, tolerance: &Tolerance) -> Com
         ));
         return comparison;
     }
-    let values = dispatch!(expected, e => compare_arrays(e, actual, tolerance));
+    // Regions computed for another shape (a graph whose output is not the Pad node's) say
+    // nothing about this one.
+    let regions = regions.filter(|r| r.out_shape == expected.shape());
+    let values = dispatch!(expected, e => compare_arrays(e, actual, tolerance, regions));
     comparison.passed = values.differing == 0;
     comparison.bit_exact = values.bit_exact;
     comparison.differing = values.differing;
     comparison.max_abs_error = values.max_errors.map(|(abs, _)| abs);
     comparison.max_rel_error = values.max_errors.map(|(_, rel)| rel);
     comparison.first_mismatches = values.listed;
-    comparison
+    comparison.placement = values.placement;
+    match regions {
+        Some(regions) => comparison.with_regions(regions),
+        None => comparison,
+    }
 }
 
 /// What one pass over the values of two tensors of the same type and shape found.
@@ -138,17 +186,24 @@ struct Values {
     /// The largest (absolute, relative) errors, for floating types.
     max_errors: Option<(f64, f64)>,
     listed: Vec<ElementMismatch>,
+    /// Where the differing elements fall, when regions were given.
+    placement: Option<Placement>,
 }
 
 /// Compares the values of `expected` with those of `actual`, a tensor of the same type.
-fn compare_arrays<T: Element + Comparable>(expected: &ArrayD<T>, actual: &Tensor, tolerance: &Tolerance) -> Values {
+fn compare_arrays<T: Element + Comparable>(
+    expected: &ArrayD<T>,
+    actual: &Tensor,
+    tolerance: &Tolerance,
+    regions: Option<&PadRegions>,
+) -> Values {
     let actual = actual.as_array::<T>().expect("dtypes were checked equal");
     let shape = expected.shape();
     // Tensors are normally in standard layout, so this is a zip over two slices; the
     // fallback walks any other layout in the same logical (row-major) order.
     match (expected.as_slice(), actual.as_slice()) {
-        (Some(e), Some(a)) => compare_values(e.iter().zip(a), shape, tolerance),
-        _ => compare_values(expected.iter().zip(actual.iter()), shape, tolerance),
+        (Some(e), Some(a)) => compare_values(e.iter().zip(a), shape, tolerance, regions),
+        _ => compare_values(expected.iter().zip(actual.iter()), shape, tolerance, regions),
     }
 }
 
@@ -158,12 +213,14 @@ fn compare_values<'t, T: Comparable + 't>(
     pairs: impl Iterator<Item = (&'t T, &'t T)>,
     shape: &[usize],
     tolerance: &Tolerance,
+    regions: Option<&PadRegions>,
 ) -> Values {
     let mut values = Values {
         bit_exact: true,
         differing: 0,
         max_errors: None,
         listed: Vec::new(),
+        placement: regions.map(|_| Placement::default()),
     };
     // Locals rather than fields, so the hot loop keeps them in registers. Errors are
     // never negative (so 0 is the maximum over no pairs) and never NaN (so `>` suffices).
@@ -186,7 +243,7 @@ fn compare_values<'t, T: Comparable + 't>(
             !check.within
         };
         if fails {
-            record(&mut values, flat, shape, e, a);
+            record(&mut values, flat, shape, regions, e, a);
         }
     }
     values.bit_exact = bit_exact;
@@ -196,10 +253,24 @@ fn compare_values<'t, T: Comparable + 't>(
     values
 }
 
-/// Counts a differing element, and lists it while the list is short.
+/// Counts a differing element, and where it falls, and lists it while the list is short.
 #[cold]
-fn record<T: Comparable>(values: &mut Values, flat: usize, shape: &[usize], expected: &T, actual: &T) {
+fn record<T: Comparable>(
+    values: &mut Values,
+    flat: usize,
+    shape: &[usize],
+    regions: Option<&PadRegions>,
+    expected: &T,
+    actual: &T,
+) {
     values.differing += 1;
+    if let (Some(placement), Some(regions)) = (&mut values.placement, regions) {
+        if regions.is_padding(flat) {
+            placement.in_padding += 1;
+        } else {
+            placement.in_interior += 1;
+        }
+    }
     if values.listed.len() < MAX_LISTED {
         values.listed.push(ElementMismatch {
             index: unravel(flat, shape),
@@ -463,6 +534,9 @@ impl Comparison {
             write!(text, "all {} elements within tolerance, not bit-identical", self.total).unwrap();
         } else {
             write!(text, "{} of {} elements differ", self.differing, self.total).unwrap();
+            if let Some(placement) = &self.placement {
+                write!(text, "; {}", placement.describe()).unwrap();
+            }
         }
         if self.problem.is_none()
             && !self.bit_exact
@@ -839,6 +913,59 @@ mod tests {
              [0, 2] expected 0 actual 9 (end padding of axis 1)\n  \
              [1, 1] expected 4 actual 5 (interior)"
         );
+    }
+
+    #[test]
+    fn the_report_says_where_all_the_differences_are_before_listing_some() {
+        // 4x4 with one column of end padding on axis 1: the four elements of that column
+        // differ, all in padding; then one in the interior too.
+        let regions = PadRegions {
+            pads: vec![(0, 0), (0, 1)],
+            out_shape: vec![4, 4],
+        };
+        let expected = t(&[4, 4], vec![0i32; 16]);
+        let mut values = vec![0i32; 16];
+        for (i, v) in values.iter_mut().enumerate() {
+            if i % 4 == 3 || i < 8 {
+                *v = 1;
+            }
+        }
+        values[0] = 0;
+        values[1] = 0;
+        values[2] = 0;
+        values[4] = 0;
+        values[5] = 0;
+        values[6] = 0;
+        let actual = t(&[4, 4], values.clone());
+        let c = compare_in(&expected, &actual, &Tolerance::default(), Some(&regions));
+        assert_eq!(
+            c.placement,
+            Some(Placement {
+                in_padding: 4,
+                in_interior: 0
+            })
+        );
+        assert!(
+            c.report(0, "y")
+                .starts_with("output 0 \"y\": 4 of 16 elements differ; all 4 differing elements are in padding; the interior matches\n"),
+            "{}",
+            c.report(0, "y")
+        );
+        assert_eq!(c.first_mismatches[0].region.as_deref(), Some("end padding of axis 1"));
+        values[5] = 7;
+        let c = compare_in(&expected, &t(&[4, 4], values), &Tolerance::default(), Some(&regions));
+        assert_eq!(
+            c.placement.unwrap().describe(),
+            "4 differing elements are in padding, 1 in the interior"
+        );
+        // Regions of another shape say nothing.
+        let other = compare_in(
+            &t(&[16], vec![0i32; 16]),
+            &t(&[16], vec![1i32; 16]),
+            &Tolerance::default(),
+            Some(&regions),
+        );
+        assert_eq!(other.placement, None);
     }
 
     #[test]

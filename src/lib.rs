@@ -3,6 +3,9 @@
 //!
 //! The data flow: [`case::discover`] finds test case directories; [`case::TestCase`] loads
 //! their [`model::Model`] and the input and expected output [`Tensor`]s of each data set.
+//!
+//! A backend's own `cargo test` gates it with [`harness::Harness`], over the cases bundled
+//! with this crate ([`data_dir`]).
 #![warn(missing_docs)]
 
 pub mod backend;
@@ -16,6 +19,7 @@ pub mod compare;
 pub mod constant_inputs;
 pub mod corpus;
 pub mod coverage;
+pub mod data;
 pub mod error;
 pub mod fuzz;
 pub mod harness;
@@ -32,6 +36,13 @@ pub mod report;
 pub mod runner;
 pub mod selection;
 pub mod tensor;
+pub mod value_info;
 
+pub use data::data_dir;
 pub use error::Error;
+// The crates whose types appear in the public API ([`Tensor`]'s storage, its element types),
+// so a downstream crate uses the very versions this one does without pinning them.
+pub use half;
+pub use ndarray;
+pub use num_complex;
 pub use tensor::{DataType, Tensor};

@@ -13,6 +13,7 @@ use crate::operators::PadOp;
 use crate::opset;
 use crate::proto::{AttributeProto, ModelProto, NodeProto, attribute_type};
 use crate::tensor::{DecodeOptions, FileProblem, Tensor, TensorError, decode_tensor, read_limited};
+use crate::value_info::ValueInfo;
 
 /// A model read from model.onnx.
 #[derive(Clone, Debug)]
@@ -36,6 +37,10 @@ pub struct Graph {
     pub inputs: Vec<String>,
     /// The output names, in the graph's order.
     pub outputs: Vec<String>,
+    /// What the graph declares about each of `inputs`: element type and shape, same order.
+    pub input_types: Vec<ValueInfo>,
+    /// What the graph declares about each of `outputs`, same order.
+    pub output_types: Vec<ValueInfo>,
 }
 
 /// One operator call.
@@ -210,6 +215,7 @@ impl Model {
             initializers.push((init.name.clone(), tensor));
         }
         let is_initializer = |name: &str| graph.initializer.iter().any(|i| i.name == name);
+        let fed: Vec<_> = graph.input.iter().filter(|v| !is_initializer(&v.name)).collect();
         let nodes = graph
             .node
             .iter()
@@ -222,13 +228,10 @@ impl Model {
             graph: Graph {
                 nodes,
                 initializers,
-                inputs: graph
-                    .input
-                    .iter()
-                    .map(|v| v.name.clone())
-                    .filter(|n| !is_initializer(n))
-                    .collect(),
+                inputs: fed.iter().map(|v| v.name.clone()).collect(),
                 outputs: graph.output.iter().map(|v| v.name.clone()).collect(),
+                input_types: fed.iter().map(|v| ValueInfo::from_proto(v)).collect(),
+                output_types: graph.output.iter().map(ValueInfo::from_proto).collect(),
             },
         })
     }

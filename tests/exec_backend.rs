@@ -1,55 +1,84 @@
-//! The external worker protocol end to end, through the built binary: a worker written here
-//! (in Python, which every machine of this project has) that answers right, answers wrong,
-//! refuses, hangs, crashes or prints garbage; baselines; and the matrix's JSON. Every run
-//! checks that the worker processes, and whatever they started, are gone when it ends.
+//! The external worker protocol end to end, through the built binary: a worker written in
+//! Rust (this test binary, re-executed with the argument `worker`: exec_backend/worker.rs)
+//! that answers right, answers wrong, refuses, hangs, crashes or prints garbage; baselines;
+//! the matrix's JSON; and human lines streamed as data sets finish. Every run checks that the
+//! worker processes, and whatever they started, are gone when it ends.
+//!
+//! `harness = false` (Cargo.toml): main() is either the worker or libtest-mimic over the
+//! tests below, so no other binary or language is needed.
+
+#[path = "exec_backend/worker.rs"]
+mod worker;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-/// A worker whose behaviour on a data set is chosen by WORKER_MODE, or per case by
-/// WORKER_MODE_<case dir name>. "right" copies the case's expected output. Each request appends
-/// the worker's pid, and the pid of any process it starts, to the file WORKER_PIDS.
-const WORKER: &str = r#"
-import json, os, shutil, subprocess, sys, time
-def record(pid):
-    with open(os.environ["WORKER_PIDS"], "a") as f:
-        print(pid, file=f)
-for line in sys.stdin:
-    request = json.loads(line)
-    if request["type"] == "hello":
-        print(json.dumps({"type": "hello", "version": 1, "name": "test-worker"}), flush=True)
-        continue
-    record(os.getpid())
-    case_dir = os.path.dirname(request["model"])
-    mode = os.environ.get("WORKER_MODE_" + os.path.basename(case_dir), os.environ.get("WORKER_MODE", "right"))
-    out = os.path.join(request["output_dir"], "output_0.pb")
-    if mode == "right":
-        shutil.copy(os.path.join(case_dir, "test_data_set_0", "output_0.pb"), out)
-    elif mode == "wrong":
-        shutil.copy(request["inputs"][0], out)
-    elif mode == "refuse":
-        print(json.dumps({"type": "error", "id": request["id"], "message": "no kernel for this"}), flush=True)
-        continue
-    elif mode == "hang":
-        time.sleep(600)
-    elif mode == "crash":
-        print("boom: segfault imitation", file=sys.stderr, flush=True)
-        sys.exit(3)
-    elif mode == "garbage":
-        print("this is not json", flush=True)
-        continue
-    elif mode == "close":
-        os.close(1)
-        time.sleep(600)
-    elif mode in ("spawn-hang", "spawn-exit"):
-        # The child inherits the worker's stdout, so the worker exiting gives no end of file.
-        record(subprocess.Popen(["sleep", "1000"]).pid)
-        if mode == "spawn-exit":
-            sys.exit(5)
-        time.sleep(600)
-    print(json.dumps({"type": "result", "id": request["id"], "outputs": [out]}), flush=True)
-"#;
+use libtest_mimic::{Arguments, Trial};
+
+fn main() {
+    if std::env::args().nth(1).as_deref() == Some(worker::ARG) {
+        worker::serve();
+        return;
+    }
+    let tests: [(&str, fn()); 11] = [
+        (
+            "a_right_worker_passes_and_names_itself",
+            a_right_worker_passes_and_names_itself,
+        ),
+        (
+            "a_wrong_answer_fails_and_a_refusal_errors",
+            a_wrong_answer_fails_and_a_refusal_errors,
+        ),
+        (
+            "misbehaving_workers_cost_one_case_each",
+            misbehaving_workers_cost_one_case_each,
+        ),
+        (
+            "a_timed_out_worker_takes_its_shell_and_children_with_it",
+            a_timed_out_worker_takes_its_shell_and_children_with_it,
+        ),
+        (
+            "a_worker_that_closes_its_output_is_reported_as_closed",
+            a_worker_that_closes_its_output_is_reported_as_closed,
+        ),
+        (
+            "a_worker_that_exits_is_reported_as_exited_even_if_its_child_holds_its_output",
+            a_worker_that_exits_is_reported_as_exited_even_if_its_child_holds_its_output,
+        ),
+        (
+            "an_interrupted_run_takes_its_workers_with_it",
+            an_interrupted_run_takes_its_workers_with_it,
+        ),
+        (
+            "a_command_that_is_not_a_worker_is_an_infrastructure_error",
+            a_command_that_is_not_a_worker_is_an_infrastructure_error,
+        ),
+        ("baselines_gate_on_regressions_only", baselines_gate_on_regressions_only),
+        ("matrix_json_parses_back", matrix_json_parses_back),
+        (
+            "human_lines_appear_as_data_sets_finish",
+            human_lines_appear_as_data_sets_finish,
+        ),
+    ];
+    // libtest-mimic turns a panicking test into a failed trial, with the panic's message.
+    let trials = tests
+        .into_iter()
+        .map(|(name, test)| {
+            Trial::test(name, move || {
+                test();
+                Ok(())
+            })
+        })
+        .collect();
+    libtest_mimic::run(&Arguments::from_args(), trials).exit();
+}
+
+/// `exec:` and the command that runs this binary as a worker: plain words, so the runner
+/// starts it directly, with no shell in between.
+fn worker_backend() -> String {
+    format!("exec:{} {}", std::env::current_exe().unwrap().display(), worker::ARG)
+}
 
 struct Fixture {
     dir: tempfile::TempDir,
@@ -63,7 +92,6 @@ impl Fixture {
         for case in ["test_edge_pad", "test_wrap_pad"] {
             copy_dir(&data.join(case), &dir.path().join("cases").join(case));
         }
-        std::fs::write(dir.path().join("worker.py"), WORKER).unwrap();
         Fixture { dir }
     }
 
@@ -72,15 +100,17 @@ impl Fixture {
     }
 
     fn backend(&self) -> String {
-        format!("exec:python3 {}", self.dir.path().join("worker.py").display())
+        worker_backend()
     }
 
     /// The worker run through a shell that stays between the runner and it, and records
     /// its own pid too.
     fn backend_through_shell(&self) -> String {
         format!(
-            "exec:cd {} && echo $$ >> \"$WORKER_PIDS\" && python3 worker.py; true",
-            self.dir.path().display()
+            "exec:cd {} && echo $$ >> \"$WORKER_PIDS\" && {} {}; true",
+            self.dir.path().display(),
+            std::env::current_exe().unwrap().display(),
+            worker::ARG
         )
     }
 
@@ -104,10 +134,11 @@ impl Fixture {
         output
     }
 
-    /// Runs both cases through the worker (one thread, 2 s timeout); returns the exit code and
+    /// Runs both cases through the worker (one thread, 1 s timeout: the worker answers in
+    /// milliseconds, and the tests of a hang wait the timeout out); returns the exit code and
     /// the JSON report.
     fn check(&self, env: &[(&str, &str)], extra: &[&str]) -> (Option<i32>, serde_json::Value) {
-        self.check_with(&self.backend(), "2", env, extra)
+        self.check_with(&self.backend(), "1", env, extra)
     }
 
     fn check_with(
@@ -179,7 +210,6 @@ fn case<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
         .unwrap()
 }
 
-#[test]
 fn a_right_worker_passes_and_names_itself() {
     let fixture = Fixture::new();
     let (code, report) = fixture.check(&[], &[]);
@@ -188,7 +218,6 @@ fn a_right_worker_passes_and_names_itself() {
     assert_eq!(report["summary"]["passed"], 2);
 }
 
-#[test]
 fn a_wrong_answer_fails_and_a_refusal_errors() {
     let fixture = Fixture::new();
     let (code, report) = fixture.check(
@@ -210,12 +239,11 @@ fn a_wrong_answer_fails_and_a_refusal_errors() {
     );
 }
 
-#[test]
 fn misbehaving_workers_cost_one_case_each() {
     let fixture = Fixture::new();
     // The first case (test_edge_pad) misbehaves; the worker started afresh answers the second.
     for (mode, expected) in [
-        ("hang", "timed out after 2 s"),
+        ("hang", "timed out after 1 s"),
         ("crash", "worker exited (exit status: 3)"),
         ("garbage", "protocol error: the worker printed \"this is not json\""),
     ] {
@@ -237,26 +265,24 @@ fn misbehaving_workers_cost_one_case_each() {
 
 /// A worker through a shell that stays (`…; true`), hanging while its own child hangs too:
 /// the timeout kills all three, not the shell only. (`run` checks both recorded pids.)
-#[test]
 fn a_timed_out_worker_takes_its_shell_and_children_with_it() {
     let fixture = Fixture::new();
     let (code, report) = fixture.check_with(
         &fixture.backend_through_shell(),
-        "2",
+        "1",
         &[("WORKER_MODE_test_edge_pad", "spawn-hang")],
         &[],
     );
     assert_eq!(code, Some(1));
     let edge = case(&report, "test_edge_pad");
     assert!(
-        edge["message"].as_str().unwrap().contains("timed out after 2 s"),
+        edge["message"].as_str().unwrap().contains("timed out after 1 s"),
         "{edge}"
     );
     assert_eq!(case(&report, "test_wrap_pad")["status"], "passed", "{report}");
 }
 
 /// Closing stdout mid-request is reported as such, not as a timeout (the timeout is 30 s).
-#[test]
 fn a_worker_that_closes_its_output_is_reported_as_closed() {
     let fixture = Fixture::new();
     let (code, report) = fixture.check_with(&fixture.backend(), "30", &[("WORKER_MODE_test_edge_pad", "close")], &[]);
@@ -273,7 +299,6 @@ fn a_worker_that_closes_its_output_is_reported_as_closed() {
 
 /// A worker that exits while its child still holds its stdout (so no end of file comes) is
 /// reported as exited, with its status, and the child is killed.
-#[test]
 fn a_worker_that_exits_is_reported_as_exited_even_if_its_child_holds_its_output() {
     let fixture = Fixture::new();
     let (code, report) = fixture.check_with(
@@ -292,7 +317,6 @@ fn a_worker_that_exits_is_reported_as_exited_even_if_its_child_holds_its_output(
 
 /// Workers run in process groups of their own, out of reach of the terminal's Ctrl-C: the
 /// runner, interrupted, kills them (and what they started) before it dies of the signal.
-#[test]
 fn an_interrupted_run_takes_its_workers_with_it() {
     let fixture = Fixture::new();
     let pids = fixture.dir.path().join("pids");
@@ -329,7 +353,6 @@ fn an_interrupted_run_takes_its_workers_with_it() {
     }
 }
 
-#[test]
 fn a_command_that_is_not_a_worker_is_an_infrastructure_error() {
     let fixture = Fixture::new();
     let out = fixture.run(
@@ -344,7 +367,6 @@ fn a_command_that_is_not_a_worker_is_an_infrastructure_error() {
     );
 }
 
-#[test]
 fn baselines_gate_on_regressions_only() {
     let fixture = Fixture::new();
     let baseline = fixture.dir.path().join("baseline.json");
@@ -382,7 +404,6 @@ fn baselines_gate_on_regressions_only() {
     assert_eq!(code, Some(1));
 }
 
-#[test]
 fn matrix_json_parses_back() {
     let fixture = Fixture::new();
     let backend = fixture.backend();
@@ -418,4 +439,29 @@ fn matrix_json_parses_back() {
     assert_eq!(wrap["dtype"], "int32");
     assert_eq!(wrap["results"][0]["status"], "passed");
     assert_eq!(wrap["results"][1]["status"], "failed");
+}
+
+fn human_lines_appear_as_data_sets_finish() {
+    // The worker answers test_edge_pad, then holds test_wrap_pad until this test has read
+    // edge's line: were the report written only at the end, it would wait out --timeout and
+    // wrap would be errored.
+    let fixture = Fixture::new();
+    let gate = fixture.dir.path().join("gate");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(["--jobs", "1", "--timeout", "60", "--backend", &fixture.backend()])
+        .arg(fixture.cases())
+        .env("NO_COLOR", "1")
+        .env("WORKER_GATE", &gate)
+        .env_remove("WORKER_MODE")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.starts_with("PASS  test_edge_pad/0"), "{first}");
+    std::fs::write(&gate, "").unwrap();
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    assert!(rest[0].starts_with("PASS  test_wrap_pad/0"), "{rest:?}");
+    assert_eq!(rest.last().unwrap(), "2 passed, 0 failed, 0 errored, 0 skipped");
+    assert!(child.wait().unwrap().success());
 }

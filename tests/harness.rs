@@ -128,3 +128,89 @@ fn not_applicable_cases_are_ignored_trials() {
         (0, 0, 1)
     );
 }
+
+#[test]
+fn without_a_root_the_harness_runs_the_bundled_cases() {
+    let trials = Harness::new(RefBackend).trials().unwrap();
+    let names: Vec<&str> = trials.iter().map(|t| t.name()).collect();
+    assert!(names.contains(&"onnx-1.22.0/node/test_wrap_pad/0"), "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with("extended/")));
+}
+
+/// The reference's answers, each nonzero float nudged by one part in 4096: within the
+/// default tolerance, never bit-identical.
+struct Nudging;
+
+impl Backend for Nudging {
+    fn name(&self) -> &str {
+        "nudging"
+    }
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        let outputs = RefBackend.run(model, inputs)?;
+        Ok(outputs
+            .into_iter()
+            .map(|t| match t {
+                Tensor::Float(a) => Tensor::Float(a.mapv(|x| x * (1.0 + 1.0 / 4096.0))),
+                other => other,
+            })
+            .collect())
+    }
+}
+
+/// Runs the trials through `Harness::execute`, libtest's report in a file.
+fn execute(harness: Harness, filter: Option<&str>) -> pad_conformance::harness::HarnessRun {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut args = vec!["harness", "--test-threads=1", "--logfile", log.path().to_str().unwrap()];
+    args.extend(filter);
+    harness.execute(&Arguments::from_iter(args)).unwrap()
+}
+
+#[test]
+fn lossy_passes_are_counted_and_named() {
+    let run = execute(Harness::new(Nudging).root(data()), None);
+    assert_eq!(run.conclusion.num_failed, 0);
+    let summary = run.summary;
+    let names: Vec<&str> = summary.lossy.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(names.contains(&"node/test_constant_pad/0"), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n.contains("wrap")),
+        "test_wrap_pad is int32: {names:?}"
+    );
+    assert_eq!(summary.passed, 23);
+    let line = summary.to_string();
+    assert!(
+        line.starts_with(&format!(
+            "pad-conformance, backend nudging: 23 passed ({} not bit-identical)",
+            names.len()
+        )),
+        "{line}"
+    );
+    assert!(
+        line.contains("\n  passed within tolerance, not bit-identical: "),
+        "{line}"
+    );
+}
+
+#[test]
+fn recording_a_filtered_run_keeps_the_entries_it_did_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let listed = baseline(dir.path(), &["node/test_wrap_pad/0", "node/test_gone_pad/0"]);
+    let run = execute(
+        Harness::new(NoEdge).root(data()).write_baseline(&listed),
+        Some("test_edge"),
+    );
+    assert_eq!((run.summary.new_failures, run.summary.known_failures), (1, 0));
+    let recorded: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&listed).unwrap()).unwrap();
+    let entries = recorded["expected"].as_object().unwrap();
+    // test_edge_pad ran and errored: recorded. test_wrap_pad did not run: kept, reason
+    // and all. test_gone_pad names no data set: dropped.
+    assert_eq!(
+        entries.keys().collect::<Vec<_>>(),
+        ["node/test_edge_pad/0", "node/test_wrap_pad/0"]
+    );
+    assert_eq!(
+        entries["node/test_edge_pad/0"]["reason"],
+        "backend no-edge failed: edge is not implemented"
+    );
+    assert_eq!(entries["node/test_wrap_pad/0"]["reason"], "not implemented");
+}

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use pad_conformance::bench::BENCH_TYPES;
 use pad_conformance::compare::Tolerance;
 use pad_conformance::report::Format;
 use pad_conformance::tensor::DEFAULT_MAX_BYTES;
@@ -13,7 +14,7 @@ Examples:
   pad-conformance                                  check every vendored case with the ref backend
   pad-conformance --list                           list the cases and data sets found
   pad-conformance --filter test_wrap_pad           run the data sets whose name contains test_wrap_pad
-  pad-conformance --filter 'onnx-1.22.0/*' --format junit --output junit.xml
+  pad-conformance --filter 'onnx-1.22.0/*' --format junit --output target/junit.xml
   pad-conformance --backend exec:'.venv/bin/python scripts/backends/onnxruntime-worker' \\
                   --baseline baselines/onnxruntime.json
   pad-conformance matrix --backend ref --backend exec:'...' --failures-only
@@ -94,8 +95,9 @@ pub struct Selection {
     /// Largest tensor, in bytes, a file may declare.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
     pub max_tensor_bytes: u64,
-    /// Directories to search for cases.
-    #[arg(value_name = "PATH", default_value = "onnx-testdata")]
+    /// Directories to search for cases (default: $PAD_CONFORMANCE_DATA when set, else
+    /// ./onnx-testdata when it exists, else the cases bundled with this build).
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 }
 
@@ -164,7 +166,9 @@ pub struct RunArgs {
     #[arg(long, requires = "baseline")]
     pub strict_corpus: bool,
     /// Record this run's failures as a baseline, keeping the reasons already in FILE (or in
-    /// --baseline).
+    /// --baseline) and the entries of data sets --filter left out. The exit code is the run's
+    /// own: 1 when something failed or errored (as it will, when there is something to
+    /// record), unless --baseline is given and nothing new failed.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
     #[command(flatten)]
@@ -195,9 +199,10 @@ pub struct MatrixArgs {
 
 #[derive(Args, Debug)]
 pub struct CoverageArgs {
-    /// The generated corpus to read case.json files from.
-    #[arg(value_name = "PATH", default_value = "onnx-testdata/extended")]
-    pub path: PathBuf,
+    /// The generated corpus to read case.json files from (default: the `extended/` directory
+    /// of the default root, as for the main command).
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -217,7 +222,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub center_crop_shape: Option<String>,
     /// Element type.
-    #[arg(long, default_value = "float")]
+    #[arg(long, default_value = "float",
+          value_parser = clap::builder::PossibleValuesParser::new(BENCH_TYPES.map(|t| t.name())))]
     pub dtype: String,
     /// Timed runs per figure (the median is reported), after one warm-up run.
     #[arg(long, default_value_t = 10)]

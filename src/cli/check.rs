@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use pad_conformance::baseline::{Baseline, Discovered};
+use pad_conformance::baseline::{Baseline, Discovered, Ran};
 use pad_conformance::case::TestCase;
 use pad_conformance::check::Outcome;
 use pad_conformance::corpus::Corpus;
@@ -52,19 +52,21 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         &mut write_line,
     );
     write_report(&report, args, out, written)?;
+    let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
     if let Some(path) = &args.write_baseline {
         let previous = match Baseline::read(path) {
             Ok(existing) => Some(existing),
             Err(_) => baseline.clone(),
         };
-        let mut recorded = Baseline::record(&report.backend, &report.outcomes, previous.as_ref());
+        let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
+        let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
+        let mut recorded = Baseline::record(&report.backend, ran, previous.as_ref(), |name| discovered.contains(name));
         recorded.corpus_version = corpus_version(&selection.paths)?;
         recorded.write(path)?;
     }
     let summary = report.summary();
     let failed = match &baseline {
         Some(baseline) => {
-            let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
             let verdict = baseline.judge(&report.outcomes, |name| discovered.contains(name));
             eprintln!("{}", verdict.describe());
             verdict.fails(args.strict, args.strict_corpus)

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use pad_conformance::coverage::Coverage;
+use pad_conformance::data::default_root;
 use pad_conformance::matrix::Matrix;
 use pad_conformance::runner::run_jobs;
 
@@ -37,7 +38,8 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
 }
 
 pub fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
-    let coverage = Coverage::read(&args.path)?;
+    let path = args.path.clone().unwrap_or_else(|| default_root().join("extended"));
+    let coverage = Coverage::read(&path)?;
     let mut out = io::stdout().lock();
     finish(coverage.write_markdown(&mut out), &mut out)?;
     let missing = coverage.missing();

@@ -17,6 +17,7 @@ use pad_conformance::case::{Patterns, TestCase, discover};
 use pad_conformance::check::CheckOptions;
 use pad_conformance::compare::Tolerance;
 use pad_conformance::profile::Profile;
+use pad_conformance::data::default_root;
 use pad_conformance::runner::{Job, default_threads, jobs};
 use pad_conformance::selection::select;
 
@@ -45,7 +46,12 @@ pub fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
 impl Selection {
     /// Discovers the cases; zero cases is an error.
     fn cases(&self) -> Result<Vec<TestCase>, Fatal> {
-        Ok(discover(&self.paths, &Patterns::new(&self.patterns)?)?)
+        let roots = if self.paths.is_empty() {
+            vec![default_root()]
+        } else {
+            self.paths.clone()
+        };
+        Ok(discover(&roots, &Patterns::new(&self.patterns)?)?)
     }
 
     /// The data sets of `cases` that pass the filter; none passing is an error.

@@ -19,6 +19,19 @@ pub struct PadRegions {
 }
 
 impl PadRegions {
+    /// Whether the `flat`-th element (row-major) of the output lies in the padding of some
+    /// axis. No allocation: it is asked for every differing element.
+    pub fn is_padding(&self, mut flat: usize) -> bool {
+        let mut padding = false;
+        for (&(begin, end), &extent) in self.pads.iter().zip(&self.out_shape).rev() {
+            let i = (flat % extent.max(1)) as u128;
+            flat /= extent.max(1);
+            let (begin, end) = (begin.max(0) as u128, end.max(0) as u128);
+            padding |= i < begin || i + end >= extent as u128;
+        }
+        padding
+    }
+
     /// "interior", or the padding the index lies in: "begin padding of axis 0, end padding of
     /// axis 3".
     pub fn region(&self, index: &[usize]) -> String {

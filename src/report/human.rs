@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::RunReport;
+use super::{RunReport, strip_ansi};
 use crate::basis::Basis;
 use crate::check::{Outcome, Status};
 
@@ -48,9 +48,13 @@ pub fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> 
         Colors::Always => format!("\x1b[{color}m{word:<5}\x1b[0m"),
         Colors::Never => format!("{word:<5}"),
     };
-    let exact = match (outcome.status, outcome.bit_exact) {
-        (Status::Passed, Some(false)) => "  (within tolerance, not bit-exact)",
-        _ => "",
+    let exact = match outcome.max_abs_error {
+        _ if !outcome.is_lossy_pass() => String::new(),
+        Some(error) if error > 0.0 => {
+            format!("  (passed within tolerance, not bit-identical: max abs error {error:e})")
+        }
+        // Bits differ but no value does: -0 for 0, another NaN payload.
+        _ => "  (passed within tolerance, not bit-identical: -0 for 0 or another NaN)".to_owned(),
     };
     let gating = if outcome.is_non_gating_failure() {
         "  (not gating)"
@@ -69,9 +73,43 @@ pub fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> 
         writeln!(out, "      basis: {} ({})", outcome.basis.kind, outcome.basis.section)?;
     }
     if outcome.status != Status::Passed && !outcome.message.is_empty() {
-        for line in outcome.message.lines() {
+        // A worker's stderr, kept in the message, may be coloured for its own terminal.
+        for line in strip_ansi(&outcome.message).lines() {
             writeln!(out, "      {line}")?;
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_workers_colours_do_not_reach_the_report() {
+        let outcome = Outcome {
+            id: "test_wrap_pad".into(),
+            data_set: 0,
+            op: None,
+            domain: None,
+            version: None,
+            mode: None,
+            dtype: None,
+            status: Status::Errored,
+            basis: crate::basis::BasisNote::upstream(),
+            gates: true,
+            message: "backend w failed: worker exited\n  stderr: \x1b[31;1mERROR\x1b[0m boom".into(),
+            bit_exact: None,
+            max_abs_error: None,
+            max_rel_error: None,
+            mismatches: 0,
+            duration: Duration::ZERO,
+        };
+        let mut out = Vec::new();
+        write_outcome(&outcome, Colors::Never, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.ends_with("\n        stderr: ERROR boom\n"), "{text:?}");
+    }
 }

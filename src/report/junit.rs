@@ -44,6 +44,9 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
             }
         };
         let mut case = TestCase::new(outcome.name(), status);
+        if outcome.is_lossy_pass() {
+            case.set_system_out(lossy_note(outcome));
+        }
         case.set_classname(outcome.operator());
         case.add_property(("basis", outcome.basis.kind.name()));
         case.add_property(("basis-section", outcome.basis.section.as_str()));
@@ -51,9 +54,19 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         case.set_time(outcome.duration);
         suite.add_test_case(case);
     }
+    let lossy = report.summary().lossy;
+    suite.add_property(quick_junit::Property::new("lossy-passes", lossy.to_string()));
     let mut junit = Report::new("pad-conformance");
     junit.set_time(report.duration);
     junit.add_test_suite(suite);
     junit.serialize(&mut *out).map_err(io::Error::other)?;
     writeln!(out)
+}
+
+/// What a passed test case's `system-out` says when it passed within tolerance only.
+fn lossy_note(outcome: &crate::check::Outcome) -> String {
+    match outcome.max_abs_error {
+        Some(error) => format!("passed within tolerance, not bit-identical: max abs error {error:e}"),
+        None => "passed within tolerance, not bit-identical".to_owned(),
+    }
 }

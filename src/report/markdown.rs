@@ -1,5 +1,5 @@
 //! The Markdown report, for pull-request comments: a summary line and a table of every data
-//! set that did not pass.
+//! set that did not pass, or passed only within tolerance.
 
 use std::io::{self, Write};
 
@@ -10,18 +10,29 @@ use crate::check::Status;
 pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "### pad-conformance: backend `{}`\n", report.backend)?;
     writeln!(out, "**{}**\n", report.summary().line())?;
-    let shown: Vec<_> = report.outcomes.iter().filter(|o| o.status != Status::Passed).collect();
+    let shown: Vec<_> = report
+        .outcomes
+        .iter()
+        .filter(|o| o.status != Status::Passed || o.is_lossy_pass())
+        .collect();
     if shown.is_empty() {
         return Ok(());
     }
     writeln!(out, "| status | case | operator | basis | message |")?;
     writeln!(out, "|---|---|---|---|---|")?;
     for outcome in shown {
-        let message = outcome.message.lines().next().unwrap_or_default();
-        let status = if outcome.is_non_gating_failure() {
-            format!("{} (not gating)", outcome.status.name())
+        let (status, message) = if outcome.is_lossy_pass() {
+            let error = outcome
+                .max_abs_error
+                .map(|e| format!("max abs error {e:e}"))
+                .unwrap_or_default();
+            ("passed, not bit-identical".to_owned(), error)
+        } else if outcome.is_non_gating_failure() {
+            let first = outcome.message.lines().next().unwrap_or_default();
+            (format!("{} (not gating)", outcome.status.name()), first.to_owned())
         } else {
-            outcome.status.name().to_owned()
+            let first = outcome.message.lines().next().unwrap_or_default();
+            (outcome.status.name().to_owned(), first.to_owned())
         };
         writeln!(
             out,
@@ -29,7 +40,7 @@ pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()>
             outcome.name(),
             outcome.operator(),
             outcome.basis.kind,
-            escape_cell(message)
+            escape_cell(&message)
         )?;
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! Reports of a run: human (terminal), JSON, JUnit XML and Markdown. All are written from a
 //! [`RunReport`]; docs/report-format.md documents the machine-readable ones.
 
+mod ansi;
 mod human;
 mod json;
 mod junit;
@@ -12,6 +13,7 @@ use serde::Serialize;
 
 use crate::check::{Outcome, Status};
 
+pub use ansi::strip_ansi;
 pub use human::{Colors, write_outcome, write_summary};
 pub use json::write_json;
 pub use junit::write_junit;
@@ -46,6 +48,8 @@ pub struct Summary {
     /// Failed or errored on a basis the run does not gate on (a project rule, an undefined
     /// corner): reported, never failing the run.
     pub not_gating: usize,
+    /// Of the passed, those not bit-identical: within tolerance only.
+    pub lossy: usize,
 }
 
 impl Summary {
@@ -61,14 +65,21 @@ impl Summary {
                 Status::Skipped => &mut summary.skipped,
                 Status::Unsupported => &mut summary.unsupported,
             } += 1;
+            summary.lossy += usize::from(outcome.is_lossy_pass());
         }
         summary
     }
 
-    /// `N passed, N failed, N errored, N skipped`: the closing line of every human report.
+    /// `N passed, N failed, N errored, N skipped`, with `(N not bit-identical)` after the
+    /// passed count when some passed within tolerance only: the closing line of every human
+    /// report.
     pub fn line(&self) -> String {
+        let lossy = match self.lossy {
+            0 => String::new(),
+            n => format!(" ({n} not bit-identical)"),
+        };
         let mut line = format!(
-            "{} passed, {} failed, {} errored, {} skipped",
+            "{} passed{lossy}, {} failed, {} errored, {} skipped",
             self.passed, self.failed, self.errored, self.skipped
         );
         if self.unsupported > 0 {

@@ -219,6 +219,44 @@ pub fn decode_tensor(proto: &TensorProto, options: &DecodeOptions) -> Result<Ten
     }
 }
 
+impl Tensor {
+    /// A tensor from elements in ONNX raw_data layout (see [`Tensor::raw_bytes`]): checked
+    /// by the same decoder as a file's raw_data, so a length that does not match the shape is
+    /// an error naming both. `tensor(string)` has no raw layout and is refused.
+    ///
+    /// ```
+    /// use pad_conformance::{DataType, Tensor, tensor::Int4};
+    /// // Two int4 values packed in one byte, low bits first: 3 and -1.
+    /// let t = Tensor::from_raw(DataType::Int4, &[2], &[0xf3]).unwrap();
+    /// assert_eq!(t.as_slice::<Int4>().unwrap(), &[Int4(3), Int4(-1)]);
+    /// assert!(Tensor::from_raw(DataType::Float, &[2], &[0; 7]).is_err());
+    /// ```
+    pub fn from_raw(data_type: DataType, shape: &[usize], bytes: &[u8]) -> Result<Tensor, TensorError> {
+        let dims = shape
+            .iter()
+            .map(|&d| i64::try_from(d))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| TensorError::ElementCountOverflow {
+                dims: shape.iter().map(|&d| d as i64).collect(),
+            })?;
+        if data_type == DataType::String {
+            return Err(TensorError::StringInRawData);
+        }
+        let proto = TensorProto {
+            dims,
+            data_type: data_type.code(),
+            raw_data: Some(bytes::Bytes::copy_from_slice(bytes)),
+            ..Default::default()
+        };
+        // The bytes are already in memory: no limit beyond what they hold.
+        let options = DecodeOptions {
+            base_dir: None,
+            max_bytes: u64::MAX,
+        };
+        decode_tensor(&proto, &options)
+    }
+}
+
 /// The first typed value field that holds anything.
 fn filled_typed_field(proto: &TensorProto) -> Option<&'static str> {
     [

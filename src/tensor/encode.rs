@@ -22,7 +22,27 @@ pub fn encode_tensor(tensor: &Tensor, name: &str) -> TensorProto {
     proto
 }
 
-/// The raw_data bytes of a tensor's elements.
+impl Tensor {
+    /// The elements in ONNX raw_data layout: little-endian, row-major, bool as one byte,
+    /// sub-byte types packed two (4-bit) or four (2-bit) to a byte, low bits first — the
+    /// bytes a runtime's own tensor type is usually built from. Strings have no raw layout.
+    ///
+    /// ```
+    /// use pad_conformance::{DataType, Tensor};
+    /// let t = Tensor::from_vec(&[2], vec![1i16, -2]).unwrap();
+    /// let bytes = t.raw_bytes().unwrap();
+    /// assert_eq!(bytes, [1, 0, 0xfe, 0xff]);
+    /// assert_eq!(Tensor::from_raw(DataType::Int16, &[2], &bytes).unwrap(), t);
+    /// ```
+    pub fn raw_bytes(&self) -> Result<Vec<u8>, TensorError> {
+        match self {
+            Tensor::String(_) => Err(TensorError::StringInRawData),
+            _ => Ok(raw_bytes(self)),
+        }
+    }
+}
+
+/// The raw_data bytes of a tensor's elements (not strings).
 fn raw_bytes(tensor: &Tensor) -> Vec<u8> {
     match tensor {
         Tensor::Float(a) => pod_bytes(a),
@@ -50,7 +70,7 @@ fn raw_bytes(tensor: &Tensor) -> Vec<u8> {
         Tensor::Float4E2M1(a) => packed(a),
         Tensor::Uint2(a) => packed(a),
         Tensor::Int2(a) => packed(a),
-        Tensor::String(_) => unreachable!("strings are written to string_data"),
+        Tensor::String(_) => unreachable!("strings are written to string_data, and raw_bytes refuses them"),
     }
 }
 

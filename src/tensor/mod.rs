@@ -202,6 +202,19 @@ impl Tensor {
         T::array_of(self)
     }
 
+    /// The elements in row-major order, if this tensor holds elements of type `T` (and is in
+    /// standard layout, as every tensor this crate makes is).
+    ///
+    /// ```
+    /// use pad_conformance::Tensor;
+    /// let t = Tensor::from_vec(&[2, 2], vec![1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    /// assert_eq!(t.as_slice::<f32>(), Some(&[1.0, 2.0, 3.0, 4.0][..]));
+    /// assert_eq!(t.as_slice::<f64>(), None);
+    /// ```
+    pub fn as_slice<T: Element>(&self) -> Option<&[T]> {
+        T::array_of(self)?.as_slice()
+    }
+
     /// The element type.
     pub fn data_type(&self) -> DataType {
         fn of<T: Element>(_: &ArrayD<T>) -> DataType {

@@ -15,6 +15,7 @@ fn model(node: Node, initializers: Vec<(&str, Tensor)>) -> Model {
             initializers: initializers.into_iter().map(|(n, t)| (n.to_owned(), t)).collect(),
             inputs: vec!["x".into()],
             outputs: vec!["y".into()],
+            ..Graph::default()
         },
     }
 }

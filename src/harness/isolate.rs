@@ -1,0 +1,181 @@
+//! Running each data set in a child process: the test binary itself, re-executed with the
+//! trial's name in the environment, so that an abort, a stack overflow, a segfault in native
+//! code or the OOM killer costs that one trial (errored, naming the signal) and the rest run.
+//! catch_unwind covers panics only.
+
+use std::fs::File;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use super::trial_result::TrialResult;
+use crate::report::strip_ansi;
+
+/// Set in a child: the name of the one trial it runs.
+const CHILD_TRIAL_ENV: &str = "PAD_CONFORMANCE_CHILD_TRIAL";
+/// Set in a child: the directory of that trial's case, so the child lists that case alone
+/// rather than discovering every case again.
+const CHILD_CASE_ENV: &str = "PAD_CONFORMANCE_CHILD_CASE";
+/// Set in a child: the index of the trial's data set among the case's.
+const CHILD_DATA_SET_ENV: &str = "PAD_CONFORMANCE_CHILD_DATA_SET";
+/// Set in a child: the file it writes its [`TrialResult`] to, as JSON.
+const CHILD_RESULT_ENV: &str = "PAD_CONFORMANCE_CHILD_RESULT";
+
+/// How many lines of a crashed child's output an errored trial quotes.
+const OUTPUT_LINES: usize = 20;
+
+/// What a child process is asked to run, and where its result goes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChildRequest {
+    /// The trial's name, which the result carries.
+    pub name: String,
+    /// The case directory.
+    pub case_dir: PathBuf,
+    /// The data set's index among the case's.
+    pub data_set: usize,
+    /// Where the result goes.
+    pub result: PathBuf,
+}
+
+impl ChildRequest {
+    /// In a child process: its request; `None` in any other process.
+    pub fn from_env() -> Option<ChildRequest> {
+        Some(ChildRequest {
+            name: std::env::var(CHILD_TRIAL_ENV).ok()?,
+            case_dir: std::env::var_os(CHILD_CASE_ENV)?.into(),
+            data_set: std::env::var(CHILD_DATA_SET_ENV).ok()?.parse().ok()?,
+            result: std::env::var_os(CHILD_RESULT_ENV)?.into(),
+        })
+    }
+}
+
+/// In a child process: hands the result to the parent.
+pub fn write_result(path: &Path, result: &TrialResult) -> std::io::Result<()> {
+    std::fs::write(path, serde_json::to_vec(result).map_err(std::io::Error::other)?)
+}
+
+/// Runs trial `name`, data set `data_set` of the case in `case_dir`, in a child process,
+/// killing it (and its process group) after `time_limit`.
+pub fn run_in_child(name: &str, case_dir: &Path, data_set: usize, time_limit: Duration) -> TrialResult {
+    // A child that did not take the child's path (its main does not end in Harness::run, or
+    // the trials were run another way) would start children of its own, without end.
+    if std::env::var_os(CHILD_TRIAL_ENV).is_some() {
+        return TrialResult::errored(
+            name,
+            "a child process started trials of its own: isolate() needs the test binary's main \
+             to call Harness::run"
+                .to_owned(),
+        );
+    }
+    match spawn_and_wait(name, case_dir, data_set, time_limit) {
+        Ok(result) => result,
+        Err(e) => TrialResult::errored(name, format!("could not run the trial in a child process: {e}")),
+    }
+}
+
+fn spawn_and_wait(name: &str, case_dir: &Path, data_set: usize, time_limit: Duration) -> std::io::Result<TrialResult> {
+    let dir = tempfile::tempdir()?;
+    let result_path = dir.path().join("result.json");
+    let output_path = dir.path().join("output");
+    let output = File::create(&output_path)?;
+    let mut child = Command::new(std::env::current_exe()?)
+        .env(CHILD_TRIAL_ENV, name)
+        .env(CHILD_CASE_ENV, case_dir)
+        .env(CHILD_DATA_SET_ENV, data_set.to_string())
+        .env(CHILD_RESULT_ENV, &result_path)
+        .stdin(Stdio::null())
+        .stdout(output.try_clone()?)
+        .stderr(output)
+        // Its own group, so a time-out kills whatever the backend started too.
+        .process_group(0)
+        .spawn()?;
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if start.elapsed() >= time_limit {
+            // SAFETY: kill(2) on the group of a child this function started and has not
+            // reaped, so the group id is still its own.
+            unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+            child.wait()?;
+            break None;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    };
+    let tail = output_tail(&output_path);
+    let Some(status) = status else {
+        return Ok(TrialResult::errored(
+            name,
+            format!(
+                "timed out after {} s: the child process running it was killed{tail}",
+                time_limit.as_secs_f64()
+            ),
+        ));
+    };
+    match std::fs::read(&result_path) {
+        Ok(bytes) if status.success() => serde_json::from_slice(&bytes).or_else(|e| {
+            Ok(TrialResult::errored(
+                name,
+                format!("the child process's result does not parse: {e}{tail}"),
+            ))
+        }),
+        _ => Ok(TrialResult::errored(
+            name,
+            format!("the child process running it {}{tail}", describe(status)),
+        )),
+    }
+}
+
+/// "was killed by signal 6 (SIGABRT)", "exited with status 3 without a result".
+fn describe(status: ExitStatus) -> String {
+    match (status.signal(), status.code()) {
+        (Some(signal), _) => format!("was killed by signal {signal} ({})", signal_name(signal)),
+        (None, Some(code)) => format!("exited with status {code} without a result"),
+        (None, None) => format!("ended without a result ({status})"),
+    }
+}
+
+/// The conventional name of the signals a crashing process dies of.
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL: the OOM killer, or another process",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGTRAP => "SIGTRAP",
+        _ => "see signal(7)",
+    }
+}
+
+/// The last lines the child printed, escapes stripped, as a message's tail.
+fn output_tail(path: &Path) -> String {
+    let text = std::fs::read(path).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let text = strip_ansi(&text);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let shown = &lines[lines.len().saturating_sub(OUTPUT_LINES)..];
+    format!("\n  its output:\n    {}", shown.join("\n    "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signal_is_named() {
+        let aborted = ExitStatus::from_raw(libc::SIGABRT);
+        assert_eq!(describe(aborted), "was killed by signal 6 (SIGABRT)");
+        let exited = ExitStatus::from_raw(3 << 8);
+        assert_eq!(describe(exited), "exited with status 3 without a result");
+    }
+}

@@ -1,0 +1,101 @@
+//! The harness's own closing lines, after libtest's: how many trials passed (and how many of
+//! those only within tolerance), how many failed as the baseline expects, how many are new.
+//! libtest counts a known failure as `ok` and a lossy pass as `ok`; this tells them apart.
+
+use std::fmt::{self, Write as _};
+
+use super::trial_result::TrialResult;
+use crate::baseline::{Baseline, Finding};
+use crate::check::Status;
+use crate::compare::MAX_LISTED;
+
+/// Counts over the trials that ran.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HarnessSummary {
+    /// The backend's name.
+    pub backend: String,
+    /// Trials whose data set passed.
+    pub passed: usize,
+    /// Of those, the ones that were not bit-identical (passed within tolerance), by name,
+    /// with the largest absolute error.
+    pub lossy: Vec<(String, Option<f64>)>,
+    /// Failed or errored as the baseline lists them.
+    pub known_failures: usize,
+    /// Failed or errored and not listed: regressions.
+    pub new_failures: usize,
+    /// Listed, but passed or failed otherwise than listed: the baseline needs an update.
+    pub outdated: usize,
+    /// Not applicable.
+    pub skipped: usize,
+    /// Outside the backend's declared profile.
+    pub unsupported: usize,
+    /// Failed or errored on a basis the run does not gate on: reported, never failed.
+    pub not_gating: usize,
+}
+
+impl HarnessSummary {
+    /// Counts `results` against `baseline`.
+    pub fn new(backend: &str, results: &[TrialResult], baseline: &Baseline) -> HarnessSummary {
+        let mut summary = HarnessSummary {
+            backend: backend.to_owned(),
+            ..HarnessSummary::default()
+        };
+        for result in results {
+            match result.status {
+                _ if result.is_non_gating_failure() => {
+                    summary.not_gating += 1;
+                    continue;
+                }
+                Status::Passed => summary.passed += 1,
+                Status::Skipped => summary.skipped += 1,
+                Status::Unsupported => summary.unsupported += 1,
+                Status::Failed | Status::Errored => {}
+            }
+            if result.is_lossy_pass() {
+                summary.lossy.push((result.name.clone(), result.max_abs_error));
+            }
+            match baseline.finding(&result.name, result.status) {
+                Finding::ExpectedFailure => summary.known_failures += 1,
+                Finding::Regression => summary.new_failures += 1,
+                Finding::UnexpectedPass(_) | Finding::ChangedStatus(_) => summary.outdated += 1,
+                Finding::Agrees | Finding::CorpusChange(_) => {}
+            }
+        }
+        summary.lossy.sort_by(|a, b| a.0.cmp(&b.0));
+        summary
+    }
+}
+
+impl fmt::Display for HarnessSummary {
+    /// `pad-conformance, backend x: 17 passed (2 not bit-identical), 6 known failures (in
+    /// the baseline), 0 new failures, 0 outdated baseline entries, 0 skipped`, then the first
+    /// lossy passes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut line = format!("pad-conformance, backend {}: {} passed", self.backend, self.passed);
+        if !self.lossy.is_empty() {
+            write!(line, " ({} not bit-identical)", self.lossy.len())?;
+        }
+        write!(
+            line,
+            ", {} known failures (in the baseline), {} new failures, {} outdated baseline entries, {} skipped",
+            self.known_failures, self.new_failures, self.outdated, self.skipped
+        )?;
+        if self.unsupported > 0 {
+            write!(line, ", {} unsupported", self.unsupported)?;
+        }
+        if self.not_gating > 0 {
+            write!(line, ", {} not gating", self.not_gating)?;
+        }
+        f.write_str(&line)?;
+        for (name, error) in self.lossy.iter().take(MAX_LISTED) {
+            write!(f, "\n  passed within tolerance, not bit-identical: {name}")?;
+            if let Some(error) = error {
+                write!(f, " (max abs error {error:e})")?;
+            }
+        }
+        if self.lossy.len() > MAX_LISTED {
+            write!(f, "\n  … and {} more", self.lossy.len() - MAX_LISTED)?;
+        }
+        Ok(())
+    }
+}

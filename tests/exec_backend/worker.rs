@@ -1,0 +1,110 @@
+//! The worker the protocol tests run: this test binary itself, started with the argument
+//! `worker`, so `cargo test --test exec_backend` needs nothing but Rust.
+//!
+//! Its behaviour on a data set is chosen by WORKER_MODE, or per case by
+//! WORKER_MODE_<case dir name>; "right" copies the case's expected output. Each request
+//! appends the worker's pid, and the pid of any process it starts, to the file WORKER_PIDS.
+//! With WORKER_GATE set, a request for test_wrap_pad waits until that file exists.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// The argument that makes the test binary a worker.
+pub const ARG: &str = "worker";
+
+fn record(pid: u32) {
+    let Some(path) = std::env::var_os("WORKER_PIDS") else {
+        return;
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    writeln!(file, "{pid}").unwrap();
+}
+
+fn reply(value: Value) {
+    print_line(&value.to_string());
+}
+
+fn print_line(line: &str) {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").unwrap();
+    out.flush().unwrap();
+}
+
+fn sleep_forever() -> ! {
+    loop {
+        std::thread::sleep(Duration::from_secs(600));
+    }
+}
+
+/// Serves requests on standard input until it closes.
+pub fn serve() {
+    for line in std::io::stdin().lock().lines() {
+        let request: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if request["type"] == "hello" {
+            reply(json!({"type": "hello", "version": 1, "name": "test-worker"}));
+            continue;
+        }
+        record(std::process::id());
+        let id = request["id"].clone();
+        let model = Path::new(request["model"].as_str().unwrap());
+        let case_dir = model.parent().unwrap();
+        let case = case_dir.file_name().unwrap().to_str().unwrap();
+        if let Some(gate) = std::env::var_os("WORKER_GATE")
+            && case.contains("wrap")
+        {
+            while !Path::new(&gate).exists() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        let mode = std::env::var(format!("WORKER_MODE_{case}"))
+            .or_else(|_| std::env::var("WORKER_MODE"))
+            .unwrap_or_else(|_| "right".to_owned());
+        let out = Path::new(request["output_dir"].as_str().unwrap()).join("output_0.pb");
+        match mode.as_str() {
+            "right" => {
+                std::fs::copy(case_dir.join("test_data_set_0/output_0.pb"), &out).unwrap();
+            }
+            "wrong" => {
+                std::fs::copy(request["inputs"][0].as_str().unwrap(), &out).unwrap();
+            }
+            "refuse" => {
+                reply(json!({"type": "error", "id": id, "message": "no kernel for this"}));
+                continue;
+            }
+            "hang" => sleep_forever(),
+            "crash" => {
+                eprintln!("boom: segfault imitation");
+                std::process::exit(3);
+            }
+            "garbage" => {
+                print_line("this is not json");
+                continue;
+            }
+            "close" => {
+                // SAFETY: closing this process's own standard output, which nothing else uses.
+                unsafe { libc::close(1) };
+                sleep_forever();
+            }
+            "spawn-hang" | "spawn-exit" => {
+                // The child inherits the worker's stdout, so the worker exiting gives no end of file.
+                // Never waited for on purpose: the runner must kill it with the worker's group.
+                #[allow(clippy::zombie_processes)]
+                let child = std::process::Command::new("sleep").arg("1000").spawn().unwrap();
+                record(child.id());
+                if mode == "spawn-exit" {
+                    std::process::exit(5);
+                }
+                sleep_forever();
+            }
+            other => panic!("unknown WORKER_MODE {other:?}"),
+        }
+        reply(json!({"type": "result", "id": id, "outputs": [out]}));
+    }
+}

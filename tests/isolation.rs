@@ -1,0 +1,174 @@
+//! `Harness::run` end to end, as a downstream gate runs it: this binary is both the test and,
+//! with GATE set, the gate under test — a backend that aborts, hangs or panics on three cases,
+//! run with `.isolate()`. The tests run the gate as a child process and read what it prints,
+//! the exit code and the baseline it records through PAD_CONFORMANCE_WRITE_BASELINE.
+//!
+//! `harness = false` (Cargo.toml): main() is the gate or libtest-mimic over the tests.
+
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use libtest_mimic::{Arguments, Trial};
+use pad_conformance::Tensor;
+use pad_conformance::backend::{Backend, BackendError, RefBackend};
+use pad_conformance::harness::Harness;
+use pad_conformance::model::Model;
+
+/// Aborts on test_edge_pad, panics on test_wrap_pad, and with GATE_HANG set hangs on
+/// test_reflect_pad (only one test waits out the time limit).
+struct Crashy;
+
+impl Backend for Crashy {
+    fn name(&self) -> &str {
+        "crashy"
+    }
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        let path = model.path.to_string_lossy();
+        if path.contains("/test_edge_pad/") {
+            std::process::abort();
+        }
+        if path.contains("/test_reflect_pad/") && std::env::var_os("GATE_HANG").is_some() {
+            std::thread::sleep(Duration::from_secs(600));
+        }
+        if path.contains("/test_wrap_pad/") {
+            panic!("wrap is not implemented");
+        }
+        RefBackend.run(model, inputs)
+    }
+}
+
+fn gate() -> ! {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/onnx-testdata/onnx-1.22.0/node");
+    let mut harness = Harness::new(Crashy)
+        .root(root)
+        .isolate()
+        .time_limit(Duration::from_secs(1));
+    if let Some(baseline) = std::env::var_os("GATE_BASELINE") {
+        harness = harness.baseline(baseline);
+    }
+    harness.run()
+}
+
+fn main() {
+    if std::env::var_os("GATE").is_some() {
+        gate();
+    }
+    let tests: [(&str, fn()); 3] = [
+        (
+            "a_crash_a_hang_and_a_panic_cost_one_trial_each",
+            a_crash_a_hang_and_a_panic_cost_one_trial_each,
+        ),
+        (
+            "a_missing_baseline_says_how_to_record_it",
+            a_missing_baseline_says_how_to_record_it,
+        ),
+        (
+            "a_recorded_baseline_makes_the_gate_pass",
+            a_recorded_baseline_makes_the_gate_pass,
+        ),
+    ];
+    let trials = tests
+        .into_iter()
+        .map(|(name, test)| {
+            Trial::test(name, move || {
+                test();
+                Ok(())
+            })
+        })
+        .collect();
+    libtest_mimic::run(&Arguments::from_args(), trials).exit();
+}
+
+/// Runs the gate with `env`, one trial at a time so the output reads in order.
+fn run_gate(env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .env("GATE", "1")
+        .env_remove("GATE_HANG")
+        .env_remove("GATE_BASELINE")
+        .env_remove("PAD_CONFORMANCE_WRITE_BASELINE")
+        .args(["--test-threads", "1", "--color", "never"]);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn a_crash_a_hang_and_a_panic_cost_one_trial_each() {
+    let out = run_gate(&[("GATE_HANG", "1")]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(101), "{stdout}\n{stderr}");
+    assert!(stdout.contains("test result: FAILED. 15 passed; 3 failed;"), "{stdout}");
+    assert!(
+        stdout.contains("the child process running it was killed by signal 6 (SIGABRT)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("timed out after 1 s: the child process running it was killed"),
+        "{stdout}"
+    );
+    // The panic's message once, in the trial's failure, with where it happened; no panic
+    // message or backtrace on stderr.
+    assert_eq!(stdout.matches("wrap is not implemented").count(), 1, "{stdout}");
+    assert!(stdout.contains("\n  at tests/isolation.rs:"), "{stdout}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stdout.contains(
+            "pad-conformance, backend crashy: 15 passed, 0 known failures (in the baseline), 3 new failures, \
+             0 outdated baseline entries, 0 skipped"
+        ),
+        "{stdout}"
+    );
+}
+
+fn a_missing_baseline_says_how_to_record_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("known.json");
+    let out = run_gate(&[("GATE_BASELINE", baseline.to_str().unwrap())]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(101));
+    let expected = format!(
+        "baseline {0} does not exist; record one with:\n  PAD_CONFORMANCE_WRITE_BASELINE={0} cargo test --test isolation\n",
+        baseline.display()
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+}
+
+fn a_recorded_baseline_makes_the_gate_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("known.json");
+    let path = baseline.to_str().unwrap();
+    // Recording: the failures go to the file; the run still fails, as it has failures.
+    let out = run_gate(&[("GATE_BASELINE", path), ("PAD_CONFORMANCE_WRITE_BASELINE", path)]);
+    assert_eq!(out.status.code(), Some(101));
+    let recorded: serde_json::Value = serde_json::from_slice(&std::fs::read(&baseline).unwrap()).unwrap();
+    let entries = recorded["expected"].as_object().unwrap();
+    let names: Vec<&str> = entries.keys().map(String::as_str).collect();
+    assert_eq!(names, ["test_edge_pad/0", "test_wrap_pad/0"]);
+    assert_eq!(recorded["backend"], "crashy");
+    assert_eq!(
+        entries["test_edge_pad/0"]["reason"],
+        "the child process running it was killed by signal 6 (SIGABRT)"
+    );
+    // Gated by it: everything passes, and the known failures are marked and counted.
+    let out = run_gate(&[("GATE_BASELINE", path)]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let edge = stdout.lines().find(|l| l.contains(" test_edge_pad/0 ")).unwrap();
+    assert!(
+        edge.starts_with("test [Pad-25, known failure] test_edge_pad/0 ") && edge.ends_with(" ok"),
+        "{edge}"
+    );
+    assert!(
+        stdout
+            .contains("pad-conformance, backend crashy: 16 passed, 2 known failures (in the baseline), 0 new failures"),
+        "{stdout}"
+    );
+}
