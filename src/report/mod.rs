@@ -1,10 +1,12 @@
 //! Reports of a run: human (terminal), JSON, JUnit XML and Markdown. All are written from a
-//! [`RunReport`]; docs/report-format.md documents the machine-readable ones.
+//! [`RunReport`]; docs/report-format.md documents the machine-readable ones, and
+//! [`read_json_report`] reads a JSON report back.
 
 mod human;
 mod json;
 mod junit;
 mod markdown;
+mod read;
 
 use std::time::Duration;
 
@@ -17,6 +19,7 @@ pub use json::write_json;
 pub use junit::write_junit;
 pub(crate) use markdown::escape_cell;
 pub use markdown::write_markdown;
+pub use read::read_json_report;
 
 /// The outcomes of one backend over a set of cases.
 #[derive(Clone, Debug)]
