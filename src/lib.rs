@@ -16,7 +16,9 @@ pub mod compare;
 pub mod constant_inputs;
 pub mod corpus;
 pub mod coverage;
+pub mod diff;
 pub mod error;
+pub mod failure_groups;
 pub mod harness;
 pub mod json_file;
 pub mod listing;
@@ -29,6 +31,7 @@ pub mod proto;
 pub mod reference;
 pub mod report;
 pub mod runner;
+pub mod scoreboard;
 pub mod selection;
 pub mod tensor;
 

@@ -116,7 +116,10 @@ mod tests {
     fn a_written_report_reads_back_with_every_field() {
         let report = RunReport {
             backend: "tract <0.21>".into(),
-            outcomes: vec![outcome("extended/a", Status::Failed), outcome("onnx-1.22.0/b", Status::Passed)],
+            outcomes: vec![
+                outcome("extended/a", Status::Failed),
+                outcome("onnx-1.22.0/b", Status::Passed),
+            ],
             duration: Duration::from_secs(1),
         };
         let mut json = Vec::new();
