@@ -14,6 +14,7 @@ use pad_conformance::report::{
     Colors, Format, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
 };
 use pad_conformance::runner::{Job, run_jobs};
+use pad_conformance::scoreboard::{Board, Rerun, write_scoreboard};
 
 use super::Fatal;
 use super::args::RunArgs;
@@ -51,7 +52,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         args.checking.threads(),
         &mut write_line,
     );
-    write_report(&report, args, out, written)?;
+    let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
+    write_report(&report, &rerun, args, out, written)?;
     if let Some(path) = &args.write_baseline {
         let previous = match Baseline::read(path) {
             Ok(existing) => Some(existing),
@@ -102,9 +104,10 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
 }
 
 /// Writes the report to `out`, after the lines already streamed there (`written`: whether
-/// that went well).
+/// that went well); `rerun` is how the HTML page reruns one data set.
 fn write_report(
     report: &RunReport,
+    rerun: &Rerun,
     args: &RunArgs,
     mut out: Box<dyn Write>,
     written: io::Result<()>,
@@ -115,6 +118,7 @@ fn write_report(
         Format::Json => write_json(report, &mut out),
         Format::Junit => write_junit(report, &mut out),
         Format::Markdown => write_markdown(report, &mut out),
+        Format::Html => write_scoreboard(&[Board::new(report, rerun.clone())], &mut out),
     });
     finish(written, &mut out)?;
     if args.output.is_some() || format != Format::Human {

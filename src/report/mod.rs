@@ -102,6 +102,8 @@ pub enum Format {
     Junit,
     /// A Markdown table.
     Markdown,
+    /// The HTML scoreboard page ([`crate::scoreboard`]) of this one backend.
+    Html,
 }
 
 /// The first line of `text`, cut to `max_chars` characters with `…`: how a reason fits a

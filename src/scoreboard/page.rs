@@ -131,6 +131,7 @@ fn write_heatmap(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
          <span class=\"swatch s5\">50%</span><span class=\"swatch s9\">&lt;100%</span>\
          <span class=\"swatch s10\">100%</span><span class=\"swatch unsup\">unsupported</span>\
          <span class=\"swatch na\">·</span><span>not accepted by the version</span>\
+         <span class=\"swatch refusals\">c</span><span>not accepted: data sets that must be refused</span>\
          <span>modes: <strong>c</strong>onstant <strong>r</strong>eflect <strong>e</strong>dge \
          <strong>w</strong>rap, ✓ CenterCropPad; \
          <del>struck</del>: some of that mode's data sets did not pass</span></div>"
@@ -155,8 +156,8 @@ fn write_heatmap(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
     if unplaced.counted() + unplaced.skipped > 0 {
         writeln!(
             out,
-            "<p class=\"muted\">{} data sets fit no cell (the model did not load, or names no operator \
-             version of the table): {} passed, {} failed or errored, {} unsupported, {} skipped.</p>",
+            "<p class=\"muted\">{} data sets fit no cell (the model did not load, or it names an operator \
+             version, mode or element type outside the table): {} passed, {} failed or errored, {} unsupported, {} skipped.</p>",
             unplaced.counted() + unplaced.skipped,
             unplaced.passed,
             unplaced.failed,
@@ -205,10 +206,10 @@ fn write_cell(op: OpVersion, data_type: DataType, cell: Option<&HeatCell>, out: 
             describe(tally)
         ));
     }
-    let refusals = if accepted {
-        ""
+    let (refusals, class) = if accepted {
+        ("", class)
     } else {
-        " (data sets the version must refuse)"
+        (" (data sets the version must refuse)", format!("{class} refusals"))
     };
     let title = format!("{label}{refusals}: {}", details.join("; "));
     write!(

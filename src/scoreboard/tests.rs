@@ -243,6 +243,22 @@ fn the_heatmap_is_the_coverage_grid_with_shares_and_modes() {
     let na = cell(sections[0], "Pad-11", "int4");
     assert!(na.value().classes().any(|c| c == "na"));
     assert_eq!(text_of(na), "·");
+    // Not accepted by the version, with data sets that must be refused: outlined.
+    let refusal = RunReport {
+        backend: "ref".into(),
+        outcomes: vec![data(
+            "extended/test_ext_pad19_err_dtype_int4",
+            19,
+            "constant",
+            "int4",
+            Status::Passed,
+        )],
+        duration: Duration::ZERO,
+    };
+    let (_, refusal_page) = page(&[refusal]);
+    let outlined = cell(select(&refusal_page, "section.backend")[0], "Pad-19", "int4");
+    assert!(outlined.value().classes().any(|c| c == "refusals"));
+    assert!(!ok.value().classes().any(|c| c == "refusals"));
     // Legal, without data here.
     assert!(
         cell(sections[0], "Pad-13", "double")
