@@ -2,7 +2,7 @@
 //! split into upstream releases and the extended corpus, a heatmap per backend over the
 //! operator table's grid, and failures grouped by reason with every data set's message and a
 //! command that reruns it — and the page of a [`crate::diff`] of two runs.
-//! docs/report-format.md#html-scoreboard describes the page.
+//! docs/report-format.md ("HTML scoreboard") describes the page.
 
 mod board;
 mod diff_page;

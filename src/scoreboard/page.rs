@@ -58,9 +58,9 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "<div class=\"wrap\"><table class=\"totals\">")?;
     writeln!(
         out,
-        "<thead><tr><th>backend</th><th class=\"num\">passed</th><th class=\"num\">failed</th>\
-         <th class=\"num\">errored</th><th class=\"num\">skipped</th><th class=\"num\">unsupported</th>\
-         <th class=\"num\">not gating</th><th class=\"num\">pass share</th></tr></thead>"
+        "<thead><tr><th>backend</th><th class=\"num\">pass share</th><th class=\"num\">passed</th>\
+         <th class=\"num\">failed</th><th class=\"num\">errored</th><th class=\"num\">skipped</th>\
+         <th class=\"num\">unsupported</th><th class=\"num\">not gating</th></tr></thead>"
     )?;
     writeln!(out, "<tbody>")?;
     for (i, board) in boards.iter().enumerate() {
@@ -85,17 +85,17 @@ fn write_totals_row(attributes: &str, label: &str, s: &Summary, out: &mut dyn Wr
     let share = pass_share(s);
     writeln!(
         out,
-        "<tr {attributes}><td>{label}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+        "<tr {attributes}><td>{label}</td><td class=\"num share {}\">{}</td><td class=\"num\">{}</td>\
          <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-         <td class=\"num share {}\">{}</td></tr>",
+         <td class=\"num\">{}</td></tr>",
+        share.map_or_else(String::new, share_class),
+        percent(share),
         s.passed,
         s.failed,
         s.errored,
         s.skipped,
         s.unsupported,
         s.not_gating,
-        share.map_or_else(String::new, share_class),
-        percent(share)
     )
 }
 
