@@ -81,6 +81,28 @@ fn a_run_and_a_matrix_write_the_scoreboard_page() {
         texts(&html, "code.rerun"),
         [format!("pad-conformance --backend ref --filter test_wrap_pad/0 {root}")]
     );
+    // The options that change a verdict are repeated; the defaults are not.
+    let strict = out_dir.path().join("strict.html");
+    let out = run(&[
+        "--format",
+        "html",
+        "--output",
+        strict.to_str().unwrap(),
+        "--basis",
+        "rule,spec,reference",
+        "--rtol",
+        "0.5",
+        "--atol",
+        "1e-7",
+        root,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        texts(&read_page(&strict), "code.rerun"),
+        [format!(
+            "pad-conformance --backend ref --basis spec,reference,rule --rtol 0.5 --filter test_wrap_pad/0 {root}"
+        )]
+    );
     let message = texts(&html, "pre.message").concat();
     assert!(
         message.starts_with("output 0 \"y\": 1 of 126 elements differ"),
