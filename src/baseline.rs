@@ -353,6 +353,7 @@ mod tests {
             version: Some(19),
             mode: None,
             dtype: None,
+            shape: None,
             status,
             basis: crate::basis::BasisNote::upstream(),
             gates: true,

@@ -92,6 +92,8 @@ pub struct Outcome {
     pub mode: Option<String>,
     /// The element type of the data input.
     pub dtype: Option<String>,
+    /// The shape of the data input, when the data set loaded: how big the data set is.
+    pub shape: Option<Vec<usize>>,
     /// What happened.
     pub status: Status,
     /// What the expected result rests on.
@@ -176,10 +178,14 @@ impl Verdict {
 pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, options: &CheckOptions) -> Outcome {
     let start = Instant::now();
     let decode = case.decode_options(options.max_tensor_bytes);
-    let (model, dtype, verdict) = match load(case, index, &decode) {
-        Loaded::Stopped(model, verdict) => (model, None, verdict),
+    let (model, (dtype, shape), verdict) = match load(case, index, &decode) {
+        Loaded::Stopped(model, verdict) => (model, (None, None), verdict),
         Loaded::Ready(model, data) => {
-            let dtype = data.inputs.first().map(|t| t.data_type().name().to_owned());
+            let input = data.inputs.first();
+            let described = (
+                input.map(|t| t.data_type().name().to_owned()),
+                input.map(|t| t.shape().to_vec()),
+            );
             let verdict = match Subject::of(&model, &data.inputs).and_then(|s| options.profile.excludes(&s)) {
                 Some(unsupported) => Verdict::plain(Status::Unsupported, unsupported.to_string()),
                 None if options.inputs_as_constants || options.profile.inputs_as_constants => {
@@ -190,7 +196,7 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
                     judge(backend.name(), &model, data, answer, &options.tolerance)
                 }
             };
-            (Some(model), dtype, verdict)
+            (Some(model), described, verdict)
         }
     };
     let (op, domain, version, mode) = describe_operator(model.as_ref());
@@ -202,6 +208,7 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
         version,
         mode,
         dtype,
+        shape,
         status: verdict.status,
         gates: options.gating.gates(case.basis.kind),
         basis: case.basis.clone(),

@@ -380,11 +380,11 @@ fn matrix_refuses_a_format_it_does_not_write_before_running_anything() {
         message.contains("invalid value 'human' for '--format <FORMAT>'"),
         "{message}"
     );
-    assert!(message.contains("[possible values: markdown, json]"), "{message}");
+    assert!(message.contains("[possible values: markdown, json, html]"), "{message}");
     assert!(!message.contains("passed"), "no backend ran: {message}");
     assert!(out.stdout.is_empty());
     let help = String::from_utf8(run(&["matrix", "--help"]).stdout).unwrap();
-    assert!(help.contains("[possible values: markdown, json]"), "{help}");
+    assert!(help.contains("[possible values: markdown, json, html]"), "{help}");
     assert!(!help.contains("junit") && !help.contains("human"), "{help}");
 }
 

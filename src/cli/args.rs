@@ -18,6 +18,8 @@ Examples:
   pad-conformance --backend exec:'.venv/bin/python scripts/backends/onnxruntime-worker' \\
                   --baseline baselines/onnxruntime.json
   pad-conformance matrix --backend ref --backend exec:'...' --failures-only
+  pad-conformance matrix --backend ref --backend exec:'...' --format html --output matrix.html
+  pad-conformance diff before.json after.json --format markdown
   pad-conformance bench";
 
 /// Conformance suite and runner for ONNX's padding operators (Pad 1–25, CenterCropPad 18,
@@ -36,10 +38,14 @@ pub enum Command {
     /// Time the reference kernels against a plain copy of the same bytes (ratios, not
     /// seconds, are the figure of merit).
     Bench(BenchArgs),
-    /// Run several backends over the same data sets and write one table (Markdown or JSON).
+    /// Run several backends over the same data sets and write one table (Markdown or JSON)
+    /// or the HTML scoreboard.
     Matrix(MatrixArgs),
     /// Tabulate which (operator version, dtype, mode) the generated cases cover.
     Coverage(CoverageArgs),
+    /// Compare two JSON reports of a backend (before, after): fixed, regressed, changed
+    /// status, added, removed. Exits 1 when anything regressed.
+    Diff(DiffArgs),
     /// Differential fuzzing: random cases, the reference as the oracle, the backend as the
     /// subject; disagreements shrunk, de-duplicated and written as node-test cases.
     Fuzz(FuzzArgs),
@@ -188,13 +194,30 @@ pub struct MatrixArgs {
     /// Write the table to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Markdown: show only the data sets some backend did not pass.
+    /// Markdown: show only the data sets some backend did not pass (the HTML page lists only
+    /// failures in any case).
     #[arg(long)]
     pub failures_only: bool,
     #[command(flatten)]
     pub checking: Checking,
     #[command(flatten)]
     pub selection: Selection,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The JSON report of the earlier run (`--format json`).
+    #[arg(value_name = "OLD.json")]
+    pub old: PathBuf,
+    /// The JSON report of the later run.
+    #[arg(value_name = "NEW.json")]
+    pub new: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub format: DiffFormat,
+    /// Write the diff to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -250,6 +273,7 @@ pub enum RunFormat {
     Json,
     Junit,
     Markdown,
+    Html,
 }
 
 impl From<RunFormat> for Format {
@@ -259,6 +283,7 @@ impl From<RunFormat> for Format {
             RunFormat::Json => Format::Json,
             RunFormat::Junit => Format::Junit,
             RunFormat::Markdown => Format::Markdown,
+            RunFormat::Html => Format::Html,
         }
     }
 }
@@ -275,6 +300,14 @@ pub enum BenchFormat {
 pub enum MatrixFormat {
     Markdown,
     Json,
+    Html,
+}
+
+/// The formats `diff` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    Markdown,
+    Html,
 }
 
 /// `--rtol`, `--atol`: a finite number, zero or more (NaN would pass nothing, a negative or

@@ -14,6 +14,7 @@ use pad_conformance::report::{
     Colors, Format, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
 };
 use pad_conformance::runner::{Job, run_jobs};
+use pad_conformance::scoreboard::{Board, Rerun, write_scoreboard};
 
 use super::Fatal;
 use super::args::RunArgs;
@@ -51,7 +52,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         args.checking.threads(),
         &mut write_line,
     );
-    write_report(&report, args, out, written)?;
+    let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
+    write_report(&report, &rerun, args, out, written)?;
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
     if let Some(path) = &args.write_baseline {
         let previous = match Baseline::read(path) {
@@ -60,7 +62,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         };
         let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
         let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-        let mut recorded = Baseline::record(&report.backend, ran, previous.as_ref(), |name| discovered.contains(name));
+        let mut recorded = Baseline::record(&report.backend, ran, previous.as_ref(), |name| {
+            discovered.contains(name)
+        });
         recorded.corpus_version = corpus_version(&selection.paths)?;
         recorded.write(path)?;
     }
@@ -104,9 +108,10 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
 }
 
 /// Writes the report to `out`, after the lines already streamed there (`written`: whether
-/// that went well).
+/// that went well); `rerun` is how the HTML page reruns one data set.
 fn write_report(
     report: &RunReport,
+    rerun: &Rerun,
     args: &RunArgs,
     mut out: Box<dyn Write>,
     written: io::Result<()>,
@@ -117,6 +122,7 @@ fn write_report(
         Format::Json => write_json(report, &mut out),
         Format::Junit => write_junit(report, &mut out),
         Format::Markdown => write_markdown(report, &mut out),
+        Format::Html => write_scoreboard(&[Board::new(report, rerun.clone())], &mut out),
     });
     finish(written, &mut out)?;
     if args.output.is_some() || format != Format::Human {

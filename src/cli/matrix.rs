@@ -1,5 +1,5 @@
-//! `matrix`: several backends over the same data sets in one table; `coverage`: what the
-//! generated corpus covers.
+//! `matrix`: several backends over the same data sets in one table or one scoreboard page;
+//! `coverage`: what the generated corpus covers.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -8,6 +8,7 @@ use pad_conformance::coverage::Coverage;
 use pad_conformance::data::default_root;
 use pad_conformance::matrix::Matrix;
 use pad_conformance::runner::run_jobs;
+use pad_conformance::scoreboard::{Board, write_scoreboard};
 
 use super::Fatal;
 use super::args::{CoverageArgs, MatrixArgs, MatrixFormat};
@@ -19,7 +20,9 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let jobs = selection.jobs(&cases)?;
     let options = args.checking.options(selection.max_tensor_bytes)?;
     let mut reports = Vec::new();
+    let mut reruns = Vec::new();
     for spec in &args.backends {
+        reruns.push(args.checking.rerun(spec, selection, None));
         let backend = args.checking.backend(spec, selection.max_tensor_bytes)?;
         let report = run_jobs(backend.as_ref(), &jobs, &options, args.checking.threads(), &mut |_| {});
         eprintln!("{}: {}", report.backend, report.summary().line());
@@ -32,6 +35,14 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             .map_err(io::Error::other)
             .and_then(|()| writeln!(out)),
         MatrixFormat::Markdown => matrix.write_markdown(args.failures_only, &mut out),
+        MatrixFormat::Html => {
+            let boards: Vec<Board<'_>> = reports
+                .iter()
+                .zip(reruns)
+                .map(|(r, rerun)| Board::new(r, rerun))
+                .collect();
+            write_scoreboard(&boards, &mut out)
+        }
     };
     finish(written, &mut out)?;
     Ok(ExitCode::SUCCESS)

@@ -4,10 +4,12 @@
 pub mod args;
 mod bench;
 mod check;
+mod diff;
 mod fuzz;
 mod matrix;
 mod output;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -16,9 +18,10 @@ use pad_conformance::basis::Gating;
 use pad_conformance::case::{Patterns, TestCase, discover};
 use pad_conformance::check::CheckOptions;
 use pad_conformance::compare::Tolerance;
-use pad_conformance::profile::Profile;
 use pad_conformance::data::default_root;
+use pad_conformance::profile::Profile;
 use pad_conformance::runner::{Job, default_threads, jobs};
+use pad_conformance::scoreboard::Rerun;
 use pad_conformance::selection::select;
 
 use args::{Checking, Cli, Command, Selection};
@@ -39,6 +42,7 @@ pub fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Matrix(args)) => matrix::matrix(args),
         Some(Command::Coverage(args)) => matrix::coverage(args),
         Some(Command::Fuzz(args)) => fuzz::fuzz(args),
+        Some(Command::Diff(args)) => diff::diff(args),
         None => check::run(&cli.run),
     }
 }
@@ -91,5 +95,37 @@ impl Checking {
 
     fn threads(&self) -> usize {
         self.jobs.unwrap_or_else(default_threads)
+    }
+
+    /// The command that reruns one data set of backend `spec` as this run checked it: the
+    /// options that change a verdict, when they are not the defaults, and the paths.
+    fn rerun(&self, spec: &str, selection: &Selection, profile: Option<&PathBuf>) -> Rerun {
+        let defaults = Tolerance::default();
+        let mut options = Vec::new();
+        if let Some(profile) = profile {
+            options.extend(["--profile".to_owned(), profile.display().to_string()]);
+        }
+        let gating = Gating::from_names(&self.basis).map(|g| g.names()).unwrap_or_default();
+        if gating != Gating::default().names() {
+            options.extend(["--basis".to_owned(), gating]);
+        }
+        if self.inputs_as_constants {
+            options.push("--inputs-as-constants".to_owned());
+        }
+        if self.exact {
+            options.push("--exact".to_owned());
+        }
+        if self.rtol != defaults.rtol {
+            options.extend(["--rtol".to_owned(), self.rtol.to_string()]);
+        }
+        if self.atol != defaults.atol {
+            options.extend(["--atol".to_owned(), self.atol.to_string()]);
+        }
+        for pattern in &selection.patterns {
+            options.extend(["--pattern".to_owned(), pattern.clone()]);
+        }
+        let paths: Vec<String> = selection.paths.iter().map(|p| p.display().to_string()).collect();
+        let paths = if paths == ["onnx-testdata"] { Vec::new() } else { paths };
+        Rerun::new(spec, &options, &paths)
     }
 }

@@ -34,10 +34,10 @@ pub use trial_result::TrialResult;
 use crate::backend::Backend;
 use crate::baseline::{Baseline, BaselineError, Discovered, Finding, Ran};
 use crate::basis::Gating;
-use crate::profile::Profile;
 use crate::case::{Applicability, Patterns, TestCase, applicability, discover};
 use crate::check::{CheckOptions, Status, check_data_set};
 use crate::error::Error;
+use crate::profile::Profile;
 
 /// The environment variable that makes [`Harness::run`] record the run's failures as a
 /// baseline, into the file it names.

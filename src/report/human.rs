@@ -97,6 +97,7 @@ mod tests {
             version: None,
             mode: None,
             dtype: None,
+            shape: None,
             status: Status::Errored,
             basis: crate::basis::BasisNote::upstream(),
             gates: true,

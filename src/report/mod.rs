@@ -1,11 +1,13 @@
 //! Reports of a run: human (terminal), JSON, JUnit XML and Markdown. All are written from a
-//! [`RunReport`]; docs/report-format.md documents the machine-readable ones.
+//! [`RunReport`]; docs/report-format.md documents the machine-readable ones, and
+//! [`read_json_report`] reads a JSON report back.
 
 mod ansi;
 mod human;
 mod json;
 mod junit;
 mod markdown;
+mod read;
 
 use std::time::Duration;
 
@@ -19,6 +21,7 @@ pub use json::write_json;
 pub use junit::write_junit;
 pub(crate) use markdown::escape_cell;
 pub use markdown::write_markdown;
+pub use read::read_json_report;
 
 /// The outcomes of one backend over a set of cases.
 #[derive(Clone, Debug)]
@@ -110,6 +113,8 @@ pub enum Format {
     Junit,
     /// A Markdown table.
     Markdown,
+    /// The HTML scoreboard page ([`crate::scoreboard`]) of this one backend.
+    Html,
 }
 
 /// The first line of `text`, cut to `max_chars` characters with `…`: how a reason fits a

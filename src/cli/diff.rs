@@ -1,0 +1,36 @@
+//! `diff`: what changed between two JSON reports of a backend. Exit code 0 when nothing
+//! regressed, 1 when something did, 2 when a report cannot be read.
+
+use std::process::ExitCode;
+
+use pad_conformance::diff::RunDiff;
+use pad_conformance::report::read_json_report;
+use pad_conformance::scoreboard::write_diff_html;
+
+use super::Fatal;
+use super::args::{DiffArgs, DiffFormat};
+use super::output::{finish, open_output};
+
+pub fn diff(args: &DiffArgs) -> Result<ExitCode, Fatal> {
+    let old = read_json_report(&args.old)?;
+    let new = read_json_report(&args.new)?;
+    if old.backend != new.backend {
+        eprintln!(
+            "pad-conformance: note: comparing backend {:?} with {:?}",
+            old.backend, new.backend
+        );
+    }
+    let diff = RunDiff::new(&old, &new);
+    let (mut out, _) = open_output(args.output.as_ref())?;
+    let written = match args.format {
+        DiffFormat::Markdown => diff.write_markdown(&mut out),
+        DiffFormat::Html => write_diff_html(&diff, &mut out),
+    };
+    finish(written, &mut out)?;
+    eprintln!("{}", diff.line());
+    Ok(if diff.regressed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,164 @@
+//! Reading a JSON report (`--format json`, docs/report-format.md) back into a [`RunReport`],
+//! for `pad-conformance diff` and the scoreboard of a past run. The summary in the file is
+//! not trusted: it is recomputed from the cases.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::RunReport;
+use crate::basis::BasisNote;
+use crate::check::{Outcome, Status};
+use crate::json_file::{JsonFileError, read_json};
+
+/// The JSON report as written; fields added later are optional so older reports still read.
+#[derive(Deserialize)]
+struct JsonReport {
+    backend: String,
+    cases: Vec<JsonCase>,
+}
+
+#[derive(Deserialize)]
+struct JsonCase {
+    id: String,
+    data_set: usize,
+    op: Option<String>,
+    domain: Option<String>,
+    version: Option<i64>,
+    mode: Option<String>,
+    dtype: Option<String>,
+    #[serde(default)]
+    shape: Option<Vec<usize>>,
+    status: Status,
+    basis: BasisNote,
+    gates: bool,
+    #[serde(default)]
+    message: String,
+    bit_exact: Option<bool>,
+    max_abs_error: Option<f64>,
+    max_rel_error: Option<f64>,
+    #[serde(default)]
+    mismatches: usize,
+    #[serde(default)]
+    duration: f64,
+}
+
+impl From<JsonCase> for Outcome {
+    fn from(case: JsonCase) -> Outcome {
+        Outcome {
+            id: case.id,
+            data_set: case.data_set,
+            op: case.op,
+            domain: case.domain,
+            version: case.version,
+            mode: case.mode,
+            dtype: case.dtype,
+            shape: case.shape,
+            status: case.status,
+            basis: case.basis,
+            gates: case.gates,
+            message: case.message,
+            bit_exact: case.bit_exact,
+            max_abs_error: case.max_abs_error,
+            max_rel_error: case.max_rel_error,
+            mismatches: case.mismatches,
+            duration: Duration::try_from_secs_f64(case.duration).unwrap_or_default(),
+        }
+    }
+}
+
+/// Reads a JSON report written by `--format json`; an unreadable file or one of another
+/// shape is an error naming the file.
+pub fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
+    let report: JsonReport = read_json(path)?;
+    let outcomes: Vec<Outcome> = report.cases.into_iter().map(Outcome::from).collect();
+    let duration = outcomes.iter().map(|o| o.duration).sum();
+    Ok(RunReport {
+        backend: report.backend,
+        outcomes,
+        duration,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::basis::Basis;
+    use crate::report::write_json;
+
+    fn outcome(id: &str, status: Status) -> Outcome {
+        Outcome {
+            id: id.to_owned(),
+            data_set: 2,
+            op: Some("Pad".into()),
+            domain: Some("ai.onnx".into()),
+            version: Some(19),
+            mode: Some("wrap".into()),
+            dtype: Some("int4".into()),
+            shape: Some(vec![2, 3]),
+            status,
+            basis: BasisNote {
+                kind: Basis::Rule,
+                section: "#removal".into(),
+            },
+            gates: false,
+            message: "output 0 \"y\": 1 of 6 elements differ\n  [0, 1] expected 1 actual 2".into(),
+            bit_exact: Some(false),
+            max_abs_error: None,
+            max_rel_error: None,
+            mismatches: 1,
+            duration: Duration::from_millis(250),
+        }
+    }
+
+    #[test]
+    fn a_written_report_reads_back_with_every_field() {
+        let report = RunReport {
+            backend: "tract <0.21>".into(),
+            outcomes: vec![
+                outcome("extended/a", Status::Failed),
+                outcome("onnx-1.22.0/b", Status::Passed),
+            ],
+            duration: Duration::from_secs(1),
+        };
+        let mut json = Vec::new();
+        write_json(&report, &mut json).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        std::fs::write(&path, &json).unwrap();
+        let read = read_json_report(&path).unwrap();
+        assert_eq!(read.backend, "tract <0.21>");
+        assert_eq!(read.outcomes.len(), 2);
+        let first = &read.outcomes[0];
+        assert_eq!(first.name(), "extended/a/2");
+        assert_eq!(first.shape, Some(vec![2, 3]));
+        assert_eq!(first.status, Status::Failed);
+        assert_eq!(first.basis.kind, Basis::Rule);
+        assert!(first.is_non_gating_failure());
+        assert_eq!(first.message, report.outcomes[0].message);
+        assert_eq!(first.duration, Duration::from_millis(250));
+        assert_eq!(read.summary(), report.summary());
+    }
+
+    #[test]
+    fn a_report_without_shapes_still_reads_and_garbage_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old.json");
+        std::fs::write(
+            &old,
+            r#"{"backend":"ref","summary":{},"cases":[{"id":"x","data_set":0,"op":null,"domain":null,
+               "version":null,"mode":null,"dtype":null,"status":"errored",
+               "basis":{"kind":"spec","section":"s"},"gates":true,"message":"boom",
+               "bit_exact":null,"max_abs_error":null,"max_rel_error":null,"mismatches":0,"duration":0.5}]}"#,
+        )
+        .unwrap();
+        let read = read_json_report(&old).unwrap();
+        assert_eq!(read.outcomes[0].shape, None);
+        assert_eq!(read.summary().errored, 1);
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, r#"{"backend": 3}"#).unwrap();
+        let error = read_json_report(&bad).unwrap_err().to_string();
+        assert!(error.contains("bad.json"), "{error}");
+    }
+}

@@ -1,0 +1,117 @@
+//! One backend's part of the scoreboard: its totals over the whole corpus and each part of
+//! it, its heatmap and its failure groups, computed from a run report.
+
+use crate::failure_groups::{FailureGroup, group_failures};
+use crate::report::{RunReport, Summary};
+
+use super::{Heatmap, Rerun};
+
+/// Where a data set comes from, by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Part {
+    /// An upstream onnx release: names starting `onnx-`.
+    Upstream,
+    /// The project's generated corpus: names starting `extended/`.
+    Extended,
+    /// Anything else (cases under another root).
+    Other,
+}
+
+impl Part {
+    /// Every part, in the order the page lists them.
+    pub const ALL: [Part; 3] = [Part::Upstream, Part::Extended, Part::Other];
+
+    /// The part data set `name` (`onnx-1.22.0/node/test_wrap_pad/0`) belongs to.
+    pub fn of(name: &str) -> Part {
+        if name.starts_with("onnx-") {
+            Part::Upstream
+        } else if name.starts_with("extended/") {
+            Part::Extended
+        } else {
+            Part::Other
+        }
+    }
+
+    /// How the page names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Part::Upstream => "upstream releases",
+            Part::Extended => "extended corpus",
+            Part::Other => "other",
+        }
+    }
+}
+
+/// The share of data sets passed: passed ÷ everything but the skipped (not applicable)
+/// ones; unsupported data sets count as not passed. None when nothing counts.
+pub fn pass_share(summary: &Summary) -> Option<f64> {
+    let counted = summary.passed + summary.failed + summary.errored + summary.unsupported + summary.not_gating;
+    (counted > 0).then(|| summary.passed as f64 / counted as f64)
+}
+
+/// One backend on the scoreboard.
+#[derive(Clone, Debug)]
+pub struct Board<'a> {
+    /// The run.
+    pub report: &'a RunReport,
+    /// How to rerun one of its data sets.
+    pub rerun: Rerun,
+    /// Totals over every data set.
+    pub total: Summary,
+    /// Totals per part, for the parts holding data sets.
+    pub parts: Vec<(Part, Summary)>,
+    /// The (operator version × element type) grid.
+    pub heatmap: Heatmap,
+    /// Its failures and errors, grouped by reason.
+    pub groups: Vec<FailureGroup<'a>>,
+}
+
+impl<'a> Board<'a> {
+    /// Computes a backend's board from its report.
+    pub fn new(report: &'a RunReport, rerun: Rerun) -> Board<'a> {
+        let parts = Part::ALL
+            .into_iter()
+            .filter_map(|part| {
+                let mut outcomes = report.outcomes.iter().filter(|o| Part::of(&o.id) == part).peekable();
+                outcomes.peek()?;
+                Some((part, Summary::of(outcomes)))
+            })
+            .collect();
+        Board {
+            report,
+            rerun,
+            total: report.summary(),
+            parts,
+            heatmap: Heatmap::new(&report.outcomes),
+            groups: group_failures(&report.outcomes),
+        }
+    }
+
+    /// The backend's name.
+    pub fn name(&self) -> &str {
+        &self.report.backend
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_fall_into_parts_and_shares_leave_out_skipped_data_sets() {
+        assert_eq!(Part::of("onnx-1.22.0/node/test_wrap_pad/0"), Part::Upstream);
+        assert_eq!(Part::of("extended/test_ext_pad19_wrap/0"), Part::Extended);
+        assert_eq!(Part::of("mine/onnx-x/0"), Part::Other);
+        let summary = Summary {
+            passed: 6,
+            failed: 1,
+            errored: 1,
+            skipped: 10,
+            unsupported: 1,
+            not_gating: 1,
+            lossy: 0,
+        };
+        assert_eq!(pass_share(&summary), Some(0.6));
+        assert_eq!(pass_share(&Summary::default()), None);
+    }
+}

@@ -1,0 +1,338 @@
+//! The scoreboard page: totals per backend and corpus part, a heatmap per backend, and its
+//! failures grouped by reason. Every piece of text from a report goes through [`Escaped`].
+
+use std::io::{self, Write};
+
+use crate::basis::Basis;
+use crate::check::Outcome;
+use crate::failure_groups::{FailureGroup, elements};
+use crate::operators::OpVersion;
+use crate::report::Summary;
+use crate::tensor::DataType;
+
+use super::shell::{write_filter, write_foot, write_head};
+use super::{Board, Escaped, HeatCell, Part, Tally, mode_letter, pass_share};
+
+/// Writes the scoreboard of `boards` (one per backend, in order) as one HTML page.
+pub fn write_scoreboard(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
+    write_head("pad-conformance scoreboard", out)?;
+    let data_sets = boards.first().map_or(0, |b| b.report.outcomes.len());
+    writeln!(
+        out,
+        "<p class=\"muted\">{data_sets} data sets of ONNX's Pad, CenterCropPad and com.microsoft Pad, {} backend{}.</p>",
+        boards.len(),
+        if boards.len() == 1 { "" } else { "s" }
+    )?;
+    if boards.len() > 1 {
+        writeln!(out, "<nav><ul>")?;
+        for (i, board) in boards.iter().enumerate() {
+            writeln!(out, "<li><a href=\"#backend-{i}\">{}</a></li>", Escaped(board.name()))?;
+        }
+        writeln!(out, "</ul></nav>")?;
+    }
+    write_totals(boards, out)?;
+    for (i, board) in boards.iter().enumerate() {
+        write_board(i, board, out)?;
+    }
+    write_foot(out)
+}
+
+/// The share as a percentage with one decimal, or `–`.
+fn percent(share: Option<f64>) -> String {
+    share.map_or_else(|| "–".to_owned(), |s| format!("{:.1}%", s * 100.0))
+}
+
+/// The colour class of a share: `s0` (none passed) to `s10` (all passed); `s10` only when
+/// everything passed, so that a cell with one failure never looks perfect.
+fn share_class(share: f64) -> String {
+    let bucket = if share >= 1.0 {
+        10
+    } else {
+        ((share * 10.0).floor() as usize).min(9)
+    };
+    format!("s{bucket}")
+}
+
+fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "<h2 id=\"totals\">Totals</h2>")?;
+    writeln!(out, "<div class=\"wrap\"><table class=\"totals\">")?;
+    writeln!(
+        out,
+        "<thead><tr><th>backend</th><th class=\"num\">pass share</th><th class=\"num\">passed</th>\
+         <th class=\"num\">failed</th><th class=\"num\">errored</th><th class=\"num\">skipped</th>\
+         <th class=\"num\">unsupported</th><th class=\"num\">not gating</th></tr></thead>"
+    )?;
+    writeln!(out, "<tbody>")?;
+    for (i, board) in boards.iter().enumerate() {
+        let name = format!("<a href=\"#backend-{i}\">{}</a>", Escaped(board.name()));
+        let attributes = format!("class=\"backend-row\" data-backend=\"{i}\"");
+        write_totals_row(&attributes, &name, &board.total, out)?;
+        for (part, summary) in &board.parts {
+            write_totals_row("class=\"part-row\"", part.label(), summary, out)?;
+        }
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    writeln!(
+        out,
+        "<p class=\"muted\">Pass share: passed ÷ all data sets but the skipped (not applicable) ones; \
+         unsupported data sets count as not passed. Failed and errored count gating data sets only; \
+         not gating: failures on a project rule or an undefined corner.</p>"
+    )
+}
+
+/// One row of the totals; `attributes` and `label` are markup written by this module.
+fn write_totals_row(attributes: &str, label: &str, s: &Summary, out: &mut dyn Write) -> io::Result<()> {
+    let share = pass_share(s);
+    writeln!(
+        out,
+        "<tr {attributes}><td>{label}</td><td class=\"num share {}\">{}</td><td class=\"num\">{}</td>\
+         <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+         <td class=\"num\">{}</td></tr>",
+        share.map_or_else(String::new, share_class),
+        percent(share),
+        s.passed,
+        s.failed,
+        s.errored,
+        s.skipped,
+        s.unsupported,
+        s.not_gating,
+    )
+}
+
+fn write_board(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "<section class=\"backend\" id=\"backend-{index}\" data-backend=\"{}\">",
+        Escaped(board.name())
+    )?;
+    writeln!(out, "<h2>{}</h2>", Escaped(board.name()))?;
+    let parts: Vec<String> = board
+        .parts
+        .iter()
+        .map(|(part, s)| format!("{}: {}", part.label(), percent(pass_share(s))))
+        .collect();
+    writeln!(
+        out,
+        "<p><strong>{}</strong> passed ({}), {}.</p>",
+        percent(pass_share(&board.total)),
+        board.total.line(),
+        Escaped(&parts.join(", "))
+    )?;
+    write_heatmap(board, out)?;
+    write_groups(index, board, out)?;
+    writeln!(out, "</section>")
+}
+
+fn write_heatmap(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "<h3>Operator version × element type</h3>")?;
+    writeln!(
+        out,
+        "<div class=\"legend\"><span>pass share:</span><span class=\"swatch s0\">0%</span>\
+         <span class=\"swatch s5\">50%</span><span class=\"swatch s9\">&lt;100%</span>\
+         <span class=\"swatch s10\">100%</span><span class=\"swatch unsup\">unsupported</span>\
+         <span class=\"swatch na\">·</span><span>not accepted by the version</span>\
+         <span class=\"swatch refusals\">c</span><span>not accepted: data sets that must be refused</span>\
+         <span>modes: <strong>c</strong>onstant <strong>r</strong>eflect <strong>e</strong>dge \
+         <strong>w</strong>rap, ✓ CenterCropPad; \
+         <del>struck</del>: some of that mode's data sets did not pass</span></div>"
+    )?;
+    let ops: Vec<OpVersion> = OpVersion::all().collect();
+    writeln!(out, "<div class=\"wrap\"><table class=\"heatmap\">")?;
+    write!(out, "<thead><tr><th scope=\"col\">dtype</th>")?;
+    for op in &ops {
+        write!(out, "<th scope=\"col\">{}</th>", Escaped(&op.short_label()))?;
+    }
+    writeln!(out, "</tr></thead>")?;
+    writeln!(out, "<tbody>")?;
+    for data_type in DataType::ALL {
+        write!(out, "<tr><th scope=\"row\">{}</th>", data_type.name())?;
+        for &op in &ops {
+            write_cell(op, data_type, board.heatmap.cell(op, data_type), out)?;
+        }
+        writeln!(out, "</tr>")?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    let unplaced = board.heatmap.unplaced;
+    if unplaced.counted() + unplaced.skipped > 0 {
+        writeln!(
+            out,
+            "<p class=\"muted\">{} data sets fit no cell (the model did not load, or it names an operator \
+             version, mode or element type outside the table): {} passed, {} failed or errored, {} unsupported, {} skipped.</p>",
+            unplaced.counted() + unplaced.skipped,
+            unplaced.passed,
+            unplaced.failed,
+            unplaced.unsupported,
+            unplaced.skipped
+        )?;
+    }
+    Ok(())
+}
+
+fn write_cell(op: OpVersion, data_type: DataType, cell: Option<&HeatCell>, out: &mut dyn Write) -> io::Result<()> {
+    let label = format!("{} × {}", op.short_label(), data_type.name());
+    let accepted = op.accepts(data_type);
+    let Some(cell) = cell else {
+        let (class, text, title) = if accepted {
+            ("empty", "–", format!("{label}: no data sets"))
+        } else {
+            ("na", "·", format!("{label}: not accepted by the version"))
+        };
+        return write!(
+            out,
+            "<td class=\"cell {class}\" data-op=\"{}\" data-dtype=\"{}\" title=\"{}\">{text}</td>",
+            Escaped(&op.short_label()),
+            data_type.name(),
+            Escaped(&title)
+        );
+    };
+    let total = cell.total();
+    let class = match total.share() {
+        None => "empty".to_owned(),
+        Some(_) if total.passed + total.failed == 0 => "unsup".to_owned(),
+        Some(share) => share_class(share),
+    };
+    let mut details = Vec::new();
+    let mut letters = String::new();
+    for (&mode, tally) in &cell.modes {
+        let letter = mode_letter(mode);
+        if tally.passed == tally.counted() {
+            letters.push_str(letter);
+        } else {
+            letters.push_str(&format!("<del>{letter}</del>"));
+        }
+        details.push(format!(
+            "{}: {}",
+            mode.map_or("CenterCropPad", |m| m.name()),
+            describe(tally)
+        ));
+    }
+    let (refusals, class) = if accepted {
+        ("", class)
+    } else {
+        (" (data sets the version must refuse)", format!("{class} refusals"))
+    };
+    let title = format!("{label}{refusals}: {}", details.join("; "));
+    write!(
+        out,
+        "<td class=\"cell {class}\" data-op=\"{}\" data-dtype=\"{}\" data-passed=\"{}\" data-counted=\"{}\" \
+         title=\"{}\">{letters}<span class=\"n\">{}/{}</span></td>",
+        Escaped(&op.short_label()),
+        data_type.name(),
+        total.passed,
+        total.counted(),
+        Escaped(&title),
+        total.passed,
+        total.counted()
+    )
+}
+
+fn describe(tally: &Tally) -> String {
+    let mut text = format!("{} of {} passed", tally.passed, tally.counted());
+    if tally.unsupported > 0 {
+        text.push_str(&format!(", {} unsupported", tally.unsupported));
+    }
+    if tally.skipped > 0 {
+        text.push_str(&format!(", {} skipped", tally.skipped));
+    }
+    text
+}
+
+fn write_groups(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let failing: usize = board.groups.iter().map(|g| g.outcomes.len()).sum();
+    writeln!(
+        out,
+        "<h3>Failures by reason: {} group{}, {failing} data set{}</h3>",
+        board.groups.len(),
+        if board.groups.len() == 1 { "" } else { "s" },
+        if failing == 1 { "" } else { "s" }
+    )?;
+    if board.groups.is_empty() {
+        return writeln!(out, "<p>No data set failed or errored.</p>");
+    }
+    let scope = format!("groups-{index}");
+    write_filter(&scope, "filter by data set name or reason", out)?;
+    writeln!(out, "<div class=\"groups\" id=\"{scope}\">")?;
+    for group in &board.groups {
+        write_group(board, group, out)?;
+    }
+    writeln!(out, "</div>")
+}
+
+fn basis_badge(basis: Basis) -> String {
+    format!("<span class=\"badge basis b-{0}\">{0}</span>", basis.name())
+}
+
+fn write_group(board: &Board<'_>, group: &FailureGroup<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let smallest = group.smallest();
+    writeln!(
+        out,
+        "<details class=\"group\" data-text=\"{}\"><summary><span class=\"count\">{}</span> {} \
+         <span class=\"status st-{status}\">{status}</span>{} <span class=\"reason\">{}</span>\
+         <span class=\"smallest\">smallest: <code>{}</code>{}</span></summary>",
+        Escaped(&group.reason.to_lowercase()),
+        group.outcomes.len(),
+        basis_badge(group.basis),
+        if group.gates {
+            ""
+        } else {
+            " <span class=\"badge\">not gating</span>"
+        },
+        Escaped(if group.reason.is_empty() {
+            "(no message)"
+        } else {
+            &group.reason
+        }),
+        Escaped(&smallest.name()),
+        Escaped(&shape_text(smallest)),
+        status = group.status.name(),
+    )?;
+    writeln!(out, "<ol class=\"data-sets\">")?;
+    for outcome in &group.outcomes {
+        write_data_set(board, &group.reason, outcome, out)?;
+    }
+    writeln!(out, "</ol></details>")
+}
+
+/// ` [2, 3] (6 elements)`, or nothing when the shape is unknown.
+fn shape_text(outcome: &Outcome) -> String {
+    match (&outcome.shape, elements(outcome)) {
+        (Some(shape), Some(n)) => format!(" {shape:?} ({n} element{})", if n == 1 { "" } else { "s" }),
+        _ => String::new(),
+    }
+}
+
+fn write_data_set(board: &Board<'_>, reason: &str, outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
+    let name = outcome.name();
+    let meta: Vec<String> = [
+        Some(outcome.operator()),
+        outcome.dtype.clone(),
+        outcome.mode.clone(),
+        Some(Part::of(&outcome.id).label().to_owned()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let text = format!("{name} {} {reason}", meta.join(" ")).to_lowercase();
+    writeln!(
+        out,
+        "<li data-text=\"{}\"><details class=\"data-set\"><summary><code>{}</code> \
+         <span class=\"meta\">{}{}</span></summary>",
+        Escaped(&text),
+        Escaped(&name),
+        Escaped(&meta.join(" · ")),
+        Escaped(&shape_text(outcome))
+    )?;
+    writeln!(out, "<pre class=\"message\">{}</pre>", Escaped(&outcome.message))?;
+    if !outcome.basis.section.is_empty() {
+        writeln!(
+            out,
+            "<p class=\"meta\">basis: {} — {}</p>",
+            outcome.basis.kind,
+            Escaped(&outcome.basis.section)
+        )?;
+    }
+    if let Some(command) = board.rerun.command(&name) {
+        writeln!(out, "<p>rerun: <code class=\"rerun\">{}</code></p>", Escaped(&command))?;
+    }
+    writeln!(out, "</details></li>")
+}

@@ -1,0 +1,100 @@
+//! The command that reruns one data set, as the scoreboard shows it under each failure:
+//! `pad-conformance --backend 'exec:…' --filter 'NAME'`, with the options that change a
+//! verdict (profile, basis, tolerances) as the run had them.
+
+/// How a backend was run, to repeat it on one data set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rerun {
+    /// The arguments after `pad-conformance` and before `--filter`: `--backend SPEC` and any
+    /// option that changes a verdict. Empty when not known (a report read back from JSON).
+    pub args: Vec<String>,
+    /// The paths the run searched, when not the default.
+    pub paths: Vec<String>,
+}
+
+impl Rerun {
+    /// A rerun of backend `spec` with the given further arguments and paths.
+    pub fn new(spec: &str, options: &[String], paths: &[String]) -> Rerun {
+        let mut args = vec!["--backend".to_owned(), spec.to_owned()];
+        args.extend(options.iter().cloned());
+        Rerun {
+            args,
+            paths: paths.to_vec(),
+        }
+    }
+
+    /// The shell command that reruns data set `name` alone, or none when the backend's
+    /// command is not known. A name holding glob characters is passed as an escaped glob, so
+    /// that it matches only itself.
+    ///
+    /// ```
+    /// use pad_conformance::scoreboard::Rerun;
+    /// let rerun = Rerun::new("exec:python w.py", &[], &[]);
+    /// assert_eq!(
+    ///     rerun.command("extended/test_a/0").unwrap(),
+    ///     "pad-conformance --backend 'exec:python w.py' --filter extended/test_a/0"
+    /// );
+    /// ```
+    pub fn command(&self, name: &str) -> Option<String> {
+        if self.args.is_empty() {
+            return None;
+        }
+        let filter = if name.contains(['*', '?', '[']) {
+            glob::Pattern::escape(name)
+        } else {
+            name.to_owned()
+        };
+        let mut words = vec!["pad-conformance".to_owned()];
+        words.extend(self.args.iter().map(|a| shell_quote(a)));
+        words.push("--filter".to_owned());
+        words.push(shell_quote(&filter));
+        words.extend(self.paths.iter().map(|p| shell_quote(p)));
+        Some(words.join(" "))
+    }
+}
+
+/// `word` as one word for a POSIX shell: unchanged when it holds only characters no shell
+/// treats specially, else in single quotes (a quote inside written `'\''`).
+pub fn shell_quote(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_keeps_plain_words_and_wraps_the_rest() {
+        assert_eq!(shell_quote("ref"), "ref");
+        assert_eq!(
+            shell_quote("onnx-1.22.0/node/test_wrap_pad/0"),
+            "onnx-1.22.0/node/test_wrap_pad/0"
+        );
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's $HOME"), r"'it'\''s $HOME'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("$(rm -rf /)"), "'$(rm -rf /)'");
+    }
+
+    #[test]
+    fn the_command_carries_options_paths_and_an_exact_filter() {
+        let rerun = Rerun::new(
+            "exec:.venv/bin/python scripts/backends/onnxruntime-worker",
+            &["--profile".into(), "baselines/onnxruntime.profile.toml".into()],
+            &["my data".into()],
+        );
+        assert_eq!(
+            rerun.command("extended/test_[x]/1").unwrap(),
+            "pad-conformance --backend 'exec:.venv/bin/python scripts/backends/onnxruntime-worker' \
+             --profile baselines/onnxruntime.profile.toml --filter 'extended/test_[[]x[]]/1' 'my data'"
+        );
+        let pattern = glob::Pattern::new(&glob::Pattern::escape("extended/test_[x]/1")).unwrap();
+        assert!(pattern.matches("extended/test_[x]/1") && !pattern.matches("extended/test_x/1"));
+        assert_eq!(Rerun::default().command("a"), None);
+    }
+}

@@ -1,0 +1,332 @@
+//! The generated pages, parsed as a browser parses them (html5ever, through `scraper`):
+//! structure, counts, and hostile names and messages that must stay text.
+
+use std::time::Duration;
+
+use scraper::{ElementRef, Html, Selector};
+
+use super::*;
+use crate::basis::{Basis, BasisNote};
+use crate::check::{Outcome, Status};
+use crate::diff::RunDiff;
+use crate::operators::OpVersion;
+use crate::report::RunReport;
+use crate::tensor::DataType;
+
+const SCRIPT_NAME: &str = "<script>alert(1)</script>";
+const IMG_NAME: &str = "\"><img src=x onerror=alert(2)>";
+
+struct Data<'a> {
+    id: &'a str,
+    version: i64,
+    mode: &'a str,
+    dtype: &'a str,
+    shape: Option<Vec<usize>>,
+    status: Status,
+    basis: Basis,
+    message: &'a str,
+}
+
+fn outcome(d: Data<'_>) -> Outcome {
+    Outcome {
+        id: d.id.to_owned(),
+        data_set: 0,
+        op: Some("Pad".into()),
+        domain: Some("ai.onnx".into()),
+        version: Some(d.version),
+        mode: Some(d.mode.into()),
+        dtype: Some(d.dtype.into()),
+        shape: d.shape,
+        status: d.status,
+        basis: BasisNote {
+            kind: d.basis,
+            section: "docs/semantics.md#x".into(),
+        },
+        gates: d.basis <= Basis::Reference,
+        message: d.message.to_owned(),
+        bit_exact: None,
+        max_abs_error: None,
+        max_rel_error: None,
+        mismatches: 0,
+        duration: Duration::ZERO,
+    }
+}
+
+fn data(id: &str, version: i64, mode: &'static str, dtype: &'static str, status: Status) -> Outcome {
+    outcome(Data {
+        id,
+        version,
+        mode,
+        dtype,
+        shape: Some(vec![2, 2]),
+        status,
+        basis: Basis::Spec,
+        message: "",
+    })
+}
+
+/// A backend that passes everything, and one that fails hostile-named data sets.
+fn reports() -> (RunReport, RunReport) {
+    let ids = ["onnx-1.22.0/node/test_wrap_pad", "extended/test_a", "extended/test_b"];
+    let passing = RunReport {
+        backend: "ref".into(),
+        outcomes: vec![
+            data(ids[0], 25, "wrap", "int32", Status::Passed),
+            data(ids[1], 19, "wrap", "float", Status::Passed),
+            data(ids[2], 19, "edge", "float", Status::Passed),
+            data(&format!("extended/{SCRIPT_NAME}"), 19, "wrap", "float", Status::Passed),
+            data(&format!("extended/{IMG_NAME}"), 21, "constant", "int4", Status::Passed),
+        ],
+        duration: Duration::ZERO,
+    };
+    let mut failing = passing.clone();
+    failing.backend = format!("evil {IMG_NAME}");
+    failing.outcomes[1].status = Status::Errored;
+    failing.outcomes[1].message = format!("no kernel for Pad(19) {IMG_NAME}\nsecond line {SCRIPT_NAME}");
+    failing.outcomes[1].shape = Some(vec![3, 4]);
+    failing.outcomes[3].status = Status::Errored;
+    failing.outcomes[3].message = format!("no kernel for Pad(21) {IMG_NAME}\n<b>bold</b>");
+    failing.outcomes[3].shape = Some(vec![1, 2]);
+    failing.outcomes[4].status = Status::Failed;
+    failing.outcomes[4].basis.kind = Basis::Rule;
+    failing.outcomes[4].gates = false;
+    failing.outcomes[4].message = "output 0 \"y\": 1 of 6 elements differ".into();
+    (passing, failing)
+}
+
+fn page(reports: &[RunReport]) -> (String, Html) {
+    let boards: Vec<Board<'_>> = reports
+        .iter()
+        .map(|r| Board::new(r, Rerun::new(&format!("exec:{}", r.backend), &[], &[])))
+        .collect();
+    let mut out = Vec::new();
+    write_scoreboard(&boards, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let html = Html::parse_document(&text);
+    (text, html)
+}
+
+fn select<'a>(html: &'a Html, selector: &str) -> Vec<ElementRef<'a>> {
+    html.select(&Selector::parse(selector).unwrap()).collect()
+}
+
+fn within<'a>(element: ElementRef<'a>, selector: &str) -> Vec<ElementRef<'a>> {
+    element.select(&Selector::parse(selector).unwrap()).collect()
+}
+
+fn text(element: ElementRef<'_>) -> String {
+    element.text().collect()
+}
+
+/// Nothing from the reports became markup: one script (ours), no images, no event
+/// handlers, no links leaving the page, nothing fetched.
+fn assert_inert(html: &Html) {
+    let scripts = select(html, "script");
+    assert_eq!(scripts.len(), 1);
+    assert_eq!(text(scripts[0]).trim(), include_str!("filter.js").trim());
+    assert!(select(html, "img, link, iframe, object, embed, b").is_empty());
+    for element in select(html, "*") {
+        for (name, value) in element.value().attrs() {
+            assert!(!name.starts_with("on"), "event handler {name}={value}");
+            assert!(name != "src", "fetches {value}");
+            assert!(name != "href" || value.starts_with('#'), "links to {value}");
+        }
+    }
+}
+
+#[test]
+fn the_page_is_one_document_that_fetches_nothing_and_fits_a_narrow_screen() {
+    let (passing, failing) = reports();
+    let (text, html) = page(&[passing, failing]);
+    assert!(text.starts_with("<!DOCTYPE html>"));
+    assert_inert(&html);
+    let viewport = select(&html, "meta[name=viewport]");
+    assert_eq!(
+        viewport[0].value().attr("content"),
+        Some("width=device-width, initial-scale=1")
+    );
+    assert_eq!(select(&html, "style").len(), 1);
+    // Tables scroll sideways in their own box rather than widening the page.
+    assert_eq!(select(&html, "div.wrap > table").len(), 3);
+    // The filter is hidden until the script shows it; expanding needs no script.
+    assert!(
+        select(&html, "p.filter")
+            .iter()
+            .all(|p| p.value().attr("hidden").is_some())
+    );
+    assert!(!select(&html, "details.group").is_empty());
+}
+
+#[test]
+fn hostile_names_and_messages_stay_text() {
+    let (passing, failing) = reports();
+    let (text, html) = page(&[passing, failing.clone()]);
+    assert_inert(&html);
+    assert!(!text.contains(SCRIPT_NAME) && !text.contains("<img"));
+    let codes: Vec<String> = select(&html, "details.data-set code")
+        .into_iter()
+        .map(text_of)
+        .collect();
+    assert!(codes.contains(&format!("extended/{SCRIPT_NAME}/0")), "{codes:?}");
+    let messages: Vec<String> = select(&html, "pre.message").into_iter().map(text_of).collect();
+    assert!(messages.contains(&failing.outcomes[1].message), "{messages:?}");
+    let section = select(&html, "section.backend")[1];
+    assert_eq!(section.value().attr("data-backend"), Some(failing.backend.as_str()));
+    assert_eq!(text_of(within(section, "h2")[0]), failing.backend);
+}
+
+fn text_of(element: ElementRef<'_>) -> String {
+    text(element)
+}
+
+fn cell<'a>(section: ElementRef<'a>, op: &str, dtype: &str) -> ElementRef<'a> {
+    within(section, &format!("td.cell[data-op=\"{op}\"][data-dtype=\"{dtype}\"]"))[0]
+}
+
+#[test]
+fn totals_split_into_upstream_and_extended() {
+    let (passing, failing) = reports();
+    let (_, html) = page(&[passing, failing]);
+    let rows = select(&html, "tr.backend-row");
+    assert_eq!(rows.len(), 2);
+    let cells = |row: ElementRef<'_>| within(row, "td").into_iter().map(text_of).collect::<Vec<_>>();
+    // backend, share, passed, failed, errored, skipped, unsupported, not gating
+    assert_eq!(cells(rows[0]), ["ref", "100.0%", "5", "0", "0", "0", "0", "0"]);
+    let evil = format!("evil {IMG_NAME}");
+    assert_eq!(cells(rows[1]), [evil.as_str(), "40.0%", "2", "0", "2", "0", "0", "1"]);
+    let parts: Vec<Vec<String>> = select(&html, "tr.part-row").into_iter().map(cells).collect();
+    assert_eq!(parts.len(), 4);
+    assert_eq!(parts[2], ["upstream releases", "100.0%", "1", "0", "0", "0", "0", "0"]);
+    assert_eq!(parts[3], ["extended corpus", "25.0%", "1", "0", "2", "0", "0", "1"]);
+    assert!(rows[1].value().classes().any(|c| c == "backend-row"));
+    let share = within(rows[1], "td.share")[0];
+    assert!(share.value().classes().any(|c| c == "s4"), "40% is in the fifth colour");
+}
+
+#[test]
+fn the_heatmap_is_the_coverage_grid_with_shares_and_modes() {
+    let (passing, failing) = reports();
+    let (_, html) = page(&[passing, failing]);
+    let columns = OpVersion::all().count();
+    let sections = select(&html, "section.backend");
+    for section in &sections {
+        assert_eq!(
+            within(*section, "table.heatmap td.cell").len(),
+            columns * DataType::ALL.len()
+        );
+        assert_eq!(within(*section, "table.heatmap thead th").len(), columns + 1);
+    }
+    // ref: Pad-19 × float holds three data sets (wrap twice, edge once), all passed.
+    let ok = cell(sections[0], "Pad-19", "float");
+    assert_eq!(ok.value().attr("data-passed"), Some("3"));
+    assert_eq!(ok.value().attr("data-counted"), Some("3"));
+    assert!(ok.value().classes().any(|c| c == "s10"));
+    assert_eq!(text_of(ok), "ew3/3");
+    // The failing backend: one wrap data set errored, so wrap is struck and the share is 2/3.
+    let bad = cell(sections[1], "Pad-19", "float");
+    assert_eq!(bad.value().attr("data-passed"), Some("1"));
+    assert!(bad.value().classes().any(|c| c == "s3"));
+    assert_eq!(within(bad, "del").into_iter().map(text_of).collect::<Vec<_>>(), ["w"]);
+    assert!(bad.value().attr("title").unwrap().contains("wrap: 0 of 2 passed"));
+    // Not accepted by the version, and no data: a dot.
+    let na = cell(sections[0], "Pad-11", "int4");
+    assert!(na.value().classes().any(|c| c == "na"));
+    assert_eq!(text_of(na), "·");
+    // Not accepted by the version, with data sets that must be refused: outlined.
+    let refusal = RunReport {
+        backend: "ref".into(),
+        outcomes: vec![data(
+            "extended/test_ext_pad19_err_dtype_int4",
+            19,
+            "constant",
+            "int4",
+            Status::Passed,
+        )],
+        duration: Duration::ZERO,
+    };
+    let (_, refusal_page) = page(&[refusal]);
+    let outlined = cell(select(&refusal_page, "section.backend")[0], "Pad-19", "int4");
+    assert!(outlined.value().classes().any(|c| c == "refusals"));
+    assert!(!ok.value().classes().any(|c| c == "refusals"));
+    // Legal, without data here.
+    assert!(
+        cell(sections[0], "Pad-13", "double")
+            .value()
+            .classes()
+            .any(|c| c == "empty")
+    );
+}
+
+#[test]
+fn failures_are_grouped_by_reason_and_basis_with_the_smallest_first() {
+    let (passing, failing) = reports();
+    let (_, html) = page(&[passing, failing.clone()]);
+    let sections = select(&html, "section.backend");
+    assert!(within(sections[0], "details.group").is_empty());
+    assert!(text_of(sections[0]).contains("No data set failed or errored."));
+    let groups = within(sections[1], "details.group");
+    assert_eq!(
+        groups.len(),
+        2,
+        "no kernel (spec, errored) and the mismatch (rule, failed)"
+    );
+    let first = groups[0];
+    assert_eq!(text_of(within(first, "span.count")[0]), "2");
+    assert_eq!(text_of(within(first, "span.basis")[0]), "spec");
+    assert_eq!(
+        text_of(within(first, "span.reason")[0]),
+        "no kernel for Pad(N) \"><img src=x onerror=alert(N)>"
+    );
+    let smallest = within(first, "span.smallest code")[0];
+    assert_eq!(
+        text_of(smallest),
+        format!("extended/{SCRIPT_NAME}/0"),
+        "2 elements before 12"
+    );
+    let items = within(first, "ol.data-sets > li");
+    assert_eq!(items.len(), 2);
+    let rerun = within(items[0], "code.rerun")[0];
+    assert_eq!(
+        text_of(rerun),
+        format!(
+            "pad-conformance --backend 'exec:evil \"><img src=x onerror=alert(2)>' --filter 'extended/{SCRIPT_NAME}/0'"
+        )
+    );
+    let second = groups[1];
+    assert_eq!(text_of(within(second, "span.basis")[0]), "rule");
+    assert!(text_of(second).contains("not gating"));
+    assert_eq!(
+        text_of(within(second, "span.reason")[0]),
+        "output N \"y\": N of N elements differ"
+    );
+}
+
+#[test]
+fn the_diff_page_lists_each_kind_of_change_and_escapes_it() {
+    let (passing, failing) = reports();
+    let diff = RunDiff::new(&failing, &passing);
+    let mut out = Vec::new();
+    write_diff_html(&diff, &mut out).unwrap();
+    let html = Html::parse_document(&String::from_utf8(out).unwrap());
+    assert_inert(&html);
+    let count = |id: &str| within(select(&html, &format!("section#{id}"))[0], "ol > li").len();
+    assert_eq!(count("fixed"), 3);
+    assert_eq!(count("regressed"), 0);
+    assert_eq!(select(&html, "tr.run-row").len(), 2);
+    let reverse = RunDiff::new(&passing, &failing);
+    let mut out = Vec::new();
+    write_diff_html(&reverse, &mut out).unwrap();
+    let html = Html::parse_document(&String::from_utf8(out).unwrap());
+    assert_inert(&html);
+    let regressed = within(select(&html, "section#regressed")[0], "ol > li");
+    assert_eq!(regressed.len(), 2);
+    let names: Vec<String> = regressed.iter().map(|li| text_of(within(*li, "code")[0])).collect();
+    assert_eq!(
+        names,
+        [format!("extended/{SCRIPT_NAME}/0"), "extended/test_a/0".to_owned()]
+    );
+    let changed = within(select(&html, "section#changed")[0], "ol > li");
+    assert_eq!(changed.len(), 1, "the rule failure does not gate");
+    let pre: Vec<String> = select(&html, "pre.message").into_iter().map(text_of).collect();
+    assert!(pre.contains(&failing.outcomes[1].message));
+}

@@ -1,0 +1,194 @@
+//! The binary's HTML scoreboard (`--format html`, `matrix --format html`) and `diff` of two
+//! JSON reports: exit codes, and the pages parsed back.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use pad_conformance::Tensor;
+use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
+use scraper::{Html, Selector};
+
+fn testdata(case: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata").join(case)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// test_edge_pad and test_wrap_pad as vendored, or with one expected value of test_wrap_pad
+/// changed so that it fails.
+fn tree(wrap_fails: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for case in ["test_edge_pad", "test_wrap_pad"] {
+        copy_dir(&testdata(&format!("onnx-1.22.0/node/{case}")), &dir.path().join(case));
+    }
+    if wrap_fails {
+        let output = dir.path().join("test_wrap_pad/test_data_set_0/output_0.pb");
+        let Tensor::Int32(mut values) = read_tensor_file(&output, &DecodeOptions::default()).unwrap() else {
+            panic!("test_wrap_pad's output is int32");
+        };
+        values[[0, 0, 0, 0]] += 1000;
+        write_tensor_file(&output, &Tensor::Int32(values), "y").unwrap();
+    }
+    dir
+}
+
+fn count(html: &Html, selector: &str) -> usize {
+    html.select(&Selector::parse(selector).unwrap()).count()
+}
+
+fn texts(html: &Html, selector: &str) -> Vec<String> {
+    html.select(&Selector::parse(selector).unwrap())
+        .map(|e| e.text().collect())
+        .collect()
+}
+
+fn read_page(path: &Path) -> Html {
+    Html::parse_document(&std::fs::read_to_string(path).unwrap())
+}
+
+#[test]
+fn a_run_and_a_matrix_write_the_scoreboard_page() {
+    let failing = tree(true);
+    let root = failing.path().to_str().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let page = out_dir.path().join("run.html");
+    let out = run(&["--format", "html", "--output", page.to_str().unwrap(), root]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = read_page(&page);
+    assert_eq!(count(&html, "tr.backend-row"), 1);
+    assert_eq!(texts(&html, "details.group span.count"), ["1"]);
+    assert_eq!(texts(&html, "details.group span.smallest code"), ["test_wrap_pad/0"]);
+    assert_eq!(
+        texts(&html, "code.rerun"),
+        [format!("pad-conformance --backend ref --filter test_wrap_pad/0 {root}")]
+    );
+    // The options that change a verdict are repeated; the defaults are not.
+    let strict = out_dir.path().join("strict.html");
+    let out = run(&[
+        "--format",
+        "html",
+        "--output",
+        strict.to_str().unwrap(),
+        "--basis",
+        "rule,spec,reference",
+        "--rtol",
+        "0.5",
+        "--atol",
+        "1e-7",
+        root,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        texts(&read_page(&strict), "code.rerun"),
+        [format!(
+            "pad-conformance --backend ref --basis spec,reference,rule --rtol 0.5 --filter test_wrap_pad/0 {root}"
+        )]
+    );
+    let message = texts(&html, "pre.message").concat();
+    assert!(
+        message.starts_with("output 0 \"y\": 1 of 126 elements differ"),
+        "{message}"
+    );
+    assert!(
+        message.contains("[0, 0, 0, 0]"),
+        "the region-aware index list: {message}"
+    );
+
+    let matrix = out_dir.path().join("matrix.html");
+    let out = run(&[
+        "matrix",
+        "--backend",
+        "ref",
+        "--backend",
+        "ref",
+        "--format",
+        "html",
+        "--output",
+        matrix.to_str().unwrap(),
+        root,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = read_page(&matrix);
+    assert_eq!(count(&html, "tr.backend-row"), 2);
+    assert_eq!(count(&html, "section.backend"), 2);
+    // Pad-25 × int32 holds both data sets: edge passes, wrap fails.
+    let cells = texts(&html, "td.cell[data-op=\"Pad-25\"][data-dtype=\"int32\"]");
+    assert_eq!(cells, ["ew1/2", "ew1/2"]);
+    let struck = texts(&html, "td.cell[data-op=\"Pad-25\"][data-dtype=\"int32\"] del");
+    assert_eq!(struck, ["w", "w"], "wrap failed, edge passed");
+}
+
+#[test]
+fn diff_reports_fixes_and_regressions_with_its_exit_codes() {
+    let (failing, passing) = (tree(true), tree(false));
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.json");
+    let new = dir.path().join("new.json");
+    let report = |root: &Path, file: &Path| {
+        run(&[
+            "--format",
+            "json",
+            "--output",
+            file.to_str().unwrap(),
+            root.to_str().unwrap(),
+        ])
+    };
+    assert_eq!(report(failing.path(), &old).status.code(), Some(1));
+    assert_eq!(report(passing.path(), &new).status.code(), Some(0));
+
+    let fixed = run(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
+    assert_eq!(
+        fixed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&fixed.stderr)
+    );
+    let text = String::from_utf8(fixed.stdout).unwrap();
+    assert!(text.contains("#### Fixed (1)"), "{text}");
+    assert!(
+        text.contains("| `test_wrap_pad/0` | Pad-25 | spec | failed | passed |"),
+        "{text}"
+    );
+    assert!(!text.contains("Regressed ("), "{text}");
+
+    let page = dir.path().join("diff.html");
+    let regressed = run(&[
+        "diff",
+        new.to_str().unwrap(),
+        old.to_str().unwrap(),
+        "--format",
+        "html",
+        "--output",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(regressed.status.code(), Some(1));
+    let stderr = String::from_utf8(regressed.stderr).unwrap();
+    assert!(stderr.contains("1 regressed, 0 fixed"), "{stderr}");
+    let html = read_page(&page);
+    assert_eq!(texts(&html, "section#regressed li code"), ["test_wrap_pad/0"]);
+    assert_eq!(count(&html, "section#fixed li"), 0);
+
+    let missing = run(&["diff", old.to_str().unwrap(), "/nonexistent/new.json"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/new.json"));
+    assert_eq!(run(&["diff", old.to_str().unwrap()]).status.code(), Some(2));
+}
