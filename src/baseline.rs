@@ -340,29 +340,13 @@ pub enum Finding<'a> {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use super::*;
 
     fn outcome(id: &str, status: Status, message: &str) -> Outcome {
         Outcome {
-            id: id.to_owned(),
-            data_set: 0,
-            op: Some("Pad".into()),
-            domain: Some("ai.onnx".into()),
-            version: Some(19),
-            mode: None,
-            dtype: None,
-            shape: None,
-            status,
-            basis: crate::basis::BasisNote::upstream(),
-            gates: true,
             message: message.to_owned(),
-            bit_exact: None,
-            max_abs_error: None,
-            max_rel_error: None,
-            mismatches: 0,
-            duration: Duration::ZERO,
+            ..Outcome::example(id, status)
         }
     }
 

@@ -126,6 +126,31 @@ impl Outcome {
         format!("{}/{}", self.id, self.data_set)
     }
 
+    /// A Pad-19 float outcome of data set 0 of `id`, passed on the spec, for tests to adjust
+    /// with struct update syntax.
+    #[cfg(test)]
+    pub(crate) fn example(id: &str, status: Status) -> Outcome {
+        Outcome {
+            id: id.to_owned(),
+            data_set: 0,
+            op: Some("Pad".into()),
+            domain: Some("ai.onnx".into()),
+            version: Some(19),
+            mode: Some("constant".into()),
+            dtype: Some("float".into()),
+            shape: None,
+            status,
+            basis: BasisNote::upstream(),
+            gates: true,
+            message: String::new(),
+            bit_exact: None,
+            max_abs_error: None,
+            max_rel_error: None,
+            mismatches: 0,
+            duration: Duration::ZERO,
+        }
+    }
+
     /// Failed or errored on a basis the run gates on: this fails the run.
     pub fn is_gating_failure(&self) -> bool {
         self.gates && matches!(self.status, Status::Failed | Status::Errored)

@@ -240,27 +240,14 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::basis::BasisNote;
 
     fn outcome(id: &str, status: Status, gates: bool) -> Outcome {
         Outcome {
-            id: id.to_owned(),
-            data_set: 0,
-            op: Some("Pad".into()),
-            domain: Some("ai.onnx".into()),
-            version: Some(19),
             mode: Some("wrap".into()),
-            dtype: Some("float".into()),
             shape: Some(vec![3]),
-            status,
-            basis: BasisNote::upstream(),
             gates,
             message: format!("{id} is {}", status.name()),
-            bit_exact: None,
-            max_abs_error: None,
-            max_rel_error: None,
-            mismatches: 0,
-            duration: Duration::ZERO,
+            ..Outcome::example(id, status)
         }
     }
 

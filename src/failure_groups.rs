@@ -135,33 +135,20 @@ pub fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Ve
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use super::*;
     use crate::basis::BasisNote;
 
     fn outcome(id: &str, status: Status, basis: Basis, shape: Option<Vec<usize>>, message: &str) -> Outcome {
         Outcome {
-            id: id.to_owned(),
-            data_set: 0,
-            op: Some("Pad".into()),
-            domain: Some("ai.onnx".into()),
-            version: Some(19),
-            mode: Some("constant".into()),
-            dtype: Some("float".into()),
             shape,
-            status,
             basis: BasisNote {
                 kind: basis,
                 section: String::new(),
             },
             gates: basis <= Basis::Reference,
             message: message.to_owned(),
-            bit_exact: None,
-            max_abs_error: None,
-            max_rel_error: None,
-            mismatches: 0,
-            duration: Duration::ZERO,
+            ..Outcome::example(id, status)
         }
     }
 

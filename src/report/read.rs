@@ -89,15 +89,10 @@ mod tests {
 
     fn outcome(id: &str, status: Status) -> Outcome {
         Outcome {
-            id: id.to_owned(),
             data_set: 2,
-            op: Some("Pad".into()),
-            domain: Some("ai.onnx".into()),
-            version: Some(19),
             mode: Some("wrap".into()),
             dtype: Some("int4".into()),
             shape: Some(vec![2, 3]),
-            status,
             basis: BasisNote {
                 kind: Basis::Rule,
                 section: "#removal".into(),
@@ -105,10 +100,9 @@ mod tests {
             gates: false,
             message: "output 0 \"y\": 1 of 6 elements differ\n  [0, 1] expected 1 actual 2".into(),
             bit_exact: Some(false),
-            max_abs_error: None,
-            max_rel_error: None,
             mismatches: 1,
             duration: Duration::from_millis(250),
+            ..Outcome::example(id, status)
         }
     }
 

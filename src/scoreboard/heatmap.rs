@@ -130,30 +130,17 @@ pub fn mode_letter(mode: Option<PadMode>) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use super::*;
-    use crate::basis::BasisNote;
 
     fn outcome(op: &str, domain: &str, version: i64, mode: Option<&str>, dtype: &str, status: Status) -> Outcome {
         Outcome {
-            id: "x".into(),
-            data_set: 0,
             op: Some(op.into()),
             domain: Some(domain.into()),
             version: Some(version),
             mode: mode.map(Into::into),
             dtype: Some(dtype.into()),
-            shape: None,
-            status,
-            basis: BasisNote::upstream(),
-            gates: true,
-            message: String::new(),
-            bit_exact: None,
-            max_abs_error: None,
-            max_rel_error: None,
-            mismatches: 0,
-            duration: Duration::ZERO,
+            ..Outcome::example("x", status)
         }
     }
 

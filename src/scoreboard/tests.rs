@@ -29,26 +29,17 @@ struct Data<'a> {
 
 fn outcome(d: Data<'_>) -> Outcome {
     Outcome {
-        id: d.id.to_owned(),
-        data_set: 0,
-        op: Some("Pad".into()),
-        domain: Some("ai.onnx".into()),
         version: Some(d.version),
         mode: Some(d.mode.into()),
         dtype: Some(d.dtype.into()),
         shape: d.shape,
-        status: d.status,
         basis: BasisNote {
             kind: d.basis,
             section: "docs/semantics.md#x".into(),
         },
         gates: d.basis <= Basis::Reference,
         message: d.message.to_owned(),
-        bit_exact: None,
-        max_abs_error: None,
-        max_rel_error: None,
-        mismatches: 0,
-        duration: Duration::ZERO,
+        ..Outcome::example(d.id, d.status)
     }
 }
 
