@@ -202,6 +202,16 @@ fn compare_arrays<T: Element + Comparable>(
     // Tensors are normally in standard layout, so this is a zip over two slices; the
     // fallback walks any other layout in the same logical (row-major) order.
     match (expected.as_slice(), actual.as_slice()) {
+        // Bit-identical plain data (the usual verdict on a data-movement operator) is settled
+        // by one comparison of the bytes, at memory speed; only a difference takes the
+        // element-wise rule.
+        (Some(e), Some(a)) if T::bytes(e).is_some_and(|bytes| Some(bytes) == T::bytes(a)) => Values {
+            bit_exact: true,
+            differing: 0,
+            max_errors: T::FLOATING.then_some((0.0, 0.0)),
+            listed: Vec::new(),
+            placement: regions.map(|_| Placement::default()),
+        },
         (Some(e), Some(a)) => compare_values(e.iter().zip(a), shape, tolerance, regions),
         _ => compare_values(expected.iter().zip(actual.iter()), shape, tolerance, regions),
     }
@@ -328,6 +338,15 @@ pub trait Comparable {
     fn check(expected: &Self, actual: &Self, tolerance: &Tolerance) -> ElementCheck;
     /// The value as a report shows it.
     fn show(&self) -> String;
+    /// The elements' bytes, for types whose bytes are their value bit for bit (no padding,
+    /// no bits outside the format): equal bytes are bit-identical elements.
+    fn bytes(elements: &[Self]) -> Option<&[u8]>
+    where
+        Self: Sized,
+    {
+        let _ = elements;
+        None
+    }
 }
 
 /// The tolerant rule on one floating pair whose bits differ, widened to f64 (exactly: every
@@ -366,6 +385,9 @@ macro_rules! exact_elements {
             fn show(&self) -> String {
                 self.to_string()
             }
+            fn bytes(elements: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(elements))
+            }
         }
     )*};
 }
@@ -402,6 +424,9 @@ impl Comparable for Vec<u8> {
 
 impl Comparable for f32 {
     const FLOATING: bool = true;
+    fn bytes(elements: &[Self]) -> Option<&[u8]> {
+        Some(bytemuck::cast_slice(elements))
+    }
     fn check(expected: &Self, actual: &Self, tolerance: &Tolerance) -> ElementCheck {
         if expected.to_bits() == actual.to_bits() {
             return ElementCheck::SAME;
@@ -421,6 +446,9 @@ impl Comparable for f32 {
 
 impl Comparable for f64 {
     const FLOATING: bool = true;
+    fn bytes(elements: &[Self]) -> Option<&[u8]> {
+        Some(bytemuck::cast_slice(elements))
+    }
     fn check(expected: &Self, actual: &Self, tolerance: &Tolerance) -> ElementCheck {
         if expected.to_bits() == actual.to_bits() {
             return ElementCheck::SAME;
@@ -450,7 +478,7 @@ fn show_float<F: Copy + Into<f64> + fmt::Display + fmt::LowerExp>(x: F) -> Strin
 /// Narrow floats, compared through f32 and shown with their bit pattern too, since several
 /// patterns can mean the same value (NaN, ±0) and the 8- and 4-bit formats are unfamiliar.
 macro_rules! narrow_floats {
-    ($($ty:ty),*) => {$(
+    ($($ty:ty: $bytes:expr),*) => {$(
         impl Comparable for $ty {
             const FLOATING: bool = true;
             #[inline(always)]
@@ -461,6 +489,9 @@ macro_rules! narrow_floats {
                 }
                 float_check(expected.to_f32().into(), actual.to_f32().into(), tolerance)
             }
+            fn bytes(elements: &[Self]) -> Option<&[u8]> {
+                $bytes(elements)
+            }
             fn show(&self) -> String {
                 format!("{} (0x{:02x})", show_float(self.to_f32()), self.to_bits())
             }
@@ -468,15 +499,16 @@ macro_rules! narrow_floats {
     )*};
 }
 
+// half's types are plain data; the minifloat newtypes take the element-wise path.
 narrow_floats!(
-    f16,
-    bf16,
-    Float8E4M3FN,
-    Float8E4M3FNUZ,
-    Float8E5M2,
-    Float8E5M2FNUZ,
-    Float8E8M0,
-    Float4E2M1
+    f16: |e| Some(bytemuck::cast_slice(e)),
+    bf16: |e| Some(bytemuck::cast_slice(e)),
+    Float8E4M3FN: |_| None,
+    Float8E4M3FNUZ: |_| None,
+    Float8E5M2: |_| None,
+    Float8E5M2FNUZ: |_| None,
+    Float8E8M0: |_| None,
+    Float4E2M1: |_| None
 );
 
 /// Complex numbers pass when both parts pass; their errors are the larger of the parts'.
@@ -982,5 +1014,38 @@ mod tests {
             c.report(0, "z")
                 .starts_with("output 0 \"z\": all 1 elements are bit-identical\n")
         );
+    }
+
+    #[test]
+    fn identical_bytes_settle_the_comparison_as_the_element_rule_would() {
+        // Plain data takes the byte comparison; strings and the minifloats the element rule:
+        // both must say the same of identical tensors.
+        let nan = f32::from_bits(0x7fc0_1234);
+        let cases = [
+            Tensor::from_vec(&[3], vec![1.5f32, nan, -0.0]).unwrap(),
+            Tensor::from_vec(&[2], vec![i64::MIN, 7]).unwrap(),
+            Tensor::from_vec(&[2], vec![f16::from_f32(0.5), f16::NAN]).unwrap(),
+            Tensor::from_vec(&[2], vec![Float8E4M3FN::from_bits(0x7f), Float8E4M3FN::from_bits(1)]).unwrap(),
+            Tensor::from_vec(&[1], vec![b"x".to_vec()]).unwrap(),
+        ];
+        for tensor in &cases {
+            let c = compare(tensor, tensor, &Tolerance::default());
+            assert!(c.passed && c.bit_exact && c.differing == 0, "{c:?}");
+            let floating = tensor.data_type().is_floating();
+            assert_eq!(c.max_abs_error, floating.then_some(0.0), "{c:?}");
+            assert_eq!(c.max_rel_error, floating.then_some(0.0), "{c:?}");
+        }
+        // One differing bit leaves the fast path: the element rule finds and lists it.
+        let other = Tensor::from_vec(&[3], vec![1.5f32, nan, 0.0]).unwrap();
+        let c = compare(
+            &cases[0],
+            &other,
+            &Tolerance {
+                exact: true,
+                ..Tolerance::default()
+            },
+        );
+        assert!(!c.passed && c.differing == 1, "{c:?}");
+        assert_eq!(c.first_mismatches[0].index, [2]);
     }
 }
