@@ -198,6 +198,12 @@ pub enum BenchError {
         /// The limit.
         limit: u64,
     },
+    /// The scratch case for `--end-to-end` could not be written.
+    #[error("writing the end-to-end case: {0}")]
+    Scratch(String),
+    /// The reference did not pass its own end-to-end case: there is nothing honest to time.
+    #[error("the end-to-end case did not pass: {0}")]
+    NotPassed(String),
     /// Timings that give no finite positive figure.
     #[error("{}: the timings gave no meaningful figure (GB/s {}, fresh {}, copy {}, ratio {})", .0.label(), .0.gbps, .0.fresh_gbps, .0.copy_gbps, .0.ratio)]
     Meaningless(Box<BenchResult>),
@@ -441,6 +447,123 @@ fn median_of_each(repetitions: usize, runs: &mut [&mut dyn FnMut()]) -> Vec<Dura
 
 fn gbps(bytes: f64, time: Duration) -> f64 {
     bytes / time.as_secs_f64().max(1e-12) / 1e9
+}
+
+/// A whole data set as a user runs one — read the files, decode, pad with the reference,
+/// compare — for a float input of `shape` padded by `pads` in `mode`, against a memcpy of the
+/// case's bytes (input file, expected output file, and the output produced) in the same
+/// process. The case is written to a scratch directory first.
+pub fn bench_end_to_end(
+    shape: &[usize],
+    pads: &[(i64, i64)],
+    mode: PadMode,
+    repetitions: usize,
+    max_bytes: u64,
+) -> Result<BenchResult, BenchError> {
+    use crate::backend::{Backend, RefBackend};
+    use crate::case::{Patterns, discover};
+    use crate::check::{CheckOptions, Status, check_data_set};
+    use crate::fuzz::FuzzCase;
+    use crate::operators::{OpVersion, PadOp};
+
+    if shape.len() != pads.len() {
+        return Err(BenchError::PadsMismatch {
+            shape: shape.to_vec(),
+            pairs: pads.len(),
+        });
+    }
+    let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    checked_bytes("the input", shape, count, 4, max_bytes)?;
+    let count = count.expect("checked above");
+    if count == 0 {
+        return Err(BenchError::EmptyInput(shape.to_vec()));
+    }
+    let plan = PadPlan::new(shape, pads, mode, 4).map_err(|source| BenchError::Plan {
+        op: format!("Pad {}", mode.name()),
+        source,
+    })?;
+    checked_bytes("the output", plan.out_shape(), Some(plan.out_len()), 4, max_bytes)?;
+    let values: Vec<f32> = (0..count).map(|i| (i % 1024) as f32).collect();
+    let case = FuzzCase {
+        operator: OpVersion {
+            op: PadOp::Pad,
+            version: 19,
+        },
+        mode: Some(mode.name().to_owned()),
+        data: Tensor::from_vec(shape, values).expect("count elements"),
+        pads: pads.iter().map(|p| p.0).chain(pads.iter().map(|p| p.1)).collect(),
+        pads_2d: false,
+        constant: None,
+        axes: None,
+        int32_indices: false,
+    };
+    let scratch = tempfile::tempdir().map_err(|e| BenchError::Scratch(e.to_string()))?;
+    let dir = scratch.path().join("test_end_to_end_pad");
+    let data_dir = dir.join("test_data_set_0");
+    let (model, inputs) = case.build("test_end_to_end_pad");
+    let expected = {
+        let loaded = crate::model::Model::from_proto(&dir.join("model.onnx"), model.clone(), &DecodeOptions::default())
+            .map_err(|e| BenchError::Scratch(e.to_string()))?;
+        RefBackend
+            .run(&loaded, &inputs)
+            .map_err(|e| BenchError::NotPassed(e.to_string()))?
+    };
+    let mut case_bytes = 0usize;
+    let mut write = |path: std::path::PathBuf, bytes: Vec<u8>| -> Result<(), BenchError> {
+        case_bytes += bytes.len();
+        std::fs::create_dir_all(path.parent().expect("inside the case"))
+            .and_then(|()| std::fs::write(&path, bytes))
+            .map_err(|e| BenchError::Scratch(format!("{}: {e}", path.display())))
+    };
+    write(dir.join("model.onnx"), model.encode_to_vec())?;
+    let names = ["x", "pads"];
+    for (k, (tensor, name)) in inputs.iter().zip(names).enumerate() {
+        write(
+            data_dir.join(format!("input_{k}.pb")),
+            encode_tensor(tensor, name).encode_to_vec(),
+        )?;
+    }
+    write(
+        data_dir.join("output_0.pb"),
+        encode_tensor(&expected[0], "y").encode_to_vec(),
+    )?;
+    // The output the run produces moves through memory too.
+    case_bytes += expected[0].len() * 4;
+    let cases =
+        discover(&[scratch.path().to_owned()], &Patterns::default()).map_err(|e| BenchError::Scratch(e.to_string()))?;
+    let options = CheckOptions {
+        max_tensor_bytes: max_bytes,
+        ..CheckOptions::default()
+    };
+    let first = check_data_set(&RefBackend, &cases[0], 0, &options);
+    if first.status != Status::Passed {
+        return Err(BenchError::NotPassed(first.message));
+    }
+    let source = vec![7u8; case_bytes];
+    let mut target = vec![0u8; case_bytes];
+    let times = median_of_each(
+        repetitions,
+        &mut [
+            &mut || {
+                black_box(check_data_set(&RefBackend, &cases[0], 0, &options));
+            },
+            &mut || {
+                target.copy_from_slice(&source);
+                black_box(&target);
+            },
+        ],
+    );
+    let (run, copy) = (gbps(case_bytes as f64, times[0]), gbps(case_bytes as f64, times[1]));
+    finite(BenchResult {
+        op: "end-to-end".to_owned(),
+        mode: mode.name().to_owned(),
+        dtype: "float".to_owned(),
+        shape: shape.to_vec(),
+        gbps: run,
+        fresh_gbps: run,
+        copy_gbps: copy,
+        ratio: run / copy,
+    })
 }
 
 /// Decoding a serialized float TensorProto of `megabytes` MiB held in memory, against a plain

@@ -251,6 +251,10 @@ pub struct BenchArgs {
     /// Timed runs per figure (the median is reported), after one warm-up run.
     #[arg(long, default_value_t = 10)]
     pub repetitions: usize,
+    /// Time whole data sets instead (write a case, then load, pad and compare it, as a run
+    /// does), against a memcpy of the case's bytes, for each --mode.
+    #[arg(long)]
+    pub end_to_end: bool,
     /// Time decoding a float TensorProto of --decode-mib MiB instead of padding.
     #[arg(long)]
     pub decode: bool,

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use pad_conformance::DataType;
-use pad_conformance::bench::{BenchOptions, bench_decode, bench_pad};
+use pad_conformance::bench::{BenchOptions, bench_decode, bench_end_to_end, bench_pad};
 use pad_conformance::operators::PadMode;
 
 use super::Fatal;
@@ -12,6 +12,20 @@ use super::args::{BenchArgs, BenchFormat};
 pub fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
     let results = if args.decode {
         vec![bench_decode(args.decode_mib, args.repetitions, args.max_tensor_bytes)?]
+    } else if args.end_to_end {
+        let pads = match &args.pads {
+            Some(p) => BenchOptions::pads_from_onnx(&args.shape, p)?,
+            None => BenchOptions::default_pads(args.shape.len()),
+        };
+        let modes = if args.modes.is_empty() {
+            BenchOptions::default().modes
+        } else {
+            parse_modes(&args.modes)?
+        };
+        modes
+            .into_iter()
+            .map(|mode| bench_end_to_end(&args.shape, &pads, mode, args.repetitions, args.max_tensor_bytes))
+            .collect::<Result<_, _>>()?
     } else {
         let pads = match &args.pads {
             Some(p) => BenchOptions::pads_from_onnx(&args.shape, p)?,
@@ -20,10 +34,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
         let modes = if args.modes.is_empty() {
             BenchOptions::default().modes
         } else {
-            args.modes
-                .iter()
-                .map(|m| PadMode::from_name(m).ok_or_else(|| Fatal(format!("unknown mode {m:?}"))))
-                .collect::<Result<_, _>>()?
+            parse_modes(&args.modes)?
         };
         let center_crop_shape = match args.center_crop_shape.as_deref() {
             Some("none") => None,
@@ -70,4 +81,11 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn parse_modes(names: &[String]) -> Result<Vec<PadMode>, Fatal> {
+    names
+        .iter()
+        .map(|m| PadMode::from_name(m).ok_or_else(|| Fatal(format!("unknown mode {m:?}"))))
+        .collect()
 }
