@@ -25,6 +25,7 @@ pub mod error;
 pub mod failure_groups;
 pub mod fuzz;
 pub mod harness;
+mod huge_pages;
 pub mod json_file;
 pub mod listing;
 pub mod matrix;

@@ -314,6 +314,7 @@ fn runs(sources: impl Iterator<Item = Option<usize>>, max_runs: usize) -> Option
 pub fn pad_into<T: Clone>(input: &[T], plan: &PadPlan, constant: &T, out: &mut Vec<T>) {
     out.clear();
     out.reserve(plan.out_len());
+    crate::huge_pages::advise_capacity(out);
     pad_runs(input, plan, constant, out);
 }
 

@@ -466,6 +466,7 @@ impl Decoder<'_> {
 /// allocator) and one memcpy.
 fn pod_from_le<T: Pod>(raw: &[u8]) -> Vec<T> {
     let mut values = bytemuck::zeroed_vec::<T>(raw.len() / size_of::<T>());
+    crate::huge_pages::advise_capacity(&values);
     bytemuck::cast_slice_mut::<T, u8>(&mut values).copy_from_slice(raw);
     values
 }

@@ -97,6 +97,7 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
         .at(path));
     }
     let mut bytes = Vec::with_capacity(len as usize);
+    crate::huge_pages::advise_capacity(&bytes);
     // A file that grows while it is read stops at the limit, not at the end of memory.
     file.take(allowed).read_to_end(&mut bytes).map_err(io)?;
     Ok(bytes)
