@@ -12,7 +12,7 @@ use walkdir::WalkDir;
 use crate::error::Error;
 use crate::model::Model;
 use crate::operators::PadOp;
-use crate::tensor::{DecodeOptions, Tensor, read_limited, read_tensor_file};
+use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
 
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.
 pub const DEFAULT_PATTERNS: [&str; 3] = ["test_*_pad*", "test_center_crop_pad_*", "test_*Pad*"];
@@ -470,23 +470,26 @@ impl TestCase {
         }
     }
 
-    /// Reads one data set's inputs and expected outputs.
+    /// Reads one data set's inputs and expected outputs. Each tensor may take
+    /// `options.max_bytes`, and the data set's files together twice that
+    /// ([`crate::tensor::group_limit`]), checked from their sizes before any is read.
     pub fn load_data_set(&self, data_set: &DataSet, options: &DecodeOptions) -> Result<LoadedDataSet, Error> {
-        let read = |paths: &[PathBuf]| {
-            paths
-                .iter()
-                .map(|p| read_tensor_file(p, options))
-                .collect::<Result<Vec<_>, _>>()
+        let expected_outputs = match data_set.expected_error {
+            Some(_) => &[][..],
+            None => &data_set.outputs[..],
         };
+        let paths: Vec<PathBuf> = data_set.inputs.iter().chain(expected_outputs).cloned().collect();
+        let mut tensors = read_tensor_group(&paths, options, group_limit(options.max_bytes), "data set")?;
+        let outputs = tensors.split_off(data_set.inputs.len());
         let expected = match &data_set.expected_error {
             Some(path) => {
                 let reason = read_limited(path, 1 << 16)?;
                 Expected::Error(String::from_utf8_lossy(&reason).trim().to_owned())
             }
-            None => Expected::Outputs(read(&data_set.outputs)?),
+            None => Expected::Outputs(outputs),
         };
         Ok(LoadedDataSet {
-            inputs: read(&data_set.inputs)?,
+            inputs: tensors,
             expected,
         })
     }

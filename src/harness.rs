@@ -21,7 +21,7 @@ use libtest_mimic::{Arguments, Completion, Trial};
 use crate::backend::Backend;
 use crate::baseline::{Baseline, Discovered, Finding};
 use crate::case::{Applicability, Patterns, TestCase, applicability, discover};
-use crate::check::{CheckOptions, Status, check_data_set};
+use crate::check::{CheckOptions, Status, check_data_set_with};
 use crate::error::Error;
 
 /// Builds and runs the trials of a backend over case roots.
@@ -85,13 +85,15 @@ impl Harness {
         for case in cases {
             let case = Arc::new(case);
             let (kind, not_applicable) = self.describe(&case);
+            let model = Arc::new(crate::shared_model::SharedModel::new(case.job_indices().len()));
             for index in case.job_indices() {
                 let name = case.data_set_name(index);
                 let (backend, case, options) = (Arc::clone(&self.backend), Arc::clone(&case), self.options);
                 let ignored = not_applicable.is_some();
-                let baseline = Arc::clone(&baseline);
+                let (baseline, model) = (Arc::clone(&baseline), Arc::clone(&model));
                 let trial = Trial::ignorable_test(name.clone(), move || {
-                    let outcome = check_data_set(backend.as_ref(), &case, index, &options);
+                    let model = model.get(&case, &case.decode_options(options.max_tensor_bytes));
+                    let outcome = check_data_set_with(backend.as_ref(), &case, index, &model, &options);
                     if outcome.status == Status::Skipped {
                         return Ok(Completion::ignored_with(outcome.message));
                     }

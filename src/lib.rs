@@ -25,6 +25,7 @@ pub mod reference;
 pub mod report;
 pub mod runner;
 pub mod selection;
+pub mod shared_model;
 pub mod tensor;
 
 pub use error::Error;
