@@ -151,6 +151,10 @@ impl Harness {
                 std::process::exit(101);
             }
         };
-        libtest_mimic::run(&args, trials).exit()
+        let conclusion = libtest_mimic::run(&args, trials);
+        // `exit` runs no destructor: drop the backend first, so that an exec backend stops
+        // its workers and removes its scratch directory.
+        drop(self);
+        conclusion.exit()
     }
 }

@@ -6,6 +6,7 @@ mod bench;
 mod check;
 mod matrix;
 mod output;
+pub mod signals;
 
 use std::process::ExitCode;
 use std::time::Duration;

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use super::RunReport;
+use super::escape::{escape_line, escape_text};
 use crate::check::{Outcome, Status};
 
 /// Whether to colour the status words.
@@ -30,7 +31,12 @@ impl Colors {
 /// Writes the report's last lines: the backend's time and the summary. The outcome lines
 /// come before, written by [`write_outcome`] as each data set finishes.
 pub fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "backend {}: {:.2}s", report.backend, report.duration.as_secs_f64())?;
+    writeln!(
+        out,
+        "backend {}: {:.2}s",
+        escape_line(&report.backend),
+        report.duration.as_secs_f64()
+    )?;
     writeln!(out, "{}", report.summary().line())
 }
 
@@ -53,12 +59,12 @@ pub fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> 
     writeln!(
         out,
         "{word} {}  {}  {:.1}ms{exact}",
-        outcome.name(),
-        outcome.operator(),
+        escape_line(&outcome.name()),
+        escape_line(&outcome.operator()),
         outcome.duration.as_secs_f64() * 1e3
     )?;
     if outcome.status != Status::Passed && !outcome.message.is_empty() {
-        for line in outcome.message.lines() {
+        for line in escape_text(&outcome.message).lines() {
             writeln!(out, "      {line}")?;
         }
     }

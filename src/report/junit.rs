@@ -6,18 +6,20 @@ use std::io::{self, Write};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::RunReport;
+use super::escape::{escape_line, escape_text};
 use crate::check::Status;
 
 /// Writes the report as JUnit XML.
 pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
-    let mut suite = TestSuite::new(format!("pad-conformance {}", report.backend));
+    // XML 1.0 cannot hold most control characters at all: they are shown as escapes.
+    let mut suite = TestSuite::new(format!("pad-conformance {}", escape_line(&report.backend)));
     suite.set_time(report.duration);
     for outcome in &report.outcomes {
         let status = match outcome.status {
             Status::Passed => TestCaseStatus::success(),
             Status::Skipped => {
                 let mut status = TestCaseStatus::skipped();
-                status.set_message(outcome.message.as_str());
+                status.set_message(escape_line(&outcome.message).as_ref());
                 status
             }
             Status::Failed | Status::Errored => {
@@ -27,13 +29,13 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
                     NonSuccessKind::Error
                 };
                 let mut status = TestCaseStatus::non_success(kind);
-                status.set_message(outcome.message.lines().next().unwrap_or_default());
-                status.set_description(outcome.message.as_str());
+                status.set_message(escape_line(outcome.message.lines().next().unwrap_or_default()).as_ref());
+                status.set_description(escape_text(&outcome.message).as_ref());
                 status
             }
         };
-        let mut case = TestCase::new(outcome.name(), status);
-        case.set_classname(outcome.operator());
+        let mut case = TestCase::new(escape_line(&outcome.name()).as_ref(), status);
+        case.set_classname(escape_line(&outcome.operator()).as_ref());
         case.set_time(outcome.duration);
         suite.add_test_case(case);
     }

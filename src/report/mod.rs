@@ -1,6 +1,7 @@
 //! Reports of a run: human (terminal), JSON, JUnit XML and Markdown. All are written from a
 //! [`RunReport`]; docs/report-format.md documents the machine-readable ones.
 
+mod escape;
 mod human;
 mod json;
 mod junit;
@@ -12,6 +13,7 @@ use serde::Serialize;
 
 use crate::check::{Outcome, Status};
 
+pub use escape::{escape_line, escape_text};
 pub use human::{Colors, write_outcome, write_summary};
 pub use json::write_json;
 pub use junit::write_junit;

@@ -42,14 +42,12 @@ pub enum FileProblem {
     /// A group of files read together (a data set, a worker's reply) whose sizes add up to
     /// more than the group may take; checked before any of them is read.
     #[error(
-        "the {count} files of this group take {bytes} bytes together (up to this one), over the limit of {limit} bytes for one {group}"
+        "with the files listed before it, {bytes} bytes, over the limit of {limit} bytes for one {group}"
     )]
     GroupTooLarge {
         /// `data set`, `worker reply`.
         group: &'static str,
-        /// The files counted, up to and including this one.
-        count: usize,
-        /// Their sizes added up.
+        /// The sizes of the files up to and including this one, added up.
         bytes: u64,
         /// The limit for the group.
         limit: u64,
@@ -110,13 +108,12 @@ pub fn read_tensor_group(
 ) -> Result<Vec<Tensor>, FileError> {
     let allowed = limit.saturating_add(1 << 20);
     let mut bytes = 0u64;
-    for (i, path) in paths.iter().enumerate() {
+    for path in paths {
         // A file that cannot be stat'ed is reported when it is read, with its own reason.
         bytes = bytes.saturating_add(std::fs::metadata(path).map_or(0, |m| m.len()));
         if bytes > allowed {
             return Err(FileProblem::GroupTooLarge {
                 group,
-                count: i + 1,
                 bytes,
                 limit: allowed,
             }
