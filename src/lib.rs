@@ -5,6 +5,7 @@
 //! their [`model::Model`] and the input and expected output [`Tensor`]s of each data set.
 #![warn(missing_docs)]
 
+pub mod atomic_file;
 pub mod backend;
 pub mod baseline;
 pub mod bench;

@@ -15,7 +15,7 @@ use pad_conformance::runner::{Job, run_jobs};
 
 use super::Fatal;
 use super::args::RunArgs;
-use super::output::{finish, open_output};
+use super::output::{Output, finish, open_output};
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
@@ -25,6 +25,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         return list(&jobs, selection.max_tensor_bytes);
     }
     let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
+    // Read before the run: a malformed file there is refused (exit 2) and left untouched,
+    // never replaced as if it were absent.
+    let previous = match &args.write_baseline {
+        Some(path) => Baseline::read_if_exists(path)?.or_else(|| baseline.clone()),
+        None => None,
+    };
     let backend = args.checking.backend(&args.backend, selection)?;
     let (mut out, terminal) = open_output(args.output.as_ref())?;
     // The human report streams: each line as soon as its data set (and those before) finish.
@@ -44,10 +50,6 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     );
     write_report(&report, args, out, written)?;
     if let Some(path) = &args.write_baseline {
-        let previous = match Baseline::read(path) {
-            Ok(existing) => Some(existing),
-            Err(_) => baseline.clone(),
-        };
         Baseline::record(&report.backend, &report.outcomes, previous.as_ref()).write(path)?;
     }
     let summary = report.summary();
@@ -92,12 +94,7 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
 
 /// Writes the report to `out`, after the lines already streamed there (`written`: whether
 /// that went well).
-fn write_report(
-    report: &RunReport,
-    args: &RunArgs,
-    mut out: Box<dyn Write>,
-    written: io::Result<()>,
-) -> Result<(), Fatal> {
+fn write_report(report: &RunReport, args: &RunArgs, mut out: Output, written: io::Result<()>) -> Result<(), Fatal> {
     let format = Format::from(args.format);
     let written = written.and_then(|()| match format {
         Format::Human => write_summary(report, &mut out),
@@ -105,7 +102,7 @@ fn write_report(
         Format::Junit => write_junit(report, &mut out),
         Format::Markdown => write_markdown(report, &mut out),
     });
-    finish(written, &mut out)?;
+    finish(written, out)?;
     if args.output.is_some() || format != Format::Human {
         eprintln!("{}", report.summary().line());
     }

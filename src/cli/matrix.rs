@@ -10,7 +10,7 @@ use pad_conformance::runner::run_jobs;
 
 use super::Fatal;
 use super::args::{CoverageArgs, MatrixArgs, MatrixFormat};
-use super::output::{finish, open_output};
+use super::output::{Output, finish, open_output};
 
 pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
@@ -32,14 +32,15 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             .and_then(|()| writeln!(out)),
         MatrixFormat::Markdown => matrix.write_markdown(args.failures_only, &mut out),
     };
-    finish(written, &mut out)?;
+    finish(written, out)?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
     let coverage = Coverage::read(&args.path)?;
-    let mut out = io::stdout().lock();
-    finish(coverage.write_markdown(&mut out), &mut out)?;
+    let mut out = Output::Stdout(io::stdout());
+    let written = coverage.write_markdown(&mut out);
+    finish(written, out)?;
     let missing = coverage.missing();
     for (op, data_type, mode) in &missing {
         eprintln!(
