@@ -1,0 +1,1 @@
+//! Misbehaving exec workers (written below).
