@@ -41,9 +41,7 @@ pub enum FileProblem {
     },
     /// A group of files read together (a data set, a worker's reply) whose sizes add up to
     /// more than the group may take; checked before any of them is read.
-    #[error(
-        "with the files listed before it, {bytes} bytes, over the limit of {limit} bytes for one {group}"
-    )]
+    #[error("with the files listed before it, {bytes} bytes, over the limit of {limit} bytes for one {group}")]
     GroupTooLarge {
         /// `data set`, `worker reply`.
         group: &'static str,
