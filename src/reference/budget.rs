@@ -2,7 +2,7 @@
 //! shapes and checked against the per-value limits and what is left of the run's budget
 //! *before* it is allocated, for every op the evaluator runs (docs/semantics.md#limits).
 
-use super::pad_kernel::{MAX_OUTPUT_BYTES, MAX_OUTPUT_ELEMENTS};
+use super::pad_kernel::{MAX_OUTPUT_BYTES, MAX_OUTPUT_ELEMENTS, nonzero_extents_fit};
 use crate::model::Node;
 use crate::operators::OpError;
 use crate::tensor::Tensor;
@@ -46,7 +46,11 @@ impl Budget {
         let limit = self.remaining.min(MAX_OUTPUT_BYTES);
         let describe = |n: Option<u128>| n.map_or_else(|| "more than 2^128".to_owned(), |n| n.to_string());
         match (elements, bytes) {
-            (Some(e), Some(b)) if e <= MAX_OUTPUT_ELEMENTS as u128 && b <= limit as u128 => Ok(()),
+            (Some(e), Some(b))
+                if e <= MAX_OUTPUT_ELEMENTS as u128 && b <= limit as u128 && nonzero_extents_fit(shape) =>
+            {
+                Ok(())
+            }
             (e, b) => Err(OpError::new(
                 node,
                 format!(

@@ -236,3 +236,24 @@ fn initializers_and_inputs_are_not_copied_into_the_budget() {
     );
     assert_eq!(run_model_within(&m, &[], Budget::new(0)).unwrap(), [ints(&[])]);
 }
+
+#[test]
+fn an_empty_output_whose_other_extents_overflow_is_refused() {
+    // No element, but ndarray cannot lay out [0, 2^62, 2^62]: refused before allocating.
+    let node = node("Add", "", 14, vec![]);
+    let message = Budget::default()
+        .check(&node, &[0, 1 << 62, 1 << 62], 8, "a test")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.starts_with(
+            "Add-14 \"p\": output shape [0, 4611686018427387904, 4611686018427387904] from a test has 0 elements"
+        ),
+        "{message}"
+    );
+    assert!(
+        Budget::default()
+            .check(&node, &[0, 1 << 40, 1 << 20], 8, "a test")
+            .is_ok()
+    );
+}
