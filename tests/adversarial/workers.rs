@@ -104,7 +104,10 @@ fn failure(result: Result<Vec<Tensor>, BackendError>) -> String {
 fn a_worker_that_writes_its_own_output_passes() {
     let (_turn, s) = setup();
     let backend = s.start("copy", 60);
-    assert_eq!(backend.run(&s.model, &s.inputs).unwrap(), std::slice::from_ref(&s.expected));
+    assert_eq!(
+        backend.run(&s.model, &s.inputs).unwrap(),
+        std::slice::from_ref(&s.expected)
+    );
 }
 
 #[test]
