@@ -1,5 +1,6 @@
 //! The libtest-mimic glue shared by this crate's `tests/` and downstream crates: one trial
-//! per case and data set, named by case id, run through [`check_data_set`].
+//! per case and data set, named by case id, run through [`check_data_set_with`] (the case's model
+//! read once for all its data sets).
 //!
 //! ```no_run
 //! // tests/conformance.rs of a backend crate, with `harness = false` in Cargo.toml:

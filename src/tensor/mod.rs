@@ -20,7 +20,7 @@ use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
 
 pub use data_type::DataType;
-pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor};
+pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, MAX_RANK, TensorError, decode_tensor};
 pub use encode::encode_tensor;
 pub use file::{
     FileError, FileProblem, group_limit, read_limited, read_tensor_file, read_tensor_group, write_tensor_file,
