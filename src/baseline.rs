@@ -172,10 +172,20 @@ impl Baseline {
         Ok(read_json(path)?)
     }
 
-    /// Writes the baseline as pretty JSON, entries sorted by name.
+    /// Reads a baseline file if there is one: `None` when nothing is at `path`; a file that
+    /// is there but unreadable or malformed is an error, so that it is never overwritten as
+    /// if it were absent.
+    pub fn read_if_exists(path: &Path) -> Result<Option<Baseline>, BaselineError> {
+        match std::fs::symlink_metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            _ => Baseline::read(path).map(Some),
+        }
+    }
+
+    /// Writes the baseline as pretty JSON, entries sorted by name, whole or not at all.
     pub fn write(&self, path: &Path) -> Result<(), BaselineError> {
         let text = serde_json::to_string_pretty(self).expect("a baseline serializes");
-        std::fs::write(path, text + "\n").map_err(|source| BaselineError::Write {
+        crate::atomic_file::write_atomically(path, (text + "\n").as_bytes()).map_err(|source| BaselineError::Write {
             path: path.to_owned(),
             source,
         })

@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::json_file::{JsonFileError, read_json};
 use crate::model::Model;
 use crate::operators::PadOp;
-use crate::tensor::{DecodeOptions, Tensor, read_limited, read_tensor_file};
+use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
 
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.
 pub const DEFAULT_PATTERNS: [&str; 3] = ["test_*_pad*", "test_center_crop_pad_*", "test_*Pad*"];
@@ -121,6 +121,18 @@ pub enum ListingProblem {
         position: usize,
         /// The file found in its place.
         found: String,
+    },
+    /// An entry named like a numbered one whose number does not parse (or does not fit).
+    #[error("{}: the number in the name is not a non-negative integer that fits", path.display())]
+    BadNumber {
+        /// The entry.
+        path: PathBuf,
+    },
+    /// A `test_data_set_N` that is not a directory.
+    #[error("{}: not a directory", path.display())]
+    NotADirectory {
+        /// The entry.
+        path: PathBuf,
     },
     /// Both expected_error.txt and output files.
     #[error("{}: holds both {EXPECTED_ERROR_FILE} and output_K.pb files; a data set expects one or the other", dir.display())]
@@ -301,7 +313,9 @@ fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Erro
             }
         }
         let name = entry.file_name().to_string_lossy();
-        if patterns.matches(&name) && entry.path().join("model.onnx").is_file() {
+        // Whatever model.onnx is — a directory, a FIFO, a dangling link — the case is listed,
+        // and loading it says what is wrong, instead of the case vanishing.
+        if patterns.matches(&name) && std::fs::symlink_metadata(entry.path().join("model.onnx")).is_ok() {
             cases.push(load_case_dir(root, entry.path()));
             walker.skip_current_dir();
         }
@@ -319,16 +333,28 @@ fn walk_error(e: walkdir::Error) -> std::io::Error {
 fn case_id(root: &Path, dir: &Path) -> String {
     let relative = dir.strip_prefix(root).unwrap_or(dir);
     if relative.as_os_str().is_empty() {
-        dir.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
+        dir.file_name().map(lossless_name).unwrap_or_default()
     } else {
         relative
             .components()
-            .map(|c| c.as_os_str().to_string_lossy())
+            .map(|c| lossless_name(c.as_os_str()))
             .collect::<Vec<_>>()
             .join("/")
     }
+}
+
+/// A file name as text, bytes that are not UTF-8 written `\xNN`: two names that differ only in
+/// such bytes keep different ids (a lossy conversion would make both `\u{fffd}`).
+fn lossless_name(name: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut text = String::new();
+    for chunk in name.as_bytes().utf8_chunks() {
+        text.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            text.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    text
 }
 
 fn load_case_dir(root: &Path, dir: &Path) -> TestCase {
@@ -336,9 +362,27 @@ fn load_case_dir(root: &Path, dir: &Path) -> TestCase {
         Ok(entries) => entries,
         Err(problem) => return TestCase::unlisted(root, dir, problem),
     };
+    // A test_data_set_N that is not a directory, or two with one number (1 and 01), would
+    // otherwise vanish or share a name: the case errors, naming it.
+    for (position, (number, path)) in data_set_dirs.iter().enumerate() {
+        if !path.is_dir() {
+            return TestCase::unlisted(root, dir, ListingProblem::NotADirectory { path: path.clone() });
+        }
+        if let Some((previous, first)) = position.checked_sub(1).map(|p| &data_set_dirs[p])
+            && previous == number
+        {
+            let name = |p: &Path| p.file_name().map(lossless_name).unwrap_or_default();
+            let problem = ListingProblem::DuplicateNumber {
+                dir: dir.to_owned(),
+                first: name(first),
+                second: name(path),
+                number: *number,
+            };
+            return TestCase::unlisted(root, dir, problem);
+        }
+    }
     let data_sets = data_set_dirs
         .into_iter()
-        .filter(|(_, path)| path.is_dir())
         .map(|(index, path)| list_data_set(index, path))
         .collect();
     let info = dir.join(CASE_INFO_FILE);
@@ -360,7 +404,8 @@ fn list_data_set(index: usize, dir: PathBuf) -> DataSet {
         index,
         inputs: Vec::new(),
         outputs: Vec::new(),
-        expected_error: Some(dir.join(EXPECTED_ERROR_FILE)).filter(|p| p.is_file()),
+        // Present in any form: one that is not a regular file is refused when read, by name.
+        expected_error: Some(dir.join(EXPECTED_ERROR_FILE)).filter(|p| std::fs::symlink_metadata(p).is_ok()),
         problem: None,
         dir,
     };
@@ -416,13 +461,18 @@ fn numbered_entries(dir: &Path, prefix: &str, suffix: &str) -> Result<Vec<(usize
     for entry in entries {
         let entry = entry.map_err(unreadable)?;
         let name = entry.file_name();
-        let number = name
+        let Some(digits) = name
             .to_str()
             .and_then(|n| n.strip_prefix(prefix))
             .and_then(|n| n.strip_suffix(suffix))
-            .and_then(|n| n.parse::<usize>().ok());
-        if let Some(number) = number {
-            found.push((number, entry.path()));
+        else {
+            continue;
+        };
+        // Named like one, but with no number that fits (`x`, `+1`, twenty digits): an error
+        // naming it, not a file silently left out.
+        match digits.parse::<usize>() {
+            Ok(number) if digits.bytes().all(|b| b.is_ascii_digit()) => found.push((number, entry.path())),
+            _ => return Err(ListingProblem::BadNumber { path: entry.path() }),
         }
     }
     found.sort();
@@ -485,23 +535,26 @@ impl TestCase {
         }
     }
 
-    /// Reads one data set's inputs and expected outputs.
+    /// Reads one data set's inputs and expected outputs. Each tensor may take
+    /// `options.max_bytes`, and the data set's files together twice that
+    /// ([`crate::tensor::group_limit`]), checked from their sizes before any is read.
     pub fn load_data_set(&self, data_set: &DataSet, options: &DecodeOptions) -> Result<LoadedDataSet, Error> {
-        let read = |paths: &[PathBuf]| {
-            paths
-                .iter()
-                .map(|p| read_tensor_file(p, options))
-                .collect::<Result<Vec<_>, _>>()
+        let expected_outputs = match data_set.expected_error {
+            Some(_) => &[][..],
+            None => &data_set.outputs[..],
         };
+        let paths: Vec<PathBuf> = data_set.inputs.iter().chain(expected_outputs).cloned().collect();
+        let mut tensors = read_tensor_group(&paths, options, group_limit(options.max_bytes), "data set")?;
+        let outputs = tensors.split_off(data_set.inputs.len());
         let expected = match &data_set.expected_error {
             Some(path) => {
                 let reason = read_limited(path, 1 << 16)?;
                 Expected::Error(String::from_utf8_lossy(&reason).trim().to_owned())
             }
-            None => Expected::Outputs(read(&data_set.outputs)?),
+            None => Expected::Outputs(outputs),
         };
         Ok(LoadedDataSet {
-            inputs: read(&data_set.inputs)?,
+            inputs: tensors,
             expected,
         })
     }

@@ -201,9 +201,23 @@ impl Verdict {
 
 /// Checks data set `index` (an index into `case.data_sets`) of `case` against `backend`.
 pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, options: &CheckOptions) -> Outcome {
+    let model = case.runnable_model(&case.decode_options(options.max_tensor_bytes));
+    check_data_set_with(backend, case, index, &model, options)
+}
+
+/// [`check_data_set`] with the case's model already read by [`TestCase::runnable_model`]
+/// (with the same `options.max_tensor_bytes`), so that a case's data sets share one decoding
+/// ([`crate::shared_model::SharedModel`]).
+pub fn check_data_set_with(
+    backend: &dyn Backend,
+    case: &TestCase,
+    index: usize,
+    model: &Result<Model, CaseError>,
+    options: &CheckOptions,
+) -> Outcome {
     let start = Instant::now();
     let decode = case.decode_options(options.max_tensor_bytes);
-    let (model, (dtype, shape), verdict) = match load(case, index, &decode) {
+    let (model, (dtype, shape), verdict) = match load(case, index, model, &decode) {
         Loaded::Stopped(model, verdict) => (model, (None, None), verdict),
         Loaded::Ready(model, data) => {
             let input = data.inputs.first();
@@ -211,20 +225,20 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
                 input.map(|t| t.data_type().name().to_owned()),
                 input.map(|t| t.shape().to_vec()),
             );
-            let verdict = match Subject::of(&model, &data.inputs).and_then(|s| options.profile.excludes(&s)) {
+            let verdict = match Subject::of(model, &data.inputs).and_then(|s| options.profile.excludes(&s)) {
                 Some(unsupported) => Verdict::plain(Status::Unsupported, unsupported.to_string()),
                 None if options.inputs_as_constants || options.profile.inputs_as_constants => {
-                    run_with_constant_inputs(backend, &model, data, &decode, &options.tolerance)
+                    run_with_constant_inputs(backend, model, data, &decode, &options.tolerance)
                 }
                 None => {
-                    let answer = run(backend, &model, &data.inputs);
-                    judge(backend.name(), &model, data, answer, &options.tolerance)
+                    let answer = run(backend, model, &data.inputs);
+                    judge(backend.name(), model, data, answer, &options.tolerance)
                 }
             };
             (Some(model), described, verdict)
         }
     };
-    let (op, domain, version, mode) = describe_operator(model.as_ref());
+    let (op, domain, version, mode) = describe_operator(model);
     Outcome {
         id: case.id.clone(),
         data_set: case.data_number(index),
@@ -247,16 +261,21 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
 }
 
 /// A data set, loaded or not.
-enum Loaded {
+enum Loaded<'a> {
     /// The model and the data set's tensors.
-    Ready(Model, LoadedDataSet),
+    Ready(&'a Model, LoadedDataSet),
     /// The verdict when they cannot be had, with the model when it loaded, so the report
     /// still names the operator.
-    Stopped(Option<Model>, Verdict),
+    Stopped(Option<&'a Model>, Verdict),
 }
 
-fn load(case: &TestCase, index: usize, decode: &crate::tensor::DecodeOptions) -> Loaded {
-    let model = match case.runnable_model(decode) {
+fn load<'a>(
+    case: &TestCase,
+    index: usize,
+    model: &'a Result<Model, CaseError>,
+    decode: &crate::tensor::DecodeOptions,
+) -> Loaded<'a> {
+    let model = match model {
         Ok(model) => model,
         Err(e) => {
             let status = match e {
@@ -271,7 +290,7 @@ fn load(case: &TestCase, index: usize, decode: &crate::tensor::DecodeOptions) ->
         let message = format!("{}: no data set {index}", case.dir.display());
         return Loaded::Stopped(Some(model), errored(message));
     };
-    if let Some(problem) = data_set.problem_with(&model) {
+    if let Some(problem) = data_set.problem_with(model) {
         return Loaded::Stopped(Some(model), errored(problem.to_string()));
     }
     match case.load_data_set(data_set, decode) {

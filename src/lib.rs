@@ -8,6 +8,7 @@
 //! with this crate ([`data_dir`]).
 #![warn(missing_docs)]
 
+pub mod atomic_file;
 pub mod backend;
 pub mod baseline;
 pub mod basis;
@@ -39,6 +40,7 @@ pub mod report;
 pub mod runner;
 pub mod scoreboard;
 pub mod selection;
+pub mod shared_model;
 pub mod tensor;
 pub mod value_info;
 

@@ -9,6 +9,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = cli::args::Cli::parse();
+    cli::signals::install();
     match cli::dispatch(&args) {
         Ok(code) => code,
         Err(cli::Fatal(message)) => {

@@ -1,7 +1,7 @@
 //! A loaded model: the graph's nodes with op, domain, resolved operator version and
 //! attributes; its initializers, inputs and outputs; the opset import per domain.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -63,9 +63,25 @@ pub struct Node {
     pub attributes: Vec<Attribute>,
 }
 
+/// The most nodes, initializers, graph inputs or graph outputs a model may have, and the most
+/// inputs, outputs or attributes one node may have. Pad-family cases have a handful; the
+/// limit refuses hostile graphs before they are converted. (Nesting is bounded when the
+/// file is decoded: prost refuses messages nested over 100 deep.)
+pub const MAX_GRAPH_ITEMS: usize = 100_000;
+
 /// Why a decoded model.onnx is not a model this project can read.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
+    /// The graph, or one node, has more items of a kind than [`MAX_GRAPH_ITEMS`].
+    #[error("{what}: {count}, over the limit of {limit}")]
+    TooMany {
+        /// What was counted: `graph.node`, `node 3 (Concat) input`, …
+        what: String,
+        /// How many there are.
+        count: usize,
+        /// [`MAX_GRAPH_ITEMS`].
+        limit: usize,
+    },
     /// The ModelProto has no graph.
     #[error("the model has no graph")]
     NoGraph,
@@ -204,6 +220,15 @@ impl Model {
             opset_imports.insert(opset::normalize_domain(&import.domain).to_owned(), import.version);
         }
         let graph = proto.graph.ok_or_else(|| error(ModelError::NoGraph))?;
+        for (what, count) in [
+            ("graph.node", graph.node.len()),
+            ("graph.initializer", graph.initializer.len()),
+            ("graph.input", graph.input.len()),
+            ("graph.output", graph.output.len()),
+            ("opset_import", proto.opset_import.len()),
+        ] {
+            check_count(what, count).map_err(&error)?;
+        }
         let mut initializers = Vec::with_capacity(graph.initializer.len());
         for init in &graph.initializer {
             let tensor = decode_tensor(init, options).map_err(|problem| {
@@ -214,7 +239,9 @@ impl Model {
             })?;
             initializers.push((init.name.clone(), tensor));
         }
-        let is_initializer = |name: &str| graph.initializer.iter().any(|i| i.name == name);
+        // A set, so that many initializers listed as graph inputs cost linear time.
+        let initializer_names: HashSet<&str> = graph.initializer.iter().map(|i| i.name.as_str()).collect();
+        let is_initializer = |name: &str| initializer_names.contains(name);
         let fed: Vec<_> = graph.input.iter().filter(|v| !is_initializer(&v.name)).collect();
         let nodes = graph
             .node
@@ -243,14 +270,25 @@ impl Model {
 
     /// The distinct op types of the graph, in order of first appearance.
     pub fn op_types(&self) -> Vec<&str> {
-        let mut ops: Vec<&str> = Vec::new();
-        for node in &self.graph.nodes {
-            if !ops.contains(&node.op_type.as_str()) {
-                ops.push(&node.op_type);
-            }
-        }
-        ops
+        let mut seen = HashSet::new();
+        self.graph
+            .nodes
+            .iter()
+            .map(|n| n.op_type.as_str())
+            .filter(|op| seen.insert(*op))
+            .collect()
     }
+}
+
+fn check_count(what: &str, count: usize) -> Result<(), ModelError> {
+    if count > MAX_GRAPH_ITEMS {
+        return Err(ModelError::TooMany {
+            what: what.to_owned(),
+            count,
+            limit: MAX_GRAPH_ITEMS,
+        });
+    }
+    Ok(())
 }
 
 fn convert_node(
@@ -266,6 +304,13 @@ fn convert_node(
             format!("node {index} ({} {:?})", node.op_type, node.name)
         }
     };
+    for (what, count) in [
+        ("input", node.input.len()),
+        ("output", node.output.len()),
+        ("attribute", node.attribute.len()),
+    ] {
+        check_count(&format!("{} {what}", label()), count)?;
+    }
     let domain = opset::normalize_domain(&node.domain).to_owned();
     let opset = *opset_imports
         .get(&domain)
@@ -341,5 +386,100 @@ fn inferred_type(a: &AttributeProto) -> i32 {
         attribute_type::FLOAT
     } else {
         attribute_type::INT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{GraphProto, OperatorSetIdProto, TensorProto, ValueInfoProto};
+
+    fn proto(graph: GraphProto) -> ModelProto {
+        ModelProto {
+            graph: Some(graph),
+            opset_import: vec![OperatorSetIdProto {
+                domain: String::new(),
+                version: 21,
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn load(graph: GraphProto) -> Result<Model, Error> {
+        Model::from_proto(Path::new("m/model.onnx"), proto(graph), &DecodeOptions::default())
+    }
+
+    fn op(op_type: &str) -> NodeProto {
+        NodeProto {
+            op_type: op_type.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn graphs_over_the_item_limit_are_refused_naming_what_and_how_many() {
+        let graph = GraphProto {
+            node: vec![op("Relu"); MAX_GRAPH_ITEMS + 1],
+            ..Default::default()
+        };
+        let message = load(graph).unwrap_err().to_string();
+        assert!(message.contains("m/model.onnx"), "{message}");
+        assert!(
+            message.contains("graph.node: 100001, over the limit of 100000"),
+            "{message}"
+        );
+        let mut node = op("Concat");
+        node.input = vec!["x".into(); MAX_GRAPH_ITEMS + 5];
+        let graph = GraphProto {
+            node: vec![op("Relu"), node],
+            ..Default::default()
+        };
+        let message = load(graph).unwrap_err().to_string();
+        assert!(
+            message.contains("node 1 (Concat) input: 100005, over the limit of 100000"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn many_initializers_listed_as_inputs_and_many_op_types_load_in_linear_time() {
+        // 60,000 initializers also listed as graph inputs, plus one real input: a quadratic
+        // search would make 3.6e9 comparisons.
+        let n = 60_000;
+        let name = |i: usize| format!("w{i}");
+        let initializer: Vec<TensorProto> = (0..n)
+            .map(|i| TensorProto {
+                name: name(i),
+                data_type: 7,
+                dims: vec![0],
+                ..Default::default()
+            })
+            .collect();
+        let mut input: Vec<ValueInfoProto> = (0..n)
+            .map(|i| ValueInfoProto {
+                name: name(i),
+                r#type: None,
+            })
+            .collect();
+        input.insert(
+            n / 2,
+            ValueInfoProto {
+                name: "x".into(),
+                r#type: None,
+            },
+        );
+        let node: Vec<NodeProto> = (0..n).map(|i| op(&format!("Op{}", i % 50_000))).collect();
+        let model = load(GraphProto {
+            node,
+            initializer,
+            input,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(model.graph.inputs, ["x"]);
+        assert_eq!(model.graph.initializers.len(), n);
+        let ops = model.op_types();
+        assert_eq!(ops.len(), 50_000);
+        assert_eq!((ops[0], ops[49_999]), ("Op0", "Op49999"));
     }
 }

@@ -1,13 +1,15 @@
 //! Running a backend over many cases, in parallel, into a [`RunReport`].
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 use std::time::Instant;
 
 use crate::backend::Backend;
 use crate::case::TestCase;
-use crate::check::{CheckOptions, Outcome, check_data_set};
+use crate::check::{CheckOptions, Outcome, check_data_set_with};
 use crate::report::RunReport;
+use crate::shared_model::SharedModel;
 
 /// One unit of work: a case and the index of one of its data sets.
 #[derive(Clone, Copy, Debug)]
@@ -51,16 +53,32 @@ pub fn run_jobs(
 ) -> RunReport {
     let start = Instant::now();
     let next = AtomicUsize::new(0);
+    // One model per case directory, read once for all of the case's jobs.
+    let mut slot_of_dir = HashMap::new();
+    let slot_of_job: Vec<usize> = jobs
+        .iter()
+        .map(|job| {
+            let next_slot = slot_of_dir.len();
+            *slot_of_dir.entry(job.case.dir.as_path()).or_insert(next_slot)
+        })
+        .collect();
+    let mut uses = vec![0; slot_of_dir.len()];
+    for &slot in &slot_of_job {
+        uses[slot] += 1;
+    }
+    let models: Vec<SharedModel> = uses.into_iter().map(SharedModel::new).collect();
     let mut outcomes: Vec<Option<Outcome>> = vec![None; jobs.len()];
     std::thread::scope(|scope| {
         let (sender, done) = channel();
         for _ in 0..threads.clamp(1, jobs.len().max(1)) {
-            let (sender, next) = (sender.clone(), &next);
+            let (sender, next, models, slot_of_job) = (sender.clone(), &next, &models, &slot_of_job);
             scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
-                    let outcome = check_data_set(backend, job.case, job.data_set, options);
+                    let model =
+                        models[slot_of_job[i]].get(job.case, &job.case.decode_options(options.max_tensor_bytes));
+                    let outcome = check_data_set_with(backend, job.case, job.data_set, &model, options);
                     if sender.send((i, outcome)).is_err() {
                         break;
                     }

@@ -789,3 +789,36 @@ fn the_readme_usage_block_is_complete() {
         );
     }
 }
+
+#[test]
+fn write_baseline_refuses_a_malformed_baseline_and_leaves_it_untouched() {
+    let tree = failing_tree();
+    let path = tree.path().join("known.json");
+    let malformed = "{\"backend\": \"ref\", \"expected\": {},}\n";
+    std::fs::write(&path, malformed).unwrap();
+    let out = run(&[
+        "--write-baseline",
+        path.to_str().unwrap(),
+        tree.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("known.json"), "{}", stderr(&out));
+    assert!(out.stdout.is_empty(), "the run must not start");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), malformed);
+    // Absent, it is written (atomically: nothing else is left beside it).
+    std::fs::remove_file(&path).unwrap();
+    let out = run(&[
+        "--write-baseline",
+        path.to_str().unwrap(),
+        tree.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(written["expected"]["test_wrap_pad/0"]["status"], "failed");
+    let names: Vec<String> = std::fs::read_dir(tree.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}

@@ -5,20 +5,22 @@
 //! whatever the worker started, go with it.
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::reply::{WorkerReply, check_reply, resolve_outputs, shortened};
 use super::worker_error::{ExecError, WorkerError, WorkerFailure};
 use super::{Backend, BackendError, worker_groups};
 use crate::model::Model;
-use crate::tensor::{DecodeOptions, Tensor, read_tensor_file, write_tensor_file};
+use crate::tensor::{DecodeOptions, Tensor, group_limit, read_tensor_group, write_tensor_file};
 
 /// The protocol version this runner speaks.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -66,11 +68,17 @@ impl ExecBackend {
         })
     }
 
+    /// An idle worker, or a new one. An idle worker that printed something while no request
+    /// was waiting (a late duplicate reply) or whose output closed broke the protocol: it is
+    /// dropped, which kills it, and the request goes to a fresh worker.
     fn take_worker(&self) -> Result<Worker, WorkerFailure> {
-        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        match idle {
-            Some(worker) => Ok(worker),
-            None => Worker::spawn(&self.command, self.timeout).map(|(worker, _)| worker),
+        loop {
+            let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            match idle {
+                Some(worker) if worker.is_quiet() => return Ok(worker),
+                Some(_) => continue,
+                None => return Worker::spawn(&self.command, self.timeout).map(|(worker, _)| worker),
+            }
         }
     }
 
@@ -96,24 +104,43 @@ impl ExecBackend {
         let mut worker = self.take_worker()?;
         // On failure the worker is in an unknown state: it is dropped, which kills it.
         let reply = worker.request(&request, self.timeout)?;
+        let checked = check_reply(&reply, id).and_then(|reply| match worker.lines.try_recv() {
+            // A second line already there: two replies to one request.
+            Ok(extra) => Err(WorkerError::StrayReply(match extra {
+                Ok(line) => shortened(&line),
+                Err(e) => e,
+            })),
+            Err(_) => Ok(reply),
+        });
         let stderr = worker.take_stderr();
-        let checked = check_reply(&reply, id);
         match checked {
             Err(error) => Err(WorkerFailure { error, stderr }.into()),
-            Ok(Reply::Error(message)) => {
+            Ok(WorkerReply::Error(message)) => {
                 self.give_back(worker);
                 Err(ExecError::Refused { message, stderr })
             }
-            Ok(Reply::Outputs(paths)) => {
+            Ok(WorkerReply::Outputs(paths)) => {
                 self.give_back(worker);
+                let failed = |error: WorkerError| {
+                    ExecError::from(WorkerFailure {
+                        error,
+                        stderr: stderr.clone(),
+                    })
+                };
+                let expected = model.graph.outputs.len();
+                if paths.len() > expected {
+                    return Err(failed(WorkerError::TooManyOutputs {
+                        named: paths.len(),
+                        expected,
+                    }));
+                }
+                let resolved = resolve_outputs(&paths, dir).map_err(failed)?;
                 let options = DecodeOptions {
                     base_dir: Some(dir.to_owned()),
                     max_bytes: self.max_tensor_bytes,
                 };
-                paths
-                    .iter()
-                    .map(|p| read_tensor_file(p, &options).map_err(|e| WorkerError::Output(e).into()))
-                    .collect()
+                read_tensor_group(&resolved, &options, group_limit(self.max_tensor_bytes), "worker reply")
+                    .map_err(|e| failed(WorkerError::Output(e)))
             }
         }
     }
@@ -141,9 +168,10 @@ impl Backend for ExecBackend {
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let dir = self.scratch.path.join(id.to_string());
+        let dir = self.scratch.path().join(id.to_string());
         // Every error is an ExecError, so that a caller can tell a refusal from a failure.
-        std::fs::create_dir_all(&dir).map_err(|source| {
+        // Private (0700), and refused if it exists: nothing else placed files there.
+        std::fs::DirBuilder::new().mode(0o700).create(&dir).map_err(|source| {
             ExecError::from(WorkerError::Scratch {
                 path: dir.clone(),
                 source,
@@ -178,41 +206,6 @@ pub enum StartError {
     },
 }
 
-enum Reply {
-    Outputs(Vec<PathBuf>),
-    Error(String),
-}
-
-/// Reads a `result` or `error` reply for request `id`.
-fn check_reply(reply: &Value, id: u64) -> Result<Reply, WorkerError> {
-    let protocol = |what: &str| WorkerError::Protocol(format!("{what} in reply {reply}"));
-    if reply.get("id").and_then(Value::as_u64) != Some(id) {
-        return Err(protocol(&format!("expected id {id}")));
-    }
-    match reply.get("type").and_then(Value::as_str) {
-        Some("result") => {
-            let outputs = reply
-                .get("outputs")
-                .and_then(Value::as_array)
-                .ok_or_else(|| protocol("no outputs array"))?;
-            outputs
-                .iter()
-                .map(|p| {
-                    p.as_str()
-                        .map(PathBuf::from)
-                        .ok_or_else(|| protocol("an output path is not a string"))
-                })
-                .collect::<Result<_, _>>()
-                .map(Reply::Outputs)
-        }
-        Some("error") => {
-            let message = reply.get("message").and_then(Value::as_str).unwrap_or("(no message)");
-            Ok(Reply::Error(message.to_owned()))
-        }
-        _ => Err(protocol("type is neither \"result\" nor \"error\"")),
-    }
-}
-
 /// Starts `command` as the leader of a new process group, with piped stdio. Plain words are run
 /// directly: a shell in between would hold its own copy of the worker's stdout (dash does not
 /// exec the last command of `sh -c`), so the worker closing it would go unseen. Anything else,
@@ -245,8 +238,11 @@ fn plain_words(command: &str) -> Option<Vec<&str>> {
 /// One running worker process, the leader of its own process group.
 struct Worker {
     child: Child,
-    /// None once closed at shutdown.
-    stdin: Option<ChildStdin>,
+    /// Request lines for the thread that writes the worker's stdin, so that a worker that
+    /// never reads cannot block the runner past its timeout. None once closed at shutdown.
+    requests: Option<Sender<String>>,
+    /// Why writing to the worker's stdin failed, when it did.
+    write_failed: Receiver<String>,
     lines: Receiver<Result<String, String>>,
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Disconnected once the stderr pipe reaches end of file.
@@ -262,7 +258,19 @@ impl Worker {
         if let Ok(group) = libc::pid_t::try_from(child.id()) {
             worker_groups::register(group);
         }
-        let stdin = child.stdin.take().expect("piped");
+        let mut stdin = child.stdin.take().expect("piped");
+        let (requests, to_write) = channel::<String>();
+        let (write_error, write_failed) = channel();
+        // Ends when the requests sender is dropped (closing stdin), or when a write fails: a
+        // worker killed for not reading ends a blocked write with EPIPE.
+        std::thread::spawn(move || {
+            for line in to_write {
+                if let Err(e) = stdin.write_all(line.as_bytes()).and_then(|()| stdin.flush()) {
+                    let _ = write_error.send(e.to_string());
+                    break;
+                }
+            }
+        });
         let stdout = child.stdout.take().expect("piped");
         let stderr_pipe = child.stderr.take().expect("piped");
         let (sender, lines) = channel();
@@ -307,7 +315,8 @@ impl Worker {
         });
         let mut worker = Worker {
             child,
-            stdin: Some(stdin),
+            requests: Some(requests),
+            write_failed,
             lines,
             stderr,
             stderr_closed,
@@ -327,6 +336,9 @@ impl Worker {
             .into());
         }
         let name = reply.get("name").and_then(Value::as_str).unwrap_or(command).to_owned();
+        if worker.lines.try_recv().is_ok() {
+            return Err(WorkerError::StrayReply("a second line after the hello".into()).into());
+        }
         worker.take_stderr();
         Ok((worker, name))
     }
@@ -334,15 +346,16 @@ impl Worker {
     /// Sends one request line and waits for one reply line. Any failure leaves the worker
     /// unusable: the caller drops it, which kills it.
     fn request(&mut self, request: &Value, timeout: Duration) -> Result<Value, WorkerFailure> {
-        let Some(stdin) = self.stdin.as_mut() else {
+        let Some(requests) = self.requests.as_ref() else {
             return Err(WorkerError::ShutDown.into());
         };
-        let sent = writeln!(stdin, "{request}").and_then(|()| stdin.flush());
-        if let Err(e) = sent {
-            return Err(self.ended(&format!("closed its input ({e})")));
-        }
+        // The writing thread is gone only after a failed write, which it reported.
+        let _ = requests.send(format!("{request}\n"));
         let deadline = Instant::now() + timeout;
         loop {
+            if let Ok(e) = self.write_failed.try_recv() {
+                return Err(self.ended(&format!("closed its input ({e})")));
+            }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(self.failure(WorkerError::TimedOut {
@@ -369,7 +382,8 @@ impl Worker {
         match line {
             Ok(line) => serde_json::from_str(&line).map_err(|e| {
                 self.failure(WorkerError::Protocol(format!(
-                    "the worker printed {line:?}, not JSON ({e})"
+                    "the worker printed {:?}, not JSON ({e})",
+                    shortened(&line)
                 )))
             }),
             Err(e) => Err(self.failure(WorkerError::Protocol(e))),
@@ -434,7 +448,12 @@ impl Worker {
 
     /// Closes the worker's stdin: a well-behaved worker then exits (docs/backend-protocol.md).
     fn close_input(&mut self) {
-        self.stdin = None;
+        self.requests = None;
+    }
+
+    /// True when the worker printed nothing since its last reply and its output is open.
+    fn is_quiet(&self) -> bool {
+        matches!(self.lines.try_recv(), Err(TryRecvError::Empty))
     }
 
     /// Closes the worker's stdin and waits until `until` for it to exit, then kills its process
@@ -472,31 +491,25 @@ impl Drop for Worker {
     }
 }
 
-/// A private directory for request files, removed with the backend.
-struct ScratchDir {
-    path: PathBuf,
-}
+/// A private directory for request files: an unpredictable name, mode 0700, made anew (never
+/// an existing one), removed with the backend.
+struct ScratchDir(tempfile::TempDir);
 
 impl ScratchDir {
     fn new() -> Result<ScratchDir, StartError> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let unique = format!(
-            "pad-conformance-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let path = std::env::temp_dir().join(unique);
-        std::fs::create_dir_all(&path).map_err(|source| StartError::Scratch {
-            path: path.clone(),
-            source,
-        })?;
-        Ok(ScratchDir { path })
+        let dir = tempfile::Builder::new()
+            .prefix("pad-conformance-")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .tempdir()
+            .map_err(|source| StartError::Scratch {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        Ok(ScratchDir(dir))
     }
-}
 
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+    fn path(&self) -> &Path {
+        self.0.path()
     }
 }
 

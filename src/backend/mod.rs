@@ -3,6 +3,7 @@
 
 mod exec;
 mod reference;
+mod reply;
 mod worker_error;
 mod worker_groups;
 
@@ -11,7 +12,9 @@ use crate::tensor::Tensor;
 
 pub use exec::{ExecBackend, PROTOCOL_VERSION, StartError};
 pub use reference::RefBackend;
+pub use reply::{WorkerReply, parse_reply, resolve_outputs};
 pub use worker_error::{ExecError, WorkerError, WorkerFailure};
+pub use worker_groups::kill_worker_groups;
 
 /// Any error a backend reports; its message ends up in the case's outcome.
 ///

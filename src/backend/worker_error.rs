@@ -64,6 +64,25 @@ pub enum WorkerError {
     /// A request file could not be made.
     #[error("{0}")]
     Request(#[source] FileError),
+    /// An output path that is not a regular file inside the request's output directory.
+    #[error("protocol error: output {path:?} {why}")]
+    OutputPath {
+        /// The path as the worker named it.
+        path: PathBuf,
+        /// Where it leads instead, or what it is.
+        why: String,
+    },
+    /// More output files than the graph has outputs.
+    #[error("protocol error: {named} outputs named, but the graph has {expected}")]
+    TooManyOutputs {
+        /// How many the worker named.
+        named: usize,
+        /// The graph's outputs.
+        expected: usize,
+    },
+    /// A line the worker printed with no request waiting for it (a duplicate or stray reply).
+    #[error("protocol error: a reply nothing asked for: {0}")]
+    StrayReply(String),
     /// An output file the worker named could not be read.
     #[error("worker output: {0}")]
     Output(#[source] FileError),

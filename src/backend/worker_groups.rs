@@ -1,24 +1,21 @@
-//! The process groups of running workers, killed when the runner itself is interrupted.
+//! The process groups of running workers, so that a program interrupted while workers run can
+//! kill them.
 //!
 //! Each worker runs in a process group of its own, so that a timeout can kill whatever the
 //! worker started. Such a group is outside the terminal's foreground group: Ctrl-C reaches
-//! the runner only. So the runner, on SIGINT, SIGTERM or SIGHUP, kills every registered
-//! group, then dies of the signal as it would have without the handler.
+//! the runner only. The library installs no signal handler — signals belong to the program —
+//! but [`kill_worker_groups`] may be called from one (the `pad-conformance` binary does, on
+//! SIGINT, SIGTERM and SIGHUP) or at any time.
 
-use std::sync::Once;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-/// Registered group ids; 0 marks a free slot. A fixed array, because the signal handler may
+/// Registered group ids; 0 marks a free slot. A fixed array, because a signal handler may
 /// neither allocate nor lock. More workers than slots run unregistered: the registry is a
 /// safety net for interrupts, not how workers are normally stopped.
 static GROUPS: [AtomicI32; 256] = [const { AtomicI32::new(0) }; 256];
 
-const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
-
 /// Records the group `group` (a worker's pid, which leads its group) as running.
 pub fn register(group: libc::pid_t) {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(install_handler);
     for slot in &GROUPS {
         if slot
             .compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
@@ -41,31 +38,22 @@ pub fn unregister(group: libc::pid_t) {
     }
 }
 
-fn install_handler() {
-    for signal in SIGNALS {
-        // SAFETY: the handler only calls async-signal-safe functions (kill, signal, raise)
-        // and reads atomics.
-        unsafe {
-            let previous = libc::signal(signal, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
-            // A signal the runner was told to ignore (nohup) stays ignored.
-            if previous == libc::SIG_IGN {
-                libc::signal(signal, libc::SIG_IGN);
-            }
-        }
-    }
-}
-
-extern "C" fn on_signal(signal: libc::c_int) {
+/// Kills (SIGKILL) the process group of every running external worker, with whatever the
+/// workers started in their groups. Async-signal-safe: it only reads atomics and calls
+/// kill(2), so a program's SIGINT or SIGTERM handler may call it before the program dies.
+/// Workers killed so fail their current request; the backend starts new ones if it is used
+/// again.
+///
+/// ```
+/// // In a host program's interrupt handler, or before exiting early:
+/// pad_conformance::backend::kill_worker_groups();
+/// ```
+pub fn kill_worker_groups() {
     for slot in &GROUPS {
         let group = slot.load(Ordering::SeqCst);
         if group > 0 {
             // SAFETY: kill(2) is async-signal-safe and has no memory-safety preconditions.
             unsafe { libc::kill(-group, libc::SIGKILL) };
         }
-    }
-    // SAFETY: signal(2) and raise(3) are async-signal-safe: die of the signal, as by default.
-    unsafe {
-        libc::signal(signal, libc::SIG_DFL);
-        libc::raise(signal);
     }
 }

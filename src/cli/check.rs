@@ -18,7 +18,7 @@ use pad_conformance::scoreboard::{Board, Rerun, write_scoreboard};
 
 use super::Fatal;
 use super::args::RunArgs;
-use super::output::{finish, open_output};
+use super::output::{Output, finish, open_output};
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
@@ -29,6 +29,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     }
     let baseline = match &args.baseline {
         Some(path) => Some(Baseline::read(path)?.with_corpus_changes(&selection.paths)?),
+        None => None,
+    };
+    // Read before the run: a malformed file there is refused (exit 2) and left untouched,
+    // never replaced as if it were absent.
+    let previous = match &args.write_baseline {
+        Some(path) => Baseline::read_if_exists(path)?.or_else(|| baseline.clone()),
         None => None,
     };
     let mut options = args.checking.options(selection.max_tensor_bytes)?;
@@ -56,10 +62,6 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     write_report(&report, &rerun, args, out, written)?;
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
     if let Some(path) = &args.write_baseline {
-        let previous = match Baseline::read(path) {
-            Ok(existing) => Some(existing),
-            Err(_) => baseline.clone(),
-        };
         let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
         let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
         let mut recorded = Baseline::record(&report.backend, ran, previous.as_ref(), |name| {
@@ -84,13 +86,13 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
 /// failed to load, after listing everything.
 fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
     let mut out = io::stdout().lock();
-    let mut listed: Vec<&TestCase> = Vec::new();
+    // By address, in a set: linear in the number of cases, however many there are.
+    let mut listed: std::collections::HashSet<*const TestCase> = std::collections::HashSet::new();
     let mut failed = 0;
     for job in jobs {
-        if listed.iter().any(|c| std::ptr::eq(*c, job.case)) {
+        if !listed.insert(job.case) {
             continue;
         }
-        listed.push(job.case);
         let listing = list_case(job.case, max_tensor_bytes);
         failed += usize::from(listing.failed);
         for line in listing.lines {
@@ -113,7 +115,7 @@ fn write_report(
     report: &RunReport,
     rerun: &Rerun,
     args: &RunArgs,
-    mut out: Box<dyn Write>,
+    mut out: Output,
     written: io::Result<()>,
 ) -> Result<(), Fatal> {
     let format = Format::from(args.format);
@@ -124,7 +126,7 @@ fn write_report(
         Format::Markdown => write_markdown(report, &mut out),
         Format::Html => write_scoreboard(&[Board::new(report, rerun.clone())], &mut out),
     });
-    finish(written, &mut out)?;
+    finish(written, out)?;
     if args.output.is_some() || format != Format::Human {
         eprintln!("{}", report.summary().line());
     }

@@ -26,7 +26,7 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode, Fatal> {
         DiffFormat::Markdown => diff.write_markdown(&mut out),
         DiffFormat::Html => write_diff_html(&diff, &mut out),
     };
-    finish(written, &mut out)?;
+    finish(written, out)?;
     eprintln!("{}", diff.line());
     Ok(if diff.regressed() {
         ExitCode::from(1)

@@ -12,7 +12,7 @@ use pad_conformance::scoreboard::{Board, write_scoreboard};
 
 use super::Fatal;
 use super::args::{CoverageArgs, MatrixArgs, MatrixFormat};
-use super::output::{finish, open_output};
+use super::output::{Output, finish, open_output};
 
 pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
@@ -44,15 +44,16 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             write_scoreboard(&boards, &mut out)
         }
     };
-    finish(written, &mut out)?;
+    finish(written, out)?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
     let path = args.path.clone().unwrap_or_else(|| default_root().join("extended"));
     let coverage = Coverage::read(&path)?;
-    let mut out = io::stdout().lock();
-    finish(coverage.write_markdown(&mut out), &mut out)?;
+    let mut out = Output::Stdout(io::stdout());
+    let written = coverage.write_markdown(&mut out);
+    finish(written, out)?;
     let missing = coverage.missing();
     for (op, data_type, mode) in &missing {
         eprintln!(

@@ -8,6 +8,7 @@ mod diff;
 mod fuzz;
 mod matrix;
 mod output;
+pub mod signals;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

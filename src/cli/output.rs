@@ -1,27 +1,59 @@
 //! Where reports go: `--output FILE` or standard output, and finishing a write.
 
-use std::fs::File;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal, Stdout, Write};
 use std::path::PathBuf;
+
+use pad_conformance::atomic_file::AtomicFile;
 
 use super::Fatal;
 
+/// Where a report goes: `--output FILE`, written whole on [`finish`] (an interrupted or
+/// failed run leaves the previous file as it was), or standard output.
+pub enum Output {
+    /// `--output FILE`.
+    File(AtomicFile, PathBuf),
+    /// Standard output.
+    Stdout(Stdout),
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::File(file, _) => file.write(buf),
+            Output::Stdout(out) => out.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::File(file, _) => file.flush(),
+            Output::Stdout(out) => out.flush(),
+        }
+    }
+}
+
 /// Opens `--output FILE` or standard output; says whether it is a terminal.
-pub fn open_output(path: Option<&PathBuf>) -> Result<(Box<dyn Write>, bool), Fatal> {
+pub fn open_output(path: Option<&PathBuf>) -> Result<(Output, bool), Fatal> {
     Ok(match path {
         Some(path) => {
-            let file = File::create(path).map_err(|e| Fatal(format!("writing {}: {e}", path.display())))?;
-            (Box::new(io::BufWriter::new(file)), false)
+            let file = AtomicFile::create(path).map_err(|e| Fatal(format!("writing {}: {e}", path.display())))?;
+            (Output::File(file, path.clone()), false)
         }
-        None => (Box::new(io::stdout().lock()), io::stdout().is_terminal()),
+        None => (Output::Stdout(io::stdout()), io::stdout().is_terminal()),
     })
 }
 
-/// Finishes a report write: a closed pipe is not an error, anything else is.
-pub fn finish(written: io::Result<()>, out: &mut dyn Write) -> Result<(), Fatal> {
-    match written.and_then(|()| out.flush()) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Fatal(format!("writing the report: {e}"))),
-        Ok(()) => Ok(()),
+/// Finishes a report write: a closed pipe is not an error, anything else is. A file is put in
+/// place only when everything was written.
+pub fn finish(written: io::Result<()>, out: Output) -> Result<(), Fatal> {
+    let mut out = out;
+    let flushed = written.and_then(|()| out.flush());
+    match (flushed, out) {
+        (Ok(()), Output::File(file, path)) => file
+            .commit()
+            .map_err(|e| Fatal(format!("writing {}: {e}", path.display()))),
+        (Err(e), _) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        (Err(e), _) => Err(Fatal(format!("writing the report: {e}"))),
+        (Ok(()), Output::Stdout(_)) => Ok(()),
     }
 }

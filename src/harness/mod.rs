@@ -1,5 +1,6 @@
 //! The libtest-mimic glue shared by this crate's `tests/` and downstream crates: one trial
-//! per case and data set, named by case id, run through [`check_data_set`].
+//! per case and data set, named by case id, run through [`check_data_set_with`] (the case's
+//! model read once for all its data sets).
 //!
 //! ```no_run
 //! // tests/conformance.rs of a backend crate, with `harness = false` in Cargo.toml:
@@ -34,10 +35,12 @@ pub use trial_result::TrialResult;
 use crate::backend::Backend;
 use crate::baseline::{Baseline, BaselineError, Discovered, Finding, Ran};
 use crate::basis::Gating;
-use crate::case::{Applicability, Patterns, TestCase, applicability, discover};
-use crate::check::{CheckOptions, Status, check_data_set};
+use crate::case::{Applicability, CaseError, Patterns, TestCase, applicability, discover};
+use crate::check::{CheckOptions, Status, check_data_set_with};
 use crate::error::Error;
+use crate::model::Model;
 use crate::profile::Profile;
+use crate::shared_model::SharedModel;
 
 /// The environment variable that makes [`Harness::run`] record the run's failures as a
 /// baseline, into the file it names.
@@ -206,6 +209,8 @@ impl Harness {
         for case in cases {
             let case = Arc::new(case);
             let (kind, not_applicable) = self.describe(&case);
+            // The case's model, decoded once for all its data sets.
+            let model = Arc::new(SharedModel::new(case.job_indices().len()));
             for index in case.job_indices() {
                 let name = case.data_set_name(index);
                 let kind = match baseline.expected.get(&name) {
@@ -213,7 +218,7 @@ impl Harness {
                     Some(_) => format!("{kind}, known failure"),
                     None => kind.clone(),
                 };
-                let run = self.runner(Arc::clone(&case), index);
+                let run = self.runner(Arc::clone(&case), index, Arc::clone(&model));
                 let (baseline, results) = (Arc::clone(&baseline), Arc::clone(&results));
                 let trial = Trial::ignorable_test(name, move || {
                     let result = run();
@@ -239,11 +244,19 @@ impl Harness {
     }
 
     /// What a trial runs: the check in this process, panics quiet, or in a child.
-    fn runner(&self, case: Arc<TestCase>, index: usize) -> impl FnOnce() -> TrialResult + Send + 'static {
+    fn runner(
+        &self,
+        case: Arc<TestCase>,
+        index: usize,
+        model: Arc<SharedModel>,
+    ) -> impl FnOnce() -> TrialResult + Send + 'static {
         let (backend, options, isolation) = (Arc::clone(&self.backend), self.options.clone(), self.isolation);
         move || match isolation {
             Some(limit) => isolate::run_in_child(&case.data_set_name(index), &case.dir, index, limit),
-            None => check_quietly(backend.as_ref(), &case, index, &options),
+            None => {
+                let model = model.get(&case, &case.decode_options(options.max_tensor_bytes));
+                check_quietly(backend.as_ref(), &case, index, &model, &options)
+            }
         }
     }
 
@@ -323,7 +336,8 @@ impl Harness {
             .and_then(|patterns| discover(std::slice::from_ref(&request.case_dir), &patterns));
         let mut result = match found.as_deref() {
             Ok([case, ..]) if case.job_indices().contains(&request.data_set) => {
-                check_quietly(self.backend.as_ref(), case, request.data_set, &self.options)
+                let model = case.runnable_model(&case.decode_options(self.options.max_tensor_bytes));
+                check_quietly(self.backend.as_ref(), case, request.data_set, &model, &self.options)
             }
             Ok(_) => TrialResult::errored(
                 &request.name,
@@ -347,8 +361,14 @@ impl Harness {
 
 /// Checks a data set with the backend's panics kept off stderr (their message is the
 /// trial's failure, with where it happened).
-fn check_quietly(backend: &dyn Backend, case: &TestCase, index: usize, options: &CheckOptions) -> TrialResult {
-    let (outcome, location) = quiet_panics::quietly(|| check_data_set(backend, case, index, options));
+fn check_quietly(
+    backend: &dyn Backend,
+    case: &TestCase,
+    index: usize,
+    model: &Result<Model, CaseError>,
+    options: &CheckOptions,
+) -> TrialResult {
+    let (outcome, location) = quiet_panics::quietly(|| check_data_set_with(backend, case, index, model, options));
     TrialResult::new(&outcome, location)
 }
 

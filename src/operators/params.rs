@@ -93,9 +93,9 @@ impl PadParams {
         };
         if pads.len() != 2 * axes.len() {
             return Err(refuse(format!(
-                "{pads_source} holds {} values {:?}; 2 × {} axes = {} are needed",
+                "{pads_source} holds {} values {}; 2 × {} axes = {} are needed",
                 pads.len(),
-                pads,
+                abbreviated(&pads),
                 axes.len(),
                 2 * axes.len()
             )));
@@ -291,18 +291,31 @@ fn axes_input(node: &Node, axes: &Tensor, rank: usize) -> Result<Vec<usize>, OpE
 /// Resolves negative axes and checks range and repeats; the message completes "axes ...".
 pub fn normalize_axes(values: &[i64], rank: usize) -> Result<Vec<usize>, String> {
     let r = rank as i64;
-    let mut axes = Vec::with_capacity(values.len());
+    let mut axes = Vec::with_capacity(values.len().min(rank));
+    // One flag per axis, so the check is linear in the number of axes, not quadratic.
+    let mut seen = vec![false; rank];
     for &a in values {
         if a < -r || a >= r {
             return Err(format!("holds {a}, out of range [{}, {}] for rank {rank}", -r, r - 1));
         }
         let axis = if a < 0 { a + r } else { a } as usize;
-        if axes.contains(&axis) {
-            return Err(format!("{values:?} name axis {axis} twice"));
+        if std::mem::replace(&mut seen[axis], true) {
+            return Err(format!("{} name axis {axis} twice", abbreviated(values)));
         }
         axes.push(axis);
     }
     Ok(axes)
+}
+
+/// `[1, 2, 3]`, or its first eight values and a count when it is longer: messages stay short
+/// however many values a hostile input holds.
+pub fn abbreviated(values: &[i64]) -> String {
+    const SHOWN: usize = 8;
+    if values.len() <= SHOWN {
+        format!("{values:?}")
+    } else {
+        format!("{:?} (first {SHOWN} of {} values)", &values[..SHOWN], values.len())
+    }
 }
 
 /// The values of an int32 or int64 tensor.
@@ -352,5 +365,28 @@ mod tests {
         assert_eq!(centered_pads(20, 10), (-5, -5));
         assert_eq!(centered_pads(3, 3), (0, 0));
         assert_eq!(centered_pads(5, 0), (-2, -3));
+    }
+}
+
+#[cfg(test)]
+mod axes_tests {
+    use super::normalize_axes;
+
+    #[test]
+    fn many_axes_are_checked_in_linear_time_and_repeats_named_briefly() {
+        // 200,000 axes: a quadratic repeat check would take minutes; this is one pass.
+        let rank = 200_000;
+        let values: Vec<i64> = (0..rank as i64).rev().map(|a| a - rank as i64).collect();
+        let axes = normalize_axes(&values, rank).unwrap();
+        assert_eq!(axes.len(), rank);
+        assert_eq!((axes[0], axes[rank - 1]), (rank - 1, 0));
+        let mut repeated = values.clone();
+        repeated.push(0);
+        let message = normalize_axes(&repeated, rank).unwrap_err();
+        assert_eq!(
+            message,
+            "[-1, -2, -3, -4, -5, -6, -7, -8] (first 8 of 200001 values) name axis 0 twice"
+        );
+        assert_eq!(normalize_axes(&[1, -1], 2).unwrap_err(), "[1, -1] name axis 1 twice");
     }
 }

@@ -1,11 +1,13 @@
 //! Graph evaluation: runs a model's nodes in order, so the `_expanded` cases (whose graphs
 //! are the CenterCropPad function body) run as well as single-node ones.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::center_crop_pad::run_center_crop_pad;
+use super::budget::Budget;
+use super::center_crop_pad::run_center_crop_pad_within;
 use super::helper_ops;
-use super::pad::run_pad;
+use super::pad::run_pad_within;
 use crate::model::{Model, Node};
 use crate::operators::{OpError, PadOp};
 use crate::opset::ONNX_DOMAIN;
@@ -42,8 +44,14 @@ pub enum RunError {
 }
 
 /// Evaluates `model` on `inputs` (in the order of the graph's non-initializer inputs) and
-/// returns the graph outputs in order.
+/// returns the graph outputs in order. The values the nodes produce may take
+/// [`super::MAX_RUN_BYTES`] together; each is sized and checked before it is allocated.
 pub fn run_model(model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, RunError> {
+    run_model_within(model, inputs, Budget::default())
+}
+
+/// [`run_model`] with a memory budget of its own for the values the nodes produce.
+pub fn run_model_within(model: &Model, inputs: &[Tensor], mut budget: Budget) -> Result<Vec<Tensor>, RunError> {
     let graph = &model.graph;
     if inputs.len() != graph.inputs.len() {
         return Err(RunError::InputCount {
@@ -51,12 +59,13 @@ pub fn run_model(model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, RunErr
             given: inputs.len(),
         });
     }
-    let mut values: HashMap<&str, Tensor> = HashMap::new();
+    // Initializers and inputs are borrowed, never copied: only what nodes produce is owned.
+    let mut values: HashMap<&str, Cow<'_, Tensor>> = HashMap::with_capacity(graph.initializers.len() + inputs.len());
     for (name, tensor) in &graph.initializers {
-        values.insert(name, tensor.clone());
+        values.insert(name, Cow::Borrowed(tensor));
     }
     for (name, tensor) in graph.inputs.iter().zip(inputs) {
-        values.insert(name, tensor.clone());
+        values.insert(name, Cow::Borrowed(tensor));
     }
     for node in &graph.nodes {
         let node_inputs = node
@@ -65,17 +74,21 @@ pub fn run_model(model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, RunErr
             .enumerate()
             .map(|(index, name)| match name.as_str() {
                 "" => Ok(None),
-                name => values.get(name).map(Some).ok_or_else(|| RunError::UnknownValue {
-                    node: node.to_string(),
-                    index,
-                    name: name.to_owned(),
-                }),
+                name => values
+                    .get(name)
+                    .map(|v| Some(&**v))
+                    .ok_or_else(|| RunError::UnknownValue {
+                        node: node.to_string(),
+                        index,
+                        name: name.to_owned(),
+                    }),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let outputs = run_node(node, &node_inputs)?;
+        let outputs = run_node_within(node, &node_inputs, &budget)?;
         for (name, tensor) in node.outputs.iter().zip(outputs) {
             if !name.is_empty() {
-                values.insert(name, tensor);
+                budget.spend(&tensor);
+                values.insert(name, Cow::Owned(tensor));
             }
         }
     }
@@ -85,6 +98,7 @@ pub fn run_model(model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, RunErr
         .map(|name| {
             values
                 .remove(name.as_str())
+                .map(Cow::into_owned)
                 .ok_or_else(|| RunError::MissingOutput(name.clone()))
         })
         .collect()
@@ -92,22 +106,26 @@ pub fn run_model(model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, RunErr
 
 /// Runs one node: a Pad-family operator or one of the helpers function bodies use.
 pub fn run_node(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<Tensor>, OpError> {
+    run_node_within(node, inputs, &Budget::default())
+}
+
+fn run_node_within(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> Result<Vec<Tensor>, OpError> {
     let one = |t: Tensor| vec![t];
     match node.pad_op() {
-        Some(PadOp::CenterCropPad) => return run_center_crop_pad(node, inputs).map(one),
-        Some(op) => return run_pad(node, op, inputs).map(one),
+        Some(PadOp::CenterCropPad) => return run_center_crop_pad_within(node, inputs, budget).map(one),
+        Some(op) => return run_pad_within(node, op, inputs, budget).map(one),
         None => {}
     }
     if node.domain != ONNX_DOMAIN {
         return Err(unsupported(node));
     }
     match node.op_type.as_str() {
-        "Constant" => helper_ops::constant(node),
-        "Shape" => helper_ops::shape(node, inputs),
-        "Gather" => helper_ops::gather(node, inputs),
-        "Slice" => helper_ops::slice(node, inputs),
-        "Concat" => helper_ops::concat(node, inputs),
-        "Add" | "Sub" | "Div" | "Max" => helper_ops::arithmetic(node, inputs),
+        "Constant" => helper_ops::constant(node, budget),
+        "Shape" => helper_ops::shape(node, inputs, budget),
+        "Gather" => helper_ops::gather(node, inputs, budget),
+        "Slice" => helper_ops::slice(node, inputs, budget),
+        "Concat" => helper_ops::concat(node, inputs, budget),
+        "Add" | "Sub" | "Div" | "Max" => helper_ops::arithmetic(node, inputs, budget),
         _ => Err(unsupported(node)),
     }
     .map(one)

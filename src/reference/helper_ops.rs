@@ -5,9 +5,10 @@
 
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
 
+use super::budget::Budget;
 use crate::model::{AttributeValue, Node};
 use crate::operators::OpError;
-use crate::operators::params::{int_values, normalize_axes};
+use crate::operators::params::{abbreviated, int_values, normalize_axes};
 use crate::tensor::{Element, Tensor, Visitor};
 
 type OpResult = Result<Tensor, OpError>;
@@ -44,13 +45,20 @@ fn int_input(node: &Node, tensor: &Tensor, index: usize, name: &str) -> Result<V
 }
 
 /// Constant: the `value` tensor, or one of the `value_int(s)` / `value_float(s)` forms.
-pub fn constant(node: &Node) -> OpResult {
+pub fn constant(node: &Node, budget: &Budget) -> OpResult {
     let [attribute] = node.attributes.as_slice() else {
         return Err(OpError::new(
             node,
             format!("needs exactly one attribute, has {}", node.attributes.len()),
         ));
     };
+    let (shape, element_bytes) = match &attribute.value {
+        AttributeValue::Tensor(t) => (t.shape().to_vec(), t.max_element_bytes()),
+        AttributeValue::Ints(v) => (vec![v.len()], size_of::<i64>()),
+        AttributeValue::Floats(v) => (vec![v.len()], size_of::<f32>()),
+        _ => (vec![], size_of::<i64>()),
+    };
+    budget.check(node, &shape, element_bytes, &format!("attribute {:?}", attribute.name))?;
     let tensor = match (attribute.name.as_str(), &attribute.value) {
         ("value", AttributeValue::Tensor(t)) => Ok(t.clone()),
         ("value_int", AttributeValue::Int(v)) => Tensor::from_vec(&[], vec![*v]),
@@ -68,18 +76,24 @@ pub fn constant(node: &Node) -> OpResult {
 }
 
 /// Shape, with the optional `start` and `end` attributes of Shape-15.
-pub fn shape(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
+pub fn shape(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
     let dims = input(node, inputs, 0, "data")?.shape();
     let rank = dims.len() as i64;
-    let clamp = |v: i64| (if v < 0 { v + rank } else { v }).clamp(0, rank) as usize;
+    let clamp = |v: i64| (if v < 0 { v.saturating_add(rank) } else { v }).clamp(0, rank) as usize;
     let start = clamp(int_attribute(node, "start")?.unwrap_or(0));
     let end = clamp(int_attribute(node, "end")?.unwrap_or(rank)).max(start);
+    budget.check(
+        node,
+        &[end - start],
+        size_of::<i64>(),
+        &format!("input 0 (data) of rank {rank}"),
+    )?;
     let values: Vec<i64> = dims[start..end].iter().map(|&d| d as i64).collect();
     Ok(Tensor::from_vec(&[values.len()], values).expect("1-D"))
 }
 
 /// Gather along `axis` with rank-0 or 1-D indices.
-pub fn gather(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
+pub fn gather(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
     let data = input(node, inputs, 0, "data")?;
     let indices_tensor = input(node, inputs, 1, "indices")?;
     let indices = int_input(node, indices_tensor, 1, "indices")?;
@@ -87,6 +101,32 @@ pub fn gather(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
     let axis = normalize_axes(&[int_attribute(node, "axis")?.unwrap_or(0)], rank)
         .map_err(|m| OpError::new(node, format!("attribute \"axis\" {m}")))?[0];
     let extent = data.shape()[axis] as i64;
+    let scalar = match indices_tensor.shape().len() {
+        0 => true,
+        1 => false,
+        r => {
+            return Err(OpError::new(
+                node,
+                format!("indices of rank {r} are not supported by the ref backend"),
+            ));
+        }
+    };
+    let mut out_shape = data.shape().to_vec();
+    if scalar {
+        out_shape.remove(axis);
+    } else {
+        out_shape[axis] = indices.len();
+    }
+    budget.check(
+        node,
+        &out_shape,
+        data.max_element_bytes(),
+        &format!(
+            "input 0 (data) {:?} and input 1 (indices) {:?}",
+            data.shape(),
+            indices_tensor.shape()
+        ),
+    )?;
     let resolved = indices
         .iter()
         .map(|&i| {
@@ -101,16 +141,6 @@ pub fn gather(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let scalar = match indices_tensor.shape().len() {
-        0 => true,
-        1 => false,
-        r => {
-            return Err(OpError::new(
-                node,
-                format!("indices of rank {r} are not supported by the ref backend"),
-            ));
-        }
-    };
     struct Select<'a> {
         axis: usize,
         indices: &'a [usize],
@@ -136,7 +166,7 @@ pub fn gather(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
 }
 
 /// Slice-10+ (starts, ends, axes, steps inputs) and Slice-1 (attributes), positive steps only.
-pub fn slice(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
+pub fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
     let data = input(node, inputs, 0, "data")?;
     let rank = data.shape().len();
     let list = |index: usize, name: &str| -> Result<Option<Vec<i64>>, OpError> {
@@ -161,18 +191,33 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
     let ends = list(2, "ends")?.ok_or_else(|| OpError::new(node, "ends are missing".into()))?;
     let axes = match list(3, "axes")? {
         Some(axes) => normalize_axes(&axes, rank).map_err(|m| OpError::new(node, format!("axes {m}")))?,
-        None => (0..starts.len()).collect(),
+        None if starts.len() <= rank => (0..starts.len()).collect(),
+        None => {
+            return Err(OpError::new(
+                node,
+                format!(
+                    "starts holds {} values but input 0 (data) {:?} has rank {rank}",
+                    starts.len(),
+                    data.shape()
+                ),
+            ));
+        }
     };
     let steps = list(4, "steps")?.unwrap_or_else(|| vec![1; starts.len()]);
     if ends.len() != starts.len() || axes.len() != starts.len() || steps.len() != starts.len() {
         return Err(OpError::new(
             node,
             format!(
-                "starts {starts:?}, ends {ends:?}, axes {axes:?} and steps {steps:?} must have one value per sliced axis"
+                "starts {}, ends {}, axes ({} values) and steps {} must have one value per sliced axis",
+                abbreviated(&starts),
+                abbreviated(&ends),
+                axes.len(),
+                abbreviated(&steps)
             ),
         ));
     }
     let mut ranges = Vec::with_capacity(axes.len());
+    let mut out_shape = data.shape().to_vec();
     for (i, &axis) in axes.iter().enumerate() {
         if steps[i] <= 0 {
             return Err(OpError::new(
@@ -187,7 +232,15 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
         let clamp = |v: i64| (if v < 0 { v.saturating_add(extent) } else { v }).clamp(0, extent) as isize;
         let (start, end) = (clamp(starts[i]), clamp(ends[i]));
         ranges.push((axis, Slice::new(start, Some(end.max(start)), steps[i] as isize)));
+        let kept = (end.max(start) - start) as usize;
+        out_shape[axis] = kept.div_ceil(usize::try_from(steps[i]).unwrap_or(usize::MAX).max(1));
     }
+    budget.check(
+        node,
+        &out_shape,
+        data.max_element_bytes(),
+        &format!("input 0 (data) {:?}", data.shape()),
+    )?;
     struct Cut<'a>(&'a [(usize, Slice)]);
     impl Visitor<'_> for Cut<'_> {
         type Output = Tensor;
@@ -203,7 +256,7 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
 }
 
 /// Concat along `axis`; every input of one element type and rank.
-pub fn concat(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
+pub fn concat(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
     let parts: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
     let first = *parts
         .first()
@@ -212,6 +265,30 @@ pub fn concat(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
     let axis =
         int_attribute(node, "axis")?.ok_or_else(|| OpError::new(node, "attribute \"axis\" is missing".into()))?;
     let axis = normalize_axes(&[axis], rank).map_err(|m| OpError::new(node, format!("attribute \"axis\" {m}")))?[0];
+    let mut out_shape = first.shape().to_vec();
+    out_shape[axis] = 0;
+    for (i, part) in parts.iter().enumerate() {
+        let shape = part.shape();
+        let agrees = shape.len() == rank && (0..rank).all(|d| d == axis || shape[d] == first.shape()[d]);
+        if !agrees {
+            return Err(OpError::new(
+                node,
+                format!(
+                    "input {i} has shape {shape:?}, which cannot be joined with input 0 {:?} on axis {axis}",
+                    first.shape()
+                ),
+            ));
+        }
+        // Overflow saturates; the budget then refuses the shape.
+        out_shape[axis] = out_shape[axis].saturating_add(shape[axis]);
+    }
+    let element_bytes = parts.iter().map(|p| p.max_element_bytes()).max().unwrap_or(1);
+    budget.check(
+        node,
+        &out_shape,
+        element_bytes,
+        &format!("{} inputs joined on axis {axis}", parts.len()),
+    )?;
     struct Join<'a> {
         parts: &'a [&'a Tensor],
         axis: usize,
@@ -241,7 +318,7 @@ pub fn concat(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
 
 /// Add, Sub, Div (integer division truncates) and Max (any number of inputs), with numpy
 /// broadcasting, on int64, float and double.
-pub fn arithmetic(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
+pub fn arithmetic(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
     let operands: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
     let (first, rest) = operands
         .split_first()
@@ -251,7 +328,19 @@ pub fn arithmetic(node: &Node, inputs: &[Option<&Tensor>]) -> OpResult {
     }
     let op = node.op_type.as_str();
     let mut acc = (*first).clone();
-    for next in rest {
+    for (i, next) in rest.iter().enumerate() {
+        let shape = broadcast_shape(acc.shape(), next.shape()).map_err(|m| OpError::new(node, m))?;
+        budget.check(
+            node,
+            &shape,
+            acc.max_element_bytes().max(next.max_element_bytes()),
+            &format!(
+                "broadcasting {:?} (inputs 0 to {i}) with input {} {:?}",
+                acc.shape(),
+                i + 1,
+                next.shape()
+            ),
+        )?;
         acc = match (&acc, next) {
             (Tensor::Int64(a), Tensor::Int64(b)) => broadcast(a, b, |x, y| match op {
                 "Add" => x.checked_add(y).ok_or("int64 overflow"),
@@ -283,25 +372,30 @@ fn float_op<F: num_traits::Float>(op: &str, x: F, y: F) -> F {
     }
 }
 
+/// The shape `a` and `b` broadcast to (numpy rules), computed before anything is allocated.
+fn broadcast_shape(a: &[usize], b: &[usize]) -> Result<Vec<usize>, String> {
+    let rank = a.len().max(b.len());
+    let dim = |s: &[usize], i: usize| if i + s.len() < rank { 1 } else { s[i + s.len() - rank] };
+    let mut shape = Vec::with_capacity(rank);
+    for i in 0..rank {
+        let (x, y) = (dim(a, i), dim(b, i));
+        shape.push(match (x, y) {
+            _ if x == y => x,
+            (1, _) => y,
+            (_, 1) => x,
+            _ => return Err(format!("shapes {a:?} and {b:?} do not broadcast")),
+        });
+    }
+    Ok(shape)
+}
+
 /// Element-wise `f` over `a` and `b` broadcast to a common shape (numpy rules).
 fn broadcast<T: Element + Copy>(
     a: &ArrayD<T>,
     b: &ArrayD<T>,
     f: impl Fn(T, T) -> Result<T, &'static str>,
 ) -> Result<Tensor, String> {
-    let rank = a.ndim().max(b.ndim());
-    let dim = |s: &[usize], i: usize| if i + s.len() < rank { 1 } else { s[i + s.len() - rank] };
-    let mut shape = Vec::with_capacity(rank);
-    for i in 0..rank {
-        let (x, y) = (dim(a.shape(), i), dim(b.shape(), i));
-        shape.push(match (x, y) {
-            _ if x == y => x,
-            (1, _) => y,
-            (_, 1) => x,
-            _ => return Err(format!("shapes {:?} and {:?} do not broadcast", a.shape(), b.shape())),
-        });
-    }
-    let shape = IxDyn(&shape);
+    let shape = IxDyn(&broadcast_shape(a.shape(), b.shape())?);
     let (a, b) = (
         a.broadcast(shape.clone()).expect("checked"),
         b.broadcast(shape.clone()).expect("checked"),

@@ -3,6 +3,7 @@
 
 use ndarray::ArrayD;
 
+use super::budget::Budget;
 use super::pad_kernel::{PadPlan, pad_into, pad_pod_into};
 use crate::model::Node;
 use crate::operators::params::PadParams;
@@ -11,6 +12,16 @@ use crate::tensor::{Element, Tensor};
 
 /// Runs a Pad or com.microsoft Pad node. `inputs[i]` is `None` for an omitted input.
 pub fn run_pad(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<Tensor, OpError> {
+    run_pad_within(node, op, inputs, &Budget::default())
+}
+
+/// [`run_pad`] within what is left of a run's memory.
+pub(super) fn run_pad_within(
+    node: &Node,
+    op: PadOp,
+    inputs: &[Option<&Tensor>],
+    budget: &Budget,
+) -> Result<Tensor, OpError> {
     let params = PadParams::read(node, op, inputs)?;
     let data = inputs[0].expect("PadParams::read checked input 0");
     let element_bytes = params
@@ -20,6 +31,12 @@ pub fn run_pad(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<Ten
         .max(data.max_element_bytes());
     let plan = PadPlan::new(data.shape(), &params.per_axis, params.mode, element_bytes)
         .map_err(|e| OpError::new(node, e.to_string()))?;
+    budget.check(
+        node,
+        plan.out_shape(),
+        element_bytes,
+        &format!("padding input 0 (data) {:?}", data.shape()),
+    )?;
     Ok(pad_tensor(data, &plan, params.constant.as_ref()))
 }
 

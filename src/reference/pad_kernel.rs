@@ -133,6 +133,9 @@ impl PadPlan {
         match total {
             Some(n) if n > MAX_OUTPUT_ELEMENTS => return Err(too_large()),
             None => return Err(too_large()),
+            // ndarray requires the product of the non-zero extents to fit in isize even when
+            // another extent is 0: [0, 2^40, 2^40] is refused, not a panic (found by fuzzing).
+            Some(0) if !nonzero_extents_fit(&out_shape) => return Err(too_large()),
             // An empty output needs no maps, however long its other axes.
             Some(0) => {
                 let empty = PadPlan {
@@ -201,6 +204,16 @@ impl PadPlan {
     pub fn out_len(&self) -> usize {
         self.out_shape.iter().product()
     }
+}
+
+/// Whether the product of the non-zero extents of `shape` fits in `isize`, as ndarray requires
+/// of every array, empty ones included.
+pub fn nonzero_extents_fit(shape: &[usize]) -> bool {
+    shape
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .is_some_and(|n| isize::try_from(n).is_ok())
 }
 
 /// The largest output, in elements, a plan accepts (2^28: 1 GiB of float). It bounds the

@@ -4,6 +4,7 @@
 
 mod graph;
 mod helper_ops;
+mod limits;
 mod properties;
 mod refusals;
 mod spec_examples;

@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use super::escape::{escape_line, escape_text};
 use super::{RunReport, strip_ansi};
 use crate::basis::Basis;
 use crate::check::{Outcome, Status};
@@ -31,7 +32,12 @@ impl Colors {
 /// Writes the report's last lines: the backend's time and the summary. The outcome lines
 /// come before, written by [`write_outcome`] as each data set finishes.
 pub fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "backend {}: {:.2}s", report.backend, report.duration.as_secs_f64())?;
+    writeln!(
+        out,
+        "backend {}: {:.2}s",
+        escape_line(&report.backend),
+        report.duration.as_secs_f64()
+    )?;
     writeln!(out, "{}", report.summary().line())
 }
 
@@ -64,8 +70,8 @@ pub fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> 
     writeln!(
         out,
         "{word} {}  {}  {}  {:.1}ms{exact}{gating}",
-        outcome.name(),
-        outcome.operator(),
+        escape_line(&outcome.name()),
+        escape_line(&outcome.operator()),
         outcome.basis.kind,
         outcome.duration.as_secs_f64() * 1e3
     )?;
@@ -73,8 +79,9 @@ pub fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> 
         writeln!(out, "      basis: {} ({})", outcome.basis.kind, outcome.basis.section)?;
     }
     if outcome.status != Status::Passed && !outcome.message.is_empty() {
-        // A worker's stderr, kept in the message, may be coloured for its own terminal.
-        for line in strip_ansi(&outcome.message).lines() {
+        // A worker's stderr, kept in the message, may be coloured for its own terminal: its
+        // colours are dropped, and any other control character is shown, never executed.
+        for line in escape_text(&strip_ansi(&outcome.message)).lines() {
             writeln!(out, "      {line}")?;
         }
     }

@@ -6,18 +6,20 @@ use std::io::{self, Write};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::RunReport;
+use super::escape::{escape_line, escape_text};
 use crate::check::Status;
 
 /// Writes the report as JUnit XML.
 pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
-    let mut suite = TestSuite::new(format!("pad-conformance {}", report.backend));
+    // XML 1.0 cannot hold most control characters at all: they are shown as escapes.
+    let mut suite = TestSuite::new(format!("pad-conformance {}", escape_line(&report.backend)));
     suite.set_time(report.duration);
     for outcome in &report.outcomes {
         let status = match outcome.status {
             Status::Passed => TestCaseStatus::success(),
             Status::Skipped | Status::Unsupported => {
                 let mut status = TestCaseStatus::skipped();
-                status.set_message(outcome.message.as_str());
+                status.set_message(escape_line(&outcome.message).as_ref());
                 status
             }
             // A failure on a basis the run does not gate on must not turn CI red.
@@ -38,16 +40,16 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
                     NonSuccessKind::Error
                 };
                 let mut status = TestCaseStatus::non_success(kind);
-                status.set_message(outcome.message.lines().next().unwrap_or_default());
-                status.set_description(outcome.message.as_str());
+                status.set_message(escape_line(outcome.message.lines().next().unwrap_or_default()).as_ref());
+                status.set_description(escape_text(&outcome.message).as_ref());
                 status
             }
         };
-        let mut case = TestCase::new(outcome.name(), status);
+        let mut case = TestCase::new(escape_line(&outcome.name()).as_ref(), status);
         if outcome.is_lossy_pass() {
             case.set_system_out(lossy_note(outcome));
         }
-        case.set_classname(outcome.operator());
+        case.set_classname(escape_line(&outcome.operator()).as_ref());
         case.add_property(("basis", outcome.basis.kind.name()));
         case.add_property(("basis-section", outcome.basis.section.as_str()));
         case.add_property(("gates", if outcome.gates { "true" } else { "false" }));

@@ -4,11 +4,12 @@
 use std::io::{self, Write};
 
 use super::RunReport;
+use super::escape::escape_line;
 use crate::check::Status;
 
 /// Writes the report as Markdown.
 pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "### pad-conformance: backend `{}`\n", report.backend)?;
+    writeln!(out, "### pad-conformance: backend `{}`\n", escape_cell(&report.backend))?;
     writeln!(out, "**{}**\n", report.summary().line())?;
     let shown: Vec<_> = report
         .outcomes
@@ -37,8 +38,8 @@ pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()>
         writeln!(
             out,
             "| {status} | `{}` | {} | {} | {} |",
-            outcome.name(),
-            outcome.operator(),
+            escape_cell(&outcome.name()),
+            escape_cell(&outcome.operator()),
             outcome.basis.kind,
             escape_cell(&message)
         )?;
@@ -46,7 +47,8 @@ pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()>
     Ok(())
 }
 
-/// Keeps a cell on one row: pipes escaped, newlines and backticks neutralized.
+/// Keeps a cell on one row: pipes escaped, backticks neutralized, control characters (line
+/// breaks included) shown as escapes.
 pub(crate) fn escape_cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('`', "'").replace(['\n', '\r'], " ")
+    escape_line(text).replace('|', "\\|").replace('`', "'")
 }

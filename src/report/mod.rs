@@ -3,6 +3,7 @@
 //! [`read_json_report`] reads a JSON report back.
 
 mod ansi;
+mod escape;
 mod human;
 mod json;
 mod junit;
@@ -16,6 +17,7 @@ use serde::Serialize;
 use crate::check::{Outcome, Status};
 
 pub use ansi::strip_ansi;
+pub use escape::{escape_line, escape_text};
 pub use human::{Colors, write_outcome, write_summary};
 pub use json::write_json;
 pub use junit::write_junit;

@@ -25,6 +25,10 @@ pub struct DecodeOptions {
     pub max_bytes: u64,
 }
 
+/// The highest rank a tensor may declare. ONNX sets none; numpy's is 64 and the corpus needs 6,
+/// so 1024 refuses only hostile files, before their dims are copied or printed.
+pub const MAX_RANK: usize = 1024;
+
 /// The default for [`DecodeOptions::max_bytes`]: 2 GiB.
 pub const DEFAULT_MAX_BYTES: u64 = 2 << 30;
 
@@ -43,6 +47,14 @@ pub enum TensorError {
     /// `data_type` is 0 (UNDEFINED) or a code no ONNX element type has.
     #[error("data_type {0} is not a known ONNX element type")]
     UnknownDataType(i32),
+    /// `dims` has more entries than [`MAX_RANK`].
+    #[error("dims has {rank} entries, over the limit of {limit} axes")]
+    TooManyDims {
+        /// The declared rank.
+        rank: usize,
+        /// [`MAX_RANK`].
+        limit: usize,
+    },
     /// An entry of `dims` is negative.
     #[error("dims[{index}] is {value}, a negative extent")]
     NegativeDim {
@@ -272,6 +284,12 @@ fn filled_typed_field(proto: &TensorProto) -> Option<&'static str> {
 }
 
 fn checked_shape(dims: &[i64]) -> Result<Vec<usize>, TensorError> {
+    if dims.len() > MAX_RANK {
+        return Err(TensorError::TooManyDims {
+            rank: dims.len(),
+            limit: MAX_RANK,
+        });
+    }
     dims.iter()
         .enumerate()
         .map(|(index, &value)| usize::try_from(value).map_err(|_| TensorError::NegativeDim { index, value }))

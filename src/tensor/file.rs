@@ -39,6 +39,17 @@ pub enum FileProblem {
         /// The largest size allowed.
         limit: u64,
     },
+    /// A group of files read together (a data set, a worker's reply) whose sizes add up to
+    /// more than the group may take; checked before any of them is read.
+    #[error("with the files listed before it, {bytes} bytes, over the limit of {limit} bytes for one {group}")]
+    GroupTooLarge {
+        /// `data set`, `worker reply`.
+        group: &'static str,
+        /// The sizes of the files up to and including this one, added up.
+        bytes: u64,
+        /// The limit for the group.
+        limit: u64,
+    },
     /// Not a protobuf message of the expected type.
     #[error("malformed protobuf: {0}")]
     Protobuf(#[from] prost::DecodeError),
@@ -74,6 +85,53 @@ pub fn read_tensor_file(path: &Path, options: &DecodeOptions) -> Result<Tensor, 
         }
         .at(path)
     })
+}
+
+/// The most a group of tensor files read together (a data set's inputs and outputs, a worker's
+/// reply) may take when each may take `max_tensor_bytes`: twice that, an input and an output
+/// at the limit.
+pub fn group_limit(max_tensor_bytes: u64) -> u64 {
+    max_tensor_bytes.saturating_mul(2)
+}
+
+/// Reads and decodes `paths` as one group that may take `limit` bytes in all: their sizes
+/// on disk are added up and refused over the limit before any is read (a file listed twice
+/// counts twice), and each file's tensor, external data included, may take only what the
+/// files before it left.
+pub fn read_tensor_group(
+    paths: &[PathBuf],
+    options: &DecodeOptions,
+    limit: u64,
+    group: &'static str,
+) -> Result<Vec<Tensor>, FileError> {
+    let allowed = limit.saturating_add(1 << 20);
+    let mut bytes = 0u64;
+    for path in paths {
+        // A file that cannot be stat'ed is reported when it is read, with its own reason.
+        bytes = bytes.saturating_add(std::fs::metadata(path).map_or(0, |m| m.len()));
+        if bytes > allowed {
+            return Err(FileProblem::GroupTooLarge {
+                group,
+                bytes,
+                limit: allowed,
+            }
+            .at(path));
+        }
+    }
+    let mut left = limit;
+    paths
+        .iter()
+        .map(|path| {
+            let options = DecodeOptions {
+                max_bytes: options.max_bytes.min(left),
+                ..options.clone()
+            };
+            let tensor = read_tensor_file(path, &options)?;
+            let taken = (tensor.len() as u64).saturating_mul(tensor.max_element_bytes() as u64);
+            left = left.saturating_sub(taken);
+            Ok(tensor)
+        })
+        .collect()
 }
 
 /// Reads a whole regular file, refusing one larger than `limit` (plus 1 MiB of protobuf

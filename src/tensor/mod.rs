@@ -20,9 +20,11 @@ use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
 
 pub use data_type::DataType;
-pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor};
+pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, MAX_RANK, TensorError, decode_tensor};
 pub use encode::encode_tensor;
-pub use file::{FileError, FileProblem, read_limited, read_tensor_file, write_tensor_file};
+pub use file::{
+    FileError, FileProblem, group_limit, read_limited, read_tensor_file, read_tensor_group, write_tensor_file,
+};
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
 pub use sub_byte::{Int2, Int4, SubByte, Uint2, Uint4};
 

@@ -487,3 +487,20 @@ fn center_crop_pad_takes_only_the_types_of_its_schema() {
     let out = center_crop_pad(&ccp_node(None), &[Some(&strings), Some(&ints(&[2]))]).unwrap();
     assert_eq!(out, tensor(&[2], vec![b"a".to_vec(), b"".to_vec()]));
 }
+
+#[test]
+fn an_empty_output_whose_other_extents_overflow_is_refused_not_a_panic() {
+    // Found by fuzzing (model_eval): shape [2, 0] padded to [2^62 + 2^62 + 2, 0] has no
+    // elements, but ndarray cannot lay out an array whose non-zero extents overflow isize.
+    let x = tensor(&[2, 0], vec![0i32; 0]);
+    let big = 1i64 << 62;
+    let result = pad(&pad_node(19, None), &[Some(&x), Some(&ints(&[big, 0, big, 0]))]);
+    assert_refused(
+        result,
+        "Pad-19 \"p\"",
+        &["output shape [9223372036854775810, 0]", "exceeds the limit"],
+    );
+    // Within isize, the same empty output is fine.
+    let out = pad(&pad_node(19, None), &[Some(&x), Some(&ints(&[1 << 40, 0, 0, 0]))]).unwrap();
+    assert_eq!(out.shape(), [(1usize << 40) + 2, 0]);
+}

@@ -1,0 +1,23 @@
+//! ModelProto loading: any bytes through prost, then the conversion to a Model with its
+//! limits (graph size, attributes, initializers).
+#![no_main]
+
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use pad_conformance::model::Model;
+use pad_conformance::proto::ModelProto;
+use pad_conformance::tensor::DecodeOptions;
+use prost::Message;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(proto) = ModelProto::decode(data) else { return };
+    let options = DecodeOptions {
+        base_dir: None,
+        max_bytes: 1 << 20,
+    };
+    if let Ok(model) = Model::from_proto(Path::new("fuzz/model.onnx"), proto, &options) {
+        let _ = model.op_types();
+        let _ = pad_conformance::case::applicability(&model);
+    }
+});

@@ -1,0 +1,17 @@
+//! The exec worker's reply parser: any line, for request 7.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use pad_conformance::backend::{WorkerReply, parse_reply};
+
+fuzz_target!(|data: &[u8]| {
+    let line = String::from_utf8_lossy(data);
+    match parse_reply(&line, 7) {
+        Ok(WorkerReply::Outputs(paths)) => assert!(paths.iter().all(|p| !p.as_os_str().is_empty())),
+        Ok(WorkerReply::Error(_)) => {}
+        Err(e) => {
+            // Messages stay short, whatever the line.
+            assert!(e.to_string().len() < 2048, "{} bytes", e.to_string().len());
+        }
+    }
+});

@@ -1,0 +1,171 @@
+//! A worker's reply to a `run` request, read and checked (docs/backend-protocol.md): the line
+//! must be JSON, answer the request's id, and name output files that are regular files inside
+//! the request's output directory, links resolved. A worker cannot pass by naming the data
+//! set's own expected output, or any file it did not write.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::worker_error::WorkerError;
+
+/// What a worker answered to a `run` request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WorkerReply {
+    /// `{"type": "result", "outputs": [...]}`: the output files, as the worker named them.
+    Outputs(Vec<PathBuf>),
+    /// `{"type": "error", "message": ...}`: the worker refuses the model or its inputs.
+    Error(String),
+}
+
+/// Parses one line a worker printed as its reply to request `id`. Anything else — not JSON,
+/// another id, another type, outputs that are not strings — is a protocol error.
+///
+/// ```
+/// use pad_conformance::backend::{WorkerReply, parse_reply};
+///
+/// let reply = parse_reply(r#"{"type": "error", "id": 7, "message": "no"}"#, 7).unwrap();
+/// assert_eq!(reply, WorkerReply::Error("no".into()));
+/// assert!(parse_reply(r#"{"type": "error", "id": 6, "message": "no"}"#, 7).is_err());
+/// ```
+pub fn parse_reply(line: &str, id: u64) -> Result<WorkerReply, WorkerError> {
+    let reply: Value = serde_json::from_str(line)
+        .map_err(|e| WorkerError::Protocol(format!("the worker printed {:?}, not JSON ({e})", shortened(line))))?;
+    check_reply(&reply, id)
+}
+
+/// Reads a parsed `result` or `error` reply for request `id`.
+pub(super) fn check_reply(reply: &Value, id: u64) -> Result<WorkerReply, WorkerError> {
+    let protocol = |what: &str| WorkerError::Protocol(format!("{what} in reply {}", shortened(&reply.to_string())));
+    match reply.get("id").and_then(Value::as_u64) {
+        Some(got) if got == id => {}
+        Some(got) => return Err(protocol(&format!("a reply to request {got}, not to request {id}"))),
+        None => return Err(protocol(&format!("expected id {id}"))),
+    }
+    match reply.get("type").and_then(Value::as_str) {
+        Some("result") => {
+            let outputs = reply
+                .get("outputs")
+                .and_then(Value::as_array)
+                .ok_or_else(|| protocol("no outputs array"))?;
+            outputs
+                .iter()
+                .map(|p| match p.as_str() {
+                    Some(p) if !p.is_empty() && !p.contains('\0') => Ok(PathBuf::from(p)),
+                    _ => Err(protocol("an output path is not a non-empty string without NUL")),
+                })
+                .collect::<Result<_, _>>()
+                .map(WorkerReply::Outputs)
+        }
+        Some("error") => {
+            let message = reply.get("message").and_then(Value::as_str).unwrap_or("(no message)");
+            Ok(WorkerReply::Error(message.to_owned()))
+        }
+        _ => Err(protocol("type is neither \"result\" nor \"error\"")),
+    }
+}
+
+/// The output files a worker named, each resolved (relative to `output_dir`, links followed)
+/// and required to be a regular file inside `output_dir`.
+pub fn resolve_outputs(paths: &[PathBuf], output_dir: &Path) -> Result<Vec<PathBuf>, WorkerError> {
+    let dir = output_dir.canonicalize().map_err(|source| WorkerError::Scratch {
+        path: output_dir.to_owned(),
+        source,
+    })?;
+    paths
+        .iter()
+        .map(|named| {
+            let refuse = |why: String| WorkerError::OutputPath {
+                path: named.clone(),
+                why,
+            };
+            // A relative path is the output directory's, never the runner's working directory's.
+            let resolved = dir
+                .join(named)
+                .canonicalize()
+                .map_err(|e| refuse(format!("does not resolve ({e})")))?;
+            if !resolved.starts_with(&dir) || resolved == dir {
+                return Err(refuse(format!(
+                    "resolves to {}, outside the output directory {}",
+                    resolved.display(),
+                    dir.display()
+                )));
+            }
+            match std::fs::metadata(&resolved) {
+                Ok(m) if m.is_file() => Ok(resolved),
+                Ok(_) => Err(refuse("is not a regular file".into())),
+                Err(e) => Err(refuse(format!("cannot be read ({e})"))),
+            }
+        })
+        .collect()
+}
+
+/// A line as a message shows it: at most 200 characters.
+pub(super) fn shortened(line: &str) -> String {
+    const SHOWN: usize = 200;
+    match line.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{}… ({} bytes)", &line[..end], line.len()),
+        None => line.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_must_answer_their_own_request() {
+        let line = r#"{"type": "result", "id": 3, "outputs": ["output_0.pb"]}"#;
+        assert_eq!(
+            parse_reply(line, 3).unwrap(),
+            WorkerReply::Outputs(vec![PathBuf::from("output_0.pb")])
+        );
+        let stray = parse_reply(line, 4).unwrap_err().to_string();
+        assert!(stray.contains("a reply to request 3, not to request 4"), "{stray}");
+        for bad in [
+            "",
+            "{",
+            "[]",
+            r#"{"id": 3}"#,
+            r#"{"type": "result", "id": 3}"#,
+            r#"{"type": "result", "id": 3, "outputs": [1]}"#,
+            r#"{"type": "result", "id": 3, "outputs": [""]}"#,
+            "{\"type\": \"result\", \"id\": 3, \"outputs\": [\"a\\u0000b\"]}",
+            r#"{"type": "result", "id": -3, "outputs": []}"#,
+        ] {
+            assert!(matches!(parse_reply(bad, 3), Err(WorkerError::Protocol(_))), "{bad}");
+        }
+        let long = "x".repeat(100_000);
+        let message = parse_reply(&long, 1).unwrap_err().to_string();
+        assert!(message.len() < 400 && message.contains("(100000 bytes)"), "{message}");
+    }
+
+    #[test]
+    fn outputs_must_be_regular_files_inside_the_output_dir() {
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("output_0.pb"), b"").unwrap();
+        std::fs::write(root.path().join("expected.pb"), b"").unwrap();
+        std::os::unix::fs::symlink(root.path().join("expected.pb"), out.join("link.pb")).unwrap();
+        std::os::unix::fs::symlink("output_0.pb", out.join("inside.pb")).unwrap();
+        std::fs::create_dir(out.join("sub")).unwrap();
+        let ok = resolve_outputs(&[PathBuf::from("output_0.pb"), out.join("inside.pb")], &out).unwrap();
+        let own = out.canonicalize().unwrap().join("output_0.pb");
+        assert_eq!(ok, [own.clone(), own]);
+        for (named, why) in [
+            (root.path().join("expected.pb"), "outside the output directory"),
+            (PathBuf::from("link.pb"), "outside the output directory"),
+            (PathBuf::from("../expected.pb"), "outside the output directory"),
+            (PathBuf::from("."), "outside the output directory"),
+            (PathBuf::from("sub"), "is not a regular file"),
+            (PathBuf::from("missing.pb"), "does not resolve"),
+        ] {
+            let message = resolve_outputs(std::slice::from_ref(&named), &out)
+                .unwrap_err()
+                .to_string();
+            assert!(message.contains(why), "{named:?}: {message}");
+            assert!(message.contains(&named.display().to_string()), "{message}");
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! The adversarial regression suite: hostile inputs made here (in a temporary directory,
+//! nothing committed), each run beside a good case through the library. For each: no panic,
+//! no hang, an errored entry whose message names the file and the field or value, and the
+//! good case still passing. Misbehaving exec workers are in `adversarial/workers.rs`.
+
+#[path = "adversarial/catalogue.rs"]
+mod catalogue;
+#[path = "adversarial/workers.rs"]
+mod workers;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pad_conformance::backend::RefBackend;
+use pad_conformance::case::{Patterns, discover};
+use pad_conformance::check::{CheckOptions, Outcome, Status};
+use pad_conformance::report::{Colors, write_outcome};
+use pad_conformance::runner::{jobs, run_jobs};
+
+use catalogue::{Expect, Hostile};
+
+/// The vendored case every hostile one runs beside.
+pub const GOOD: &str = "test_edge_pad";
+
+pub fn good_case_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("onnx-testdata/onnx-1.22.0/node")
+        .join(GOOD)
+}
+
+/// Copies the good case into `root/name`.
+pub fn copy_good(root: &Path, name: impl AsRef<std::ffi::OsStr>) -> PathBuf {
+    let to = root.join(name.as_ref());
+    copy_dir(&good_case_dir(), &to);
+    to
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// Runs every case under `root` with the ref backend; outcomes by data set name.
+fn run_all(root: &Path) -> BTreeMap<String, Outcome> {
+    let cases = discover(&[root.to_owned()], &Patterns::default()).unwrap();
+    let jobs = jobs(&cases);
+    let report = run_jobs(&RefBackend, &jobs, &CheckOptions::default(), 2, &mut |_| {});
+    let mut by_name = BTreeMap::new();
+    for outcome in report.outcomes {
+        let previous = by_name.insert(outcome.name(), outcome);
+        assert!(previous.is_none(), "two outcomes share a name");
+    }
+    by_name
+}
+
+#[test]
+fn every_hostile_input_errors_alone_with_a_message_naming_the_file_and_field() {
+    let root = tempfile::tempdir().unwrap();
+    copy_good(root.path(), GOOD);
+    let hostile: Vec<Hostile> = catalogue::all();
+    assert!(hostile.len() >= 100, "only {} hostile inputs", hostile.len());
+    for (i, h) in hostile.iter().enumerate() {
+        let dir = root.path().join(format!("test_h{i:03}_{}_pad", h.label));
+        (h.build)(&dir);
+    }
+    let outcomes = run_all(root.path());
+    assert_eq!(outcomes[&format!("{GOOD}/0")].status, Status::Passed);
+    let mut wrong = Vec::new();
+    for (i, h) in hostile.iter().enumerate() {
+        let id = format!("test_h{i:03}_{}_pad", h.label);
+        let mine: Vec<&Outcome> = outcomes.values().filter(|o| o.id == id).collect();
+        if mine.is_empty() {
+            wrong.push(format!("{id}: vanished (no outcome)"));
+            continue;
+        }
+        for outcome in mine {
+            let (status, parts) = match &h.expect {
+                Expect::Errored(parts) => (Status::Errored, parts),
+                Expect::Skipped(parts) => (Status::Skipped, parts),
+                Expect::Passed => (Status::Passed, &Vec::new()),
+            };
+            let missing: Vec<&String> = parts.iter().filter(|p| !outcome.message.contains(p.as_str())).collect();
+            if outcome.status != status || !missing.is_empty() {
+                wrong.push(format!(
+                    "{}: {:?} (expected {status:?}), missing {missing:?} in {:?}",
+                    outcome.name(),
+                    outcome.status,
+                    first_chars(&outcome.message, 600)
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+fn first_chars(text: &str, n: usize) -> String {
+    text.chars().take(n).collect()
+}
+
+#[test]
+fn thousands_of_empty_data_sets_each_error_and_the_model_is_read_once() {
+    let root = tempfile::tempdir().unwrap();
+    copy_good(root.path(), GOOD);
+    let dir = copy_good(root.path(), "test_many_data_sets_pad");
+    for n in 1..5000 {
+        std::fs::create_dir(dir.join(format!("test_data_set_{n}"))).unwrap();
+    }
+    let outcomes = run_all(root.path());
+    assert_eq!(outcomes[&format!("{GOOD}/0")].status, Status::Passed);
+    assert_eq!(outcomes["test_many_data_sets_pad/0"].status, Status::Passed);
+    let empty = &outcomes["test_many_data_sets_pad/4999"];
+    assert_eq!(empty.status, Status::Errored);
+    assert!(
+        empty
+            .message
+            .contains("test_data_set_4999: 0 input_K.pb files for 2 graph inputs"),
+        "{}",
+        empty.message
+    );
+    assert_eq!(outcomes.len(), 5001);
+}
+
+#[test]
+fn names_that_are_not_utf8_keep_distinct_ids_and_forged_names_print_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let root = tempfile::tempdir().unwrap();
+    copy_good(root.path(), std::ffi::OsStr::from_bytes(b"test_\xff_pad"));
+    copy_good(root.path(), std::ffi::OsStr::from_bytes(b"test_\xfe_pad"));
+    copy_good(root.path(), "test_x\nPASS  forged  Pad-25\x1b[2K_pad");
+    let outcomes = run_all(root.path());
+    let names: Vec<&String> = outcomes.keys().collect();
+    assert_eq!(
+        names,
+        [
+            "test_\\xfe_pad/0",
+            "test_\\xff_pad/0",
+            "test_x\nPASS  forged  Pad-25\x1b[2K_pad/0"
+        ]
+    );
+    assert!(outcomes.values().all(|o| o.status == Status::Passed));
+    let forged = &outcomes["test_x\nPASS  forged  Pad-25\x1b[2K_pad/0"];
+    let mut line = Vec::new();
+    write_outcome(forged, Colors::Never, &mut line).unwrap();
+    let line = String::from_utf8(line).unwrap();
+    assert_eq!(line.lines().count(), 1, "{line:?}");
+    assert!(
+        line.starts_with("PASS  test_x\\nPASS  forged  Pad-25\\u{1b}[2K_pad/0  Pad-25"),
+        "{line:?}"
+    );
+}
+
+#[test]
+fn a_data_set_whose_files_add_up_past_the_limit_is_refused_before_reading() {
+    // Three sparse files of 1.5 GiB: each within the 2 GiB tensor limit, 4.5 GiB together.
+    let root = tempfile::tempdir().unwrap();
+    copy_good(root.path(), GOOD);
+    let dir = copy_good(root.path(), "test_sparse_pad");
+    for file in ["input_0.pb", "input_1.pb", "output_0.pb"] {
+        let f = std::fs::File::create(dir.join("test_data_set_0").join(file)).unwrap();
+        f.set_len(3 << 29).unwrap();
+    }
+    let outcomes = run_all(root.path());
+    assert_eq!(outcomes[&format!("{GOOD}/0")].status, Status::Passed);
+    let sparse = &outcomes["test_sparse_pad/0"];
+    assert_eq!(sparse.status, Status::Errored);
+    assert!(
+        sparse.message.contains("test_sparse_pad/test_data_set_0/output_0.pb"),
+        "{}",
+        sparse.message
+    );
+    assert!(
+        sparse.message.contains(
+            "with the files listed before it, 4831838208 bytes, over the limit of 4296015872 bytes for one data set"
+        ),
+        "{}",
+        sparse.message
+    );
+}
