@@ -822,3 +822,32 @@ fn write_baseline_refuses_a_malformed_baseline_and_leaves_it_untouched() {
         .collect();
     assert!(names.is_empty(), "{names:?}");
 }
+
+/// SIGINT stops the run: no further data set starts, the workers are killed, and the report
+/// of the data sets that ran is written (exit 130), not lost.
+#[test]
+fn an_interrupted_run_still_writes_its_report() {
+    let tree = failing_tree();
+    let report = tree.path().join("report.json");
+    let hang = r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "hang"}'; read request; sleep 600"#;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(["--backend", hang, "--jobs", "1", "--format", "json", "--output"])
+        .arg(&report)
+        .arg(tree.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first data set is under way once the worker has had time to start.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted: 1 of 2 data sets ran"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let cases = json["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 1, "{json}");
+    assert_eq!(cases[0]["status"], "errored");
+}

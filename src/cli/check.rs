@@ -70,6 +70,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         recorded.corpus_version = corpus_version(&selection.paths)?;
         recorded.write(path)?;
     }
+    if super::signals::interrupted() {
+        eprintln!(
+            "pad-conformance: interrupted: {} of {} data sets ran; the report holds those",
+            report.outcomes.len(),
+            jobs.len()
+        );
+        return Ok(ExitCode::from(130));
+    }
     let summary = report.summary();
     let failed = match &baseline {
         Some(baseline) => {
