@@ -830,7 +830,7 @@ fn an_interrupted_run_still_writes_its_report() {
     let tree = failing_tree();
     let report = tree.path().join("report.json");
     let hang = r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "hang"}'; read request; sleep 600"#;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+    let child = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
         .args(["--backend", hang, "--jobs", "1", "--format", "json", "--output"])
         .arg(&report)
         .arg(tree.path())
