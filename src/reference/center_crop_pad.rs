@@ -1,6 +1,6 @@
 //! CenterCropPad-18: crop or pad each listed axis to a target extent, centred. It is a
 //! constant pad with zero whose pads come from the extents, so it reuses the pad kernel
-//! (docs/semantics.md#centercroppad-18).
+//! (docs/semantics.md#centercroppad).
 
 use super::budget::Budget;
 use super::pad::pad_tensor;
