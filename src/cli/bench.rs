@@ -13,29 +13,13 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
     let results = if args.decode {
         vec![bench_decode(args.decode_mib, args.repetitions, args.max_tensor_bytes)?]
     } else if args.end_to_end {
-        let pads = match &args.pads {
-            Some(p) => BenchOptions::pads_from_onnx(&args.shape, p)?,
-            None => BenchOptions::default_pads(args.shape.len()),
-        };
-        let modes = if args.modes.is_empty() {
-            BenchOptions::default().modes
-        } else {
-            parse_modes(&args.modes)?
-        };
+        let (pads, modes) = pads_and_modes(args)?;
         modes
             .into_iter()
             .map(|mode| bench_end_to_end(&args.shape, &pads, mode, args.repetitions, args.max_tensor_bytes))
             .collect::<Result<_, _>>()?
     } else {
-        let pads = match &args.pads {
-            Some(p) => BenchOptions::pads_from_onnx(&args.shape, p)?,
-            None => BenchOptions::default_pads(args.shape.len()),
-        };
-        let modes = if args.modes.is_empty() {
-            BenchOptions::default().modes
-        } else {
-            parse_modes(&args.modes)?
-        };
+        let (pads, modes) = pads_and_modes(args)?;
         let center_crop_shape = match args.center_crop_shape.as_deref() {
             Some("none") => None,
             Some(list) => Some(
@@ -83,9 +67,19 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn parse_modes(names: &[String]) -> Result<Vec<PadMode>, Fatal> {
-    names
-        .iter()
-        .map(|m| PadMode::from_name(m).ok_or_else(|| Fatal(format!("unknown mode {m:?}"))))
-        .collect()
+/// `--pads` (or the default) per axis, and `--mode` (or every mode).
+fn pads_and_modes(args: &BenchArgs) -> Result<(Vec<(i64, i64)>, Vec<PadMode>), Fatal> {
+    let pads = match &args.pads {
+        Some(p) => BenchOptions::pads_from_onnx(&args.shape, p)?,
+        None => BenchOptions::default_pads(args.shape.len()),
+    };
+    let modes = if args.modes.is_empty() {
+        BenchOptions::default().modes
+    } else {
+        args.modes
+            .iter()
+            .map(|m| PadMode::from_name(m).ok_or_else(|| Fatal(format!("unknown mode {m:?}"))))
+            .collect::<Result<_, _>>()?
+    };
+    Ok((pads, modes))
 }
