@@ -67,8 +67,11 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// (begin, end) pads per axis.
+type AxisPads = Vec<(i64, i64)>;
+
 /// `--pads` (or the default) per axis, and `--mode` (or every mode).
-fn pads_and_modes(args: &BenchArgs) -> Result<(Vec<(i64, i64)>, Vec<PadMode>), Fatal> {
+fn pads_and_modes(args: &BenchArgs) -> Result<(AxisPads, Vec<PadMode>), Fatal> {
     let pads = match &args.pads {
         Some(p) => BenchOptions::pads_from_onnx(&args.shape, p)?,
         None => BenchOptions::default_pads(args.shape.len()),
