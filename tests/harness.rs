@@ -225,7 +225,10 @@ fn recording_a_missing_baseline_matches_it_however_its_path_is_spelled() {
     let relative = Path::new(".").join(absolute.strip_prefix(&cwd).expect("the target dir is under the crate"));
     assert!(relative.is_relative());
     let run = execute(
-        Harness::new(NoEdge).root(data()).baseline(&absolute).write_baseline(&relative),
+        Harness::new(NoEdge)
+            .root(data())
+            .baseline(&absolute)
+            .write_baseline(&relative),
         Some("test_edge"),
     );
     assert_eq!((run.summary.new_failures, run.summary.known_failures), (1, 0));
