@@ -43,7 +43,10 @@ fn model_facts(model: &Model) -> String {
     )
 }
 
-fn types_and_shapes(tensors: &[Tensor]) -> Vec<(String, Vec<usize>)> {
+/// Each tensor's element type and shape.
+type Facts = Vec<(String, Vec<usize>)>;
+
+fn types_and_shapes(tensors: &[Tensor]) -> Facts {
     tensors
         .iter()
         .map(|t| (t.data_type().name().to_owned(), t.shape().to_vec()))
@@ -51,7 +54,7 @@ fn types_and_shapes(tensors: &[Tensor]) -> Vec<(String, Vec<usize>)> {
 }
 
 /// Every data set of `case`: its inputs' and expected outputs' element types and shapes.
-fn data_facts(case: &TestCase) -> Vec<(Vec<(String, Vec<usize>)>, Vec<(String, Vec<usize>)>)> {
+fn data_facts(case: &TestCase) -> Vec<(Facts, Facts)> {
     let options = case.decode_options(1 << 30);
     case.data_sets
         .iter()

@@ -3,6 +3,7 @@
 
 mod exec;
 mod reference;
+mod serve;
 mod worker_error;
 mod worker_groups;
 
@@ -11,6 +12,7 @@ use crate::tensor::Tensor;
 
 pub use exec::{ExecBackend, PROTOCOL_VERSION, StartError};
 pub use reference::RefBackend;
+pub use serve::{ServeError, Worker};
 pub use worker_error::{ExecError, WorkerError, WorkerFailure};
 
 /// Any error a backend reports; its message ends up in the case's outcome.
