@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use candle_core::{DType, Device, Tensor as CandleTensor};
-use pad_conformance::backend::{Backend, BackendError, BackendFailure};
+use pad_conformance::backend::{Backend, BackendError, BackendFailure, Worker};
 use pad_conformance::half::{bf16, f16};
 use pad_conformance::harness::Harness;
 use pad_conformance::model::Model;
@@ -111,7 +111,16 @@ fn from_candle(output: &CandleTensor, declared: Option<DataType>) -> Result<Tens
     tensor.map_err(|e| Box::new(BackendFailure(format!("candle's output of shape {shape:?}: {e}"))) as BackendError)
 }
 
+/// With the argument `worker`, serves the backend as an external worker (for
+/// `pad-conformance matrix`, scripts/gates-matrix); otherwise runs the gate.
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("worker") {
+        if let Err(e) = Worker::new(Candle).serve() {
+            eprintln!("{e}");
+            std::process::exit(3);
+        }
+        return;
+    }
     let dir = env!("CARGO_MANIFEST_DIR");
     let profile = Profile::read(format!("{dir}/candle.profile.toml").as_ref()).expect("reading candle.profile.toml");
     Harness::new(Candle)

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use ort::memory::Allocator;
 use ort::session::{Session, SessionInputValue};
 use ort::value::{DynTensor, DynValue, Tensor as OrtTensor, TensorElementType, ValueType};
-use pad_conformance::backend::{Backend, BackendError, BackendFailure};
+use pad_conformance::backend::{Backend, BackendError, BackendFailure, Worker};
 use pad_conformance::harness::Harness;
 use pad_conformance::model::Model;
 use pad_conformance::profile::Profile;
@@ -207,15 +207,25 @@ fn main() {
         .with_name("pad-conformance")
         .build()
         .unwrap_or_else(|e| panic!("creating an onnxruntime environment from {}: {e}", library.display()));
+    let backend = Onnxruntime {
+        name: format!("onnxruntime {version} (ort)"),
+        environment,
+    };
+    // With the argument `worker`, serves the backend as an external worker (for
+    // `pad-conformance matrix`, scripts/gates-matrix); otherwise runs the gate.
+    if std::env::args().nth(1).as_deref() == Some("worker") {
+        if let Err(e) = Worker::new(backend).serve() {
+            eprintln!("{e}");
+            std::process::exit(3);
+        }
+        return;
+    }
     let dir = env!("CARGO_MANIFEST_DIR");
     let profile = Profile::read(format!("{dir}/../../baselines/onnxruntime.profile.toml").as_ref())
         .expect("reading baselines/onnxruntime.profile.toml");
-    Harness::new(Onnxruntime {
-        name: format!("onnxruntime {version} (ort)"),
-        environment,
-    })
-    .isolate()
-    .profile(profile)
-    .baseline(format!("{dir}/ort.known-failures.json"))
-    .run();
+    Harness::new(backend)
+        .isolate()
+        .profile(profile)
+        .baseline(format!("{dir}/ort.known-failures.json"))
+        .run();
 }

@@ -12,7 +12,7 @@
 //! `PAD_CONFORMANCE_WRITE_BASELINE=tract.known-failures.json cargo test -p gate-tract`.
 
 use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, BackendFailure};
+use pad_conformance::backend::{Backend, BackendError, BackendFailure, Worker};
 use pad_conformance::harness::Harness;
 use pad_conformance::model::Model;
 use pad_conformance::profile::Profile;
@@ -134,7 +134,16 @@ fn from_tract(output: &TValue) -> Result<Tensor, BackendError> {
     tensor.map_err(|e| Box::new(BackendFailure(format!("tract's output of shape {shape:?}: {e}"))) as BackendError)
 }
 
+/// With the argument `worker`, serves the backend as an external worker (for
+/// `pad-conformance matrix`, scripts/gates-matrix); otherwise runs the gate.
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("worker") {
+        if let Err(e) = Worker::new(Tract).inputs_as_constants().serve() {
+            eprintln!("{e}");
+            std::process::exit(3);
+        }
+        return;
+    }
     let dir = env!("CARGO_MANIFEST_DIR");
     let profile = Profile::read(format!("{dir}/tract.profile.toml").as_ref()).expect("reading tract.profile.toml");
     Harness::new(Tract)
