@@ -24,6 +24,7 @@ pub mod data;
 pub mod diff;
 pub mod error;
 pub mod failure_groups;
+pub mod findings;
 pub mod fuzz;
 pub mod harness;
 mod huge_pages;

@@ -106,17 +106,7 @@ impl Matrix {
     /// Writes the matrix as Markdown: totals, then one row per data set (only those where
     /// some backend did not pass, with `failures_only`), reasons as footnote-style lines.
     pub fn write_markdown(&self, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(out, "| backend | passed | failed | errored | skipped | not gating |")?;
-        writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
-        for b in &self.backends {
-            let s = &b.summary;
-            writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} |",
-                b.name, s.passed, s.failed, s.errored, s.skipped, s.not_gating
-            )?;
-        }
-        writeln!(out)?;
+        self.write_totals(out)?;
         let all_passed = self
             .cases
             .iter()
@@ -129,6 +119,25 @@ impl Matrix {
                 self.cases.len()
             );
         }
+        self.write_rows(failures_only, out)
+    }
+
+    /// Writes the totals table, one row per backend, and a blank line.
+    pub fn write_totals(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "| backend | passed | failed | errored | skipped | not gating |")?;
+        writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
+        for b in &self.backends {
+            let s = &b.summary;
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                b.name, s.passed, s.failed, s.errored, s.skipped, s.not_gating
+            )?;
+        }
+        writeln!(out)
+    }
+
+    fn write_rows(&self, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
         let names: Vec<&str> = self.backends.iter().map(|b| b.name.as_str()).collect();
         writeln!(
             out,

@@ -715,6 +715,34 @@ fn matrix_failures_only_says_when_nothing_failed() {
 }
 
 #[test]
+fn matrix_groups_lists_failure_groups_and_defects_instead_of_data_sets() {
+    let out = run(&[
+        "matrix",
+        "--backend",
+        "ref",
+        "--groups",
+        testdata("onnx-1.22.0/node").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("| backend | passed |"), "{stdout}");
+    assert!(stdout.contains("\n| ref | 18 | 0 | 0 | 0 | 0 |\n"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "| backend | basis | finding | data sets | reason (first line, numbers as N) | smallest data set |"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with(
+            "#### Defects, each ready for a bug report\n\nNone: no backend disagrees with the spec's own text.\n"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("| data set |"), "{stdout}");
+}
+
+#[test]
 fn a_failure_report_says_where_all_the_differences_are() {
     let tree = failing_tree();
     let stdout = String::from_utf8(run(&[tree.path().to_str().unwrap()]).stdout).unwrap();

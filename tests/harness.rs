@@ -214,3 +214,27 @@ fn recording_a_filtered_run_keeps_the_entries_it_did_not_run() {
     );
     assert_eq!(entries["node/test_wrap_pad/0"]["reason"], "not implemented");
 }
+
+#[test]
+fn recording_a_missing_baseline_matches_it_however_its_path_is_spelled() {
+    // A gate names its baseline by an absolute path; the command that records it, run from
+    // the crate's directory, names it relatively.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let absolute = dir.path().join("known-failures.json");
+    let cwd = std::env::current_dir().unwrap();
+    let relative = Path::new(".").join(absolute.strip_prefix(&cwd).expect("the target dir is under the crate"));
+    assert!(relative.is_relative());
+    let run = execute(
+        Harness::new(NoEdge)
+            .root(data())
+            .baseline(&absolute)
+            .write_baseline(&relative),
+        Some("test_edge"),
+    );
+    assert_eq!((run.summary.new_failures, run.summary.known_failures), (1, 0));
+    let recorded: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&absolute).unwrap()).unwrap();
+    assert_eq!(
+        recorded["expected"].as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["node/test_edge_pad/0"]
+    );
+}

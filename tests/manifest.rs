@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 
 use support::manifest::{files_on_disk, parse_manifest, sha256_hex};
 
-const HEADER: &str = "release\tcase\tfile\tbytes\tsha256";
-const RELEASES: [&str; 11] = [
-    "1.2.1", "1.3.0", "1.4.1", "1.6.0", "1.12.0", "1.13.1", "1.14.1", "1.16.2", "1.18.0", "1.19.1", "1.22.0",
+const HEADER: &str = "release\tcase\tfile\torigin\tbytes\tsha256";
+const RELEASES: [&str; 12] = [
+    "1.2.1", "1.3.0", "1.4.1", "1.6.0", "1.12.0", "1.13.1", "1.14.1", "1.16.2", "1.18.0", "1.19.1", "1.22.0", "1.23.2",
 ];
 
 fn testdata_dir() -> PathBuf {
@@ -86,8 +86,9 @@ fn check_manifest_reports_changed_missing_and_extra_files() {
     write("README.md", b"not covered");
     write("extended/node/test_c/model.onnx", b"not covered");
 
-    let line =
-        |case: &str, file: &str, data: &[u8]| format!("1.0.0\t{case}\t{file}\t{}\t{}\n", data.len(), sha256_hex(data));
+    let line = |case: &str, file: &str, data: &[u8]| {
+        format!("1.0.0\t{case}\t{file}\twheel\t{}\t{}\n", data.len(), sha256_hex(data))
+    };
     let manifest = [
         format!("{HEADER}\n"),
         line("node/test_a", "model.onnx", b"model"),
@@ -109,4 +110,35 @@ fn check_manifest_reports_changed_missing_and_extra_files() {
             "extra (not in MANIFEST.tsv): onnx-1.0.0/node/test_b/model.onnx".to_string(),
         ]
     );
+}
+
+/// Releases from 1.23 on ship no node-test files: their node cases are exported from onnx's
+/// generators with numpy's seed fixed, and the manifest's origin column says so.
+#[test]
+fn exported_node_cases_record_their_origin_and_seed() {
+    let manifest = fs::read_to_string(testdata_dir().join("MANIFEST.tsv")).expect("reading MANIFEST.tsv");
+    let mut origins: std::collections::BTreeMap<(&str, &str), BTreeSet<&str>> = Default::default();
+    for line in manifest.lines().skip(1) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let kind = fields[1].split('/').next().unwrap();
+        origins.entry((fields[0], kind)).or_default().insert(fields[3]);
+    }
+    let one = |release, kind| origins[&(release, kind)].iter().copied().collect::<Vec<_>>();
+    assert_eq!(one("1.23.2", "node"), ["export loader seed 0"]);
+    assert_eq!(one("1.23.2", "pytorch-converted"), ["wheel"]);
+    assert_eq!(one("1.22.0", "node"), ["wheel"]);
+    for ((release, kind), found) in &origins {
+        for origin in found {
+            let exported = origin
+                .strip_prefix("export ")
+                .and_then(|rest| rest.split_once(" seed "));
+            assert!(
+                *origin == "wheel"
+                    || exported.is_some_and(|(how, seed)| {
+                        ["loader", "generators"].contains(&how) && seed.parse::<u64>().is_ok()
+                    }),
+                "onnx {release} {kind}: origin {origin:?} is neither `wheel` nor `export <how> seed <n>`"
+            );
+        }
+    }
 }

@@ -4,6 +4,7 @@
 mod exec;
 mod reference;
 mod reply;
+mod serve;
 mod worker_error;
 mod worker_groups;
 
@@ -13,6 +14,7 @@ use crate::tensor::Tensor;
 pub use exec::{ExecBackend, PROTOCOL_VERSION, StartError};
 pub use reference::RefBackend;
 pub use reply::{WorkerReply, parse_reply, resolve_outputs};
+pub use serve::{ServeError, Worker};
 pub use worker_error::{ExecError, WorkerError, WorkerFailure};
 pub use worker_groups::kill_worker_groups;
 

@@ -198,6 +198,10 @@ pub struct MatrixArgs {
     /// failures in any case).
     #[arg(long)]
     pub failures_only: bool,
+    /// Markdown: after the totals, each backend's failures grouped by reason and basis, and
+    /// the defects among them stated for a bug report, instead of the per-data-set table.
+    #[arg(long)]
+    pub groups: bool,
     #[command(flatten)]
     pub checking: Checking,
     #[command(flatten)]

@@ -34,6 +34,9 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
         MatrixFormat::Json => serde_json::to_writer_pretty(&mut out, &matrix)
             .map_err(io::Error::other)
             .and_then(|()| writeln!(out)),
+        MatrixFormat::Markdown if args.groups => matrix
+            .write_totals(&mut out)
+            .and_then(|()| pad_conformance::findings::write_markdown(&reports, &mut out)),
         MatrixFormat::Markdown => matrix.write_markdown(args.failures_only, &mut out),
         MatrixFormat::Html => {
             let boards: Vec<Board<'_>> = reports

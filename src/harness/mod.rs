@@ -190,7 +190,14 @@ impl Harness {
         if path.exists() {
             return Ok(Baseline::read(path)?.with_corpus_changes(&self.roots())?);
         }
-        if self.write_baseline.as_deref() == Some(path.as_path()) {
+        // The file about to be recorded, however its path is spelled (a gate names its
+        // baseline by an absolute path, the command that records it by a relative one).
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        if self
+            .write_baseline
+            .as_deref()
+            .is_some_and(|w| absolute(w) == absolute(path))
+        {
             return Ok(Baseline::default());
         }
         Err(BaselineError::Missing {

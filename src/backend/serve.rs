@@ -1,0 +1,276 @@
+//! The worker side of the external backend protocol (docs/backend-protocol.md): any Rust
+//! [`Backend`] served on standard input and output, so that the CLI's `matrix`, scoreboard,
+//! `diff` and `fuzz` can run it as `exec:COMMAND` beside other backends. A gate's test binary
+//! can be its own worker: `main` serves when given the argument `worker`, and runs the
+//! harness otherwise.
+
+use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Backend, BackendError, PROTOCOL_VERSION, is_failure};
+use crate::constant_inputs::inputs_as_constants;
+use crate::model::Model;
+use crate::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
+
+/// A backend served as an external worker.
+///
+/// ```no_run
+/// use pad_conformance::backend::{RefBackend, Worker};
+/// use pad_conformance::harness::Harness;
+///
+/// fn main() {
+///     if std::env::args().nth(1).as_deref() == Some("worker") {
+///         // pad-conformance matrix --backend ref --backend "exec:/path/to/this-binary worker"
+///         if let Err(e) = Worker::new(RefBackend).serve() {
+///             eprintln!("{e}");
+///             std::process::exit(3);
+///         }
+///         return;
+///     }
+///     Harness::new(RefBackend).isolate().run();
+/// }
+/// ```
+pub struct Worker<B> {
+    backend: B,
+    inputs_as_constants: bool,
+}
+
+/// Why a worker stopped before its input closed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Reading a request or writing a reply failed.
+    #[error("worker i/o: {0}")]
+    Io(#[from] io::Error),
+    /// A request that is not JSON of the protocol.
+    #[error("worker: not a request of the protocol: {line:?}: {source}")]
+    Request {
+        /// The line read.
+        line: String,
+        /// What is wrong with it.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The backend failed (a [`BackendFailure`](super::BackendFailure), never a refusal), or
+    /// a file of the request could not be read or written. The protocol's only error reply
+    /// is a refusal, so the worker stops instead, and the runner errors the data set.
+    #[error("backend {backend} failed on {model}: {source}")]
+    Failed {
+        /// The backend's name.
+        backend: String,
+        /// The model of the request.
+        model: PathBuf,
+        /// The failure.
+        #[source]
+        source: BackendError,
+    },
+}
+
+#[derive(Deserialize)]
+struct Request {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    id: serde_json::Value,
+    #[serde(default)]
+    model: PathBuf,
+    #[serde(default)]
+    inputs: Vec<PathBuf>,
+    #[serde(default)]
+    output_dir: PathBuf,
+}
+
+impl<B: Backend> Worker<B> {
+    /// A worker for `backend`.
+    pub fn new(backend: B) -> Worker<B> {
+        Worker {
+            backend,
+            inputs_as_constants: false,
+        }
+    }
+
+    /// Hands the backend models whose inputs after the data are constants, as
+    /// [`Harness::inputs_as_constants`](crate::harness::Harness::inputs_as_constants) does:
+    /// the runner's options apply to every backend of a matrix, so a backend that needs
+    /// constants asks for them here.
+    pub fn inputs_as_constants(mut self) -> Worker<B> {
+        self.inputs_as_constants = true;
+        self
+    }
+
+    /// Serves requests from standard input until it closes. A panic of the backend ends the
+    /// process, which the runner reports as that data set's error.
+    pub fn serve(&self) -> Result<(), ServeError> {
+        self.serve_on(io::stdin().lock(), io::stdout().lock())
+    }
+
+    /// Serves the requests of `input`, replying on `output`.
+    pub fn serve_on(&self, input: impl BufRead, mut output: impl Write) -> Result<(), ServeError> {
+        for line in input.lines() {
+            let line = line?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let request: Request = serde_json::from_str(&line).map_err(|source| ServeError::Request {
+                line: line.clone(),
+                source,
+            })?;
+            let reply = if request.kind == "hello" {
+                json!({"type": "hello", "version": PROTOCOL_VERSION, "name": self.backend.name()})
+            } else {
+                match self.run(&request) {
+                    Ok(outputs) => json!({"type": "result", "id": request.id, "outputs": outputs}),
+                    Err(error) if !is_failure(&error) => {
+                        json!({"type": "error", "id": request.id, "message": error.to_string()})
+                    }
+                    Err(source) => {
+                        return Err(ServeError::Failed {
+                            backend: self.backend.name().to_owned(),
+                            model: request.model,
+                            source,
+                        });
+                    }
+                }
+            };
+            writeln!(output, "{reply}")?;
+            output.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Runs one request; the output files' paths, or the backend's error. Files that cannot
+    /// be read or written are failures, not refusals.
+    fn run(&self, request: &Request) -> Result<Vec<PathBuf>, BackendError> {
+        let failure = |e: &dyn std::fmt::Display| -> BackendError { Box::new(super::BackendFailure(e.to_string())) };
+        let options = DecodeOptions {
+            base_dir: request.model.parent().map(Path::to_owned),
+            ..DecodeOptions::default()
+        };
+        let model = Model::read(&request.model, &options).map_err(|e| failure(&e))?;
+        let inputs = request
+            .inputs
+            .iter()
+            .map(|path| read_tensor_file(path, &options))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| failure(&e))?;
+        let outputs = if self.inputs_as_constants && inputs.len() > 1 {
+            let scratch = tempfile::tempdir().map_err(|e| failure(&e))?;
+            let (model, data) =
+                inputs_as_constants(&model, &inputs, scratch.path(), &options).map_err(|e| failure(&e))?;
+            self.backend.run(&model, &data)?
+        } else {
+            self.backend.run(&model, &inputs)?
+        };
+        outputs
+            .iter()
+            .enumerate()
+            .map(|(index, tensor)| {
+                let path = request.output_dir.join(format!("output_{index}.pb"));
+                let name = model.graph.outputs.get(index).map_or("", String::as_str);
+                write_tensor_file(&path, tensor, name).map_err(|e| failure(&e))?;
+                Ok(path)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{BackendFailure, RefBackend};
+    use crate::tensor::Tensor;
+
+    fn wrap_pad() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0/node/test_wrap_pad")
+    }
+
+    fn request(id: u32, output_dir: &Path) -> String {
+        let case = wrap_pad();
+        json!({
+            "type": "run", "id": id, "model": case.join("model.onnx"),
+            "inputs": [case.join("test_data_set_0/input_0.pb"), case.join("test_data_set_0/input_1.pb")],
+            "output_dir": output_dir,
+        })
+        .to_string()
+    }
+
+    fn exchange(worker: &Worker<impl Backend>, lines: &[String]) -> (Result<(), ServeError>, Vec<serde_json::Value>) {
+        let mut out = Vec::new();
+        let result = worker.serve_on(lines.join("\n").as_bytes(), &mut out);
+        let replies = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (result, replies)
+    }
+
+    #[test]
+    fn answers_the_handshake_and_writes_the_outputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let hello = r#"{"type": "hello", "protocol": "pad-conformance-backend", "version": 1}"#.to_owned();
+        let (result, replies) = exchange(&Worker::new(RefBackend), &[hello, request(7, dir.path())]);
+        result.unwrap();
+        assert_eq!(replies[0], json!({"type": "hello", "version": 1, "name": "ref"}));
+        let output = dir.path().join("output_0.pb");
+        assert_eq!(replies[1], json!({"type": "result", "id": 7, "outputs": [output]}));
+        let expected = read_tensor_file(
+            &wrap_pad().join("test_data_set_0/output_0.pb"),
+            &DecodeOptions::default(),
+        );
+        assert_eq!(
+            read_tensor_file(&output, &DecodeOptions::default()).unwrap(),
+            expected.unwrap()
+        );
+    }
+
+    /// Refuses every model whose pads are not a constant, fails on request.
+    struct Picky(bool);
+
+    impl Backend for Picky {
+        fn name(&self) -> &str {
+            "picky"
+        }
+        fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+            if self.0 {
+                return Err(Box::new(BackendFailure("lost the device".into())));
+            }
+            if inputs.len() > 1 {
+                return Err("pads must be a constant".into());
+            }
+            RefBackend.run(model, inputs)
+        }
+    }
+
+    #[test]
+    fn refusals_are_error_replies_and_constant_inputs_are_made_on_request() {
+        let dir = tempfile::tempdir().unwrap();
+        let (result, replies) = exchange(&Worker::new(Picky(false)), &[request(1, dir.path())]);
+        result.unwrap();
+        assert_eq!(
+            replies[0],
+            json!({"type": "error", "id": 1, "message": "pads must be a constant"})
+        );
+        let (result, replies) = exchange(
+            &Worker::new(Picky(false)).inputs_as_constants(),
+            &[request(2, dir.path())],
+        );
+        result.unwrap();
+        assert_eq!(replies[0]["type"], "result");
+    }
+
+    #[test]
+    fn a_failure_stops_the_worker_instead_of_reading_as_a_refusal() {
+        let dir = tempfile::tempdir().unwrap();
+        let (result, replies) = exchange(&Worker::new(Picky(true)), &[request(3, dir.path())]);
+        assert!(replies.is_empty());
+        let message = result.unwrap_err().to_string();
+        assert!(message.starts_with("backend picky failed on "), "{message}");
+        assert!(
+            message.ends_with("test_wrap_pad/model.onnx: lost the device"),
+            "{message}"
+        );
+    }
+}
