@@ -509,10 +509,27 @@ fn bench_skips_a_degenerate_default_center_crop_saying_why() {
     );
     for row in &rows {
         assert_eq!(row["shape"], serde_json::json!([1, 4, 8, 8]));
-        for figure in ["gbps", "fresh_gbps", "copy_gbps", "ratio"] {
-            let value = row[figure].as_f64();
+        for figure in [
+            "/gbps",
+            "/memcpy_gbps",
+            "/stream_copy_gbps",
+            "/copy_gbps",
+            "/ratio",
+            "/fresh/gbps",
+            "/fresh/copy_gbps",
+            "/fresh/ratio",
+        ] {
+            let value = row.pointer(figure).and_then(serde_json::Value::as_f64);
             assert!(value.is_some_and(|v| v.is_finite() && v > 0.0), "{figure}: {row}");
         }
+        // The baseline is the faster copy.
+        let copies = [
+            row["memcpy_gbps"].as_f64().unwrap(),
+            row["stream_copy_gbps"].as_f64().unwrap(),
+        ];
+        assert_eq!(row["copy_gbps"].as_f64().unwrap(), copies[0].max(copies[1]), "{row}");
+        let goal = if row["mode"] == "constant" { 0.9 } else { 0.85 };
+        assert_eq!(row["goal"].as_f64(), Some(goal), "{row}");
     }
 }
 
@@ -878,4 +895,57 @@ fn an_interrupted_run_still_writes_its_report() {
     let cases = json["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 1, "{json}");
     assert_eq!(cases[0]["status"], "errored");
+}
+
+#[test]
+fn bench_end_to_end_times_a_whole_data_set_against_both_copies() {
+    let out = run(&[
+        "bench",
+        "--end-to-end",
+        "--shape",
+        "3,40,40",
+        "--mode",
+        "reflect",
+        "--format",
+        "json",
+        "--repetitions",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert_eq!(
+        (row["op"].as_str(), row["mode"].as_str()),
+        (Some("end-to-end"), Some("reflect"))
+    );
+    assert_eq!(row["goal"].as_f64(), Some(0.25));
+    assert!(row["fresh"].is_null(), "{row}");
+    let ratio = row["gbps"].as_f64().unwrap() / row["copy_gbps"].as_f64().unwrap();
+    assert!((row["ratio"].as_f64().unwrap() - ratio).abs() < 1e-9, "{row}");
+}
+
+#[test]
+fn bench_scaling_runs_each_corpus_size_it_is_given() {
+    let out = run(&["bench", "--scaling", "--data-sets", "12,30", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let sizes: Vec<u64> = rows.iter().map(|r| r["data_sets"].as_u64().unwrap()).collect();
+    assert_eq!(sizes, [12, 30]);
+    assert_eq!(rows[0]["relative"].as_f64(), Some(1.0));
+    for row in &rows {
+        for figure in ["per_data_set_us", "check_us", "overhead_us", "relative"] {
+            assert!(
+                row[figure].as_f64().is_some_and(|v| v.is_finite() && v > 0.0),
+                "{figure}: {row}"
+            );
+        }
+    }
+    let refused = run(&["bench", "--scaling", "--data-sets", "0"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("a corpus of 0 data sets has nothing to time"),
+        "{}",
+        stderr(&refused)
+    );
 }

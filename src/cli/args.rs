@@ -256,9 +256,19 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 10)]
     pub repetitions: usize,
     /// Time whole data sets instead (write a case, then load, pad and compare it, as a run
-    /// does), against a memcpy of the case's bytes, for each --mode.
-    #[arg(long)]
+    /// does), against copies of the case's bytes, for each --mode.
+    #[arg(long, conflicts_with = "decode")]
     pub end_to_end: bool,
+    /// Time the runner instead: generate --data-sets small data sets in a scratch directory
+    /// and run them as the main command does, reporting the cost per data set.
+    #[arg(long, conflicts_with_all = ["end_to_end", "decode"])]
+    pub scaling: bool,
+    /// The corpus sizes --scaling times, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
+    pub data_sets: Vec<usize>,
+    /// Threads for the --scaling run (with one, the time outside the checks is the runner's).
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
     /// Time decoding a float TensorProto of --decode-mib MiB instead of padding.
     #[arg(long)]
     pub decode: bool,

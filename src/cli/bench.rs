@@ -1,15 +1,22 @@
-//! `bench`: the reference kernels against a plain copy of the same bytes.
+//! `bench`: the reference against the best copy of the same bytes, and the runner's cost per
+//! data set as the corpus grows.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use pad_conformance::DataType;
-use pad_conformance::bench::{BenchOptions, bench_decode, bench_end_to_end, bench_pad};
+use pad_conformance::bench::{
+    BenchOptions, BenchResult, ScalingOptions, ScalingResult, bench_decode, bench_end_to_end, bench_pad, bench_scaling,
+};
 use pad_conformance::operators::PadMode;
 
 use super::Fatal;
 use super::args::{BenchArgs, BenchFormat};
 
 pub fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
+    if args.scaling {
+        return scaling(args);
+    }
     let results = if args.decode {
         vec![bench_decode(args.decode_mib, args.repetitions, args.max_tensor_bytes)?]
     } else if args.end_to_end {
@@ -53,18 +60,119 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
     if args.format == BenchFormat::Json {
         println!("{}", serde_json::to_string_pretty(&results)?);
     } else {
-        println!(
-            "{:<14} {:<9} {:<8} {:>9} {:>11} {:>9} {:>7}",
-            "op", "mode", "dtype", "GB/s", "fresh GB/s", "copy GB/s", "ratio"
-        );
-        for r in &results {
-            println!(
-                "{:<14} {:<9} {:<8} {:>9.2} {:>11.2} {:>9.2} {:>7.3}",
-                r.op, r.mode, r.dtype, r.gbps, r.fresh_gbps, r.copy_gbps, r.ratio
-            );
-        }
+        print_table(&results);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The human table: the operation, both copies, the ratio to the faster and its goal, and
+/// for the kernels the same with fresh outputs.
+fn print_table(results: &[BenchResult]) {
+    let fresh = results.iter().any(|r| r.fresh.is_some());
+    print!(
+        "{:<14} {:<9} {:<8} {:>7} {:>7} {:>7} {:>6} {:>6}",
+        "op", "mode", "dtype", "GB/s", "memcpy", "stream", "ratio", "goal"
+    );
+    if fresh {
+        print!(" {:>7} {:>7} {:>6} {:>6}", "fresh", "copy", "ratio", "goal");
+    }
+    println!();
+    for r in results {
+        print!(
+            "{:<14} {:<9} {:<8} {:>7.2} {:>7.2} {:>7.2} {:>6.3} {:>6}",
+            r.op,
+            r.mode,
+            r.dtype,
+            r.gbps,
+            r.memcpy_gbps,
+            r.stream_copy_gbps,
+            r.ratio,
+            goal_text(r.ratio, r.goal)
+        );
+        if let Some(f) = &r.fresh {
+            print!(
+                " {:>7.2} {:>7.2} {:>6.3} {:>6}",
+                f.gbps,
+                f.copy_gbps,
+                f.ratio,
+                goal_text(f.ratio, Some(f.goal))
+            );
+        }
+        println!();
+    }
+    let missed: Vec<String> = results
+        .iter()
+        .filter(|r| !r.meets_goals())
+        .map(BenchResult::label)
+        .collect();
+    println!(
+        "ratios are to the faster copy of the same bytes, measured in the same run; goals met by {} of {}{}",
+        results.len() - missed.len(),
+        results.len(),
+        if missed.is_empty() {
+            String::new()
+        } else {
+            format!(" (missed: {})", missed.join(", "))
+        }
+    );
+}
+
+/// `≥0.90` when met, `<0.90!` when not, `-` without a goal.
+fn goal_text(ratio: f64, goal: Option<f64>) -> String {
+    match goal {
+        None => "-".to_owned(),
+        Some(goal) if ratio >= goal => format!("≥{goal:.2}"),
+        Some(goal) => format!("<{goal:.2}!"),
+    }
+}
+
+/// `--scaling`: the runner over generated corpora of growing size.
+fn scaling(args: &BenchArgs) -> Result<ExitCode, Fatal> {
+    let options = ScalingOptions {
+        counts: args.data_sets.clone(),
+        threads: args.jobs.max(1),
+    };
+    let terminal = std::io::stderr().is_terminal();
+    let results = bench_scaling(&options, &mut |step| {
+        if terminal {
+            eprintln!("pad-conformance: {step}");
+        }
+    })?;
+    if args.format == BenchFormat::Json {
+        println!("{}", serde_json::to_string_pretty(&results)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{:>9} {:>10} {:>9} {:>9} {:>12} {:>10} {:>12} {:>9}",
+        "data sets", "discover s", "run s", "json s", "µs/data set", "check µs", "overhead µs", "relative"
+    );
+    for r in &results {
+        print_scaling_row(r);
+    }
+    println!(
+        "relative: µs per data set over the smallest corpus's (1.0 is linear); overhead: all but the checks, on {} thread{}",
+        options.threads,
+        if options.threads == 1 {
+            ""
+        } else {
+            "s (checks overlap: not the runner's alone)"
+        }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_scaling_row(r: &ScalingResult) {
+    println!(
+        "{:>9} {:>10.3} {:>9.3} {:>9.3} {:>12.1} {:>10.1} {:>12.1} {:>9.2}",
+        r.data_sets,
+        r.discover_seconds,
+        r.run_seconds,
+        r.json_seconds,
+        r.per_data_set_us,
+        r.check_us,
+        r.overhead_us,
+        r.relative
+    );
 }
 
 /// (begin, end) pads per axis.

@@ -15,3 +15,5 @@ pub use budget::{Budget, MAX_RUN_BYTES};
 pub use center_crop_pad::run_center_crop_pad;
 pub use graph::{RunError, run_model, run_model_within, run_node};
 pub use pad::{pad_tensor, run_pad};
+#[cfg(target_arch = "x86_64")]
+pub(crate) use stream_copy::extend_streaming;

@@ -1,0 +1,258 @@
+//! The runner's cost as the corpus grows: many small data sets, generated in a scratch
+//! directory and run as the main command runs them (discovery, the run with the human report
+//! streamed, the JSON report), so that anything that grows faster than the corpus shows as a
+//! per-data-set cost that climbs with it.
+
+use std::io::{self, BufWriter};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use prost::Message;
+use serde::Serialize;
+
+use super::BenchError;
+use crate::backend::{Backend, RefBackend};
+use crate::case::{Patterns, discover};
+use crate::check::{CheckOptions, Status};
+use crate::fuzz::FuzzCase;
+use crate::model::Model;
+use crate::operators::{OpVersion, PadMode, PadOp};
+use crate::report::{Colors, write_json, write_outcome, write_summary};
+use crate::runner::{jobs, run_jobs};
+use crate::tensor::{DecodeOptions, Tensor, encode_tensor};
+
+/// How many data sets to time, and on how many threads.
+#[derive(Clone, Debug)]
+pub struct ScalingOptions {
+    /// The corpus sizes, in data sets, one measurement each.
+    pub counts: Vec<usize>,
+    /// Threads the run uses. With one, the time not spent checking data sets is the runner's.
+    pub threads: usize,
+}
+
+impl Default for ScalingOptions {
+    fn default() -> Self {
+        ScalingOptions {
+            counts: vec![1_000, 10_000, 100_000],
+            threads: 1,
+        }
+    }
+}
+
+/// One corpus size, timed.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScalingResult {
+    /// Data sets in the corpus (one per case).
+    pub data_sets: usize,
+    /// Seconds to find the cases.
+    pub discover_seconds: f64,
+    /// Seconds of the run, the streamed human report included.
+    pub run_seconds: f64,
+    /// Seconds to write the JSON report.
+    pub json_seconds: f64,
+    /// Microseconds per data set, everything included.
+    pub per_data_set_us: f64,
+    /// Of those, the microseconds inside the check of a data set (reading its files, running
+    /// the backend, comparing), summed over the data sets.
+    pub check_us: f64,
+    /// The rest: discovery, the case's model, scheduling and the reports, per data set. Only
+    /// meaningful with one thread, where checks do not overlap.
+    pub overhead_us: f64,
+    /// `per_data_set_us` over that of the smallest corpus measured: 1 for linear cost.
+    pub relative: f64,
+}
+
+/// The variants of the small cases: every mode, ranks 1 to 3, a negative pad among them.
+fn variants() -> Vec<FuzzCase> {
+    let shapes: [&[usize]; 4] = [&[5], &[3, 4], &[2, 3, 4], &[6, 2]];
+    let modes = [PadMode::Constant, PadMode::Edge, PadMode::Reflect, PadMode::Wrap];
+    let mut cases = Vec::new();
+    for (i, shape) in shapes.iter().enumerate() {
+        for (j, mode) in modes.iter().enumerate() {
+            let count: usize = shape.iter().product();
+            let rank = shape.len();
+            // One pad before and two after on the last axis, and one removed at the front of
+            // the first when there are two or more.
+            let mut pads = vec![0i64; 2 * rank];
+            pads[rank - 1] = 1;
+            pads[2 * rank - 1] = 2;
+            if rank > 1 && (i + j) % 2 == 0 {
+                pads[0] = -1;
+            }
+            cases.push(FuzzCase {
+                operator: OpVersion {
+                    op: PadOp::Pad,
+                    version: 19,
+                },
+                mode: Some(mode.name().to_owned()),
+                data: Tensor::from_vec(shape, (0..count).map(|v| v as f32 * 0.5).collect()).expect("count elements"),
+                pads,
+                pads_2d: false,
+                constant: None,
+                axes: None,
+                int32_indices: false,
+            });
+        }
+    }
+    cases
+}
+
+/// A case's files: the model, then each data set file's name and bytes.
+struct CaseFiles {
+    model: Vec<u8>,
+    data: Vec<(String, Vec<u8>)>,
+}
+
+fn case_files(case: &FuzzCase, name: &str) -> Result<CaseFiles, BenchError> {
+    let (model, inputs) = case.build(name);
+    let loaded = Model::from_proto(Path::new("model.onnx"), model.clone(), &DecodeOptions::default())
+        .map_err(|e| BenchError::Scaling(e.to_string()))?;
+    let expected = RefBackend
+        .run(&loaded, &inputs)
+        .map_err(|e| BenchError::Scaling(format!("the reference refused a generated case: {e}")))?;
+    let mut data: Vec<(String, Vec<u8>)> = inputs
+        .iter()
+        .zip(["x", "pads"])
+        .enumerate()
+        .map(|(k, (tensor, name))| (format!("input_{k}.pb"), encode_tensor(tensor, name).encode_to_vec()))
+        .collect();
+    data.push((
+        "output_0.pb".to_owned(),
+        encode_tensor(&expected[0], "y").encode_to_vec(),
+    ));
+    Ok(CaseFiles {
+        model: model.encode_to_vec(),
+        data,
+    })
+}
+
+/// Writes `count` cases of one data set each under `root`, a thousand to a directory.
+fn write_corpus(root: &Path, count: usize, files: &[CaseFiles]) -> io::Result<()> {
+    for i in 0..count {
+        let case = &files[i % files.len()];
+        let dir = root.join(format!("group_{:04}/test_scale_{i:07}_pad", i / 1000));
+        let data_dir = dir.join("test_data_set_0");
+        std::fs::create_dir_all(&data_dir)?;
+        std::fs::write(dir.join("model.onnx"), &case.model)?;
+        for (name, bytes) in &case.data {
+            std::fs::write(data_dir.join(name), bytes)?;
+        }
+    }
+    Ok(())
+}
+
+/// Generates each corpus size in a scratch directory and times a whole run of `ref` over it,
+/// the reports written to a sink. `progress` hears what is under way (generating 100,000 cases
+/// takes a while).
+pub fn bench_scaling(
+    options: &ScalingOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<ScalingResult>, BenchError> {
+    let scaling = |e: io::Error| BenchError::Scaling(e.to_string());
+    let files = variants()
+        .iter()
+        .enumerate()
+        .map(|(i, case)| case_files(case, &format!("test_scale_{i}_pad")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut results: Vec<ScalingResult> = Vec::new();
+    for &count in &options.counts {
+        if count == 0 {
+            return Err(BenchError::Scaling(
+                "a corpus of 0 data sets has nothing to time".to_owned(),
+            ));
+        }
+        let scratch = tempfile::tempdir().map_err(scaling)?;
+        progress(&format!("writing {count} data sets"));
+        write_corpus(scratch.path(), count, &files).map_err(scaling)?;
+        progress(&format!("running {count} data sets"));
+        let result = time_run(scratch.path(), count, options.threads)?;
+        let relative = results
+            .first()
+            .map_or(1.0, |first| result.per_data_set_us / first.per_data_set_us);
+        results.push(ScalingResult { relative, ..result });
+    }
+    Ok(results)
+}
+
+/// One run over the corpus at `root`, as the main command makes it.
+fn time_run(root: &Path, count: usize, threads: usize) -> Result<ScalingResult, BenchError> {
+    let start = Instant::now();
+    let cases = discover(&[root.to_owned()], &Patterns::default()).map_err(|e| BenchError::Scaling(e.to_string()))?;
+    let jobs = jobs(&cases);
+    let discovered = start.elapsed();
+    let options = CheckOptions::default();
+    let mut out = BufWriter::new(io::sink());
+    let mut written = Ok(());
+    let report = run_jobs(&RefBackend, &jobs, &options, threads, &mut |outcome| {
+        if written.is_ok() {
+            written = write_outcome(outcome, Colors::Never, &mut out);
+        }
+    });
+    written
+        .and_then(|()| write_summary(&report, &mut out))
+        .map_err(|e| BenchError::Scaling(e.to_string()))?;
+    let ran = start.elapsed();
+    write_json(&report, &mut out).map_err(|e| BenchError::Scaling(e.to_string()))?;
+    let total = start.elapsed();
+    if report.outcomes.len() != count {
+        return Err(BenchError::Scaling(format!(
+            "{} data sets ran of the {count} written",
+            report.outcomes.len()
+        )));
+    }
+    if let Some(outcome) = report.outcomes.iter().find(|o| o.status != Status::Passed) {
+        return Err(BenchError::Scaling(format!(
+            "{} did not pass: {}",
+            outcome.name(),
+            outcome.message
+        )));
+    }
+    let checking: Duration = report.outcomes.iter().map(|o| o.duration).sum();
+    let per = |time: Duration| time.as_secs_f64() * 1e6 / count as f64;
+    Ok(ScalingResult {
+        data_sets: count,
+        discover_seconds: discovered.as_secs_f64(),
+        run_seconds: (ran - discovered).as_secs_f64(),
+        json_seconds: (total - ran).as_secs_f64(),
+        per_data_set_us: per(total),
+        check_us: per(checking),
+        overhead_us: per(total.saturating_sub(checking)),
+        relative: 1.0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_corpus_runs_and_every_data_set_counts() {
+        let options = ScalingOptions {
+            counts: vec![20, 40],
+            threads: 1,
+        };
+        let results = bench_scaling(&options, &mut |_| {}).unwrap();
+        assert_eq!(results.iter().map(|r| r.data_sets).collect::<Vec<_>>(), [20, 40]);
+        assert_eq!(results[0].relative, 1.0);
+        for r in &results {
+            assert!(r.check_us > 0.0 && r.overhead_us > 0.0, "{r:?}");
+            let parts = r.check_us + r.overhead_us;
+            assert!(
+                (parts - r.per_data_set_us).abs() < 1e-6 * r.per_data_set_us.max(1.0),
+                "{r:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_variant_is_a_case_the_reference_passes() {
+        // Sixteen distinct models: four shapes by four modes.
+        let files: Vec<_> = variants()
+            .iter()
+            .map(|c| case_files(c, "test_v_pad").unwrap())
+            .collect();
+        assert_eq!(files.len(), 16);
+        let models: std::collections::HashSet<_> = files.iter().map(|f| f.model.clone()).collect();
+        assert_eq!(models.len(), 16);
+    }
+}
