@@ -358,15 +358,27 @@ fn lossless_name(name: &std::ffi::OsStr) -> String {
 }
 
 fn load_case_dir(root: &Path, dir: &Path) -> TestCase {
-    let data_set_dirs = match numbered_entries(dir, "test_data_set_", "") {
+    // Each directory is read once, and what is known from its entries is not asked again of
+    // the file system: at 100,000 cases, every call per case counts.
+    let entries = match Entries::read(dir) {
         Ok(entries) => entries,
+        Err(problem) => return TestCase::unlisted(root, dir, problem),
+    };
+    let data_set_dirs = match entries.numbered("test_data_set_", "") {
+        Ok(found) => found,
         Err(problem) => return TestCase::unlisted(root, dir, problem),
     };
     // A test_data_set_N that is not a directory, or two with one number (1 and 01), would
     // otherwise vanish or share a name: the case errors, naming it.
-    for (position, (number, path)) in data_set_dirs.iter().enumerate() {
-        if !path.is_dir() {
-            return TestCase::unlisted(root, dir, ListingProblem::NotADirectory { path: path.clone() });
+    for (position, (number, entry)) in data_set_dirs.iter().enumerate() {
+        if !entry.is_dir() {
+            return TestCase::unlisted(
+                root,
+                dir,
+                ListingProblem::NotADirectory {
+                    path: entry.path.clone(),
+                },
+            );
         }
         if let Some((previous, first)) = position.checked_sub(1).map(|p| &data_set_dirs[p])
             && previous == number
@@ -374,8 +386,8 @@ fn load_case_dir(root: &Path, dir: &Path) -> TestCase {
             let name = |p: &Path| p.file_name().map(lossless_name).unwrap_or_default();
             let problem = ListingProblem::DuplicateNumber {
                 dir: dir.to_owned(),
-                first: name(first),
-                second: name(path),
+                first: name(&first.path),
+                second: name(&entry.path),
                 number: *number,
             };
             return TestCase::unlisted(root, dir, problem);
@@ -383,10 +395,11 @@ fn load_case_dir(root: &Path, dir: &Path) -> TestCase {
     }
     let data_sets = data_set_dirs
         .into_iter()
-        .map(|(index, path)| list_data_set(index, path))
+        .map(|(index, entry)| list_data_set(index, entry.path.clone()))
         .collect();
     let info = dir.join(CASE_INFO_FILE);
-    let basis = match info.exists().then(|| read_json::<CaseInfo>(&info)).transpose() {
+    let described = entries.contains(CASE_INFO_FILE) && info.exists();
+    let basis = match described.then(|| read_json::<CaseInfo>(&info)).transpose() {
         Ok(info) => info.map_or_else(BasisNote::upstream, |info| info.basis),
         Err(e) => return TestCase::unlisted(root, dir, ListingProblem::CaseInfo(Arc::new(e))),
     };
@@ -404,13 +417,17 @@ fn list_data_set(index: usize, dir: PathBuf) -> DataSet {
         index,
         inputs: Vec::new(),
         outputs: Vec::new(),
-        // Present in any form: one that is not a regular file is refused when read, by name.
-        expected_error: Some(dir.join(EXPECTED_ERROR_FILE)).filter(|p| std::fs::symlink_metadata(p).is_ok()),
+        expected_error: None,
         problem: None,
         dir,
     };
-    let listed = numbered_files(&data_set.dir, "input_")
-        .and_then(|inputs| Ok((inputs, numbered_files(&data_set.dir, "output_")?)));
+    let listed = Entries::read(&data_set.dir).and_then(|entries| {
+        // Present in any form: one that is not a regular file is refused when read, by name.
+        data_set.expected_error = entries
+            .contains(EXPECTED_ERROR_FILE)
+            .then(|| data_set.dir.join(EXPECTED_ERROR_FILE));
+        Ok((entries.numbered_files("input_")?, entries.numbered_files("output_")?))
+    });
     match listed {
         Ok((_, outputs)) if data_set.expected_error.is_some() && !outputs.is_empty() => {
             data_set.problem = Some(ListingProblem::BothExpectations {
@@ -426,57 +443,104 @@ fn list_data_set(index: usize, dir: PathBuf) -> DataSet {
     data_set
 }
 
-/// The `{prefix}K.pb` files of `dir` in order of K, which must run 0, 1, 2, … without a gap:
-/// a missing file would shift every later tensor onto the wrong input or output.
-fn numbered_files(dir: &Path, prefix: &'static str) -> Result<Vec<PathBuf>, ListingProblem> {
-    let found = numbered_entries(dir, prefix, ".pb")?;
-    let name = |path: &Path| path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-    for (position, (number, path)) in found.iter().enumerate() {
-        if *number < position {
-            let (_, previous) = &found[position - 1];
-            return Err(ListingProblem::DuplicateNumber {
-                dir: dir.to_owned(),
-                first: name(previous),
-                second: name(path),
-                number: *number,
-            });
-        }
-        if *number > position {
-            return Err(ListingProblem::MissingNumber {
-                dir: dir.to_owned(),
-                prefix,
-                position,
-                found: name(path),
-            });
-        }
-    }
-    Ok(found.into_iter().map(|(_, path)| path).collect())
+/// One entry of a directory listing.
+struct Entry {
+    path: PathBuf,
+    /// From the listing itself where the file system gives it (no call per entry).
+    file_type: Option<std::fs::FileType>,
 }
 
-/// Entries of `dir` named `{prefix}{N}{suffix}`, in numeric order of N.
-fn numbered_entries(dir: &Path, prefix: &str, suffix: &str) -> Result<Vec<(usize, PathBuf)>, ListingProblem> {
-    let unreadable = |source| ListingProblem::unreadable(dir, source);
-    let entries = std::fs::read_dir(dir).map_err(unreadable)?;
-    let mut found = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(unreadable)?;
-        let name = entry.file_name();
-        let Some(digits) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(prefix))
-            .and_then(|n| n.strip_suffix(suffix))
-        else {
-            continue;
-        };
-        // Named like one, but with no number that fits (`x`, `+1`, twenty digits): an error
-        // naming it, not a file silently left out.
-        match digits.parse::<usize>() {
-            Ok(number) if digits.bytes().all(|b| b.is_ascii_digit()) => found.push((number, entry.path())),
-            _ => return Err(ListingProblem::BadNumber { path: entry.path() }),
+impl Entry {
+    /// A directory, or a link to one (followed, as the walk follows links).
+    fn is_dir(&self) -> bool {
+        match self.file_type {
+            Some(t) if t.is_dir() => true,
+            Some(t) if !t.is_symlink() => false,
+            _ => self.path.is_dir(),
         }
     }
-    found.sort();
-    Ok(found)
+}
+
+/// A directory's entries, read once.
+struct Entries {
+    dir: PathBuf,
+    entries: Vec<(std::ffi::OsString, Entry)>,
+}
+
+impl Entries {
+    fn read(dir: &Path) -> Result<Entries, ListingProblem> {
+        let unreadable = |source| ListingProblem::unreadable(dir, source);
+        let mut entries = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(unreadable)? {
+            let entry = entry.map_err(unreadable)?;
+            let listed = Entry {
+                path: entry.path(),
+                file_type: entry.file_type().ok(),
+            };
+            entries.push((entry.file_name(), listed));
+        }
+        Ok(Entries {
+            dir: dir.to_owned(),
+            entries,
+        })
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.entries.iter().any(|(n, _)| n == name)
+    }
+
+    /// The entries named `{prefix}{N}{suffix}`, in numeric order of N.
+    fn numbered(&self, prefix: &str, suffix: &str) -> Result<Vec<(usize, &Entry)>, ListingProblem> {
+        let mut found = Vec::new();
+        for (name, entry) in &self.entries {
+            let Some(digits) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(prefix))
+                .and_then(|n| n.strip_suffix(suffix))
+            else {
+                continue;
+            };
+            // Named like one, but with no number that fits (`x`, `+1`, twenty digits): an error
+            // naming it, not a file silently left out.
+            match digits.parse::<usize>() {
+                Ok(number) if digits.bytes().all(|b| b.is_ascii_digit()) => found.push((number, entry)),
+                _ => {
+                    return Err(ListingProblem::BadNumber {
+                        path: entry.path.clone(),
+                    });
+                }
+            }
+        }
+        found.sort_by(|a, b| (a.0, &a.1.path).cmp(&(b.0, &b.1.path)));
+        Ok(found)
+    }
+
+    /// The `{prefix}K.pb` files, in order of K, which must run 0, 1, 2, … without a gap: a
+    /// missing file would shift every later tensor onto the wrong input or output.
+    fn numbered_files(&self, prefix: &'static str) -> Result<Vec<PathBuf>, ListingProblem> {
+        let found = self.numbered(prefix, ".pb")?;
+        let name = |path: &Path| path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        for (position, (number, entry)) in found.iter().enumerate() {
+            if *number < position {
+                let (_, previous) = &found[position - 1];
+                return Err(ListingProblem::DuplicateNumber {
+                    dir: self.dir.clone(),
+                    first: name(&previous.path),
+                    second: name(&entry.path),
+                    number: *number,
+                });
+            }
+            if *number > position {
+                return Err(ListingProblem::MissingNumber {
+                    dir: self.dir.clone(),
+                    prefix,
+                    position,
+                    found: name(&entry.path),
+                });
+            }
+        }
+        Ok(found.into_iter().map(|(_, entry)| entry.path.clone()).collect())
+    }
 }
 
 impl TestCase {
