@@ -269,6 +269,10 @@ pub struct BenchArgs {
     /// Threads for the --scaling run (with one, the time outside the checks is the runner's).
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
+    /// Where --scaling writes its corpora (default: the system's temporary directory; a
+    /// memory file system such as /dev/shm takes the disk out of the figures).
+    #[arg(long, value_name = "DIR")]
+    pub scratch: Option<PathBuf>,
     /// Time decoding a float TensorProto of --decode-mib MiB instead of padding.
     #[arg(long)]
     pub decode: bool,

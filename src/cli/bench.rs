@@ -131,6 +131,7 @@ fn scaling(args: &BenchArgs) -> Result<ExitCode, Fatal> {
     let options = ScalingOptions {
         counts: args.data_sets.clone(),
         threads: args.jobs.max(1),
+        scratch: args.scratch.clone(),
     };
     let terminal = std::io::stderr().is_terminal();
     let results = bench_scaling(&options, &mut |step| {
