@@ -233,7 +233,7 @@ impl Tensor {
 }
 
 /// The first typed value field that holds anything.
-fn filled_typed_field(proto: &TensorProto) -> Option<&'static str> {
+pub(super) fn filled_typed_field(proto: &TensorProto) -> Option<&'static str> {
     [
         ("float_data", proto.float_data.is_empty()),
         ("int32_data", proto.int32_data.is_empty()),
