@@ -578,6 +578,30 @@ fn external_data_is_read_inside_the_case_directory_only() {
 }
 
 #[test]
+fn external_data_of_every_layout_decodes_as_raw_data_does() {
+    // Plain types are read straight into the tensor's buffer, the others converted.
+    let dir = tempfile::tempdir().unwrap();
+    let options = DecodeOptions {
+        base_dir: Some(dir.path().to_owned()),
+        ..DecodeOptions::default()
+    };
+    // Zeros and ones: valid bools too.
+    let bytes: Vec<u8> = (0..32).map(|i| i % 2).collect();
+    std::fs::write(dir.path().join("data.bin"), &bytes).unwrap();
+    for (data_type, rows) in [(D::Float, 2), (D::Complex128, 1), (D::Bool, 4), (D::Int4, 8)] {
+        let count = bytes.len() * 8 / data_type.bit_width().unwrap() as usize;
+        let from_file = TensorProto {
+            data_type: data_type.code(),
+            dims: vec![rows as i64, (count / rows) as i64],
+            ..external("data.bin", None, None)
+        };
+        let tensor = decode_tensor(&from_file, &options).unwrap();
+        assert_eq!(tensor.shape(), [rows, count / rows], "{data_type}");
+        assert_eq!(tensor.raw_bytes().unwrap(), bytes, "{data_type}");
+    }
+}
+
+#[test]
 fn only_regular_files_are_read() {
     // A FIFO would block the reader until something writes to it; a directory never decodes.
     let dir = tempfile::tempdir().unwrap();

@@ -176,57 +176,20 @@ pub enum TensorError {
 
 /// Decodes a `TensorProto` held in memory.
 pub fn decode_tensor(proto: &TensorProto, options: &DecodeOptions) -> Result<Tensor, TensorError> {
-    let data_type = DataType::from_code(proto.data_type).ok_or(TensorError::UnknownDataType(proto.data_type))?;
-    if let Some(segment) = &proto.segment {
-        return Err(TensorError::Segment {
-            begin: segment.begin,
-            end: segment.end,
-        });
-    }
-    let shape = checked_shape(&proto.dims)?;
-    // ndarray requires the product of the non-zero extents to fit in isize even when another
-    // extent is 0, so [0, 2^62, 2^62] is refused here rather than panicking in `Tensor::from_vec`.
-    let nonzero = shape
-        .iter()
-        .filter(|&&d| d != 0)
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .filter(|&n| isize::try_from(n).is_ok())
-        .ok_or_else(|| TensorError::ElementCountOverflow {
-            dims: proto.dims.clone(),
-        })?;
-    let count = if shape.contains(&0) { 0 } else { nonzero };
-    let bytes = data_bytes(data_type, count).ok_or_else(|| TensorError::ElementCountOverflow {
-        dims: proto.dims.clone(),
-    })?;
-    if bytes > options.max_bytes {
-        return Err(TensorError::TooLarge {
-            dims: proto.dims.clone(),
-            data_type,
-            bytes,
-            limit: options.max_bytes,
-        });
-    }
-    let decoder = Decoder {
-        proto,
-        data_type,
-        shape: &shape,
-        count,
-        bytes,
-    };
+    let decoder = Decoder::new(proto, options)?;
     if proto.data_location == DATA_LOCATION_EXTERNAL {
-        if data_type == DataType::String {
+        if decoder.data_type == DataType::String {
             return Err(TensorError::StringInRawData);
         }
-        let raw = read_external(proto, options, bytes)?;
-        return decoder.decode_raw(&raw);
+        return read_external(&decoder, options);
     }
     let raw_data = proto.raw_data.as_ref().filter(|raw| !raw.is_empty());
     if let (Some(_), Some(field)) = (raw_data, filled_typed_field(proto)) {
         return Err(TensorError::RawAndTyped { field });
     }
     match &proto.raw_data {
-        Some(raw) if data_type == DataType::String && !raw.is_empty() => Err(TensorError::StringInRawData),
-        Some(raw) if data_type != DataType::String => decoder.decode_raw(raw),
+        Some(raw) if decoder.data_type == DataType::String && !raw.is_empty() => Err(TensorError::StringInRawData),
+        Some(raw) if decoder.data_type != DataType::String => decoder.decode_raw(raw),
         _ => decoder.decode_fields(),
     }
 }
@@ -270,7 +233,7 @@ impl Tensor {
 }
 
 /// The first typed value field that holds anything.
-fn filled_typed_field(proto: &TensorProto) -> Option<&'static str> {
+pub(super) fn filled_typed_field(proto: &TensorProto) -> Option<&'static str> {
     [
         ("float_data", proto.float_data.is_empty()),
         ("int32_data", proto.int32_data.is_empty()),
@@ -303,43 +266,116 @@ fn data_bytes(data_type: DataType, count: usize) -> Option<u64> {
     (count as u64).checked_mul(bits).map(|b| b.div_ceil(8))
 }
 
-struct Decoder<'a> {
+/// A `TensorProto` whose type, dims and size passed the checks that come before its data is
+/// looked at: every way of reading the data (raw_data in memory, a tensor file's raw_data read
+/// straight from disk, external data) starts from one, so the checks are made alike.
+pub(super) struct Decoder<'a> {
     proto: &'a TensorProto,
-    data_type: DataType,
-    shape: &'a [usize],
+    pub(super) data_type: DataType,
+    shape: Vec<usize>,
     count: usize,
+    /// Bytes of raw data the dims and type call for.
     bytes: u64,
+}
+
+impl<'a> Decoder<'a> {
+    /// Checks the element type, segment, dims and size against `options.max_bytes`.
+    pub(super) fn new(proto: &'a TensorProto, options: &DecodeOptions) -> Result<Decoder<'a>, TensorError> {
+        let data_type = DataType::from_code(proto.data_type).ok_or(TensorError::UnknownDataType(proto.data_type))?;
+        if let Some(segment) = &proto.segment {
+            return Err(TensorError::Segment {
+                begin: segment.begin,
+                end: segment.end,
+            });
+        }
+        let shape = checked_shape(&proto.dims)?;
+        // ndarray requires the product of the non-zero extents to fit in isize even when another
+        // extent is 0, so [0, 2^62, 2^62] is refused here rather than panicking in `Tensor::from_vec`.
+        let nonzero = shape
+            .iter()
+            .filter(|&&d| d != 0)
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .filter(|&n| isize::try_from(n).is_ok())
+            .ok_or_else(|| TensorError::ElementCountOverflow {
+                dims: proto.dims.clone(),
+            })?;
+        let count = if shape.contains(&0) { 0 } else { nonzero };
+        let bytes = data_bytes(data_type, count).ok_or_else(|| TensorError::ElementCountOverflow {
+            dims: proto.dims.clone(),
+        })?;
+        if bytes > options.max_bytes {
+            return Err(TensorError::TooLarge {
+                dims: proto.dims.clone(),
+                data_type,
+                bytes,
+                limit: options.max_bytes,
+            });
+        }
+        Ok(Decoder {
+            proto,
+            data_type,
+            shape,
+            count,
+            bytes,
+        })
+    }
 }
 
 impl Decoder<'_> {
     fn tensor<T: Element>(&self, values: Vec<T>) -> Tensor {
-        Tensor::from_vec(self.shape, values).expect("element count was checked against the shape")
+        Tensor::from_vec(&self.shape, values).expect("element count was checked against the shape")
     }
 
-    fn decode_raw(&self, raw: &[u8]) -> Result<Tensor, TensorError> {
-        if raw.len() as u64 != self.bytes {
+    /// Refuses raw data of `actual` bytes unless it is exactly what the dims and type call for.
+    pub(super) fn check_raw_len(&self, actual: u64) -> Result<(), TensorError> {
+        if actual != self.bytes {
             return Err(TensorError::RawDataLength {
                 dims: self.proto.dims.clone(),
                 data_type: self.data_type,
                 expected: self.bytes,
-                actual: raw.len() as u64,
+                actual,
             });
         }
+        Ok(())
+    }
+
+    /// For the plain types, whose raw data is their memory as is (little-endian numbers), reads
+    /// the raw data from `source` straight into the buffer the tensor keeps: one allocation,
+    /// written once. `None`, before reading, for the types whose raw data needs converting.
+    pub(super) fn read_plain(&self, source: &mut impl Read) -> Option<std::io::Result<Tensor>> {
+        Some(match self.data_type {
+            DataType::Float => self.read_values::<f32>(source),
+            DataType::Double => self.read_values::<f64>(source),
+            DataType::Float16 => self.read_values::<f16>(source),
+            DataType::Bfloat16 => self.read_values::<bf16>(source),
+            DataType::Int8 => self.read_values::<i8>(source),
+            DataType::Int16 => self.read_values::<i16>(source),
+            DataType::Int32 => self.read_values::<i32>(source),
+            DataType::Int64 => self.read_values::<i64>(source),
+            DataType::Uint8 => self.read_values::<u8>(source),
+            DataType::Uint16 => self.read_values::<u16>(source),
+            DataType::Uint32 => self.read_values::<u32>(source),
+            DataType::Uint64 => self.read_values::<u64>(source),
+            DataType::Complex64 => self.read_values::<Complex<f32>>(source),
+            DataType::Complex128 => self.read_values::<Complex<f64>>(source),
+            _ => return None,
+        })
+    }
+
+    fn read_values<T: Element + Pod>(&self, source: &mut impl Read) -> std::io::Result<Tensor> {
+        // Zeroed lazily by the allocator: the read is the first write to most pages.
+        let mut values = bytemuck::zeroed_vec::<T>(self.count);
+        crate::huge_pages::advise_capacity(&values);
+        source.read_exact(bytemuck::cast_slice_mut::<T, u8>(&mut values))?;
+        Ok(self.tensor(values))
+    }
+
+    fn decode_raw(&self, raw: &[u8]) -> Result<Tensor, TensorError> {
+        self.check_raw_len(raw.len() as u64)?;
+        if let Some(tensor) = self.read_plain(&mut &raw[..]) {
+            return Ok(tensor.expect("the length was checked"));
+        }
         Ok(match self.data_type {
-            DataType::Float => self.tensor(pod_from_le::<f32>(raw)),
-            DataType::Double => self.tensor(pod_from_le::<f64>(raw)),
-            DataType::Float16 => self.tensor(pod_from_le::<f16>(raw)),
-            DataType::Bfloat16 => self.tensor(pod_from_le::<bf16>(raw)),
-            DataType::Int8 => self.tensor(pod_from_le::<i8>(raw)),
-            DataType::Int16 => self.tensor(pod_from_le::<i16>(raw)),
-            DataType::Int32 => self.tensor(pod_from_le::<i32>(raw)),
-            DataType::Int64 => self.tensor(pod_from_le::<i64>(raw)),
-            DataType::Uint8 => self.tensor(pod_from_le::<u8>(raw)),
-            DataType::Uint16 => self.tensor(pod_from_le::<u16>(raw)),
-            DataType::Uint32 => self.tensor(pod_from_le::<u32>(raw)),
-            DataType::Uint64 => self.tensor(pod_from_le::<u64>(raw)),
-            DataType::Complex64 => self.tensor(pod_from_le::<Complex<f32>>(raw)),
-            DataType::Complex128 => self.tensor(pod_from_le::<Complex<f64>>(raw)),
             DataType::Bool => self.tensor(self.bools(raw.iter().map(|&b| b as i64), "raw_data")?),
             DataType::Float8E4M3FN => self.tensor(raw.iter().map(|&b| Float8E4M3FN::from_bits(b)).collect()),
             DataType::Float8E4M3FNUZ => self.tensor(raw.iter().map(|&b| Float8E4M3FNUZ::from_bits(b)).collect()),
@@ -352,6 +388,7 @@ impl Decoder<'_> {
             DataType::Int2 => self.tensor(sub_byte::unpack::<Int2>(raw, self.count)),
             DataType::Uint2 => self.tensor(sub_byte::unpack::<Uint2>(raw, self.count)),
             DataType::String => unreachable!("strings never come from raw_data"),
+            plain => unreachable!("{plain} was read by read_plain"),
         })
     }
 
@@ -480,21 +517,13 @@ impl Decoder<'_> {
     }
 }
 
-/// Copies little-endian bytes into a typed vector: one allocation (zeroed lazily by the
-/// allocator) and one memcpy.
-fn pod_from_le<T: Pod>(raw: &[u8]) -> Vec<T> {
-    let mut values = bytemuck::zeroed_vec::<T>(raw.len() / size_of::<T>());
-    crate::huge_pages::advise_capacity(&values);
-    bytemuck::cast_slice_mut::<T, u8>(&mut values).copy_from_slice(raw);
-    values
-}
-
 #[cfg(target_endian = "big")]
 compile_error!("raw_data is little-endian and is copied as is: a little-endian host is required");
 
-/// Reads the bytes `external_data` points at, after checking the location stays inside
-/// `base_dir` and the range inside the file.
-fn read_external(proto: &TensorProto, options: &DecodeOptions, expected: u64) -> Result<Vec<u8>, TensorError> {
+/// Reads the data `external_data` points at, after checking the location stays inside
+/// `base_dir` and the range inside the file; the plain types straight into the tensor's buffer.
+fn read_external(decoder: &Decoder, options: &DecodeOptions) -> Result<Tensor, TensorError> {
+    let proto = decoder.proto;
     let entry = |key: &str| {
         proto
             .external_data
@@ -568,17 +597,13 @@ fn read_external(proto: &TensorProto, options: &DecodeOptions, expected: u64) ->
             file_len,
         });
     }
-    if length != expected {
-        return Err(TensorError::RawDataLength {
-            dims: proto.dims.clone(),
-            data_type: DataType::from_code(proto.data_type).expect("checked by the caller"),
-            expected,
-            actual: length,
-        });
-    }
-    let mut raw = vec![0u8; length as usize];
+    decoder.check_raw_len(length)?;
     file.seek(SeekFrom::Start(offset))
         .map_err(|e| file_err(e.to_string()))?;
+    if let Some(tensor) = decoder.read_plain(&mut file) {
+        return tensor.map_err(|e| file_err(e.to_string()));
+    }
+    let mut raw = vec![0u8; length as usize];
     file.read_exact(&mut raw).map_err(|e| file_err(e.to_string()))?;
-    Ok(raw)
+    decoder.decode_raw(&raw)
 }

@@ -2,12 +2,13 @@
 //! writing. Errors name the file.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use prost::Message;
 
+use super::raw_read::read_direct;
 use super::{DecodeOptions, Tensor, TensorError, decode_tensor, encode_tensor};
 use crate::proto::TensorProto;
 
@@ -72,19 +73,43 @@ impl FileProblem {
             problem: self,
         }
     }
-}
 
-/// Reads and decodes a serialized `TensorProto` file (input_K.pb, output_K.pb).
-pub fn read_tensor_file(path: &Path, options: &DecodeOptions) -> Result<Tensor, FileError> {
-    let bytes = read_limited(path, options.max_bytes)?;
-    let proto = TensorProto::decode(Bytes::from(bytes)).map_err(|e| FileProblem::from(e).at(path))?;
-    decode_tensor(&proto, options).map_err(|problem| {
+    /// `problem`, of the tensor `proto` decodes to.
+    pub(super) fn tensor(proto: &TensorProto, problem: TensorError) -> FileProblem {
         FileProblem::Tensor {
             name: proto.name.clone(),
             problem: Box::new(problem),
         }
-        .at(path)
-    })
+    }
+}
+
+/// Reads and decodes a serialized `TensorProto` file (input_K.pb, output_K.pb).
+pub fn read_tensor_file(path: &Path, options: &DecodeOptions) -> Result<Tensor, FileError> {
+    read_tensor_file_by(path, options).map(|(tensor, _)| tensor)
+}
+
+/// How a tensor file was read; tests check the direct path is taken where it should be.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ReadPath {
+    /// raw_data read from the file straight into the tensor's buffer.
+    Direct,
+    /// The whole file read into memory, then decoded.
+    Whole,
+}
+
+/// [`read_tensor_file`], saying how the file was read.
+pub(crate) fn read_tensor_file_by(path: &Path, options: &DecodeOptions) -> Result<(Tensor, ReadPath), FileError> {
+    let (mut file, len) = open_limited(path, options.max_bytes)?;
+    if let Some(tensor) = read_direct(&mut file, len, options).map_err(|problem| problem.at(path))? {
+        return Ok((tensor, ReadPath::Direct));
+    }
+    // The whole-file path judges what the direct one left, with its precise errors.
+    let io = |source: std::io::Error| FileProblem::Io(source).at(path);
+    file.rewind().map_err(io)?;
+    let bytes = read_open(file, len, options.max_bytes).map_err(io)?;
+    let proto = TensorProto::decode(Bytes::from(bytes)).map_err(|e| FileProblem::from(e).at(path))?;
+    let tensor = decode_tensor(&proto, options).map_err(|problem| FileProblem::tensor(&proto, problem).at(path))?;
+    Ok((tensor, ReadPath::Whole))
 }
 
 /// The most a group of tensor files read together (a data set's inputs and outputs, a worker's
@@ -104,7 +129,7 @@ pub fn read_tensor_group(
     limit: u64,
     group: &'static str,
 ) -> Result<Vec<Tensor>, FileError> {
-    let allowed = limit.saturating_add(1 << 20);
+    let allowed = framed(limit);
     let mut bytes = 0u64;
     for path in paths {
         // A file that cannot be stat'ed is reported when it is read, with its own reason.
@@ -137,6 +162,13 @@ pub fn read_tensor_group(
 /// Reads a whole regular file, refusing one larger than `limit` (plus 1 MiB of protobuf
 /// framing) before reading.
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+    let (file, len) = open_limited(path, limit)?;
+    read_open(file, len, limit).map_err(|source| FileProblem::Io(source).at(path))
+}
+
+/// Opens a regular file and returns it with its size, refused over `limit` (plus 1 MiB of
+/// protobuf framing) before anything is read.
+fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
     let io = |source: std::io::Error| FileProblem::Io(source).at(path);
     // Opening a FIFO would block until something writes to it, and a device never ends:
     // only regular files are read.
@@ -145,8 +177,7 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
     }
     let file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
-    // Framing: dims, names and tags come on top of the element bytes.
-    let allowed = limit.saturating_add(1 << 20);
+    let allowed = framed(limit);
     if len > allowed {
         return Err(FileProblem::TooLarge {
             bytes: len,
@@ -154,11 +185,22 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
         }
         .at(path));
     }
+    Ok((file, len))
+}
+
+/// Reads a file [`open_limited`] opened, from where it stands to its end; `len`, its size when
+/// opened, sizes the buffer.
+fn read_open(file: File, len: u64, limit: u64) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(len as usize);
     crate::huge_pages::advise_capacity(&bytes);
     // A file that grows while it is read stops at the limit, not at the end of memory.
-    file.take(allowed).read_to_end(&mut bytes).map_err(io)?;
+    file.take(framed(limit)).read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// `limit` bytes of element data with room for the framing: dims, names and tags come on top.
+fn framed(limit: u64) -> u64 {
+    limit.saturating_add(1 << 20)
 }
 
 /// Writes `tensor` as a serialized `TensorProto` file.

@@ -11,6 +11,7 @@ mod decode;
 mod encode;
 mod file;
 mod minifloat;
+mod raw_read;
 mod sub_byte;
 
 use std::fmt;
