@@ -97,6 +97,8 @@ pub struct PadPlan {
     outer_strides: Vec<usize>,
     /// The runs producing one output row of the innermost padded axis, in blocks.
     runs: Vec<Run>,
+    /// The input blocks, relative to a row, that [`far_sources`] finds the runs jump to.
+    far_sources: Vec<usize>,
     /// Elements per block: the product of the unpadded trailing extents.
     block: usize,
     /// Output elements per row: the innermost padded axis's output extent × `block`.
@@ -143,6 +145,7 @@ impl PadPlan {
                     outer_maps: vec![],
                     outer_strides: vec![],
                     runs: vec![],
+                    far_sources: vec![],
                     block: 0,
                     row_len: 0,
                 };
@@ -185,11 +188,13 @@ impl PadPlan {
         }
         .ok_or_else(plan_too_large)?;
         let row_len = out_shape.get(inner).map_or(1, |&extent| extent * block);
+        let far_sources = far_sources(&runs, block.saturating_mul(element_bytes));
         Ok(PadPlan {
             out_shape,
             outer_maps,
             outer_strides,
             runs,
+            far_sources,
             block,
             row_len,
         })
@@ -322,6 +327,34 @@ fn runs(sources: impl Iterator<Item = Option<usize>>, max_runs: usize) -> Option
     Some(runs)
 }
 
+/// The sources (in blocks) of the runs that jump more than [`FAR_JUMP_BYTES`] past all that
+/// the row's runs before them read. The hardware prefetcher follows a row read in order, but
+/// not such a jump: wrap reads a row's end first, so each row began with a miss to memory
+/// (wrap ran at 0.6 of a copy, reflect at 0.95), and these sources are prefetched a row ahead.
+/// Prefetching sources the stream reaches anyway only costs: reflect fell to 0.7 when every
+/// run's source was.
+fn far_sources(runs: &[Run], block_bytes: usize) -> Vec<usize> {
+    let mut read_to = 0usize;
+    let mut far = Vec::new();
+    for run in runs {
+        let (source, blocks) = match *run {
+            Run::Fill(_) => continue,
+            Run::Copy { start, len } => (start, len),
+            Run::Repeat { index, .. } => (index, 1),
+        };
+        let start = source.saturating_mul(block_bytes);
+        if start > read_to.saturating_add(FAR_JUMP_BYTES) {
+            far.push(source);
+        }
+        read_to = read_to.max(start.saturating_add(blocks.saturating_mul(block_bytes)));
+    }
+    far
+}
+
+/// A jump in a row's reads the hardware prefetcher is not expected to have foreseen: a few
+/// cache lines.
+const FAR_JUMP_BYTES: usize = 256;
+
 /// Pads `input` (row-major, of the shape the plan was made for) into `out`, which is cleared
 /// first and keeps its capacity, so a caller running many paddings reuses one buffer.
 pub fn pad_into<T: Clone>(input: &[T], plan: &PadPlan, constant: &T, out: &mut Vec<T>) {
@@ -396,51 +429,99 @@ fn pad_runs<T: Clone>(input: &[T], plan: &PadPlan, constant: &T, out: &mut impl 
         return;
     }
     let block = plan.block;
-    let outer_shape: Vec<usize> = plan.outer_maps.iter().map(Vec::len).collect();
-    let mut index = vec![0usize; outer_shape.len()];
-    loop {
-        let mut base = Some(0usize);
-        for ((map, &i), &stride) in plan.outer_maps.iter().zip(&index).zip(&plan.outer_strides) {
-            base = base.zip(map[i]).map(|(b, s)| b + s * stride);
+    let mut rows = Rows::new(plan);
+    // Rows are taken one ahead, so that the next row's far sources are asked of memory while
+    // this one is written.
+    let mut next = rows.next();
+    while let Some(base) = next {
+        next = rows.next();
+        if let Some(Some(ahead)) = next {
+            for &source in &plan.far_sources {
+                prefetch_source(input, ahead + source * block);
+            }
         }
-        match base {
-            None => out.fill(constant, plan.row_len),
-            Some(base) => {
-                for run in &plan.runs {
-                    match *run {
-                        Run::Fill(count) => out.fill(constant, count * block),
-                        Run::Copy { start, len } => {
-                            let from = base + start * block;
-                            out.copy(&input[from..from + len * block]);
-                        }
-                        Run::Repeat { index, count } => {
-                            let from = base + index * block;
-                            let source = &input[from..from + block];
-                            if block == 1 {
-                                out.fill(&source[0], count);
-                            } else {
-                                for _ in 0..count {
-                                    out.copy(source);
-                                }
-                            }
+        let Some(base) = base else {
+            out.fill(constant, plan.row_len);
+            continue;
+        };
+        for run in &plan.runs {
+            match *run {
+                Run::Fill(count) => out.fill(constant, count * block),
+                Run::Copy { start, len } => {
+                    let from = base + start * block;
+                    out.copy(&input[from..from + len * block]);
+                }
+                Run::Repeat { index, count } => {
+                    let from = base + index * block;
+                    let source = &input[from..from + block];
+                    if block == 1 {
+                        out.fill(&source[0], count);
+                    } else {
+                        for _ in 0..count {
+                            out.copy(source);
                         }
                     }
                 }
             }
         }
-        // Advance the odometer over the outer output axes.
-        let mut axis = index.len();
-        loop {
-            if axis == 0 {
-                return;
-            }
-            axis -= 1;
-            index[axis] += 1;
-            if index[axis] < outer_shape[axis] {
+    }
+}
+
+/// Asks for the cache line holding `input[index]`, if there is one, ahead of its use.
+#[inline]
+fn prefetch_source<T>(input: &[T], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(element) = input.get(index) {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: a prefetch is a hint that reads nothing and cannot fault; the address is
+        // an element of `input`.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(element).cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (input, index);
+}
+
+/// The output rows of a plan in order: for each, the input offset of its row (`None`: the
+/// constant fills it), by an odometer over the outer output axes.
+struct Rows<'a> {
+    plan: &'a PadPlan,
+    index: Vec<usize>,
+    done: bool,
+}
+
+impl<'a> Rows<'a> {
+    fn new(plan: &'a PadPlan) -> Rows<'a> {
+        Rows {
+            plan,
+            index: vec![0; plan.outer_maps.len()],
+            done: false,
+        }
+    }
+}
+
+impl Iterator for Rows<'_> {
+    type Item = Option<usize>;
+
+    fn next(&mut self) -> Option<Option<usize>> {
+        if self.done {
+            return None;
+        }
+        let plan = self.plan;
+        let mut base = Some(0usize);
+        for ((map, &i), &stride) in plan.outer_maps.iter().zip(&self.index).zip(&plan.outer_strides) {
+            base = base.zip(map[i]).map(|(b, s)| b + s * stride);
+        }
+        // Advance the odometer; past the last row, the iterator is done.
+        self.done = true;
+        for axis in (0..self.index.len()).rev() {
+            self.index[axis] += 1;
+            if self.index[axis] < plan.outer_maps[axis].len() {
+                self.done = false;
                 break;
             }
-            index[axis] = 0;
+            self.index[axis] = 0;
         }
+        Some(base)
     }
 }
 
@@ -464,6 +545,21 @@ mod tests {
             [1, 2, 3, 2, 1, 2, 3, 2, 1, 2]
         );
         assert_eq!(pad1(&[7], 2, 1, PadMode::Reflect).unwrap(), [7, 7, 7, 7]);
+    }
+
+    #[test]
+    fn only_jumps_ahead_of_the_row_are_prefetched() {
+        let far = |shape: &[usize], pads: &[(i64, i64)], mode| PadPlan::new(shape, pads, mode, 4).unwrap().far_sources;
+        // Wrap reads a row's last two elements first: 2040 bytes in.
+        assert_eq!(far(&[8, 512], &[(0, 0), (2, 2)], PadMode::Wrap), [510]);
+        // Reflect reads near the row's start, then in order, then its end after the rest.
+        for mode in [PadMode::Constant, PadMode::Edge, PadMode::Reflect] {
+            assert_eq!(far(&[8, 512], &[(2, 2), (2, 2)], mode), [] as [usize; 0], "{mode}");
+        }
+        // A short row's jump stays within a few cache lines.
+        assert_eq!(far(&[8, 16], &[(0, 0), (2, 2)], PadMode::Wrap), [] as [usize; 0]);
+        // Cropping the front skips ahead by a row's first 100 elements.
+        assert_eq!(far(&[4, 512], &[(0, 0), (-100, 0)], PadMode::Constant), [100]);
     }
 
     #[test]
