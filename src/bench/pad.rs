@@ -184,7 +184,9 @@ fn bench_typed<T: Element + Pod + Default>(options: &BenchOptions, value: T) -> 
             return Err(BenchError::EmptyOutput { what, shape: out_shape });
         }
     }
-    let input = vec![value; count];
+    // Advised for huge pages as a decoded input tensor is, so the kernel reads what it reads
+    // in a run.
+    let input = advised(std::iter::repeat_n(value, count), count);
     plans
         .iter()
         .map(|(op, mode, plan)| measure(&input, plan, op, mode, options))
@@ -250,4 +252,12 @@ fn measure<T: Element + Pod + Default>(
         goal: Some(goal(mode)),
     }
     .result(Some((times[3], times[4].min(times[5]), FRESH_GOAL)))
+}
+
+/// `len` values in a buffer advised for huge pages before it is first written.
+fn advised<T>(values: impl Iterator<Item = T>, len: usize) -> Vec<T> {
+    let mut buffer = Vec::with_capacity(len);
+    crate::huge_pages::advise_capacity(&buffer);
+    buffer.extend(values.take(len));
+    buffer
 }
