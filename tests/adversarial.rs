@@ -5,6 +5,7 @@
 
 #[path = "adversarial/catalogue.rs"]
 mod catalogue;
+mod support;
 #[path = "adversarial/workers.rs"]
 mod workers;
 
@@ -18,6 +19,7 @@ use pad_conformance::report::{Colors, write_outcome};
 use pad_conformance::runner::{jobs, run_jobs};
 
 use catalogue::{Expect, Hostile};
+use support::files::copy_dir;
 
 /// The vendored case every hostile one runs beside.
 pub const GOOD: &str = "test_edge_pad";
@@ -33,18 +35,6 @@ pub fn copy_good(root: &Path, name: impl AsRef<std::ffi::OsStr>) -> PathBuf {
     let to = root.join(name.as_ref());
     copy_dir(&good_case_dir(), &to);
     to
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
 }
 
 /// Runs every case under `root` with the ref backend; outcomes by data set name.

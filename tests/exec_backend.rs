@@ -7,6 +7,7 @@
 //! `harness = false` (Cargo.toml): main() is either the worker or libtest-mimic over the
 //! tests below, so no other binary or language is needed.
 
+mod support;
 #[path = "exec_backend/worker.rs"]
 mod worker;
 
@@ -14,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use libtest_mimic::{Arguments, Trial};
+use support::files::copy_dir;
+use support::trials::run_tests;
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some(worker::ARG) {
@@ -61,17 +63,7 @@ fn main() {
             human_lines_appear_as_data_sets_finish,
         ),
     ];
-    // libtest-mimic turns a panicking test into a failed trial, with the panic's message.
-    let trials = tests
-        .into_iter()
-        .map(|(name, test)| {
-            Trial::test(name, move || {
-                test();
-                Ok(())
-            })
-        })
-        .collect();
-    libtest_mimic::run(&Arguments::from_args(), trials).exit();
+    run_tests(tests.to_vec());
 }
 
 /// `exec:` and the command that runs this binary as a worker: plain words, so the runner
@@ -186,18 +178,6 @@ fn assert_gone(pid: u32, args: &[&str]) {
             "process {pid} (state {state:?}) outlived the run {args:?}"
         );
         std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
     }
 }
 

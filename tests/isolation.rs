@@ -5,14 +5,16 @@
 //!
 //! `harness = false` (Cargo.toml): main() is the gate or libtest-mimic over the tests.
 
+mod support;
+
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use libtest_mimic::{Arguments, Trial};
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend};
 use pad_conformance::harness::Harness;
 use pad_conformance::model::Model;
+use support::trials::run_tests;
 
 /// Aborts on test_edge_pad, panics on test_wrap_pad, and with GATE_HANG set hangs on
 /// test_reflect_pad (only one test waits out the time limit).
@@ -67,16 +69,7 @@ fn main() {
             a_recorded_baseline_makes_the_gate_pass,
         ),
     ];
-    let trials = tests
-        .into_iter()
-        .map(|(name, test)| {
-            Trial::test(name, move || {
-                test();
-                Ok(())
-            })
-        })
-        .collect();
-    libtest_mimic::run(&Arguments::from_args(), trials).exit();
+    run_tests(tests.to_vec());
 }
 
 /// Runs the gate with `env`, one trial at a time so the output reads in order.

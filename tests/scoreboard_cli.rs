@@ -1,37 +1,14 @@
 //! The binary's HTML scoreboard (`--format html`, `matrix --format html`) and `diff` of two
 //! JSON reports: exit codes, and the pages parsed back.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
+
+use std::path::Path;
 
 use pad_conformance::Tensor;
 use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
 use scraper::{Html, Selector};
-
-fn testdata(case: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata").join(case)
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use support::files::{copy_dir, run, testdata};
 
 /// test_edge_pad and test_wrap_pad as vendored, or with one expected value of test_wrap_pad
 /// changed so that it fails.

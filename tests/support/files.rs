@@ -1,0 +1,34 @@
+//! The vendored data and the built binary, as the tests reach them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A path under onnx-testdata/: `testdata("onnx-1.22.0/node/test_edge_pad")`.
+pub fn testdata(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("onnx-testdata")
+        .join(relative)
+}
+
+/// Copies the directory tree `from` to `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Runs the built binary with `args`, without colours, and waits for it.
+pub fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
