@@ -330,3 +330,56 @@ fn median_of_each(repetitions: usize, runs: &mut [&mut dyn FnMut()]) -> Vec<Dura
 fn gbps(bytes: f64, time: Duration) -> f64 {
     bytes / time.as_secs_f64().max(1e-12) / 1e9
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measured(operation_ms: u64, memcpy_ms: u64, stream_ms: u64) -> Measured {
+        Measured {
+            op: "Pad".to_owned(),
+            mode: "wrap".to_owned(),
+            dtype: DataType::Float,
+            shape: vec![4],
+            bytes: 1e9,
+            operation: Duration::from_millis(operation_ms),
+            memcpy: Duration::from_millis(memcpy_ms),
+            stream_copy: Duration::from_millis(stream_ms),
+            goal: Some(0.85),
+        }
+    }
+
+    #[test]
+    fn the_baseline_is_the_faster_copy_and_goals_are_judged_against_it() {
+        // 1 GB: the operation at 4 GB/s, memcpy at 5 GB/s, the streaming copy at 8 GB/s.
+        let result = measured(250, 200, 125).result(None).unwrap();
+        assert_eq!(
+            (result.memcpy_gbps, result.stream_copy_gbps, result.copy_gbps),
+            (5.0, 8.0, 8.0)
+        );
+        assert_eq!(result.ratio, 0.5);
+        assert!(
+            !result.meets_goals(),
+            "0.5 of the faster copy misses 0.85, though it is 0.8 of memcpy"
+        );
+        let result = measured(130, 200, 125).result(None).unwrap();
+        assert!(result.meets_goals(), "{result:?}");
+    }
+
+    #[test]
+    fn a_fresh_figure_under_its_goal_is_a_missed_goal() {
+        // The reused-buffer figure meets its goal; the fresh one (0.5 of its copy) does not.
+        let fresh = Some((Duration::from_millis(400), Duration::from_millis(200), FRESH_GOAL));
+        let result = measured(100, 200, 125).result(fresh).unwrap();
+        assert_eq!(result.fresh.unwrap().ratio, 0.5);
+        assert!(!result.meets_goals());
+    }
+
+    #[test]
+    fn a_figure_of_zero_is_refused_not_printed() {
+        // Nothing moved gives 0 GB/s: no measurement.
+        let mut zero = measured(100, 200, 125);
+        zero.bytes = 0.0;
+        assert!(matches!(zero.result(None), Err(BenchError::Meaningless(_))));
+    }
+}
