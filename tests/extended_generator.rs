@@ -1,10 +1,9 @@
 //! Checks the generated corpus `onnx-testdata/extended/` (written by
 //! `scripts/gen-extended`) against its `MANIFEST.tsv`:
 //!
-//! - `generator_reproduces_the_committed_corpus` runs `scripts/setup-python`
-//!   (idempotent: it makes `.venv/` with the pinned onnx, numpy and ml_dtypes
-//!   when it is missing or stale, and says what it does), runs the generator
-//!   into a temporary directory, and compares every case and file, by sha256,
+//! - `generator_reproduces_the_committed_corpus` runs the generator, with the
+//!   Python .ci/run sets up (the pinned onnx, numpy and ml_dtypes), into a
+//!   temporary directory, and compares every case and file, by sha256,
 //!   with the committed manifest, and the generated README.md and
 //!   MANIFEST.tsv with the committed ones. It needs Python and, on a fresh
 //!   machine, the network, so `cargo test` ignores it; .ci/run runs it as a
@@ -116,24 +115,15 @@ fn committed_corpus_matches_manifest() {
     fail_with(
         &problems,
         "onnx-testdata/extended does not match its MANIFEST.tsv",
-        "Regenerate with: scripts/setup-python && .venv/bin/python scripts/gen-extended",
+        "Regenerate with scripts/gen-extended",
     );
 }
 
 #[test]
-#[ignore = "needs .venv (scripts/setup-python, the package index): .ci/run runs it"]
+#[ignore = "needs the pinned Python packages: .ci/run runs it"]
 fn generator_reproduces_the_committed_corpus() {
     let root = repo_root();
-    // Idempotent and fast when .venv/ is already set up with the pins; on a
-    // fresh machine it creates .venv/ (needs python3 and the package index).
-    let status = Command::new("bash")
-        .arg(root.join("scripts").join("setup-python"))
-        .current_dir(&root)
-        .status()
-        .expect("running scripts/setup-python (is bash installed?)");
-    assert!(status.success(), "scripts/setup-python failed: {status}");
-
-    let python = root.join(".venv").join("bin").join("python");
+    let python = support::python::python();
     let tmp = tempfile::tempdir().expect("creating a temporary directory");
     let out = tmp.path().join("extended");
     let output = Command::new(&python)
@@ -167,7 +157,6 @@ fn generator_reproduces_the_committed_corpus() {
     fail_with(
         &problems,
         "scripts/gen-extended does not reproduce onnx-testdata/extended",
-        "If the generator changed on purpose, regenerate and commit: \
-         .venv/bin/python scripts/gen-extended",
+        "If the generator changed on purpose, regenerate with scripts/gen-extended and commit",
     );
 }

@@ -4,9 +4,11 @@
 //! cases its wheel shipped — the same names, the same models, the same element types and
 //! shapes of every input and output — and the reference backend must pass both.
 //!
-//! It needs .venv/ (numpy, to run the generators) and the package index (the onnx 1.22.0
-//! wheel), so `cargo test` ignores it; .ci/run runs it
+//! It needs the pinned Python packages (numpy, to run the generators) and the package index
+//! (the onnx 1.22.0 wheel), so `cargo test` ignores it; .ci/run runs it
 //! (`cargo test --test onnx_export -- --ignored`).
+
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -89,12 +91,10 @@ fn ref_passes(case: &TestCase) {
 }
 
 #[test]
-#[ignore = "needs .venv/ and the package index: run by .ci/run"]
+#[ignore = "needs the pinned Python packages and the package index: run by .ci/run"]
 fn exporting_onnx_1_22_0s_generators_gives_the_cases_it_shipped() {
-    let setup = Command::new(root().join("scripts/setup-python")).status().unwrap();
-    assert!(setup.success(), "scripts/setup-python failed");
     let out = tempfile::tempdir().unwrap();
-    let status = Command::new(root().join(".venv/bin/python"))
+    let status = Command::new(support::python::python())
         .arg(root().join("scripts/fetch-onnx-testdata"))
         .args(["--export", "1.22.0", "--output-dir"])
         .arg(out.path())

@@ -2,28 +2,20 @@
 //! evaluator — run as external workers over the vendored upstream cases, gated by their
 //! committed baselines; and a deliberately broken adapter fails the same gate.
 //!
-//! The workers need the pinned Python packages: `scripts/setup-python` installs them into
-//! `.venv/` (it is quick when they are already there). So `cargo test` needs neither Python
-//! nor the network, every test here is ignored there; .ci/run runs them as a step of their
-//! own (`cargo test --test python_backends -- --ignored`), which fails CI when they fail.
+//! The workers need the pinned Python packages. So that `cargo test` needs neither Python nor
+//! the network, every test here is ignored there; .ci/run installs the packages and runs them
+//! as a step of their own (`cargo test --test python_backends -- --ignored`), which fails CI
+//! when they fail.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::Once;
+
+use support::python::python;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> PathBuf {
-    static SETUP: Once = Once::new();
-    SETUP.call_once(|| {
-        let status = Command::new(root().join("scripts/setup-python"))
-            .status()
-            .expect("scripts/setup-python runs");
-        assert!(status.success(), "scripts/setup-python failed");
-    });
-    root().join(".venv/bin/python")
 }
 
 /// Runs the upstream cases through `exec:PYTHON SCRIPT` against `baseline`, strictly.
@@ -67,19 +59,19 @@ fn assert_gate_passes(worker: &str, baseline: &str, name: &str) {
 }
 
 #[test]
-#[ignore = "needs .venv (scripts/setup-python, the package index): .ci/run runs it"]
+#[ignore = "needs the pinned Python packages: .ci/run runs it"]
 fn onnxruntime_passes_its_baseline_gate() {
     assert_gate_passes("onnxruntime-worker", "onnxruntime.json", "onnxruntime ");
 }
 
 #[test]
-#[ignore = "needs .venv (scripts/setup-python, the package index): .ci/run runs it"]
+#[ignore = "needs the pinned Python packages: .ci/run runs it"]
 fn the_onnx_reference_passes_its_baseline_gate() {
     assert_gate_passes("onnx-reference-worker", "onnx-reference.json", "onnx-reference ");
 }
 
 #[test]
-#[ignore = "needs .venv (scripts/setup-python, the package index): .ci/run runs it"]
+#[ignore = "needs the pinned Python packages: .ci/run runs it"]
 fn a_broken_adapter_fails_the_gate() {
     // onnxruntime's worker with every output replaced by the first input: wrong answers
     // where the baseline expects right ones.

@@ -4,4 +4,5 @@
 
 pub mod files;
 pub mod manifest;
+pub mod python;
 pub mod trials;
