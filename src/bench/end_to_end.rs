@@ -3,17 +3,16 @@
 
 use std::hint::black_box;
 
-use prost::Message;
-
 use super::copies::{memcpy_into, stream_copy_into};
+use super::scratch_case::CaseFiles;
 use super::{BenchError, BenchResult, Measured, checked_bytes, median_of_each};
-use crate::backend::{Backend, RefBackend};
+use crate::backend::RefBackend;
 use crate::case::{Patterns, discover};
 use crate::check::{CheckOptions, Status, check_data_set};
 use crate::fuzz::FuzzCase;
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::reference::pad_kernel::PadPlan;
-use crate::tensor::{DataType, DecodeOptions, Tensor, encode_tensor};
+use crate::tensor::{DataType, Tensor};
 
 /// The least ratio a whole data set is meant to reach: reading two files, decoding, padding
 /// and comparing move the case's bytes several times.
@@ -61,38 +60,11 @@ pub fn bench_end_to_end(
         axes: None,
         int32_indices: false,
     };
+    let files = CaseFiles::new(&case, "test_end_to_end_pad")?;
     let scratch = tempfile::tempdir().map_err(|e| BenchError::Scratch(e.to_string()))?;
-    let dir = scratch.path().join("test_end_to_end_pad");
-    let data_dir = dir.join("test_data_set_0");
-    let (model, inputs) = case.build("test_end_to_end_pad");
-    let expected = {
-        let loaded = crate::model::Model::from_proto(&dir.join("model.onnx"), model.clone(), &DecodeOptions::default())
-            .map_err(|e| BenchError::Scratch(e.to_string()))?;
-        RefBackend
-            .run(&loaded, &inputs)
-            .map_err(|e| BenchError::NotPassed(e.to_string()))?
-    };
-    let mut case_bytes = 0usize;
-    let mut write = |path: std::path::PathBuf, bytes: Vec<u8>| -> Result<(), BenchError> {
-        case_bytes += bytes.len();
-        std::fs::create_dir_all(path.parent().expect("inside the case"))
-            .and_then(|()| std::fs::write(&path, bytes))
-            .map_err(|e| BenchError::Scratch(format!("{}: {e}", path.display())))
-    };
-    write(dir.join("model.onnx"), model.encode_to_vec())?;
-    let names = ["x", "pads"];
-    for (k, (tensor, name)) in inputs.iter().zip(names).enumerate() {
-        write(
-            data_dir.join(format!("input_{k}.pb")),
-            encode_tensor(tensor, name).encode_to_vec(),
-        )?;
-    }
-    write(
-        data_dir.join("output_0.pb"),
-        encode_tensor(&expected[0], "y").encode_to_vec(),
-    )?;
-    // The output the run produces moves through memory too.
-    case_bytes += expected[0].len() * 4;
+    files.write(&scratch.path().join("test_end_to_end_pad"))?;
+    // The case's files and the output the run produces: the bytes a data set moves.
+    let case_bytes = files.file_bytes() + files.output_bytes;
     let cases =
         discover(&[scratch.path().to_owned()], &Patterns::default()).map_err(|e| BenchError::Scratch(e.to_string()))?;
     let options = CheckOptions {

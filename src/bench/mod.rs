@@ -10,6 +10,7 @@ mod decode;
 mod end_to_end;
 mod pad;
 mod scaling;
+mod scratch_case;
 
 use std::time::{Duration, Instant};
 
@@ -128,11 +129,11 @@ pub enum BenchError {
         /// The limit.
         limit: u64,
     },
-    /// The scratch case for `--end-to-end` could not be written.
-    #[error("writing the end-to-end case: {0}")]
+    /// A generated case (`--end-to-end`, `--scaling`) could not be written.
+    #[error("writing the generated case: {0}")]
     Scratch(String),
-    /// The reference did not pass its own end-to-end case: there is nothing honest to time.
-    #[error("the end-to-end case did not pass: {0}")]
+    /// The reference did not pass its own generated case: there is nothing honest to time.
+    #[error("the generated case did not pass: {0}")]
     NotPassed(String),
     /// Timings that give no finite positive figure.
     #[error("{}: the timings gave no meaningful figure ({})", .0.label(), .0.figures_text())]

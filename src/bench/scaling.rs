@@ -7,19 +7,18 @@ use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use prost::Message;
 use serde::Serialize;
 
 use super::BenchError;
-use crate::backend::{Backend, RefBackend};
+use super::scratch_case::CaseFiles;
+use crate::backend::RefBackend;
 use crate::case::{Patterns, discover};
 use crate::check::{CheckOptions, Status};
 use crate::fuzz::FuzzCase;
-use crate::model::Model;
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::report::{Colors, write_json, write_outcome, write_summary};
 use crate::runner::{jobs, run_jobs};
-use crate::tensor::{DecodeOptions, Tensor, encode_tensor};
+use crate::tensor::Tensor;
 
 /// How many data sets to time, and on how many threads.
 #[derive(Clone, Debug)]
@@ -101,46 +100,10 @@ fn variants() -> Vec<FuzzCase> {
     cases
 }
 
-/// A case's files: the model, then each data set file's name and bytes.
-struct CaseFiles {
-    model: Vec<u8>,
-    data: Vec<(String, Vec<u8>)>,
-}
-
-fn case_files(case: &FuzzCase, name: &str) -> Result<CaseFiles, BenchError> {
-    let (model, inputs) = case.build(name);
-    let loaded = Model::from_proto(Path::new("model.onnx"), model.clone(), &DecodeOptions::default())
-        .map_err(|e| BenchError::Scaling(e.to_string()))?;
-    let expected = RefBackend
-        .run(&loaded, &inputs)
-        .map_err(|e| BenchError::Scaling(format!("the reference refused a generated case: {e}")))?;
-    let mut data: Vec<(String, Vec<u8>)> = inputs
-        .iter()
-        .zip(["x", "pads"])
-        .enumerate()
-        .map(|(k, (tensor, name))| (format!("input_{k}.pb"), encode_tensor(tensor, name).encode_to_vec()))
-        .collect();
-    data.push((
-        "output_0.pb".to_owned(),
-        encode_tensor(&expected[0], "y").encode_to_vec(),
-    ));
-    Ok(CaseFiles {
-        model: model.encode_to_vec(),
-        data,
-    })
-}
-
 /// Writes `count` cases of one data set each under `root`, a thousand to a directory.
-fn write_corpus(root: &Path, count: usize, files: &[CaseFiles]) -> io::Result<()> {
+fn write_corpus(root: &Path, count: usize, files: &[CaseFiles]) -> Result<(), BenchError> {
     for i in 0..count {
-        let case = &files[i % files.len()];
-        let dir = root.join(format!("group_{:04}/test_scale_{i:07}_pad", i / 1000));
-        let data_dir = dir.join("test_data_set_0");
-        std::fs::create_dir_all(&data_dir)?;
-        std::fs::write(dir.join("model.onnx"), &case.model)?;
-        for (name, bytes) in &case.data {
-            std::fs::write(data_dir.join(name), bytes)?;
-        }
+        files[i % files.len()].write(&root.join(format!("group_{:04}/test_scale_{i:07}_pad", i / 1000)))?;
     }
     Ok(())
 }
@@ -156,7 +119,7 @@ pub fn bench_scaling(
     let files = variants()
         .iter()
         .enumerate()
-        .map(|(i, case)| case_files(case, &format!("test_scale_{i}_pad")))
+        .map(|(i, case)| CaseFiles::new(case, &format!("test_scale_{i}_pad")))
         .collect::<Result<Vec<_>, _>>()?;
     let mut results: Vec<ScalingResult> = Vec::new();
     for &count in &options.counts {
@@ -171,7 +134,7 @@ pub fn bench_scaling(
         }
         .map_err(scaling)?;
         progress(&format!("writing {count} data sets"));
-        write_corpus(scratch.path(), count, &files).map_err(scaling)?;
+        write_corpus(scratch.path(), count, &files)?;
         // The corpus's dirty pages go to disk now, not while the run is timed.
         #[cfg(unix)]
         // SAFETY: sync(2) takes no arguments and cannot fail.
@@ -267,7 +230,7 @@ mod tests {
         // Sixteen distinct models: four shapes by four modes.
         let files: Vec<_> = variants()
             .iter()
-            .map(|c| case_files(c, "test_v_pad").unwrap())
+            .map(|c| CaseFiles::new(c, "test_v_pad").unwrap())
             .collect();
         assert_eq!(files.len(), 16);
         let models: std::collections::HashSet<_> = files.iter().map(|f| f.model.clone()).collect();

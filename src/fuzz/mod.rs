@@ -41,6 +41,7 @@ use crate::proto::ModelProto;
 use crate::tensor::{DataType, DecodeOptions, Tensor};
 
 pub use case::FuzzCase;
+pub(crate) use case::encoded_inputs;
 pub use generate::{Shape, generate};
 
 /// How a run is driven.
