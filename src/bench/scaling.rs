@@ -115,7 +115,11 @@ pub fn bench_scaling(
     options: &ScalingOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<ScalingResult>, BenchError> {
-    let scaling = |e: io::Error| BenchError::Scaling(e.to_string());
+    if options.counts.contains(&0) {
+        return Err(BenchError::Scaling(
+            "a corpus of 0 data sets has nothing to time".to_owned(),
+        ));
+    }
     let files = variants()
         .iter()
         .enumerate()
@@ -123,16 +127,17 @@ pub fn bench_scaling(
         .collect::<Result<Vec<_>, _>>()?;
     let mut results: Vec<ScalingResult> = Vec::new();
     for &count in &options.counts {
-        if count == 0 {
-            return Err(BenchError::Scaling(
-                "a corpus of 0 data sets has nothing to time".to_owned(),
-            ));
-        }
         let scratch = match &options.scratch {
             Some(dir) => tempfile::tempdir_in(dir),
             None => tempfile::tempdir(),
         }
-        .map_err(scaling)?;
+        .map_err(|e| {
+            let place = options.scratch.as_ref().map_or_else(
+                || "the temporary directory".to_owned(),
+                |dir| format!("{} (--scratch)", dir.display()),
+            );
+            BenchError::Scaling(format!("making a directory in {place}: {e}"))
+        })?;
         progress(&format!("writing {count} data sets"));
         write_corpus(scratch.path(), count, &files)?;
         // The corpus's dirty pages go to disk now, not while the run is timed.
