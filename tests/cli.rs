@@ -919,11 +919,25 @@ fn bench_scaling_runs_each_corpus_size_it_is_given() {
             );
         }
     }
-    let refused = run(&["bench", "--scaling", "--data-sets", "0"]);
+    // Refused before any corpus is written, wherever the 0 stands.
+    let refused = run(&["bench", "--scaling", "--data-sets", "20,0"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
     assert!(
         stderr(&refused).contains("a corpus of 0 data sets has nothing to time"),
         "{}",
         stderr(&refused)
     );
+    assert!(refused.stdout.is_empty());
+    let nowhere = tempfile::tempdir().unwrap().path().join("missing");
+    let refused = run(&[
+        "bench",
+        "--scaling",
+        "--data-sets",
+        "5",
+        "--scratch",
+        nowhere.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let expected = format!("making a directory in {} (--scratch)", nowhere.display());
+    assert!(stderr(&refused).contains(&expected), "{}", stderr(&refused));
 }
