@@ -2,33 +2,50 @@
 //! regressions. An expected failure that passes is reported (and fails the run under
 //! `--strict`), so a baseline cannot go stale unnoticed.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Outcome, Status};
-use crate::corpus::{Corpus, CorpusError};
+use crate::data::{DataRoot, corpus_name, corpus_versions};
 use crate::json_file::{JsonFileError, read_json};
 use crate::report::first_line;
+
+/// The baseline file format this version writes: 2 added `format`, `written_by` and the
+/// corpus versions; a file without `format` is format 1 and still reads.
+pub const BASELINE_FORMAT: u32 = 2;
 
 /// A baseline file: data set name (`onnx-1.22.0/node/test_wrap_pad/0`) → expectation.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Baseline {
+    /// The file format ([`BASELINE_FORMAT`]); absent in format 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<u32>,
+    /// The tool that wrote it: `pad-conformance 0.1.0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<String>,
     /// The backend the baseline was recorded for (informative).
     #[serde(default)]
     pub backend: String,
-    /// The corpus version (onnx-testdata/VERSION) the baseline was written against; none
-    /// for a baseline older than corpus versions (taken as version 1).
+    /// The version of the corpus (onnx-testdata/VERSION) the baseline was written against,
+    /// when every root lay in one corpus. None recorded: "unknown", and no verdict change is
+    /// excused as the corpus's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub corpus_version: Option<u32>,
+    /// The versions per corpus (by its directory's name), when the roots lay in several.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub corpus_versions: BTreeMap<String, u32>,
     /// The known failures, by data set name.
     pub expected: BTreeMap<String, Expectation>,
-    /// The data sets whose expected result or basis changed in the corpus since
-    /// `corpus_version` (see [`Baseline::with_corpus_changes`]): a different verdict on them
-    /// is the corpus's doing, not the backend's.
+    /// The data sets whose expected result or basis changed in the corpus since the
+    /// baseline's version (see [`Baseline::against`]), each with the changelog's reason: a
+    /// different verdict on them is the corpus's doing, not the backend's.
     #[serde(skip)]
-    pub changed_with_corpus: BTreeSet<String>,
+    pub changed_with_corpus: BTreeMap<String, String>,
+    /// The corpora the run's roots lie in for which the baseline records no version.
+    #[serde(skip)]
+    pub unversioned: Vec<String>,
 }
 
 /// A baseline file that cannot be read or written.
@@ -44,6 +61,26 @@ pub enum BaselineError {
         path: PathBuf,
         /// The command that records it, for the gate at hand.
         command: String,
+    },
+    /// A baseline of a newer format than this version reads.
+    #[error("{}: baseline format {format} is newer than this pad-conformance reads ({BASELINE_FORMAT}); upgrade it", path.display())]
+    Format {
+        /// The baseline file.
+        path: PathBuf,
+        /// The format it states.
+        format: u32,
+    },
+    /// A corpus version that is not one of the corpus's: 0, or newer than it.
+    #[error("{}: corpus_version {recorded} for {corpus} is not a version of that corpus (1 to {current})", path.display())]
+    CorpusVersion {
+        /// The baseline file.
+        path: PathBuf,
+        /// The corpus's name.
+        corpus: String,
+        /// What the baseline records.
+        recorded: u32,
+        /// The corpus's current version.
+        current: u32,
     },
     /// The file cannot be written.
     #[error("writing {}: {source}", path.display())]
@@ -99,8 +136,35 @@ impl Discovered {
     }
 }
 
+/// A different verdict than the baseline's on a data set whose expected result or basis
+/// changed in the corpus since the baseline was written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CorpusChange {
+    /// The data set.
+    pub name: String,
+    /// The status the baseline implies: its entry's, or `passed` for none.
+    pub was: String,
+    /// The status now.
+    pub now: Status,
+    /// The changelog's line: `corpus version 3: new, onnx 1.23.2 (basis spec)`.
+    pub why: String,
+}
+
+impl std::fmt::Display for CorpusChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: was {}, now {} ({})",
+            self.name,
+            self.was,
+            self.now.name(),
+            self.why
+        )
+    }
+}
+
 /// How a run compares with a baseline.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     /// Failed or errored, as the baseline expects.
     pub expected_failures: Vec<String>,
@@ -114,8 +178,12 @@ pub struct Verdict {
     /// In the baseline, but no such data set was discovered (renamed or removed).
     pub stale: Vec<String>,
     /// A different verdict than the baseline's on a data set whose expected result or basis
-    /// changed in the corpus since the baseline was written: `name: was X, now Y`.
-    pub corpus_changes: Vec<String>,
+    /// changed in the corpus since the baseline was written.
+    pub corpus_changes: Vec<CorpusChange>,
+    /// Data sets that agree with the baseline: passed and not listed, skipped, unsupported.
+    pub agreeing: usize,
+    /// Failed or errored on a basis the run does not gate on: not judged.
+    pub not_gating: usize,
 }
 
 impl Verdict {
@@ -125,6 +193,17 @@ impl Verdict {
     pub fn fails(&self, strict: bool, strict_corpus: bool) -> bool {
         let outdated = !self.unexpected_passes.is_empty() || !self.changed_status.is_empty() || !self.stale.is_empty();
         !self.regressions.is_empty() || (strict && outdated) || (strict_corpus && !self.corpus_changes.is_empty())
+    }
+
+    /// The data sets judged: every count above, which add up to the run's data sets.
+    pub fn total(&self) -> usize {
+        self.expected_failures.len()
+            + self.regressions.len()
+            + self.unexpected_passes.len()
+            + self.changed_status.len()
+            + self.corpus_changes.len()
+            + self.agreeing
+            + self.not_gating
     }
 
     /// `baseline: 3 expected failures, 0 regressions, 1 unexpected passes`, then the names.
@@ -152,24 +231,86 @@ impl Verdict {
                 "stale entry, no such data set (remove it from the baseline)",
                 &self.stale,
             ),
-            (
-                "changed with the corpus, not the backend (rewrite the baseline)",
-                &self.corpus_changes,
-            ),
         ];
         for (label, names) in lists {
             for name in names {
                 text.push_str(&format!("\n  {label}: {name}"));
             }
         }
+        for change in &self.corpus_changes {
+            text.push_str(&format!(
+                "\n  changed with the corpus, not the backend (rewrite the baseline): {change}"
+            ));
+        }
         text
     }
 }
 
 impl Baseline {
-    /// Reads a baseline file.
+    /// Reads a baseline file: any format up to [`BASELINE_FORMAT`].
     pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
-        Ok(read_json(path)?)
+        let baseline: Baseline = read_json(path)?;
+        match baseline.format {
+            Some(format) if format > BASELINE_FORMAT => Err(BaselineError::Format {
+                path: path.to_owned(),
+                format,
+            }),
+            _ => Ok(baseline),
+        }
+    }
+
+    /// The version recorded for the corpus named `corpus`, if any.
+    pub fn version_of(&self, corpus: &str) -> Option<u32> {
+        if self.corpus_versions.is_empty() {
+            self.corpus_version
+        } else {
+            self.corpus_versions.get(corpus).copied()
+        }
+    }
+
+    /// This baseline (read from `path`), judged against the corpora of a run over `roots`:
+    /// the data sets that changed since the version it records are marked (see
+    /// [`Finding::CorpusChange`]). A corpus it records no version for excuses nothing and
+    /// is listed in [`unversioned`](Baseline::unversioned); a recorded version that is not
+    /// one of the corpus's (0, or newer) is an error naming the file.
+    pub fn against(mut self, path: &Path, roots: &[DataRoot]) -> Result<Baseline, BaselineError> {
+        for root in roots {
+            let Some(corpus) = root.corpus.as_deref() else {
+                continue;
+            };
+            let name = corpus_name(corpus);
+            match self.version_of(&name) {
+                None => {
+                    if !self.unversioned.contains(&name) {
+                        self.unversioned.push(name);
+                    }
+                }
+                Some(recorded) if recorded == 0 || recorded > corpus.version => {
+                    return Err(BaselineError::CorpusVersion {
+                        path: path.to_owned(),
+                        corpus: name,
+                        recorded,
+                        current: corpus.version,
+                    });
+                }
+                Some(recorded) => self
+                    .changed_with_corpus
+                    .extend(corpus.changed_since(recorded, &root.path)),
+            }
+        }
+        Ok(self)
+    }
+
+    /// The warning for a baseline that records no version of the run's corpus, if it
+    /// records none: `how` is the command that re-records it.
+    pub fn unversioned_warning(&self, path: &Path, how: &str) -> Option<String> {
+        (!self.unversioned.is_empty()).then(|| {
+            format!(
+                "warning: baseline {} records no version of the corpus {}, so no changed verdict is excused as the corpus's; re-record it with {how}",
+                path.display(),
+                self.unversioned.join(", ")
+            )
+        })
     }
 
     /// Reads a baseline file if there is one: `None` when nothing is at `path`; a file that
@@ -191,13 +332,15 @@ impl Baseline {
         })
     }
 
-    /// The baseline after a run: every data set of `ran` that failed or errored on a gating
-    /// basis, with the
-    /// reason `previous` gives it, or else the first line of its message; and the entries of
-    /// `previous` for data sets that did not run (a filter left them out) but `exists`, so
-    /// recording a filtered run keeps them. Entries for no data set at all are dropped.
+    /// The baseline after a run over `roots`: every data set of `ran` that failed or
+    /// errored on a gating basis, with the reason `previous` gives it, or else the first line
+    /// of its message; and the entries of `previous` for data sets that did not run (a filter
+    /// left them out) but `exists`, so recording a filtered run keeps them. Entries for no
+    /// data set at all are dropped. It records the format, this tool's version and the
+    /// version of each corpus the roots lie in.
     pub fn record<'a>(
         backend: &str,
+        roots: &[DataRoot],
         ran: impl IntoIterator<Item = Ran<'a>>,
         previous: Option<&Baseline>,
         exists: impl Fn(&str) -> bool,
@@ -227,8 +370,17 @@ impl Baseline {
                 expected.insert(name.clone(), entry.clone());
             }
         }
+        let mut versions = corpus_versions(roots);
+        let corpus_version = match versions.len() {
+            1 => versions.pop_first().map(|(_, v)| v),
+            _ => None,
+        };
         Baseline {
+            format: Some(BASELINE_FORMAT),
+            written_by: Some(format!("pad-conformance {}", env!("CARGO_PKG_VERSION"))),
             backend: backend.to_owned(),
+            corpus_version,
+            corpus_versions: versions,
             expected,
             ..Baseline::default()
         }
@@ -246,27 +398,15 @@ impl Baseline {
             (Status::Unsupported, None) => Finding::Agrees,
             (Status::Passed | Status::Skipped, _) => Finding::Agrees,
         };
-        match finding {
-            Finding::ChangedStatus(known) | Finding::UnexpectedPass(known)
-                if self.changed_with_corpus.contains(name) =>
-            {
-                Finding::CorpusChange(known.status.name())
-            }
-            Finding::Regression if self.changed_with_corpus.contains(name) => Finding::CorpusChange("passed"),
-            other => other,
+        let why = self.changed_with_corpus.get(name);
+        match (finding, why) {
+            (Finding::ChangedStatus(known) | Finding::UnexpectedPass(known), Some(why)) => Finding::CorpusChange {
+                was: known.status.name(),
+                why,
+            },
+            (Finding::Regression, Some(why)) => Finding::CorpusChange { was: "passed", why },
+            (other, _) => other,
         }
-    }
-
-    /// This baseline, judged against the corpora of a run over `roots`: the data sets that
-    /// changed since the baseline's corpus version are marked (see [`Finding::CorpusChange`]).
-    pub fn with_corpus_changes(mut self, roots: &[PathBuf]) -> Result<Baseline, CorpusError> {
-        for root in roots {
-            if let Some(corpus) = Corpus::find(root)? {
-                let since = self.corpus_version.unwrap_or(1);
-                self.changed_with_corpus.extend(corpus.changed_since(since, root));
-            }
-        }
-        Ok(self)
     }
 
     /// The entries naming no data set: `exists` tells whether a name exists under the roots
@@ -280,8 +420,12 @@ impl Baseline {
     /// survives filters and added cases, but an entry for no data set is stale.
     pub fn judge(&self, outcomes: &[Outcome], discovered: impl Fn(&str) -> bool) -> Verdict {
         let mut verdict = Verdict::default();
-        // A failure on a basis the run does not gate on is reported elsewhere, not judged.
-        for outcome in outcomes.iter().filter(|o| !o.is_non_gating_failure()) {
+        for outcome in outcomes {
+            // A failure on a basis the run does not gate on is reported elsewhere, not judged.
+            if outcome.is_non_gating_failure() {
+                verdict.not_gating += 1;
+                continue;
+            }
             let name = outcome.name();
             match self.finding(&name, outcome.status) {
                 Finding::ChangedStatus(known) => verdict.changed_status.push(format!(
@@ -292,12 +436,13 @@ impl Baseline {
                 Finding::ExpectedFailure => verdict.expected_failures.push(name),
                 Finding::Regression => verdict.regressions.push(name),
                 Finding::UnexpectedPass(_) => verdict.unexpected_passes.push(name),
-                Finding::CorpusChange(was) => {
-                    verdict
-                        .corpus_changes
-                        .push(format!("{name}: was {was}, now {}", outcome.status.name()));
-                }
-                Finding::Agrees => {}
+                Finding::CorpusChange { was, why } => verdict.corpus_changes.push(CorpusChange {
+                    name,
+                    was: was.to_owned(),
+                    now: outcome.status,
+                    why: why.to_owned(),
+                }),
+                Finding::Agrees => verdict.agreeing += 1,
             }
         }
         verdict.stale = self.stale(discovered);
@@ -343,9 +488,14 @@ pub enum Finding<'a> {
     UnexpectedPass(&'a Expectation),
     /// Listed with the other of failed and errored.
     ChangedStatus(&'a Expectation),
-    /// A different verdict than the baseline's (it names the old status), on a data set
-    /// whose expected result or basis changed in the corpus since the baseline was written.
-    CorpusChange(&'static str),
+    /// A different verdict than the baseline's on a data set whose expected result or basis
+    /// changed in the corpus since the baseline was written.
+    CorpusChange {
+        /// The status the baseline implied.
+        was: &'static str,
+        /// The changelog's reason.
+        why: &'a str,
+    },
 }
 
 #[cfg(test)]
@@ -364,7 +514,7 @@ mod tests {
     fn record(run: &[Outcome], previous: Option<&Baseline>) -> Baseline {
         let names: Vec<String> = run.iter().map(Outcome::name).collect();
         let ran = run.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-        Baseline::record("x", ran, previous, |_| true)
+        Baseline::record("x", &[], ran, previous, |_| true)
     }
 
     #[test]
@@ -461,15 +611,19 @@ mod tests {
                 reason: "was expected to pad".into(),
             },
         );
-        baseline.changed_with_corpus = ["now_refused/0", "now_failing/0"].map(String::from).into();
+        baseline.changed_with_corpus = ["now_refused/0", "now_failing/0"]
+            .map(|name| (name.to_owned(), format!("why {name}")))
+            .into();
         let verdict = baseline.judge(&run, |_| true);
+        let changes: Vec<String> = verdict.corpus_changes.iter().map(ToString::to_string).collect();
         assert_eq!(
-            verdict.corpus_changes,
+            changes,
             [
-                "now_refused/0: was failed, now passed",
-                "now_failing/0: was passed, now failed"
+                "now_refused/0: was failed, now passed (why now_refused/0)",
+                "now_failing/0: was passed, now failed (why now_failing/0)"
             ]
         );
+        assert_eq!(verdict.total(), run.len());
         assert_eq!(verdict.regressions, ["regressed/0"]);
         assert!(verdict.unexpected_passes.is_empty());
         assert!(verdict.describe().contains("2 changed with the corpus"));
@@ -528,7 +682,7 @@ mod tests {
                 gates: true,
             },
         ];
-        let recorded = Baseline::record("x", ran, Some(&previous), |name| name != "gone/0");
+        let recorded = Baseline::record("x", &[], ran, Some(&previous), |name| name != "gone/0");
         let entries: Vec<(&str, &str)> = recorded
             .expected
             .iter()

@@ -10,9 +10,11 @@ use std::sync::Arc;
 use walkdir::WalkDir;
 
 use crate::basis::BasisNote;
-use crate::case_info::{CASE_INFO_FILE, CaseInfo};
+use crate::case_info::{CASE_INFO_FILE, CaseInfo, Contradiction};
+use crate::data::DataRoot;
 use crate::error::Error;
 use crate::json_file::{JsonFileError, read_json};
+use crate::manifest::{ListedCase, Tampered};
 use crate::model::Model;
 use crate::operators::PadOp;
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
@@ -35,8 +37,11 @@ pub struct TestCase {
     /// Why the case directory could not be listed (or, for a directory that could not be
     /// walked at all, why): the case is errored with this message, the others run on.
     pub problem: Option<ListingProblem>,
-    /// What its expected results rest on: its case.json's, or the spec for upstream cases.
+    /// What its expected results rest on: its case.json's, or the spec for upstream cases
+    /// (any case its corpus's root manifest lists, and any case without a case.json).
     pub basis: BasisNote,
+    /// Its case.json, when it has one that counts (upstream cases' never does).
+    pub info: Option<Arc<CaseInfo>>,
 }
 
 /// One `test_data_set_N` directory.
@@ -89,6 +94,12 @@ pub enum ListingProblem {
     /// A case.json that cannot be read.
     #[error(transparent)]
     CaseInfo(Arc<JsonFileError>),
+    /// A file of a case its corpus's manifest lists that is not as listed.
+    #[error(transparent)]
+    Tampered(Arc<Tampered>),
+    /// A case.json that contradicts the model it describes.
+    #[error(transparent)]
+    Contradicts(Arc<Contradiction>),
     /// A directory that cannot be read.
     #[error("reading {}: {source}", path.display())]
     Unreadable {
@@ -254,7 +265,16 @@ impl Default for Patterns {
 
 /// Finds the cases under each root, sorted by id within each root. Symbolic links are
 /// followed only where they stay inside the root. Finding none at all is an error.
+///
+/// The roots are resolved by [`DataRoot::resolve`] (no roots: the default data).
 pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+    discover_in(&DataRoot::resolve(roots)?, patterns)
+}
+
+/// [`discover`] over roots already resolved: a case its corpus's manifest lists has its
+/// files verified against their checksums, and an upstream one rests on the spec whatever
+/// a case.json beside it says (docs/semantics.md#basis).
+pub fn discover_in(roots: &[DataRoot], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
     let mut cases = Vec::new();
     for root in roots {
         let mut found = discover_root(root, patterns)?;
@@ -262,12 +282,15 @@ pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>,
         cases.extend(found);
     }
     if cases.is_empty() {
-        return Err(Error::NoCases { roots: roots.to_vec() });
+        return Err(Error::NoCases {
+            roots: roots.iter().map(|r| r.path.clone()).collect(),
+        });
     }
     Ok(cases)
 }
 
-fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+fn discover_root(data_root: &DataRoot, patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+    let root = data_root.path.as_path();
     let root_resolved = root.canonicalize().map_err(|source| Error::Walk {
         path: root.to_owned(),
         source,
@@ -316,7 +339,7 @@ fn discover_root(root: &Path, patterns: &Patterns) -> Result<Vec<TestCase>, Erro
         // Whatever model.onnx is — a directory, a FIFO, a dangling link — the case is listed,
         // and loading it says what is wrong, instead of the case vanishing.
         if patterns.matches(&name) && std::fs::symlink_metadata(entry.path().join("model.onnx")).is_ok() {
-            cases.push(load_case_dir(root, entry.path()));
+            cases.push(load_case_dir(data_root, entry.path()));
             walker.skip_current_dir();
         }
     }
@@ -357,7 +380,8 @@ fn lossless_name(name: &std::ffi::OsStr) -> String {
     text
 }
 
-fn load_case_dir(root: &Path, dir: &Path) -> TestCase {
+fn load_case_dir(data_root: &DataRoot, dir: &Path) -> TestCase {
+    let root = data_root.path.as_path();
     // Each directory is read once, and what is known from its entries is not asked again of
     // the file system: at 100,000 cases, every call per case counts.
     let entries = match Entries::read(dir) {
@@ -393,23 +417,65 @@ fn load_case_dir(root: &Path, dir: &Path) -> TestCase {
             return TestCase::unlisted(root, dir, problem);
         }
     }
-    let data_sets = data_set_dirs
+    let mut data_sets: Vec<DataSet> = data_set_dirs
         .into_iter()
         .map(|(index, entry)| list_data_set(index, entry.path.clone()))
         .collect();
-    let info = dir.join(CASE_INFO_FILE);
-    let described = entries.contains(CASE_INFO_FILE) && info.exists();
-    let basis = match described.then(|| read_json::<CaseInfo>(&info)).transpose() {
-        Ok(info) => info.map_or_else(BasisNote::upstream, |info| info.basis),
-        Err(e) => return TestCase::unlisted(root, dir, ListingProblem::CaseInfo(Arc::new(e))),
+    let described = entries.contains(CASE_INFO_FILE);
+    let listed = data_root.listed_case(dir);
+    if let Some(listed) = listed
+        && let Err(tampered) = verify_listed(listed, dir, described, &mut data_sets)
+    {
+        return TestCase::unlisted(root, dir, ListingProblem::Tampered(Arc::new(tampered)));
+    }
+    // Upstream data is the spec's, whatever a sidecar says: the manifest decides, not a file.
+    let info = match listed {
+        Some(listed) if listed.upstream => None,
+        _ if described => match read_json::<CaseInfo>(&dir.join(CASE_INFO_FILE)) {
+            Ok(info) => Some(info),
+            Err(e) => return TestCase::unlisted(root, dir, ListingProblem::CaseInfo(Arc::new(e))),
+        },
+        _ => None,
     };
     TestCase {
         id: case_id(root, dir),
         dir: dir.to_owned(),
         data_sets,
         problem: None,
-        basis,
+        basis: info
+            .as_ref()
+            .map_or_else(BasisNote::upstream, |info| info.basis.clone()),
+        info: info.map(Arc::new),
     }
+}
+
+/// A listed case's files against its manifest: every listed file as listed, a case.json
+/// only if listed, and each data set's files listed (a data set added to a listed case is
+/// that data set's problem).
+fn verify_listed(listed: &ListedCase, dir: &Path, described: bool, data_sets: &mut [DataSet]) -> Result<(), Tampered> {
+    listed.verify(dir)?;
+    let unlisted = |path: PathBuf| Tampered::Unlisted {
+        path,
+        manifest: listed.manifest.clone(),
+    };
+    if described && !listed.lists(CASE_INFO_FILE) {
+        return Err(unlisted(dir.join(CASE_INFO_FILE)));
+    }
+    for data_set in data_sets.iter_mut().filter(|d| d.problem.is_none()) {
+        let files = data_set
+            .inputs
+            .iter()
+            .chain(&data_set.outputs)
+            .chain(&data_set.expected_error);
+        let stray = files.into_iter().find(|path| {
+            let relative = path.strip_prefix(dir).ok().and_then(Path::to_str);
+            !relative.is_some_and(|r| listed.lists(r))
+        });
+        if let Some(path) = stray {
+            data_set.problem = Some(ListingProblem::Tampered(Arc::new(unlisted(path.clone()))));
+        }
+    }
+    Ok(())
 }
 
 fn list_data_set(index: usize, dir: PathBuf) -> DataSet {
@@ -570,6 +636,7 @@ impl TestCase {
             data_sets: Vec::new(),
             problem: Some(problem),
             basis: BasisNote::upstream(),
+            info: None,
         }
     }
 
@@ -593,6 +660,11 @@ impl TestCase {
             return Err(CaseError::Listing(problem.clone()));
         }
         let model = self.load_model(options).map_err(CaseError::Model)?;
+        if let Some(info) = &self.info
+            && let Some(contradiction) = info.contradiction(&model, &self.dir)
+        {
+            return Err(CaseError::Listing(ListingProblem::Contradicts(Arc::new(contradiction))));
+        }
         match applicability(&model) {
             Applicability::Applicable => Ok(model),
             Applicability::NotApplicable(reason) => Err(CaseError::NotApplicable(reason)),

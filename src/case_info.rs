@@ -1,9 +1,15 @@
 //! case.json: what a generated case (the extended corpus, fuzz reproducers) says it tests,
-//! and the basis of its expected result. Upstream cases have none.
+//! and the basis of its expected result. Upstream cases have none that counts: their corpus's
+//! manifest decides (src/manifest.rs). A case.json that contradicts its model is refused, so
+//! a sidecar cannot relabel a case.
+
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::basis::BasisNote;
+use crate::model::Model;
+use crate::opset::domain_name;
 
 /// The file beside model.onnx that describes a generated case.
 pub const CASE_INFO_FILE: &str = "case.json";
@@ -25,4 +31,50 @@ pub struct CaseInfo {
     pub expect: String,
     /// What the expected result rests on.
     pub basis: BasisNote,
+}
+
+/// A case.json field that says otherwise than the model it describes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}: its {field} is {claimed:?}, but the model's is {actual:?}", path.display())]
+pub struct Contradiction {
+    /// The case.json.
+    pub path: PathBuf,
+    /// `op`, `domain`, `version`, `mode` or `dtype`.
+    pub field: &'static str,
+    /// What case.json says.
+    pub claimed: String,
+    /// What the model says.
+    pub actual: String,
+}
+
+impl CaseInfo {
+    /// The first field that contradicts `model` (read from the case at `case_dir`): the
+    /// operator, domain, version and mode of its first Pad-family node, and the element type
+    /// its graph declares for the data input (when it declares one).
+    pub fn contradiction(&self, model: &Model, case_dir: &Path) -> Option<Contradiction> {
+        let differs = |field, claimed: String, actual: String| {
+            (claimed != actual).then(|| Contradiction {
+                path: case_dir.join(CASE_INFO_FILE),
+                field,
+                claimed,
+                actual,
+            })
+        };
+        let (node, _) = model.pad_nodes().next()?;
+        let dtype = model.graph.input_types.first().and_then(|t| t.data_type);
+        differs("op", self.op.clone(), node.op_type.clone())
+            .or_else(|| {
+                differs(
+                    "domain",
+                    domain_name(&self.domain).to_owned(),
+                    domain_name(&node.domain).to_owned(),
+                )
+            })
+            .or_else(|| differs("version", self.version.to_string(), node.version.to_string()))
+            .or_else(|| {
+                let show = |mode: Option<String>| mode.unwrap_or_else(|| "none".to_owned());
+                differs("mode", show(self.mode.clone()), show(node.pad_mode()))
+            })
+            .or_else(|| dtype.and_then(|d| differs("dtype", self.dtype.clone(), d.name().to_owned())))
+    }
 }

@@ -12,7 +12,7 @@ use crate::basis::{BasisNote, Gating};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::compare::{Tolerance, compare_in};
 use crate::constant_inputs::inputs_as_constants;
-use crate::model::{AttributeValue, Model};
+use crate::model::Model;
 use crate::operators::regions::pad_regions;
 use crate::opset::{domain_name, operator_label};
 use crate::profile::{Profile, Subject};
@@ -428,10 +428,7 @@ fn describe_operator(model: Option<&Model>) -> (Option<String>, Option<String>, 
     let Some((node, _)) = model.and_then(|m| m.pad_nodes().next()) else {
         return (None, None, None, None);
     };
-    let mode = (node.op_type == "Pad").then(|| match node.attribute("mode") {
-        Some(AttributeValue::String(s)) => String::from_utf8_lossy(s).into_owned(),
-        _ => "constant".to_owned(),
-    });
+    let mode = node.pad_mode();
     (
         Some(node.op_type.clone()),
         Some(domain_name(&node.domain).to_owned()),

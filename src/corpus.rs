@@ -5,9 +5,15 @@
 //!
 //! The changelog lists, under a `## N` heading per version, one line per data set whose
 //! expected result or basis changed in that version: ``- `extended/test_x/0`: why``.
+//!
+//! A corpus root holds VERSION, CHANGELOG.md and MANIFEST.tsv ([`crate::manifest`]). A data
+//! root belongs to the corpus that is itself, or to its nearest ancestor corpus whose
+//! manifests list data there: a VERSION planted in an unrelated parent is never adopted.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use crate::manifest::{MANIFEST_FILE, Manifest};
 
 /// The file holding the corpus version, a whole number.
 pub const VERSION_FILE: &str = "VERSION";
@@ -22,8 +28,10 @@ pub struct Corpus {
     /// The current version.
     pub version: u32,
     /// Per version, the data sets (named relative to `dir`) whose expected result or basis
-    /// changed in it.
-    pub changes: BTreeMap<u32, BTreeSet<String>>,
+    /// changed in it, each with the changelog's reason.
+    pub changes: BTreeMap<u32, BTreeMap<String, String>>,
+    /// The files it vouches for.
+    pub manifest: Manifest,
 }
 
 /// A VERSION or CHANGELOG.md that cannot be read.
@@ -56,6 +64,16 @@ pub enum CorpusError {
         /// What is wrong.
         problem: String,
     },
+    /// A MANIFEST.tsv line that is not as its header says.
+    #[error("{}:{line}: {problem}", path.display())]
+    Manifest {
+        /// The manifest.
+        path: PathBuf,
+        /// The line number, from 1.
+        line: usize,
+        /// What is wrong.
+        problem: String,
+    },
     /// The changelog has no entry for the current version.
     #[error("{}: no `## {version}` section for the current version", path.display())]
     Unlisted {
@@ -67,19 +85,34 @@ pub enum CorpusError {
 }
 
 impl Corpus {
-    /// The corpus `root` belongs to: the nearest directory at or above it holding VERSION.
-    /// `None` for a tree outside any versioned corpus.
+    /// The corpus `root` belongs to: `root` itself when it is a corpus root, else the
+    /// nearest corpus root above it whose manifests list data at or under it. `None` for a
+    /// tree outside any versioned corpus.
     pub fn find(root: &Path) -> Result<Option<Corpus>, CorpusError> {
         let start = root.canonicalize().unwrap_or_else(|_| root.to_owned());
         for dir in start.ancestors() {
-            if dir.join(VERSION_FILE).is_file() {
-                return Corpus::read(dir).map(Some);
+            if !is_corpus_root(dir) {
+                continue;
+            }
+            let corpus = Corpus::read(dir)?;
+            if corpus.manifest.covers(&corpus.relative(&start).unwrap_or_default()) {
+                return Ok(Some(corpus));
             }
         }
         Ok(None)
     }
 
-    /// Reads `dir`/VERSION and `dir`/CHANGELOG.md.
+    /// `path` (canonical, inside this corpus) relative to its root, `/`-separated.
+    pub fn relative(&self, path: &Path) -> Option<String> {
+        let relative = path.strip_prefix(&self.dir).ok()?;
+        let parts: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Some(parts.join("/"))
+    }
+
+    /// Reads `dir`/VERSION, `dir`/CHANGELOG.md and the manifests.
     pub fn read(dir: &Path) -> Result<Corpus, CorpusError> {
         let read = |name: &str| {
             let path = dir.join(name);
@@ -101,37 +134,48 @@ impl Corpus {
             dir: dir.to_owned(),
             version,
             changes,
+            manifest: Manifest::read(dir)?,
         })
     }
 
     /// The data sets whose expected result or basis changed after `version`, named as a run
-    /// over `root` names them (relative to `root`, which lies in this corpus).
-    pub fn changed_since(&self, version: u32, root: &Path) -> BTreeSet<String> {
+    /// over `root` names them (relative to `root`, which lies in this corpus), each with the
+    /// changelog's reason (the latest, when it changed more than once).
+    pub fn changed_since(&self, version: u32, root: &Path) -> BTreeMap<String, String> {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_owned());
-        let prefix = root.strip_prefix(&self.dir).map(|p| {
-            p.components()
-                .map(|c| format!("{}/", c.as_os_str().to_string_lossy()))
-                .collect::<String>()
-        });
-        let Ok(prefix) = prefix else {
-            return BTreeSet::new();
+        let Some(prefix) = self.relative(&root) else {
+            return BTreeMap::new();
         };
+        let prefix = if prefix.is_empty() { prefix } else { prefix + "/" };
         self.changes
-            .range(version + 1..)
-            .flat_map(|(_, names)| names)
-            .filter_map(|name| name.strip_prefix(&prefix).map(str::to_owned))
+            .range(version.saturating_add(1)..)
+            .flat_map(|(v, names)| {
+                names
+                    .iter()
+                    .map(move |(name, why)| (name, format!("corpus version {v}: {why}")))
+            })
+            .filter_map(|(name, why)| name.strip_prefix(&prefix).map(|n| (n.to_owned(), why)))
             .collect()
     }
 }
 
+/// Whether `dir` is a corpus root: VERSION, CHANGELOG.md and MANIFEST.tsv, regular files.
+fn is_corpus_root(dir: &Path) -> bool {
+    [VERSION_FILE, CHANGELOG_FILE, MANIFEST_FILE]
+        .iter()
+        .all(|name| std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.is_file()))
+}
+
 /// `## N` headings, each followed by ``- `name`: why`` lines; other lines are prose.
-fn parse_changelog(text: &str, path: &Path) -> Result<BTreeMap<u32, BTreeSet<String>>, CorpusError> {
+type Changes = BTreeMap<u32, BTreeMap<String, String>>;
+
+fn parse_changelog(text: &str, path: &Path) -> Result<Changes, CorpusError> {
     let problem = |line: usize, problem: String| CorpusError::Changelog {
         path: path.to_owned(),
         line,
         problem,
     };
-    let mut changes: BTreeMap<u32, BTreeSet<String>> = BTreeMap::new();
+    let mut changes = Changes::new();
     let mut current = None;
     for (index, line) in text.lines().enumerate() {
         let number = index + 1;
@@ -141,16 +185,19 @@ fn parse_changelog(text: &str, path: &Path) -> Result<BTreeMap<u32, BTreeSet<Str
                 .next()
                 .and_then(|v| v.parse::<u32>().ok())
                 .ok_or_else(|| problem(number, format!("{heading:?} does not start with a version number")))?;
-            if changes.insert(version, BTreeSet::new()).is_some() {
+            if changes.insert(version, BTreeMap::new()).is_some() {
                 return Err(problem(number, format!("version {version} is listed twice")));
             }
             current = Some(version);
         } else if let Some(entry) = line.strip_prefix("- `") {
-            let Some((name, _why)) = entry.split_once("`: ") else {
+            let Some((name, why)) = entry.split_once("`: ") else {
                 return Err(problem(number, "an entry must read - `data set`: why".to_owned()));
             };
             let version = current.ok_or_else(|| problem(number, "an entry before any `## N` heading".to_owned()))?;
-            changes.entry(version).or_default().insert(name.to_owned());
+            changes
+                .entry(version)
+                .or_default()
+                .insert(name.to_owned(), why.to_owned());
         }
     }
     Ok(changes)
@@ -164,17 +211,21 @@ mod tests {
     fn the_changelog_lists_data_sets_per_version() {
         let text = "# Changes\n\n## 2 (2026-11-23)\n\nWhy it changed.\n\n- `extended/a/0`: now refused\n- `b/0`: basis\n\n## 1\n\nFirst.\n";
         let changes = parse_changelog(text, Path::new("CHANGELOG.md")).unwrap();
-        assert_eq!(changes[&2].iter().collect::<Vec<_>>(), ["b/0", "extended/a/0"]);
+        assert_eq!(changes[&2].keys().collect::<Vec<_>>(), ["b/0", "extended/a/0"]);
         assert!(changes[&1].is_empty());
         let corpus = Corpus {
             dir: PathBuf::from("/c"),
             version: 2,
             changes,
+            manifest: Manifest::default(),
         };
-        let all: Vec<String> = corpus.changed_since(1, Path::new("/c")).into_iter().collect();
+        let all: Vec<String> = corpus.changed_since(1, Path::new("/c")).into_keys().collect();
         assert_eq!(all, ["b/0", "extended/a/0"]);
-        let under: Vec<String> = corpus.changed_since(1, Path::new("/c/extended")).into_iter().collect();
-        assert_eq!(under, ["a/0"]);
+        let under = corpus.changed_since(1, Path::new("/c/extended"));
+        assert_eq!(
+            under.into_iter().collect::<Vec<_>>(),
+            [("a/0".to_owned(), "corpus version 2: now refused".to_owned())]
+        );
         assert!(corpus.changed_since(2, Path::new("/c")).is_empty());
     }
 

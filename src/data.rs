@@ -1,9 +1,16 @@
-//! Where the test data is: this crate's own `onnx-testdata/`, located from the crate's
-//! manifest directory when it was built, so that a downstream crate depending on it by path or
-//! by git, and the installed binary, find the cases without being told a path.
+//! Where the test data is, and which corpus it belongs to: the one resolver of data roots
+//! that the CLI and the harness share. Without paths, the data is `$PAD_CONFORMANCE_DATA`,
+//! else `./onnx-testdata`, else this crate's own `onnx-testdata/`, located from the crate's
+//! manifest directory when it was built, so that a downstream crate depending on it by path
+//! or by git, and the installed binary, find the cases without being told a path.
 
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::corpus::{Corpus, CorpusError};
+use crate::manifest::ListedCase;
 
 /// The environment variable that overrides [`data_dir`]: a directory of cases to use instead
 /// of the bundled ones.
@@ -30,9 +37,9 @@ fn data_dir_from(env: Option<OsString>) -> PathBuf {
     }
 }
 
-/// The command line's default root: `$PAD_CONFORMANCE_DATA` when set, else `./onnx-testdata`
-/// when the current directory has one (a checkout of this repository, or a project keeping
-/// its own copy), else the bundled data.
+/// The default root of the command line and the harness alike: `$PAD_CONFORMANCE_DATA`
+/// when set, else `./onnx-testdata` when the current directory has one (a checkout of this
+/// repository, or a project keeping its own copy), else the bundled data.
 pub fn default_root() -> PathBuf {
     let env = std::env::var_os(DATA_ENV).filter(|dir| !dir.is_empty());
     let local = Path::new("onnx-testdata");
@@ -40,6 +47,72 @@ pub fn default_root() -> PathBuf {
         return local.to_owned();
     }
     data_dir_from(env)
+}
+
+/// A directory searched for cases, with the corpus it belongs to (if any): its version
+/// dates a baseline, its changelog explains verdicts that changed with it, and its manifests
+/// say which cases are upstream.
+#[derive(Clone, Debug)]
+pub struct DataRoot {
+    /// The directory as given.
+    pub path: PathBuf,
+    /// The corpus it lies in, by [`Corpus::find`]'s rule.
+    pub corpus: Option<Arc<Corpus>>,
+}
+
+impl DataRoot {
+    /// Resolves `paths`, or the [`default_root`] when there are none. Each corpus is read
+    /// once however many roots lie in it; roots from different corpora keep their own.
+    pub fn resolve(paths: &[PathBuf]) -> Result<Vec<DataRoot>, CorpusError> {
+        let defaulted;
+        let paths = if paths.is_empty() {
+            defaulted = [default_root()];
+            &defaulted[..]
+        } else {
+            paths
+        };
+        let mut read: HashMap<PathBuf, Arc<Corpus>> = HashMap::new();
+        paths
+            .iter()
+            .map(|path| {
+                let corpus = match Corpus::find(path)? {
+                    Some(corpus) => Some(Arc::clone(
+                        read.entry(corpus.dir.clone()).or_insert_with(|| Arc::new(corpus)),
+                    )),
+                    None => None,
+                };
+                Ok(DataRoot {
+                    path: path.clone(),
+                    corpus,
+                })
+            })
+            .collect()
+    }
+
+    /// The manifest's entry for the case at `dir` (under this root), if its corpus lists it.
+    pub fn listed_case(&self, dir: &Path) -> Option<&ListedCase> {
+        let corpus = self.corpus.as_deref()?;
+        let dir = dir.canonicalize().ok()?;
+        corpus.manifest.case(&corpus.relative(&dir)?)
+    }
+}
+
+/// The versions of the corpora `roots` belong to, by corpus name (its directory's name):
+/// what a baseline records. Empty when no root lies in a versioned corpus.
+pub fn corpus_versions(roots: &[DataRoot]) -> BTreeMap<String, u32> {
+    roots
+        .iter()
+        .filter_map(|root| root.corpus.as_deref())
+        .map(|corpus| (corpus_name(corpus), corpus.version))
+        .collect()
+}
+
+/// A corpus's name in a baseline: its directory's name (`onnx-testdata`).
+pub fn corpus_name(corpus: &Corpus) -> String {
+    corpus.dir.file_name().map_or_else(
+        || corpus.dir.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 #[cfg(test)]

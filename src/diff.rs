@@ -256,6 +256,7 @@ mod tests {
             backend: "tract".into(),
             outcomes,
             duration: Duration::ZERO,
+            baseline: None,
         }
     }
 

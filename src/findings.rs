@@ -268,6 +268,7 @@ mod tests {
                 outcome("g", Status::Passed, Basis::Spec, "", vec![2]),
             ],
             duration: Duration::ZERO,
+            baseline: None,
         };
         let mut out = Vec::new();
         write_markdown(&[report], &mut out).unwrap();

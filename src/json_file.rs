@@ -26,6 +26,16 @@ pub enum JsonFileError {
         #[source]
         source: serde_json::Error,
     },
+    /// A format newer than this version reads.
+    #[error("reading {}: format {format} is newer than this pad-conformance reads ({supported}); upgrade it", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// The format it states.
+        format: u32,
+        /// The newest this version reads.
+        supported: u32,
+    },
 }
 
 /// Reads `path` as JSON into a `T`.

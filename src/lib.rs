@@ -30,6 +30,7 @@ pub mod harness;
 mod huge_pages;
 pub mod json_file;
 pub mod listing;
+pub mod manifest;
 pub mod matrix;
 pub mod model;
 pub mod operators;

@@ -177,6 +177,14 @@ impl Node {
         self.attributes.iter().find(|a| a.name == name).map(|a| &a.value)
     }
 
+    /// A Pad node's `mode` (`constant` when absent); `None` for other operators.
+    pub fn pad_mode(&self) -> Option<String> {
+        (self.op_type == "Pad").then(|| match self.attribute("mode") {
+            Some(AttributeValue::String(s)) => String::from_utf8_lossy(s).into_owned(),
+            _ => "constant".to_owned(),
+        })
+    }
+
     /// The input at `index`, or `None` when it is absent or omitted (empty name).
     pub fn input(&self, index: usize) -> Option<&str> {
         self.inputs.get(index).map(String::as_str).filter(|n| !n.is_empty())

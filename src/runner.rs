@@ -118,5 +118,6 @@ pub fn run_jobs(
         // Every job ran, unless the run was stopped: then the ones that did.
         outcomes: outcomes.into_iter().flatten().collect(),
         duration: start.elapsed(),
+        baseline: None,
     }
 }

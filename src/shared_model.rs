@@ -77,6 +77,7 @@ mod tests {
                 source: Arc::new(std::io::Error::other("gone")),
             }),
             basis: crate::basis::BasisNote::upstream(),
+            info: None,
         };
         let shared = SharedModel::new(3);
         let options = DecodeOptions::default();

@@ -16,7 +16,7 @@ fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {
     assert_eq!(corpus.version, 3);
     let cases = discover(std::slice::from_ref(&root), &Patterns::default()).unwrap();
     let names: BTreeSet<String> = cases.iter().map(|c| c.data_set_name(0)).collect();
-    let listed = corpus.changed_since(1, &root);
+    let listed: BTreeSet<String> = corpus.changed_since(1, &root).into_keys().collect();
     let unknown: Vec<&String> = listed.difference(&names).collect();
     assert!(unknown.is_empty(), "CHANGELOG.md names no such data set: {unknown:?}");
     let weaker: BTreeSet<String> = cases
@@ -30,7 +30,7 @@ fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {
     // The corrected CenterCropPad rule is listed too, though its basis is the spec.
     assert!(listed.contains("extended/test_center_crop_pad_ext_dtype_int4/0"));
     // Version 3 added onnx 1.23.2's data sets, and only those: 23 cases of one data set each.
-    let added = corpus.changed_since(2, &root);
+    let added: BTreeSet<String> = corpus.changed_since(2, &root).into_keys().collect();
     let exported: BTreeSet<String> = names
         .iter()
         .filter(|n| n.starts_with("onnx-1.23.2/"))

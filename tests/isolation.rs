@@ -114,7 +114,7 @@ fn a_crash_a_hang_and_a_panic_cost_one_trial_each() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(
         stdout.contains(
-            "pad-conformance, backend crashy: 15 passed, 0 known failures (in the baseline), 3 new failures, \
+            "pad-conformance, backend crashy: 18 data sets: 15 passed, 0 known failures (in the baseline), 3 new failures, \
              0 outdated baseline entries, 0 skipped"
         ),
         "{stdout}"
@@ -161,7 +161,7 @@ fn a_recorded_baseline_makes_the_gate_pass() {
     );
     assert!(
         stdout
-            .contains("pad-conformance, backend crashy: 16 passed, 2 known failures (in the baseline), 0 new failures"),
+            .contains("pad-conformance, backend crashy: 18 data sets: 16 passed, 2 known failures (in the baseline), 0 new failures"),
         "{stdout}"
     );
 }

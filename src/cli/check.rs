@@ -2,16 +2,17 @@
 //! baseline; and `--list`.
 
 use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use pad_conformance::baseline::{Baseline, Discovered, Ran};
 use pad_conformance::case::TestCase;
 use pad_conformance::check::Outcome;
-use pad_conformance::corpus::Corpus;
+use pad_conformance::data::DataRoot;
 use pad_conformance::listing::list_case;
 use pad_conformance::profile::Profile;
 use pad_conformance::report::{
-    Colors, Format, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
+    Colors, Format, RunReport, escape_text, write_json, write_junit, write_markdown, write_outcome, write_summary,
 };
 use pad_conformance::runner::{Job, run_jobs};
 use pad_conformance::scoreboard::{Board, Rerun, write_scoreboard};
@@ -22,13 +23,14 @@ use super::output::{Output, finish, open_output};
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
-    let cases = selection.cases()?;
+    let roots = selection.roots()?;
+    let cases = selection.cases(&roots)?;
     let jobs = selection.jobs(&cases)?;
     if args.list {
         return list(&jobs, selection.max_tensor_bytes);
     }
     let baseline = match &args.baseline {
-        Some(path) => Some(Baseline::read(path)?.with_corpus_changes(&selection.paths)?),
+        Some(path) => Some(read_baseline(path, &roots, args.strict)?),
         None => None,
     };
     // Read before the run: a malformed file there is refused (exit 2) and left untouched,
@@ -51,23 +53,26 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
             written = write_outcome(outcome, colors, &mut out).and_then(|()| out.flush());
         }
     };
-    let report = run_jobs(
+    let mut report = run_jobs(
         backend.as_ref(),
         &jobs,
         &options,
         args.checking.threads(),
         &mut write_line,
     );
+    let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
+    // Judged before any report is written, so that every report shows the gate.
+    report.baseline = baseline
+        .as_ref()
+        .map(|b| b.judge(&report.outcomes, |name| discovered.contains(name)));
     let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
     write_report(&report, &rerun, args, out, written)?;
-    let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
     if let Some(path) = &args.write_baseline {
         let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
         let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-        let mut recorded = Baseline::record(&report.backend, ran, previous.as_ref(), |name| {
+        let recorded = Baseline::record(&report.backend, &roots, ran, previous.as_ref(), |name| {
             discovered.contains(name)
         });
-        recorded.corpus_version = corpus_version(&selection.paths)?;
         recorded.write(path)?;
     }
     if super::signals::interrupted() {
@@ -79,12 +84,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         return Ok(ExitCode::from(130));
     }
     let summary = report.summary();
-    let failed = match &baseline {
-        Some(baseline) => {
-            let verdict = baseline.judge(&report.outcomes, |name| discovered.contains(name));
-            eprintln!("{}", verdict.describe());
-            verdict.fails(args.strict, args.strict_corpus)
-        }
+    let failed = match &report.baseline {
+        Some(verdict) => verdict.fails(args.strict, args.strict_corpus),
         None => summary.failed + summary.errored > 0,
     };
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
@@ -138,15 +139,24 @@ fn write_report(
     if args.output.is_some() || format != Format::Human {
         eprintln!("{}", report.summary().line());
     }
+    // The gate's verdict on stderr, after the report, whatever its format and destination.
+    if let Some(verdict) = &report.baseline {
+        eprintln!("{}", escape_text(&verdict.describe()));
+    }
     Ok(())
 }
 
-/// The version of the corpus the first root belongs to, if it is versioned.
-fn corpus_version(roots: &[std::path::PathBuf]) -> Result<Option<u32>, Fatal> {
-    for root in roots {
-        if let Some(corpus) = Corpus::find(root)? {
-            return Ok(Some(corpus.version));
+/// Reads the baseline at `path` against the run's corpora. One that records no version of
+/// them excuses nothing: a warning, or under `--strict` an error.
+fn read_baseline(path: &Path, roots: &[DataRoot], strict: bool) -> Result<Baseline, Fatal> {
+    let baseline = Baseline::read(path)?.against(path, roots)?;
+    let how = format!("--write-baseline {}", path.display());
+    match baseline.unversioned_warning(path, &how) {
+        Some(warning) if strict => Err(Fatal(format!("{} (--strict)", warning.trim_start_matches("warning: ")))),
+        Some(warning) => {
+            eprintln!("pad-conformance: {warning}");
+            Ok(baseline)
         }
+        None => Ok(baseline),
     }
-    Ok(None)
 }

@@ -16,7 +16,7 @@ use super::output::{Output, finish, open_output};
 
 pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
-    let cases = selection.cases()?;
+    let cases = selection.cases(&selection.roots()?)?;
     let jobs = selection.jobs(&cases)?;
     let options = args.checking.options(selection.max_tensor_bytes)?;
     let mut reports = Vec::new();

@@ -16,10 +16,10 @@ use std::time::Duration;
 
 use pad_conformance::backend::{Backend, BackendOptions, backend_from_spec};
 use pad_conformance::basis::Gating;
-use pad_conformance::case::{Patterns, TestCase, discover};
+use pad_conformance::case::{Patterns, TestCase, discover_in};
 use pad_conformance::check::CheckOptions;
 use pad_conformance::compare::Tolerance;
-use pad_conformance::data::default_root;
+use pad_conformance::data::DataRoot;
 use pad_conformance::profile::Profile;
 use pad_conformance::runner::{Job, default_threads, jobs};
 use pad_conformance::scoreboard::Rerun;
@@ -49,14 +49,14 @@ pub fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
 }
 
 impl Selection {
-    /// Discovers the cases; zero cases is an error.
-    fn cases(&self) -> Result<Vec<TestCase>, Fatal> {
-        let roots = if self.paths.is_empty() {
-            vec![default_root()]
-        } else {
-            self.paths.clone()
-        };
-        Ok(discover(&roots, &Patterns::new(&self.patterns)?)?)
+    /// The roots, resolved as the harness resolves them (no paths: the default data).
+    fn roots(&self) -> Result<Vec<DataRoot>, Fatal> {
+        Ok(DataRoot::resolve(&self.paths)?)
+    }
+
+    /// Discovers the cases under `roots`; zero cases is an error.
+    fn cases(&self, roots: &[DataRoot]) -> Result<Vec<TestCase>, Fatal> {
+        Ok(discover_in(roots, &Patterns::new(&self.patterns)?)?)
     }
 
     /// The data sets of `cases` that pass the filter; none passing is an error.

@@ -35,8 +35,9 @@ pub use trial_result::TrialResult;
 use crate::backend::Backend;
 use crate::baseline::{Baseline, BaselineError, Discovered, Finding, Ran};
 use crate::basis::Gating;
-use crate::case::{Applicability, CaseError, Patterns, TestCase, applicability, discover};
+use crate::case::{Applicability, CaseError, Patterns, TestCase, applicability, discover, discover_in};
 use crate::check::{CheckOptions, Status, check_data_set_with};
+use crate::data::DataRoot;
 use crate::error::Error;
 use crate::model::Model;
 use crate::profile::Profile;
@@ -74,6 +75,7 @@ struct Built {
     results: Arc<Mutex<Vec<TrialResult>>>,
     baseline: Arc<Baseline>,
     discovered: Discovered,
+    roots: Vec<DataRoot>,
 }
 
 impl Harness {
@@ -90,8 +92,9 @@ impl Harness {
         }
     }
 
-    /// Adds a directory to search for cases. Without any, the harness runs the bundled cases,
-    /// [`data_dir`](crate::data_dir).
+    /// Adds a directory to search for cases. Without any, the harness runs the command
+    /// line's default data ([`default_root`](crate::data::default_root)): the bundled cases
+    /// unless `$PAD_CONFORMANCE_DATA` or `./onnx-testdata` says otherwise.
     pub fn root(mut self, root: impl Into<PathBuf>) -> Harness {
         self.roots.push(root.into());
         self
@@ -171,24 +174,16 @@ impl Harness {
         Ok(self.build()?.trials)
     }
 
-    fn roots(&self) -> Vec<PathBuf> {
-        if self.roots.is_empty() {
-            vec![crate::data_dir()]
-        } else {
-            self.roots.clone()
-        }
-    }
-
-    fn cases(&self) -> Result<Vec<TestCase>, Error> {
-        discover(&self.roots(), &Patterns::new(&self.patterns)?)
-    }
-
-    fn read_baseline(&self) -> Result<Baseline, Error> {
+    fn read_baseline(&self, roots: &[DataRoot]) -> Result<Baseline, Error> {
         let Some(path) = &self.baseline else {
             return Ok(Baseline::default());
         };
         if path.exists() {
-            return Ok(Baseline::read(path)?.with_corpus_changes(&self.roots())?);
+            let baseline = Baseline::read(path)?.against(path, roots)?;
+            if let Some(warning) = baseline.unversioned_warning(path, &record_command(path)) {
+                eprintln!("{warning}");
+            }
+            return Ok(baseline);
         }
         // The file about to be recorded, however its path is spelled (a gate names its
         // baseline by an absolute path, the command that records it by a relative one).
@@ -208,8 +203,10 @@ impl Harness {
     }
 
     fn build(&self) -> Result<Built, Error> {
-        let cases = self.cases()?;
-        let baseline = Arc::new(self.read_baseline()?);
+        // The same resolver as the command line's: the same data gives the same corpus.
+        let roots = DataRoot::resolve(&self.roots)?;
+        let cases = discover_in(&roots, &Patterns::new(&self.patterns)?)?;
+        let baseline = Arc::new(self.read_baseline(&roots)?);
         let results = Arc::new(Mutex::new(Vec::new()));
         let mut trials = Vec::new();
         let discovered = Discovered::new(&cases, !self.patterns.is_empty());
@@ -247,6 +244,7 @@ impl Harness {
             results,
             baseline,
             discovered,
+            roots,
         })
     }
 
@@ -301,7 +299,7 @@ impl Harness {
                 message: &r.message,
                 gates: r.gates,
             });
-            let recorded = Baseline::record(self.backend.name(), ran, Some(&previous), |name| {
+            let recorded = Baseline::record(self.backend.name(), &built.roots, ran, Some(&previous), |name| {
                 built.discovered.contains(name)
             });
             recorded.write(path)?;
@@ -391,7 +389,7 @@ fn judge(baseline: &Baseline, result: TrialResult) -> Result<Completion, libtest
     }
     match baseline.finding(&result.name, result.status) {
         // A verdict that changed with the corpus is not the backend's doing either.
-        Finding::Agrees | Finding::ExpectedFailure | Finding::CorpusChange(_) => Ok(Completion::Completed),
+        Finding::Agrees | Finding::ExpectedFailure | Finding::CorpusChange { .. } => Ok(Completion::Completed),
         Finding::Regression => Err(result.message.into()),
         Finding::UnexpectedPass(known) => Err(format!(
             "listed as a known failure ({}) but passed: remove it from the baseline",

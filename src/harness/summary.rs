@@ -5,7 +5,7 @@
 use std::fmt::{self, Write as _};
 
 use super::trial_result::TrialResult;
-use crate::baseline::{Baseline, Finding};
+use crate::baseline::{Baseline, CorpusChange, Finding};
 use crate::check::Status;
 use crate::compare::MAX_LISTED;
 
@@ -31,6 +31,11 @@ pub struct HarnessSummary {
     pub unsupported: usize,
     /// Failed or errored on a basis the run does not gate on: reported, never failed.
     pub not_gating: usize,
+    /// A verdict other than the baseline's on a data set the corpus changed since it was
+    /// written, each with why.
+    pub changed_with_corpus: Vec<CorpusChange>,
+    /// Every trial counted: the counts above (lossy passes among the passed) add up to it.
+    pub total: usize,
 }
 
 impl HarnessSummary {
@@ -41,24 +46,30 @@ impl HarnessSummary {
             ..HarnessSummary::default()
         };
         for result in results {
-            match result.status {
-                _ if result.is_non_gating_failure() => {
-                    summary.not_gating += 1;
-                    continue;
+            summary.total += 1;
+            if result.is_non_gating_failure() {
+                summary.not_gating += 1;
+                continue;
+            }
+            // Each trial lands in exactly one count.
+            match (result.status, baseline.finding(&result.name, result.status)) {
+                (_, Finding::ExpectedFailure) => summary.known_failures += 1,
+                (_, Finding::Regression) => summary.new_failures += 1,
+                (_, Finding::UnexpectedPass(_) | Finding::ChangedStatus(_)) => summary.outdated += 1,
+                (now, Finding::CorpusChange { was, why }) => summary.changed_with_corpus.push(CorpusChange {
+                    name: result.name.clone(),
+                    was: was.to_owned(),
+                    now,
+                    why: why.to_owned(),
+                }),
+                (Status::Skipped, Finding::Agrees) => summary.skipped += 1,
+                (Status::Unsupported, Finding::Agrees) => summary.unsupported += 1,
+                (_, Finding::Agrees) => {
+                    summary.passed += 1;
+                    if result.is_lossy_pass() {
+                        summary.lossy.push((result.name.clone(), result.max_abs_error));
+                    }
                 }
-                Status::Passed => summary.passed += 1,
-                Status::Skipped => summary.skipped += 1,
-                Status::Unsupported => summary.unsupported += 1,
-                Status::Failed | Status::Errored => {}
-            }
-            if result.is_lossy_pass() {
-                summary.lossy.push((result.name.clone(), result.max_abs_error));
-            }
-            match baseline.finding(&result.name, result.status) {
-                Finding::ExpectedFailure => summary.known_failures += 1,
-                Finding::Regression => summary.new_failures += 1,
-                Finding::UnexpectedPass(_) | Finding::ChangedStatus(_) => summary.outdated += 1,
-                Finding::Agrees | Finding::CorpusChange(_) => {}
             }
         }
         summary.lossy.sort_by(|a, b| a.0.cmp(&b.0));
@@ -67,11 +78,14 @@ impl HarnessSummary {
 }
 
 impl fmt::Display for HarnessSummary {
-    /// `pad-conformance, backend x: 17 passed (2 not bit-identical), 6 known failures (in
+    /// `pad-conformance, backend x: 23 data sets: 17 passed (2 not bit-identical), 6 known failures (in
     /// the baseline), 0 new failures, 0 outdated baseline entries, 0 skipped`, then the first
     /// lossy passes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut line = format!("pad-conformance, backend {}: {} passed", self.backend, self.passed);
+        let mut line = format!(
+            "pad-conformance, backend {}: {} data sets: {} passed",
+            self.backend, self.total, self.passed
+        );
         if !self.lossy.is_empty() {
             write!(line, " ({} not bit-identical)", self.lossy.len())?;
         }
@@ -86,7 +100,13 @@ impl fmt::Display for HarnessSummary {
         if self.not_gating > 0 {
             write!(line, ", {} not gating", self.not_gating)?;
         }
+        if !self.changed_with_corpus.is_empty() {
+            write!(line, ", {} changed with the corpus", self.changed_with_corpus.len())?;
+        }
         f.write_str(&line)?;
+        for change in &self.changed_with_corpus {
+            write!(f, "\n  changed with the corpus, not the backend: {change}")?;
+        }
         for (name, error) in self.lossy.iter().take(MAX_LISTED) {
             write!(f, "\n  passed within tolerance, not bit-identical: {name}")?;
             if let Some(error) = error {

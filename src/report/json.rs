@@ -5,18 +5,28 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{RunReport, Summary};
+use crate::baseline::Verdict;
 use crate::check::Outcome;
+
+/// The JSON report's format: 2 added `format` and `baseline`; a report without `format`
+/// is format 1 and still reads.
+pub const REPORT_FORMAT: u32 = 2;
 
 #[derive(Serialize)]
 struct JsonReport<'a> {
+    format: u32,
     backend: &'a str,
     summary: Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<&'a Verdict>,
     cases: &'a [Outcome],
 }
 
 /// Writes the report as pretty-printed JSON.
 pub fn write_json(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     let json = JsonReport {
+        format: REPORT_FORMAT,
+        baseline: report.baseline.as_ref(),
         backend: &report.backend,
         summary: report.summary(),
         cases: &report.outcomes,

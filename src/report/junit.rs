@@ -49,6 +49,18 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         if outcome.is_lossy_pass() {
             case.set_system_out(lossy_note(outcome));
         }
+        let name = outcome.name();
+        if let Some(change) = report
+            .baseline
+            .iter()
+            .flat_map(|v| &v.corpus_changes)
+            .find(|c| c.name == name)
+        {
+            case.add_property(("baseline", "changed with the corpus"));
+            case.set_system_out(escape_text(&format!(
+                "changed with the corpus, not the backend: {change}"
+            )));
+        }
         case.set_classname(escape_line(&outcome.operator()).as_ref());
         case.add_property(("basis", outcome.basis.kind.name()));
         case.add_property(("basis-section", outcome.basis.section.as_str()));

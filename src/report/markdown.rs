@@ -11,6 +11,19 @@ use crate::check::Status;
 pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "### pad-conformance: backend `{}`\n", escape_cell(&report.backend))?;
     writeln!(out, "**{}**\n", report.summary().line())?;
+    if let Some(verdict) = &report.baseline {
+        let mut lines = verdict
+            .describe()
+            .lines()
+            .map(escape_cell)
+            .collect::<Vec<_>>()
+            .into_iter();
+        writeln!(out, "**{}**\n", lines.next().unwrap_or_default())?;
+        for line in lines {
+            writeln!(out, "- {}", line.trim())?;
+        }
+        writeln!(out)?;
+    }
     let shown: Vec<_> = report
         .outcomes
         .iter()

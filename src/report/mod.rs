@@ -34,6 +34,8 @@ pub struct RunReport {
     pub outcomes: Vec<Outcome>,
     /// Wall-clock time of the whole run.
     pub duration: Duration,
+    /// How the run compares with its baseline, when it was judged against one.
+    pub baseline: Option<crate::baseline::Verdict>,
 }
 
 /// Counts per status. `failed` and `errored` count the data sets whose basis the run gates

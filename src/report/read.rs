@@ -8,6 +8,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::RunReport;
+use super::json::REPORT_FORMAT;
+use crate::baseline::Verdict;
 use crate::basis::BasisNote;
 use crate::check::{Outcome, Status};
 use crate::json_file::{JsonFileError, read_json};
@@ -15,7 +17,12 @@ use crate::json_file::{JsonFileError, read_json};
 /// The JSON report as written; fields added later are optional so older reports still read.
 #[derive(Deserialize)]
 struct JsonReport {
+    /// Absent in format 1.
+    #[serde(default)]
+    format: Option<u32>,
     backend: String,
+    #[serde(default)]
+    baseline: Option<Verdict>,
     cases: Vec<JsonCase>,
 }
 
@@ -72,12 +79,20 @@ impl From<JsonCase> for Outcome {
 /// shape is an error naming the file.
 pub fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
     let report: JsonReport = read_json(path)?;
+    if let Some(format) = report.format.filter(|f| *f > REPORT_FORMAT) {
+        return Err(JsonFileError::Format {
+            path: path.to_owned(),
+            format,
+            supported: REPORT_FORMAT,
+        });
+    }
     let outcomes: Vec<Outcome> = report.cases.into_iter().map(Outcome::from).collect();
     let duration = outcomes.iter().map(|o| o.duration).sum();
     Ok(RunReport {
         backend: report.backend,
         outcomes,
         duration,
+        baseline: report.baseline,
     })
 }
 
@@ -115,6 +130,7 @@ mod tests {
                 outcome("onnx-1.22.0/b", Status::Passed),
             ],
             duration: Duration::from_secs(1),
+            baseline: None,
         };
         let mut json = Vec::new();
         write_json(&report, &mut json).unwrap();

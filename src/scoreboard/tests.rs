@@ -69,6 +69,7 @@ fn reports() -> (RunReport, RunReport) {
             data(&format!("extended/{IMG_NAME}"), 21, "constant", "int4", Status::Passed),
         ],
         duration: Duration::ZERO,
+        baseline: None,
     };
     let mut failing = passing.clone();
     failing.backend = format!("evil {IMG_NAME}");
@@ -234,6 +235,7 @@ fn the_heatmap_is_the_coverage_grid_with_shares_and_modes() {
             Status::Passed,
         )],
         duration: Duration::ZERO,
+        baseline: None,
     };
     let (_, refusal_page) = page(&[refusal]);
     let outlined = cell(select(&refusal_page, "section.backend")[0], "Pad-19", "int4");
