@@ -1,6 +1,8 @@
 //! The libtest harness: one trial per data set, not-applicable cases ignored, and baselines
 //! whose listed failures pass while failing and fail once they pass.
 
+mod support;
+
 use std::path::Path;
 
 use libtest_mimic::{Arguments, Conclusion};
@@ -237,4 +239,146 @@ fn recording_a_missing_baseline_matches_it_however_its_path_is_spelled() {
         recorded["expected"].as_object().unwrap().keys().collect::<Vec<_>>(),
         ["node/test_edge_pad/0"]
     );
+}
+
+fn upstream(release: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata").join(release)
+}
+
+#[test]
+fn a_harness_recorded_baseline_dates_its_corpus_and_lets_no_regression_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("known.json");
+    // Recorded by a backend that fails nothing: an empty list, dated by the corpus version.
+    let recording = execute(
+        Harness::new(RefBackend).root(upstream("onnx-1.23.2")).write_baseline(&path),
+        None,
+    );
+    assert_eq!(recording.conclusion.num_failed, 0);
+    let recorded: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let version = std::fs::read_to_string(upstream("VERSION")).unwrap();
+    assert_eq!(recorded["corpus_version"], version.trim().parse::<u64>().unwrap());
+    assert_eq!(recorded["format"], 2);
+    assert_eq!(
+        recorded["written_by"],
+        format!("pad-conformance {}", env!("CARGO_PKG_VERSION"))
+    );
+    // A regression on a data set new in that corpus version is a regression, not the
+    // corpus's doing, and every data set is counted once.
+    let run = execute(Harness::new(NoEdge).root(upstream("onnx-1.23.2")).baseline(&path), None);
+    assert_eq!(run.conclusion.num_failed, 1);
+    let summary = run.summary;
+    assert_eq!((summary.new_failures, summary.passed, summary.total), (1, 22, 23));
+    assert!(summary.changed_with_corpus.is_empty());
+}
+
+#[test]
+fn a_baseline_without_a_corpus_version_excuses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // Format 1, no corpus version: before, it read as version 1 and excused every change
+    // on the data sets corpus versions 2 and 3 added.
+    let path = baseline(dir.path(), &[]);
+    let run = execute(Harness::new(NoEdge).root(upstream("onnx-1.23.2")).baseline(&path), None);
+    assert_eq!(run.conclusion.num_failed, 1);
+    assert_eq!(run.summary.new_failures, 1);
+    // A version the corpus never had is an error naming the file.
+    for bad in [0u64, 4294967295] {
+        std::fs::write(&path, serde_json::json!({"corpus_version": bad, "expected": {}}).to_string()).unwrap();
+        let error = Harness::new(NoEdge)
+            .root(upstream("onnx-1.23.2"))
+            .baseline(&path)
+            .trials()
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            error.contains(&format!("{}: corpus_version {bad} for onnx-testdata", path.display())),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn a_baseline_from_an_older_corpus_names_what_changed_and_counts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("known.json");
+    std::fs::write(&path, serde_json::json!({"corpus_version": 2, "expected": {}}).to_string()).unwrap();
+    // onnx-1.23.2 came with corpus version 3: a different verdict there is the corpus's,
+    // shown with the changelog's reason and counted, never silently `ok`.
+    let run = execute(Harness::new(NoEdge).root(upstream("onnx-1.23.2")).baseline(&path), None);
+    assert_eq!(run.conclusion.num_failed, 0);
+    let summary = run.summary;
+    assert_eq!(summary.changed_with_corpus.len(), 1);
+    assert_eq!(summary.passed + summary.changed_with_corpus.len(), summary.total);
+    let line = summary.to_string();
+    assert!(
+        line.contains(
+            "changed with the corpus, not the backend: node/test_edge_pad/0: was passed, now errored \
+             (corpus version 3: new, onnx 1.23.2 (basis spec))"
+        ),
+        "{line}"
+    );
+}
+
+/// A corpus of VERSION, CHANGELOG.md, MANIFEST.tsv and onnx-1.22.0, copied.
+fn corpus_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["VERSION", "CHANGELOG.md", "MANIFEST.tsv"] {
+        std::fs::copy(upstream(file), dir.path().join(file)).unwrap();
+    }
+    support::files::copy_dir(&upstream("onnx-1.22.0"), &dir.path().join("onnx-1.22.0"));
+    dir
+}
+
+fn failures(run: &pad_conformance::harness::HarnessRun) -> usize {
+    run.summary.new_failures
+}
+
+#[test]
+fn a_sidecar_cannot_relabel_upstream_data_and_a_changed_file_fails() {
+    let corpus = corpus_copy();
+    let edge = corpus.path().join("onnx-1.22.0/node/test_edge_pad");
+    // A case.json saying "undefined" would make the failure not gating.
+    std::fs::write(
+        edge.join("case.json"),
+        r#"{"op": "Pad", "domain": "", "version": 25, "mode": "edge", "dtype": "float", "expect": "output",
+            "basis": {"kind": "undefined", "section": "planted"}}"#,
+    )
+    .unwrap();
+    let root = corpus.path().join("onnx-1.22.0");
+    let trials = Harness::new(RefBackend).root(&root);
+    let run = execute(trials, Some("test_edge_pad"));
+    assert_eq!((run.conclusion.num_failed, failures(&run), run.summary.not_gating), (1, 1, 0));
+    std::fs::remove_file(edge.join("case.json")).unwrap();
+    // One changed byte in an expected output: an error naming the file, never a pass.
+    let output = corpus.path().join("onnx-1.22.0/node/test_wrap_pad/test_data_set_0/output_0.pb");
+    let mut bytes = std::fs::read(&output).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(&output, bytes).unwrap();
+    let run = execute(Harness::new(RefBackend).root(&root), None);
+    assert_eq!((run.conclusion.num_failed, run.summary.passed), (1, 22));
+    let cases = pad_conformance::case::discover(&[root], &Default::default()).unwrap();
+    let wrap = cases.iter().find(|c| c.id == "node/test_wrap_pad").unwrap();
+    let problem = wrap.problem.as_ref().unwrap().to_string();
+    assert!(problem.contains("output_0.pb: its sha256 differs from"), "{problem}");
+    assert!(problem.contains("MANIFEST.tsv"), "{problem}");
+}
+
+#[test]
+fn a_version_planted_in_a_parent_is_not_adopted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("VERSION"), "7\n").unwrap();
+    std::fs::write(dir.path().join("CHANGELOG.md"), "## 7\n").unwrap();
+    std::fs::write(dir.path().join("MANIFEST.tsv"), "release\tcase\tfile\torigin\tbytes\tsha256\n").unwrap();
+    let data = dir.path().join("mine");
+    support::files::copy_dir(&upstream("onnx-1.22.0/node/test_edge_pad"), &data.join("test_edge_pad"));
+    assert!(pad_conformance::corpus::Corpus::find(&data).unwrap().is_none());
+    // The real corpus is found from any of its data directories.
+    let found = pad_conformance::corpus::Corpus::find(&upstream("onnx-1.22.0/node")).unwrap().unwrap();
+    assert_eq!(found.dir, upstream("").canonicalize().unwrap());
+    // A baseline recorded over the planted tree has no version to record.
+    let path = dir.path().join("known.json");
+    execute(Harness::new(RefBackend).root(&data).write_baseline(&path), None);
+    let recorded: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert!(recorded.get("corpus_version").is_none(), "{recorded}");
 }
