@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Backend, BackendError, PROTOCOL_VERSION, is_failure};
+use super::{Backend, BackendError, ErrorKind, PROTOCOL_VERSION, error_kind};
 use crate::constant_inputs::inputs_as_constants;
 use crate::model::Model;
 use crate::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
@@ -122,7 +122,7 @@ impl<B: Backend> Worker<B> {
             } else {
                 match self.run(&request) {
                     Ok(outputs) => json!({"type": "result", "id": request.id, "outputs": outputs}),
-                    Err(error) if !is_failure(&error) => {
+                    Err(error) if error_kind(&error) != ErrorKind::Failed => {
                         json!({"type": "error", "id": request.id, "message": error.to_string()})
                     }
                     Err(source) => {
