@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::backend::{Backend, BackendError, is_failure};
+use crate::backend::{Backend, BackendError, ErrorKind, error_kind};
 use crate::basis::{BasisNote, Gating};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::compare::{Tolerance, compare_in};
@@ -325,7 +325,7 @@ fn run_with_constant_inputs(
 pub enum Answer {
     /// The outputs it returned.
     Outputs(Vec<Tensor>),
-    /// The error it returned: a refusal, unless [`crate::backend::is_failure`] says otherwise.
+    /// The error it returned: a refusal, unless [`error_kind`] says otherwise.
     Refused(BackendError),
     /// It panicked; the panic's message.
     Panicked(String),
@@ -358,7 +358,13 @@ fn judge(backend: &str, model: &Model, data: LoadedDataSet, answer: Answer, tole
                 format!("backend {backend} returned outputs, but this data set must be refused: {reason}"),
             );
         }
-        (Expected::Error(_), Answer::Refused(e)) if is_failure(&e) => {
+        (_, Answer::Refused(e)) if error_kind(&e) == ErrorKind::Unsupported => {
+            return Verdict::plain(
+                Status::Unsupported,
+                format!("backend {backend} reports it unsupported: {e}"),
+            );
+        }
+        (Expected::Error(_), Answer::Refused(e)) if error_kind(&e) == ErrorKind::Failed => {
             return Verdict::plain(
                 Status::Errored,
                 format!("backend {backend} failed, which is not a refusal: {e}"),

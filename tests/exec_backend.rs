@@ -19,11 +19,13 @@ use support::files::copy_dir;
 use support::trials::run_tests;
 
 fn main() {
-    if std::env::args().nth(1).as_deref() == Some(worker::ARG) {
-        worker::serve();
-        return;
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some(worker::ARG) => return worker::serve(),
+        Some(worker::BACKEND_ARG) => return worker::serve_backend(args.get(2).map_or("", String::as_str)),
+        _ => {}
     }
-    let tests: [(&str, fn()); 11] = [
+    let tests: [(&str, fn()); 13] = [
         (
             "a_right_worker_passes_and_names_itself",
             a_right_worker_passes_and_names_itself,
@@ -31,6 +33,14 @@ fn main() {
         (
             "a_wrong_answer_fails_and_a_refusal_errors",
             a_wrong_answer_fails_and_a_refusal_errors,
+        ),
+        (
+            "the_kind_of_an_error_reply_decides_its_verdict",
+            the_kind_of_an_error_reply_decides_its_verdict,
+        ),
+        (
+            "a_rust_backend_gets_the_same_verdict_in_process_and_through_worker",
+            a_rust_backend_gets_the_same_verdict_in_process_and_through_worker,
         ),
         (
             "misbehaving_workers_cost_one_case_each",
@@ -85,6 +95,16 @@ impl Fixture {
             copy_dir(&data.join(case), &dir.path().join("cases").join(case));
         }
         Fixture { dir }
+    }
+
+    /// The two cases of [`Fixture::new`], and the must-refuse case [`MUST_REFUSE`] between them.
+    fn with_must_refuse() -> Fixture {
+        let fixture = Fixture::new();
+        let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("onnx-testdata/extended")
+            .join(MUST_REFUSE);
+        copy_dir(&case, &fixture.cases().join(MUST_REFUSE));
+        fixture
     }
 
     fn cases(&self) -> PathBuf {
@@ -217,6 +237,148 @@ fn a_wrong_answer_fails_and_a_refusal_errors() {
         wrap["message"].as_str().unwrap().contains("no kernel for this"),
         "{wrap}"
     );
+}
+
+/// A case of the extended corpus whose one data set must be refused (Pad-18, mode wrap).
+const MUST_REFUSE: &str = "test_ext_pad18_err_mode_wrap";
+
+/// An `error` reply without `kind`, or of kind `refused`, passes a data set that must be
+/// refused; `failed` errors it; `unsupported` makes it unsupported, on any data set; a kind
+/// of no meaning is a protocol error, which costs that case only.
+fn the_kind_of_an_error_reply_decides_its_verdict() {
+    let fixture = Fixture::with_must_refuse();
+    let mode_of_must_refuse = format!("WORKER_MODE_{MUST_REFUSE}");
+    for (mode, code, status, message) in [
+        ("refuse", 0, "passed", "refused as expected: no kernel for this"),
+        ("refuse-refused", 0, "passed", "refused as expected: no kernel for this"),
+        (
+            "refuse-failed",
+            1,
+            "errored",
+            "backend test-worker failed, which is not a refusal: no kernel for this",
+        ),
+        (
+            "refuse-unsupported",
+            0,
+            "unsupported",
+            "backend test-worker reports it unsupported: no kernel for this",
+        ),
+        (
+            "refuse-crashed",
+            1,
+            "errored",
+            "backend test-worker failed, which is not a refusal: protocol error: the error's kind \"crashed\" is none of \"refused\", \"unsupported\", \"failed\" in reply",
+        ),
+    ] {
+        let (got, report) = fixture.check(&[(mode_of_must_refuse.as_str(), mode)], &[]);
+        assert_eq!(got, Some(code), "{mode}: {report}");
+        let refused = case(&report, MUST_REFUSE);
+        assert_eq!(refused["status"], status, "{mode}: {refused}");
+        let got = refused["message"].as_str().unwrap();
+        assert!(got.starts_with(message), "{mode}: {got}");
+        // The worker carries on (or, after the protocol error, a new one starts).
+        assert_eq!(case(&report, "test_edge_pad")["status"], "passed", "{mode}: {report}");
+        assert_eq!(case(&report, "test_wrap_pad")["status"], "passed", "{mode}: {report}");
+        let unsupported = usize::from(status == "unsupported");
+        assert_eq!(report["summary"]["unsupported"], unsupported, "{mode}: {report}");
+        assert_eq!(
+            report["summary"]["passed"],
+            3 - usize::from(status != "passed"),
+            "{mode}"
+        );
+    }
+    // On a data set with outputs: unsupported is unsupported; a failure or refusal errors.
+    for (mode, status, message) in [
+        (
+            "refuse-unsupported",
+            "unsupported",
+            "backend test-worker reports it unsupported: no kernel for this",
+        ),
+        (
+            "refuse-failed",
+            "errored",
+            "backend test-worker failed: no kernel for this",
+        ),
+        ("refuse", "errored", "backend test-worker failed: no kernel for this"),
+    ] {
+        let env = [
+            ("WORKER_MODE_test_edge_pad", mode),
+            (mode_of_must_refuse.as_str(), "refuse"),
+        ];
+        let (_, report) = fixture.check(&env, &[]);
+        let edge = case(&report, "test_edge_pad");
+        assert_eq!(edge["status"], status, "{mode}: {edge}");
+        assert_eq!(edge["message"], message, "{mode}: {edge}");
+        assert_eq!(case(&report, MUST_REFUSE)["status"], "passed", "{mode}: {report}");
+    }
+}
+
+/// The Rust backend [`worker::Kinded`] checked in process and served by `Worker` to an
+/// `ExecBackend`: each kind of error gets the same status and message either way.
+fn a_rust_backend_gets_the_same_verdict_in_process_and_through_worker() {
+    use pad_conformance::backend::{Backend, ErrorKind, ExecBackend, error_kind};
+    use pad_conformance::case::{Patterns, discover};
+    use pad_conformance::check::{CheckOptions, Status, check_data_set};
+
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
+    let roots = [data.join("extended"), data.join("onnx-1.22.0/node")];
+    let cases = discover(&roots, &Patterns::new(&[MUST_REFUSE, "test_edge_pad"]).unwrap()).unwrap();
+    let [must_refuse, edge] = [MUST_REFUSE, "test_edge_pad"].map(|name| {
+        cases
+            .iter()
+            .find(|c| c.id.ends_with(name))
+            .unwrap_or_else(|| panic!("{name}"))
+    });
+    assert!(must_refuse.data_sets[0].expected_error.is_some());
+    assert!(edge.data_sets[0].expected_error.is_none());
+    let options = CheckOptions::default();
+    let refusal = "wrap is not allowed before Pad-19";
+    let unsupported = "backend kinded reports it unsupported: mode wrap is not implemented";
+    for (kind, on_must_refuse, on_edge) in [
+        (
+            ErrorKind::Refused,
+            (Status::Passed, format!("refused as expected: {refusal}")),
+            (Status::Errored, format!("backend kinded failed: {refusal}")),
+        ),
+        (
+            ErrorKind::Unsupported,
+            (Status::Unsupported, unsupported.to_owned()),
+            (Status::Unsupported, unsupported.to_owned()),
+        ),
+        (
+            ErrorKind::Failed,
+            (
+                Status::Errored,
+                "backend kinded failed, which is not a refusal: the device went away".to_owned(),
+            ),
+            (
+                Status::Errored,
+                "backend kinded failed: the device went away".to_owned(),
+            ),
+        ),
+    ] {
+        let command = format!(
+            "{} {} {}",
+            std::env::current_exe().unwrap().display(),
+            worker::BACKEND_ARG,
+            kind.name()
+        );
+        let exec = ExecBackend::start(&command, Duration::from_secs(30), 1 << 20)
+            .unwrap_or_else(|e| panic!("{kind}: the worker starts: {e}"));
+        assert_eq!(exec.name(), "kinded");
+        let in_process = worker::Kinded(kind);
+        for (case, (status, message)) in [(must_refuse, &on_must_refuse), (edge, &on_edge)] {
+            for backend in [&in_process as &dyn Backend, &exec] {
+                let outcome = check_data_set(backend, case, 0, &options);
+                assert_eq!(outcome.status, *status, "{kind} {}: {}", case.id, outcome.message);
+                assert_eq!(&outcome.message, message, "{kind} {}", case.id);
+            }
+        }
+        // The error itself says its kind, through the worker too.
+        let model = must_refuse.load_model(&must_refuse.decode_options(1 << 20)).unwrap();
+        let error = exec.run(&model, &[]).unwrap_err();
+        assert_eq!(error_kind(&error), kind, "{error}");
+    }
 }
 
 fn misbehaving_workers_cost_one_case_each() {

@@ -3,7 +3,7 @@
 //! and passes with the reference.
 
 use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, RefBackend};
+use pad_conformance::backend::{Backend, BackendError, BackendFailure, BackendUnsupported, ErrorKind, RefBackend};
 use pad_conformance::case::{Patterns, discover};
 use pad_conformance::check::{CheckOptions, Status, check_data_set};
 use pad_conformance::fuzz::reproducer::write_reproducer;
@@ -111,4 +111,58 @@ fn a_broken_backend_is_found_shrunk_and_reproduced() {
     assert_eq!(check(&EdgeAsConstant), Status::Failed);
     assert_eq!(check(&RefBackend), Status::Passed);
     assert_eq!(cases[0].basis, edge[0].basis);
+}
+
+/// The reference, except that on edge mode it reports the case unsupported, or fails.
+struct EdgeIs(ErrorKind);
+
+impl Backend for EdgeIs {
+    fn name(&self) -> &str {
+        "edge-is"
+    }
+
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        let edge = model.graph.nodes.iter().any(|node| {
+            node.attributes
+                .iter()
+                .any(|a| a.name == "mode" && a.value == AttributeValue::String(b"edge".to_vec()))
+        });
+        match self.0 {
+            _ if !edge => RefBackend.run(model, inputs),
+            ErrorKind::Unsupported => Err(Box::new(BackendUnsupported("no edge mode".into()))),
+            ErrorKind::Failed => Err(Box::new(BackendFailure("edge mode lost the device".into()))),
+            ErrorKind::Refused => Err("edge mode is refused".into()),
+        }
+    }
+}
+
+/// A case the backend reports unsupported is counted as unsupported, never a finding; a
+/// failure is a crash, never read as the backend's refusal.
+#[test]
+fn unsupported_cases_are_counted_and_failures_are_crashes() {
+    let options = FuzzOptions {
+        cases: Some(300),
+        ..FuzzOptions::default()
+    };
+    let unsupported = fuzz(&EdgeIs(ErrorKind::Unsupported), &options, &mut |_| {}).unwrap();
+    let signatures = |findings: &[pad_conformance::fuzz::Finding]| -> Vec<String> {
+        findings.iter().map(|f| f.signature.to_string()).collect()
+    };
+    assert!(unsupported.unsupported > 0, "the generator draws edge mode");
+    assert!(unsupported.unsupported < 300, "and other modes");
+    let all: Vec<_> = signatures(&unsupported.findings)
+        .into_iter()
+        .chain(signatures(&unsupported.not_gating))
+        .collect();
+    assert!(all.is_empty(), "{all:#?}");
+
+    let failed = fuzz(&EdgeIs(ErrorKind::Failed), &options, &mut |_| {}).unwrap();
+    assert_eq!(failed.unsupported, 0);
+    let findings: Vec<_> = failed.findings.iter().chain(&failed.not_gating).collect();
+    assert!(!findings.is_empty());
+    for finding in findings {
+        assert_eq!(finding.signature.kind, Kind::Crashed, "{}", finding.signature);
+        assert_eq!(finding.signature.mode, "edge", "{}", finding.signature);
+        assert_eq!(finding.message, "edge mode lost the device");
+    }
 }

@@ -101,3 +101,129 @@ runpy.run_path({worker:?}, run_name="__main__")
     assert!(report(&out)["backend"].as_str().unwrap().ends_with("(broken)"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("regression: "));
 }
+
+/// A worker through scripts/backends/protocol.py whose backend raises, on every request, the
+/// exception its first argument spells (Python source).
+fn raising_worker(dir: &Path) -> std::path::PathBuf {
+    let worker = dir.join("raising-worker");
+    let script = format!(
+        r#"import sys
+sys.path.insert(0, {backends:?})
+import protocol
+def run(model, inputs, output_dir):
+    raise eval(sys.argv[1])
+protocol.serve("raising", run)
+"#,
+        backends = root().join("scripts/backends").to_str().unwrap(),
+    );
+    std::fs::write(&worker, script).unwrap();
+    worker
+}
+
+/// The Python workers reply `"kind": "failed"` for Python's own failures, which so never pass
+/// a data set that must be refused, and keep every other exception a refusal.
+#[test]
+#[ignore = "needs the pinned Python packages: .ci/run runs it"]
+fn python_failures_are_not_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let worker = raising_worker(dir.path());
+    for (raised, status, message) in [
+        (
+            "MemoryError()",
+            "errored",
+            "backend raising failed, which is not a refusal: MemoryError",
+        ),
+        (
+            "RecursionError('maximum recursion depth exceeded')",
+            "errored",
+            "backend raising failed, which is not a refusal: RecursionError: maximum recursion depth exceeded",
+        ),
+        (
+            "ValueError('wrap is not allowed before Pad-19')",
+            "passed",
+            "refused as expected: ValueError: wrap is not allowed before Pad-19",
+        ),
+        (
+            // Raised by a library (here: the backend's code outside scripts/backends).
+            "AssertionError('mode must be constant')",
+            "passed",
+            "refused as expected: AssertionError: mode must be constant",
+        ),
+    ] {
+        // Quoted for `sh -c`: the exception's source holds spaces and parentheses.
+        let backend = format!("exec:{} {} \"{raised}\"", python().display(), worker.display());
+        let out = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .args([
+                "--backend",
+                &backend,
+                "--format",
+                "json",
+                "--filter",
+                "test_ext_pad18_err_mode_wrap",
+            ])
+            .arg(root().join("onnx-testdata/extended"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let report = report(&out);
+        let case = &report["cases"][0];
+        assert_eq!(case["status"], status, "{raised}: {case}");
+        let got = case["message"].as_str().unwrap();
+        assert!(got.starts_with(message), "{raised}: {got}");
+    }
+}
+
+/// protocol.error_kind: Python's failures and the worker's own assertions are "failed";
+/// other exceptions, a library's assertion included, "refused".
+#[test]
+#[ignore = "needs the pinned Python packages: .ci/run runs it"]
+fn the_python_protocol_tells_failures_from_refusals() {
+    let program = format!(
+        r#"import json, os, sys
+sys.path.insert(0, {backends:?})
+import protocol
+def kind(code, filename):
+    try:
+        exec(compile(code, filename, "exec"), {{}})
+    except Exception as error:
+        return protocol.error_kind(error)
+elsewhere = "/elsewhere/backend.py"
+print(json.dumps([
+    kind("raise MemoryError()", elsewhere),
+    kind("raise RecursionError()", elsewhere),
+    kind("raise SystemError('bad argument to internal function')", elsewhere),
+    kind("assert False, 'a bug of the worker'", os.path.join(protocol.HERE, "onnxruntime-worker")),
+    kind("assert False, 'a check of a library'", elsewhere),
+    kind("raise ValueError('Pad-18 does not accept mode wrap')", elsewhere),
+    kind("raise RuntimeError('[ONNXRuntimeError] : 10 : INVALID_GRAPH')", elsewhere),
+]))
+"#,
+        backends = root().join("scripts/backends").to_str().unwrap(),
+    );
+    let out = Command::new(python()).arg("-c").arg(program).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let kinds: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        kinds,
+        ["failed", "failed", "failed", "failed", "refused", "refused", "refused"]
+    );
+
+    // A request the worker cannot read is its failure, never the backend's refusal.
+    let dir = tempfile::tempdir().unwrap();
+    let mut worker = Command::new(python())
+        .arg(raising_worker(dir.path()))
+        .arg("ValueError('unreached')")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(worker.stdin.as_mut().unwrap(), b"{\"type\": \"run\", \"id\": 4}\n").unwrap();
+    drop(worker.stdin.take());
+    let out = worker.wait_with_output().unwrap();
+    let reply: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        reply,
+        serde_json::json!({"type": "error", "id": 4, "kind": "failed", "message": "KeyError: 'model'"})
+    );
+}

@@ -1,8 +1,9 @@
 //! What counts as a refusal (docs/semantics.md#what-counts-as-a-refusal): on a data set that
-//! must be refused, only the backend's own refusal passes; its failure or panic is errored.
+//! must be refused, only the backend's own refusal passes; its failure or panic is errored,
+//! and its saying the data set is unsupported makes it unsupported.
 
 use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, BackendFailure};
+use pad_conformance::backend::{Backend, BackendError, BackendFailure, BackendUnsupported};
 use pad_conformance::case::{Patterns, discover};
 use pad_conformance::check::{CheckOptions, Status, check_data_set};
 use pad_conformance::model::Model;
@@ -10,6 +11,7 @@ use pad_conformance::model::Model;
 /// A backend that answers every data set the same way.
 enum Answer {
     Refuse,
+    Unsupported,
     Fail,
     Panic,
     Outputs,
@@ -23,6 +25,7 @@ impl Backend for Answer {
     fn run(&self, _: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         match self {
             Answer::Refuse => Err("wrap is not allowed before Pad-19".into()),
+            Answer::Unsupported => Err(Box::new(BackendUnsupported("mode wrap is not implemented".into()))),
             Answer::Fail => Err(Box::new(BackendFailure("the device went away".into()))),
             Answer::Panic => panic!("index out of bounds"),
             Answer::Outputs => Ok(inputs[..1].to_vec()),
@@ -46,6 +49,13 @@ fn only_the_backends_own_refusal_passes_a_must_refuse_data_set() {
     assert!(
         message.starts_with("refused as expected: wrap is not allowed"),
         "{message}"
+    );
+
+    let (status, message) = status_of(Answer::Unsupported);
+    assert_eq!(status, Status::Unsupported, "{message}");
+    assert_eq!(
+        message,
+        "backend answer reports it unsupported: mode wrap is not implemented"
     );
 
     let (status, message) = status_of(Answer::Fail);

@@ -8,7 +8,7 @@ fuzz_target!(|data: &[u8]| {
     let line = String::from_utf8_lossy(data);
     match parse_reply(&line, 7) {
         Ok(WorkerReply::Outputs(paths)) => assert!(paths.iter().all(|p| !p.as_os_str().is_empty())),
-        Ok(WorkerReply::Error(_)) => {}
+        Ok(WorkerReply::Error { .. }) => {}
         Err(e) => {
             // Messages stay short, whatever the line.
             assert!(e.to_string().len() < 2048, "{} bytes", e.to_string().len());

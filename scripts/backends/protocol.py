@@ -3,9 +3,10 @@
 
 A worker calls serve(name, run): it answers the handshake, then for each request calls
 run(model_path, input_paths, output_dir) -> [output_path, ...] and replies with the paths,
-or with an `error` reply ("ExceptionType: message") when run raises. It exits when its
-standard input closes. Standard output carries only replies, one JSON line each, flushed;
-anything else printed (by Python or by native code) goes to standard error.
+or with an `error` reply ("ExceptionType: message") when run raises: of kind "failed" when
+the exception is a failure of Python or of this worker (error_kind), else a refusal. It
+exits when its standard input closes. Standard output carries only replies, one JSON line
+each, flushed; anything else printed (by Python or by native code) goes to standard error.
 
 feeds, read_tensor and write_outputs move tensors between TensorProto files and numpy arrays
 (ml_dtypes arrays for bfloat16, float8, float4, int4/uint4 and int2/uint2; object arrays
@@ -22,6 +23,13 @@ import onnx
 from onnx import helper, numpy_helper
 
 PROTOCOL_VERSION = 1
+
+# Exceptions that say Python itself broke, never that the backend refuses the model or its
+# inputs: out of memory, a recursion too deep, an interpreter's internal error.
+FAILURES = (MemoryError, RecursionError, SystemError)
+# The directory of this file and of the workers: an AssertionError raised here is a bug of
+# the worker, not a refusal.
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def log(message):
@@ -95,6 +103,20 @@ def to_tensor(array, elem_type, what="output"):
     return tensor
 
 
+def error_kind(error):
+    """The `kind` of the error reply for `error`: "failed" for a failure of Python (FAILURES)
+    or an assertion of this worker's own code, "refused" for anything else — the exceptions
+    of onnx, onnxruntime and numpy included, which are the backend refusing the model or its
+    inputs (docs/backend-protocol.md). A failure never passes a data set that must be refused."""
+    if isinstance(error, FAILURES):
+        return "failed"
+    if isinstance(error, AssertionError):
+        frames = traceback.extract_tb(error.__traceback__)
+        if frames and os.path.dirname(os.path.abspath(frames[-1].filename)) == HERE:
+            return "failed"
+    return "refused"
+
+
 def serve(name, run):
     """Answers requests on stdin until it closes."""
     # Replies go to a private copy of stdout; fd 1 itself now points to stderr, so that a
@@ -107,22 +129,28 @@ def serve(name, run):
         if not line.strip():
             continue
         request_id = None
+        # A request this worker cannot read is its failure (or the runner's), never the
+        # backend refusing a model: "failed" until the backend runs.
+        running = False
         try:
             request = json.loads(line)
             request_id = request.get("id")
-            kind = request.get("type")
-            if kind == "hello":
+            request_type = request.get("type")
+            if request_type == "hello":
                 reply = {"type": "hello", "version": PROTOCOL_VERSION, "name": name}
-            elif kind == "run":
-                outputs = run(request["model"], request["inputs"], request["output_dir"])
+            elif request_type == "run":
+                model, inputs, output_dir = request["model"], request["inputs"], request["output_dir"]
+                running = True
+                outputs = run(model, inputs, output_dir)
                 reply = {"type": "result", "id": request_id, "outputs": outputs}
             else:
-                raise ValueError(f"unknown request type {kind!r}")
+                raise ValueError(f"unknown request type {request_type!r}")
         except Exception as error:  # the backend's refusal or failure, reported to the runner
             traceback.print_exc(file=sys.stderr)
             text = str(error).strip()
             message = f"{type(error).__name__}: {text}" if text else type(error).__name__
-            reply = {"type": "error", "id": request_id, "message": message}
+            kind = error_kind(error) if running else "failed"
+            reply = {"type": "error", "id": request_id, "kind": kind, "message": message}
         sys.stderr.flush()
         replies.write(json.dumps(reply) + "\n")
         replies.flush()

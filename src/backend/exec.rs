@@ -115,9 +115,9 @@ impl ExecBackend {
         let stderr = worker.take_stderr();
         match checked {
             Err(error) => Err(WorkerFailure { error, stderr }.into()),
-            Ok(WorkerReply::Error(message)) => {
+            Ok(WorkerReply::Error { kind, message }) => {
                 self.give_back(worker);
-                Err(ExecError::Refused { message, stderr })
+                Err(ExecError::Refused { kind, message, stderr })
             }
             Ok(WorkerReply::Outputs(paths)) => {
                 self.give_back(worker);

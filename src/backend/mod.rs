@@ -21,29 +21,102 @@ pub use worker_groups::kill_worker_groups;
 /// Any error a backend reports; its message ends up in the case's outcome.
 ///
 /// An error counts as the backend's refusal of the model or inputs — what a data set that
-/// must be refused expects — unless it is a [`BackendFailure`] (or the exec backend's
-/// [`ExecError::Failed`]): a failure is never a refusal (docs/semantics.md#what-counts-as-a-refusal).
+/// must be refused expects — unless it says otherwise: a [`BackendFailure`] is a failure,
+/// never a refusal, and a [`BackendUnsupported`] says the backend does not support what the
+/// data set asks. [`error_kind`] tells which (docs/semantics.md#what-counts-as-a-refusal).
 pub type BackendError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What a backend's error says about the data set, and so how it is judged
+/// (docs/semantics.md#what-counts-as-a-refusal). An exec worker gives it as the `kind` of its
+/// `error` reply (docs/backend-protocol.md); a Rust backend by the type of its error
+/// ([`error_kind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The backend refuses the model or its inputs: the right answer for a data set that must
+    /// be refused. Any error that says nothing else.
+    Refused,
+    /// The backend does not support what the data set asks (an element type, a mode): the
+    /// data set is unsupported, neither passed nor failed.
+    Unsupported,
+    /// The backend failed — an internal error, a lost device, a crashed helper — which is
+    /// never a refusal: the data set is errored.
+    Failed,
+}
+
+impl ErrorKind {
+    /// The name the protocol's `kind` field uses: `refused`, `unsupported` or `failed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Refused => "refused",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Failed => "failed",
+        }
+    }
+
+    /// The kind a protocol `kind` value names; `None` for any other string.
+    ///
+    /// ```
+    /// use pad_conformance::backend::ErrorKind;
+    /// assert_eq!(ErrorKind::from_name("unsupported"), Some(ErrorKind::Unsupported));
+    /// assert_eq!(ErrorKind::from_name("Failed"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        [ErrorKind::Refused, ErrorKind::Unsupported, ErrorKind::Failed]
+            .into_iter()
+            .find(|kind| kind.name() == name)
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// A backend's own failure, as opposed to its refusal: an internal error, a lost device, a
 /// crashed helper. Return it (boxed) so that a data set that must be refused is errored, not
-/// passed.
+/// passed ([`ErrorKind::Failed`]).
 ///
 /// ```
-/// use pad_conformance::backend::{BackendError, BackendFailure, is_failure};
+/// use pad_conformance::backend::{BackendError, BackendFailure, ErrorKind, error_kind};
 /// let failure: BackendError = Box::new(BackendFailure("the GPU went away".into()));
-/// let refusal: BackendError = "mode wrap is not implemented".into();
-/// assert!(is_failure(&failure) && !is_failure(&refusal));
+/// let refusal: BackendError = "mode wrap is not allowed before Pad-19".into();
+/// assert_eq!(error_kind(&failure), ErrorKind::Failed);
+/// assert_eq!(error_kind(&refusal), ErrorKind::Refused);
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct BackendFailure(pub String);
 
-/// Whether `error` is a failure (never a refusal): a [`BackendFailure`] or an exec worker's
-/// crash, timeout or protocol error.
-pub fn is_failure(error: &BackendError) -> bool {
-    error.downcast_ref::<BackendFailure>().is_some()
-        || matches!(error.downcast_ref::<ExecError>(), Some(ExecError::Failed(_)))
+/// The backend does not support what the data set asks — an element type, a mode, an opset —
+/// though the model may well be valid: return it (boxed) to have the data set reported
+/// unsupported, never passed nor failed ([`ErrorKind::Unsupported`]).
+///
+/// ```
+/// use pad_conformance::backend::{BackendError, BackendUnsupported, ErrorKind, error_kind};
+/// let unsupported: BackendError = Box::new(BackendUnsupported("float8 is not implemented".into()));
+/// assert_eq!(error_kind(&unsupported), ErrorKind::Unsupported);
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BackendUnsupported(pub String);
+
+/// What `error` says about the data set: [`ErrorKind::Failed`] for a [`BackendFailure`] or an
+/// exec worker's crash, timeout or protocol error ([`ExecError::Failed`]);
+/// [`ErrorKind::Unsupported`] for a [`BackendUnsupported`]; the worker's own kind for an exec
+/// worker's `error` reply ([`ExecError::Refused`]); [`ErrorKind::Refused`] for anything else.
+pub fn error_kind(error: &BackendError) -> ErrorKind {
+    if error.is::<BackendFailure>() {
+        ErrorKind::Failed
+    } else if error.is::<BackendUnsupported>() {
+        ErrorKind::Unsupported
+    } else {
+        match error.downcast_ref::<ExecError>() {
+            Some(ExecError::Failed(_)) => ErrorKind::Failed,
+            Some(ExecError::Refused { kind, .. }) => *kind,
+            None => ErrorKind::Refused,
+        }
+    }
 }
 
 /// Something that evaluates ONNX models.

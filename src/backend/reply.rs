@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::ErrorKind;
 use super::worker_error::WorkerError;
 
 /// What a worker answered to a `run` request.
@@ -14,19 +15,31 @@ use super::worker_error::WorkerError;
 pub enum WorkerReply {
     /// `{"type": "result", "outputs": [...]}`: the output files, as the worker named them.
     Outputs(Vec<PathBuf>),
-    /// `{"type": "error", "message": ...}`: the worker refuses the model or its inputs.
-    Error(String),
+    /// `{"type": "error", "kind": ..., "message": ...}`: the worker refuses the model or its
+    /// inputs, does not support them, or failed on them.
+    Error {
+        /// The reply's `kind`; [`ErrorKind::Refused`] when it has none.
+        kind: ErrorKind,
+        /// The reply's `message`.
+        message: String,
+    },
 }
 
 /// Parses one line a worker printed as its reply to request `id`. Anything else — not JSON,
-/// another id, another type, outputs that are not strings — is a protocol error.
+/// another id, another type, outputs that are not strings, an error `kind` other than
+/// `refused`, `unsupported` or `failed` — is a protocol error.
 ///
 /// ```
-/// use pad_conformance::backend::{WorkerReply, parse_reply};
+/// use pad_conformance::backend::{ErrorKind, WorkerReply, parse_reply};
 ///
 /// let reply = parse_reply(r#"{"type": "error", "id": 7, "message": "no"}"#, 7).unwrap();
-/// assert_eq!(reply, WorkerReply::Error("no".into()));
+/// let refused = WorkerReply::Error { kind: ErrorKind::Refused, message: "no".into() };
+/// assert_eq!(reply, refused);
+/// let reply = parse_reply(r#"{"type": "error", "id": 7, "kind": "failed", "message": "oom"}"#, 7);
+/// let failed = WorkerReply::Error { kind: ErrorKind::Failed, message: "oom".into() };
+/// assert_eq!(reply.unwrap(), failed);
 /// assert!(parse_reply(r#"{"type": "error", "id": 6, "message": "no"}"#, 7).is_err());
+/// assert!(parse_reply(r#"{"type": "error", "id": 7, "kind": "crashed", "message": "no"}"#, 7).is_err());
 /// ```
 pub fn parse_reply(line: &str, id: u64) -> Result<WorkerReply, WorkerError> {
     let reply: Value = serde_json::from_str(line)
@@ -58,8 +71,22 @@ pub(super) fn check_reply(reply: &Value, id: u64) -> Result<WorkerReply, WorkerE
                 .map(WorkerReply::Outputs)
         }
         Some("error") => {
+            // Absent, the reply is a refusal, as before the field existed. Present, it must
+            // name a kind: anything else would be read as some kind the worker did not mean.
+            let kind = match reply.get("kind") {
+                None => ErrorKind::Refused,
+                Some(value) => value.as_str().and_then(ErrorKind::from_name).ok_or_else(|| {
+                    protocol(&format!(
+                        "the error's kind {} is none of \"refused\", \"unsupported\", \"failed\"",
+                        shortened(&value.to_string())
+                    ))
+                })?,
+            };
             let message = reply.get("message").and_then(Value::as_str).unwrap_or("(no message)");
-            Ok(WorkerReply::Error(message.to_owned()))
+            Ok(WorkerReply::Error {
+                kind,
+                message: message.to_owned(),
+            })
         }
         _ => Err(protocol("type is neither \"result\" nor \"error\"")),
     }
@@ -138,6 +165,69 @@ mod tests {
         let long = "x".repeat(100_000);
         let message = parse_reply(&long, 1).unwrap_err().to_string();
         assert!(message.len() < 400 && message.contains("(100000 bytes)"), "{message}");
+    }
+
+    #[test]
+    fn an_error_reply_says_its_kind_and_is_a_refusal_without_one() {
+        let error = |kind: ErrorKind, message: &str| WorkerReply::Error {
+            kind,
+            message: message.to_owned(),
+        };
+        for (line, expected) in [
+            (
+                r#"{"type": "error", "id": 3, "message": "Pad-18 does not accept mode wrap"}"#,
+                error(ErrorKind::Refused, "Pad-18 does not accept mode wrap"),
+            ),
+            (
+                r#"{"type": "error", "id": 3, "kind": "refused", "message": "no"}"#,
+                error(ErrorKind::Refused, "no"),
+            ),
+            (
+                r#"{"type": "error", "id": 3, "kind": "unsupported", "message": "no float8"}"#,
+                error(ErrorKind::Unsupported, "no float8"),
+            ),
+            (
+                r#"{"type": "error", "id": 3, "kind": "failed", "message": "MemoryError"}"#,
+                error(ErrorKind::Failed, "MemoryError"),
+            ),
+            (
+                r#"{"type": "error", "id": 3, "kind": "failed"}"#,
+                error(ErrorKind::Failed, "(no message)"),
+            ),
+        ] {
+            assert_eq!(parse_reply(line, 3).unwrap(), expected, "{line}");
+        }
+        for (line, named) in [
+            (
+                r#"{"type": "error", "id": 3, "kind": "crashed"}"#,
+                r#"kind "crashed" is none"#,
+            ),
+            (
+                r#"{"type": "error", "id": 3, "kind": "Failed"}"#,
+                r#"kind "Failed" is none"#,
+            ),
+            (r#"{"type": "error", "id": 3, "kind": ""}"#, r#"kind "" is none"#),
+            (r#"{"type": "error", "id": 3, "kind": null}"#, "kind null is none"),
+            (r#"{"type": "error", "id": 3, "kind": 2}"#, "kind 2 is none"),
+            (
+                r#"{"type": "error", "id": 3, "kind": ["failed"]}"#,
+                r#"kind ["failed"] is none"#,
+            ),
+        ] {
+            let message = match parse_reply(line, 3) {
+                Err(e @ WorkerError::Protocol(_)) => e.to_string(),
+                other => panic!("{line}: {other:?}"),
+            };
+            assert!(
+                message.starts_with(&format!(
+                    r#"protocol error: the error's {named} of "refused", "unsupported", "failed" in reply"#
+                )),
+                "{message}"
+            );
+        }
+        let long = format!(r#"{{"type": "error", "id": 3, "kind": "{}"}}"#, "x".repeat(10_000));
+        let message = parse_reply(&long, 3).unwrap_err().to_string();
+        assert!(message.len() < 1000 && message.contains("(10002 bytes)"), "{message}");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Backend, BackendError, PROTOCOL_VERSION, is_failure};
+use super::{Backend, BackendError, BackendFailure, PROTOCOL_VERSION, error_kind};
 use crate::constant_inputs::inputs_as_constants;
 use crate::model::Model;
 use crate::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
@@ -53,19 +53,6 @@ pub enum ServeError {
         #[source]
         source: serde_json::Error,
     },
-    /// The backend failed (a [`BackendFailure`](super::BackendFailure), never a refusal), or
-    /// a file of the request could not be read or written. The protocol's only error reply
-    /// is a refusal, so the worker stops instead, and the runner errors the data set.
-    #[error("backend {backend} failed on {model}: {source}")]
-    Failed {
-        /// The backend's name.
-        backend: String,
-        /// The model of the request.
-        model: PathBuf,
-        /// The failure.
-        #[source]
-        source: BackendError,
-    },
 }
 
 #[derive(Deserialize)]
@@ -100,8 +87,11 @@ impl<B: Backend> Worker<B> {
         self
     }
 
-    /// Serves requests from standard input until it closes. A panic of the backend ends the
-    /// process, which the runner reports as that data set's error.
+    /// Serves requests from standard input until it closes. The backend's error is an `error`
+    /// reply of its [`kind`](super::ErrorKind) ([`error_kind`]), so a
+    /// [`BackendFailure`] — or a file of the request that cannot be read or written — is
+    /// `failed`, never a refusal. A panic of the backend ends the process, which the runner
+    /// reports as that data set's error.
     pub fn serve(&self) -> Result<(), ServeError> {
         self.serve_on(io::stdin().lock(), io::stdout().lock())
     }
@@ -122,16 +112,10 @@ impl<B: Backend> Worker<B> {
             } else {
                 match self.run(&request) {
                     Ok(outputs) => json!({"type": "result", "id": request.id, "outputs": outputs}),
-                    Err(error) if !is_failure(&error) => {
-                        json!({"type": "error", "id": request.id, "message": error.to_string()})
-                    }
-                    Err(source) => {
-                        return Err(ServeError::Failed {
-                            backend: self.backend.name().to_owned(),
-                            model: request.model,
-                            source,
-                        });
-                    }
+                    Err(error) => json!({
+                        "type": "error", "id": request.id, "kind": error_kind(&error).name(),
+                        "message": error.to_string(),
+                    }),
                 }
             };
             writeln!(output, "{reply}")?;
@@ -143,7 +127,7 @@ impl<B: Backend> Worker<B> {
     /// Runs one request; the output files' paths, or the backend's error. Files that cannot
     /// be read or written are failures, not refusals.
     fn run(&self, request: &Request) -> Result<Vec<PathBuf>, BackendError> {
-        let failure = |e: &dyn std::fmt::Display| -> BackendError { Box::new(super::BackendFailure(e.to_string())) };
+        let failure = |e: &dyn std::fmt::Display| -> BackendError { Box::new(BackendFailure(e.to_string())) };
         let options = DecodeOptions {
             base_dir: request.model.parent().map(Path::to_owned),
             ..DecodeOptions::default()
@@ -179,7 +163,7 @@ impl<B: Backend> Worker<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{BackendFailure, RefBackend};
+    use crate::backend::{BackendUnsupported, ErrorKind, RefBackend};
     use crate::tensor::Tensor;
 
     fn wrap_pad() -> PathBuf {
@@ -226,16 +210,19 @@ mod tests {
         );
     }
 
-    /// Refuses every model whose pads are not a constant, fails on request.
-    struct Picky(bool);
+    /// Refuses every model whose pads are not a constant; fails, or calls it unsupported, on
+    /// request.
+    struct Picky(Option<ErrorKind>);
 
     impl Backend for Picky {
         fn name(&self) -> &str {
             "picky"
         }
         fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
-            if self.0 {
-                return Err(Box::new(BackendFailure("lost the device".into())));
+            match self.0 {
+                Some(ErrorKind::Failed) => return Err(Box::new(BackendFailure("lost the device".into()))),
+                Some(ErrorKind::Unsupported) => return Err(Box::new(BackendUnsupported("no wrap here".into()))),
+                Some(ErrorKind::Refused) | None => {}
             }
             if inputs.len() > 1 {
                 return Err("pads must be a constant".into());
@@ -247,14 +234,14 @@ mod tests {
     #[test]
     fn refusals_are_error_replies_and_constant_inputs_are_made_on_request() {
         let dir = tempfile::tempdir().unwrap();
-        let (result, replies) = exchange(&Worker::new(Picky(false)), &[request(1, dir.path())]);
+        let (result, replies) = exchange(&Worker::new(Picky(None)), &[request(1, dir.path())]);
         result.unwrap();
         assert_eq!(
             replies[0],
-            json!({"type": "error", "id": 1, "message": "pads must be a constant"})
+            json!({"type": "error", "id": 1, "kind": "refused", "message": "pads must be a constant"})
         );
         let (result, replies) = exchange(
-            &Worker::new(Picky(false)).inputs_as_constants(),
+            &Worker::new(Picky(None)).inputs_as_constants(),
             &[request(2, dir.path())],
         );
         result.unwrap();
@@ -262,15 +249,43 @@ mod tests {
     }
 
     #[test]
-    fn a_failure_stops_the_worker_instead_of_reading_as_a_refusal() {
+    fn failures_and_unsupported_are_error_replies_of_their_kind_and_the_worker_carries_on() {
         let dir = tempfile::tempdir().unwrap();
-        let (result, replies) = exchange(&Worker::new(Picky(true)), &[request(3, dir.path())]);
-        assert!(replies.is_empty());
-        let message = result.unwrap_err().to_string();
-        assert!(message.starts_with("backend picky failed on "), "{message}");
-        assert!(
-            message.ends_with("test_wrap_pad/model.onnx: lost the device"),
-            "{message}"
+        let (result, replies) = exchange(
+            &Worker::new(Picky(Some(ErrorKind::Failed))),
+            &[request(3, dir.path()), request(4, dir.path())],
         );
+        result.unwrap();
+        assert_eq!(
+            replies,
+            [
+                json!({"type": "error", "id": 3, "kind": "failed", "message": "lost the device"}),
+                json!({"type": "error", "id": 4, "kind": "failed", "message": "lost the device"}),
+            ]
+        );
+        let (result, replies) = exchange(
+            &Worker::new(Picky(Some(ErrorKind::Unsupported))),
+            &[request(5, dir.path())],
+        );
+        result.unwrap();
+        assert_eq!(
+            replies,
+            [json!({"type": "error", "id": 5, "kind": "unsupported", "message": "no wrap here"})]
+        );
+    }
+
+    #[test]
+    fn files_that_cannot_be_read_are_failures_not_refusals() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.onnx");
+        let line = json!({
+            "type": "run", "id": 6, "model": missing, "inputs": [], "output_dir": dir.path(),
+        });
+        let (result, replies) = exchange(&Worker::new(RefBackend), &[line.to_string()]);
+        result.unwrap();
+        assert_eq!(replies.len(), 1);
+        assert_eq!(replies[0]["kind"], "failed", "{}", replies[0]);
+        let message = replies[0]["message"].as_str().unwrap();
+        assert!(message.contains("missing.onnx"), "{message}");
     }
 }

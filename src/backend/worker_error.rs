@@ -1,11 +1,13 @@
-//! What can go wrong with an external worker, as values: the worker's own refusal (an error
-//! reply) is kept apart from its failures (a crash, a timeout, a protocol error), which are
-//! never a refusal (docs/semantics.md#what-counts-as-a-refusal).
+//! What can go wrong with an external worker, as values: the worker's own error reply (a
+//! refusal, unless its `kind` says otherwise) is kept apart from its failures (a crash, a
+//! timeout, a protocol error), which are never a refusal
+//! (docs/semantics.md#what-counts-as-a-refusal).
 
 use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 
+use super::ErrorKind;
 use crate::tensor::FileError;
 
 /// Why a worker gave no usable answer.
@@ -122,8 +124,11 @@ impl From<WorkerError> for WorkerFailure {
 /// What the exec backend reports for a data set it could not answer with outputs.
 #[derive(Debug)]
 pub enum ExecError {
-    /// The worker's own error reply: it refuses the model or inputs.
+    /// The worker's own error reply: it refuses the model or inputs, or, as the reply's
+    /// `kind` says, does not support them or failed on them.
     Refused {
+        /// The reply's `kind`: [`ErrorKind::Refused`] when it gave none.
+        kind: ErrorKind,
         /// The reply's message.
         message: String,
         /// The worker's stderr meanwhile.
@@ -136,7 +141,7 @@ pub enum ExecError {
 impl fmt::Display for ExecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ExecError::Refused { message, stderr } => {
+            ExecError::Refused { message, stderr, .. } => {
                 f.write_str(message)?;
                 write_stderr(f, stderr)
             }

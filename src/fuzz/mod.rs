@@ -29,7 +29,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::backend::{Backend, ExecError, RefBackend, WorkerError, is_failure};
+use crate::backend::{Backend, ErrorKind, ExecError, RefBackend, WorkerError, error_kind};
 use crate::basis::BasisNote;
 use crate::check::{Answer, CheckOptions, run};
 use crate::compare::compare;
@@ -90,7 +90,7 @@ pub enum Kind {
     RefusedValid,
     /// Answered a configuration that must be refused.
     AcceptedInvalid,
-    /// Crashed, panicked or broke the protocol.
+    /// Crashed, panicked, broke the protocol, or reported a failure (never a refusal).
     Crashed,
     /// Did not answer in time.
     TimedOut,
@@ -166,7 +166,7 @@ pub struct FuzzReport {
     pub findings: Vec<Finding>,
     /// Distinct disagreements on other bases (a project rule, an undefined corner).
     pub not_gating: Vec<Finding>,
-    /// Cases outside the backend's profile.
+    /// Cases outside the backend's profile, or that the backend reports unsupported.
     pub unsupported: u64,
 }
 
@@ -211,7 +211,8 @@ pub enum FuzzError {
 struct Evaluation {
     expected: Result<Vec<Tensor>, String>,
     basis: BasisNote,
-    /// `None`: the subject agrees (or the case is outside its profile).
+    /// `None`: the subject agrees (or the case is outside its profile, or it reports the case
+    /// unsupported).
     disagreement: Option<(Kind, String)>,
     unsupported: bool,
 }
@@ -384,6 +385,11 @@ fn evaluate_in(
     } else {
         run(backend, &model, &inputs)
     };
+    // A case the backend itself reports unsupported counts as one outside its profile.
+    if matches!(&answer, Answer::Refused(e) if error_kind(e) == ErrorKind::Unsupported) {
+        evaluation.unsupported = true;
+        return Ok(evaluation);
+    }
     evaluation.disagreement = disagreement(&evaluation.expected, answer, check);
     Ok(evaluation)
 }
@@ -406,7 +412,7 @@ fn disagreement(
 ) -> Option<(Kind, String)> {
     match (expected, answer) {
         (_, Answer::Panicked(message)) => Some((Kind::Crashed, format!("panicked: {message}"))),
-        (_, Answer::Refused(e)) if is_failure(&e) => {
+        (_, Answer::Refused(e)) if error_kind(&e) == ErrorKind::Failed => {
             let timed_out = matches!(
                 e.downcast_ref::<ExecError>(),
                 Some(ExecError::Failed(f)) if matches!(f.error, WorkerError::TimedOut { .. })

@@ -2,18 +2,58 @@
 //! `worker`, so `cargo test --test exec_backend` needs nothing but Rust.
 //!
 //! Its behaviour on a data set is chosen by WORKER_MODE, or per case by
-//! WORKER_MODE_<case dir name>; "right" copies the case's expected output. Each request
+//! WORKER_MODE_<case dir name>; "right" copies the case's expected output, "refuse" replies
+//! an error with no `kind`, "refuse-KIND" one with the `kind` KIND (any string). Each request
 //! appends the worker's pid, and the pid of any process it starts, to the file WORKER_PIDS.
 //! With WORKER_GATE set, a request for test_wrap_pad waits until that file exists.
+//!
+//! Started with the arguments `backend-worker KIND` instead, it serves [`Kinded`], a Rust
+//! backend, through the library's `Worker`.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::time::Duration;
 
+use pad_conformance::Tensor;
+use pad_conformance::backend::{Backend, BackendError, BackendFailure, BackendUnsupported, ErrorKind, Worker};
+use pad_conformance::model::Model;
 use serde_json::{Value, json};
 
 /// The argument that makes the test binary a worker.
 pub const ARG: &str = "worker";
+/// The argument that makes the test binary serve [`Kinded`] through `Worker`; the next
+/// argument is the kind of error it returns.
+pub const BACKEND_ARG: &str = "backend-worker";
+
+/// A Rust backend that answers every data set with an error of one kind, each as a Rust
+/// backend says it: a plain error, a [`BackendUnsupported`], a [`BackendFailure`].
+pub struct Kinded(pub ErrorKind);
+
+impl Backend for Kinded {
+    fn name(&self) -> &str {
+        "kinded"
+    }
+
+    fn run(&self, _: &Model, _: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        Err(match self.0 {
+            ErrorKind::Refused => "wrap is not allowed before Pad-19".into(),
+            ErrorKind::Unsupported => Box::new(BackendUnsupported("mode wrap is not implemented".into())),
+            ErrorKind::Failed => Box::new(BackendFailure("the device went away".into())),
+        })
+    }
+}
+
+/// Serves [`Kinded`] of the kind `kind` names, through the library's `Worker`.
+pub fn serve_backend(kind: &str) {
+    let Some(kind) = ErrorKind::from_name(kind) else {
+        eprintln!("{BACKEND_ARG}: no error kind {kind:?}");
+        std::process::exit(2);
+    };
+    if let Err(e) = Worker::new(Kinded(kind)).serve() {
+        eprintln!("{e}");
+        std::process::exit(3);
+    }
+}
 
 fn record(pid: u32) {
     let Some(path) = std::env::var_os("WORKER_PIDS") else {
@@ -76,6 +116,11 @@ pub fn serve() {
             }
             "refuse" => {
                 reply(json!({"type": "error", "id": id, "message": "no kernel for this"}));
+                continue;
+            }
+            _ if mode.starts_with("refuse-") => {
+                let kind = &mode["refuse-".len()..];
+                reply(json!({"type": "error", "id": id, "kind": kind, "message": "no kernel for this"}));
                 continue;
             }
             "hang" => sleep_forever(),
