@@ -941,3 +941,109 @@ fn bench_scaling_runs_each_corpus_size_it_is_given() {
     let expected = format!("making a directory in {} (--scratch)", nowhere.display());
     assert!(stderr(&refused).contains(&expected), "{}", stderr(&refused));
 }
+
+fn write_json(path: &Path, value: serde_json::Value) {
+    std::fs::write(path, value.to_string()).unwrap();
+}
+
+#[test]
+fn a_baseline_of_the_default_data_records_its_corpus_version_and_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("known.json");
+    // No PATH: the default data, whose corpus version is recorded as any root's is.
+    let out = run(&["--filter", "onnx-1.22.0/", "--write-baseline", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let recorded: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let version: u64 = std::fs::read_to_string(testdata("VERSION"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(recorded["corpus_version"], version);
+    assert_eq!(recorded["format"], 2);
+    assert!(recorded["written_by"].as_str().unwrap().starts_with("pad-conformance "));
+}
+
+#[test]
+fn a_baseline_without_a_corpus_version_warns_and_fails_under_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("known.json");
+    write_json(&path, serde_json::json!({"backend": "ref", "expected": {}}));
+    let data = testdata("onnx-1.22.0");
+    let args = [data.to_str().unwrap(), "--baseline", path.to_str().unwrap()];
+    let out = run(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "warning: baseline {} records no version of the corpus onnx-testdata",
+            path.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("re-record it with --write-baseline {}", path.display())),
+        "{stderr}"
+    );
+    let out = run(&[&args[..], &["--strict"]].concat());
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    for bad in ["0", "4294967295"] {
+        std::fs::write(&path, format!(r#"{{"corpus_version": {bad}, "expected": {{}}}}"#)).unwrap();
+        let out = run(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "{}: corpus_version {bad} for onnx-testdata is not a version",
+                path.display()
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_verdict_changed_with_the_corpus_is_in_the_json_report_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("known.json");
+    // Written against corpus version 2, which had no onnx-1.23.2 data: an entry there that
+    // now passes is the corpus's change, shown with the changelog's line.
+    write_json(
+        &path,
+        serde_json::json!({"corpus_version": 2, "expected": {
+            "node/test_wrap_pad/0": {"status": "failed", "reason": "was wrong"}}}),
+    );
+    let report = dir.path().join("report.json");
+    let data = testdata("onnx-1.23.2");
+    let out = run(&[
+        data.to_str().unwrap(),
+        "--baseline",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+        "--output",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(json["format"], 2);
+    let baseline = &json["baseline"];
+    let change = &baseline["corpus_changes"][0];
+    assert_eq!(change["name"], "node/test_wrap_pad/0");
+    assert_eq!(
+        (change["was"].as_str(), change["now"].as_str()),
+        (Some("failed"), Some("passed"))
+    );
+    assert!(
+        change["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("corpus version 3: new, onnx 1.23.2"),
+        "{change}"
+    );
+    // Every data set is accounted for.
+    let cases = json["cases"].as_array().unwrap().len() as u64;
+    assert_eq!(baseline["agreeing"].as_u64().unwrap() + 1, cases);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("changed with the corpus, not the backend (rewrite the baseline): node/test_wrap_pad/0: was failed, now passed (corpus version 3"), "{stderr}");
+}

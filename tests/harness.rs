@@ -242,7 +242,9 @@ fn recording_a_missing_baseline_matches_it_however_its_path_is_spelled() {
 }
 
 fn upstream(release: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata").join(release)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("onnx-testdata")
+        .join(release)
 }
 
 #[test]
@@ -251,7 +253,9 @@ fn a_harness_recorded_baseline_dates_its_corpus_and_lets_no_regression_pass() {
     let path = dir.path().join("known.json");
     // Recorded by a backend that fails nothing: an empty list, dated by the corpus version.
     let recording = execute(
-        Harness::new(RefBackend).root(upstream("onnx-1.23.2")).write_baseline(&path),
+        Harness::new(RefBackend)
+            .root(upstream("onnx-1.23.2"))
+            .write_baseline(&path),
         None,
     );
     assert_eq!(recording.conclusion.num_failed, 0);
@@ -283,7 +287,11 @@ fn a_baseline_without_a_corpus_version_excuses_nothing() {
     assert_eq!(run.summary.new_failures, 1);
     // A version the corpus never had is an error naming the file.
     for bad in [0u64, 4294967295] {
-        std::fs::write(&path, serde_json::json!({"corpus_version": bad, "expected": {}}).to_string()).unwrap();
+        std::fs::write(
+            &path,
+            serde_json::json!({"corpus_version": bad, "expected": {}}).to_string(),
+        )
+        .unwrap();
         let error = Harness::new(NoEdge)
             .root(upstream("onnx-1.23.2"))
             .baseline(&path)
@@ -302,7 +310,11 @@ fn a_baseline_without_a_corpus_version_excuses_nothing() {
 fn a_baseline_from_an_older_corpus_names_what_changed_and_counts_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("known.json");
-    std::fs::write(&path, serde_json::json!({"corpus_version": 2, "expected": {}}).to_string()).unwrap();
+    std::fs::write(
+        &path,
+        serde_json::json!({"corpus_version": 2, "expected": {}}).to_string(),
+    )
+    .unwrap();
     // onnx-1.23.2 came with corpus version 3: a different verdict there is the corpus's,
     // shown with the changelog's reason and counted, never silently `ok`.
     let run = execute(Harness::new(NoEdge).root(upstream("onnx-1.23.2")).baseline(&path), None);
@@ -348,10 +360,15 @@ fn a_sidecar_cannot_relabel_upstream_data_and_a_changed_file_fails() {
     let root = corpus.path().join("onnx-1.22.0");
     let trials = Harness::new(RefBackend).root(&root);
     let run = execute(trials, Some("test_edge_pad"));
-    assert_eq!((run.conclusion.num_failed, failures(&run), run.summary.not_gating), (1, 1, 0));
+    assert_eq!(
+        (run.conclusion.num_failed, failures(&run), run.summary.not_gating),
+        (1, 1, 0)
+    );
     std::fs::remove_file(edge.join("case.json")).unwrap();
     // One changed byte in an expected output: an error naming the file, never a pass.
-    let output = corpus.path().join("onnx-1.22.0/node/test_wrap_pad/test_data_set_0/output_0.pb");
+    let output = corpus
+        .path()
+        .join("onnx-1.22.0/node/test_wrap_pad/test_data_set_0/output_0.pb");
     let mut bytes = std::fs::read(&output).unwrap();
     *bytes.last_mut().unwrap() ^= 1;
     std::fs::write(&output, bytes).unwrap();
@@ -369,12 +386,18 @@ fn a_version_planted_in_a_parent_is_not_adopted() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("VERSION"), "7\n").unwrap();
     std::fs::write(dir.path().join("CHANGELOG.md"), "## 7\n").unwrap();
-    std::fs::write(dir.path().join("MANIFEST.tsv"), "release\tcase\tfile\torigin\tbytes\tsha256\n").unwrap();
+    std::fs::write(
+        dir.path().join("MANIFEST.tsv"),
+        "release\tcase\tfile\torigin\tbytes\tsha256\n",
+    )
+    .unwrap();
     let data = dir.path().join("mine");
     support::files::copy_dir(&upstream("onnx-1.22.0/node/test_edge_pad"), &data.join("test_edge_pad"));
     assert!(pad_conformance::corpus::Corpus::find(&data).unwrap().is_none());
     // The real corpus is found from any of its data directories.
-    let found = pad_conformance::corpus::Corpus::find(&upstream("onnx-1.22.0/node")).unwrap().unwrap();
+    let found = pad_conformance::corpus::Corpus::find(&upstream("onnx-1.22.0/node"))
+        .unwrap()
+        .unwrap();
     assert_eq!(found.dir, upstream("").canonicalize().unwrap());
     // A baseline recorded over the planted tree has no version to record.
     let path = dir.path().join("known.json");

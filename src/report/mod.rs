@@ -131,3 +131,38 @@ pub fn first_line(text: &str, max_chars: usize) -> String {
         line.to_owned()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_outcome_lands_in_exactly_one_count() {
+        let mut non_gating = Outcome::example("r", Status::Failed);
+        non_gating.gates = false;
+        let mut lossy = Outcome::example("l", Status::Passed);
+        lossy.bit_exact = Some(false);
+        let outcomes = [
+            Outcome::example("p", Status::Passed),
+            lossy,
+            Outcome::example("f", Status::Failed),
+            Outcome::example("e", Status::Errored),
+            Outcome::example("s", Status::Skipped),
+            Outcome::example("u", Status::Unsupported),
+            non_gating,
+        ];
+        let summary = Summary::of(&outcomes);
+        let counted = summary.passed
+            + summary.failed
+            + summary.errored
+            + summary.skipped
+            + summary.unsupported
+            + summary.not_gating;
+        assert_eq!(counted, outcomes.len());
+        assert_eq!((summary.passed, summary.lossy, summary.not_gating), (2, 1, 1));
+        assert_eq!(
+            summary.line(),
+            "2 passed (1 not bit-identical), 1 failed, 1 errored, 1 skipped, 1 unsupported, 1 not gating"
+        );
+    }
+}

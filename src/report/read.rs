@@ -166,6 +166,18 @@ mod tests {
         let read = read_json_report(&old).unwrap();
         assert_eq!(read.outcomes[0].shape, None);
         assert_eq!(read.summary().errored, 1);
+        assert!(read.baseline.is_none());
+        // A format newer than this reader is refused, naming the file and both formats.
+        let newer = dir.path().join("newer.json");
+        std::fs::write(&newer, r#"{"format": 99, "backend": "ref", "cases": []}"#).unwrap();
+        let error = read_json_report(&newer).err().unwrap().to_string();
+        assert!(
+            error.contains(&format!(
+                "{}: format 99 is newer than this pad-conformance reads (2)",
+                newer.display()
+            )),
+            "{error}"
+        );
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, r#"{"backend": 3}"#).unwrap();
         let error = read_json_report(&bad).unwrap_err().to_string();
