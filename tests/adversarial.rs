@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 
 use pad_conformance::backend::RefBackend;
 use pad_conformance::case::{Patterns, discover};
-use pad_conformance::check::{CheckOptions, Outcome, Status};
+use pad_conformance::judge::check::{CheckOptions, Outcome, Status};
 use pad_conformance::report::{Colors, write_outcome};
-use pad_conformance::runner::{jobs, run_jobs};
+use pad_conformance::run::runner::{jobs, run_jobs};
 
 use catalogue::{Expect, Hostile};
 use support::files::copy_dir;

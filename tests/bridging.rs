@@ -2,8 +2,8 @@
 //! typed slices, and the graph's declared types; and the re-exported crates of the public API.
 
 use pad_conformance::model::Model;
+use pad_conformance::model::value_info::Dim;
 use pad_conformance::tensor::{DecodeOptions, Float8E4M3FN, Int4, TensorError, Uint2, Uint4, encode_tensor};
-use pad_conformance::value_info::Dim;
 use pad_conformance::{DataType, Tensor, half, ndarray, num_complex};
 
 #[test]

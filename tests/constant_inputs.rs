@@ -4,9 +4,9 @@
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend};
 use pad_conformance::case::{Patterns, discover};
-use pad_conformance::check::{CheckOptions, Status, check_data_set};
+use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
+use pad_conformance::judge::profile::Profile;
 use pad_conformance::model::Model;
-use pad_conformance::profile::Profile;
 
 /// Like tract: anything but the data as a graph input is refused.
 struct ConstantsOnly;

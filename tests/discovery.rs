@@ -176,7 +176,7 @@ fn links_are_followed_only_inside_the_root() {
     assert_eq!(ids, ["alias/test_near_pad", "real/test_near_pad"]);
 }
 
-fn load(proto: ModelProto) -> Result<Model, Error> {
+fn load(proto: ModelProto) -> Result<Model, pad_conformance::model::ReadError> {
     Model::from_proto(Path::new("m/model.onnx"), proto, &DecodeOptions::default())
 }
 

@@ -318,7 +318,7 @@ fn the_kind_of_an_error_reply_decides_its_verdict() {
 fn a_rust_backend_gets_the_same_verdict_in_process_and_through_worker() {
     use pad_conformance::backend::{Backend, ErrorKind, ExecBackend, error_kind};
     use pad_conformance::case::{Patterns, discover};
-    use pad_conformance::check::{CheckOptions, Status, check_data_set};
+    use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
 
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
     let roots = [data.join("extended"), data.join("onnx-1.22.0/node")];

@@ -5,9 +5,9 @@
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, BackendFailure, BackendUnsupported, ErrorKind, RefBackend};
 use pad_conformance::case::{Patterns, discover};
-use pad_conformance::check::{CheckOptions, Status, check_data_set};
 use pad_conformance::fuzz::reproducer::write_reproducer;
 use pad_conformance::fuzz::{FuzzOptions, Kind, Shape, fuzz, generate};
+use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
 use pad_conformance::model::{AttributeValue, Model};
 use prost::Message;
 use rand::SeedableRng;

@@ -8,7 +8,7 @@ use std::path::Path;
 use libtest_mimic::{Arguments, Conclusion};
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend};
-use pad_conformance::harness::Harness;
+use pad_conformance::gate::harness::Harness;
 use pad_conformance::model::Model;
 
 /// Refuses the one case named `test_edge_pad`, runs the reference otherwise.
@@ -160,7 +160,7 @@ impl Backend for Nudging {
 }
 
 /// Runs the trials through `Harness::execute`, libtest's report in a file.
-fn execute(harness: Harness, filter: Option<&str>) -> pad_conformance::harness::HarnessRun {
+fn execute(harness: Harness, filter: Option<&str>) -> pad_conformance::gate::harness::HarnessRun {
     let log = tempfile::NamedTempFile::new().unwrap();
     let mut args = vec!["harness", "--test-threads=1", "--logfile", log.path().to_str().unwrap()];
     args.extend(filter);
@@ -342,7 +342,7 @@ fn corpus_copy() -> tempfile::TempDir {
     dir
 }
 
-fn failures(run: &pad_conformance::harness::HarnessRun) -> usize {
+fn failures(run: &pad_conformance::gate::harness::HarnessRun) -> usize {
     run.summary.new_failures
 }
 
@@ -393,9 +393,9 @@ fn a_version_planted_in_a_parent_is_not_adopted() {
     .unwrap();
     let data = dir.path().join("mine");
     support::files::copy_dir(&upstream("onnx-1.22.0/node/test_edge_pad"), &data.join("test_edge_pad"));
-    assert!(pad_conformance::corpus::Corpus::find(&data).unwrap().is_none());
+    assert!(pad_conformance::data::corpus::Corpus::find(&data).unwrap().is_none());
     // The real corpus is found from any of its data directories.
-    let found = pad_conformance::corpus::Corpus::find(&upstream("onnx-1.22.0/node"))
+    let found = pad_conformance::data::corpus::Corpus::find(&upstream("onnx-1.22.0/node"))
         .unwrap()
         .unwrap();
     assert_eq!(found.dir, upstream("").canonicalize().unwrap());

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend};
-use pad_conformance::harness::Harness;
+use pad_conformance::gate::harness::Harness;
 use pad_conformance::model::Model;
 use support::trials::run_tests;
 

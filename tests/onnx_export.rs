@@ -16,8 +16,8 @@ use std::process::Command;
 use pad_conformance::Tensor;
 use pad_conformance::backend::RefBackend;
 use pad_conformance::case::{Expected, Patterns, TestCase, discover};
-use pad_conformance::check::{CheckOptions, Status, check_data_set};
-use pad_conformance::compare::Tolerance;
+use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
+use pad_conformance::judge::compare::Tolerance;
 use pad_conformance::model::Model;
 
 fn root() -> &'static Path {

@@ -5,7 +5,7 @@
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, BackendFailure, BackendUnsupported};
 use pad_conformance::case::{Patterns, discover};
-use pad_conformance::check::{CheckOptions, Status, check_data_set};
+use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
 use pad_conformance::model::Model;
 
 /// A backend that answers every data set the same way.

@@ -2,9 +2,9 @@
 //! which must reproduce each expected output bit for bit.
 
 use pad_conformance::backend::RefBackend;
-use pad_conformance::check::CheckOptions;
-use pad_conformance::compare::Tolerance;
-use pad_conformance::harness::Harness;
+use pad_conformance::gate::harness::Harness;
+use pad_conformance::judge::check::CheckOptions;
+use pad_conformance::judge::compare::Tolerance;
 
 fn main() {
     let exact = CheckOptions {

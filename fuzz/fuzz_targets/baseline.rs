@@ -2,8 +2,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pad_conformance::baseline::Baseline;
-use pad_conformance::check::Status;
+use pad_conformance::gate::baseline::Baseline;
+use pad_conformance::judge::check::Status;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(baseline) = serde_json::from_slice::<Baseline>(data) else { return };

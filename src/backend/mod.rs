@@ -1,5 +1,5 @@
 //! Backends: what runs a model. The trait is small — a name and one `run` method — and the
-//! verification stays outside it, in [`crate::check`].
+//! verification stays outside it, in [`crate::judge::check`].
 
 mod exec;
 mod reference;

@@ -3,10 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::baseline::BaselineError;
-use crate::constant_inputs::WireError;
-use crate::corpus::CorpusError;
-use crate::model::ModelError;
+use crate::data::corpus::CorpusError;
+use crate::model::ReadError;
 use crate::tensor::FileError;
 
 /// An error of loading, decoding or discovering test cases.
@@ -15,15 +13,9 @@ pub enum Error {
     /// A file that could not be read or decoded (boxed: it is large, and rare).
     #[error(transparent)]
     File(Box<FileError>),
-    /// A model.onnx that decodes but is not a model this project can read.
-    #[error("reading {}: {source}", path.display())]
-    Model {
-        /// The model file.
-        path: PathBuf,
-        /// What is wrong with it (boxed: it is large, and rare).
-        #[source]
-        source: Box<ModelError>,
-    },
+    /// A model.onnx that cannot be read.
+    #[error(transparent)]
+    Model(ReadError),
     /// A root that cannot be walked at all.
     #[error("walking {}: {source}", path.display())]
     Walk {
@@ -48,21 +40,18 @@ pub enum Error {
         /// The roots searched.
         roots: Vec<PathBuf>,
     },
-    /// A model.onnx that cannot be rewritten with its inputs as constants.
-    #[error("rewriting {} with constant inputs: {source}", path.display())]
-    Rewrite {
-        /// The model file.
-        path: PathBuf,
-        /// What in its encoding stopped the rewrite.
-        #[source]
-        source: WireError,
-    },
-    /// A baseline file that cannot be read.
-    #[error(transparent)]
-    Baseline(#[from] BaselineError),
     /// The corpus's VERSION or CHANGELOG.md cannot be read.
     #[error(transparent)]
     Corpus(#[from] CorpusError),
+}
+
+impl From<ReadError> for Error {
+    fn from(error: ReadError) -> Error {
+        match error {
+            ReadError::File(file) => Error::File(file),
+            model => Error::Model(model),
+        }
+    }
 }
 
 impl From<FileError> for Error {

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::basis::BasisNote;
+use crate::data::basis::BasisNote;
 use crate::model::Model;
-use crate::opset::domain_name;
+use crate::model::opset::domain_name;
 
 /// The file beside model.onnx that describes a generated case.
 pub const CASE_INFO_FILE: &str = "case.json";

@@ -9,12 +9,16 @@ use std::sync::Arc;
 
 use walkdir::WalkDir;
 
-use crate::basis::BasisNote;
-use crate::case_info::{CASE_INFO_FILE, CaseInfo, Contradiction};
+pub mod error;
+pub mod info;
+pub mod shared_model;
+
+use crate::case::error::Error;
+use crate::case::info::{CASE_INFO_FILE, CaseInfo, Contradiction};
 use crate::data::DataRoot;
-use crate::error::Error;
-use crate::json_file::{JsonFileError, read_json};
-use crate::manifest::{ListedCase, Tampered};
+use crate::data::basis::BasisNote;
+use crate::data::json_file::{JsonFileError, read_json};
+use crate::data::manifest::{ListedCase, Tampered};
 use crate::model::Model;
 use crate::operators::PadOp;
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
@@ -650,7 +654,7 @@ impl TestCase {
 
     /// Reads model.onnx.
     pub fn load_model(&self, options: &DecodeOptions) -> Result<Model, Error> {
-        Model::read(&self.dir.join("model.onnx"), options)
+        Ok(Model::read(&self.dir.join("model.onnx"), options)?)
     }
 
     /// The first steps every use of a case takes, the run and the listing alike: the case's

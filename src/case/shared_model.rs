@@ -76,7 +76,7 @@ mod tests {
                 path: PathBuf::from("/nonexistent/c"),
                 source: Arc::new(std::io::Error::other("gone")),
             }),
-            basis: crate::basis::BasisNote::upstream(),
+            basis: crate::data::basis::BasisNote::upstream(),
             info: None,
         };
         let shared = SharedModel::new(3);

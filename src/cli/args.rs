@@ -3,10 +3,9 @@
 
 use std::path::PathBuf;
 
+use crate::cli::bench::BENCH_TYPES;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use pad_conformance::bench::BENCH_TYPES;
-use pad_conformance::compare::Tolerance;
-use pad_conformance::report::Format;
+use pad_conformance::judge::compare::Tolerance;
 use pad_conformance::tensor::DEFAULT_MAX_BYTES;
 
 const EXAMPLES: &str = "\
@@ -296,18 +295,6 @@ pub enum RunFormat {
     Junit,
     Markdown,
     Html,
-}
-
-impl From<RunFormat> for Format {
-    fn from(format: RunFormat) -> Format {
-        match format {
-            RunFormat::Human => Format::Human,
-            RunFormat::Json => Format::Json,
-            RunFormat::Junit => Format::Junit,
-            RunFormat::Markdown => Format::Markdown,
-            RunFormat::Html => Format::Html,
-        }
-    }
 }
 
 /// The formats `bench` writes.

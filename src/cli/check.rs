@@ -5,20 +5,21 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use pad_conformance::baseline::{Baseline, Discovered, Ran};
+use crate::cli::listing::list_case;
+use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
 use pad_conformance::case::TestCase;
-use pad_conformance::check::Outcome;
 use pad_conformance::data::DataRoot;
-use pad_conformance::listing::list_case;
-use pad_conformance::profile::Profile;
+use pad_conformance::gate::baseline::{Baseline, Discovered, Ran};
+use pad_conformance::judge::check::Outcome;
+use pad_conformance::judge::profile::Profile;
 use pad_conformance::report::{
-    Colors, Format, RunReport, escape_text, write_json, write_junit, write_markdown, write_outcome, write_summary,
+    Colors, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
 };
-use pad_conformance::runner::{Job, run_jobs};
-use pad_conformance::scoreboard::{Board, Rerun, write_scoreboard};
+use pad_conformance::run::runner::{Job, run_jobs};
+use pad_conformance::text::escape_text;
 
 use super::Fatal;
-use super::args::RunArgs;
+use super::args::{RunArgs, RunFormat};
 use super::output::{Output, finish, open_output};
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
@@ -49,7 +50,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let colors = Colors::detect(terminal);
     let mut written = Ok(());
     let mut write_line = |outcome: &Outcome| {
-        if Format::from(args.format) == Format::Human && written.is_ok() {
+        if args.format == RunFormat::Human && written.is_ok() {
             written = write_outcome(outcome, colors, &mut out).and_then(|()| out.flush());
         }
     };
@@ -127,16 +128,16 @@ fn write_report(
     mut out: Output,
     written: io::Result<()>,
 ) -> Result<(), Fatal> {
-    let format = Format::from(args.format);
+    let format = args.format;
     let written = written.and_then(|()| match format {
-        Format::Human => write_summary(report, &mut out),
-        Format::Json => write_json(report, &mut out),
-        Format::Junit => write_junit(report, &mut out),
-        Format::Markdown => write_markdown(report, &mut out),
-        Format::Html => write_scoreboard(&[Board::new(report, rerun.clone())], &mut out),
+        RunFormat::Human => write_summary(report, &mut out),
+        RunFormat::Json => write_json(report, &mut out),
+        RunFormat::Junit => write_junit(report, &mut out),
+        RunFormat::Markdown => write_markdown(report, &mut out),
+        RunFormat::Html => write_scoreboard(&[Board::new(report, rerun.clone())], &mut out),
     });
     finish(written, out)?;
-    if args.output.is_some() || format != Format::Human {
+    if args.output.is_some() || format != RunFormat::Human {
         eprintln!("{}", report.summary().line());
     }
     // The gate's verdict on stderr, after the report, whatever its format and destination.

@@ -3,9 +3,9 @@
 
 use std::process::ExitCode;
 
-use pad_conformance::diff::RunDiff;
+use crate::cli::run_diff::RunDiff;
+use crate::cli::scoreboard::write_diff_html;
 use pad_conformance::report::read_json_report;
-use pad_conformance::scoreboard::write_diff_html;
 
 use super::Fatal;
 use super::args::{DiffArgs, DiffFormat};

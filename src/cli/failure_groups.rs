@@ -5,15 +5,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::basis::Basis;
-use crate::check::{Outcome, Status};
+use pad_conformance::data::basis::Basis;
+use pad_conformance::judge::check::{Outcome, Status};
 
 /// The reason of a message, as a group key: its first line with every run of digits (with
 /// its dotted continuations: `1.32.0`, `0.5`) replaced by `N`, every path-like word (one
 /// holding a `/`) by `PATH`, and runs of white space collapsed.
 ///
 /// ```
-/// use pad_conformance::failure_groups::normalize_reason;
+/// use crate::cli::failure_groups::normalize_reason;
 /// assert_eq!(
 ///     normalize_reason("backend onnxruntime 1.32.0 failed: reading /tmp/x7/model.onnx: Pad(19)\nmore"),
 ///     "backend onnxruntime N failed: reading PATH: Pad(N)"
@@ -137,7 +137,7 @@ pub fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Ve
 mod tests {
 
     use super::*;
-    use crate::basis::BasisNote;
+    use pad_conformance::data::basis::BasisNote;
 
     fn outcome(id: &str, status: Status, basis: Basis, shape: Option<Vec<usize>>, message: &str) -> Outcome {
         Outcome {

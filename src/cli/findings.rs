@@ -8,11 +8,12 @@
 
 use std::io::{self, Write};
 
-use crate::basis::Basis;
-use crate::check::{Outcome, Status};
-use crate::failure_groups::{FailureGroup, group_failures};
-use crate::opset::operator_label;
-use crate::report::{RunReport, escape_cell, first_line};
+use crate::cli::failure_groups::{FailureGroup, group_failures};
+use pad_conformance::data::basis::Basis;
+use pad_conformance::judge::check::{Outcome, Status};
+use pad_conformance::model::opset::operator_label;
+use pad_conformance::report::RunReport;
+use pad_conformance::text::{escape_cell, first_line};
 
 /// What a group of failures is, as a bug report would call it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,7 +192,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::basis::BasisNote;
+    use pad_conformance::data::basis::BasisNote;
 
     fn outcome(id: &str, status: Status, basis: Basis, message: &str, shape: Vec<usize>) -> Outcome {
         Outcome {

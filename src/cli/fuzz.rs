@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use pad_conformance::fuzz::reproducer::write_reproducer;
 use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, fuzz as run_fuzz};
-use pad_conformance::profile::Profile;
+use pad_conformance::judge::profile::Profile;
 use serde_json::json;
 
 use super::Fatal;

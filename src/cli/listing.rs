@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
-use crate::case::{CaseError, TestCase};
-use crate::model::Model;
-use crate::tensor::{FileError, read_limited, read_tensor_file};
+use pad_conformance::case::{CaseError, TestCase};
+use pad_conformance::model::Model;
+use pad_conformance::tensor::{FileError, read_limited, read_tensor_file};
 
 /// The listing of one case: one line per data set, or one line saying why it does not run.
 #[derive(Clone, Debug, Default)]

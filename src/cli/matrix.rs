@@ -4,11 +4,11 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use pad_conformance::coverage::Coverage;
+use crate::cli::coverage_table::Coverage;
+use crate::cli::matrix_table::Matrix;
+use crate::cli::scoreboard::{Board, write_scoreboard};
 use pad_conformance::data::default_root;
-use pad_conformance::matrix::Matrix;
-use pad_conformance::runner::run_jobs;
-use pad_conformance::scoreboard::{Board, write_scoreboard};
+use pad_conformance::run::runner::run_jobs;
 
 use super::Fatal;
 use super::args::{CoverageArgs, MatrixArgs, MatrixFormat};
@@ -36,7 +36,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             .and_then(|()| writeln!(out)),
         MatrixFormat::Markdown if args.groups => matrix
             .write_totals(&mut out)
-            .and_then(|()| pad_conformance::findings::write_markdown(&reports, &mut out)),
+            .and_then(|()| crate::cli::findings::write_markdown(&reports, &mut out)),
         MatrixFormat::Markdown => matrix.write_markdown(args.failures_only, &mut out),
         MatrixFormat::Html => {
             let boards: Vec<Board<'_>> = reports

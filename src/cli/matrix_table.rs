@@ -6,10 +6,11 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::basis::Basis;
-use crate::check::{Outcome, Status};
-use crate::opset::operator_label;
-use crate::report::{RunReport, Summary, escape_cell, first_line};
+use pad_conformance::data::basis::Basis;
+use pad_conformance::judge::check::{Outcome, Status};
+use pad_conformance::model::opset::operator_label;
+use pad_conformance::report::{RunReport, Summary};
+use pad_conformance::text::{escape_cell, first_line};
 
 /// The results of several backends over the same data sets.
 #[derive(Clone, Debug, Serialize)]

@@ -4,26 +4,33 @@
 pub mod args;
 mod bench;
 mod check;
+mod coverage_table;
 mod diff;
+mod failure_groups;
+mod findings;
 mod fuzz;
+mod listing;
 mod matrix;
+mod matrix_table;
 mod output;
+mod run_diff;
+mod scoreboard;
 pub mod signals;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::cli::scoreboard::Rerun;
 use pad_conformance::backend::{Backend, BackendOptions, backend_from_spec};
-use pad_conformance::basis::Gating;
 use pad_conformance::case::{Patterns, TestCase, discover_in};
-use pad_conformance::check::CheckOptions;
-use pad_conformance::compare::Tolerance;
 use pad_conformance::data::DataRoot;
-use pad_conformance::profile::Profile;
-use pad_conformance::runner::{Job, default_threads, jobs};
-use pad_conformance::scoreboard::Rerun;
-use pad_conformance::selection::select;
+use pad_conformance::data::basis::Gating;
+use pad_conformance::judge::check::CheckOptions;
+use pad_conformance::judge::compare::Tolerance;
+use pad_conformance::judge::profile::Profile;
+use pad_conformance::run::runner::{Job, default_threads, jobs};
+use pad_conformance::run::selection::select;
 
 use args::{Checking, Cli, Command, Selection};
 
@@ -39,7 +46,7 @@ impl<E: std::fmt::Display> From<E> for Fatal {
 /// Runs the command `cli` names.
 pub fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
     match &cli.command {
-        Some(Command::Bench(args)) => bench::bench(args),
+        Some(Command::Bench(args)) => bench::command::bench(args),
         Some(Command::Matrix(args)) => matrix::matrix(args),
         Some(Command::Coverage(args)) => matrix::coverage(args),
         Some(Command::Fuzz(args)) => fuzz::fuzz(args),

@@ -3,7 +3,7 @@
 use std::io::{self, IsTerminal, Stdout, Write};
 use std::path::PathBuf;
 
-use pad_conformance::atomic_file::AtomicFile;
+use pad_conformance::data::atomic_file::AtomicFile;
 
 use super::Fatal;
 

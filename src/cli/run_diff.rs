@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::check::{Outcome, Status};
-use crate::report::{RunReport, Summary, escape_cell, first_line};
+use pad_conformance::judge::check::{Outcome, Status};
+use pad_conformance::report::{RunReport, Summary};
+use pad_conformance::text::{escape_cell, first_line};
 
 /// How a data set changed between the runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

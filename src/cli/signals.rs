@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use pad_conformance::backend::kill_worker_groups;
-use pad_conformance::runner;
+use pad_conformance::run::runner;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::low_level::{emulate_default_handler, register};
 

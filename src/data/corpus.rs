@@ -6,14 +6,14 @@
 //! The changelog lists, under a `## N` heading per version, one line per data set whose
 //! expected result or basis changed in that version: ``- `extended/test_x/0`: why``.
 //!
-//! A corpus root holds VERSION, CHANGELOG.md and MANIFEST.tsv ([`crate::manifest`]). A data
+//! A corpus root holds VERSION, CHANGELOG.md and MANIFEST.tsv ([`crate::data::manifest`]). A data
 //! root belongs to the corpus that is itself, or to its nearest ancestor corpus whose
 //! manifests list data there: a VERSION planted in an unrelated parent is never adopted.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::manifest::{MANIFEST_FILE, Manifest};
+use crate::data::manifest::{MANIFEST_FILE, Manifest};
 
 /// The file holding the corpus version, a whole number.
 pub const VERSION_FILE: &str = "VERSION";

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::corpus::CorpusError;
+use crate::data::corpus::CorpusError;
 
 /// The manifest file's name, at a corpus root and in its subdirectories.
 pub const MANIFEST_FILE: &str = "MANIFEST.tsv";

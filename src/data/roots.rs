@@ -9,8 +9,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::corpus::{Corpus, CorpusError};
-use crate::manifest::ListedCase;
+use crate::data::corpus::{Corpus, CorpusError};
+use crate::data::manifest::ListedCase;
 
 /// The environment variable that overrides [`data_dir`]: a directory of cases to use instead
 /// of the bundled ones.

@@ -3,7 +3,7 @@
 //! an output by the weakest rule it rests on.
 
 use super::case::FuzzCase;
-use crate::basis::{Basis, BasisNote};
+use crate::data::basis::{Basis, BasisNote};
 use crate::operators::PadOp;
 
 /// A refusal's message (a substring of it), the basis of that refusal, and the section.

@@ -138,7 +138,7 @@ impl fmt::Display for FuzzCase {
         write!(
             f,
             "{} {}",
-            crate::opset::operator_label(op.op.domain(), op.op.op_type(), op.version),
+            crate::model::opset::operator_label(op.op.domain(), op.op.op_type(), op.version),
             self.data.describe()
         )?;
         if let Some(mode) = &self.mode {

@@ -30,18 +30,18 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::backend::{Backend, ErrorKind, ExecError, RefBackend, WorkerError, error_kind};
-use crate::basis::BasisNote;
-use crate::check::{Answer, CheckOptions, run};
-use crate::compare::compare;
-use crate::constant_inputs::inputs_as_constants;
+use crate::data::basis::BasisNote;
+use crate::judge::check::{Answer, CheckOptions, run};
+use crate::judge::compare::compare;
+use crate::judge::profile::Subject;
 use crate::model::Model;
+use crate::model::constant_inputs::inputs_as_constants;
 use crate::operators::PadOp;
-use crate::profile::Subject;
 use crate::proto::ModelProto;
 use crate::tensor::{DataType, DecodeOptions, Tensor};
 
 pub use case::FuzzCase;
-pub(crate) use case::encoded_inputs;
+pub use case::encoded_inputs;
 pub use generate::{Shape, generate};
 
 /// How a run is driven.
@@ -73,7 +73,7 @@ impl Default for FuzzOptions {
             shape: Shape::default(),
             check: CheckOptions::default(),
             shrink_runs: 400,
-            threads: crate::runner::default_threads(),
+            threads: crate::run::runner::default_threads(),
         }
     }
 }
@@ -203,7 +203,7 @@ pub enum FuzzError {
         case: String,
         /// Why.
         #[source]
-        source: Box<crate::Error>,
+        source: Box<crate::model::constant_inputs::RewriteError>,
     },
 }
 
@@ -396,12 +396,12 @@ fn evaluate_in(
 
 /// Loads the model as the runner would, writing it where file-reading backends find it
 /// (only for those: a file per case is most of the cost of an in-process run).
-fn load(proto: ModelProto, scratch: &Path, write: bool) -> Result<Model, crate::Error> {
+fn load(proto: ModelProto, scratch: &Path, write: bool) -> Result<Model, crate::model::constant_inputs::RewriteError> {
     let path = scratch.join("model.onnx");
     if write {
         std::fs::write(&path, proto.encode_to_vec()).map_err(|e| crate::tensor::FileProblem::Io(e).at(&path))?;
     }
-    Model::from_proto(&path, proto, &DecodeOptions::default())
+    Ok(Model::from_proto(&path, proto, &DecodeOptions::default())?)
 }
 
 /// How `answer` disagrees with the reference's `expected`, under the runner's comparison.

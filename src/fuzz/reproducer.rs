@@ -9,7 +9,7 @@ use prost::Message;
 use super::Finding;
 use super::case::encoded_inputs;
 use crate::case::EXPECTED_ERROR_FILE;
-use crate::case_info::{CASE_INFO_FILE, CaseInfo};
+use crate::case::info::{CASE_INFO_FILE, CaseInfo};
 use crate::operators::PadOp;
 use crate::tensor::{FileError, FileProblem, encode_tensor};
 

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{Outcome, Status};
+use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::{DataRoot, corpus_name, corpus_versions};
-use crate::json_file::{JsonFileError, read_json};
-use crate::report::first_line;
+use crate::judge::check::{Outcome, Status};
+use crate::text::first_line;
 
 /// The baseline file format this version writes: 2 added `format`, `written_by` and the
 /// corpus versions; a file without `format` is format 1 and still reads.
@@ -326,9 +326,11 @@ impl Baseline {
     /// Writes the baseline as pretty JSON, entries sorted by name, whole or not at all.
     pub fn write(&self, path: &Path) -> Result<(), BaselineError> {
         let text = serde_json::to_string_pretty(self).expect("a baseline serializes");
-        crate::atomic_file::write_atomically(path, (text + "\n").as_bytes()).map_err(|source| BaselineError::Write {
-            path: path.to_owned(),
-            source,
+        crate::data::atomic_file::write_atomically(path, (text + "\n").as_bytes()).map_err(|source| {
+            BaselineError::Write {
+                path: path.to_owned(),
+                source,
+            }
         })
     }
 

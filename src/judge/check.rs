@@ -8,14 +8,14 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::backend::{Backend, BackendError, ErrorKind, error_kind};
-use crate::basis::{BasisNote, Gating};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
-use crate::compare::{Tolerance, compare_in};
-use crate::constant_inputs::inputs_as_constants;
+use crate::data::basis::{BasisNote, Gating};
+use crate::judge::compare::{Tolerance, compare_in};
+use crate::judge::profile::{Profile, Subject};
 use crate::model::Model;
+use crate::model::constant_inputs::inputs_as_constants;
+use crate::model::opset::{domain_name, operator_label};
 use crate::operators::regions::pad_regions;
-use crate::opset::{domain_name, operator_label};
-use crate::profile::{Profile, Subject};
 use crate::tensor::{DEFAULT_MAX_BYTES, Tensor};
 
 /// How cases are checked.
@@ -126,10 +126,10 @@ impl Outcome {
         format!("{}/{}", self.id, self.data_set)
     }
 
-    /// A Pad-19 float outcome of data set 0 of `id`, passed on the spec, for tests to adjust
-    /// with struct update syntax.
-    #[cfg(test)]
-    pub(crate) fn example(id: &str, status: Status) -> Outcome {
+    /// A Pad-19 float outcome of data set 0 of `id` with `status`, on the spec, for tests
+    /// of reports and tools to adjust with struct update syntax.
+    #[doc(hidden)]
+    pub fn example(id: &str, status: Status) -> Outcome {
         Outcome {
             id: id.to_owned(),
             data_set: 0,
@@ -207,7 +207,7 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
 
 /// [`check_data_set`] with the case's model already read by [`TestCase::runnable_model`]
 /// (with the same `options.max_tensor_bytes`), so that a case's data sets share one decoding
-/// ([`crate::shared_model::SharedModel`]).
+/// ([`crate::case::shared_model::SharedModel`]).
 pub fn check_data_set_with(
     backend: &dyn Backend,
     case: &TestCase,

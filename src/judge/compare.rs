@@ -113,7 +113,8 @@ impl Placement {
 /// Compares `actual` with `expected`: dtype, then shape, then every value.
 ///
 /// ```
-/// use pad_conformance::{Tensor, compare::{Tolerance, compare}};
+/// use pad_conformance::Tensor;
+/// use pad_conformance::judge::compare::{Tolerance, compare};
 /// let expected = Tensor::from_vec(&[2], vec![1.0f32, 2.0]).unwrap();
 /// let actual = Tensor::from_vec(&[2], vec![1.0005f32, 2.0]).unwrap();
 /// let c = compare(&expected, &actual, &Tolerance::default());

@@ -7,7 +7,7 @@
 //! builder:
 //!
 //! ```
-//! use pad_conformance::profile::Profile;
+//! use pad_conformance::judge::profile::Profile;
 //! use pad_conformance::operators::PadMode;
 //! use pad_conformance::DataType;
 //!
@@ -284,7 +284,7 @@ impl Exception {
 
 /// `Pad-19`, `CenterCropPad-18`, `com.microsoft.Pad-1`.
 fn label(operator: OpVersion) -> String {
-    crate::opset::operator_label(operator.op.domain(), operator.op.op_type(), operator.version)
+    crate::model::opset::operator_label(operator.op.domain(), operator.op.op_type(), operator.version)
 }
 
 /// Operator names: a label of one version, or an operator for all of its versions.

@@ -6,15 +6,37 @@
 //! names are dropped and `initializer` entries appended, and every other byte of model.onnx
 //! is kept as it was, fields this crate does not declare included.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use prost::Message;
 
-use crate::error::Error;
-use crate::model::Model;
+use super::{Model, ReadError};
 use crate::proto::ModelProto;
-use crate::tensor::{DecodeOptions, FileProblem, Tensor, encode_tensor, read_limited};
+use crate::tensor::{DecodeOptions, FileError, FileProblem, Tensor, encode_tensor, read_limited};
+
+/// Why a model cannot be handed over with constant inputs.
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteError {
+    /// model.onnx, or the rewritten model, cannot be read or written.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// What in model.onnx's encoding stopped the rewrite.
+    #[error("rewriting {} with constant inputs: {source}", path.display())]
+    Wire {
+        /// The model file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: WireError,
+    },
+}
+
+impl From<FileError> for RewriteError {
+    fn from(error: FileError) -> RewriteError {
+        RewriteError::Read(error.into())
+    }
+}
 
 /// `ModelProto.graph`, `GraphProto.initializer`, `GraphProto.input`, `ValueInfoProto.name`.
 const MODEL_GRAPH: u32 = 7;
@@ -29,7 +51,7 @@ pub fn inputs_as_constants(
     inputs: &[Tensor],
     dir: &Path,
     options: &DecodeOptions,
-) -> Result<(Model, Vec<Tensor>), Error> {
+) -> Result<(Model, Vec<Tensor>), RewriteError> {
     let original = read_limited(&model.path, options.max_bytes)?;
     let constants: Vec<(&str, &Tensor)> = model
         .graph
@@ -39,7 +61,7 @@ pub fn inputs_as_constants(
         .zip(inputs)
         .skip(1)
         .collect();
-    let rewritten = rewrite(&original, &constants).map_err(|source| Error::Rewrite {
+    let rewritten = rewrite(&original, &constants).map_err(|source| RewriteError::Wire {
         path: model.path.clone(),
         source,
     })?;

@@ -8,12 +8,37 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 use prost::Message;
 
-use crate::error::Error;
+pub mod constant_inputs;
+pub mod opset;
+pub mod value_info;
+
 use crate::operators::PadOp;
-use crate::opset;
 use crate::proto::{AttributeProto, ModelProto, NodeProto, attribute_type};
-use crate::tensor::{DecodeOptions, FileProblem, Tensor, TensorError, decode_tensor, read_limited};
-use crate::value_info::ValueInfo;
+use crate::tensor::{DecodeOptions, FileError, FileProblem, Tensor, TensorError, decode_tensor, read_limited};
+use value_info::ValueInfo;
+
+/// A model.onnx that cannot be read: the file, or the model it holds.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// A file that could not be read or decoded (boxed: it is large, and rare).
+    #[error(transparent)]
+    File(Box<FileError>),
+    /// A model.onnx that decodes but is not a model this project can read.
+    #[error("reading {}: {source}", path.display())]
+    Model {
+        /// The model file.
+        path: PathBuf,
+        /// What is wrong with it (boxed: it is large, and rare).
+        #[source]
+        source: Box<ModelError>,
+    },
+}
+
+impl From<FileError> for ReadError {
+    fn from(error: FileError) -> ReadError {
+        ReadError::File(Box::new(error))
+    }
+}
 
 /// A model read from model.onnx.
 #[derive(Clone, Debug)]
@@ -211,15 +236,15 @@ impl fmt::Display for Node {
 
 impl Model {
     /// Reads and decodes model.onnx. `options.base_dir` should be the model's directory.
-    pub fn read(path: &Path, options: &DecodeOptions) -> Result<Model, Error> {
+    pub fn read(path: &Path, options: &DecodeOptions) -> Result<Model, ReadError> {
         let bytes = read_limited(path, options.max_bytes)?;
         let proto = ModelProto::decode(Bytes::from(bytes)).map_err(|e| FileProblem::from(e).at(path))?;
         Model::from_proto(path, proto, options)
     }
 
     /// Builds a model from a decoded `ModelProto`; `path` names it in errors.
-    pub fn from_proto(path: &Path, proto: ModelProto, options: &DecodeOptions) -> Result<Model, Error> {
-        let error = |source: ModelError| Error::Model {
+    pub fn from_proto(path: &Path, proto: ModelProto, options: &DecodeOptions) -> Result<Model, ReadError> {
+        let error = |source: ModelError| ReadError::Model {
             path: path.to_owned(),
             source: Box::new(source),
         };
@@ -413,7 +438,7 @@ mod tests {
         }
     }
 
-    fn load(graph: GraphProto) -> Result<Model, Error> {
+    fn load(graph: GraphProto) -> Result<Model, ReadError> {
         Model::from_proto(Path::new("m/model.onnx"), proto(graph), &DecodeOptions::default())
     }
 

@@ -10,7 +10,7 @@ pub mod regions;
 use std::fmt;
 
 use crate::model::Node;
-use crate::opset::{MICROSOFT_DOMAIN, ONNX_DOMAIN};
+use crate::model::opset::{MICROSOFT_DOMAIN, ONNX_DOMAIN};
 use crate::tensor::DataType;
 
 /// An operator of the Pad family.
@@ -27,7 +27,7 @@ pub enum PadOp {
 impl PadOp {
     /// The operator a node's (normalized) domain and op type name, if it is one of ours.
     pub fn of(domain: &str, op_type: &str) -> Option<PadOp> {
-        match (crate::opset::normalize_domain(domain), op_type) {
+        match (crate::model::opset::normalize_domain(domain), op_type) {
             (ONNX_DOMAIN, "Pad") => Some(PadOp::Pad),
             (ONNX_DOMAIN, "CenterCropPad") => Some(PadOp::CenterCropPad),
             (MICROSOFT_DOMAIN, "Pad") => Some(PadOp::MicrosoftPad),

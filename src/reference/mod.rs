@@ -16,4 +16,4 @@ pub use center_crop_pad::run_center_crop_pad;
 pub use graph::{RunError, run_model, run_model_within, run_node};
 pub use pad::{pad_tensor, run_pad};
 #[cfg(target_arch = "x86_64")]
-pub(crate) use stream_copy::extend_streaming;
+pub use stream_copy::{StreamWriter, extend_streaming};

@@ -364,7 +364,7 @@ const FAR_JUMP_BYTES: usize = 256;
 pub fn pad_into<T: Clone>(input: &[T], plan: &PadPlan, constant: &T, out: &mut Vec<T>) {
     out.clear();
     out.reserve(plan.out_len());
-    crate::huge_pages::advise_capacity(out);
+    crate::tensor::huge_pages::advise_capacity(out);
     pad_runs(input, plan, constant, out);
 }
 

@@ -23,7 +23,7 @@ use bytemuck::Pod;
 /// elements).
 pub fn extend_streaming<T: Pod>(out: &mut Vec<T>, len: usize, write: impl FnOnce(&mut StreamWriter<'_>)) {
     out.reserve(len);
-    crate::huge_pages::advise_capacity(out);
+    crate::tensor::huge_pages::advise_capacity(out);
     let spare = &mut out.spare_capacity_mut()[..len];
     let bytes = size_of_val(spare);
     // SAFETY: `spare` is `bytes` bytes of one allocation, borrowed exclusively for as long as

@@ -3,10 +3,11 @@
 
 use std::io::{self, Write};
 
-use super::escape::{escape_line, escape_text};
-use super::{RunReport, strip_ansi};
-use crate::basis::Basis;
-use crate::check::{Outcome, Status};
+use super::RunReport;
+use crate::data::basis::Basis;
+use crate::judge::check::{Outcome, Status};
+use crate::text::strip_ansi;
+use crate::text::{escape_line, escape_text};
 
 /// Whether to colour the status words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,7 +107,7 @@ mod tests {
             dtype: None,
             shape: None,
             status: Status::Errored,
-            basis: crate::basis::BasisNote::upstream(),
+            basis: crate::data::basis::BasisNote::upstream(),
             gates: true,
             message: "backend w failed: worker exited\n  stderr: \x1b[31;1mERROR\x1b[0m boom".into(),
             bit_exact: None,

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{RunReport, Summary};
-use crate::baseline::Verdict;
-use crate::check::Outcome;
+use crate::gate::baseline::Verdict;
+use crate::judge::check::Outcome;
 
 /// The JSON report's format: 2 added `format` and `baseline`; a report without `format`
 /// is format 1 and still reads.

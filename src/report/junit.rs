@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::RunReport;
-use super::escape::{escape_line, escape_text};
-use crate::check::Status;
+use crate::judge::check::Status;
+use crate::text::{escape_line, escape_text};
 
 /// Writes the report as JUnit XML.
 pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
@@ -78,7 +78,7 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// What a passed test case's `system-out` says when it passed within tolerance only.
-fn lossy_note(outcome: &crate::check::Outcome) -> String {
+fn lossy_note(outcome: &crate::judge::check::Outcome) -> String {
     match outcome.max_abs_error {
         Some(error) => format!("passed within tolerance, not bit-identical: max abs error {error:e}"),
         None => "passed within tolerance, not bit-identical".to_owned(),

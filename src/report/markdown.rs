@@ -4,8 +4,8 @@
 use std::io::{self, Write};
 
 use super::RunReport;
-use super::escape::escape_line;
-use crate::check::Status;
+use crate::judge::check::Status;
+use crate::text::escape_cell;
 
 /// Writes the report as Markdown.
 pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
@@ -58,10 +58,4 @@ pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()>
         )?;
     }
     Ok(())
-}
-
-/// Keeps a cell on one row: pipes escaped, backticks neutralized, control characters (line
-/// breaks included) shown as escapes.
-pub(crate) fn escape_cell(text: &str) -> String {
-    escape_line(text).replace('|', "\\|").replace('`', "'")
 }

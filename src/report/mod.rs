@@ -2,8 +2,6 @@
 //! [`RunReport`]; docs/report-format.md documents the machine-readable ones, and
 //! [`read_json_report`] reads a JSON report back.
 
-mod ansi;
-mod escape;
 mod human;
 mod json;
 mod junit;
@@ -14,14 +12,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::check::{Outcome, Status};
+use crate::judge::check::{Outcome, Status};
 
-pub use ansi::strip_ansi;
-pub use escape::{escape_line, escape_text};
 pub use human::{Colors, write_outcome, write_summary};
 pub use json::write_json;
 pub use junit::write_junit;
-pub(crate) use markdown::escape_cell;
 pub use markdown::write_markdown;
 pub use read::read_json_report;
 
@@ -35,7 +30,7 @@ pub struct RunReport {
     /// Wall-clock time of the whole run.
     pub duration: Duration,
     /// How the run compares with its baseline, when it was judged against one.
-    pub baseline: Option<crate::baseline::Verdict>,
+    pub baseline: Option<crate::gate::baseline::Verdict>,
 }
 
 /// Counts per status. `failed` and `errored` count the data sets whose basis the run gates
@@ -103,32 +98,6 @@ impl RunReport {
     /// Counts the statuses of the outcomes.
     pub fn summary(&self) -> Summary {
         Summary::of(&self.outcomes)
-    }
-}
-
-/// The report formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// One line per data set as it finishes, the summary last.
-    Human,
-    /// docs/report-format.md.
-    Json,
-    /// JUnit XML, for CI systems.
-    Junit,
-    /// A Markdown table.
-    Markdown,
-    /// The HTML scoreboard page ([`crate::scoreboard`]) of this one backend.
-    Html,
-}
-
-/// The first line of `text`, cut to `max_chars` characters with `…`: how a reason fits a
-/// baseline entry or a table cell.
-pub fn first_line(text: &str, max_chars: usize) -> String {
-    let line = text.lines().next().unwrap_or_default();
-    if line.chars().count() > max_chars {
-        format!("{}…", line.chars().take(max_chars).collect::<String>())
-    } else {
-        line.to_owned()
     }
 }
 

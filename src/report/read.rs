@@ -9,10 +9,10 @@ use serde::Deserialize;
 
 use super::RunReport;
 use super::json::REPORT_FORMAT;
-use crate::baseline::Verdict;
-use crate::basis::BasisNote;
-use crate::check::{Outcome, Status};
-use crate::json_file::{JsonFileError, read_json};
+use crate::data::basis::BasisNote;
+use crate::data::json_file::{JsonFileError, read_json};
+use crate::gate::baseline::Verdict;
+use crate::judge::check::{Outcome, Status};
 
 /// The JSON report as written; fields added later are optional so older reports still read.
 #[derive(Deserialize)]
@@ -99,7 +99,7 @@ pub fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::basis::Basis;
+    use crate::data::basis::Basis;
     use crate::report::write_json;
 
     fn outcome(id: &str, status: Status) -> Outcome {

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use crate::backend::Backend;
 use crate::case::TestCase;
-use crate::check::{CheckOptions, Outcome, check_data_set_with};
+use crate::case::shared_model::SharedModel;
+use crate::judge::check::{CheckOptions, Outcome, check_data_set_with};
 use crate::report::RunReport;
-use crate::shared_model::SharedModel;
 
 /// Set by [`stop`]: runs start no further data sets.
 static STOP: AtomicBool = AtomicBool::new(false);

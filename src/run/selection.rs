@@ -1,6 +1,6 @@
 //! Which data sets a run takes: `--filter` as both the CLI and library users apply it.
 
-use crate::runner::Job;
+use crate::run::runner::Job;
 
 /// A data-set name filter: a substring, or a glob when the pattern holds `*`, `?` or `[`.
 #[derive(Clone, Debug)]

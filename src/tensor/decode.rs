@@ -365,7 +365,7 @@ impl Decoder<'_> {
     fn read_values<T: Element + Pod>(&self, source: &mut impl Read) -> std::io::Result<Tensor> {
         // Zeroed lazily by the allocator: the read is the first write to most pages.
         let mut values = bytemuck::zeroed_vec::<T>(self.count);
-        crate::huge_pages::advise_capacity(&values);
+        crate::tensor::huge_pages::advise_capacity(&values);
         source.read_exact(bytemuck::cast_slice_mut::<T, u8>(&mut values))?;
         Ok(self.tensor(values))
     }

@@ -192,7 +192,7 @@ fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
 /// opened, sizes the buffer.
 fn read_open(file: File, len: u64, limit: u64) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(len as usize);
-    crate::huge_pages::advise_capacity(&bytes);
+    crate::tensor::huge_pages::advise_capacity(&bytes);
     // A file that grows while it is read stops at the limit, not at the end of memory.
     file.take(framed(limit)).read_to_end(&mut bytes)?;
     Ok(bytes)

@@ -10,6 +10,7 @@ mod data_type;
 mod decode;
 mod encode;
 mod file;
+pub mod huge_pages;
 mod minifloat;
 mod raw_read;
 mod sub_byte;

@@ -43,6 +43,12 @@ fn escape(text: &str, keep_newlines: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Keeps a cell on one row: pipes escaped, backticks neutralized, control characters (line
+/// breaks included) shown as escapes.
+pub fn escape_cell(text: &str) -> String {
+    escape_line(text).replace('|', "\\|").replace('`', "'")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,9 +13,9 @@
 
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, BackendFailure, Worker};
-use pad_conformance::harness::Harness;
+use pad_conformance::gate::harness::Harness;
+use pad_conformance::judge::profile::Profile;
 use pad_conformance::model::Model;
-use pad_conformance::profile::Profile;
 use tract_onnx::prelude::{
     DatumType, Framework, InferenceFact, InferenceModelExt, IntoRunnable, TValue, TVec, Tensor as TractTensor,
     TractResult, f16, tract_ndarray,

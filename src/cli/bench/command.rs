@@ -4,14 +4,14 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use pad_conformance::DataType;
-use pad_conformance::bench::{
+use crate::cli::bench::{
     BenchOptions, BenchResult, ScalingOptions, ScalingResult, bench_decode, bench_end_to_end, bench_pad, bench_scaling,
 };
+use pad_conformance::DataType;
 use pad_conformance::operators::PadMode;
 
-use super::Fatal;
-use super::args::{BenchArgs, BenchFormat};
+use crate::cli::Fatal;
+use crate::cli::args::{BenchArgs, BenchFormat};
 
 pub fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
     if args.scaling {

@@ -7,8 +7,8 @@ use prost::Message;
 
 use super::copies::{fresh_memcpy, fresh_stream_copy};
 use super::{BenchError, BenchResult, Measured, median_of_each};
-use crate::proto::TensorProto;
-use crate::tensor::{DataType, DecodeOptions, Tensor, decode_tensor, encode_tensor};
+use pad_conformance::proto::TensorProto;
+use pad_conformance::tensor::{DataType, DecodeOptions, Tensor, decode_tensor, encode_tensor};
 
 /// Decoding a serialized float TensorProto of `megabytes` MiB held in memory, against copies
 /// of the same bytes into a fresh buffer (decoding allocates its array too). Refuses zero

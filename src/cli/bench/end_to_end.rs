@@ -6,13 +6,13 @@ use std::hint::black_box;
 use super::copies::{memcpy_into, stream_copy_into};
 use super::scratch_case::CaseFiles;
 use super::{BenchError, BenchResult, Measured, checked_bytes, median_of_each};
-use crate::backend::RefBackend;
-use crate::case::{Patterns, discover};
-use crate::check::{CheckOptions, Status, check_data_set};
-use crate::fuzz::FuzzCase;
-use crate::operators::{OpVersion, PadMode, PadOp};
-use crate::reference::pad_kernel::PadPlan;
-use crate::tensor::{DataType, Tensor};
+use pad_conformance::backend::RefBackend;
+use pad_conformance::case::{Patterns, discover};
+use pad_conformance::fuzz::FuzzCase;
+use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
+use pad_conformance::operators::{OpVersion, PadMode, PadOp};
+use pad_conformance::reference::pad_kernel::PadPlan;
+use pad_conformance::tensor::{DataType, Tensor};
 
 /// The least ratio a whole data set is meant to reach: reading two files, decoding, padding
 /// and comparing move the case's bytes several times.

@@ -5,6 +5,7 @@
 //! (the kernel streams large outputs, so an ordinary-store copy alone would flatter it), and
 //! allocating figures against a copy into a fresh buffer advised for huge pages.
 
+pub mod command;
 mod copies;
 mod decode;
 mod end_to_end;
@@ -16,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::reference::pad_kernel::PlanError;
-use crate::tensor::DataType;
+use pad_conformance::reference::pad_kernel::PlanError;
+use pad_conformance::tensor::DataType;
 
 pub use decode::bench_decode;
 pub use end_to_end::bench_end_to_end;

@@ -7,10 +7,10 @@ use bytemuck::Pod;
 
 use super::copies::{fresh_memcpy, fresh_stream_copy, memcpy_into, stream_copy_into};
 use super::{BenchError, BenchResult, FRESH_GOAL, Measured, checked_bytes, median_of_each};
-use crate::operators::PadMode;
-use crate::operators::params::centered_pads;
-use crate::reference::pad_kernel::{PadPlan, pad_pod_into};
-use crate::tensor::{DEFAULT_MAX_BYTES, DataType, Element};
+use pad_conformance::operators::PadMode;
+use pad_conformance::operators::params::centered_pads;
+use pad_conformance::reference::pad_kernel::{PadPlan, pad_pod_into};
+use pad_conformance::tensor::{DEFAULT_MAX_BYTES, DataType, Element};
 
 /// What to pad and how often.
 #[derive(Clone, Debug)]
@@ -257,7 +257,7 @@ fn measure<T: Element + Pod + Default>(
 /// `len` values in a buffer advised for huge pages before it is first written.
 fn advised<T>(values: impl Iterator<Item = T>, len: usize) -> Vec<T> {
     let mut buffer = Vec::with_capacity(len);
-    crate::huge_pages::advise_capacity(&buffer);
+    pad_conformance::tensor::huge_pages::advise_capacity(&buffer);
     buffer.extend(values.take(len));
     buffer
 }

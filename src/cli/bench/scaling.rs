@@ -11,14 +11,14 @@ use serde::Serialize;
 
 use super::BenchError;
 use super::scratch_case::CaseFiles;
-use crate::backend::RefBackend;
-use crate::case::{Patterns, discover};
-use crate::check::{CheckOptions, Status};
-use crate::fuzz::FuzzCase;
-use crate::operators::{OpVersion, PadMode, PadOp};
-use crate::report::{Colors, write_json, write_outcome, write_summary};
-use crate::runner::{jobs, run_jobs};
-use crate::tensor::Tensor;
+use pad_conformance::backend::RefBackend;
+use pad_conformance::case::{Patterns, discover};
+use pad_conformance::fuzz::FuzzCase;
+use pad_conformance::judge::check::{CheckOptions, Status};
+use pad_conformance::operators::{OpVersion, PadMode, PadOp};
+use pad_conformance::report::{Colors, write_json, write_outcome, write_summary};
+use pad_conformance::run::runner::{jobs, run_jobs};
+use pad_conformance::tensor::Tensor;
 
 /// How many data sets to time, and on how many threads.
 #[derive(Clone, Debug)]

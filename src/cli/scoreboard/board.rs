@@ -1,8 +1,8 @@
 //! One backend's part of the scoreboard: its totals over the whole corpus and each part of
 //! it, its heatmap and its failure groups, computed from a run report.
 
-use crate::failure_groups::{FailureGroup, group_failures};
-use crate::report::{RunReport, Summary};
+use crate::cli::failure_groups::{FailureGroup, group_failures};
+use pad_conformance::report::{RunReport, Summary};
 
 use super::{Heatmap, Rerun};
 

@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use crate::diff::{Change, Changed, RunDiff, status_text};
-use crate::report::Summary;
+use crate::cli::run_diff::{Change, Changed, RunDiff, status_text};
+use pad_conformance::report::Summary;
 
 use super::shell::{write_filter, write_foot, write_head};
 use super::{Escaped, pass_share};

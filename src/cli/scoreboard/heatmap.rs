@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::check::{Outcome, Status};
-use crate::operators::{OpVersion, PadMode, PadOp};
-use crate::tensor::DataType;
+use pad_conformance::judge::check::{Outcome, Status};
+use pad_conformance::operators::{OpVersion, PadMode, PadOp};
+use pad_conformance::tensor::DataType;
 
 /// Data sets counted by what happened to them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

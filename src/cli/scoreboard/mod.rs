@@ -1,7 +1,7 @@
 //! The scoreboard: one self-contained HTML page of one or more backends' results — totals
 //! split into upstream releases and the extended corpus, a heatmap per backend over the
 //! operator table's grid, and failures grouped by reason with every data set's message and a
-//! command that reruns it — and the page of a [`crate::diff`] of two runs.
+//! command that reruns it — and the page of a [`crate::cli::run_diff`] of two runs.
 //! docs/report-format.md ("HTML scoreboard") describes the page.
 
 mod board;
@@ -14,10 +14,10 @@ mod shell;
 
 pub use board::{Board, Part, pass_share};
 pub use diff_page::write_diff_html;
-pub use escape::{Escaped, escape};
+pub use escape::Escaped;
 pub use heatmap::{HeatCell, Heatmap, Tally, mode_letter};
 pub use page::write_scoreboard;
-pub use rerun::{Rerun, shell_quote};
+pub use rerun::Rerun;
 
 #[cfg(test)]
 mod tests;

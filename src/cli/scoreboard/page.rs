@@ -3,12 +3,12 @@
 
 use std::io::{self, Write};
 
-use crate::basis::Basis;
-use crate::check::Outcome;
-use crate::failure_groups::{FailureGroup, elements};
-use crate::operators::OpVersion;
-use crate::report::Summary;
-use crate::tensor::DataType;
+use crate::cli::failure_groups::{FailureGroup, elements};
+use pad_conformance::data::basis::Basis;
+use pad_conformance::judge::check::Outcome;
+use pad_conformance::operators::OpVersion;
+use pad_conformance::report::Summary;
+use pad_conformance::tensor::DataType;
 
 use super::shell::{write_filter, write_foot, write_head};
 use super::{Board, Escaped, HeatCell, Part, Tally, mode_letter, pass_share};

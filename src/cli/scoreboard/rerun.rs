@@ -28,7 +28,7 @@ impl Rerun {
     /// that it matches only itself.
     ///
     /// ```
-    /// use pad_conformance::scoreboard::Rerun;
+    /// use crate::cli::scoreboard::Rerun;
     /// let rerun = Rerun::new("exec:python w.py", &[], &[]);
     /// assert_eq!(
     ///     rerun.command("extended/test_a/0").unwrap(),

@@ -6,12 +6,12 @@ use std::time::Duration;
 use scraper::{ElementRef, Html, Selector};
 
 use super::*;
-use crate::basis::{Basis, BasisNote};
-use crate::check::{Outcome, Status};
-use crate::diff::RunDiff;
-use crate::operators::OpVersion;
-use crate::report::RunReport;
-use crate::tensor::DataType;
+use crate::cli::run_diff::RunDiff;
+use pad_conformance::data::basis::{Basis, BasisNote};
+use pad_conformance::judge::check::{Outcome, Status};
+use pad_conformance::operators::OpVersion;
+use pad_conformance::report::RunReport;
+use pad_conformance::tensor::DataType;
 
 const SCRIPT_NAME: &str = "<script>alert(1)</script>";
 const IMG_NAME: &str = "\"><img src=x onerror=alert(2)>";

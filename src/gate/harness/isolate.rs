@@ -10,7 +10,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use super::trial_result::TrialResult;
-use crate::report::strip_ansi;
+use crate::text::strip_ansi;
 
 /// Set in a child: the name of the one trial it runs.
 const CHILD_TRIAL_ENV: &str = "PAD_CONFORMANCE_CHILD_TRIAL";

@@ -5,7 +5,7 @@
 //! ```no_run
 //! // tests/conformance.rs of a backend crate, with `harness = false` in Cargo.toml:
 //! use pad_conformance::backend::RefBackend;
-//! use pad_conformance::harness::Harness;
+//! use pad_conformance::gate::harness::Harness;
 //!
 //! fn main() {
 //!     // The bundled cases, each data set in a child process, known failures listed.
@@ -33,15 +33,32 @@ pub use summary::HarnessSummary;
 pub use trial_result::TrialResult;
 
 use crate::backend::Backend;
-use crate::baseline::{Baseline, BaselineError, Discovered, Finding, Ran};
-use crate::basis::Gating;
+use crate::case::error::Error;
+use crate::case::shared_model::SharedModel;
 use crate::case::{Applicability, CaseError, Patterns, TestCase, applicability, discover, discover_in};
-use crate::check::{CheckOptions, Status, check_data_set_with};
 use crate::data::DataRoot;
-use crate::error::Error;
+use crate::data::basis::Gating;
+use crate::gate::baseline::{Baseline, BaselineError, Discovered, Finding, Ran};
+use crate::judge::check::{CheckOptions, Status, check_data_set_with};
+use crate::judge::profile::Profile;
 use crate::model::Model;
-use crate::profile::Profile;
-use crate::shared_model::SharedModel;
+
+/// Why the harness cannot build or finish its trials.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// The cases cannot be discovered.
+    #[error(transparent)]
+    Cases(#[from] Error),
+    /// The baseline cannot be read or written.
+    #[error(transparent)]
+    Baseline(#[from] BaselineError),
+}
+
+impl From<crate::data::corpus::CorpusError> for HarnessError {
+    fn from(error: crate::data::corpus::CorpusError) -> HarnessError {
+        HarnessError::Cases(error.into())
+    }
+}
 
 /// The environment variable that makes [`Harness::run`] record the run's failures as a
 /// baseline, into the file it names.
@@ -170,11 +187,11 @@ impl Harness {
 
     /// One trial per case and data set. Not-applicable cases are ignored trials; a case whose
     /// model cannot be read is a trial that fails with the reason.
-    pub fn trials(&self) -> Result<Vec<Trial>, Error> {
+    pub fn trials(&self) -> Result<Vec<Trial>, HarnessError> {
         Ok(self.build()?.trials)
     }
 
-    fn read_baseline(&self, roots: &[DataRoot]) -> Result<Baseline, Error> {
+    fn read_baseline(&self, roots: &[DataRoot]) -> Result<Baseline, HarnessError> {
         let Some(path) = &self.baseline else {
             return Ok(Baseline::default());
         };
@@ -202,10 +219,11 @@ impl Harness {
         .into())
     }
 
-    fn build(&self) -> Result<Built, Error> {
+    fn build(&self) -> Result<Built, HarnessError> {
         // The same resolver as the command line's: the same data gives the same corpus.
         let roots = DataRoot::resolve(&self.roots)?;
-        let cases = discover_in(&roots, &Patterns::new(&self.patterns)?)?;
+        let patterns = Patterns::new(&self.patterns)?;
+        let cases = discover_in(&roots, &patterns)?;
         let baseline = Arc::new(self.read_baseline(&roots)?);
         let results = Arc::new(Mutex::new(Vec::new()));
         let mut trials = Vec::new();
@@ -279,7 +297,7 @@ impl Harness {
 
     /// Runs the trials `args` selects, prints the harness's summary after libtest's, and
     /// records the baseline if asked to.
-    pub fn execute(self, args: &Arguments) -> Result<HarnessRun, Error> {
+    pub fn execute(self, args: &Arguments) -> Result<HarnessRun, HarnessError> {
         let built = self.build()?;
         let conclusion = libtest_mimic::run(args, built.trials);
         let results = std::mem::take(&mut *built.results.lock().unwrap_or_else(|e| e.into_inner()));

@@ -5,9 +5,9 @@
 use std::fmt::{self, Write as _};
 
 use super::trial_result::TrialResult;
-use crate::baseline::{Baseline, CorpusChange, Finding};
-use crate::check::Status;
-use crate::compare::MAX_LISTED;
+use crate::gate::baseline::{Baseline, CorpusChange, Finding};
+use crate::judge::check::Status;
+use crate::judge::compare::MAX_LISTED;
 
 /// Counts over the trials that ran.
 #[derive(Clone, Debug, Default, PartialEq)]

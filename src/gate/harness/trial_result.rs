@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{Outcome, Status};
+use crate::judge::check::{Outcome, Status};
 
 /// One data set's result in the harness.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

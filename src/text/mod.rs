@@ -1,0 +1,20 @@
+//! Text that reaches a terminal or a report: control characters shown, never executed
+//! ([`escape_line`], [`escape_text`]), a worker's colours dropped ([`strip_ansi`]), a message
+//! cut to its first line ([`first_line`]).
+
+mod ansi;
+mod escape;
+
+pub use ansi::strip_ansi;
+pub use escape::{escape_cell, escape_line, escape_text};
+
+/// The first line of `text`, cut to `max_chars` characters with `…`: how a reason fits a
+/// baseline entry or a table cell.
+pub fn first_line(text: &str, max_chars: usize) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.chars().count() > max_chars {
+        format!("{}…", line.chars().take(max_chars).collect::<String>())
+    } else {
+        line.to_owned()
+    }
+}
