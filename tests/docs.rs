@@ -64,3 +64,33 @@ fn every_cited_section_of_the_semantics_exists() {
         missing.join("\n")
     );
 }
+
+#[test]
+fn the_semantics_lists_every_refusal_rule_as_the_code_has_it() {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/semantics.md")).unwrap();
+    let begin = "<!-- rules:begin -->\n";
+    let start = text.find(begin).expect("the rules block") + begin.len();
+    let block = &text[start..text.find("<!-- rules:end -->").expect("its end")];
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(["rules", "--format", "markdown"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(block, table, "docs/semantics.md#refusal-rules is stale: paste `pad-conformance rules`");
+    // One row per rule, each linking to a section the page has (the test above checks those).
+    for rule in pad_conformance::operators::Rule::ALL {
+        assert!(block.contains(&format!("| `{}` | {} |", rule.id(), rule.basis().0)), "{rule}");
+    }
+    let json: serde_json::Value = serde_json::from_slice(
+        &std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .args(["rules", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(json.as_array().unwrap().len(), pad_conformance::operators::Rule::ALL.len());
+    assert_eq!(json[15]["id"], "axis-repeated");
+    assert_eq!(json[15]["basis"], "undefined");
+}

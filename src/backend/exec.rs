@@ -115,9 +115,14 @@ impl ExecBackend {
         let stderr = worker.take_stderr();
         match checked {
             Err(error) => Err(WorkerFailure { error, stderr }.into()),
-            Ok(WorkerReply::Error { kind, message }) => {
+            Ok(WorkerReply::Error { kind, message, rule }) => {
                 self.give_back(worker);
-                Err(ExecError::Refused { kind, message, stderr })
+                Err(ExecError::Refused {
+                    kind,
+                    message,
+                    rule,
+                    stderr,
+                })
             }
             Ok(WorkerReply::Outputs(paths)) => {
                 self.give_back(worker);

@@ -9,6 +9,8 @@ mod worker_error;
 mod worker_groups;
 
 use crate::model::Model;
+use crate::operators::Rule;
+use crate::reference::RunError;
 use crate::tensor::Tensor;
 
 pub use exec::{ExecBackend, PROTOCOL_VERSION, StartError};
@@ -116,6 +118,39 @@ pub fn error_kind(error: &BackendError) -> ErrorKind {
             Some(ExecError::Refused { kind, .. }) => *kind,
             None => ErrorKind::Refused,
         }
+    }
+}
+
+/// A refusal that names the rule it refuses by ([`Rule`], docs/semantics.md#refusal-rules):
+/// return it (boxed) so that a data set whose rule is known can be compared with it.
+///
+/// ```
+/// use pad_conformance::backend::{BackendError, Refusal, refusal_rule};
+/// use pad_conformance::operators::Rule;
+/// let refusal: BackendError = Box::new(Refusal { rule: Rule::ModeNotInVersion, message: "no wrap".into() });
+/// assert_eq!(refusal_rule(&refusal), Some(Rule::ModeNotInVersion));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Refusal {
+    /// The rule.
+    pub rule: Rule,
+    /// What the backend says.
+    pub message: String,
+}
+
+/// The rule a refusal names: a [`Refusal`]'s, the reference's (its [`RunError`]), or an exec
+/// worker's `rule` field; `None` when it names none.
+pub fn refusal_rule(error: &BackendError) -> Option<Rule> {
+    if let Some(refusal) = error.downcast_ref::<Refusal>() {
+        return Some(refusal.rule);
+    }
+    if let Some(RunError::Op(op)) = error.downcast_ref::<RunError>() {
+        return Some(op.rule);
+    }
+    match error.downcast_ref::<ExecError>() {
+        Some(ExecError::Refused { rule, .. }) => *rule,
+        _ => None,
     }
 }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::ErrorKind;
 use super::worker_error::WorkerError;
+use crate::operators::Rule;
 
 /// What a worker answered to a `run` request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +23,9 @@ pub enum WorkerReply {
         kind: ErrorKind,
         /// The reply's `message`.
         message: String,
+        /// The refusal rule the reply names (its optional `rule`, a
+        /// [`Rule`](crate::operators::Rule) id).
+        rule: Option<Rule>,
     },
 }
 
@@ -33,10 +37,10 @@ pub enum WorkerReply {
 /// use pad_conformance::backend::{ErrorKind, WorkerReply, parse_reply};
 ///
 /// let reply = parse_reply(r#"{"type": "error", "id": 7, "message": "no"}"#, 7).unwrap();
-/// let refused = WorkerReply::Error { kind: ErrorKind::Refused, message: "no".into() };
+/// let refused = WorkerReply::Error { kind: ErrorKind::Refused, message: "no".into(), rule: None };
 /// assert_eq!(reply, refused);
 /// let reply = parse_reply(r#"{"type": "error", "id": 7, "kind": "failed", "message": "oom"}"#, 7);
-/// let failed = WorkerReply::Error { kind: ErrorKind::Failed, message: "oom".into() };
+/// let failed = WorkerReply::Error { kind: ErrorKind::Failed, message: "oom".into(), rule: None };
 /// assert_eq!(reply.unwrap(), failed);
 /// assert!(parse_reply(r#"{"type": "error", "id": 6, "message": "no"}"#, 7).is_err());
 /// assert!(parse_reply(r#"{"type": "error", "id": 7, "kind": "crashed", "message": "no"}"#, 7).is_err());
@@ -82,10 +86,21 @@ pub(super) fn check_reply(reply: &Value, id: u64) -> Result<WorkerReply, WorkerE
                     ))
                 })?,
             };
+            // Optional too; present, it must be a rule id (`pad-conformance rules`).
+            let rule = match reply.get("rule") {
+                None | Some(Value::Null) => None,
+                Some(value) => Some(value.as_str().and_then(Rule::from_id).ok_or_else(|| {
+                    protocol(&format!(
+                        "the error's rule {} is not a rule id (see `pad-conformance rules`)",
+                        shortened(&value.to_string())
+                    ))
+                })?),
+            };
             let message = reply.get("message").and_then(Value::as_str).unwrap_or("(no message)");
             Ok(WorkerReply::Error {
                 kind,
                 message: message.to_owned(),
+                rule,
             })
         }
         _ => Err(protocol("type is neither \"result\" nor \"error\"")),
@@ -172,6 +187,7 @@ mod tests {
         let error = |kind: ErrorKind, message: &str| WorkerReply::Error {
             kind,
             message: message.to_owned(),
+            rule: None,
         };
         for (line, expected) in [
             (

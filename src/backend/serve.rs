@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Backend, BackendError, BackendFailure, PROTOCOL_VERSION, error_kind};
+use super::{Backend, BackendError, BackendFailure, PROTOCOL_VERSION, error_kind, refusal_rule};
 use crate::model::Model;
 use crate::model::constant_inputs::inputs_as_constants;
 use crate::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
@@ -112,10 +112,16 @@ impl<B: Backend> Worker<B> {
             } else {
                 match self.run(&request) {
                     Ok(outputs) => json!({"type": "result", "id": request.id, "outputs": outputs}),
-                    Err(error) => json!({
-                        "type": "error", "id": request.id, "kind": error_kind(&error).name(),
-                        "message": error.to_string(),
-                    }),
+                    Err(error) => {
+                        let mut reply = json!({
+                            "type": "error", "id": request.id, "kind": error_kind(&error).name(),
+                            "message": error.to_string(),
+                        });
+                        if let Some(rule) = refusal_rule(&error) {
+                            reply["rule"] = rule.id().into();
+                        }
+                        reply
+                    }
                 }
             };
             writeln!(output, "{reply}")?;

@@ -131,6 +131,8 @@ pub enum ExecError {
         kind: ErrorKind,
         /// The reply's message.
         message: String,
+        /// The refusal rule the reply names, if any.
+        rule: Option<crate::operators::Rule>,
         /// The worker's stderr meanwhile.
         stderr: String,
     },

@@ -48,6 +48,22 @@ pub enum Command {
     /// Differential fuzzing: random cases, the reference as the oracle, the backend as the
     /// subject; disagreements shrunk, de-duplicated and written as node-test cases.
     Fuzz(FuzzArgs),
+    /// Print the rules the reference refuses by: id, basis, section of docs/semantics.md.
+    Rules(RulesArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RulesArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub format: RulesFormat,
+}
+
+/// The formats of `rules`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Json,
+    Markdown,
 }
 
 #[derive(Args, Debug)]

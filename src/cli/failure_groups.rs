@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use pad_conformance::data::basis::Basis;
 use pad_conformance::judge::check::{Outcome, Status};
+use pad_conformance::judge::verdict::Cause;
 
 /// The reason of a message, as a group key: its first line with every run of digits (with
 /// its dotted continuations: `1.32.0`, `0.5`) replaced by `N`, every path-like word (one
@@ -87,6 +88,8 @@ pub struct FailureGroup<'a> {
     pub basis: Basis,
     /// `failed` or `errored`.
     pub status: Status,
+    /// What their verdicts group under (none in a report of format 1).
+    pub cause: Option<Cause>,
     /// Whether any of them fails the run (its basis is one the run gates on).
     pub gates: bool,
     /// The data sets, smallest first (fewest input elements; unknown shapes last), then by name.
@@ -103,21 +106,23 @@ impl<'a> FailureGroup<'a> {
 /// The failed and errored data sets of `outcomes`, grouped by (basis, status, reason);
 /// groups ordered by basis (spec first), then by size (largest first), then by reason.
 pub fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Vec<FailureGroup<'a>> {
-    let mut groups: BTreeMap<(Basis, Status, String), Vec<&'a Outcome>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Basis, Status, Option<Cause>, String), Vec<&'a Outcome>> = BTreeMap::new();
     for outcome in outcomes {
         if matches!(outcome.status, Status::Failed | Status::Errored) {
-            let key = (outcome.basis.kind, outcome.status, normalize_reason(&outcome.message));
+            let cause = outcome.verdict.as_ref().and_then(|v| v.cause());
+            let key = (outcome.basis.kind, outcome.status, cause, normalize_reason(&outcome.message));
             groups.entry(key).or_default().push(outcome);
         }
     }
     let mut groups: Vec<FailureGroup<'a>> = groups
         .into_iter()
-        .map(|((basis, status, reason), mut outcomes)| {
+        .map(|((basis, status, cause, reason), mut outcomes)| {
             outcomes.sort_by_cached_key(|o| (elements(o).unwrap_or(usize::MAX), o.name()));
             FailureGroup {
                 reason,
                 basis,
                 status,
+                cause,
                 gates: outcomes.iter().any(|o| o.gates),
                 outcomes,
             }

@@ -11,58 +11,59 @@ use std::io::{self, Write};
 use crate::cli::failure_groups::{FailureGroup, group_failures};
 use pad_conformance::data::basis::Basis;
 use pad_conformance::judge::check::{Outcome, Status};
+use pad_conformance::judge::verdict::Cause;
 use pad_conformance::model::opset::operator_label;
 use pad_conformance::report::RunReport;
 use pad_conformance::text::{escape_cell, first_line};
 
 /// What a group of failures is, as a bug report would call it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Finding {
+pub enum GroupKind {
     /// Spec: outputs with wrong values or a wrong shape.
     WrongAnswer,
     /// Spec: answered a data set that must be refused.
     AcceptsForbidden,
-    /// Spec: a panic, a signal, a worker that died, or a time-out.
+    /// Spec: a panic, a crash, a broken protocol, a reported failure, or a time-out.
     Crash,
     /// Spec: refused a valid data set.
     Refuses,
-    /// The expected result rests on reference behaviour, a rule or an undefined corner.
+    /// The expected result rests on reference behaviour, a rule or an undefined corner, or
+    /// the data set could not be run at all.
     NotADefect,
 }
 
-impl Finding {
-    /// The finding of a group.
-    pub fn of(group: &FailureGroup<'_>) -> Finding {
+impl GroupKind {
+    /// The kind of a group: a function of its verdicts' cause and its basis, never of its
+    /// messages. A report of format 1 has no verdicts: its failures count as wrong answers,
+    /// its errors as refusals.
+    pub fn of(group: &FailureGroup<'_>) -> GroupKind {
         if group.basis != Basis::Spec {
-            return Finding::NotADefect;
+            return GroupKind::NotADefect;
         }
-        let message = &group.smallest().message;
-        match group.status {
-            Status::Failed if message.contains("must be refused") => Finding::AcceptsForbidden,
-            Status::Failed => Finding::WrongAnswer,
-            _ if ["panicked", "worker exited", "signal", "timed out", "killed"]
-                .iter()
-                .any(|m| message.contains(m)) =>
-            {
-                Finding::Crash
-            }
-            _ => Finding::Refuses,
+        match group.cause {
+            Some(Cause::WrongValues | Cause::WrongShape) => GroupKind::WrongAnswer,
+            Some(Cause::AcceptsForbidden) => GroupKind::AcceptsForbidden,
+            Some(Cause::Crash | Cause::Timeout) => GroupKind::Crash,
+            Some(Cause::RefusesValid) => GroupKind::Refuses,
+            Some(Cause::NotLoadable | Cause::Runner) => GroupKind::NotADefect,
+            None if group.status == Status::Failed => GroupKind::WrongAnswer,
+            None => GroupKind::Refuses,
         }
     }
 
     /// Whether the backend disagrees with the spec's own text.
     pub fn is_defect(self) -> bool {
-        matches!(self, Finding::WrongAnswer | Finding::AcceptsForbidden | Finding::Crash)
+        matches!(self, GroupKind::WrongAnswer | GroupKind::AcceptsForbidden | GroupKind::Crash)
     }
 
     /// How the README's tables name it.
     pub fn label(self) -> &'static str {
         match self {
-            Finding::WrongAnswer => "**defect**: wrong answer",
-            Finding::AcceptsForbidden => "**defect**: accepts what the spec forbids",
-            Finding::Crash => "**defect**: crash",
-            Finding::Refuses => "refuses a valid input",
-            Finding::NotADefect => "not a defect",
+            GroupKind::WrongAnswer => "**defect**: wrong answer",
+            GroupKind::AcceptsForbidden => "**defect**: accepts what the spec forbids",
+            GroupKind::Crash => "**defect**: crash",
+            GroupKind::Refuses => "refuses a valid input",
+            GroupKind::NotADefect => "not a defect",
         }
     }
 }
@@ -145,7 +146,7 @@ pub fn write_markdown(reports: &[RunReport], out: &mut dyn Write) -> io::Result<
                 "| {} | {} | {} | {} | {} | `{}` |",
                 escape_cell(&report.backend),
                 group.basis,
-                Finding::of(group).label(),
+                GroupKind::of(group).label(),
                 group.outcomes.len(),
                 escape_cell(&first_line(&group.reason, 140)),
                 group.smallest().name()
@@ -157,7 +158,7 @@ pub fn write_markdown(reports: &[RunReport], out: &mut dyn Write) -> io::Result<
     writeln!(out)?;
     let mut any = false;
     for (report, groups) in &grouped {
-        for group in groups.iter().filter(|g| Finding::of(g).is_defect()) {
+        for group in groups.iter().filter(|g| GroupKind::of(g).is_defect()) {
             any = true;
             let smallest = group.smallest();
             let section = &smallest.basis.section;
@@ -166,7 +167,7 @@ pub fn write_markdown(reports: &[RunReport], out: &mut dyn Write) -> io::Result<
                 "- **{}** — {} (basis: spec, {}). {} data set{}; the smallest, `{}` ({}): {}. \
                  Rerun: `pad-conformance --backend … --filter {}`.",
                 report.backend,
-                Finding::of(group).label().replace("**defect**: ", "defect: "),
+                GroupKind::of(group).label().replace("**defect**: ", "defect: "),
                 if section.is_empty() {
                     "the upstream ONNX node test"
                 } else {
@@ -193,29 +194,30 @@ mod tests {
 
     use super::*;
     use pad_conformance::data::basis::BasisNote;
+    use pad_conformance::judge::verdict::{Failure, Verdict};
 
-    fn outcome(id: &str, status: Status, basis: Basis, message: &str, shape: Vec<usize>) -> Outcome {
+    fn outcome(id: &str, verdict: Verdict, basis: Basis, shape: Vec<usize>) -> Outcome {
         Outcome {
-            id: id.to_owned(),
-            data_set: 0,
-            op: Some("Pad".into()),
-            domain: Some("ai.onnx".into()),
-            version: Some(11),
             mode: Some("edge".into()),
+            version: Some(11),
             dtype: Some("int16".into()),
             shape: Some(shape),
-            status,
+            status: verdict.status(),
+            message: verdict.message("tract"),
+            verdict: Some(verdict),
             basis: BasisNote {
                 kind: basis,
                 section: "docs/semantics.md#edge-mode".into(),
             },
             gates: basis != Basis::Rule,
-            message: message.to_owned(),
-            bit_exact: None,
-            max_abs_error: None,
-            max_rel_error: None,
-            mismatches: 0,
-            duration: Duration::ZERO,
+            ..Outcome::example(id, Status::Passed)
+        }
+    }
+
+    fn mismatch(report: &str) -> Verdict {
+        Verdict::Mismatch {
+            shape: false,
+            report: report.into(),
         }
     }
 
@@ -224,49 +226,39 @@ mod tests {
         let report = RunReport {
             backend: "tract".into(),
             outcomes: vec![
-                outcome(
-                    "a",
-                    Status::Failed,
-                    Basis::Spec,
-                    "output 0 \"y\": 9 of 12 elements differ",
-                    vec![3],
-                ),
-                outcome(
-                    "b",
-                    Status::Failed,
-                    Basis::Spec,
-                    "output 0 \"y\": 2 of 4 elements differ",
-                    vec![1],
-                ),
+                outcome("a", mismatch("output 0 \"y\": 9 of 12 elements differ"), Basis::Spec, vec![3]),
+                outcome("b", mismatch("output 0 \"y\": 2 of 4 elements differ"), Basis::Spec, vec![1]),
                 outcome(
                     "c",
-                    Status::Errored,
+                    Verdict::Failed {
+                        failure: Failure::Panic,
+                        detail: "attempt to add with overflow".into(),
+                        must_refuse: false,
+                    },
                     Basis::Spec,
-                    "backend tract panicked: attempt to add with overflow",
                     vec![2],
                 ),
+                // A polite refusal whose words name a signal, a panic and a time-out: a
+                // refusal, never a crash.
                 outcome(
                     "d",
-                    Status::Errored,
+                    Verdict::RefusedValid {
+                        refusal: "not implemented: the signal path panicked, timed out, was killed".into(),
+                    },
                     Basis::Spec,
-                    "backend tract failed: Unsupported mode wrap",
                     vec![2],
                 ),
-                outcome(
-                    "e",
-                    Status::Failed,
-                    Basis::Reference,
-                    "output 0 \"y\": shape differs",
-                    vec![2],
-                ),
+                outcome("e", mismatch("output 0 \"y\": shape differs"), Basis::Reference, vec![2]),
                 outcome(
                     "f",
-                    Status::Failed,
+                    Verdict::AcceptedMustRefuse {
+                        reason: "x".into(),
+                        rules: Vec::new(),
+                    },
                     Basis::Spec,
-                    "backend tract returned outputs, but this data set must be refused: x",
                     vec![2],
                 ),
-                outcome("g", Status::Passed, Basis::Spec, "", vec![2]),
+                outcome("g", Verdict::Passed { bit_exact: true }, Basis::Spec, vec![2]),
             ],
             duration: Duration::ZERO,
             baseline: None,

@@ -13,6 +13,7 @@ mod listing;
 mod matrix;
 mod matrix_table;
 mod output;
+mod rules;
 mod run_diff;
 mod scoreboard;
 pub mod signals;
@@ -51,6 +52,7 @@ pub fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Coverage(args)) => matrix::coverage(args),
         Some(Command::Fuzz(args)) => fuzz::fuzz(args),
         Some(Command::Diff(args)) => diff::diff(args),
+        Some(Command::Rules(args)) => rules::rules(args),
         None => check::run(&cli.run),
     }
 }

@@ -1,49 +1,16 @@
-//! The basis of a generated case's expected result (docs/semantics.md#basis), as
-//! scripts/gen-extended classifies the extended corpus: a refusal by the rule that refuses,
-//! an output by the weakest rule it rests on.
+//! The basis of a generated output (docs/semantics.md#basis), as scripts/gen-extended
+//! classifies the extended corpus: the weakest rule it rests on. A refusal's basis is its
+//! rule's ([`crate::operators::Rule::basis`]).
 
 use super::case::FuzzCase;
 use crate::data::basis::{Basis, BasisNote};
 use crate::operators::PadOp;
-
-/// A refusal's message (a substring of it), the basis of that refusal, and the section.
-const REFUSALS: [(&str, Basis, &str); 17] = [
-    ("does not accept tensor(", Basis::Spec, "versions"),
-    ("does not accept input", Basis::Spec, "versions"),
-    ("does not accept attribute", Basis::Spec, "versions"),
-    ("does not accept mode", Basis::Spec, "versions"),
-    ("expected \"constant\"", Basis::Spec, "versions"),
-    ("1-D or [1, 2r]", Basis::Spec, "commicrosoft-pad"),
-    ("it must be 1-D", Basis::Spec, "pads"),
-    ("axes =", Basis::Spec, "pads"),
-    ("but data is tensor(", Basis::Spec, "constant-mode"),
-    ("must hold one element", Basis::Rule, "constant-mode"),
-    ("out of range", Basis::Spec, "axes"),
-    ("twice", Basis::Undefined, "axes"),
-    ("below 0", Basis::Rule, "output-extent"),
-    ("has none left", Basis::Rule, "empty-axes"),
-    ("extents must be ≥ 0", Basis::Rule, "centercroppad"),
-    ("one value per axis", Basis::Spec, "centercroppad"),
-    ("tensor(int32) or tensor(int64)", Basis::Spec, "versions"),
-];
 
 fn note(kind: Basis, section: &str) -> BasisNote {
     BasisNote {
         kind,
         section: format!("docs/semantics.md#{section}"),
     }
-}
-
-/// The basis of ref's refusal `message`; a refusal no rule names (one of ref's own limits)
-/// is a project rule.
-pub fn of_refusal(message: &str) -> BasisNote {
-    REFUSALS
-        .iter()
-        .find(|(needle, _, _)| message.contains(needle))
-        .map_or_else(
-            || note(Basis::Rule, "what-counts-as-a-refusal"),
-            |(_, kind, section)| note(*kind, section),
-        )
 }
 
 /// The basis of the output ref computed for `case`: the weakest rule it rests on.

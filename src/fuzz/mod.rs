@@ -29,14 +29,15 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::backend::{Backend, ErrorKind, ExecError, RefBackend, WorkerError, error_kind};
+use crate::backend::{Backend, ErrorKind, RefBackend, error_kind, refusal_rule};
+use crate::case::{Expected, LoadedDataSet};
 use crate::data::basis::BasisNote;
-use crate::judge::check::{Answer, CheckOptions, run};
-use crate::judge::compare::compare;
+use crate::judge::check::{Answer, CheckOptions, judge_answer, run};
+use crate::judge::verdict::{Cause, Verdict};
 use crate::judge::profile::Subject;
 use crate::model::Model;
 use crate::model::constant_inputs::inputs_as_constants;
-use crate::operators::PadOp;
+use crate::operators::{PadOp, Rule};
 use crate::proto::ModelProto;
 use crate::tensor::{DataType, DecodeOptions, Tensor};
 
@@ -97,6 +98,18 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind of disagreement a verdict shows; `None` when it shows none.
+    pub fn of(verdict: &Verdict) -> Option<Kind> {
+        Some(match verdict.cause()? {
+            Cause::WrongValues => Kind::WrongValues,
+            Cause::WrongShape => Kind::WrongShape,
+            Cause::RefusesValid => Kind::RefusedValid,
+            Cause::AcceptsForbidden => Kind::AcceptedInvalid,
+            Cause::Timeout => Kind::TimedOut,
+            Cause::Crash | Cause::Runner | Cause::NotLoadable => Kind::Crashed,
+        })
+    }
+
     /// `wrong-values`, `refused-valid`, …
     pub fn name(self) -> &'static str {
         match self {
@@ -346,9 +359,13 @@ fn evaluate_in(
         case: case.to_string(),
         source: Box::new(source),
     })?;
+    let mut rule = None;
     let expected = match run(&RefBackend, &model, &inputs) {
         Answer::Outputs(outputs) => Ok(outputs),
-        Answer::Refused(refusal) => Err(refusal.to_string()),
+        Answer::Refused(refusal) => {
+            rule = refusal_rule(&refusal);
+            Err(refusal.to_string())
+        }
         Answer::Panicked(message) => {
             return Err(FuzzError::ReferencePanicked {
                 case: case.to_string(),
@@ -356,9 +373,12 @@ fn evaluate_in(
             });
         }
     };
-    let basis = match &expected {
-        Ok(_) => basis::of_output(case),
-        Err(refusal) => basis::of_refusal(refusal),
+    // A refusal rests on the rule the reference refused by; one that names none (a graph
+    // the reference cannot evaluate) is a project rule.
+    let basis = match (&expected, rule) {
+        (Ok(_), _) => basis::of_output(case),
+        (Err(_), Some(rule)) => rule.basis_note(),
+        (Err(_), None) => Rule::UnsupportedOp.basis_note(),
     };
     let mut evaluation = Evaluation {
         expected,
@@ -390,7 +410,7 @@ fn evaluate_in(
         evaluation.unsupported = true;
         return Ok(evaluation);
     }
-    evaluation.disagreement = disagreement(&evaluation.expected, answer, check);
+    evaluation.disagreement = disagreement(backend.name(), &model, &inputs, &evaluation.expected, answer, check);
     Ok(evaluation)
 }
 
@@ -404,46 +424,25 @@ fn load(proto: ModelProto, scratch: &Path, write: bool) -> Result<Model, crate::
     Ok(Model::from_proto(&path, proto, &DecodeOptions::default())?)
 }
 
-/// How `answer` disagrees with the reference's `expected`, under the runner's comparison.
+/// How `answer` disagrees with the reference's `expected`: the runner's own judge
+/// ([`judge_answer`]), its verdict's cause as the kind, its message as the runner words it.
 fn disagreement(
+    backend: &str,
+    model: &Model,
+    inputs: &[Tensor],
     expected: &Result<Vec<Tensor>, String>,
     answer: Answer,
     check: &CheckOptions,
 ) -> Option<(Kind, String)> {
-    match (expected, answer) {
-        (_, Answer::Panicked(message)) => Some((Kind::Crashed, format!("panicked: {message}"))),
-        (_, Answer::Refused(e)) if error_kind(&e) == ErrorKind::Failed => {
-            let timed_out = matches!(
-                e.downcast_ref::<ExecError>(),
-                Some(ExecError::Failed(f)) if matches!(f.error, WorkerError::TimedOut { .. })
-            );
-            Some((if timed_out { Kind::TimedOut } else { Kind::Crashed }, e.to_string()))
-        }
-        (Err(_), Answer::Refused(_)) => None,
-        (Err(reason), Answer::Outputs(_)) => {
-            Some((Kind::AcceptedInvalid, format!("answered; must be refused: {reason}")))
-        }
-        (Ok(_), Answer::Refused(e)) => Some((Kind::RefusedValid, format!("refused: {e}"))),
-        (Ok(expected), Answer::Outputs(actual)) => {
-            if expected.len() != actual.len() {
-                let message = format!("returned {} outputs, not {}", actual.len(), expected.len());
-                return Some((Kind::WrongShape, message));
-            }
-            for (i, (e, a)) in expected.iter().zip(&actual).enumerate() {
-                let comparison = compare(e, a, &check.tolerance);
-                if comparison.passed {
-                    continue;
-                }
-                let kind = if comparison.problem.is_some() {
-                    Kind::WrongShape
-                } else {
-                    Kind::WrongValues
-                };
-                return Some((kind, comparison.report(i, "y")));
-            }
-            None
-        }
-    }
+    let data = LoadedDataSet {
+        inputs: inputs.to_vec(),
+        expected: match expected {
+            Ok(outputs) => Expected::Outputs(outputs.clone()),
+            Err(reason) => Expected::Error(reason.clone()),
+        },
+    };
+    let verdict = judge_answer(model, data, answer, &check.tolerance);
+    Kind::of(&verdict).map(|kind| (kind, verdict.message(backend)))
 }
 
 /// The signature of a disagreement of `kind` on `case`.

@@ -165,7 +165,7 @@ impl std::fmt::Display for CorpusChange {
 
 /// How a run compares with a baseline.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
+pub struct GateSummary {
     /// Failed or errored, as the baseline expects.
     pub expected_failures: Vec<String>,
     /// Failed or errored, and not in the baseline.
@@ -186,7 +186,7 @@ pub struct Verdict {
     pub not_gating: usize,
 }
 
-impl Verdict {
+impl GateSummary {
     /// True when the run should fail: a regression, or under `strict` any difference from
     /// the baseline (an unexpected pass, a changed status, an entry for no data set); a
     /// verdict that changed with the corpus only under `strict_corpus`.
@@ -270,7 +270,7 @@ impl Baseline {
 
     /// This baseline (read from `path`), judged against the corpora of a run over `roots`:
     /// the data sets that changed since the version it records are marked (see
-    /// [`Finding::CorpusChange`]). A corpus it records no version for excuses nothing and
+    /// [`GateResult::CorpusChange`]). A corpus it records no version for excuses nothing and
     /// is listed in [`unversioned`](Baseline::unversioned); a recorded version that is not
     /// one of the corpus's (0, or newer) is an error naming the file.
     pub fn against(mut self, path: &Path, roots: &[DataRoot]) -> Result<Baseline, BaselineError> {
@@ -390,23 +390,23 @@ impl Baseline {
 
     /// How one data set's status compares with its entry, if any. A difference on a data
     /// set that changed with the corpus since the baseline was written is the corpus's.
-    pub fn finding(&self, name: &str, status: Status) -> Finding<'_> {
+    pub fn finding(&self, name: &str, status: Status) -> GateResult<'_> {
         let finding = match (status, self.expected.get(name)) {
-            (Status::Failed | Status::Errored, Some(known)) if known.status != status => Finding::ChangedStatus(known),
-            (Status::Failed | Status::Errored, Some(_)) => Finding::ExpectedFailure,
-            (Status::Failed | Status::Errored, None) => Finding::Regression,
+            (Status::Failed | Status::Errored, Some(known)) if known.status != status => GateResult::ChangedStatus(known),
+            (Status::Failed | Status::Errored, Some(_)) => GateResult::ExpectedFailure,
+            (Status::Failed | Status::Errored, None) => GateResult::Regression,
             // Listed, but the profile now declares it unsupported: the entry is outdated.
-            (Status::Passed | Status::Unsupported, Some(known)) => Finding::UnexpectedPass(known),
-            (Status::Unsupported, None) => Finding::Agrees,
-            (Status::Passed | Status::Skipped, _) => Finding::Agrees,
+            (Status::Passed | Status::Unsupported, Some(known)) => GateResult::UnexpectedPass(known),
+            (Status::Unsupported, None) => GateResult::Agrees,
+            (Status::Passed | Status::Skipped, _) => GateResult::Agrees,
         };
         let why = self.changed_with_corpus.get(name);
         match (finding, why) {
-            (Finding::ChangedStatus(known) | Finding::UnexpectedPass(known), Some(why)) => Finding::CorpusChange {
+            (GateResult::ChangedStatus(known) | GateResult::UnexpectedPass(known), Some(why)) => GateResult::CorpusChange {
                 was: known.status.name(),
                 why,
             },
-            (Finding::Regression, Some(why)) => Finding::CorpusChange { was: "passed", why },
+            (GateResult::Regression, Some(why)) => GateResult::CorpusChange { was: "passed", why },
             (other, _) => other,
         }
     }
@@ -420,8 +420,8 @@ impl Baseline {
     /// Compares a run with this baseline. `discovered` tells whether a data set name exists
     /// under the roots at all: an entry the filter left out is not judged, so a baseline
     /// survives filters and added cases, but an entry for no data set is stale.
-    pub fn judge(&self, outcomes: &[Outcome], discovered: impl Fn(&str) -> bool) -> Verdict {
-        let mut verdict = Verdict::default();
+    pub fn judge(&self, outcomes: &[Outcome], discovered: impl Fn(&str) -> bool) -> GateSummary {
+        let mut verdict = GateSummary::default();
         for outcome in outcomes {
             // A failure on a basis the run does not gate on is reported elsewhere, not judged.
             if outcome.is_non_gating_failure() {
@@ -430,21 +430,21 @@ impl Baseline {
             }
             let name = outcome.name();
             match self.finding(&name, outcome.status) {
-                Finding::ChangedStatus(known) => verdict.changed_status.push(format!(
+                GateResult::ChangedStatus(known) => verdict.changed_status.push(format!(
                     "{name}: expected {}, now {}",
                     known.status.name(),
                     outcome.status.name()
                 )),
-                Finding::ExpectedFailure => verdict.expected_failures.push(name),
-                Finding::Regression => verdict.regressions.push(name),
-                Finding::UnexpectedPass(_) => verdict.unexpected_passes.push(name),
-                Finding::CorpusChange { was, why } => verdict.corpus_changes.push(CorpusChange {
+                GateResult::ExpectedFailure => verdict.expected_failures.push(name),
+                GateResult::Regression => verdict.regressions.push(name),
+                GateResult::UnexpectedPass(_) => verdict.unexpected_passes.push(name),
+                GateResult::CorpusChange { was, why } => verdict.corpus_changes.push(CorpusChange {
                     name,
                     was: was.to_owned(),
                     now: outcome.status,
                     why: why.to_owned(),
                 }),
-                Finding::Agrees => verdict.agreeing += 1,
+                GateResult::Agrees => verdict.agreeing += 1,
             }
         }
         verdict.stale = self.stale(discovered);
@@ -479,7 +479,7 @@ impl<'a> Ran<'a> {
 
 /// How one data set's outcome compares with a baseline.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Finding<'a> {
+pub enum GateResult<'a> {
     /// Passed (or skipped) and not listed: nothing to say.
     Agrees,
     /// Failed or errored, as listed.

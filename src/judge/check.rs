@@ -7,10 +7,11 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::backend::{Backend, BackendError, ErrorKind, error_kind};
+use crate::backend::{Backend, BackendError};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
 use crate::judge::compare::{Tolerance, compare_in};
+use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
 use crate::judge::profile::{Profile, Subject};
 use crate::model::Model;
 use crate::model::constant_inputs::inputs_as_constants;
@@ -94,14 +95,16 @@ pub struct Outcome {
     pub dtype: Option<String>,
     /// The shape of the data input, when the data set loaded: how big the data set is.
     pub shape: Option<Vec<usize>>,
-    /// What happened.
+    /// What happened: the verdict's status.
     pub status: Status,
+    /// The verdict, decided once; `None` only in a report of format 1, read back.
+    pub verdict: Option<Verdict>,
     /// What the expected result rests on.
     pub basis: BasisNote,
     /// Whether a failure or error of this data set fails the run: its basis is one the run
     /// gates on. Others are reported and counted apart.
     pub gates: bool,
-    /// Why it failed, errored or was skipped; empty when it passed.
+    /// Why it failed, errored or was skipped, as the verdict words it; empty when it passed.
     pub message: String,
     /// Whether every output was bit-identical to the expected one.
     pub bit_exact: Option<bool>,
@@ -140,6 +143,7 @@ impl Outcome {
             dtype: Some("float".into()),
             shape: None,
             status,
+            verdict: None,
             basis: BasisNote::upstream(),
             gates: true,
             message: String::new(),
@@ -175,22 +179,20 @@ impl Outcome {
     }
 }
 
-/// The judgement on one data set: its status, why, and what the comparison measured.
+/// The verdict on one data set, with what the comparison measured.
 #[derive(Clone, Debug)]
-struct Verdict {
-    status: Status,
-    message: String,
+struct Judged {
+    verdict: Verdict,
     bit_exact: Option<bool>,
     max_abs_error: Option<f64>,
     max_rel_error: Option<f64>,
     mismatches: usize,
 }
 
-impl Verdict {
-    fn plain(status: Status, message: String) -> Verdict {
-        Verdict {
-            status,
-            message,
+impl From<Verdict> for Judged {
+    fn from(verdict: Verdict) -> Judged {
+        Judged {
+            verdict,
             bit_exact: None,
             max_abs_error: None,
             max_rel_error: None,
@@ -226,13 +228,16 @@ pub fn check_data_set_with(
                 input.map(|t| t.shape().to_vec()),
             );
             let verdict = match Subject::of(model, &data.inputs).and_then(|s| options.profile.excludes(&s)) {
-                Some(unsupported) => Verdict::plain(Status::Unsupported, unsupported.to_string()),
+                Some(unsupported) => Judged::from(Verdict::Unsupported {
+                    by: UnsupportedBy::Profile,
+                    detail: unsupported.to_string(),
+                }),
                 None if options.inputs_as_constants || options.profile.inputs_as_constants => {
                     run_with_constant_inputs(backend, model, data, &decode, &options.tolerance)
                 }
                 None => {
                     let answer = run(backend, model, &data.inputs);
-                    judge(backend.name(), model, data, answer, &options.tolerance)
+                    judge(model, data, answer, &options.tolerance)
                 }
             };
             (Some(model), described, verdict)
@@ -248,10 +253,11 @@ pub fn check_data_set_with(
         mode,
         dtype,
         shape,
-        status: verdict.status,
+        status: verdict.verdict.status(),
+        message: verdict.verdict.message(backend.name()),
+        verdict: Some(verdict.verdict),
         gates: options.gating.gates(case.basis.kind),
         basis: case.basis.clone(),
-        message: verdict.message,
         bit_exact: verdict.bit_exact,
         max_abs_error: verdict.max_abs_error,
         max_rel_error: verdict.max_rel_error,
@@ -266,7 +272,7 @@ enum Loaded<'a> {
     Ready(&'a Model, LoadedDataSet),
     /// The verdict when they cannot be had, with the model when it loaded, so the report
     /// still names the operator.
-    Stopped(Option<&'a Model>, Verdict),
+    Stopped(Option<&'a Model>, Judged),
 }
 
 fn load<'a>(
@@ -278,14 +284,14 @@ fn load<'a>(
     let model = match model {
         Ok(model) => model,
         Err(e) => {
-            let status = match e {
-                CaseError::NotApplicable(_) => Status::Skipped,
-                CaseError::Listing(_) | CaseError::Model(_) => Status::Errored,
+            let verdict = match e {
+                CaseError::NotApplicable(reason) => Verdict::NotApplicable { reason: reason.clone() },
+                CaseError::Listing(_) | CaseError::Model(_) => Verdict::NotLoadable { detail: e.to_string() },
             };
-            return Loaded::Stopped(None, Verdict::plain(status, e.to_string()));
+            return Loaded::Stopped(None, verdict.into());
         }
     };
-    let errored = |message: String| Verdict::plain(Status::Errored, message);
+    let errored = |detail: String| Judged::from(Verdict::NotLoadable { detail });
     let Some(data_set) = case.data_sets.get(index) else {
         let message = format!("{}: no data set {index}", case.dir.display());
         return Loaded::Stopped(Some(model), errored(message));
@@ -307,18 +313,29 @@ fn run_with_constant_inputs(
     data: LoadedDataSet,
     decode: &crate::tensor::DecodeOptions,
     tolerance: &Tolerance,
-) -> Verdict {
+) -> Judged {
     let scratch = match tempfile::tempdir() {
         Ok(dir) => dir,
-        Err(e) => return Verdict::plain(Status::Errored, format!("making a scratch directory: {e}")),
+        Err(e) => {
+            let detail = format!("making a scratch directory: {e}");
+            return Verdict::Failed {
+                failure: Failure::Runner,
+                detail,
+                must_refuse: matches!(data.expected, Expected::Error(_)),
+            }
+            .into();
+        }
     };
     let (folded, inputs) = match inputs_as_constants(model, &data.inputs, scratch.path(), decode) {
         Ok(folded) => folded,
-        Err(e) => return Verdict::plain(Status::Errored, format!("making the inputs constants: {e}")),
+        Err(e) => {
+            let detail = format!("making the inputs constants: {e}");
+            return Verdict::NotLoadable { detail }.into();
+        }
     };
     let answer = run(backend, &folded, &inputs);
     // The regions of a mismatch are read off the original model and inputs.
-    judge(backend.name(), model, data, answer, tolerance)
+    judge(model, data, answer, tolerance)
 }
 
 /// What the backend answered: outputs, its error, or the message of its panic.
@@ -346,63 +363,59 @@ pub fn run(backend: &dyn Backend, model: &Model, inputs: &[Tensor]) -> Answer {
     }
 }
 
-/// The verdict on the backend's answer to a data set.
-fn judge(backend: &str, model: &Model, data: LoadedDataSet, answer: Answer, tolerance: &Tolerance) -> Verdict {
+/// The verdict on a backend's `answer` to the data set `data` of `model`: the one judge of
+/// every face — the command line, the harness, matrix and the fuzzer.
+pub fn judge_answer(model: &Model, data: LoadedDataSet, answer: Answer, tolerance: &Tolerance) -> Verdict {
+    judge(model, data, answer, tolerance).verdict
+}
+
+/// [`judge_answer`], with what the comparison measured.
+fn judge(model: &Model, data: LoadedDataSet, answer: Answer, tolerance: &Tolerance) -> Judged {
+    let expectation = match &data.expected {
+        Expected::Outputs(_) => Expectation::Outputs,
+        Expected::Error(reason) => Expectation::Refusal {
+            reason: reason.clone(),
+            rules: Vec::new(),
+        },
+    };
     let expected = match (data.expected, answer) {
-        (_, Answer::Panicked(message)) => {
-            return Verdict::plain(Status::Errored, format!("backend {backend} panicked: {message}"));
+        (_, Answer::Panicked(detail)) => {
+            return Verdict::Failed {
+                failure: Failure::Panic,
+                detail,
+                must_refuse: matches!(expectation, Expectation::Refusal { .. }),
+            }
+            .into();
         }
+        (_, Answer::Refused(e)) => return judge_error(&e, &expectation).into(),
         (Expected::Error(reason), Answer::Outputs(_)) => {
-            return Verdict::plain(
-                Status::Failed,
-                format!("backend {backend} returned outputs, but this data set must be refused: {reason}"),
-            );
-        }
-        (_, Answer::Refused(e)) if error_kind(&e) == ErrorKind::Unsupported => {
-            return Verdict::plain(
-                Status::Unsupported,
-                format!("backend {backend} reports it unsupported: {e}"),
-            );
-        }
-        (Expected::Error(_), Answer::Refused(e)) if error_kind(&e) == ErrorKind::Failed => {
-            return Verdict::plain(
-                Status::Errored,
-                format!("backend {backend} failed, which is not a refusal: {e}"),
-            );
-        }
-        (Expected::Error(_), Answer::Refused(e)) => {
-            return Verdict::plain(Status::Passed, format!("refused as expected: {e}"));
-        }
-        (Expected::Outputs(_), Answer::Refused(e)) => {
-            return Verdict::plain(Status::Errored, format!("backend {backend} failed: {e}"));
+            return Verdict::AcceptedMustRefuse {
+                reason,
+                rules: Vec::new(),
+            }
+            .into();
         }
         (Expected::Outputs(expected), Answer::Outputs(actual)) => (expected, actual),
     };
-    compare_outputs(backend, model, &data.inputs, expected, tolerance)
+    compare_outputs(model, &data.inputs, expected, tolerance)
 }
 
 /// Compares every output; the mismatch report names the padding region of each listed index.
 fn compare_outputs(
-    backend: &str,
     model: &Model,
     inputs: &[Tensor],
     (expected, actual): (Vec<Tensor>, Vec<Tensor>),
     tolerance: &Tolerance,
-) -> Verdict {
+) -> Judged {
     if expected.len() != actual.len() {
-        return Verdict::plain(
-            Status::Failed,
-            format!(
-                "expected {} outputs, backend {backend} returned {}",
-                expected.len(),
-                actual.len()
-            ),
-        );
+        let report = format!("expected {} outputs, the backend returned {}", expected.len(), actual.len());
+        return Verdict::Mismatch { shape: true, report }.into();
     }
     let regions = pad_regions(model, inputs);
-    let mut verdict = Verdict::plain(Status::Passed, String::new());
+    let mut verdict = Judged::from(Verdict::Passed { bit_exact: true });
     let mut reports = Vec::new();
     let mut bit_exact = true;
+    let mut shape = false;
     for (index, (e, a)) in expected.iter().zip(&actual).enumerate() {
         let comparison = compare_in(e, a, tolerance, regions.as_ref());
         bit_exact &= comparison.bit_exact;
@@ -410,14 +423,18 @@ fn compare_outputs(
         verdict.max_abs_error = max_option(verdict.max_abs_error, comparison.max_abs_error);
         verdict.max_rel_error = max_option(verdict.max_rel_error, comparison.max_rel_error);
         if !comparison.passed {
+            shape |= comparison.problem.is_some();
             let name = model.graph.outputs.get(index).map_or("", String::as_str);
             reports.push(comparison.report(index, name));
         }
     }
     verdict.bit_exact = Some(bit_exact);
+    verdict.verdict = Verdict::Passed { bit_exact };
     if !reports.is_empty() {
-        verdict.status = Status::Failed;
-        verdict.message = reports.join("\n");
+        verdict.verdict = Verdict::Mismatch {
+            shape,
+            report: reports.join("\n"),
+        };
     }
     verdict
 }

@@ -4,3 +4,4 @@
 pub mod check;
 pub mod compare;
 pub mod profile;
+pub mod verdict;

@@ -6,6 +6,9 @@
 
 pub mod params;
 pub mod regions;
+pub mod rules;
+
+pub use rules::Rule;
 
 use std::fmt;
 
@@ -220,15 +223,18 @@ impl OpVersion {
 pub struct OpError {
     /// The node as messages name it: `Pad-19 "pad_node"`.
     pub node: String,
+    /// The rule it breaks.
+    pub rule: Rule,
     /// What is wrong, naming the input or attribute and the value.
     pub message: String,
 }
 
 impl OpError {
-    /// A refusal by `node`.
-    pub fn new(node: &Node, message: String) -> OpError {
+    /// A refusal by `node`, by `rule`.
+    pub fn new(node: &Node, rule: Rule, message: String) -> OpError {
         OpError {
             node: node.to_string(),
+            rule,
             message,
         }
     }

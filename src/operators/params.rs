@@ -2,7 +2,7 @@
 //! its attributes and inputs, validated against its row of the table. The reference evaluator
 //! pads by them; the mismatch report's regions are computed from them.
 
-use super::{OpError, OpVersion, PadMode, PadOp, PadsFrom};
+use super::{OpError, OpVersion, PadMode, PadOp, PadsFrom, Rule};
 use crate::model::{AttributeValue, Node};
 use crate::tensor::{DataType, Float8E8M0, Tensor};
 
@@ -21,7 +21,7 @@ impl PadParams {
     /// Validates a Pad or com.microsoft Pad node's inputs and attributes against its version.
     /// `inputs[i]` is `None` for an omitted input.
     pub fn read(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<PadParams, OpError> {
-        let refuse = |message: String| OpError::new(node, message);
+        let refuse = |rule: Rule, message: String| OpError::new(node, rule, message);
         let row = OpVersion {
             op,
             version: node.version,
@@ -30,17 +30,19 @@ impl PadParams {
             .first()
             .copied()
             .flatten()
-            .ok_or_else(|| refuse("input 0 (data) is missing".into()))?;
+            .ok_or_else(|| refuse(Rule::MissingInput, "input 0 (data) is missing".into()))?;
         let data_type = data.data_type();
         if !row.accepts(data_type) {
-            return Err(refuse(format!(
-                "does not accept tensor({data_type}) for input 0 (data)"
+            return Err(refuse(
+                Rule::DataType,
+                format!("does not accept tensor({data_type}) for input 0 (data)"
             )));
         }
         let max_inputs = row.inputs().len();
         if let Some(extra) = (max_inputs..inputs.len()).find(|&i| inputs[i].is_some()) {
-            return Err(refuse(format!(
-                "does not accept input {extra}: it takes at most {max_inputs} inputs"
+            return Err(refuse(
+                Rule::ExtraInput,
+                format!("does not accept input {extra}: it takes at most {max_inputs} inputs"
             )));
         }
         if let Some(a) = node
@@ -48,7 +50,7 @@ impl PadParams {
             .iter()
             .find(|a| !row.attributes().contains(&a.name.as_str()))
         {
-            return Err(refuse(format!("does not accept attribute {:?}", a.name)));
+            return Err(refuse(Rule::UnknownAttribute, format!("does not accept attribute {:?}", a.name)));
         }
         let mode = mode(node, row.modes())?;
         let rank = data.shape().len();
@@ -62,14 +64,14 @@ impl PadParams {
             PadsFrom::Attribute(name) => {
                 let pads = match node.attribute(name) {
                     Some(AttributeValue::Ints(v)) => v.clone(),
-                    Some(other) => return Err(refuse(format!("attribute {name:?} must be ints, not {other:?}"))),
-                    None => return Err(refuse(format!("attribute {name:?} is missing"))),
+                    Some(other) => return Err(refuse(Rule::AttributeType, format!("attribute {name:?} must be ints, not {other:?}"))),
+                    None => return Err(refuse(Rule::MissingInput, format!("attribute {name:?} is missing"))),
                 };
                 let value = match node.attribute("value") {
                     None => 0.0,
                     Some(AttributeValue::Float(v)) => *v,
                     Some(other) => {
-                        return Err(refuse(format!("attribute \"value\" must be a float, not {other:?}")));
+                        return Err(refuse(Rule::AttributeType, format!("attribute \"value\" must be a float, not {other:?}")));
                     }
                 };
                 (
@@ -92,7 +94,9 @@ impl PadParams {
             None => (0..rank).collect(),
         };
         if pads.len() != 2 * axes.len() {
-            return Err(refuse(format!(
+            return Err(refuse(
+                Rule::PadsLength,
+                format!(
                 "{pads_source} holds {} values {}; 2 × {} axes = {} are needed",
                 pads.len(),
                 abbreviated(&pads),
@@ -115,21 +119,23 @@ impl PadParams {
 /// A CenterCropPad node's parameters, validated: the (begin, end) pads per axis that take
 /// each listed axis to its target extent (negative: cropped).
 pub fn center_crop_pads(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<(i64, i64)>, OpError> {
-    let refuse = |message: String| OpError::new(node, message);
+    let refuse = |rule: Rule, message: String| OpError::new(node, rule, message);
     let row = OpVersion {
         op: PadOp::CenterCropPad,
         version: node.version,
     };
     if inputs.len() > row.inputs().len() {
-        return Err(refuse(format!("takes 2 inputs, not {}", inputs.len())));
+        return Err(refuse(Rule::ExtraInput, format!("takes 2 inputs, not {}", inputs.len())));
     }
     let data = inputs
         .first()
         .copied()
         .flatten()
-        .ok_or_else(|| refuse("input 0 (input_data) is missing".into()))?;
+        .ok_or_else(|| refuse(Rule::MissingInput, "input 0 (input_data) is missing".into()))?;
     if !row.accepts(data.data_type()) {
-        return Err(refuse(format!(
+        return Err(refuse(
+            Rule::DataType,
+            format!(
             "does not accept tensor({}) for input 0 (input_data)",
             data.data_type()
         )));
@@ -138,30 +144,34 @@ pub fn center_crop_pads(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<(
         .get(1)
         .copied()
         .flatten()
-        .ok_or_else(|| refuse("input 1 (shape) is missing".into()))?;
+        .ok_or_else(|| refuse(Rule::MissingInput, "input 1 (shape) is missing".into()))?;
     if let Some(a) = node
         .attributes
         .iter()
         .find(|a| !row.attributes().contains(&a.name.as_str()))
     {
-        return Err(refuse(format!("does not accept attribute {:?}", a.name)));
+        return Err(refuse(Rule::UnknownAttribute, format!("does not accept attribute {:?}", a.name)));
     }
     let rank = data.shape().len();
     let axes = match node.attribute("axes") {
         None => (0..rank).collect(),
         Some(AttributeValue::Ints(values)) => {
-            normalize_axes(values, rank).map_err(|m| refuse(format!("attribute \"axes\" {m}")))?
+            normalize_axes(values, rank).map_err(|(rule, m)| refuse(rule, format!("attribute \"axes\" {m}")))?
         }
-        Some(other) => return Err(refuse(format!("attribute \"axes\" must be ints, not {other:?}"))),
+        Some(other) => return Err(refuse(Rule::AttributeType, format!("attribute \"axes\" must be ints, not {other:?}"))),
     };
     let targets = int_values(shape).ok_or_else(|| {
-        refuse(format!(
+        refuse(
+            Rule::CropShapeType,
+            format!(
             "input 1 (shape) must be tensor(int32) or tensor(int64), not tensor({})",
             shape.data_type()
         ))
     })?;
     if shape.shape().len() != 1 || targets.len() != axes.len() {
-        return Err(refuse(format!(
+        return Err(refuse(
+            Rule::CropShapeLength,
+            format!(
             "input 1 (shape) is {:?} of shape {:?}; it must be 1-D with one value per axis ({})",
             targets,
             shape.shape(),
@@ -171,8 +181,9 @@ pub fn center_crop_pads(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<(
     let mut pads = vec![(0i64, 0i64); rank];
     for (&axis, &target) in axes.iter().zip(&targets) {
         if target < 0 {
-            return Err(refuse(format!(
-                "input 1 (shape) holds {target} for axis {axis}; extents must be ≥ 0"
+            return Err(refuse(
+                Rule::CropNegativeExtent,
+                format!("input 1 (shape) holds {target} for axis {axis}; extents must be ≥ 0"
             )));
         }
         pads[axis] = centered_pads(data.shape()[axis] as i64, target);
@@ -188,6 +199,7 @@ fn mode(node: &Node, allowed: &[PadMode]) -> Result<PadMode, OpError> {
         Some(other) => {
             return Err(OpError::new(
                 node,
+                Rule::AttributeType,
                 format!("attribute \"mode\" must be a string, not {other:?}"),
             ));
         }
@@ -195,11 +207,13 @@ fn mode(node: &Node, allowed: &[PadMode]) -> Result<PadMode, OpError> {
     match PadMode::from_name(&name) {
         Some(PadMode::Wrap) if !allowed.contains(&PadMode::Wrap) => Err(OpError::new(
             node,
+            Rule::ModeNotInVersion,
             "does not accept mode \"wrap\" (Pad-19 and later do)".into(),
         )),
         Some(mode) => Ok(mode),
         None => Err(OpError::new(
             node,
+            Rule::UnknownMode,
             format!("attribute \"mode\" is {name:?}; expected \"constant\", \"reflect\", \"edge\" or \"wrap\""),
         )),
     }
@@ -207,10 +221,11 @@ fn mode(node: &Node, allowed: &[PadMode]) -> Result<PadMode, OpError> {
 
 /// Input 1: int64 pads, 1-D (or, for com.microsoft Pad, [1, 2r]).
 fn pads_input(node: &Node, pads: Option<&Tensor>, two_dim: bool) -> Result<Vec<i64>, OpError> {
-    let pads = pads.ok_or_else(|| OpError::new(node, "input 1 (pads) is missing".into()))?;
+    let pads = pads.ok_or_else(|| OpError::new(node, Rule::MissingInput, "input 1 (pads) is missing".into()))?;
     let Tensor::Int64(values) = pads else {
         return Err(OpError::new(
             node,
+            Rule::PadsType,
             format!("input 1 (pads) must be tensor(int64), not tensor({})", pads.data_type()),
         ));
     };
@@ -223,6 +238,7 @@ fn pads_input(node: &Node, pads: Option<&Tensor>, two_dim: bool) -> Result<Vec<i
         let expected = if two_dim { "1-D or [1, 2r]" } else { "1-D" };
         return Err(OpError::new(
             node,
+            Rule::PadsShape,
             format!("input 1 (pads) has shape {:?}; it must be {expected}", values.shape()),
         ));
     }
@@ -244,6 +260,7 @@ fn check_constant_type(node: &Node, value: &Tensor, data_type: DataType, op: Pad
     if value.data_type() != data_type {
         return Err(OpError::new(
             node,
+            Rule::ConstantType,
             format!(
                 "input 2 ({name}) is tensor({}) but data is tensor({data_type})",
                 value.data_type()
@@ -258,6 +275,7 @@ fn one_element(node: &Node, value: &Tensor, op: PadOp) -> Result<Tensor, OpError
     if !matches!(value.shape(), [] | [1]) {
         return Err(OpError::new(
             node,
+            Rule::ConstantShape,
             format!(
                 "input 2 ({}) has shape {:?}; it must hold one element (rank 0 or [1])",
                 constant_name(op),
@@ -273,6 +291,7 @@ fn axes_input(node: &Node, axes: &Tensor, rank: usize) -> Result<Vec<usize>, OpE
     let values = int_values(axes).ok_or_else(|| {
         OpError::new(
             node,
+            Rule::AxesType,
             format!(
                 "input 3 (axes) must be tensor(int32) or tensor(int64), not tensor({})",
                 axes.data_type()
@@ -282,25 +301,26 @@ fn axes_input(node: &Node, axes: &Tensor, rank: usize) -> Result<Vec<usize>, OpE
     if axes.shape().len() != 1 {
         return Err(OpError::new(
             node,
+            Rule::AxesShape,
             format!("input 3 (axes) has shape {:?}; it must be 1-D", axes.shape()),
         ));
     }
-    normalize_axes(&values, rank).map_err(|m| OpError::new(node, format!("input 3 (axes) {m}")))
+    normalize_axes(&values, rank).map_err(|(rule, m)| OpError::new(node, rule, format!("input 3 (axes) {m}")))
 }
 
 /// Resolves negative axes and checks range and repeats; the message completes "axes ...".
-pub fn normalize_axes(values: &[i64], rank: usize) -> Result<Vec<usize>, String> {
+pub fn normalize_axes(values: &[i64], rank: usize) -> Result<Vec<usize>, (Rule, String)> {
     let r = rank as i64;
     let mut axes = Vec::with_capacity(values.len().min(rank));
     // One flag per axis, so the check is linear in the number of axes, not quadratic.
     let mut seen = vec![false; rank];
     for &a in values {
         if a < -r || a >= r {
-            return Err(format!("holds {a}, out of range [{}, {}] for rank {rank}", -r, r - 1));
+            return Err((Rule::AxisOutOfRange, format!("holds {a}, out of range [{}, {}] for rank {rank}", -r, r - 1)));
         }
         let axis = if a < 0 { a + r } else { a } as usize;
         if std::mem::replace(&mut seen[axis], true) {
-            return Err(format!("{} name axis {axis} twice", abbreviated(values)));
+            return Err((Rule::AxisRepeated, format!("{} name axis {axis} twice", abbreviated(values))));
         }
         axes.push(axis);
     }
@@ -370,7 +390,7 @@ mod tests {
 
 #[cfg(test)]
 mod axes_tests {
-    use super::normalize_axes;
+    use super::{Rule, normalize_axes};
 
     #[test]
     fn many_axes_are_checked_in_linear_time_and_repeats_named_briefly() {
@@ -382,11 +402,16 @@ mod axes_tests {
         assert_eq!((axes[0], axes[rank - 1]), (rank - 1, 0));
         let mut repeated = values.clone();
         repeated.push(0);
-        let message = normalize_axes(&repeated, rank).unwrap_err();
+        let (rule, message) = normalize_axes(&repeated, rank).unwrap_err();
+        assert_eq!(rule, Rule::AxisRepeated);
         assert_eq!(
             message,
             "[-1, -2, -3, -4, -5, -6, -7, -8] (first 8 of 200001 values) name axis 0 twice"
         );
-        assert_eq!(normalize_axes(&[1, -1], 2).unwrap_err(), "[1, -1] name axis 1 twice");
+        assert_eq!(
+            normalize_axes(&[1, -1], 2).unwrap_err(),
+            (Rule::AxisRepeated, "[1, -1] name axis 1 twice".to_owned())
+        );
+        assert_eq!(normalize_axes(&[2], 2).unwrap_err().0, Rule::AxisOutOfRange);
     }
 }

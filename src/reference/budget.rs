@@ -4,6 +4,7 @@
 
 use super::pad_kernel::{MAX_OUTPUT_BYTES, MAX_OUTPUT_ELEMENTS, nonzero_extents_fit};
 use crate::model::Node;
+use crate::operators::Rule;
 use crate::operators::OpError;
 use crate::tensor::Tensor;
 
@@ -52,7 +53,7 @@ impl Budget {
                 Ok(())
             }
             (e, b) => Err(OpError::new(
-                node,
+                node, Rule::Limit,
                 format!(
                     "output shape {shape:?} from {from} has {} elements taking {} bytes, over the limit of {} elements and {limit} bytes{}",
                     describe(e),

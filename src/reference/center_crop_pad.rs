@@ -24,7 +24,7 @@ pub(super) fn run_center_crop_pad_within(
     let pads = center_crop_pads(node, inputs)?;
     let data = inputs[0].expect("center_crop_pads checked input 0");
     let plan = PadPlan::new(data.shape(), &pads, PadMode::Constant, data.max_element_bytes())
-        .map_err(|e| OpError::new(node, e.to_string()))?;
+        .map_err(|e| OpError::new(node, e.rule(), e.to_string()))?;
     budget.check(
         node,
         plan.out_shape(),

@@ -10,6 +10,7 @@ use super::helper_ops;
 use super::pad::run_pad_within;
 use crate::model::opset::ONNX_DOMAIN;
 use crate::model::{Model, Node};
+use crate::operators::Rule;
 use crate::operators::{OpError, PadOp};
 use crate::tensor::Tensor;
 
@@ -132,5 +133,5 @@ fn run_node_within(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> 
 }
 
 fn unsupported(node: &Node) -> OpError {
-    OpError::new(node, format!("op {} is not supported by the ref backend", node.op_type))
+    OpError::new(node, Rule::UnsupportedOp, format!("op {} is not supported by the ref backend", node.op_type))
 }

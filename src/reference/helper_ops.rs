@@ -7,6 +7,7 @@ use ndarray::{ArrayD, Axis, IxDyn, Slice};
 
 use super::budget::Budget;
 use crate::model::{AttributeValue, Node};
+use crate::operators::Rule;
 use crate::operators::OpError;
 use crate::operators::params::{abbreviated, int_values, normalize_axes};
 use crate::tensor::{Element, Tensor, Visitor};
@@ -18,7 +19,7 @@ fn input<'a>(node: &Node, inputs: &[Option<&'a Tensor>], index: usize, name: &st
         .get(index)
         .copied()
         .flatten()
-        .ok_or_else(|| OpError::new(node, format!("input {index} ({name}) is missing")))
+        .ok_or_else(|| OpError::new(node, Rule::HelperOp, format!("input {index} ({name}) is missing")))
 }
 
 fn int_attribute(node: &Node, name: &str) -> Result<Option<i64>, OpError> {
@@ -26,7 +27,7 @@ fn int_attribute(node: &Node, name: &str) -> Result<Option<i64>, OpError> {
         None => Ok(None),
         Some(AttributeValue::Int(v)) => Ok(Some(*v)),
         Some(other) => Err(OpError::new(
-            node,
+            node, Rule::HelperOp,
             format!("attribute {name:?} must be an int, not {other:?}"),
         )),
     }
@@ -35,7 +36,7 @@ fn int_attribute(node: &Node, name: &str) -> Result<Option<i64>, OpError> {
 fn int_input(node: &Node, tensor: &Tensor, index: usize, name: &str) -> Result<Vec<i64>, OpError> {
     int_values(tensor).ok_or_else(|| {
         OpError::new(
-            node,
+            node, Rule::HelperOp,
             format!(
                 "input {index} ({name}) must be int32 or int64, not tensor({})",
                 tensor.data_type()
@@ -48,7 +49,7 @@ fn int_input(node: &Node, tensor: &Tensor, index: usize, name: &str) -> Result<V
 pub fn constant(node: &Node, budget: &Budget) -> OpResult {
     let [attribute] = node.attributes.as_slice() else {
         return Err(OpError::new(
-            node,
+            node, Rule::HelperOp,
             format!("needs exactly one attribute, has {}", node.attributes.len()),
         ));
     };
@@ -67,7 +68,7 @@ pub fn constant(node: &Node, budget: &Budget) -> OpResult {
         ("value_floats", AttributeValue::Floats(v)) => Tensor::from_vec(&[v.len()], v.clone()),
         (name, _) => {
             return Err(OpError::new(
-                node,
+                node, Rule::HelperOp,
                 format!("attribute {name:?} is not supported by the ref backend"),
             ));
         }
@@ -99,14 +100,14 @@ pub fn gather(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpRes
     let indices = int_input(node, indices_tensor, 1, "indices")?;
     let rank = data.shape().len();
     let axis = normalize_axes(&[int_attribute(node, "axis")?.unwrap_or(0)], rank)
-        .map_err(|m| OpError::new(node, format!("attribute \"axis\" {m}")))?[0];
+        .map_err(|(rule, m)| OpError::new(node, rule, format!("attribute \"axis\" {m}")))?[0];
     let extent = data.shape()[axis] as i64;
     let scalar = match indices_tensor.shape().len() {
         0 => true,
         1 => false,
         r => {
             return Err(OpError::new(
-                node,
+                node, Rule::HelperOp,
                 format!("indices of rank {r} are not supported by the ref backend"),
             ));
         }
@@ -135,7 +136,7 @@ pub fn gather(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpRes
                 Ok(j as usize)
             } else {
                 Err(OpError::new(
-                    node,
+                    node, Rule::HelperOp,
                     format!("input 1 (indices) holds {i}, out of range for extent {extent}"),
                 ))
             }
@@ -175,7 +176,7 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResu
                 None => Ok(None),
                 Some(AttributeValue::Ints(v)) => Ok(Some(v.clone())),
                 Some(other) => Err(OpError::new(
-                    node,
+                    node, Rule::HelperOp,
                     format!("attribute {name:?} must be ints, not {other:?}"),
                 )),
             };
@@ -187,14 +188,14 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResu
             .map(|t| int_input(node, t, index, name))
             .transpose()
     };
-    let starts = list(1, "starts")?.ok_or_else(|| OpError::new(node, "starts are missing".into()))?;
-    let ends = list(2, "ends")?.ok_or_else(|| OpError::new(node, "ends are missing".into()))?;
+    let starts = list(1, "starts")?.ok_or_else(|| OpError::new(node, Rule::HelperOp, "starts are missing".into()))?;
+    let ends = list(2, "ends")?.ok_or_else(|| OpError::new(node, Rule::HelperOp, "ends are missing".into()))?;
     let axes = match list(3, "axes")? {
-        Some(axes) => normalize_axes(&axes, rank).map_err(|m| OpError::new(node, format!("axes {m}")))?,
+        Some(axes) => normalize_axes(&axes, rank).map_err(|(rule, m)| OpError::new(node, rule, format!("axes {m}")))?,
         None if starts.len() <= rank => (0..starts.len()).collect(),
         None => {
             return Err(OpError::new(
-                node,
+                node, Rule::HelperOp,
                 format!(
                     "starts holds {} values but input 0 (data) {:?} has rank {rank}",
                     starts.len(),
@@ -206,7 +207,7 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResu
     let steps = list(4, "steps")?.unwrap_or_else(|| vec![1; starts.len()]);
     if ends.len() != starts.len() || axes.len() != starts.len() || steps.len() != starts.len() {
         return Err(OpError::new(
-            node,
+            node, Rule::HelperOp,
             format!(
                 "starts {}, ends {}, axes ({} values) and steps {} must have one value per sliced axis",
                 abbreviated(&starts),
@@ -221,7 +222,7 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResu
     for (i, &axis) in axes.iter().enumerate() {
         if steps[i] <= 0 {
             return Err(OpError::new(
-                node,
+                node, Rule::HelperOp,
                 format!(
                     "step {} is not supported by the ref backend (positive steps only)",
                     steps[i]
@@ -260,11 +261,11 @@ pub fn concat(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpRes
     let parts: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
     let first = *parts
         .first()
-        .ok_or_else(|| OpError::new(node, "has no inputs".into()))?;
+        .ok_or_else(|| OpError::new(node, Rule::HelperOp, "has no inputs".into()))?;
     let rank = first.shape().len();
     let axis =
-        int_attribute(node, "axis")?.ok_or_else(|| OpError::new(node, "attribute \"axis\" is missing".into()))?;
-    let axis = normalize_axes(&[axis], rank).map_err(|m| OpError::new(node, format!("attribute \"axis\" {m}")))?[0];
+        int_attribute(node, "axis")?.ok_or_else(|| OpError::new(node, Rule::HelperOp, "attribute \"axis\" is missing".into()))?;
+    let axis = normalize_axes(&[axis], rank).map_err(|(rule, m)| OpError::new(node, rule, format!("attribute \"axis\" {m}")))?[0];
     let mut out_shape = first.shape().to_vec();
     out_shape[axis] = 0;
     for (i, part) in parts.iter().enumerate() {
@@ -272,7 +273,7 @@ pub fn concat(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpRes
         let agrees = shape.len() == rank && (0..rank).all(|d| d == axis || shape[d] == first.shape()[d]);
         if !agrees {
             return Err(OpError::new(
-                node,
+                node, Rule::HelperOp,
                 format!(
                     "input {i} has shape {shape:?}, which cannot be joined with input 0 {:?} on axis {axis}",
                     first.shape()
@@ -313,7 +314,7 @@ pub fn concat(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpRes
     }
     first
         .visit(Join { parts: &parts, axis })
-        .map_err(|m| OpError::new(node, m))
+        .map_err(|m| OpError::new(node, Rule::HelperOp, m))
 }
 
 /// Add, Sub, Div (integer division truncates) and Max (any number of inputs), with numpy
@@ -322,14 +323,14 @@ pub fn arithmetic(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> O
     let operands: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
     let (first, rest) = operands
         .split_first()
-        .ok_or_else(|| OpError::new(node, "has no inputs".into()))?;
+        .ok_or_else(|| OpError::new(node, Rule::HelperOp, "has no inputs".into()))?;
     if node.op_type != "Max" && operands.len() != 2 {
-        return Err(OpError::new(node, format!("takes 2 inputs, not {}", operands.len())));
+        return Err(OpError::new(node, Rule::HelperOp, format!("takes 2 inputs, not {}", operands.len())));
     }
     let op = node.op_type.as_str();
     let mut acc = (*first).clone();
     for (i, next) in rest.iter().enumerate() {
-        let shape = broadcast_shape(acc.shape(), next.shape()).map_err(|m| OpError::new(node, m))?;
+        let shape = broadcast_shape(acc.shape(), next.shape()).map_err(|m| OpError::new(node, Rule::HelperOp, m))?;
         budget.check(
             node,
             &shape,
@@ -356,7 +357,7 @@ pub fn arithmetic(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> O
                 b.data_type()
             )),
         }
-        .map_err(|m| OpError::new(node, m))?;
+        .map_err(|m| OpError::new(node, Rule::HelperOp, m))?;
     }
     Ok(acc)
 }

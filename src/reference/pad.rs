@@ -30,7 +30,7 @@ pub(super) fn run_pad_within(
         .map_or(0, Tensor::max_element_bytes)
         .max(data.max_element_bytes());
     let plan = PadPlan::new(data.shape(), &params.per_axis, params.mode, element_bytes)
-        .map_err(|e| OpError::new(node, e.to_string()))?;
+        .map_err(|e| OpError::new(node, e.rule(), e.to_string()))?;
     budget.check(
         node,
         plan.out_shape(),

@@ -9,6 +9,18 @@ use bytemuck::Pod;
 #[cfg(target_arch = "x86_64")]
 use super::stream_copy::{StreamWriter, extend_streaming};
 pub use crate::operators::PadMode;
+use crate::operators::Rule;
+
+impl PlanError {
+    /// The rule the plan breaks.
+    pub fn rule(&self) -> Rule {
+        match self {
+            PlanError::NegativeExtent { .. } => Rule::NegativeExtent,
+            PlanError::NothingToCopy { .. } => Rule::NothingToCopy,
+            _ => Rule::Limit,
+        }
+    }
+}
 
 /// Why a padding cannot be planned.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

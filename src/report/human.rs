@@ -107,6 +107,7 @@ mod tests {
             dtype: None,
             shape: None,
             status: Status::Errored,
+            verdict: None,
             basis: crate::data::basis::BasisNote::upstream(),
             gates: true,
             message: "backend w failed: worker exited\n  stderr: \x1b[31;1mERROR\x1b[0m boom".into(),

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{RunReport, Summary};
-use crate::gate::baseline::Verdict;
+use crate::gate::baseline::GateSummary;
 use crate::judge::check::Outcome;
 
 /// The JSON report's format: 2 added `format` and `baseline`; a report without `format`
@@ -18,7 +18,7 @@ struct JsonReport<'a> {
     backend: &'a str,
     summary: Summary,
     #[serde(skip_serializing_if = "Option::is_none")]
-    baseline: Option<&'a Verdict>,
+    baseline: Option<&'a GateSummary>,
     cases: &'a [Outcome],
 }
 

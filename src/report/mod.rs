@@ -30,7 +30,7 @@ pub struct RunReport {
     /// Wall-clock time of the whole run.
     pub duration: Duration,
     /// How the run compares with its baseline, when it was judged against one.
-    pub baseline: Option<crate::gate::baseline::Verdict>,
+    pub baseline: Option<crate::gate::baseline::GateSummary>,
 }
 
 /// Counts per status. `failed` and `errored` count the data sets whose basis the run gates

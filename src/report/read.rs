@@ -11,8 +11,9 @@ use super::RunReport;
 use super::json::REPORT_FORMAT;
 use crate::data::basis::BasisNote;
 use crate::data::json_file::{JsonFileError, read_json};
-use crate::gate::baseline::Verdict;
+use crate::gate::baseline::GateSummary;
 use crate::judge::check::{Outcome, Status};
+use crate::judge::verdict::Verdict;
 
 /// The JSON report as written; fields added later are optional so older reports still read.
 #[derive(Deserialize)]
@@ -22,7 +23,7 @@ struct JsonReport {
     format: Option<u32>,
     backend: String,
     #[serde(default)]
-    baseline: Option<Verdict>,
+    baseline: Option<GateSummary>,
     cases: Vec<JsonCase>,
 }
 
@@ -38,6 +39,9 @@ struct JsonCase {
     #[serde(default)]
     shape: Option<Vec<usize>>,
     status: Status,
+    /// Absent in format 1.
+    #[serde(default)]
+    verdict: Option<Verdict>,
     basis: BasisNote,
     gates: bool,
     #[serde(default)]
@@ -63,6 +67,7 @@ impl From<JsonCase> for Outcome {
             dtype: case.dtype,
             shape: case.shape,
             status: case.status,
+            verdict: case.verdict,
             basis: case.basis,
             gates: case.gates,
             message: case.message,

@@ -10,6 +10,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use super::trial_result::TrialResult;
+use crate::judge::verdict::{Failure, exit_failure};
 use crate::text::strip_ansi;
 
 /// Set in a child: the name of the one trial it runs.
@@ -61,8 +62,9 @@ pub fn run_in_child(name: &str, case_dir: &Path, data_set: usize, time_limit: Du
     // A child that did not take the child's path (its main does not end in Harness::run, or
     // the trials were run another way) would start children of its own, without end.
     if std::env::var_os(CHILD_TRIAL_ENV).is_some() {
-        return TrialResult::errored(
+        return TrialResult::failed(
             name,
+            Failure::Runner,
             "a child process started trials of its own: isolate() needs the test binary's main \
              to call Harness::run"
                 .to_owned(),
@@ -70,7 +72,11 @@ pub fn run_in_child(name: &str, case_dir: &Path, data_set: usize, time_limit: Du
     }
     match spawn_and_wait(name, case_dir, data_set, time_limit) {
         Ok(result) => result,
-        Err(e) => TrialResult::errored(name, format!("could not run the trial in a child process: {e}")),
+        Err(e) => TrialResult::failed(
+            name,
+            Failure::Runner,
+            format!("could not run the trial in a child process: {e}"),
+        ),
     }
 }
 
@@ -108,8 +114,9 @@ fn spawn_and_wait(name: &str, case_dir: &Path, data_set: usize, time_limit: Dura
     };
     let tail = output_tail(&output_path);
     let Some(status) = status else {
-        return Ok(TrialResult::errored(
+        return Ok(TrialResult::failed(
             name,
+            Failure::Timeout,
             format!(
                 "timed out after {} s: the child process running it was killed{tail}",
                 time_limit.as_secs_f64()
@@ -118,13 +125,15 @@ fn spawn_and_wait(name: &str, case_dir: &Path, data_set: usize, time_limit: Dura
     };
     match std::fs::read(&result_path) {
         Ok(bytes) if status.success() => serde_json::from_slice(&bytes).or_else(|e| {
-            Ok(TrialResult::errored(
+            Ok(TrialResult::failed(
                 name,
+                Failure::Protocol,
                 format!("the child process's result does not parse: {e}{tail}"),
             ))
         }),
-        _ => Ok(TrialResult::errored(
+        _ => Ok(TrialResult::failed(
             name,
+            exit_failure(status),
             format!("the child process running it {}{tail}", describe(status)),
         )),
     }

@@ -38,7 +38,7 @@ use crate::case::shared_model::SharedModel;
 use crate::case::{Applicability, CaseError, Patterns, TestCase, applicability, discover, discover_in};
 use crate::data::DataRoot;
 use crate::data::basis::Gating;
-use crate::gate::baseline::{Baseline, BaselineError, Discovered, Finding, Ran};
+use crate::gate::baseline::{Baseline, BaselineError, Discovered, GateResult, Ran};
 use crate::judge::check::{CheckOptions, Status, check_data_set_with};
 use crate::judge::profile::Profile;
 use crate::model::Model;
@@ -362,7 +362,7 @@ impl Harness {
                 let model = case.runnable_model(&case.decode_options(self.options.max_tensor_bytes));
                 check_quietly(self.backend.as_ref(), case, request.data_set, &model, &self.options)
             }
-            Ok(_) => TrialResult::errored(
+            Ok(_) => TrialResult::not_loadable(
                 &request.name,
                 format!(
                     "the child process found no data set {} in {}",
@@ -370,7 +370,7 @@ impl Harness {
                     request.case_dir.display()
                 ),
             ),
-            Err(e) => TrialResult::errored(&request.name, format!("the child process could not list the case: {e}")),
+            Err(e) => TrialResult::not_loadable(&request.name, format!("the child process could not list the case: {e}")),
         };
         // Listed alone, the case's id is its directory's name: the result keeps the trial's.
         result.name.clone_from(&request.name);
@@ -407,14 +407,14 @@ fn judge(baseline: &Baseline, result: TrialResult) -> Result<Completion, libtest
     }
     match baseline.finding(&result.name, result.status) {
         // A verdict that changed with the corpus is not the backend's doing either.
-        Finding::Agrees | Finding::ExpectedFailure | Finding::CorpusChange { .. } => Ok(Completion::Completed),
-        Finding::Regression => Err(result.message.into()),
-        Finding::UnexpectedPass(known) => Err(format!(
+        GateResult::Agrees | GateResult::ExpectedFailure | GateResult::CorpusChange { .. } => Ok(Completion::Completed),
+        GateResult::Regression => Err(result.message.into()),
+        GateResult::UnexpectedPass(known) => Err(format!(
             "listed as a known failure ({}) but passed: remove it from the baseline",
             known.reason
         )
         .into()),
-        Finding::ChangedStatus(known) => Err(format!(
+        GateResult::ChangedStatus(known) => Err(format!(
             "listed as {} ({}) but {} now: update the baseline\n{}",
             known.status.name(),
             known.reason,

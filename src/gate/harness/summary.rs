@@ -5,7 +5,7 @@
 use std::fmt::{self, Write as _};
 
 use super::trial_result::TrialResult;
-use crate::gate::baseline::{Baseline, CorpusChange, Finding};
+use crate::gate::baseline::{Baseline, CorpusChange, GateResult};
 use crate::judge::check::Status;
 use crate::judge::compare::MAX_LISTED;
 
@@ -53,18 +53,18 @@ impl HarnessSummary {
             }
             // Each trial lands in exactly one count.
             match (result.status, baseline.finding(&result.name, result.status)) {
-                (_, Finding::ExpectedFailure) => summary.known_failures += 1,
-                (_, Finding::Regression) => summary.new_failures += 1,
-                (_, Finding::UnexpectedPass(_) | Finding::ChangedStatus(_)) => summary.outdated += 1,
-                (now, Finding::CorpusChange { was, why }) => summary.changed_with_corpus.push(CorpusChange {
+                (_, GateResult::ExpectedFailure) => summary.known_failures += 1,
+                (_, GateResult::Regression) => summary.new_failures += 1,
+                (_, GateResult::UnexpectedPass(_) | GateResult::ChangedStatus(_)) => summary.outdated += 1,
+                (now, GateResult::CorpusChange { was, why }) => summary.changed_with_corpus.push(CorpusChange {
                     name: result.name.clone(),
                     was: was.to_owned(),
                     now,
                     why: why.to_owned(),
                 }),
-                (Status::Skipped, Finding::Agrees) => summary.skipped += 1,
-                (Status::Unsupported, Finding::Agrees) => summary.unsupported += 1,
-                (_, Finding::Agrees) => {
+                (Status::Skipped, GateResult::Agrees) => summary.skipped += 1,
+                (Status::Unsupported, GateResult::Agrees) => summary.unsupported += 1,
+                (_, GateResult::Agrees) => {
                     summary.passed += 1;
                     if result.is_lossy_pass() {
                         summary.lossy.push((result.name.clone(), result.max_abs_error));

@@ -4,14 +4,18 @@
 use serde::{Deserialize, Serialize};
 
 use crate::judge::check::{Outcome, Status};
+use crate::judge::verdict::{Failure, Verdict};
 
 /// One data set's result in the harness.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrialResult {
     /// `onnx-1.22.0/node/test_wrap_pad/0`.
     pub name: String,
-    /// What happened.
+    /// What happened: the verdict's status.
     pub status: Status,
+    /// The verdict (absent from a child of an older build).
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
     /// Why it failed, errored or was skipped.
     pub message: String,
     /// Whether every output was bit-identical; `None` when no outputs were compared.
@@ -34,6 +38,7 @@ impl TrialResult {
         TrialResult {
             name: outcome.name(),
             status: outcome.status,
+            verdict: outcome.verdict.clone(),
             message,
             bit_exact: outcome.bit_exact,
             max_abs_error: outcome.max_abs_error,
@@ -41,11 +46,27 @@ impl TrialResult {
         }
     }
 
-    /// An errored result that is not an outcome of check.rs (a child that crashed).
-    pub fn errored(name: &str, message: String) -> TrialResult {
+    /// A data set the child process could not find or list: no backend is to blame.
+    pub fn not_loadable(name: &str, message: String) -> TrialResult {
+        TrialResult {
+            verdict: Some(Verdict::NotLoadable {
+                detail: message.clone(),
+            }),
+            ..TrialResult::failed(name, Failure::Runner, message)
+        }
+    }
+
+    /// The result of a child process that failed (crashed, timed out, gave no result): the
+    /// backend's failure, `message` saying how.
+    pub fn failed(name: &str, failure: Failure, message: String) -> TrialResult {
         TrialResult {
             name: name.to_owned(),
             status: Status::Errored,
+            verdict: Some(Verdict::Failed {
+                failure,
+                detail: message.clone(),
+                must_refuse: false,
+            }),
             message,
             bit_exact: None,
             max_abs_error: None,

@@ -1,0 +1,363 @@
+//! The verdict on one data set: the backend's answer judged against the case's expectation,
+//! decided once by [`judge`] and carried typed to every report, baseline, failure group and
+//! fuzz finding. The status, the message, whether it is a defect and the cause it groups
+//! under are all functions of it; no code reads a message to recover them.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::check::Status;
+use crate::backend::{BackendError, ErrorKind, ExecError, WorkerError, error_kind, refusal_rule};
+use crate::operators::Rule;
+
+/// The verdict on a backend's answer to one data set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Every output matched under the comparison rule.
+    Passed {
+        /// Bit for bit, or within tolerance only.
+        bit_exact: bool,
+    },
+    /// The data set must be refused, and the backend refused it.
+    RefusedAsRequired {
+        /// The backend's message.
+        refusal: String,
+        /// The rule the backend named, when it named one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<Rule>,
+    },
+    /// Outputs of other values, or of another type, shape or number.
+    Mismatch {
+        /// Another type, shape or number of outputs (not only other values).
+        shape: bool,
+        /// The comparison's report.
+        report: String,
+    },
+    /// The backend answered a data set that must be refused.
+    AcceptedMustRefuse {
+        /// Why it must be refused (expected_error.txt, or the reference's refusal).
+        reason: String,
+        /// The rules it breaks, when known.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        rules: Vec<Rule>,
+    },
+    /// The backend refused a data set it had to answer.
+    RefusedValid {
+        /// The backend's message.
+        refusal: String,
+    },
+    /// The backend failed: never a refusal, whatever the data set expects.
+    Failed {
+        /// How.
+        failure: Failure,
+        /// What it said, or what the runner saw.
+        detail: String,
+        /// The data set must be refused (the message says a failure is not a refusal).
+        must_refuse: bool,
+    },
+    /// The case or data set cannot be loaded: no backend is to blame.
+    NotLoadable {
+        /// Why, naming the file.
+        detail: String,
+    },
+    /// Outside what the backend supports.
+    Unsupported {
+        /// The profile excludes it, or the backend says so.
+        by: UnsupportedBy,
+        /// The profile entry, or the backend's message.
+        detail: String,
+    },
+    /// The graph holds no Pad-family node.
+    NotApplicable {
+        /// The ops it holds.
+        reason: String,
+    },
+}
+
+/// How a backend failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Failure {
+    /// A Rust backend panicked.
+    Panic,
+    /// The process running it died: an exit status, or a signal.
+    Crash {
+        /// Its exit code, when it exited.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<i32>,
+        /// The signal that killed it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signal: Option<i32>,
+    },
+    /// No answer within the time limit.
+    Timeout,
+    /// A worker broke the protocol (a bad reply, outputs not its own, unreadable outputs).
+    Protocol,
+    /// The backend reported a failure of its own (`kind: failed`, a `BackendFailure`).
+    Reported,
+    /// The runner could not hand the data set over (a worker that does not start, a scratch
+    /// directory that cannot be made): not the backend's defect.
+    Runner,
+}
+
+/// What says a data set is unsupported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnsupportedBy {
+    /// The backend's declared profile.
+    Profile,
+    /// The backend's own answer.
+    Backend,
+}
+
+/// What a failure groups under: the typed part of a verdict that tells one defect from
+/// another, shared by the reports' failure groups and the fuzzer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cause {
+    /// Outputs of the right type and shape with other values.
+    WrongValues,
+    /// Outputs of another type, shape or number.
+    WrongShape,
+    /// Answered what must be refused.
+    AcceptsForbidden,
+    /// Refused a data set it had to answer.
+    RefusesValid,
+    /// Panicked, crashed, broke the protocol or reported a failure.
+    Crash,
+    /// Did not answer in time.
+    Timeout,
+    /// The runner could not hand the data set over.
+    Runner,
+    /// The case cannot be loaded.
+    NotLoadable,
+}
+
+impl Cause {
+    /// `wrong-values`, `accepts-forbidden`, …
+    pub fn key(self) -> &'static str {
+        match self {
+            Cause::WrongValues => "wrong-values",
+            Cause::WrongShape => "wrong-shape",
+            Cause::AcceptsForbidden => "accepts-forbidden",
+            Cause::RefusesValid => "refuses-valid",
+            Cause::Crash => "crash",
+            Cause::Timeout => "timeout",
+            Cause::Runner => "runner",
+            Cause::NotLoadable => "not-loadable",
+        }
+    }
+
+    /// Whether it is a defect of the backend (wrong answers, accepting what is forbidden,
+    /// crashes and hangs), rather than a limitation or a problem of the run.
+    pub fn is_defect(self) -> bool {
+        matches!(
+            self,
+            Cause::WrongValues | Cause::WrongShape | Cause::AcceptsForbidden | Cause::Crash | Cause::Timeout
+        )
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+impl Verdict {
+    /// The status reports and baselines show.
+    pub fn status(&self) -> Status {
+        match self {
+            Verdict::Passed { .. } | Verdict::RefusedAsRequired { .. } => Status::Passed,
+            Verdict::Mismatch { .. } | Verdict::AcceptedMustRefuse { .. } => Status::Failed,
+            Verdict::RefusedValid { .. } | Verdict::Failed { .. } | Verdict::NotLoadable { .. } => Status::Errored,
+            Verdict::Unsupported { .. } => Status::Unsupported,
+            Verdict::NotApplicable { .. } => Status::Skipped,
+        }
+    }
+
+    /// What the failure groups under; `None` for a verdict that is no failure.
+    pub fn cause(&self) -> Option<Cause> {
+        match self {
+            Verdict::Mismatch { shape: false, .. } => Some(Cause::WrongValues),
+            Verdict::Mismatch { shape: true, .. } => Some(Cause::WrongShape),
+            Verdict::AcceptedMustRefuse { .. } => Some(Cause::AcceptsForbidden),
+            Verdict::RefusedValid { .. } => Some(Cause::RefusesValid),
+            Verdict::Failed { failure, .. } => Some(match failure {
+                Failure::Timeout => Cause::Timeout,
+                Failure::Runner => Cause::Runner,
+                Failure::Panic | Failure::Crash { .. } | Failure::Protocol | Failure::Reported => Cause::Crash,
+            }),
+            Verdict::NotLoadable { .. } => Some(Cause::NotLoadable),
+            Verdict::Passed { .. }
+            | Verdict::RefusedAsRequired { .. }
+            | Verdict::Unsupported { .. }
+            | Verdict::NotApplicable { .. } => None,
+        }
+    }
+
+    /// The message reports show, for a backend named `backend`; empty for a pass.
+    pub fn message(&self, backend: &str) -> String {
+        match self {
+            Verdict::Passed { .. } => String::new(),
+            Verdict::RefusedAsRequired { refusal, .. } => format!("refused as expected: {refusal}"),
+            Verdict::Mismatch { report, .. } => report.clone(),
+            Verdict::AcceptedMustRefuse { reason, .. } => {
+                format!("backend {backend} returned outputs, but this data set must be refused: {reason}")
+            }
+            Verdict::RefusedValid { refusal } => format!("backend {backend} failed: {refusal}"),
+            Verdict::Failed {
+                failure: Failure::Panic,
+                detail,
+                ..
+            } => format!("backend {backend} panicked: {detail}"),
+            Verdict::Failed {
+                failure: Failure::Runner,
+                detail,
+                ..
+            } => detail.clone(),
+            Verdict::Failed {
+                detail,
+                must_refuse: true,
+                ..
+            } => format!("backend {backend} failed, which is not a refusal: {detail}"),
+            Verdict::Failed { detail, .. } => format!("backend {backend} failed: {detail}"),
+            Verdict::NotLoadable { detail } => detail.clone(),
+            Verdict::Unsupported {
+                by: UnsupportedBy::Backend,
+                detail,
+            } => format!("backend {backend} reports it unsupported: {detail}"),
+            Verdict::Unsupported { detail, .. } => detail.clone(),
+            Verdict::NotApplicable { reason } => reason.clone(),
+        }
+    }
+}
+
+/// What a data set expects of the backend.
+#[derive(Clone, Debug)]
+pub enum Expectation {
+    /// These outputs.
+    Outputs,
+    /// A refusal, for `reason`, by `rules` when they are known.
+    Refusal {
+        /// Why (expected_error.txt, or the reference's refusal).
+        reason: String,
+        /// The rules the data set breaks.
+        rules: Vec<Rule>,
+    },
+}
+
+/// The verdict on a backend's `error` when the data set expects `expectation`; `None` when
+/// the error does not settle it (never: every error does). Outputs are judged by the
+/// comparison ([`super::check`]).
+pub fn judge_error(error: &BackendError, expectation: &Expectation) -> Verdict {
+    let must_refuse = matches!(expectation, Expectation::Refusal { .. });
+    match (error_kind(error), expectation) {
+        (ErrorKind::Unsupported, _) => Verdict::Unsupported {
+            by: UnsupportedBy::Backend,
+            detail: error.to_string(),
+        },
+        (ErrorKind::Failed, _) => Verdict::Failed {
+            failure: failure_of(error),
+            detail: error.to_string(),
+            must_refuse,
+        },
+        (ErrorKind::Refused, Expectation::Refusal { .. }) => Verdict::RefusedAsRequired {
+            refusal: error.to_string(),
+            rule: refusal_rule(error),
+        },
+        (ErrorKind::Refused, Expectation::Outputs) => Verdict::RefusedValid {
+            refusal: error.to_string(),
+        },
+    }
+}
+
+/// How an error of kind [`ErrorKind::Failed`] failed, from its type.
+fn failure_of(error: &BackendError) -> Failure {
+    let Some(ExecError::Failed(failure)) = error.downcast_ref::<ExecError>() else {
+        return Failure::Reported;
+    };
+    match &failure.error {
+        WorkerError::TimedOut { .. } => Failure::Timeout,
+        WorkerError::Exited(status) => exit_failure(*status),
+        WorkerError::Closed(_) => Failure::Crash {
+            code: None,
+            signal: None,
+        },
+        WorkerError::Protocol(_)
+        | WorkerError::OutputPath { .. }
+        | WorkerError::TooManyOutputs { .. }
+        | WorkerError::StrayReply(_)
+        | WorkerError::Output(_)
+        | WorkerError::BadHello { .. }
+        | WorkerError::Handshake(_) => Failure::Protocol,
+        WorkerError::Start(_)
+        | WorkerError::ShutDown
+        | WorkerError::ModelPath { .. }
+        | WorkerError::Scratch { .. }
+        | WorkerError::Request(_) => Failure::Runner,
+    }
+}
+
+/// A process's exit, as a crash.
+pub fn exit_failure(status: std::process::ExitStatus) -> Failure {
+    use std::os::unix::process::ExitStatusExt;
+    Failure::Crash {
+        code: status.code(),
+        signal: status.signal(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{BackendFailure, BackendUnsupported};
+
+    #[test]
+    fn a_polite_refusal_is_never_a_crash_whatever_its_words() {
+        let polite: BackendError = "not implemented: the signal path panicked, timed out and was killed".into();
+        let verdict = judge_error(&polite, &Expectation::Outputs);
+        assert_eq!(verdict.cause(), Some(Cause::RefusesValid));
+        assert!(!verdict.cause().unwrap().is_defect());
+        let refused = judge_error(
+            &polite,
+            &Expectation::Refusal {
+                reason: "wrap before Pad-19".into(),
+                rules: vec![Rule::ModeNotInVersion],
+            },
+        );
+        assert_eq!(refused.status(), Status::Passed);
+    }
+
+    #[test]
+    fn failures_and_unsupported_answers_are_typed_by_the_error_not_its_text() {
+        let must_refuse = Expectation::Refusal {
+            reason: "x".into(),
+            rules: Vec::new(),
+        };
+        let failure: BackendError = Box::new(BackendFailure("refused".into()));
+        let verdict = judge_error(&failure, &must_refuse);
+        assert_eq!((verdict.status(), verdict.cause()), (Status::Errored, Some(Cause::Crash)));
+        assert_eq!(verdict.message("b"), "backend b failed, which is not a refusal: refused");
+        let unsupported: BackendError = Box::new(BackendUnsupported("failed".into()));
+        let verdict = judge_error(&unsupported, &Expectation::Outputs);
+        assert_eq!((verdict.status(), verdict.cause()), (Status::Unsupported, None));
+    }
+
+    #[test]
+    fn a_verdict_round_trips_through_json() {
+        let verdict = Verdict::Failed {
+            failure: Failure::Crash {
+                code: None,
+                signal: Some(6),
+            },
+            detail: "worker exited (signal: 6 (SIGABRT))".into(),
+            must_refuse: false,
+        };
+        let json = serde_json::to_string(&verdict).unwrap();
+        assert!(json.contains(r#""verdict":"failed""#) && json.contains(r#""crash":{"signal":6}"#), "{json}");
+        assert_eq!(serde_json::from_str::<Verdict>(&json).unwrap(), verdict);
+    }
+}
