@@ -126,10 +126,20 @@ fn generator_reproduces_the_committed_corpus() {
     let python = support::python::python();
     let tmp = tempfile::tempdir().expect("creating a temporary directory");
     let out = tmp.path().join("extended");
+    // The refusal rules, from the built binary: the generator restates none of them.
+    let rules = tmp.path().join("rules.json");
+    let table = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(["rules", "--format", "json"])
+        .output()
+        .expect("the binary runs");
+    assert!(table.status.success());
+    std::fs::write(&rules, &table.stdout).unwrap();
     let output = Command::new(&python)
         .arg(root.join("scripts").join("gen-extended"))
         .arg("--out")
         .arg(&out)
+        .arg("--rules")
+        .arg(&rules)
         .current_dir(&root)
         .output()
         .unwrap_or_else(|e| panic!("running {} scripts/gen-extended: {e}", python.display()));

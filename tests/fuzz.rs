@@ -164,7 +164,15 @@ fn unsupported_cases_are_counted_and_failures_are_crashes() {
         assert_eq!(finding.signature.kind, Kind::Crashed, "{}", finding.signature);
         assert_eq!(finding.signature.mode, "edge", "{}", finding.signature);
         // Worded by the runner's judge, as a run over the corpus words it.
-        assert!(finding.message.starts_with("backend edge-is failed"), "{}", finding.message);
-        assert!(finding.message.ends_with(": edge mode lost the device"), "{}", finding.message);
+        assert!(
+            finding.message.starts_with("backend edge-is failed"),
+            "{}",
+            finding.message
+        );
+        assert!(
+            finding.message.ends_with(": edge mode lost the device"),
+            "{}",
+            finding.message
+        );
     }
 }

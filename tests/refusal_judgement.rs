@@ -99,3 +99,50 @@ fn an_exec_worker_that_crashes_on_a_must_refuse_data_set_is_errored_not_passed()
         "{error}"
     );
 }
+
+/// Every extended data set that must be refused lists, in its case.json, the rule the
+/// reference refuses it by: the generator's rules and the reference's agree.
+#[test]
+fn every_extended_refusal_lists_the_rule_the_reference_reports() {
+    use pad_conformance::backend::{RefBackend, refusal_rule};
+    use pad_conformance::judge::verdict::Verdict;
+
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/extended");
+    let cases = discover(&[root], &Patterns::default()).unwrap();
+    let mut checked = 0;
+    for case in &cases {
+        let Some(info) = case.info.as_deref() else { continue };
+        if info.expect != "error" {
+            assert!(info.rules.is_empty(), "{}: rules on a case with an output", case.id);
+            continue;
+        }
+        assert!(
+            !info.rules.is_empty(),
+            "{}: a case that must be refused lists no rule",
+            case.id
+        );
+        let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
+        let Some(Verdict::RefusedAsRequired { rule, expected, .. }) = &outcome.verdict else {
+            panic!("{}: {:?}", case.id, outcome.verdict);
+        };
+        assert_eq!(expected, &info.rules, "{}", case.id);
+        let rule = rule.unwrap_or_else(|| panic!("{}: the reference names no rule", case.id));
+        assert!(
+            info.rules.contains(&rule),
+            "{}: the reference refuses by {rule}, the case lists {:?}",
+            case.id,
+            info.rules
+        );
+        checked += 1;
+    }
+    assert!(checked >= 60, "{checked} refusals checked");
+    // refusal_rule reads the reference's typed error, never its message.
+    let refused: BackendError = Box::new(pad_conformance::backend::Refusal {
+        rule: pad_conformance::operators::Rule::AxisRepeated,
+        message: "nothing about axes here".into(),
+    });
+    assert_eq!(
+        refusal_rule(&refused),
+        Some(pad_conformance::operators::Rule::AxisRepeated)
+    );
+}

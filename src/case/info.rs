@@ -31,6 +31,10 @@ pub struct CaseInfo {
     pub expect: String,
     /// What the expected result rests on.
     pub basis: BasisNote,
+    /// For a case that must be refused, the rules it breaks
+    /// ([`Rule`](crate::operators::Rule) ids); absent in case.json files written before them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<crate::operators::Rule>,
 }
 
 /// A case.json field that says otherwise than the model it describes.

@@ -146,6 +146,10 @@ pub struct Checking {
     /// and shape as constants.
     #[arg(long)]
     pub inputs_as_constants: bool,
+    /// Fail a data set that must be refused when the backend names another spec rule than
+    /// the one it breaks (an `error` reply's `rule`); without it that is a note.
+    #[arg(long)]
+    pub strict_rules: bool,
     /// Data sets run in parallel on N threads (default: the number of cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,

@@ -110,7 +110,12 @@ pub fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Ve
     for outcome in outcomes {
         if matches!(outcome.status, Status::Failed | Status::Errored) {
             let cause = outcome.verdict.as_ref().and_then(|v| v.cause());
-            let key = (outcome.basis.kind, outcome.status, cause, normalize_reason(&outcome.message));
+            let key = (
+                outcome.basis.kind,
+                outcome.status,
+                cause,
+                normalize_reason(&outcome.message),
+            );
             groups.entry(key).or_default().push(outcome);
         }
     }

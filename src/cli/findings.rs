@@ -44,7 +44,7 @@ impl GroupKind {
             Some(Cause::WrongValues | Cause::WrongShape) => GroupKind::WrongAnswer,
             Some(Cause::AcceptsForbidden) => GroupKind::AcceptsForbidden,
             Some(Cause::Crash | Cause::Timeout) => GroupKind::Crash,
-            Some(Cause::RefusesValid) => GroupKind::Refuses,
+            Some(Cause::RefusesValid | Cause::OtherReason) => GroupKind::Refuses,
             Some(Cause::NotLoadable | Cause::Runner) => GroupKind::NotADefect,
             None if group.status == Status::Failed => GroupKind::WrongAnswer,
             None => GroupKind::Refuses,
@@ -53,7 +53,10 @@ impl GroupKind {
 
     /// Whether the backend disagrees with the spec's own text.
     pub fn is_defect(self) -> bool {
-        matches!(self, GroupKind::WrongAnswer | GroupKind::AcceptsForbidden | GroupKind::Crash)
+        matches!(
+            self,
+            GroupKind::WrongAnswer | GroupKind::AcceptsForbidden | GroupKind::Crash
+        )
     }
 
     /// How the README's tables name it.
@@ -226,8 +229,18 @@ mod tests {
         let report = RunReport {
             backend: "tract".into(),
             outcomes: vec![
-                outcome("a", mismatch("output 0 \"y\": 9 of 12 elements differ"), Basis::Spec, vec![3]),
-                outcome("b", mismatch("output 0 \"y\": 2 of 4 elements differ"), Basis::Spec, vec![1]),
+                outcome(
+                    "a",
+                    mismatch("output 0 \"y\": 9 of 12 elements differ"),
+                    Basis::Spec,
+                    vec![3],
+                ),
+                outcome(
+                    "b",
+                    mismatch("output 0 \"y\": 2 of 4 elements differ"),
+                    Basis::Spec,
+                    vec![1],
+                ),
                 outcome(
                     "c",
                     Verdict::Failed {
@@ -248,7 +261,12 @@ mod tests {
                     Basis::Spec,
                     vec![2],
                 ),
-                outcome("e", mismatch("output 0 \"y\": shape differs"), Basis::Reference, vec![2]),
+                outcome(
+                    "e",
+                    mismatch("output 0 \"y\": shape differs"),
+                    Basis::Reference,
+                    vec![2],
+                ),
                 outcome(
                     "f",
                     Verdict::AcceptedMustRefuse {

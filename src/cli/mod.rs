@@ -86,6 +86,7 @@ impl Checking {
             gating: Gating::from_names(&self.basis)?,
             profile: Profile::everything(),
             inputs_as_constants: self.inputs_as_constants,
+            strict_rules: self.strict_rules,
         })
     }
 
@@ -121,6 +122,9 @@ impl Checking {
         }
         if self.inputs_as_constants {
             options.push("--inputs-as-constants".to_owned());
+        }
+        if self.strict_rules {
+            options.push("--strict-rules".to_owned());
         }
         if self.exact {
             options.push("--exact".to_owned());

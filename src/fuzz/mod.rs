@@ -33,8 +33,8 @@ use crate::backend::{Backend, ErrorKind, RefBackend, error_kind, refusal_rule};
 use crate::case::{Expected, LoadedDataSet};
 use crate::data::basis::BasisNote;
 use crate::judge::check::{Answer, CheckOptions, judge_answer, run};
-use crate::judge::verdict::{Cause, Verdict};
 use crate::judge::profile::Subject;
+use crate::judge::verdict::{Cause, Verdict};
 use crate::model::Model;
 use crate::model::constant_inputs::inputs_as_constants;
 use crate::operators::{PadOp, Rule};
@@ -91,6 +91,9 @@ pub enum Kind {
     RefusedValid,
     /// Answered a configuration that must be refused.
     AcceptedInvalid,
+    /// Refused a configuration that must be refused, naming another spec rule (under
+    /// strict rules).
+    OtherReason,
     /// Crashed, panicked, broke the protocol, or reported a failure (never a refusal).
     Crashed,
     /// Did not answer in time.
@@ -105,6 +108,7 @@ impl Kind {
             Cause::WrongShape => Kind::WrongShape,
             Cause::RefusesValid => Kind::RefusedValid,
             Cause::AcceptsForbidden => Kind::AcceptedInvalid,
+            Cause::OtherReason => Kind::OtherReason,
             Cause::Timeout => Kind::TimedOut,
             Cause::Crash | Cause::Runner | Cause::NotLoadable => Kind::Crashed,
         })
@@ -117,6 +121,7 @@ impl Kind {
             Kind::WrongShape => "wrong-shape",
             Kind::RefusedValid => "refused-valid",
             Kind::AcceptedInvalid => "accepted-invalid",
+            Kind::OtherReason => "other-reason",
             Kind::Crashed => "crashed",
             Kind::TimedOut => "timed-out",
         }
@@ -162,6 +167,8 @@ pub struct Finding {
     pub expected: Result<Vec<Tensor>, String>,
     /// The basis of that expectation.
     pub basis: BasisNote,
+    /// The rule the reference refuses the shrunk case by, when it refuses it.
+    pub rule: Option<Rule>,
     /// What the subject did, in the runner's words.
     pub message: String,
     /// How many drawn cases showed this signature.
@@ -224,6 +231,7 @@ pub enum FuzzError {
 struct Evaluation {
     expected: Result<Vec<Tensor>, String>,
     basis: BasisNote,
+    rule: Option<Rule>,
     /// `None`: the subject agrees (or the case is outside its profile, or it reports the case
     /// unsupported).
     disagreement: Option<(Kind, String)>,
@@ -383,6 +391,7 @@ fn evaluate_in(
     let mut evaluation = Evaluation {
         expected,
         basis,
+        rule,
         disagreement: None,
         unsupported: false,
     };
@@ -410,7 +419,8 @@ fn evaluate_in(
         evaluation.unsupported = true;
         return Ok(evaluation);
     }
-    evaluation.disagreement = disagreement(backend.name(), &model, &inputs, &evaluation.expected, answer, check);
+    let expected = (&evaluation.expected, evaluation.rule);
+    evaluation.disagreement = disagreement(backend.name(), &model, &inputs, expected, answer, check);
     Ok(evaluation)
 }
 
@@ -430,7 +440,7 @@ fn disagreement(
     backend: &str,
     model: &Model,
     inputs: &[Tensor],
-    expected: &Result<Vec<Tensor>, String>,
+    (expected, rule): (&Result<Vec<Tensor>, String>, Option<Rule>),
     answer: Answer,
     check: &CheckOptions,
 ) -> Option<(Kind, String)> {
@@ -441,7 +451,8 @@ fn disagreement(
             Err(reason) => Expected::Error(reason.clone()),
         },
     };
-    let verdict = judge_answer(model, data, answer, &check.tolerance);
+    let rules: Vec<Rule> = rule.into_iter().collect();
+    let verdict = judge_answer(model, data, &rules, answer, check);
     Kind::of(&verdict).map(|kind| (kind, verdict.message(backend)))
 }
 

@@ -46,6 +46,7 @@ pub(super) fn shrink(
         original,
         expected: best_evaluation.expected,
         basis: best_evaluation.basis,
+        rule: best_evaluation.rule,
         message,
         hits: 1,
     })

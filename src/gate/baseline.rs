@@ -392,7 +392,9 @@ impl Baseline {
     /// set that changed with the corpus since the baseline was written is the corpus's.
     pub fn finding(&self, name: &str, status: Status) -> GateResult<'_> {
         let finding = match (status, self.expected.get(name)) {
-            (Status::Failed | Status::Errored, Some(known)) if known.status != status => GateResult::ChangedStatus(known),
+            (Status::Failed | Status::Errored, Some(known)) if known.status != status => {
+                GateResult::ChangedStatus(known)
+            }
             (Status::Failed | Status::Errored, Some(_)) => GateResult::ExpectedFailure,
             (Status::Failed | Status::Errored, None) => GateResult::Regression,
             // Listed, but the profile now declares it unsupported: the entry is outdated.
@@ -402,10 +404,12 @@ impl Baseline {
         };
         let why = self.changed_with_corpus.get(name);
         match (finding, why) {
-            (GateResult::ChangedStatus(known) | GateResult::UnexpectedPass(known), Some(why)) => GateResult::CorpusChange {
-                was: known.status.name(),
-                why,
-            },
+            (GateResult::ChangedStatus(known) | GateResult::UnexpectedPass(known), Some(why)) => {
+                GateResult::CorpusChange {
+                    was: known.status.name(),
+                    why,
+                }
+            }
             (GateResult::Regression, Some(why)) => GateResult::CorpusChange { was: "passed", why },
             (other, _) => other,
         }

@@ -11,11 +11,12 @@ use crate::backend::{Backend, BackendError};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
 use crate::judge::compare::{Tolerance, compare_in};
-use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
 use crate::judge::profile::{Profile, Subject};
+use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
 use crate::model::Model;
 use crate::model::constant_inputs::inputs_as_constants;
 use crate::model::opset::{domain_name, operator_label};
+use crate::operators::Rule;
 use crate::operators::regions::pad_regions;
 use crate::tensor::{DEFAULT_MAX_BYTES, Tensor};
 
@@ -33,6 +34,9 @@ pub struct CheckOptions {
     /// Hand the backend a model whose graph inputs after the data are initializers holding
     /// the data set's values (also when the profile says the backend needs that).
     pub inputs_as_constants: bool,
+    /// A refusal that names another spec rule than the data set breaks fails, instead of
+    /// passing with a note (docs/semantics.md#refusal-rules).
+    pub strict_rules: bool,
 }
 
 impl Default for CheckOptions {
@@ -43,6 +47,7 @@ impl Default for CheckOptions {
             gating: Gating::default(),
             profile: Profile::everything(),
             inputs_as_constants: false,
+            strict_rules: false,
         }
     }
 }
@@ -233,11 +238,11 @@ pub fn check_data_set_with(
                     detail: unsupported.to_string(),
                 }),
                 None if options.inputs_as_constants || options.profile.inputs_as_constants => {
-                    run_with_constant_inputs(backend, model, data, &decode, &options.tolerance)
+                    run_with_constant_inputs(backend, model, data, case_rules(case), &decode, options)
                 }
                 None => {
                     let answer = run(backend, model, &data.inputs);
-                    judge(model, data, answer, &options.tolerance)
+                    judge(model, data, case_rules(case), answer, options)
                 }
             };
             (Some(model), described, verdict)
@@ -311,8 +316,9 @@ fn run_with_constant_inputs(
     backend: &dyn Backend,
     model: &Model,
     data: LoadedDataSet,
+    rules: &[Rule],
     decode: &crate::tensor::DecodeOptions,
-    tolerance: &Tolerance,
+    options: &CheckOptions,
 ) -> Judged {
     let scratch = match tempfile::tempdir() {
         Ok(dir) => dir,
@@ -335,7 +341,12 @@ fn run_with_constant_inputs(
     };
     let answer = run(backend, &folded, &inputs);
     // The regions of a mismatch are read off the original model and inputs.
-    judge(model, data, answer, tolerance)
+    judge(model, data, rules, answer, options)
+}
+
+/// The rules a case that must be refused breaks, as its case.json lists them.
+fn case_rules(case: &TestCase) -> &[Rule] {
+    case.info.as_deref().map_or(&[], |info| &info.rules)
 }
 
 /// What the backend answered: outputs, its error, or the message of its panic.
@@ -365,17 +376,24 @@ pub fn run(backend: &dyn Backend, model: &Model, inputs: &[Tensor]) -> Answer {
 
 /// The verdict on a backend's `answer` to the data set `data` of `model`: the one judge of
 /// every face — the command line, the harness, matrix and the fuzzer.
-pub fn judge_answer(model: &Model, data: LoadedDataSet, answer: Answer, tolerance: &Tolerance) -> Verdict {
-    judge(model, data, answer, tolerance).verdict
+/// `rules` are the rules a data set that must be refused breaks, when known.
+pub fn judge_answer(
+    model: &Model,
+    data: LoadedDataSet,
+    rules: &[Rule],
+    answer: Answer,
+    options: &CheckOptions,
+) -> Verdict {
+    judge(model, data, rules, answer, options).verdict
 }
 
 /// [`judge_answer`], with what the comparison measured.
-fn judge(model: &Model, data: LoadedDataSet, answer: Answer, tolerance: &Tolerance) -> Judged {
+fn judge(model: &Model, data: LoadedDataSet, rules: &[Rule], answer: Answer, options: &CheckOptions) -> Judged {
     let expectation = match &data.expected {
         Expected::Outputs(_) => Expectation::Outputs,
         Expected::Error(reason) => Expectation::Refusal {
             reason: reason.clone(),
-            rules: Vec::new(),
+            rules: rules.to_vec(),
         },
     };
     let expected = match (data.expected, answer) {
@@ -387,17 +405,17 @@ fn judge(model: &Model, data: LoadedDataSet, answer: Answer, tolerance: &Toleran
             }
             .into();
         }
-        (_, Answer::Refused(e)) => return judge_error(&e, &expectation).into(),
+        (_, Answer::Refused(e)) => return judge_error(&e, &expectation, options.strict_rules).into(),
         (Expected::Error(reason), Answer::Outputs(_)) => {
             return Verdict::AcceptedMustRefuse {
                 reason,
-                rules: Vec::new(),
+                rules: rules.to_vec(),
             }
             .into();
         }
         (Expected::Outputs(expected), Answer::Outputs(actual)) => (expected, actual),
     };
-    compare_outputs(model, &data.inputs, expected, tolerance)
+    compare_outputs(model, &data.inputs, expected, &options.tolerance)
 }
 
 /// Compares every output; the mismatch report names the padding region of each listed index.
@@ -408,7 +426,11 @@ fn compare_outputs(
     tolerance: &Tolerance,
 ) -> Judged {
     if expected.len() != actual.len() {
-        let report = format!("expected {} outputs, the backend returned {}", expected.len(), actual.len());
+        let report = format!(
+            "expected {} outputs, the backend returned {}",
+            expected.len(),
+            actual.len()
+        );
         return Verdict::Mismatch { shape: true, report }.into();
     }
     let regions = pad_regions(model, inputs);

@@ -27,6 +27,19 @@ pub enum Verdict {
         /// The rule the backend named, when it named one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rule: Option<Rule>,
+        /// The rules the data set breaks, when known.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        expected: Vec<Rule>,
+    },
+    /// Under `--strict-rules`: the backend refused a data set that must be refused, naming
+    /// another rule than the spec rules it breaks.
+    RefusedForAnotherReason {
+        /// The backend's message.
+        refusal: String,
+        /// The rule it named.
+        rule: Rule,
+        /// The rules the data set breaks.
+        expected: Vec<Rule>,
     },
     /// Outputs of other values, or of another type, shape or number.
     Mismatch {
@@ -125,6 +138,8 @@ pub enum Cause {
     AcceptsForbidden,
     /// Refused a data set it had to answer.
     RefusesValid,
+    /// Refused what must be refused, naming another spec rule (under `--strict-rules`).
+    OtherReason,
     /// Panicked, crashed, broke the protocol or reported a failure.
     Crash,
     /// Did not answer in time.
@@ -143,6 +158,7 @@ impl Cause {
             Cause::WrongShape => "wrong-shape",
             Cause::AcceptsForbidden => "accepts-forbidden",
             Cause::RefusesValid => "refuses-valid",
+            Cause::OtherReason => "other-reason",
             Cause::Crash => "crash",
             Cause::Timeout => "timeout",
             Cause::Runner => "runner",
@@ -171,7 +187,9 @@ impl Verdict {
     pub fn status(&self) -> Status {
         match self {
             Verdict::Passed { .. } | Verdict::RefusedAsRequired { .. } => Status::Passed,
-            Verdict::Mismatch { .. } | Verdict::AcceptedMustRefuse { .. } => Status::Failed,
+            Verdict::Mismatch { .. } | Verdict::AcceptedMustRefuse { .. } | Verdict::RefusedForAnotherReason { .. } => {
+                Status::Failed
+            }
             Verdict::RefusedValid { .. } | Verdict::Failed { .. } | Verdict::NotLoadable { .. } => Status::Errored,
             Verdict::Unsupported { .. } => Status::Unsupported,
             Verdict::NotApplicable { .. } => Status::Skipped,
@@ -185,6 +203,7 @@ impl Verdict {
             Verdict::Mismatch { shape: true, .. } => Some(Cause::WrongShape),
             Verdict::AcceptedMustRefuse { .. } => Some(Cause::AcceptsForbidden),
             Verdict::RefusedValid { .. } => Some(Cause::RefusesValid),
+            Verdict::RefusedForAnotherReason { .. } => Some(Cause::OtherReason),
             Verdict::Failed { failure, .. } => Some(match failure {
                 Failure::Timeout => Cause::Timeout,
                 Failure::Runner => Cause::Runner,
@@ -202,7 +221,23 @@ impl Verdict {
     pub fn message(&self, backend: &str) -> String {
         match self {
             Verdict::Passed { .. } => String::new(),
+            Verdict::RefusedAsRequired {
+                refusal,
+                rule: Some(rule),
+                expected,
+            } if other_spec_reason(*rule, expected) => format!(
+                "refused as expected, for another reason: names {rule}, the data set breaks {}: {refusal}",
+                ids(expected)
+            ),
             Verdict::RefusedAsRequired { refusal, .. } => format!("refused as expected: {refusal}"),
+            Verdict::RefusedForAnotherReason {
+                refusal,
+                rule,
+                expected,
+            } => format!(
+                "backend {backend} refused for another reason: it names {rule}, the data set breaks {}: {refusal}",
+                ids(expected)
+            ),
             Verdict::Mismatch { report, .. } => report.clone(),
             Verdict::AcceptedMustRefuse { reason, .. } => {
                 format!("backend {backend} returned outputs, but this data set must be refused: {reason}")
@@ -235,6 +270,22 @@ impl Verdict {
     }
 }
 
+/// Whether a refusal naming `named` gives another reason than the spec rules in `expected`:
+/// only a spec rule is compared; for other bases the rule is only shown.
+pub fn other_spec_reason(named: Rule, expected: &[Rule]) -> bool {
+    let spec: Vec<Rule> = expected
+        .iter()
+        .copied()
+        .filter(|r| r.basis().0 == crate::data::basis::Basis::Spec)
+        .collect();
+    !spec.is_empty() && !spec.contains(&named)
+}
+
+/// `a, b`: rule ids for a message.
+fn ids(rules: &[Rule]) -> String {
+    rules.iter().map(|r| r.id()).collect::<Vec<_>>().join(", ")
+}
+
 /// What a data set expects of the backend.
 #[derive(Clone, Debug)]
 pub enum Expectation {
@@ -249,10 +300,10 @@ pub enum Expectation {
     },
 }
 
-/// The verdict on a backend's `error` when the data set expects `expectation`; `None` when
-/// the error does not settle it (never: every error does). Outputs are judged by the
-/// comparison ([`super::check`]).
-pub fn judge_error(error: &BackendError, expectation: &Expectation) -> Verdict {
+/// The verdict on a backend's `error` when the data set expects `expectation`; under
+/// `strict_rules` a refusal naming another spec rule than the data set breaks fails. Outputs
+/// are judged by the comparison ([`super::check`]).
+pub fn judge_error(error: &BackendError, expectation: &Expectation, strict_rules: bool) -> Verdict {
     let must_refuse = matches!(expectation, Expectation::Refusal { .. });
     match (error_kind(error), expectation) {
         (ErrorKind::Unsupported, _) => Verdict::Unsupported {
@@ -264,9 +315,17 @@ pub fn judge_error(error: &BackendError, expectation: &Expectation) -> Verdict {
             detail: error.to_string(),
             must_refuse,
         },
-        (ErrorKind::Refused, Expectation::Refusal { .. }) => Verdict::RefusedAsRequired {
-            refusal: error.to_string(),
-            rule: refusal_rule(error),
+        (ErrorKind::Refused, Expectation::Refusal { rules, .. }) => match refusal_rule(error) {
+            Some(rule) if strict_rules && other_spec_reason(rule, rules) => Verdict::RefusedForAnotherReason {
+                refusal: error.to_string(),
+                rule,
+                expected: rules.clone(),
+            },
+            rule => Verdict::RefusedAsRequired {
+                refusal: error.to_string(),
+                rule,
+                expected: rules.clone(),
+            },
         },
         (ErrorKind::Refused, Expectation::Outputs) => Verdict::RefusedValid {
             refusal: error.to_string(),
@@ -318,7 +377,7 @@ mod tests {
     #[test]
     fn a_polite_refusal_is_never_a_crash_whatever_its_words() {
         let polite: BackendError = "not implemented: the signal path panicked, timed out and was killed".into();
-        let verdict = judge_error(&polite, &Expectation::Outputs);
+        let verdict = judge_error(&polite, &Expectation::Outputs, false);
         assert_eq!(verdict.cause(), Some(Cause::RefusesValid));
         assert!(!verdict.cause().unwrap().is_defect());
         let refused = judge_error(
@@ -327,6 +386,7 @@ mod tests {
                 reason: "wrap before Pad-19".into(),
                 rules: vec![Rule::ModeNotInVersion],
             },
+            false,
         );
         assert_eq!(refused.status(), Status::Passed);
     }
@@ -338,12 +398,58 @@ mod tests {
             rules: Vec::new(),
         };
         let failure: BackendError = Box::new(BackendFailure("refused".into()));
-        let verdict = judge_error(&failure, &must_refuse);
-        assert_eq!((verdict.status(), verdict.cause()), (Status::Errored, Some(Cause::Crash)));
-        assert_eq!(verdict.message("b"), "backend b failed, which is not a refusal: refused");
+        let verdict = judge_error(&failure, &must_refuse, false);
+        assert_eq!(
+            (verdict.status(), verdict.cause()),
+            (Status::Errored, Some(Cause::Crash))
+        );
+        assert_eq!(
+            verdict.message("b"),
+            "backend b failed, which is not a refusal: refused"
+        );
         let unsupported: BackendError = Box::new(BackendUnsupported("failed".into()));
-        let verdict = judge_error(&unsupported, &Expectation::Outputs);
+        let verdict = judge_error(&unsupported, &Expectation::Outputs, false);
         assert_eq!((verdict.status(), verdict.cause()), (Status::Unsupported, None));
+    }
+
+    #[test]
+    fn a_refusal_naming_another_spec_rule_is_a_note_or_under_the_flag_a_failure() {
+        use crate::backend::Refusal;
+        let must_refuse = Expectation::Refusal {
+            reason: "wrap before Pad-19".into(),
+            rules: vec![Rule::ModeNotInVersion],
+        };
+        let other: BackendError = Box::new(Refusal {
+            rule: Rule::DataType,
+            message: "no int4".into(),
+        });
+        let noted = judge_error(&other, &must_refuse, false);
+        assert_eq!(noted.status(), Status::Passed);
+        assert_eq!(
+            noted.message("b"),
+            "refused as expected, for another reason: names data-type, the data set breaks mode-not-in-version: no int4"
+        );
+        let strict = judge_error(&other, &must_refuse, true);
+        assert_eq!(
+            (strict.status(), strict.cause()),
+            (Status::Failed, Some(Cause::OtherReason))
+        );
+        // The same rule, or no rule named, or a rule of another basis expected: no note.
+        let same: BackendError = Box::new(Refusal {
+            rule: Rule::ModeNotInVersion,
+            message: "no wrap".into(),
+        });
+        assert_eq!(
+            judge_error(&same, &must_refuse, true).message("b"),
+            "refused as expected: no wrap"
+        );
+        let unnamed: BackendError = "no".into();
+        assert_eq!(judge_error(&unnamed, &must_refuse, true).status(), Status::Passed);
+        let undefined = Expectation::Refusal {
+            reason: "axis twice".into(),
+            rules: vec![Rule::AxisRepeated],
+        };
+        assert_eq!(judge_error(&other, &undefined, true).status(), Status::Passed);
     }
 
     #[test]
@@ -357,7 +463,10 @@ mod tests {
             must_refuse: false,
         };
         let json = serde_json::to_string(&verdict).unwrap();
-        assert!(json.contains(r#""verdict":"failed""#) && json.contains(r#""crash":{"signal":6}"#), "{json}");
+        assert!(
+            json.contains(r#""verdict":"failed""#) && json.contains(r#""crash":{"signal":6}"#),
+            "{json}"
+        );
         assert_eq!(serde_json::from_str::<Verdict>(&json).unwrap(), verdict);
     }
 }

@@ -35,22 +35,25 @@ impl PadParams {
         if !row.accepts(data_type) {
             return Err(refuse(
                 Rule::DataType,
-                format!("does not accept tensor({data_type}) for input 0 (data)"
-            )));
+                format!("does not accept tensor({data_type}) for input 0 (data)"),
+            ));
         }
         let max_inputs = row.inputs().len();
         if let Some(extra) = (max_inputs..inputs.len()).find(|&i| inputs[i].is_some()) {
             return Err(refuse(
                 Rule::ExtraInput,
-                format!("does not accept input {extra}: it takes at most {max_inputs} inputs"
-            )));
+                format!("does not accept input {extra}: it takes at most {max_inputs} inputs"),
+            ));
         }
         if let Some(a) = node
             .attributes
             .iter()
             .find(|a| !row.attributes().contains(&a.name.as_str()))
         {
-            return Err(refuse(Rule::UnknownAttribute, format!("does not accept attribute {:?}", a.name)));
+            return Err(refuse(
+                Rule::UnknownAttribute,
+                format!("does not accept attribute {:?}", a.name),
+            ));
         }
         let mode = mode(node, row.modes())?;
         let rank = data.shape().len();
@@ -64,14 +67,22 @@ impl PadParams {
             PadsFrom::Attribute(name) => {
                 let pads = match node.attribute(name) {
                     Some(AttributeValue::Ints(v)) => v.clone(),
-                    Some(other) => return Err(refuse(Rule::AttributeType, format!("attribute {name:?} must be ints, not {other:?}"))),
+                    Some(other) => {
+                        return Err(refuse(
+                            Rule::AttributeType,
+                            format!("attribute {name:?} must be ints, not {other:?}"),
+                        ));
+                    }
                     None => return Err(refuse(Rule::MissingInput, format!("attribute {name:?} is missing"))),
                 };
                 let value = match node.attribute("value") {
                     None => 0.0,
                     Some(AttributeValue::Float(v)) => *v,
                     Some(other) => {
-                        return Err(refuse(Rule::AttributeType, format!("attribute \"value\" must be a float, not {other:?}")));
+                        return Err(refuse(
+                            Rule::AttributeType,
+                            format!("attribute \"value\" must be a float, not {other:?}"),
+                        ));
                     }
                 };
                 (
@@ -97,12 +108,13 @@ impl PadParams {
             return Err(refuse(
                 Rule::PadsLength,
                 format!(
-                "{pads_source} holds {} values {}; 2 × {} axes = {} are needed",
-                pads.len(),
-                abbreviated(&pads),
-                axes.len(),
-                2 * axes.len()
-            )));
+                    "{pads_source} holds {} values {}; 2 × {} axes = {} are needed",
+                    pads.len(),
+                    abbreviated(&pads),
+                    axes.len(),
+                    2 * axes.len()
+                ),
+            ));
         }
         let mut per_axis = vec![(0i64, 0i64); rank];
         for (i, &axis) in axes.iter().enumerate() {
@@ -125,7 +137,10 @@ pub fn center_crop_pads(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<(
         version: node.version,
     };
     if inputs.len() > row.inputs().len() {
-        return Err(refuse(Rule::ExtraInput, format!("takes 2 inputs, not {}", inputs.len())));
+        return Err(refuse(
+            Rule::ExtraInput,
+            format!("takes 2 inputs, not {}", inputs.len()),
+        ));
     }
     let data = inputs
         .first()
@@ -135,10 +150,8 @@ pub fn center_crop_pads(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<(
     if !row.accepts(data.data_type()) {
         return Err(refuse(
             Rule::DataType,
-            format!(
-            "does not accept tensor({}) for input 0 (input_data)",
-            data.data_type()
-        )));
+            format!("does not accept tensor({}) for input 0 (input_data)", data.data_type()),
+        ));
     }
     let shape = inputs
         .get(1)
@@ -150,7 +163,10 @@ pub fn center_crop_pads(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<(
         .iter()
         .find(|a| !row.attributes().contains(&a.name.as_str()))
     {
-        return Err(refuse(Rule::UnknownAttribute, format!("does not accept attribute {:?}", a.name)));
+        return Err(refuse(
+            Rule::UnknownAttribute,
+            format!("does not accept attribute {:?}", a.name),
+        ));
     }
     let rank = data.shape().len();
     let axes = match node.attribute("axes") {
@@ -158,33 +174,40 @@ pub fn center_crop_pads(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<(
         Some(AttributeValue::Ints(values)) => {
             normalize_axes(values, rank).map_err(|(rule, m)| refuse(rule, format!("attribute \"axes\" {m}")))?
         }
-        Some(other) => return Err(refuse(Rule::AttributeType, format!("attribute \"axes\" must be ints, not {other:?}"))),
+        Some(other) => {
+            return Err(refuse(
+                Rule::AttributeType,
+                format!("attribute \"axes\" must be ints, not {other:?}"),
+            ));
+        }
     };
     let targets = int_values(shape).ok_or_else(|| {
         refuse(
             Rule::CropShapeType,
             format!(
-            "input 1 (shape) must be tensor(int32) or tensor(int64), not tensor({})",
-            shape.data_type()
-        ))
+                "input 1 (shape) must be tensor(int32) or tensor(int64), not tensor({})",
+                shape.data_type()
+            ),
+        )
     })?;
     if shape.shape().len() != 1 || targets.len() != axes.len() {
         return Err(refuse(
             Rule::CropShapeLength,
             format!(
-            "input 1 (shape) is {:?} of shape {:?}; it must be 1-D with one value per axis ({})",
-            targets,
-            shape.shape(),
-            axes.len()
-        )));
+                "input 1 (shape) is {:?} of shape {:?}; it must be 1-D with one value per axis ({})",
+                targets,
+                shape.shape(),
+                axes.len()
+            ),
+        ));
     }
     let mut pads = vec![(0i64, 0i64); rank];
     for (&axis, &target) in axes.iter().zip(&targets) {
         if target < 0 {
             return Err(refuse(
                 Rule::CropNegativeExtent,
-                format!("input 1 (shape) holds {target} for axis {axis}; extents must be ≥ 0"
-            )));
+                format!("input 1 (shape) holds {target} for axis {axis}; extents must be ≥ 0"),
+            ));
         }
         pads[axis] = centered_pads(data.shape()[axis] as i64, target);
     }
@@ -238,7 +261,7 @@ fn pads_input(node: &Node, pads: Option<&Tensor>, two_dim: bool) -> Result<Vec<i
         let expected = if two_dim { "1-D or [1, 2r]" } else { "1-D" };
         return Err(OpError::new(
             node,
-            Rule::PadsShape,
+            if two_dim { Rule::MsPadsShape } else { Rule::PadsShape },
             format!("input 1 (pads) has shape {:?}; it must be {expected}", values.shape()),
         ));
     }
@@ -316,11 +339,17 @@ pub fn normalize_axes(values: &[i64], rank: usize) -> Result<Vec<usize>, (Rule, 
     let mut seen = vec![false; rank];
     for &a in values {
         if a < -r || a >= r {
-            return Err((Rule::AxisOutOfRange, format!("holds {a}, out of range [{}, {}] for rank {rank}", -r, r - 1)));
+            return Err((
+                Rule::AxisOutOfRange,
+                format!("holds {a}, out of range [{}, {}] for rank {rank}", -r, r - 1),
+            ));
         }
         let axis = if a < 0 { a + r } else { a } as usize;
         if std::mem::replace(&mut seen[axis], true) {
-            return Err((Rule::AxisRepeated, format!("{} name axis {axis} twice", abbreviated(values))));
+            return Err((
+                Rule::AxisRepeated,
+                format!("{} name axis {axis} twice", abbreviated(values)),
+            ));
         }
         axes.push(axis);
     }

@@ -28,8 +28,10 @@ pub enum Rule {
     UnknownMode,
     /// pads of another type than int64.
     PadsType,
-    /// pads of another shape than 1-D (or [1, 2r] for com.microsoft Pad).
+    /// pads of another shape than 1-D.
     PadsShape,
+    /// com.microsoft Pad's pads of another shape than [2r] or [1, 2r].
+    MsPadsShape,
     /// pads of another length than twice the axes.
     PadsLength,
     /// constant_value of another type than the data.
@@ -64,7 +66,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in the order docs/semantics.md lists them.
-    pub const ALL: [Rule; 24] = [
+    pub const ALL: [Rule; 25] = [
         Rule::DataType,
         Rule::MissingInput,
         Rule::ExtraInput,
@@ -74,6 +76,7 @@ impl Rule {
         Rule::UnknownMode,
         Rule::PadsType,
         Rule::PadsShape,
+        Rule::MsPadsShape,
         Rule::PadsLength,
         Rule::ConstantType,
         Rule::ConstantShape,
@@ -103,6 +106,7 @@ impl Rule {
             Rule::UnknownMode => "unknown-mode",
             Rule::PadsType => "pads-type",
             Rule::PadsShape => "pads-shape",
+            Rule::MsPadsShape => "ms-pads-shape",
             Rule::PadsLength => "pads-length",
             Rule::ConstantType => "constant-type",
             Rule::ConstantShape => "constant-shape",
@@ -140,6 +144,7 @@ impl Rule {
             | Rule::AxesType
             | Rule::CropShapeType => (Spec, "versions"),
             Rule::PadsType | Rule::PadsShape | Rule::PadsLength | Rule::AxesShape => (Spec, "pads"),
+            Rule::MsPadsShape => (Spec, "commicrosoft-pad"),
             Rule::ConstantType => (Spec, "constant-mode"),
             Rule::ConstantShape => (ProjectRule, "constant-mode"),
             Rule::AxisOutOfRange => (Spec, "axes"),
@@ -174,7 +179,8 @@ impl Rule {
             Rule::ModeNotInVersion => "a mode the operator version does not have (wrap before Pad-19)",
             Rule::UnknownMode => "a mode no version has",
             Rule::PadsType => "pads not int64",
-            Rule::PadsShape => "pads not 1-D (or [1, 2r] for com.microsoft Pad)",
+            Rule::PadsShape => "pads not 1-D",
+            Rule::MsPadsShape => "com.microsoft Pad's pads neither [2r] nor [1, 2r]",
             Rule::PadsLength => "pads not twice as long as the axes",
             Rule::ConstantType => "constant_value of another type than the data",
             Rule::ConstantShape => "constant_value of more than one element",

@@ -4,8 +4,8 @@
 
 use super::pad_kernel::{MAX_OUTPUT_BYTES, MAX_OUTPUT_ELEMENTS, nonzero_extents_fit};
 use crate::model::Node;
-use crate::operators::Rule;
 use crate::operators::OpError;
+use crate::operators::Rule;
 use crate::tensor::Tensor;
 
 /// The most memory, in bytes, all the values one run of a model produces may take together
@@ -53,7 +53,8 @@ impl Budget {
                 Ok(())
             }
             (e, b) => Err(OpError::new(
-                node, Rule::Limit,
+                node,
+                Rule::Limit,
                 format!(
                     "output shape {shape:?} from {from} has {} elements taking {} bytes, over the limit of {} elements and {limit} bytes{}",
                     describe(e),

@@ -133,5 +133,9 @@ fn run_node_within(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> 
 }
 
 fn unsupported(node: &Node) -> OpError {
-    OpError::new(node, Rule::UnsupportedOp, format!("op {} is not supported by the ref backend", node.op_type))
+    OpError::new(
+        node,
+        Rule::UnsupportedOp,
+        format!("op {} is not supported by the ref backend", node.op_type),
+    )
 }

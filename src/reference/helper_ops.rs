@@ -7,8 +7,8 @@ use ndarray::{ArrayD, Axis, IxDyn, Slice};
 
 use super::budget::Budget;
 use crate::model::{AttributeValue, Node};
-use crate::operators::Rule;
 use crate::operators::OpError;
+use crate::operators::Rule;
 use crate::operators::params::{abbreviated, int_values, normalize_axes};
 use crate::tensor::{Element, Tensor, Visitor};
 
@@ -27,7 +27,8 @@ fn int_attribute(node: &Node, name: &str) -> Result<Option<i64>, OpError> {
         None => Ok(None),
         Some(AttributeValue::Int(v)) => Ok(Some(*v)),
         Some(other) => Err(OpError::new(
-            node, Rule::HelperOp,
+            node,
+            Rule::HelperOp,
             format!("attribute {name:?} must be an int, not {other:?}"),
         )),
     }
@@ -36,7 +37,8 @@ fn int_attribute(node: &Node, name: &str) -> Result<Option<i64>, OpError> {
 fn int_input(node: &Node, tensor: &Tensor, index: usize, name: &str) -> Result<Vec<i64>, OpError> {
     int_values(tensor).ok_or_else(|| {
         OpError::new(
-            node, Rule::HelperOp,
+            node,
+            Rule::HelperOp,
             format!(
                 "input {index} ({name}) must be int32 or int64, not tensor({})",
                 tensor.data_type()
@@ -49,7 +51,8 @@ fn int_input(node: &Node, tensor: &Tensor, index: usize, name: &str) -> Result<V
 pub fn constant(node: &Node, budget: &Budget) -> OpResult {
     let [attribute] = node.attributes.as_slice() else {
         return Err(OpError::new(
-            node, Rule::HelperOp,
+            node,
+            Rule::HelperOp,
             format!("needs exactly one attribute, has {}", node.attributes.len()),
         ));
     };
@@ -68,7 +71,8 @@ pub fn constant(node: &Node, budget: &Budget) -> OpResult {
         ("value_floats", AttributeValue::Floats(v)) => Tensor::from_vec(&[v.len()], v.clone()),
         (name, _) => {
             return Err(OpError::new(
-                node, Rule::HelperOp,
+                node,
+                Rule::HelperOp,
                 format!("attribute {name:?} is not supported by the ref backend"),
             ));
         }
@@ -107,7 +111,8 @@ pub fn gather(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpRes
         1 => false,
         r => {
             return Err(OpError::new(
-                node, Rule::HelperOp,
+                node,
+                Rule::HelperOp,
                 format!("indices of rank {r} are not supported by the ref backend"),
             ));
         }
@@ -136,7 +141,8 @@ pub fn gather(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpRes
                 Ok(j as usize)
             } else {
                 Err(OpError::new(
-                    node, Rule::HelperOp,
+                    node,
+                    Rule::HelperOp,
                     format!("input 1 (indices) holds {i}, out of range for extent {extent}"),
                 ))
             }
@@ -176,7 +182,8 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResu
                 None => Ok(None),
                 Some(AttributeValue::Ints(v)) => Ok(Some(v.clone())),
                 Some(other) => Err(OpError::new(
-                    node, Rule::HelperOp,
+                    node,
+                    Rule::HelperOp,
                     format!("attribute {name:?} must be ints, not {other:?}"),
                 )),
             };
@@ -195,7 +202,8 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResu
         None if starts.len() <= rank => (0..starts.len()).collect(),
         None => {
             return Err(OpError::new(
-                node, Rule::HelperOp,
+                node,
+                Rule::HelperOp,
                 format!(
                     "starts holds {} values but input 0 (data) {:?} has rank {rank}",
                     starts.len(),
@@ -207,7 +215,8 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResu
     let steps = list(4, "steps")?.unwrap_or_else(|| vec![1; starts.len()]);
     if ends.len() != starts.len() || axes.len() != starts.len() || steps.len() != starts.len() {
         return Err(OpError::new(
-            node, Rule::HelperOp,
+            node,
+            Rule::HelperOp,
             format!(
                 "starts {}, ends {}, axes ({} values) and steps {} must have one value per sliced axis",
                 abbreviated(&starts),
@@ -222,7 +231,8 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResu
     for (i, &axis) in axes.iter().enumerate() {
         if steps[i] <= 0 {
             return Err(OpError::new(
-                node, Rule::HelperOp,
+                node,
+                Rule::HelperOp,
                 format!(
                     "step {} is not supported by the ref backend (positive steps only)",
                     steps[i]
@@ -263,9 +273,10 @@ pub fn concat(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpRes
         .first()
         .ok_or_else(|| OpError::new(node, Rule::HelperOp, "has no inputs".into()))?;
     let rank = first.shape().len();
-    let axis =
-        int_attribute(node, "axis")?.ok_or_else(|| OpError::new(node, Rule::HelperOp, "attribute \"axis\" is missing".into()))?;
-    let axis = normalize_axes(&[axis], rank).map_err(|(rule, m)| OpError::new(node, rule, format!("attribute \"axis\" {m}")))?[0];
+    let axis = int_attribute(node, "axis")?
+        .ok_or_else(|| OpError::new(node, Rule::HelperOp, "attribute \"axis\" is missing".into()))?;
+    let axis = normalize_axes(&[axis], rank)
+        .map_err(|(rule, m)| OpError::new(node, rule, format!("attribute \"axis\" {m}")))?[0];
     let mut out_shape = first.shape().to_vec();
     out_shape[axis] = 0;
     for (i, part) in parts.iter().enumerate() {
@@ -273,7 +284,8 @@ pub fn concat(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpRes
         let agrees = shape.len() == rank && (0..rank).all(|d| d == axis || shape[d] == first.shape()[d]);
         if !agrees {
             return Err(OpError::new(
-                node, Rule::HelperOp,
+                node,
+                Rule::HelperOp,
                 format!(
                     "input {i} has shape {shape:?}, which cannot be joined with input 0 {:?} on axis {axis}",
                     first.shape()
@@ -325,7 +337,11 @@ pub fn arithmetic(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> O
         .split_first()
         .ok_or_else(|| OpError::new(node, Rule::HelperOp, "has no inputs".into()))?;
     if node.op_type != "Max" && operands.len() != 2 {
-        return Err(OpError::new(node, Rule::HelperOp, format!("takes 2 inputs, not {}", operands.len())));
+        return Err(OpError::new(
+            node,
+            Rule::HelperOp,
+            format!("takes 2 inputs, not {}", operands.len()),
+        ));
     }
     let op = node.op_type.as_str();
     let mut acc = (*first).clone();

@@ -370,7 +370,9 @@ impl Harness {
                     request.case_dir.display()
                 ),
             ),
-            Err(e) => TrialResult::not_loadable(&request.name, format!("the child process could not list the case: {e}")),
+            Err(e) => {
+                TrialResult::not_loadable(&request.name, format!("the child process could not list the case: {e}"))
+            }
         };
         // Listed alone, the case's id is its directory's name: the result keeps the trial's.
         result.name.clone_from(&request.name);
