@@ -15,7 +15,7 @@
 //!
 //! A backend's own `cargo test` gates it with [`gate::harness::Harness`], over the cases
 //! bundled with this crate ([`data_dir`]).
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod backend;
 pub mod case;
@@ -25,6 +25,8 @@ pub mod gate;
 pub mod judge;
 pub mod model;
 pub mod operators;
+// The ONNX protobuf messages: for the tool, the tests and the fuzz targets, not the gate.
+#[doc(hidden)]
 pub mod proto;
 pub mod reference;
 pub mod report;
@@ -32,8 +34,10 @@ pub mod run;
 pub mod tensor;
 pub mod text;
 
+pub use backend::Backend;
 pub use case::error::Error;
 pub use data::data_dir;
+pub use gate::harness::Harness;
 // The crates whose types appear in the public API ([`Tensor`]'s storage, its element types),
 // so a downstream crate uses the very versions this one does without pinning them.
 pub use half;

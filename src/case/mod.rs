@@ -11,7 +11,7 @@ use walkdir::WalkDir;
 
 pub mod error;
 pub mod info;
-pub mod shared_model;
+pub(crate) mod shared_model;
 
 use crate::case::error::Error;
 use crate::case::info::{CASE_INFO_FILE, CaseInfo, Contradiction};
@@ -20,7 +20,6 @@ use crate::data::basis::BasisNote;
 use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::manifest::{ListedCase, Tampered};
 use crate::model::Model;
-use crate::operators::PadOp;
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
 
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.
@@ -220,6 +219,7 @@ pub enum CaseError {
 
 /// Whether a case's graph holds something this project checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[doc(hidden)]
 pub enum Applicability {
     /// The graph holds a Pad-family node.
     Applicable,
@@ -701,6 +701,7 @@ impl TestCase {
 }
 
 /// Whether `model` holds a Pad-family node; if not, names the ops it holds.
+#[doc(hidden)]
 pub fn applicability(model: &Model) -> Applicability {
     if model.pad_nodes().next().is_some() {
         Applicability::Applicable
@@ -715,9 +716,4 @@ pub fn applicability(model: &Model) -> Applicability {
             "no Pad, CenterCropPad or com.microsoft Pad node (graph holds {ops})"
         ))
     }
-}
-
-/// The Pad-family operator a model is about: its first Pad-family node, as `(op, version)`.
-pub fn primary_op(model: &Model) -> Option<(PadOp, i64)> {
-    model.pad_nodes().next().map(|(node, op)| (op, node.version))
 }

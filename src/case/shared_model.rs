@@ -54,6 +54,7 @@ impl SharedModel {
     }
 
     /// How many times model.onnx was read: 1 for a case whose data sets all ran.
+    #[cfg(test)]
     pub fn reads(&self) -> usize {
         self.slot.lock().unwrap_or_else(|e| e.into_inner()).reads
     }

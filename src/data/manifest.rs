@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 use crate::data::corpus::CorpusError;
 
 /// The manifest file's name, at a corpus root and in its subdirectories.
+#[doc(hidden)]
 pub const MANIFEST_FILE: &str = "MANIFEST.tsv";
 
 const UPSTREAM_HEADER: &str = "release\tcase\tfile\torigin\tbytes\tsha256";
@@ -26,12 +27,14 @@ const GENERATED_HEADER: &str = "case\tfile\tbytes\tsha256";
 /// The cases a corpus's manifests list, by directory relative to the corpus root
 /// (`onnx-1.22.0/node/test_wrap_pad`, `extended/test_ext_pad2_reflect_float_r1`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Manifest {
     cases: HashMap<String, ListedCase>,
 }
 
 /// One case as a manifest lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct ListedCase {
     /// Listed in the root manifest: ONNX's own data, whose basis is the spec.
     pub upstream: bool,
@@ -43,6 +46,7 @@ pub struct ListedCase {
 
 /// One listed file.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct ListedFile {
     /// The path relative to the case directory: `test_data_set_0/output_0.pb`.
     pub file: String,

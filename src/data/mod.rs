@@ -2,11 +2,17 @@
 //! changelog, manifests), what their expected results rest on (basis), and the small file
 //! helpers the layers above share.
 
+// For the tool's report files.
+#[doc(hidden)]
 pub mod atomic_file;
 pub mod basis;
 pub mod corpus;
+#[doc(hidden)]
 pub mod json_file;
 pub mod manifest;
 mod roots;
 
-pub use roots::{DATA_ENV, DataRoot, corpus_name, corpus_versions, data_dir, default_root};
+pub use json_file::JsonFileError;
+
+pub use roots::{DATA_ENV, DataRoot, data_dir, default_root};
+pub(crate) use roots::{corpus_name, corpus_versions};

@@ -11,7 +11,7 @@
 //! assert!(report.findings.is_empty());
 //! ```
 
-pub mod basis;
+mod basis;
 mod case;
 mod generate;
 pub mod reproducer;
@@ -42,8 +42,12 @@ use crate::proto::ModelProto;
 use crate::tensor::{DataType, DecodeOptions, Tensor};
 
 pub use case::FuzzCase;
+#[doc(hidden)]
 pub use case::encoded_inputs;
-pub use generate::{Shape, generate};
+pub use generate::Shape;
+// One case drawn: for the tests of the generator.
+#[doc(hidden)]
+pub use generate::generate;
 
 /// How a run is driven.
 #[derive(Clone, Debug)]

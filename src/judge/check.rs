@@ -214,7 +214,7 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
 
 /// [`check_data_set`] with the case's model already read by [`TestCase::runnable_model`]
 /// (with the same `options.max_tensor_bytes`), so that a case's data sets share one decoding
-/// ([`crate::case::shared_model::SharedModel`]).
+/// (the runner and the harness share one per case).
 pub fn check_data_set_with(
     backend: &dyn Backend,
     case: &TestCase,
@@ -353,7 +353,7 @@ fn case_rules(case: &TestCase) -> &[Rule] {
 pub enum Answer {
     /// The outputs it returned.
     Outputs(Vec<Tensor>),
-    /// The error it returned: a refusal, unless [`error_kind`] says otherwise.
+    /// The error it returned: a refusal, unless [`crate::backend::error_kind`] says otherwise.
     Refused(BackendError),
     /// It panicked; the panic's message.
     Panicked(String),

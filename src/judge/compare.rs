@@ -20,6 +20,7 @@ use crate::tensor::{
 };
 
 /// How many differing elements a report lists.
+#[doc(hidden)]
 pub const MAX_LISTED: usize = 10;
 
 /// How outputs are compared.
@@ -127,6 +128,7 @@ pub fn compare(expected: &Tensor, actual: &Tensor, tolerance: &Tolerance) -> Com
 /// [`compare`], for the output of a Pad-family node whose `regions` are known: each listed
 /// mismatch names its region, and [`Comparison::placement`] counts, in the same pass, where
 /// every differing element falls.
+#[doc(hidden)]
 pub fn compare_in(
     expected: &Tensor,
     actual: &Tensor,
@@ -303,6 +305,7 @@ fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
 }
 
 /// The verdict on one pair of elements.
+#[doc(hidden)]
 pub struct ElementCheck {
     /// Passes the tolerant rule.
     pub within: bool,
@@ -332,6 +335,7 @@ impl ElementCheck {
 }
 
 /// How one element type is compared and shown; implemented for every element type.
+#[doc(hidden)]
 pub trait Comparable {
     /// Compared with the tolerance rule (floating types, complex by parts).
     const FLOATING: bool;

@@ -1,5 +1,5 @@
 //! The verdict on one data set: the backend's answer judged against the case's expectation,
-//! decided once by [`judge`] and carried typed to every report, baseline, failure group and
+//! decided once by [`judge_answer`](super::check::judge_answer) and carried typed to every report, baseline, failure group and
 //! fuzz finding. The status, the message, whether it is a defect and the cause it groups
 //! under are all functions of it; no code reads a message to recover them.
 
@@ -272,7 +272,7 @@ impl Verdict {
 
 /// Whether a refusal naming `named` gives another reason than the spec rules in `expected`:
 /// only a spec rule is compared; for other bases the rule is only shown.
-pub fn other_spec_reason(named: Rule, expected: &[Rule]) -> bool {
+pub(crate) fn other_spec_reason(named: Rule, expected: &[Rule]) -> bool {
     let spec: Vec<Rule> = expected
         .iter()
         .copied()
@@ -361,7 +361,7 @@ fn failure_of(error: &BackendError) -> Failure {
 }
 
 /// A process's exit, as a crash.
-pub fn exit_failure(status: std::process::ExitStatus) -> Failure {
+pub(crate) fn exit_failure(status: std::process::ExitStatus) -> Failure {
     use std::os::unix::process::ExitStatusExt;
     Failure::Crash {
         code: status.code(),

@@ -9,6 +9,8 @@ use bytes::Bytes;
 use prost::Message;
 
 pub mod constant_inputs;
+// Operator-version resolution and labels: for the tool.
+#[doc(hidden)]
 pub mod opset;
 pub mod value_info;
 

@@ -4,8 +4,10 @@
 //! mismatch report's regions and the coverage table all read this one table
 //! (docs/semantics.md#versions).
 
+// Node parameters, read and validated: for the tool's benchmarks.
+#[doc(hidden)]
 pub mod params;
-pub mod regions;
+pub(crate) mod regions;
 pub mod rules;
 
 pub use rules::Rule;

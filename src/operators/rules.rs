@@ -30,7 +30,7 @@ pub enum Rule {
     PadsType,
     /// pads of another shape than 1-D.
     PadsShape,
-    /// com.microsoft Pad's pads of another shape than [2r] or [1, 2r].
+    /// com.microsoft Pad's pads of another shape than `[2r]` or `[1, 2r]`.
     MsPadsShape,
     /// pads of another length than twice the axes.
     PadsLength,

@@ -11,7 +11,8 @@ use crate::operators::{OpError, PadMode};
 use crate::tensor::Tensor;
 
 /// Runs a CenterCropPad node on `input_data` and `shape`.
-pub fn run_center_crop_pad(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Tensor, OpError> {
+#[cfg(test)]
+pub(crate) fn run_center_crop_pad(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Tensor, OpError> {
     run_center_crop_pad_within(node, inputs, &Budget::default())
 }
 

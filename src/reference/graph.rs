@@ -106,7 +106,8 @@ pub fn run_model_within(model: &Model, inputs: &[Tensor], mut budget: Budget) ->
 }
 
 /// Runs one node: a Pad-family operator or one of the helpers function bodies use.
-pub fn run_node(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<Tensor>, OpError> {
+#[cfg(test)]
+pub(crate) fn run_node(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<Tensor>, OpError> {
     run_node_within(node, inputs, &Budget::default())
 }
 

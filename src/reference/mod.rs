@@ -6,14 +6,17 @@ mod center_crop_pad;
 mod graph;
 mod helper_ops;
 mod pad;
+// The kernel itself: for the tool's benchmarks.
+#[doc(hidden)]
 pub mod pad_kernel;
 mod stream_copy;
 #[cfg(test)]
 mod tests;
 
 pub use budget::{Budget, MAX_RUN_BYTES};
-pub use center_crop_pad::run_center_crop_pad;
-pub use graph::{RunError, run_model, run_model_within, run_node};
-pub use pad::{pad_tensor, run_pad};
+pub use graph::{RunError, run_model, run_model_within};
 #[cfg(target_arch = "x86_64")]
+#[doc(hidden)]
 pub use stream_copy::{StreamWriter, extend_streaming};
+#[cfg(test)]
+use {center_crop_pad::run_center_crop_pad, graph::run_node, pad::run_pad};

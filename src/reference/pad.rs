@@ -11,7 +11,8 @@ use crate::operators::{OpError, PadOp};
 use crate::tensor::{Element, Tensor};
 
 /// Runs a Pad or com.microsoft Pad node. `inputs[i]` is `None` for an omitted input.
-pub fn run_pad(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<Tensor, OpError> {
+#[cfg(test)]
+pub(crate) fn run_pad(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<Tensor, OpError> {
     run_pad_within(node, op, inputs, &Budget::default())
 }
 

@@ -17,11 +17,13 @@ static STOP: AtomicBool = AtomicBool::new(false);
 /// Asks every run in the process to start no further data sets: those under way finish, and
 /// [`run_jobs`] returns the outcomes it has, so that a report can still be written (the
 /// binary calls it on SIGINT and SIGTERM). Async-signal-safe: an atomic store.
+#[doc(hidden)]
 pub fn stop() {
     STOP.store(true, Ordering::SeqCst);
 }
 
 /// Whether [`stop`] was called.
+#[doc(hidden)]
 pub fn stopped() -> bool {
     STOP.load(Ordering::SeqCst)
 }

@@ -10,6 +10,8 @@ mod data_type;
 mod decode;
 mod encode;
 mod file;
+// For the tool's benchmarks.
+#[doc(hidden)]
 pub mod huge_pages;
 mod minifloat;
 mod raw_read;
@@ -24,9 +26,10 @@ use num_complex::Complex;
 pub use data_type::DataType;
 pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, MAX_RANK, TensorError, decode_tensor};
 pub use encode::encode_tensor;
-pub use file::{
-    FileError, FileProblem, group_limit, read_limited, read_tensor_file, read_tensor_group, write_tensor_file,
-};
+// Bounded reads of whole files and groups of tensor files: for the case loader and the tool.
+pub use file::{FileError, FileProblem, read_tensor_file, write_tensor_file};
+#[doc(hidden)]
+pub use file::{group_limit, read_limited, read_tensor_group};
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
 pub use sub_byte::{Int2, Int4, SubByte, Uint2, Uint4};
 
