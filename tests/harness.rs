@@ -405,3 +405,43 @@ fn a_version_planted_in_a_parent_is_not_adopted() {
     let recorded: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert!(recorded.get("corpus_version").is_none(), "{recorded}");
 }
+
+#[test]
+fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
+    use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
+
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("test_ext_pad18_err_mode_wrap");
+    support::files::copy_dir(&upstream("extended/test_ext_pad18_err_mode_wrap"), &case);
+    let info_path = case.join("case.json");
+    let info: serde_json::Value = serde_json::from_slice(&std::fs::read(&info_path).unwrap()).unwrap();
+    assert_eq!(info["rules"], serde_json::json!(["mode-not-in-version"]));
+    let run = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut edited = info.clone();
+        edit(&mut edited);
+        std::fs::write(&info_path, edited.to_string()).unwrap();
+        let cases = pad_conformance::case::discover(&[dir.path().to_owned()], &Default::default()).unwrap();
+        check_data_set(&RefBackend, &cases[0], 0, &CheckOptions::default())
+    };
+    // As generated: refused as required, by the rule the sidecar lists.
+    assert_eq!(run(&|_| {}).status, Status::Passed);
+    // A weaker basis than the rule's would make the case not gating: refused, named.
+    let relabelled = run(&|i| i["basis"]["kind"] = "undefined".into());
+    assert_eq!(relabelled.status, Status::Errored);
+    assert!(
+        relabelled
+            .message
+            .ends_with("case.json: its basis is \"undefined\", but the table of the rules it lists says \"spec\""),
+        "{}",
+        relabelled.message
+    );
+    let wrong_version = run(&|i| i["version"] = 19.into());
+    assert!(
+        wrong_version
+            .message
+            .ends_with("case.json: its version is \"19\", but the model says \"18\""),
+        "{}",
+        wrong_version.message
+    );
+    assert_eq!(wrong_version.status, Status::Errored);
+}

@@ -39,11 +39,11 @@ pub struct CaseInfo {
 
 /// A case.json field that says otherwise than the model it describes.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}: its {field} is {claimed:?}, but the model's is {actual:?}", path.display())]
+#[error("{}: its {field} is {claimed:?}, but {} says {actual:?}", path.display(), if *field == "basis" { "the table of the rules it lists" } else { "the model" })]
 pub struct Contradiction {
     /// The case.json.
     pub path: PathBuf,
-    /// `op`, `domain`, `version`, `mode` or `dtype`.
+    /// `op`, `domain`, `version`, `mode`, `dtype` or `basis`.
     pub field: &'static str,
     /// What case.json says.
     pub claimed: String,
@@ -54,7 +54,9 @@ pub struct Contradiction {
 impl CaseInfo {
     /// The first field that contradicts `model` (read from the case at `case_dir`): the
     /// operator, domain, version and mode of its first Pad-family node, and the element type
-    /// its graph declares for the data input (when it declares one).
+    /// its graph declares for the data input (when it declares one); and for a case that
+    /// lists the rules it breaks, a basis other than the weakest of theirs (the operator
+    /// table's, [`Rule::basis`](crate::operators::Rule::basis)).
     pub fn contradiction(&self, model: &Model, case_dir: &Path) -> Option<Contradiction> {
         let differs = |field, claimed: String, actual: String| {
             (claimed != actual).then(|| Contradiction {
@@ -80,5 +82,9 @@ impl CaseInfo {
                 differs("mode", show(self.mode.clone()), show(node.pad_mode()))
             })
             .or_else(|| dtype.and_then(|d| differs("dtype", self.dtype.clone(), d.name().to_owned())))
+            .or_else(|| {
+                let weakest = self.rules.iter().map(|r| r.basis().0).max()?;
+                differs("basis", self.basis.kind.name().to_owned(), weakest.name().to_owned())
+            })
     }
 }
