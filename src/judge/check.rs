@@ -82,7 +82,10 @@ impl Status {
 }
 
 /// The outcome of one data set, as reports show it.
-#[derive(Clone, Debug, Serialize)]
+///
+/// The JSON report writes it and reads it back as it is (docs/report-format.md); the fields
+/// added after format 1 default when absent, so older reports still read.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Outcome {
     /// The case id: `onnx-1.22.0/node/test_wrap_pad`.
     pub id: String,
@@ -99,10 +102,12 @@ pub struct Outcome {
     /// The element type of the data input.
     pub dtype: Option<String>,
     /// The shape of the data input, when the data set loaded: how big the data set is.
+    #[serde(default)]
     pub shape: Option<Vec<usize>>,
     /// What happened: the verdict's status.
     pub status: Status,
     /// The verdict, decided once; `None` only in a report of format 1, read back.
+    #[serde(default)]
     pub verdict: Option<Verdict>,
     /// What the expected result rests on.
     pub basis: BasisNote,
@@ -110,6 +115,7 @@ pub struct Outcome {
     /// gates on. Others are reported and counted apart.
     pub gates: bool,
     /// Why it failed, errored or was skipped, as the verdict words it; empty when it passed.
+    #[serde(default)]
     pub message: String,
     /// Whether every output was bit-identical to the expected one.
     pub bit_exact: Option<bool>,
@@ -118,14 +124,21 @@ pub struct Outcome {
     /// The largest relative error over floating outputs.
     pub max_rel_error: Option<f64>,
     /// Elements differing under the comparison rule, over all outputs.
+    #[serde(default)]
     pub mismatches: usize,
     /// How long loading, running and comparing took.
-    #[serde(serialize_with = "seconds")]
+    #[serde(serialize_with = "seconds", deserialize_with = "from_seconds", default)]
     pub duration: Duration,
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
+}
+
+/// A duration in seconds; a negative or non-finite one (a hand-edited report) reads as zero.
+fn from_seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let seconds = <f64 as serde::Deserialize>::deserialize(d)?;
+    Ok(Duration::try_from_secs_f64(seconds).unwrap_or_default())
 }
 
 impl Outcome {

@@ -1,19 +1,17 @@
 //! Reading a JSON report (`--format json`, docs/report-format.md) back into a [`RunReport`],
-//! for `pad-conformance diff` and the scoreboard of a past run. The summary in the file is
-//! not trusted: it is recomputed from the cases.
+//! for `pad-conformance diff` and the scoreboard of a past run: the cases are read as the
+//! very [`Outcome`]s the writer wrote. The summary in the file is not trusted: it is
+//! recomputed from the cases.
 
 use std::path::Path;
-use std::time::Duration;
 
 use serde::Deserialize;
 
 use super::RunReport;
 use super::json::REPORT_FORMAT;
-use crate::data::basis::BasisNote;
 use crate::data::json_file::{JsonFileError, read_json};
 use crate::gate::baseline::GateSummary;
-use crate::judge::check::{Outcome, Status};
-use crate::judge::verdict::Verdict;
+use crate::judge::check::Outcome;
 
 /// The JSON report as written; fields added later are optional so older reports still read.
 #[derive(Deserialize)]
@@ -24,60 +22,7 @@ struct JsonReport {
     backend: String,
     #[serde(default)]
     baseline: Option<GateSummary>,
-    cases: Vec<JsonCase>,
-}
-
-#[derive(Deserialize)]
-struct JsonCase {
-    id: String,
-    data_set: usize,
-    op: Option<String>,
-    domain: Option<String>,
-    version: Option<i64>,
-    mode: Option<String>,
-    dtype: Option<String>,
-    #[serde(default)]
-    shape: Option<Vec<usize>>,
-    status: Status,
-    /// Absent in format 1.
-    #[serde(default)]
-    verdict: Option<Verdict>,
-    basis: BasisNote,
-    gates: bool,
-    #[serde(default)]
-    message: String,
-    bit_exact: Option<bool>,
-    max_abs_error: Option<f64>,
-    max_rel_error: Option<f64>,
-    #[serde(default)]
-    mismatches: usize,
-    #[serde(default)]
-    duration: f64,
-}
-
-impl From<JsonCase> for Outcome {
-    fn from(case: JsonCase) -> Outcome {
-        Outcome {
-            id: case.id,
-            data_set: case.data_set,
-            op: case.op,
-            domain: case.domain,
-            version: case.version,
-            mode: case.mode,
-            dtype: case.dtype,
-            shape: case.shape,
-            status: case.status,
-            verdict: case.verdict,
-            basis: case.basis,
-            gates: case.gates,
-            message: case.message,
-            bit_exact: case.bit_exact,
-            max_abs_error: case.max_abs_error,
-            max_rel_error: case.max_rel_error,
-            mismatches: case.mismatches,
-            duration: Duration::try_from_secs_f64(case.duration).unwrap_or_default(),
-        }
-    }
+    cases: Vec<Outcome>,
 }
 
 /// Reads a JSON report written by `--format json`; an unreadable file or one of another
@@ -91,7 +36,7 @@ pub fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
             supported: REPORT_FORMAT,
         });
     }
-    let outcomes: Vec<Outcome> = report.cases.into_iter().map(Outcome::from).collect();
+    let outcomes = report.cases;
     let duration = outcomes.iter().map(|o| o.duration).sum();
     Ok(RunReport {
         backend: report.backend,
@@ -103,8 +48,12 @@ pub fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::data::basis::Basis;
+    use crate::data::basis::BasisNote;
+    use crate::judge::check::Status;
     use crate::report::write_json;
 
     fn outcome(id: &str, status: Status) -> Outcome {
