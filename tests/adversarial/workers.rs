@@ -143,7 +143,7 @@ fn a_worker_that_never_reads_its_input_times_out_instead_of_blocking_the_runner(
     )
     .unwrap();
     let command = format!("sh {}", s.dir.path().join("deaf.sh").display());
-    let backend = ExecBackend::start(&command, Duration::from_secs(2), DEFAULT_MAX_BYTES).unwrap();
+    let backend = ExecBackend::start(&command, Duration::from_secs(1), DEFAULT_MAX_BYTES).unwrap();
     // 3,000 inputs: a request line of ~200 KB, more than a pipe holds, so writing it blocks
     // until the worker reads — which it never does.
     let model = Model {
@@ -156,7 +156,7 @@ fn a_worker_that_never_reads_its_input_times_out_instead_of_blocking_the_runner(
     };
     let inputs = vec![s.inputs[1].clone(); 3000];
     let message = failure(backend.run(&model, &inputs));
-    assert!(message.starts_with("timed out after 2 s"), "{message}");
+    assert!(message.starts_with("timed out after 1 s"), "{message}");
 }
 
 #[test]
