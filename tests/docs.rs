@@ -1,10 +1,14 @@
-//! Every `docs/semantics.md#anchor` the repository cites — in code, docs, and the basis of
-//! each generated case — names a section the page has, so a reader following a verdict's
-//! basis lands on its rule.
+//! The docs stay true: every `docs/semantics.md#anchor` the repository cites — in code, docs,
+//! and the basis of each generated case — names a section the page has, so a reader following a
+//! verdict's basis lands on its rule; and the counts README.md and docs/ state (written by
+//! scripts/readme-figures and scripts/gates-matrix between markers) are what the bundled data
+//! gives today.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use pad_conformance::case::{Patterns, discover};
+use pad_conformance::operators::OpVersion;
 use walkdir::WalkDir;
 
 /// GitHub's anchor for a heading: lowercase, punctuation dropped, spaces to hyphens.
@@ -109,5 +113,249 @@ fn the_semantics_lists_every_refusal_rule_as_the_code_has_it() {
     assert_eq!(
         (repeated["basis"].as_str(), repeated["section"].as_str()),
         (Some("undefined"), Some("axes"))
+    );
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(file: &str) -> String {
+    std::fs::read_to_string(root().join(file)).unwrap_or_else(|e| panic!("reading {file}: {e}"))
+}
+
+/// The bodies of every `<!-- {marker}:begin -->` … `<!-- {marker}:end -->` block of `text`.
+fn blocks<'a>(text: &'a str, marker: &str) -> Vec<&'a str> {
+    let begin = format!("<!-- {marker}:begin -->\n");
+    let end = format!("<!-- {marker}:end -->");
+    text.match_indices(&begin)
+        .map(|(i, _)| {
+            let body = &text[i + begin.len()..];
+            &body[..body.find(&end).unwrap_or_else(|| panic!("{marker}: no end marker"))]
+        })
+        .collect()
+}
+
+/// The one `figures:NAME` block of `file`, which must be there and filled.
+fn figures<'a>(text: &'a str, file: &str, name: &str) -> &'a str {
+    let found = blocks(text, &format!("figures:{name}"));
+    assert_eq!(found.len(), 1, "{file}: one figures:{name} block expected");
+    assert!(
+        found[0].lines().count() > 1,
+        "{file}: figures:{name} is empty: run scripts/readme-figures"
+    );
+    found[0]
+}
+
+/// What the bundled data gives, computed with the library, not with the binary whose output
+/// the script wrote down.
+struct Counts {
+    cases: usize,
+    data_sets: usize,
+    upstream: usize,
+    releases: Vec<String>,
+    per_release: Vec<(String, usize)>,
+    extended: usize,
+    refusals: usize,
+    triples: usize,
+}
+
+fn counts() -> Counts {
+    let cases = discover(&[root().join("onnx-testdata")], &Patterns::default()).unwrap();
+    let release = |id: &str| id.split('/').next().unwrap().to_owned();
+    let upstream: Vec<_> = cases.iter().filter(|c| !c.id.starts_with("extended/")).collect();
+    let extended: Vec<_> = cases.iter().filter(|c| c.id.starts_with("extended/")).collect();
+    let releases: Vec<String> = upstream
+        .iter()
+        .map(|c| release(&c.id))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let per_release = releases
+        .iter()
+        .map(|r| (r.clone(), upstream.iter().filter(|c| release(&c.id) == *r).count()))
+        .collect();
+    Counts {
+        cases: cases.len(),
+        data_sets: cases.iter().map(|c| c.data_sets.len()).sum(),
+        upstream: upstream.len(),
+        releases,
+        per_release,
+        extended: extended.len(),
+        refusals: extended
+            .iter()
+            .filter(|c| c.data_sets.iter().any(|d| d.expected_error.is_some()))
+            .count(),
+        // As `pad-conformance coverage` counts them: one per mode, one for CenterCropPad.
+        triples: OpVersion::all()
+            .map(|op| op.data_types().count() * op.modes().len().max(1))
+            .sum(),
+    }
+}
+
+fn assert_contains(block: &str, what: &str, place: &str) {
+    assert!(
+        block.contains(what),
+        "{place} lacks {what:?}, so it is stale: run scripts/readme-figures counts\n{block}"
+    );
+}
+
+#[test]
+fn the_counts_in_the_docs_are_those_of_the_bundled_data() {
+    let c = counts();
+    assert!(c.data_sets > 1000 && c.releases.len() > 10, "{} data sets", c.data_sets);
+    let sentence = [
+        format!("**{} cases, {} data sets**", c.cases, c.data_sets),
+        format!("{} upstream cases from {} onnx releases", c.upstream, c.releases.len()),
+        format!("{} generated cases", c.extended),
+        format!("{} with expected outputs", c.extended - c.refusals),
+        format!("{} inputs that must be refused", c.refusals),
+        format!("all {} legal", c.triples),
+    ];
+    let readme = read("README.md");
+    let corpus = read("docs/corpus.md");
+    for (text, file, name) in [(&readme, "README.md", "counts"), (&corpus, "docs/corpus.md", "corpus")] {
+        let block = figures(text, file, name);
+        for phrase in &sentence {
+            assert_contains(block, phrase, &format!("{file}'s figures:{name}"));
+        }
+    }
+
+    let table = figures(&corpus, "docs/corpus.md", "corpus");
+    for (release, n) in &c.per_release {
+        assert_contains(table, &format!("| `{release}` | {n} |"), "docs/corpus.md's table");
+    }
+    assert_contains(
+        table,
+        &format!("| `extended` | {} |", c.extended),
+        "docs/corpus.md's table",
+    );
+    assert_contains(
+        table,
+        &format!(
+            "{} cases with expected outputs, {} that must be refused",
+            c.extended - c.refusals,
+            c.refusals
+        ),
+        "docs/corpus.md's coverage table",
+    );
+
+    let cli = read("docs/cli.md");
+    let sample = figures(&cli, "docs/cli.md", "run-sample");
+    assert_contains(
+        sample,
+        &format!("\n{} passed, 0 failed, 0 errored", c.data_sets),
+        "docs/cli.md's run sample",
+    );
+}
+
+#[test]
+fn the_known_failures_in_the_docs_are_those_of_the_baselines() {
+    let results = read("docs/results.md");
+    let block = figures(&results, "docs/results.md", "baselines");
+    let mut rows = 0;
+    for line in block.lines().filter(|l| l.contains("](../")) {
+        let target = line.split("](../").nth(1).unwrap().split(')').next().unwrap();
+        let baseline: serde_json::Value = serde_json::from_str(&read(target)).unwrap();
+        let listed = baseline["expected"].as_object().unwrap().len();
+        assert!(
+            line.ends_with(&format!("| {listed} |")),
+            "docs/results.md: {target} lists {listed} known failures: run scripts/readme-figures counts\n{line}"
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, 5, "{block}");
+}
+
+/// The first Markdown table of `text`.
+fn first_table(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .collect()
+}
+
+/// The README's and docs/results.md's matrix are docs/gates-matrix.md's (which .ci/run compares
+/// with a fresh run of six backends), and every backend's row counts every data set once.
+#[test]
+fn the_matrix_in_the_docs_is_that_of_docs_gates_matrix() {
+    let matrix = read("docs/gates-matrix.md");
+    let totals = first_table(&matrix);
+    let data_sets = counts().data_sets;
+    assert_eq!(
+        totals.len(),
+        8,
+        "a header, a rule and six backends:\n{}",
+        totals.join("\n")
+    );
+    for row in &totals[2..] {
+        let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+        let sum: usize = cells[1..].iter().map(|n| n.parse::<usize>().unwrap()).sum();
+        assert_eq!(
+            sum, data_sets,
+            "docs/gates-matrix.md counts other data sets than the corpus has: run scripts/gates-matrix --readme\n{row}"
+        );
+    }
+    let defects = matrix
+        .split("#### Defects, each ready for a bug report\n\n")
+        .nth(1)
+        .unwrap()
+        .trim();
+    for file in ["README.md", "docs/results.md"] {
+        let text = read(file);
+        let found = blocks(&text, "gates-matrix");
+        assert_eq!(found.len(), 1, "{file}: one gates-matrix block expected");
+        assert_eq!(
+            first_table(found[0]),
+            totals,
+            "{file}'s matrix is not docs/gates-matrix.md's: run scripts/gates-matrix --readme"
+        );
+        if file == "docs/results.md" {
+            assert!(
+                found[0].trim_end().ends_with(defects),
+                "{file}'s defects are not docs/gates-matrix.md's: run scripts/gates-matrix --readme"
+            );
+        }
+    }
+}
+
+/// Counts live in the generated blocks only: outside them, no number in README.md or docs/
+/// directly counts data sets, cases, triples, findings or signatures, where it could go stale.
+#[test]
+fn no_count_is_typed_outside_the_generated_blocks() {
+    let mut files: Vec<PathBuf> = vec![root().join("README.md")];
+    files.extend(
+        std::fs::read_dir(root().join("docs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md") && !p.ends_with("gates-matrix.md")),
+    );
+    let nouns = ["data", "cases", "cases,", "cases.", "triples", "findings", "signatures"];
+    let mut typed = Vec::new();
+    for path in &files {
+        let mut text = std::fs::read_to_string(path).unwrap();
+        for marker in ["figures:", "gates-matrix:"] {
+            while let Some(start) = text.find(&format!("<!-- {marker}")) {
+                let end = text[start..]
+                    .find(":end -->")
+                    .map_or(text.len(), |e| start + e + ":end -->".len());
+                text.replace_range(start..end, "");
+            }
+        }
+        let words: Vec<&str> = text.split_whitespace().collect();
+        for pair in words.windows(2) {
+            let number = pair[0].trim_start_matches(['(', '*']);
+            if !number.is_empty()
+                && number.chars().all(|ch| ch.is_ascii_digit() || ch == ',')
+                && nouns.contains(&pair[1].trim_end_matches([')', '*', ':', ';']))
+            {
+                typed.push(format!("{}: {} {}", path.display(), pair[0], pair[1]));
+            }
+        }
+    }
+    assert!(
+        typed.is_empty(),
+        "counts typed by hand (put them in a generated block):\n{}",
+        typed.join("\n")
     );
 }
