@@ -1,6 +1,6 @@
 //! case.json: what a generated case (the extended corpus, fuzz reproducers) says it tests,
 //! and the basis of its expected result. Upstream cases have none that counts: their corpus's
-//! manifest decides (src/manifest.rs). A case.json that contradicts its model is refused, so
+//! manifest decides (src/data/manifest.rs). A case.json that contradicts its model is refused, so
 //! a sidecar cannot relabel a case.
 
 use std::path::{Path, PathBuf};

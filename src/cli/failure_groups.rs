@@ -1,6 +1,6 @@
 //! Failures grouped by reason: the first line of each message with the parts that differ
 //! from one data set to the next (numbers, version numbers, paths) replaced, and the basis of
-//! the expected result. The README's "What other backends get wrong" and the scoreboard's
+//! the expected result, and the cause its verdicts group under. docs/results.md and the scoreboard's
 //! failure groups both read this grouping, so they cannot drift apart.
 
 use std::collections::BTreeMap;

@@ -4,7 +4,7 @@
 //! a spec data set it refuses is a gap (not supported, or a defect if the backend claims the
 //! support — a reader's call); a disagreement on ONNX's reference behaviour, a project rule or
 //! an undefined corner is never a defect of the backend (docs/semantics.md#basis).
-//! `pad-conformance matrix --groups` writes them, and the README's matrix is that output.
+//! `pad-conformance matrix --groups` writes them; docs/results.md and the README's totals are that output.
 
 use std::io::{self, Write};
 
@@ -59,7 +59,7 @@ impl GroupKind {
         )
     }
 
-    /// How the README's tables name it.
+    /// How the tables of docs/results.md name it.
     pub fn label(self) -> &'static str {
         match self {
             GroupKind::WrongAnswer => "**defect**: wrong answer",
