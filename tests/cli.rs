@@ -1047,3 +1047,64 @@ fn a_verdict_changed_with_the_corpus_is_in_the_json_report_with_its_reason() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("changed with the corpus, not the backend (rewrite the baseline): node/test_wrap_pad/0: was failed, now passed (corpus version 3"), "{stderr}");
 }
+
+/// The command line, the library's check and the harness give one verdict per data set:
+/// they call one judge.
+#[test]
+fn the_cli_the_library_and_the_harness_give_the_same_verdicts() {
+    use pad_conformance::Harness;
+    use pad_conformance::backend::RefBackend;
+    use pad_conformance::case::{Patterns, discover};
+    use pad_conformance::judge::check::{CheckOptions, check_data_set};
+
+    let tree = failing_tree();
+    // A data set that must be refused, refused by the reference with the rule it lists.
+    copy_dir(
+        &testdata("extended/test_ext_pad18_err_mode_wrap"),
+        &tree.path().join("test_ext_pad18_err_mode_wrap"),
+    );
+    let report = tree.path().join("report.json");
+    let out = run(&[
+        tree.path().to_str().unwrap(),
+        "--format",
+        "json",
+        "--output",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let cli: std::collections::BTreeMap<String, serde_json::Value> = json["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                format!("{}/{}", c["id"].as_str().unwrap(), c["data_set"]),
+                c["verdict"].clone(),
+            )
+        })
+        .collect();
+    let cases = discover(&[tree.path().to_owned()], &Patterns::default()).unwrap();
+    let library: std::collections::BTreeMap<String, serde_json::Value> = cases
+        .iter()
+        .map(|case| {
+            let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
+            (outcome.name(), serde_json::to_value(outcome.verdict).unwrap())
+        })
+        .collect();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let args =
+        libtest_mimic::Arguments::from_iter(["h", "--test-threads=1", "--logfile", log.path().to_str().unwrap()]);
+    let harness = Harness::new(RefBackend).root(tree.path()).execute(&args).unwrap();
+    let trials: std::collections::BTreeMap<String, serde_json::Value> = harness
+        .results
+        .iter()
+        .map(|r| (r.name.clone(), serde_json::to_value(&r.verdict).unwrap()))
+        .collect();
+    assert_eq!(cli.len(), 3);
+    assert_eq!(cli, library);
+    assert_eq!(cli, trials);
+    assert_eq!(cli["test_wrap_pad/0"]["verdict"], "mismatch");
+    assert_eq!(cli["test_ext_pad18_err_mode_wrap/0"]["verdict"], "refused-as-required");
+    assert_eq!(cli["test_ext_pad18_err_mode_wrap/0"]["rule"], "mode-not-in-version");
+}

@@ -107,9 +107,14 @@ fn a_broken_backend_is_found_shrunk_and_reproduced() {
     assert!(name.starts_with("test_fuzz_") && name.contains("_edge_"), "{name}");
     let cases = discover(&[dir.path().to_owned()], &Patterns::default()).unwrap();
     assert_eq!(cases.len(), 1);
-    let check = |backend: &dyn Backend| check_data_set(backend, &cases[0], 0, &CheckOptions::default()).status;
-    assert_eq!(check(&EdgeAsConstant), Status::Failed);
-    assert_eq!(check(&RefBackend), Status::Passed);
+    let check = |backend: &dyn Backend| check_data_set(backend, &cases[0], 0, &CheckOptions::default());
+    let broken = check(&EdgeAsConstant);
+    assert_eq!(broken.status, Status::Failed);
+    // The runner's judge gives the verdict the fuzzer found, and words it the same way.
+    let verdict = broken.verdict.as_ref().unwrap();
+    assert_eq!(Kind::of(verdict), Some(edge[0].signature.kind));
+    assert_eq!(broken.message, edge[0].message);
+    assert_eq!(check(&RefBackend).status, Status::Passed);
     assert_eq!(cases[0].basis, edge[0].basis);
 }
 

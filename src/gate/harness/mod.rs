@@ -84,6 +84,8 @@ pub struct HarnessRun {
     pub conclusion: Conclusion,
     /// The harness's own: known failures, new ones, lossy passes.
     pub summary: HarnessSummary,
+    /// Each trial that ran, with its verdict, in the order they finished.
+    pub results: Vec<TrialResult>,
 }
 
 /// The trials, and what the run needs to judge and record them afterwards.
@@ -327,7 +329,11 @@ impl Harness {
                 path.display()
             );
         }
-        Ok(HarnessRun { conclusion, summary })
+        Ok(HarnessRun {
+            conclusion,
+            summary,
+            results,
+        })
     }
 
     /// Parses libtest's command line (filter, --exact, --skip, --list, --ignored,
