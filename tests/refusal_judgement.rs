@@ -146,3 +146,51 @@ fn every_extended_refusal_lists_the_rule_the_reference_reports() {
         Some(pad_conformance::operators::Rule::AxisRepeated)
     );
 }
+
+/// A backend that refuses every data set naming `rule`.
+struct Names(pad_conformance::operators::Rule);
+
+impl Backend for Names {
+    fn name(&self) -> &str {
+        "names"
+    }
+
+    fn run(&self, _: &Model, _: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        Err(Box::new(pad_conformance::backend::Refusal {
+            rule: self.0,
+            message: "refused".into(),
+        }))
+    }
+}
+
+#[test]
+fn a_refusal_for_another_spec_reason_is_a_note_and_under_strict_rules_a_failure() {
+    use pad_conformance::operators::Rule;
+
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/extended/test_ext_pad11_err_mode_wrap");
+    let cases = discover(&[root], &Patterns::default()).unwrap();
+    let strict = CheckOptions {
+        strict_rules: true,
+        ..CheckOptions::default()
+    };
+    let check = |rule, options: &CheckOptions| check_data_set(&Names(rule), &cases[0], 0, options);
+    let right = check(Rule::ModeNotInVersion, &strict);
+    assert_eq!(
+        (right.status, right.message.as_str()),
+        (Status::Passed, "refused as expected: refused")
+    );
+    let other = check(Rule::DataType, &CheckOptions::default());
+    assert_eq!(other.status, Status::Passed);
+    assert_eq!(
+        other.message,
+        "refused as expected, for another reason: names data-type, the data set breaks mode-not-in-version: refused"
+    );
+    let failed = check(Rule::DataType, &strict);
+    assert_eq!(failed.status, Status::Failed);
+    assert!(
+        failed.message.starts_with("backend names refused for another reason"),
+        "{}",
+        failed.message
+    );
+}

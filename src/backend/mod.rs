@@ -141,18 +141,24 @@ pub struct Refusal {
     pub message: String,
 }
 
-/// The rule a refusal names: a [`Refusal`]'s, the reference's (its [`RunError`]), or an exec
-/// worker's `rule` field; `None` when it names none.
+/// The rule a refusal names: a [`Refusal`]'s, the reference's (its [`RunError`]; the first
+/// of [`refusal_rules`]), or an exec worker's `rule` field; `None` when it names none.
 pub fn refusal_rule(error: &BackendError) -> Option<Rule> {
+    refusal_rules(error).first().copied()
+}
+
+/// Every rule a refusal names: the reference names each rule the node breaks, the first
+/// being the one its message states; others name one at most.
+pub fn refusal_rules(error: &BackendError) -> Vec<Rule> {
     if let Some(refusal) = error.downcast_ref::<Refusal>() {
-        return Some(refusal.rule);
+        return vec![refusal.rule];
     }
     if let Some(RunError::Op(op)) = error.downcast_ref::<RunError>() {
-        return Some(op.rule);
+        return op.rules();
     }
     match error.downcast_ref::<ExecError>() {
-        Some(ExecError::Refused { rule, .. }) => *rule,
-        _ => None,
+        Some(ExecError::Refused { rule, .. }) => rule.iter().copied().collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -55,7 +55,7 @@ impl CaseInfo {
     /// The first field that contradicts `model` (read from the case at `case_dir`): the
     /// operator, domain, version and mode of its first Pad-family node, and the element type
     /// its graph declares for the data input (when it declares one); and for a case that
-    /// lists the rules it breaks, a basis other than the weakest of theirs (the operator
+    /// lists the rules it breaks, a basis other than the strongest of theirs (the operator
     /// table's, [`Rule::basis`](crate::operators::Rule::basis)).
     pub fn contradiction(&self, model: &Model, case_dir: &Path) -> Option<Contradiction> {
         let differs = |field, claimed: String, actual: String| {
@@ -83,8 +83,9 @@ impl CaseInfo {
             })
             .or_else(|| dtype.and_then(|d| differs("dtype", self.dtype.clone(), d.name().to_owned())))
             .or_else(|| {
-                let weakest = self.rules.iter().map(|r| r.basis().0).max()?;
-                differs("basis", self.basis.kind.name().to_owned(), weakest.name().to_owned())
+                // One rule of the spec broken is enough for the spec to require the refusal.
+                let strongest = self.rules.iter().map(|r| r.basis().0).min()?;
+                differs("basis", self.basis.kind.name().to_owned(), strongest.name().to_owned())
             })
     }
 }

@@ -29,7 +29,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::backend::{Backend, ErrorKind, RefBackend, error_kind, refusal_rule};
+use crate::backend::{Backend, ErrorKind, RefBackend, error_kind, refusal_rules};
 use crate::case::{Expected, LoadedDataSet};
 use crate::data::basis::BasisNote;
 use crate::judge::check::{Answer, CheckOptions, judge_answer, run};
@@ -171,8 +171,9 @@ pub struct Finding {
     pub expected: Result<Vec<Tensor>, String>,
     /// The basis of that expectation.
     pub basis: BasisNote,
-    /// The rule the reference refuses the shrunk case by, when it refuses it.
-    pub rule: Option<Rule>,
+    /// The rules the reference refuses the shrunk case by, when it refuses it (the one its
+    /// message states first).
+    pub rules: Vec<Rule>,
     /// What the subject did, in the runner's words.
     pub message: String,
     /// How many drawn cases showed this signature.
@@ -235,7 +236,7 @@ pub enum FuzzError {
 struct Evaluation {
     expected: Result<Vec<Tensor>, String>,
     basis: BasisNote,
-    rule: Option<Rule>,
+    rules: Vec<Rule>,
     /// `None`: the subject agrees (or the case is outside its profile, or it reports the case
     /// unsupported).
     disagreement: Option<(Kind, String)>,
@@ -371,11 +372,11 @@ fn evaluate_in(
         case: case.to_string(),
         source: Box::new(source),
     })?;
-    let mut rule = None;
+    let mut rules = Vec::new();
     let expected = match run(&RefBackend, &model, &inputs) {
         Answer::Outputs(outputs) => Ok(outputs),
         Answer::Refused(refusal) => {
-            rule = refusal_rule(&refusal);
+            rules = refusal_rules(&refusal);
             Err(refusal.to_string())
         }
         Answer::Panicked(message) => {
@@ -385,9 +386,11 @@ fn evaluate_in(
             });
         }
     };
-    // A refusal rests on the rule the reference refused by; one that names none (a graph
-    // the reference cannot evaluate) is a project rule.
-    let basis = match (&expected, rule) {
+    // A refusal rests on the strongest of the rules the reference refuses by (one spec rule
+    // broken is enough for the spec to require it); one that names none (a graph the
+    // reference cannot evaluate) is a project rule.
+    let strongest = rules.iter().min_by_key(|r| r.basis().0);
+    let basis = match (&expected, strongest) {
         (Ok(_), _) => basis::of_output(case),
         (Err(_), Some(rule)) => rule.basis_note(),
         (Err(_), None) => Rule::UnsupportedOp.basis_note(),
@@ -395,7 +398,7 @@ fn evaluate_in(
     let mut evaluation = Evaluation {
         expected,
         basis,
-        rule,
+        rules,
         disagreement: None,
         unsupported: false,
     };
@@ -423,7 +426,7 @@ fn evaluate_in(
         evaluation.unsupported = true;
         return Ok(evaluation);
     }
-    let expected = (&evaluation.expected, evaluation.rule);
+    let expected = (&evaluation.expected, &evaluation.rules[..]);
     evaluation.disagreement = disagreement(backend.name(), &model, &inputs, expected, answer, check);
     Ok(evaluation)
 }
@@ -444,7 +447,7 @@ fn disagreement(
     backend: &str,
     model: &Model,
     inputs: &[Tensor],
-    (expected, rule): (&Result<Vec<Tensor>, String>, Option<Rule>),
+    (expected, rules): (&Result<Vec<Tensor>, String>, &[Rule]),
     answer: Answer,
     check: &CheckOptions,
 ) -> Option<(Kind, String)> {
@@ -455,8 +458,7 @@ fn disagreement(
             Err(reason) => Expected::Error(reason.clone()),
         },
     };
-    let rules: Vec<Rule> = rule.into_iter().collect();
-    let verdict = judge_answer(model, data, &rules, answer, check);
+    let verdict = judge_answer(model, data, rules, answer, check);
     Kind::of(&verdict).map(|kind| (kind, verdict.message(backend)))
 }
 

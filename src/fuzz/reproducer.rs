@@ -52,7 +52,7 @@ pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileEr
         dtype: finding.case.data.data_type().name().into(),
         expect: if finding.expected.is_ok() { "output" } else { "error" }.into(),
         basis: finding.basis.clone(),
-        rules: finding.rule.into_iter().collect(),
+        rules: finding.rules.clone(),
     };
     let json = serde_json::to_string_pretty(&info).expect("case.json serializes");
     write(case_dir.join(CASE_INFO_FILE), format!("{json}\n").as_bytes())?;

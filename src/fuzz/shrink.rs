@@ -46,7 +46,7 @@ pub(super) fn shrink(
         original,
         expected: best_evaluation.expected,
         basis: best_evaluation.basis,
-        rule: best_evaluation.rule,
+        rules: best_evaluation.rules,
         message,
         hits: 1,
     })

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::backend::{Backend, BackendError};
+use crate::backend::{Backend, BackendError, RefBackend, refusal_rule, refusal_rules};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
 use crate::judge::compare::{Tolerance, compare_in};
@@ -251,11 +251,12 @@ pub fn check_data_set_with(
                     detail: unsupported.to_string(),
                 }),
                 None if options.inputs_as_constants || options.profile.inputs_as_constants => {
-                    run_with_constant_inputs(backend, model, data, case_rules(case), &decode, options)
+                    run_with_constant_inputs(backend, model, data, case, &decode, options)
                 }
                 None => {
                     let answer = run(backend, model, &data.inputs);
-                    judge(model, data, case_rules(case), answer, options)
+                    let rules = expected_rules(case, model, &data, &answer);
+                    judge(model, data, &rules, answer, options)
                 }
             };
             (Some(model), described, verdict)
@@ -329,7 +330,7 @@ fn run_with_constant_inputs(
     backend: &dyn Backend,
     model: &Model,
     data: LoadedDataSet,
-    rules: &[Rule],
+    case: &TestCase,
     decode: &crate::tensor::DecodeOptions,
     options: &CheckOptions,
 ) -> Judged {
@@ -353,13 +354,27 @@ fn run_with_constant_inputs(
         }
     };
     let answer = run(backend, &folded, &inputs);
+    let rules = expected_rules(case, model, &data, &answer);
     // The regions of a mismatch are read off the original model and inputs.
-    judge(model, data, rules, answer, options)
+    judge(model, data, &rules, answer, options)
 }
 
-/// The rules a case that must be refused breaks, as its case.json lists them.
-fn case_rules(case: &TestCase) -> &[Rule] {
-    case.info.as_deref().map_or(&[], |info| &info.rules)
+/// The rules a data set that must be refused breaks: those its case.json lists, and, when the
+/// backend's refusal names a rule to compare with them, every rule the reference refuses it by.
+fn expected_rules(case: &TestCase, model: &Model, data: &LoadedDataSet, answer: &Answer) -> Vec<Rule> {
+    let mut rules: Vec<Rule> = case.info.as_deref().map_or_else(Vec::new, |info| info.rules.clone());
+    let named = matches!(answer, Answer::Refused(e) if refusal_rule(e).is_some());
+    if named
+        && matches!(data.expected, Expected::Error(_))
+        && let Answer::Refused(reference) = run(&RefBackend, model, &data.inputs)
+    {
+        for rule in refusal_rules(&reference) {
+            if !rules.contains(&rule) {
+                rules.push(rule);
+            }
+        }
+    }
+    rules
 }
 
 /// What the backend answered: outputs, its error, or the message of its panic.

@@ -225,8 +225,10 @@ impl OpVersion {
 pub struct OpError {
     /// The node as messages name it: `Pad-19 "pad_node"`.
     pub node: String,
-    /// The rule it breaks.
+    /// The rule it breaks, which the message states.
     pub rule: Rule,
+    /// Other rules the node breaks as well, found independently of the first.
+    pub also: Vec<Rule>,
     /// What is wrong, naming the input or attribute and the value.
     pub message: String,
 }
@@ -237,7 +239,13 @@ impl OpError {
         OpError {
             node: node.to_string(),
             rule,
+            also: Vec::new(),
             message,
         }
+    }
+
+    /// Every rule the node breaks: [`rule`](OpError::rule) first, then [`also`](OpError::also).
+    pub fn rules(&self) -> Vec<Rule> {
+        std::iter::once(self.rule).chain(self.also.iter().copied()).collect()
     }
 }

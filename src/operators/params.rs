@@ -19,8 +19,22 @@ pub struct PadParams {
 
 impl PadParams {
     /// Validates a Pad or com.microsoft Pad node's inputs and attributes against its version.
-    /// `inputs[i]` is `None` for an omitted input.
+    /// `inputs[i]` is `None` for an omitted input. A refusal names the first rule broken, in
+    /// its message, and every other rule the node breaks independently of it
+    /// ([`OpError::also`]), so that a backend naming any of them names a right one.
     pub fn read(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<PadParams, OpError> {
+        Self::read_first(node, op, inputs).map_err(|mut error| {
+            for rule in other_rules(node, op, inputs) {
+                if rule != error.rule && !error.also.contains(&rule) {
+                    error.also.push(rule);
+                }
+            }
+            error
+        })
+    }
+
+    /// [`read`](Self::read), stopping at the first rule broken.
+    fn read_first(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<PadParams, OpError> {
         let refuse = |rule: Rule, message: String| OpError::new(node, rule, message);
         let row = OpVersion {
             op,
@@ -126,6 +140,54 @@ impl PadParams {
             constant,
         })
     }
+}
+
+/// The rules a Pad node breaks that can be told apart without its parameters being valid:
+/// the data's type, extra inputs, unknown attributes, the mode, constant_value's type, pads'
+/// and axes' types and shapes, axes out of range or repeated.
+fn other_rules(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Vec<Rule> {
+    let row = OpVersion {
+        op,
+        version: node.version,
+    };
+    let Some(data) = inputs.first().copied().flatten() else {
+        return Vec::new();
+    };
+    let input = |i: usize| inputs.get(i).copied().flatten();
+    let mut rules = Vec::new();
+    if !row.accepts(data.data_type()) {
+        rules.push(Rule::DataType);
+    }
+    if (row.inputs().len()..inputs.len()).any(|i| inputs[i].is_some()) {
+        rules.push(Rule::ExtraInput);
+    }
+    if node
+        .attributes
+        .iter()
+        .any(|a| !row.attributes().contains(&a.name.as_str()))
+    {
+        rules.push(Rule::UnknownAttribute);
+    }
+    if let Err(error) = mode(node, row.modes()) {
+        rules.push(error.rule);
+    }
+    if let Some(value) = input(2)
+        && value.data_type() != data.data_type()
+    {
+        rules.push(Rule::ConstantType);
+    }
+    if row.pads_from() == PadsFrom::Input
+        && let Err(error) = pads_input(node, input(1), row.two_dim_pads())
+    {
+        rules.push(error.rule);
+    }
+    if row.inputs().len() > 3
+        && let Some(axes) = input(3)
+        && let Err(error) = axes_input(node, axes, data.shape().len())
+    {
+        rules.push(error.rule);
+    }
+    rules
 }
 
 /// A CenterCropPad node's parameters, validated: the (begin, end) pads per axis that take

@@ -2,6 +2,7 @@
 //! a rule has an accepted side next to the refused one, both are here.
 
 use super::*;
+use crate::operators::Rule;
 
 const PAD19: &str = "Pad-19 \"p\"";
 
@@ -503,4 +504,30 @@ fn an_empty_output_whose_other_extents_overflow_is_refused_not_a_panic() {
     // Within isize, the same empty output is fine.
     let out = pad(&pad_node(19, None), &[Some(&x), Some(&ints(&[1 << 40, 0, 0, 0]))]).unwrap();
     assert_eq!(out.shape(), [(1usize << 40) + 2, 0]);
+}
+
+#[test]
+fn a_refusal_names_every_rule_the_node_breaks_its_message_the_first() {
+    // Pad-11 with wrap (Pad-19 and later) and an axes input (Pad-18 and later), its
+    // constant_value of another type: three rules, found independently.
+    let node = pad_node(11, Some("wrap"));
+    let error = pad(
+        &node,
+        &[
+            Some(&data_3x2()),
+            Some(&ints(&[1, 1])),
+            Some(&scalar(1i32)),
+            Some(&ints(&[0])),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(error.rule, Rule::ExtraInput);
+    assert!(error.message.contains("does not accept input 3"), "{}", error.message);
+    assert_eq!(
+        error.rules(),
+        [Rule::ExtraInput, Rule::ModeNotInVersion, Rule::ConstantType]
+    );
+    // One rule broken: one rule named.
+    let error = pad19("wrap", &data_3x2(), &[1, 2, 3]).unwrap_err();
+    assert_eq!(error.rules(), [Rule::PadsLength]);
 }
