@@ -137,7 +137,7 @@ fn names_that_are_not_utf8_keep_distinct_ids_and_forged_names_print_escaped() {
     assert!(outcomes.values().all(|o| o.status == Status::Passed));
     let forged = &outcomes["test_x\nPASS  forged  Pad-25\x1b[2K_pad/0"];
     let mut line = Vec::new();
-    write_outcome(forged, Colors::Never, &mut line).unwrap();
+    write_outcome(forged, None, Colors::Never, &mut line).unwrap();
     let line = String::from_utf8(line).unwrap();
     assert_eq!(line.lines().count(), 1, "{line:?}");
     assert!(

@@ -1108,3 +1108,27 @@ fn the_cli_the_library_and_the_harness_give_the_same_verdicts() {
     assert_eq!(cli["test_ext_pad18_err_mode_wrap/0"]["verdict"], "refused-as-required");
     assert_eq!(cli["test_ext_pad18_err_mode_wrap/0"]["rule"], "mode-not-in-version");
 }
+
+#[test]
+fn with_a_baseline_each_line_is_labelled_by_the_gate() {
+    let tree = failing_tree();
+    let path = tree.path().join("known.json");
+    write_json(
+        &path,
+        serde_json::json!({"expected": {
+            "test_wrap_pad/0": {"status": "failed", "reason": "known"},
+            "test_edge_pad/0": {"status": "failed", "reason": "was broken"}}}),
+    );
+    let out = run(&[tree.path().to_str().unwrap(), "--baseline", path.to_str().unwrap()]);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    // The listed failure is known (the gate is green on it), the listed one that passes is fixed.
+    assert!(stdout.contains("\nKNOWN test_wrap_pad/0  Pad-25"), "{stdout}");
+    assert!(stdout.starts_with("FIXED test_edge_pad/0  Pad-25"), "{stdout}");
+    assert_eq!(out.status.code(), Some(0));
+    // Without a baseline, the statuses.
+    let plain = String::from_utf8(run(&[tree.path().to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        plain.contains("\nFAIL  test_wrap_pad/0") && plain.starts_with("PASS  test_edge_pad/0"),
+        "{plain}"
+    );
+}

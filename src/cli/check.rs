@@ -51,7 +51,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let mut written = Ok(());
     let mut write_line = |outcome: &Outcome| {
         if args.format == RunFormat::Human && written.is_ok() {
-            written = write_outcome(outcome, colors, &mut out).and_then(|()| out.flush());
+            // A failure on a basis the run does not gate on is not judged against the baseline.
+            let gate = baseline
+                .as_ref()
+                .filter(|_| !outcome.is_non_gating_failure())
+                .map(|b| b.finding(&outcome.name(), outcome.status));
+            written = write_outcome(outcome, gate.as_ref(), colors, &mut out).and_then(|()| out.flush());
         }
     };
     let mut report = run_jobs(

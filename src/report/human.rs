@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use super::RunReport;
 use crate::data::basis::Basis;
+use crate::gate::baseline::GateResult;
 use crate::judge::check::{Outcome, Status};
 use crate::text::strip_ansi;
 use crate::text::{escape_line, escape_text};
@@ -42,15 +43,32 @@ pub fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Result<()> 
     writeln!(out, "{}", report.summary().line())
 }
 
-/// Writes one data set's line, and the message under anything that did not pass.
-pub fn write_outcome(outcome: &Outcome, colors: Colors, out: &mut dyn Write) -> io::Result<()> {
-    let (word, color) = match outcome.status {
-        Status::Passed => ("PASS", "32"),
-        Status::Failed => ("FAIL", "31"),
-        Status::Errored => ("ERROR", "31;1"),
-        Status::Skipped => ("SKIP", "33"),
-        Status::Unsupported => ("UNSUP", "36"),
-    };
+/// The word and ANSI colour a data set's line starts with: a function of its gate result when
+/// the run is judged against a baseline (`gate`), else of its status. A failure the baseline
+/// lists reads `KNOWN`, not `FAIL`: the gate is green on it.
+pub fn label(outcome: &Outcome, gate: Option<&GateResult<'_>>) -> (&'static str, &'static str) {
+    match (gate, outcome.status) {
+        (Some(GateResult::ExpectedFailure), _) => ("KNOWN", "33"),
+        (Some(GateResult::UnexpectedPass(_)), _) => ("FIXED", "35"),
+        (Some(GateResult::ChangedStatus(_)), _) => ("CHNGD", "35"),
+        (Some(GateResult::CorpusChange { .. }), _) => ("CORPS", "34"),
+        (_, Status::Passed) => ("PASS", "32"),
+        (_, Status::Failed) => ("FAIL", "31"),
+        (_, Status::Errored) => ("ERROR", "31;1"),
+        (_, Status::Skipped) => ("SKIP", "33"),
+        (_, Status::Unsupported) => ("UNSUP", "36"),
+    }
+}
+
+/// Writes one data set's line, labelled by [`label`], and the message under anything that did
+/// not pass. `gate` is its result against the run's baseline, when there is one.
+pub fn write_outcome(
+    outcome: &Outcome,
+    gate: Option<&GateResult<'_>>,
+    colors: Colors,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let (word, color) = label(outcome, gate);
     let word = match colors {
         Colors::Always => format!("\x1b[{color}m{word:<5}\x1b[0m"),
         Colors::Never => format!("{word:<5}"),
@@ -118,7 +136,7 @@ mod tests {
             duration: Duration::ZERO,
         };
         let mut out = Vec::new();
-        write_outcome(&outcome, Colors::Never, &mut out).unwrap();
+        write_outcome(&outcome, None, Colors::Never, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.ends_with("\n        stderr: ERROR boom\n"), "{text:?}");
     }

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::judge::check::{Outcome, Status};
 
-pub use human::{Colors, write_outcome, write_summary};
+pub use human::{Colors, label, write_outcome, write_summary};
 pub use json::write_json;
 pub use junit::write_junit;
 pub use markdown::write_markdown;

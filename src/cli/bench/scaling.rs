@@ -167,7 +167,7 @@ fn time_run(root: &Path, count: usize, threads: usize) -> Result<ScalingResult, 
     let mut written = Ok(());
     let report = run_jobs(&RefBackend, &jobs, &options, threads, &mut |outcome| {
         if written.is_ok() {
-            written = write_outcome(outcome, Colors::Never, &mut out);
+            written = write_outcome(outcome, None, Colors::Never, &mut out);
         }
     });
     written
