@@ -701,12 +701,18 @@ fn matrix_failures_only_says_when_nothing_failed() {
         testdata("onnx-1.22.0/node").to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let errors = stderr(&out);
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(
         stdout.ends_with("\nEvery backend passed all 18 data sets: nothing failed.\n"),
         "{stdout}"
     );
     assert!(!stdout.contains("| data set |"), "{stdout}");
+    // Its summary on stderr accounts for every data set.
+    assert!(
+        errors.contains("ref: 18 data sets: 18 passed, 0 failed, 0 errored, 0 skipped"),
+        "{errors}"
+    );
 }
 
 #[test]

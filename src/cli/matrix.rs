@@ -25,7 +25,13 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
         reruns.push(args.checking.rerun(spec, selection, None));
         let backend = args.checking.backend(spec, selection.max_tensor_bytes)?;
         let report = run_jobs(backend.as_ref(), &jobs, &options, args.checking.threads(), &mut |_| {});
-        eprintln!("{}: {}", report.backend, report.summary().line());
+        // Every data set counted: the counts of the line add up to the total before it.
+        eprintln!(
+            "{}: {} data sets: {}",
+            report.backend,
+            report.outcomes.len(),
+            report.summary().line()
+        );
         reports.push(report);
     }
     let matrix = Matrix::new(&reports);
