@@ -9,11 +9,13 @@
 //! - [`case`]: test cases discovered ([`case::discover`]) and loaded.
 //! - [`reference`](mod@reference), [`backend`]: the reference evaluation, and what runs a model.
 //! - [`judge`]: a data set checked against a backend ([`judge::check::check_data_set`]).
-//! - [`gate`]: baselines of known failures and the libtest harness ([`gate::harness::Harness`]).
-//! - [`report`], [`run`]: reports of a run; many data sets checked on worker threads.
+//! - [`gate`]: baselines of known failures, weighing each verdict into a gate result.
+//! - [`report`]: reports of a run, every format written from one [`report::RunReport`].
+//! - [`harness`], [`run`]: the libtest harness a backend's own `cargo test` runs
+//!   ([`harness::Harness`]); many data sets checked on worker threads.
 //! - [`fuzz`]: differential fuzzing with the reference as the oracle.
 //!
-//! A backend's own `cargo test` gates it with [`gate::harness::Harness`], over the cases
+//! A backend's own `cargo test` gates it with [`harness::Harness`], over the cases
 //! bundled with this crate ([`data_dir`]).
 #![deny(missing_docs)]
 
@@ -22,6 +24,7 @@ pub mod case;
 pub mod data;
 pub mod fuzz;
 pub mod gate;
+pub mod harness;
 pub mod judge;
 pub mod model;
 pub mod operators;
@@ -37,7 +40,7 @@ pub mod text;
 pub use backend::Backend;
 pub use case::error::Error;
 pub use data::data_dir;
-pub use gate::harness::Harness;
+pub use harness::Harness;
 // The crates whose types appear in the public API ([`Tensor`]'s storage, its element types),
 // so a downstream crate uses the very versions this one does without pinning them.
 pub use half;
@@ -50,7 +53,7 @@ mod layers {
     use std::path::Path;
 
     /// Each layer's rank: a module may use its own rank and those below, never above.
-    const RANKS: [(&str, u8); 14] = [
+    const RANKS: [(&str, u8); 15] = [
         ("text", 0),
         ("data", 0),
         ("proto", 0),
@@ -63,6 +66,7 @@ mod layers {
         ("judge", 5),
         ("gate", 6),
         ("report", 7),
+        ("harness", 8),
         ("run", 8),
         ("fuzz", 9),
     ];

@@ -1105,7 +1105,7 @@ fn the_cli_the_library_and_the_harness_give_the_same_verdicts() {
     let trials: std::collections::BTreeMap<String, serde_json::Value> = harness
         .results
         .iter()
-        .map(|r| (r.name.clone(), serde_json::to_value(&r.verdict).unwrap()))
+        .map(|r| (r.name(), serde_json::to_value(&r.verdict).unwrap()))
         .collect();
     assert_eq!(cli.len(), 3);
     assert_eq!(cli, library);
@@ -1130,7 +1130,41 @@ fn with_a_baseline_each_line_is_labelled_by_the_gate() {
     // The listed failure is known (the gate is green on it), the listed one that passes is fixed.
     assert!(stdout.contains("\nKNOWN test_wrap_pad/0  Pad-25"), "{stdout}");
     assert!(stdout.starts_with("FIXED test_edge_pad/0  Pad-25"), "{stdout}");
+    // Each with the baseline's reason.
+    assert!(
+        stdout.contains("\n      known failure, in the baseline: known\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n      listed as a known failure (was broken): remove it from the baseline\n"),
+        "{stdout}"
+    );
     assert_eq!(out.status.code(), Some(0));
+    // --failures-only: the failed data set alone, the summary still over both.
+    let out = run(&[
+        tree.path().to_str().unwrap(),
+        "--baseline",
+        path.to_str().unwrap(),
+        "--failures-only",
+    ]);
+    let only = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        only.starts_with("KNOWN test_wrap_pad/0") && !only.contains("test_edge_pad"),
+        "{only}"
+    );
+    assert!(only.contains("1 passed, 1 failed"), "{only}");
+    let out = run(&[
+        tree.path().to_str().unwrap(),
+        "--baseline",
+        path.to_str().unwrap(),
+        "--format",
+        "markdown",
+    ]);
+    let markdown = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        markdown.contains("| failed | known: known | `test_wrap_pad/0` |"),
+        "{markdown}"
+    );
     // Without a baseline, the statuses.
     let plain = String::from_utf8(run(&[tree.path().to_str().unwrap()]).stdout).unwrap();
     assert!(

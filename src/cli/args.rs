@@ -175,6 +175,10 @@ pub struct RunArgs {
     /// listing everything) when any case or data set fails to load.
     #[arg(long)]
     pub list: bool,
+    /// Human and Markdown: show only the data sets that failed or errored (known failures
+    /// included, labelled); the summary still counts every data set.
+    #[arg(long)]
+    pub failures_only: bool,
     /// What the backend supports (TOML, docs/report-format.md#profiles): data sets outside
     /// it are reported as unsupported, never failed.
     #[arg(long, value_name = "FILE")]

@@ -9,8 +9,8 @@ use crate::cli::listing::list_case;
 use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
 use pad_conformance::case::TestCase;
 use pad_conformance::data::DataRoot;
-use pad_conformance::gate::baseline::{Baseline, Discovered, Ran};
-use pad_conformance::judge::check::Outcome;
+use pad_conformance::gate::baseline::{Baseline, Discovered, GateSummary, Ran};
+use pad_conformance::judge::check::{Outcome, Status};
 use pad_conformance::judge::profile::Profile;
 use pad_conformance::report::{
     Colors, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
@@ -50,12 +50,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let colors = Colors::detect(terminal);
     let mut written = Ok(());
     let mut write_line = |outcome: &Outcome| {
-        if args.format == RunFormat::Human && written.is_ok() {
-            // A failure on a basis the run does not gate on is not judged against the baseline.
-            let gate = baseline
-                .as_ref()
-                .filter(|_| !outcome.is_non_gating_failure())
-                .map(|b| b.finding(&outcome.name(), outcome.status));
+        let shown = !args.failures_only || matches!(outcome.status, Status::Failed | Status::Errored);
+        if args.format == RunFormat::Human && written.is_ok() && shown {
+            let gate = baseline.as_ref().map(|b| b.gate(outcome));
             written = write_outcome(outcome, gate.as_ref(), colors, &mut out).and_then(|()| out.flush());
         }
     };
@@ -67,10 +64,18 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         &mut write_line,
     );
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
-    // Judged before any report is written, so that every report shows the gate.
-    report.baseline = baseline
-        .as_ref()
-        .map(|b| b.judge(&report.outcomes, |name| discovered.contains(name)));
+    // Judged before any report is written, so that every report shows the gate, per data set
+    // and in sum.
+    if let Some(baseline) = &baseline {
+        for outcome in &mut report.outcomes {
+            outcome.gate = Some(baseline.gate(outcome));
+        }
+        report.baseline = Some(GateSummary {
+            strict: args.strict,
+            strict_corpus: args.strict_corpus,
+            ..baseline.judge(&report.outcomes, |name| discovered.contains(name))
+        });
+    }
     let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
     write_report(&report, &rerun, args, out, written)?;
     if let Some(path) = &args.write_baseline {
@@ -138,7 +143,7 @@ fn write_report(
         RunFormat::Human => write_summary(report, &mut out),
         RunFormat::Json => write_json(report, &mut out),
         RunFormat::Junit => write_junit(report, &mut out),
-        RunFormat::Markdown => write_markdown(report, &mut out),
+        RunFormat::Markdown => write_markdown(report, args.failures_only, &mut out),
         RunFormat::Html => write_scoreboard(&[Board::new(report, rerun.clone())], &mut out),
     });
     finish(written, out)?;

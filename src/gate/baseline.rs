@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::{DataRoot, corpus_name, corpus_versions};
 use crate::judge::check::{Outcome, Status};
+pub use crate::judge::gate_result::GateResult;
 use crate::text::first_line;
 
 /// The baseline file format this version writes: 2 added `format`, `written_by` and the
@@ -184,6 +185,12 @@ pub struct GateSummary {
     pub agreeing: usize,
     /// Failed or errored on a basis the run does not gate on: not judged.
     pub not_gating: usize,
+    /// The run was judged with `--strict`: an outdated entry fails it.
+    #[serde(default)]
+    pub strict: bool,
+    /// The run was judged with `--strict-corpus`: a change with the corpus fails it.
+    #[serde(default)]
+    pub strict_corpus: bool,
 }
 
 impl GateSummary {
@@ -193,6 +200,11 @@ impl GateSummary {
     pub fn fails(&self, strict: bool, strict_corpus: bool) -> bool {
         let outdated = !self.unexpected_passes.is_empty() || !self.changed_status.is_empty() || !self.stale.is_empty();
         !self.regressions.is_empty() || (strict && outdated) || (strict_corpus && !self.corpus_changes.is_empty())
+    }
+
+    /// Whether one data set's gate result fails the run, under this run's strict flags.
+    pub fn fails_data_set(&self, gate: &GateResult) -> bool {
+        gate.fails(self.strict, self.strict_corpus)
     }
 
     /// The data sets judged: every count above, which add up to the run's data sets.
@@ -270,7 +282,7 @@ impl Baseline {
 
     /// This baseline (read from `path`), judged against the corpora of a run over `roots`:
     /// the data sets that changed since the version it records are marked (see
-    /// [`GateResult::CorpusChange`]). A corpus it records no version for excuses nothing and
+    /// [`GateResult::ChangedWithCorpus`]). A corpus it records no version for excuses nothing and
     /// is listed in [`unversioned`](Baseline::unversioned); a recorded version that is not
     /// one of the corpus's (0, or newer) is an error naming the file.
     pub fn against(mut self, path: &Path, roots: &[DataRoot]) -> Result<Baseline, BaselineError> {
@@ -388,30 +400,49 @@ impl Baseline {
         }
     }
 
-    /// How one data set's status compares with its entry, if any. A difference on a data
-    /// set that changed with the corpus since the baseline was written is the corpus's.
-    pub fn finding(&self, name: &str, status: Status) -> GateResult<'_> {
+    /// How one data set's outcome compares with the baseline: a failure on a basis the run
+    /// does not gate on is not judged; a difference on a data set that changed with the corpus
+    /// since the baseline was written is the corpus's.
+    pub fn gate(&self, outcome: &Outcome) -> GateResult {
+        if outcome.is_non_gating_failure() {
+            return GateResult::NotGating;
+        }
+        self.finding(&outcome.name(), outcome.status)
+    }
+
+    /// How a data set named `name` with `status` compares with its entry, if any (see
+    /// [`Baseline::gate`], which also weighs the basis).
+    pub fn finding(&self, name: &str, status: Status) -> GateResult {
         let finding = match (status, self.expected.get(name)) {
-            (Status::Failed | Status::Errored, Some(known)) if known.status != status => {
-                GateResult::ChangedStatus(known)
-            }
-            (Status::Failed | Status::Errored, Some(_)) => GateResult::ExpectedFailure,
-            (Status::Failed | Status::Errored, None) => GateResult::Regression,
+            (Status::Failed | Status::Errored, Some(known)) if known.status != status => GateResult::ChangedStatus {
+                was: known.status,
+                reason: known.reason.clone(),
+            },
+            (Status::Failed | Status::Errored, Some(known)) => GateResult::KnownFailure {
+                reason: known.reason.clone(),
+            },
+            (Status::Failed | Status::Errored, None) => GateResult::NewFailure,
             // Listed, but the profile now declares it unsupported: the entry is outdated.
-            (Status::Passed | Status::Unsupported, Some(known)) => GateResult::UnexpectedPass(known),
+            (Status::Passed | Status::Unsupported, Some(known)) => GateResult::Fixed {
+                was: known.status,
+                reason: known.reason.clone(),
+            },
             (Status::Unsupported, None) => GateResult::Agrees,
             (Status::Passed | Status::Skipped, _) => GateResult::Agrees,
         };
-        let why = self.changed_with_corpus.get(name);
-        match (finding, why) {
-            (GateResult::ChangedStatus(known) | GateResult::UnexpectedPass(known), Some(why)) => {
-                GateResult::CorpusChange {
-                    was: known.status.name(),
-                    why,
-                }
-            }
-            (GateResult::Regression, Some(why)) => GateResult::CorpusChange { was: "passed", why },
-            (other, _) => other,
+        let Some(why) = self.changed_with_corpus.get(name) else {
+            return finding;
+        };
+        match finding {
+            GateResult::ChangedStatus { was, .. } | GateResult::Fixed { was, .. } => GateResult::ChangedWithCorpus {
+                was: Some(was),
+                why: why.clone(),
+            },
+            GateResult::NewFailure => GateResult::ChangedWithCorpus {
+                was: None,
+                why: why.clone(),
+            },
+            other => other,
         }
     }
 
@@ -427,26 +458,22 @@ impl Baseline {
     pub fn judge(&self, outcomes: &[Outcome], discovered: impl Fn(&str) -> bool) -> GateSummary {
         let mut verdict = GateSummary::default();
         for outcome in outcomes {
-            // A failure on a basis the run does not gate on is reported elsewhere, not judged.
-            if outcome.is_non_gating_failure() {
-                verdict.not_gating += 1;
-                continue;
-            }
             let name = outcome.name();
-            match self.finding(&name, outcome.status) {
-                GateResult::ChangedStatus(known) => verdict.changed_status.push(format!(
+            match self.gate(outcome) {
+                GateResult::NotGating => verdict.not_gating += 1,
+                GateResult::ChangedStatus { was, .. } => verdict.changed_status.push(format!(
                     "{name}: expected {}, now {}",
-                    known.status.name(),
+                    was.name(),
                     outcome.status.name()
                 )),
-                GateResult::ExpectedFailure => verdict.expected_failures.push(name),
-                GateResult::Regression => verdict.regressions.push(name),
-                GateResult::UnexpectedPass(_) => verdict.unexpected_passes.push(name),
-                GateResult::CorpusChange { was, why } => verdict.corpus_changes.push(CorpusChange {
+                GateResult::KnownFailure { .. } => verdict.expected_failures.push(name),
+                GateResult::NewFailure => verdict.regressions.push(name),
+                GateResult::Fixed { .. } => verdict.unexpected_passes.push(name),
+                GateResult::ChangedWithCorpus { was, why } => verdict.corpus_changes.push(CorpusChange {
                     name,
-                    was: was.to_owned(),
+                    was: was.map_or("passed", Status::name).to_owned(),
                     now: outcome.status,
-                    why: why.to_owned(),
+                    why,
                 }),
                 GateResult::Agrees => verdict.agreeing += 1,
             }
@@ -479,29 +506,6 @@ impl<'a> Ran<'a> {
             gates: outcome.gates,
         }
     }
-}
-
-/// How one data set's outcome compares with a baseline.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum GateResult<'a> {
-    /// Passed (or skipped) and not listed: nothing to say.
-    Agrees,
-    /// Failed or errored, as listed.
-    ExpectedFailure,
-    /// Failed or errored, not listed.
-    Regression,
-    /// Listed, but passed.
-    UnexpectedPass(&'a Expectation),
-    /// Listed with the other of failed and errored.
-    ChangedStatus(&'a Expectation),
-    /// A different verdict than the baseline's on a data set whose expected result or basis
-    /// changed in the corpus since the baseline was written.
-    CorpusChange {
-        /// The status the baseline implied.
-        was: &'static str,
-        /// The changelog's reason.
-        why: &'a str,
-    },
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::backend::{Backend, BackendError, RefBackend, refusal_rule, refusal_ru
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
 use crate::judge::compare::{Tolerance, compare_in};
+use crate::judge::gate_result::GateResult;
 use crate::judge::profile::{Profile, Subject};
 use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
 use crate::model::Model;
@@ -126,6 +127,9 @@ pub struct Outcome {
     /// Elements differing under the comparison rule, over all outputs.
     #[serde(default)]
     pub mismatches: usize,
+    /// How the verdict weighs against the run's baseline, when it was judged against one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateResult>,
     /// How long loading, running and comparing took.
     #[serde(serialize_with = "seconds", deserialize_with = "from_seconds", default)]
     pub duration: Duration,
@@ -169,6 +173,34 @@ impl Outcome {
             max_abs_error: None,
             max_rel_error: None,
             mismatches: 0,
+            gate: None,
+            duration: Duration::ZERO,
+        }
+    }
+
+    /// The outcome of data set `index` of `case` when `backend` never answered it: the
+    /// `verdict` says how it failed (a child process that crashed or timed out) or that it
+    /// could not be loaded. The operator is not named: nothing read the model.
+    pub fn unanswered(case: &TestCase, index: usize, verdict: Verdict, gating: &Gating, backend: &str) -> Outcome {
+        Outcome {
+            id: case.id.clone(),
+            data_set: case.data_number(index),
+            op: None,
+            domain: None,
+            version: None,
+            mode: None,
+            dtype: None,
+            shape: None,
+            status: verdict.status(),
+            message: verdict.message(backend),
+            verdict: Some(verdict),
+            gates: gating.gates(case.basis.kind),
+            basis: case.basis.clone(),
+            bit_exact: None,
+            max_abs_error: None,
+            max_rel_error: None,
+            mismatches: 0,
+            gate: None,
             duration: Duration::ZERO,
         }
     }
@@ -281,6 +313,7 @@ pub fn check_data_set_with(
         max_abs_error: verdict.max_abs_error,
         max_rel_error: verdict.max_rel_error,
         mismatches: verdict.mismatches,
+        gate: None,
         duration: start.elapsed(),
     }
 }
