@@ -58,7 +58,14 @@ fn an_empty_tree_exits_2() {
     let empty = tempfile::tempdir().unwrap();
     let out = run(&[empty.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no test cases found"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no test cases found"), "{stderr}");
+    // It says what a case is, and how to name others.
+    assert!(
+        stderr.contains("a case is a directory holding model.onnx named test_*_pad*")
+            && stderr.contains("--pattern GLOB"),
+        "{stderr}"
+    );
     let out = run(&["--filter", "no-such-case", testdata("onnx-1.22.0").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
 }

@@ -35,7 +35,10 @@ pub enum Error {
         source: glob::PatternError,
     },
     /// Nothing to run: a green run over nothing would mean nothing.
-    #[error("no test cases found under {}", roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", "))]
+    #[error(
+        "no test cases found under {}: a case is a directory holding model.onnx named test_*_pad*, test_center_crop_pad_* or test_*Pad* (--pattern GLOB names others)",
+        roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
     NoCases {
         /// The roots searched.
         roots: Vec<PathBuf>,

@@ -15,11 +15,18 @@ Examples:
   pad-conformance --filter test_wrap_pad           run the data sets whose name contains test_wrap_pad
   pad-conformance --filter 'onnx-1.22.0/*' --format junit --output target/junit.xml
   pad-conformance --backend exec:'.venv/bin/python scripts/backends/onnxruntime-worker' \\
-                  --baseline baselines/onnxruntime.json
+                  --profile baselines/onnxruntime.profile.toml --baseline baselines/onnxruntime.json
   pad-conformance matrix --backend ref --backend exec:'...' --failures-only
   pad-conformance matrix --backend ref --backend exec:'...' --format html --output matrix.html
   pad-conformance diff before.json after.json --format markdown
-  pad-conformance bench";
+  pad-conformance fuzz --backend exec:'...' --time 60 --out target/findings
+  pad-conformance rules --format markdown
+  pad-conformance bench
+
+Exit status: 0 when every data set passed (with --baseline: nothing the baseline does not
+list failed); 1 when a data set failed or errored (matrix: in any backend; fuzz: a finding);
+2 when the run could not be made (bad arguments, unreadable files, no cases); 130/143 when
+interrupted.";
 
 /// Conformance suite and runner for ONNX's padding operators (Pad 1–25, CenterCropPad 18,
 /// com.microsoft Pad).
@@ -38,7 +45,8 @@ pub enum Command {
     /// seconds, are the figure of merit).
     Bench(BenchArgs),
     /// Run several backends over the same data sets and write one table (Markdown or JSON)
-    /// or the HTML scoreboard.
+    /// or the HTML scoreboard. Exits 1 when any backend failed or errored on a gating basis,
+    /// as a run does.
     Matrix(MatrixArgs),
     /// Tabulate which (operator version, dtype, mode) the generated cases cover.
     Coverage(CoverageArgs),

@@ -16,7 +16,7 @@ use pad_conformance::report::{
     Colors, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
 };
 use pad_conformance::run::runner::{Job, run_jobs};
-use pad_conformance::text::escape_text;
+use pad_conformance::text::{escape_line, escape_text};
 
 use super::Fatal;
 use super::args::{RunArgs, RunFormat};
@@ -49,11 +49,20 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     // The human report streams: each line as soon as its data set (and those before) finish.
     let colors = Colors::detect(terminal);
     let mut written = Ok(());
+    let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
     let mut write_line = |outcome: &Outcome| {
         let shown = !args.failures_only || matches!(outcome.status, Status::Failed | Status::Errored);
         if args.format == RunFormat::Human && written.is_ok() && shown {
             let gate = baseline.as_ref().map(|b| b.gate(outcome));
-            written = write_outcome(outcome, gate.as_ref(), colors, &mut out).and_then(|()| out.flush());
+            written = write_outcome(outcome, gate.as_ref(), colors, &mut out)
+                .and_then(|()| match rerun.command(&outcome.name()) {
+                    // The one command that shows this data set again, under the same options.
+                    Some(command) if matches!(outcome.status, Status::Failed | Status::Errored) => {
+                        writeln!(out, "      rerun: {}", escape_line(&command))
+                    }
+                    _ => Ok(()),
+                })
+                .and_then(|()| out.flush());
         }
     };
     let mut report = run_jobs(
@@ -76,7 +85,6 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
             ..baseline.judge(&report.outcomes, |name| discovered.contains(name))
         });
     }
-    let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
     write_report(&report, &rerun, args, out, written)?;
     if let Some(path) = &args.write_baseline {
         let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();

@@ -42,19 +42,25 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             .and_then(|()| writeln!(out)),
         MatrixFormat::Markdown if args.groups => matrix
             .write_totals(&mut out)
-            .and_then(|()| crate::cli::findings::write_markdown(&reports, &mut out)),
+            .and_then(|()| crate::cli::findings::write_markdown(&reports, &reruns, &mut out)),
         MatrixFormat::Markdown => matrix.write_markdown(args.failures_only, &mut out),
         MatrixFormat::Html => {
             let boards: Vec<Board<'_>> = reports
                 .iter()
-                .zip(reruns)
-                .map(|(r, rerun)| Board::new(r, rerun))
+                .zip(&reruns)
+                .map(|(r, rerun)| Board::new(r, rerun.clone()))
                 .collect();
             write_scoreboard(&boards, &mut out)
         }
     };
     finish(written, out)?;
-    Ok(ExitCode::SUCCESS)
+    // As a run without a baseline exits: 1 when any backend failed or errored on a gating
+    // basis, so a matrix in CI is never green over failures by accident.
+    let failed = reports.iter().any(|r| {
+        let summary = r.summary();
+        summary.failed + summary.errored > 0
+    });
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 pub fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {

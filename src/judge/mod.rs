@@ -6,4 +6,5 @@ pub mod check;
 pub mod compare;
 pub mod gate_result;
 pub mod profile;
+pub mod setup;
 pub mod verdict;

@@ -113,6 +113,9 @@ pub fn write_outcome(
     if let Some(line) = gate_line {
         writeln!(out, "      {}", escape_line(&line))?;
     }
+    if let Some(setup) = outcome.setup.as_ref().filter(|_| outcome.status != Status::Passed) {
+        writeln!(out, "      inputs: {}", escape_line(&setup.line()))?;
+    }
     if outcome.status != Status::Passed && !outcome.message.is_empty() {
         // A worker's stderr, kept in the message, may be coloured for its own terminal: its
         // colours are dropped, and any other control character is shown, never executed.

@@ -49,10 +49,15 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
 fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
     let gate = report.baseline.as_ref().zip(outcome.gate.as_ref());
     let first_line = || outcome.message.lines().next().unwrap_or_default();
+    // The whole report, after what the data set handed the backend.
+    let description = match &outcome.setup {
+        Some(setup) => format!("inputs: {}\n{}", setup.line(), outcome.message),
+        None => outcome.message.clone(),
+    };
     let skipped = |message: String| {
         let mut status = TestCaseStatus::skipped();
         status.set_message(escape_line(&message).as_ref());
-        status.set_description(escape_text(&outcome.message).as_ref());
+        status.set_description(escape_text(&description).as_ref());
         status
     };
     let non_success = |message: String| {
@@ -63,7 +68,7 @@ fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
         };
         let mut status = TestCaseStatus::non_success(kind);
         status.set_message(escape_line(&message).as_ref());
-        status.set_description(escape_text(&outcome.message).as_ref());
+        status.set_description(escape_text(&description).as_ref());
         status
     };
     match gate {
