@@ -499,3 +499,20 @@ fn the_harness_writes_reports_that_show_the_gate() {
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(xml.contains("errors=\"1\""), "{xml}");
 }
+
+#[test]
+fn a_boxed_shared_or_borrowed_backend_is_a_backend() {
+    static SHARED: NoEdge = NoEdge;
+    let boxed: Box<dyn Backend> = Box::new(NoEdge);
+    let arc = std::sync::Arc::new(NoEdge);
+    for harness in [
+        Harness::new(boxed),
+        Harness::new(std::sync::Arc::clone(&arc)),
+        Harness::new(&SHARED),
+    ] {
+        // Each is the same backend: test_edge_pad refused, the rest passed.
+        let run = execute(harness.root(data()), None);
+        assert_eq!((run.conclusion.num_passed, run.conclusion.num_failed), (22, 1));
+        assert_eq!(run.summary.backend, "no-edge");
+    }
+}

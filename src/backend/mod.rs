@@ -198,6 +198,45 @@ pub trait Backend: Send + Sync {
     }
 }
 
+/// A boxed backend (`Box<dyn Backend>`, as [`backend_from_spec`] returns it) is a backend.
+impl<B: Backend + ?Sized> Backend for Box<B> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        (**self).run(model, inputs)
+    }
+    fn reads_model_file(&self) -> bool {
+        (**self).reads_model_file()
+    }
+}
+
+/// A shared backend is a backend, so one runtime can serve several harnesses or threads.
+impl<B: Backend + ?Sized> Backend for std::sync::Arc<B> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        (**self).run(model, inputs)
+    }
+    fn reads_model_file(&self) -> bool {
+        (**self).reads_model_file()
+    }
+}
+
+/// A borrowed backend is a backend.
+impl<B: Backend + ?Sized> Backend for &B {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        (**self).run(model, inputs)
+    }
+    fn reads_model_file(&self) -> bool {
+        (**self).reads_model_file()
+    }
+}
+
 /// What external backends need to know.
 #[derive(Clone, Copy, Debug)]
 pub struct BackendOptions {

@@ -33,7 +33,7 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     }
     let options = FuzzOptions {
         seed: args.seed,
-        cases: args.cases.or(if time.is_none() { Some(10_000) } else { None }),
+        cases: args.cases,
         time,
         shape: Shape {
             max_elements: args.max_elements,

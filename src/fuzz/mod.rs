@@ -54,9 +54,9 @@ pub use generate::generate;
 pub struct FuzzOptions {
     /// The seed: the same seed gives the same cases on any machine.
     pub seed: u64,
-    /// Stop after this many cases.
+    /// Stop after this many cases; with neither this nor `time`, after [`DEFAULT_CASES`].
     pub cases: Option<u64>,
-    /// Stop after this long.
+    /// Stop after this long: a time budget alone bounds the run.
     pub time: Option<Duration>,
     /// What the generator draws.
     pub shape: Shape,
@@ -69,11 +69,22 @@ pub struct FuzzOptions {
     pub threads: usize,
 }
 
+/// The cases a run draws when given neither a number of cases nor a time budget.
+pub const DEFAULT_CASES: u64 = 10_000;
+
+impl FuzzOptions {
+    /// The most cases the run draws: `cases`, else [`DEFAULT_CASES`] unless a time budget
+    /// bounds it.
+    pub fn case_limit(&self) -> Option<u64> {
+        self.cases.or(self.time.is_none().then_some(DEFAULT_CASES))
+    }
+}
+
 impl Default for FuzzOptions {
     fn default() -> Self {
         FuzzOptions {
             seed: 1,
-            cases: Some(10_000),
+            cases: None,
             time: None,
             shape: Shape::default(),
             check: CheckOptions::default(),
@@ -261,7 +272,7 @@ pub fn fuzz(
     let mut last_progress = Instant::now();
     loop {
         let left = options
-            .cases
+            .case_limit()
             .map_or(BATCH, |n| n.saturating_sub(report.cases).min(BATCH));
         if left == 0 || options.time.is_some_and(|t| start.elapsed() >= t) {
             break;
