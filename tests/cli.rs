@@ -79,7 +79,7 @@ fn json_report_parses_back() {
     assert_eq!(json["backend"], "ref");
     assert_eq!(
         json["summary"],
-        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0, "unsupported": 0, "not_gating": 0, "lossy": 0})
+        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0, "unsupported": 0, "not_gating": 0, "lossy": 0, "notes": 0})
     );
     let cases = json["cases"].as_array().unwrap();
     let wrap = cases.iter().find(|c| c["id"] == "test_wrap_pad").unwrap();

@@ -516,3 +516,27 @@ fn a_boxed_shared_or_borrowed_backend_is_a_backend() {
         assert_eq!(run.summary.backend, "no-edge");
     }
 }
+
+#[test]
+fn two_corpora_of_one_name_are_refused() {
+    // A baseline names a corpus by its directory's name: two of one name (here, temporary
+    // directories renamed alike under two parents) would share one recorded version.
+    let parents = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let copies = [corpus_copy(), corpus_copy()];
+    let roots: Vec<std::path::PathBuf> = parents
+        .iter()
+        .zip(&copies)
+        .map(|(parent, copy)| {
+            let named = parent.path().join("onnx-testdata");
+            std::fs::rename(copy.path(), &named).unwrap();
+            named.join("onnx-1.22.0")
+        })
+        .collect();
+    let error = match Harness::new(RefBackend).root(&roots[0]).root(&roots[1]).trials() {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("two corpora named onnx-testdata were accepted"),
+    };
+    assert!(error.contains("are two corpora of one name"), "{error}");
+    // Either alone is fine.
+    assert_eq!(Harness::new(RefBackend).root(&roots[0]).trials().unwrap().len(), 23);
+}

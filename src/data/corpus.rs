@@ -82,6 +82,19 @@ pub enum CorpusError {
         /// The version VERSION names.
         version: u32,
     },
+    /// Roots from two corpora whose directories share a name: a baseline names a corpus by
+    /// its directory's name, so it could not tell their versions apart.
+    #[error(
+        "{} and {} are two corpora of one name: a baseline could not tell their versions apart; rename one or run them separately",
+        first.display(),
+        second.display()
+    )]
+    SameName {
+        /// One corpus's directory.
+        first: PathBuf,
+        /// The other's.
+        second: PathBuf,
+    },
 }
 
 impl Corpus {

@@ -11,6 +11,7 @@ use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::{DataRoot, corpus_name, corpus_versions};
 use crate::judge::check::{Outcome, Status};
 pub use crate::judge::gate_result::GateResult;
+use crate::judge::verdict::Verdict;
 use crate::text::first_line;
 
 /// The baseline file format this version writes: 2 added `format`, `written_by` and the
@@ -407,12 +408,21 @@ impl Baseline {
         if outcome.is_non_gating_failure() {
             return GateResult::NotGating;
         }
-        self.finding(&outcome.name(), outcome.status)
+        // A data set that cannot be loaded (a file whose checksum differs from the manifest's,
+        // say) is broken, not changed: the corpus's changelog never excuses it.
+        let unloadable = matches!(outcome.verdict, Some(Verdict::NotLoadable { .. }));
+        self.finding_excused(&outcome.name(), outcome.status, !unloadable)
     }
 
     /// How a data set named `name` with `status` compares with its entry, if any (see
     /// [`Baseline::gate`], which also weighs the basis).
     pub fn finding(&self, name: &str, status: Status) -> GateResult {
+        self.finding_excused(name, status, true)
+    }
+
+    /// [`Baseline::finding`], a change of the corpus excusing a difference only when
+    /// `corpus_excuses`.
+    fn finding_excused(&self, name: &str, status: Status, corpus_excuses: bool) -> GateResult {
         let finding = match (status, self.expected.get(name)) {
             (Status::Failed | Status::Errored, Some(known)) if known.status != status => GateResult::ChangedStatus {
                 was: known.status,
@@ -430,7 +440,7 @@ impl Baseline {
             (Status::Unsupported, None) => GateResult::Agrees,
             (Status::Passed | Status::Skipped, _) => GateResult::Agrees,
         };
-        let Some(why) = self.changed_with_corpus.get(name) else {
+        let Some(why) = self.changed_with_corpus.get(name).filter(|_| corpus_excuses) else {
             return finding;
         };
         match finding {
@@ -640,6 +650,15 @@ mod tests {
         let without_regression = baseline.judge(&run[..2], |_| true);
         assert!(!without_regression.fails(true, false));
         assert!(without_regression.fails(true, true));
+        // A changed data set that cannot even be loaded (its file no longer has the manifest's
+        // checksum) is broken, not changed: a regression, whatever the changelog says.
+        let broken = Outcome {
+            verdict: Some(Verdict::NotLoadable {
+                detail: "output_0.pb: its sha256 differs from MANIFEST.tsv's".into(),
+            }),
+            ..outcome("now_failing", Status::Errored, "its sha256 differs")
+        };
+        assert_eq!(baseline.gate(&broken), GateResult::NewFailure);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use super::RunReport;
 use crate::data::basis::Basis;
 use crate::gate::baseline::GateResult;
 use crate::judge::check::{Outcome, Status};
+use crate::judge::verdict::Verdict;
 use crate::text::strip_ansi;
 use crate::text::{escape_line, escape_text};
 
@@ -112,6 +113,9 @@ pub fn write_outcome(
     };
     if let Some(line) = gate_line {
         writeln!(out, "      {}", escape_line(&line))?;
+    }
+    if let Some(note) = outcome.verdict.as_ref().and_then(Verdict::note) {
+        writeln!(out, "      note: {}", escape_line(&note))?;
     }
     if let Some(setup) = outcome.setup.as_ref().filter(|_| outcome.status != Status::Passed) {
         writeln!(out, "      inputs: {}", escape_line(&setup.line()))?;

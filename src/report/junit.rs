@@ -8,6 +8,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use super::RunReport;
 use crate::judge::check::{Outcome, Status};
 use crate::judge::gate_result::GateResult;
+use crate::judge::verdict::Verdict;
 use crate::text::{escape_line, escape_text};
 
 /// Writes the report as JUnit XML.
@@ -19,6 +20,10 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         let mut case = TestCase::new(escape_line(&outcome.name()).as_ref(), status(report, outcome));
         if outcome.is_lossy_pass() {
             case.set_system_out(lossy_note(outcome));
+        }
+        if let Some(note) = outcome.verdict.as_ref().and_then(Verdict::note) {
+            case.add_property(("note", "refused-for-another-reason"));
+            case.set_system_out(escape_text(&note));
         }
         if let Some(gate) = &outcome.gate {
             case.add_property(("baseline", gate.name()));

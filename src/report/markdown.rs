@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use super::RunReport;
 use crate::judge::check::{Outcome, Status};
 use crate::judge::gate_result::GateResult;
+use crate::judge::verdict::Verdict;
 use crate::text::escape_cell;
 
 /// Writes the report as Markdown; `failures_only` leaves out the rows of data sets that did
@@ -30,7 +31,7 @@ pub fn write_markdown(report: &RunReport, failures_only: bool, out: &mut dyn Wri
     let shown: Vec<_> = report
         .outcomes
         .iter()
-        .filter(|o| o.status != Status::Passed || o.is_lossy_pass())
+        .filter(|o| o.status != Status::Passed || o.is_lossy_pass() || note(o).is_some())
         .filter(|o| !failures_only || matches!(o.status, Status::Failed | Status::Errored))
         .collect();
     if shown.is_empty() {
@@ -45,7 +46,9 @@ pub fn write_markdown(report: &RunReport, failures_only: bool, out: &mut dyn Wri
         writeln!(out, "|---|---|---|---|---|")?;
     }
     for outcome in shown {
-        let (status, message) = if outcome.is_lossy_pass() {
+        let (status, message) = if let Some(note) = note(outcome) {
+            ("passed, with a note".to_owned(), note)
+        } else if outcome.is_lossy_pass() {
             let error = outcome
                 .max_abs_error
                 .map(|e| format!("max abs error {e:e}"))
@@ -86,4 +89,9 @@ fn gate_cell(outcome: &Outcome) -> String {
         Some(GateResult::NotGating) => "not gating".to_owned(),
         Some(GateResult::Agrees) | None => String::new(),
     }
+}
+
+/// The note of a passing verdict a reader should still see (a refusal for another reason).
+fn note(outcome: &Outcome) -> Option<String> {
+    outcome.verdict.as_ref().and_then(Verdict::note)
 }
