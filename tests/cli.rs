@@ -860,7 +860,8 @@ fn write_baseline_refuses_a_malformed_baseline_and_leaves_it_untouched() {
 }
 
 /// SIGINT stops the run: no further data set starts, the workers are killed, and the report
-/// of the data sets that ran is written (exit 130), not lost.
+/// of the data sets that finished is written (exit 130), not lost. The data set under way,
+/// whose worker the runner killed, is no verdict on the backend: it is left out.
 #[test]
 fn an_interrupted_run_still_writes_its_report() {
     let tree = failing_tree();
@@ -881,11 +882,9 @@ fn an_interrupted_run_still_writes_its_report() {
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("interrupted: 1 of 2 data sets ran"), "{stderr}");
+    assert!(stderr.contains("interrupted: 0 of 2 data sets ran"), "{stderr}");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-    let cases = json["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 1, "{json}");
-    assert_eq!(cases[0]["status"], "errored");
+    assert_eq!(json["cases"].as_array().map(Vec::len), Some(0), "{json}");
 }
 
 #[test]

@@ -10,6 +10,7 @@ use pad_conformance::judge::profile::Profile;
 use serde_json::json;
 
 use super::Fatal;
+use super::signals::{self, CancelsRun};
 use super::args::{BenchFormat, FuzzArgs};
 
 pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
@@ -41,6 +42,7 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
         },
         check,
         threads: args.checking.threads(),
+        cancel: signals::cancel(),
         ..FuzzOptions::default()
     };
     let backend = args.checking.backend(&args.backend, args.max_tensor_bytes)?;
@@ -52,6 +54,8 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
             eprint!("\r{} cases, {rate:.0}/s, {} findings ", p.cases, p.findings);
         }
     };
+    // From here a signal stops the run; the findings so far are reported and written.
+    let _run = CancelsRun::start();
     let report = run_fuzz(backend.as_ref(), &options, &mut progress)?;
     if terminal {
         eprintln!();
@@ -74,6 +78,13 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     }
     for path in written {
         eprintln!("wrote {}", path.display());
+    }
+    if let Some(code) = signals::interrupted() {
+        eprintln!(
+            "pad-conformance: interrupted after {} cases; the findings so far are reported",
+            report.cases
+        );
+        return Ok(code);
     }
     Ok(if report.findings.is_empty() {
         ExitCode::SUCCESS

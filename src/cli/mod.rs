@@ -100,6 +100,7 @@ impl Checking {
         let options = BackendOptions {
             timeout: Duration::from_secs_f64(self.timeout),
             max_tensor_bytes,
+            cancel: signals::cancel(),
         };
         Ok(backend_from_spec(spec, &options)?)
     }

@@ -30,6 +30,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::backend::{Backend, ErrorKind, RefBackend, error_kind, refusal_rules};
+use crate::cancel::Cancel;
 use crate::case::{Expected, LoadedDataSet};
 use crate::data::basis::BasisNote;
 use crate::judge::check::{Answer, CheckOptions, judge_answer, run};
@@ -56,7 +57,9 @@ pub struct FuzzOptions {
     pub seed: u64,
     /// Stop after this many cases; with neither this nor `time`, after [`DEFAULT_CASES`].
     pub cases: Option<u64>,
-    /// Stop after this long: a time budget alone bounds the run.
+    /// Stop after this long: a time budget alone bounds the run. It becomes `cancel`'s
+    /// deadline, so that a backend stopped by the same token has its case in flight then cut
+    /// short, its worker killed.
     pub time: Option<Duration>,
     /// What the generator draws.
     pub shape: Shape,
@@ -67,6 +70,9 @@ pub struct FuzzOptions {
     /// Threads evaluating cases. Cases are drawn and findings shrunk in order on the calling
     /// thread, so the result does not depend on it.
     pub threads: usize,
+    /// Stops the run once tripped: the cases finished by then are reported, a case under
+    /// way is dropped.
+    pub cancel: Cancel,
 }
 
 /// The cases a run draws when given neither a number of cases nor a time budget.
@@ -90,6 +96,7 @@ impl Default for FuzzOptions {
             check: CheckOptions::default(),
             shrink_runs: 400,
             threads: crate::run::runner::default_threads(),
+            cancel: Cancel::new(),
         }
     }
 }
@@ -267,6 +274,9 @@ pub fn fuzz(
         .map_err(FuzzError::Scratch)?;
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let start = Instant::now();
+    if let Some(time) = options.time {
+        options.cancel.cancel_at(start + time);
+    }
     let mut report = FuzzReport::default();
     let mut seen: BTreeMap<Signature, Finding> = BTreeMap::new();
     let mut last_progress = Instant::now();
@@ -274,12 +284,14 @@ pub fn fuzz(
         let left = options
             .case_limit()
             .map_or(BATCH, |n| n.saturating_sub(report.cases).min(BATCH));
-        if left == 0 || options.time.is_some_and(|t| start.elapsed() >= t) {
+        if left == 0 || options.cancel.is_cancelled() {
             break;
         }
         let batch: Vec<FuzzCase> = (0..left).map(|_| generate(&mut rng, &options.shape)).collect();
-        let evaluations = evaluate_all(backend, &batch, &scratches, &options.check);
+        let evaluations = evaluate_all(backend, &batch, &scratches, &options.check, &options.cancel);
         for (case, evaluation) in batch.into_iter().zip(evaluations) {
+            // Not evaluated, or cut short by the cancellation: not a case of the run.
+            let Some(evaluation) = evaluation else { continue };
             let evaluation = evaluation?;
             report.cases += 1;
             report.unsupported += u64::from(evaluation.unsupported);
@@ -320,13 +332,14 @@ pub fn fuzz(
 const BATCH: u64 = 256;
 
 /// Evaluates `cases` on `scratches.len()` threads, each with its own scratch directory;
-/// results come back in the order of `cases`.
+/// results come back in the order of `cases`, `None` for those `cancel` stopped.
 fn evaluate_all(
     backend: &dyn Backend,
     cases: &[FuzzCase],
     scratches: &[tempfile::TempDir],
     check: &CheckOptions,
-) -> Vec<Result<Evaluation, FuzzError>> {
+    cancel: &Cancel,
+) -> Vec<Option<Result<Evaluation, FuzzError>>> {
     let chunk = cases.len().div_ceil(scratches.len()).max(1);
     std::thread::scope(|scope| {
         let handles: Vec<_> = cases
@@ -336,7 +349,13 @@ fn evaluate_all(
                 scope.spawn(move || {
                     cases
                         .iter()
-                        .map(|case| evaluate(backend, case, scratch.path(), check))
+                        .map(|case| {
+                            if cancel.is_cancelled() {
+                                return None;
+                            }
+                            let evaluation = evaluate(backend, case, scratch.path(), check);
+                            (!cancel.is_cancelled()).then_some(evaluation)
+                        })
                         .collect::<Vec<_>>()
                 })
             })

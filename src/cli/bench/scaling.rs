@@ -17,6 +17,7 @@ use pad_conformance::fuzz::FuzzCase;
 use pad_conformance::judge::check::{CheckOptions, Status};
 use pad_conformance::operators::{OpVersion, PadMode, PadOp};
 use pad_conformance::report::{Colors, write_json, write_outcome, write_summary};
+use pad_conformance::cancel::Cancel;
 use pad_conformance::run::runner::{jobs, run_jobs};
 use pad_conformance::tensor::Tensor;
 
@@ -165,7 +166,7 @@ fn time_run(root: &Path, count: usize, threads: usize) -> Result<ScalingResult, 
     let options = CheckOptions::default();
     let mut out = BufWriter::new(io::sink());
     let mut written = Ok(());
-    let report = run_jobs(&RefBackend, &jobs, &options, threads, &mut |outcome| {
+    let report = run_jobs(&RefBackend, &jobs, &options, threads, &Cancel::new(), &mut |outcome| {
         if written.is_ok() {
             written = write_outcome(outcome, None, Colors::Never, &mut out);
         }
