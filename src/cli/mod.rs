@@ -9,6 +9,7 @@ mod diff;
 mod failure_groups;
 mod findings;
 mod fuzz;
+mod fuzz_out;
 mod listing;
 mod matrix;
 mod matrix_table;
