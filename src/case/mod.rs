@@ -4,6 +4,7 @@
 //! default `test_*_pad*`, `test_center_crop_pad_*` and, for pytorch exports, `test_*Pad*`),
 //! with data sets `test_data_set_N/` holding `input_K.pb` and `output_K.pb`.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -31,7 +32,10 @@ pub const EXPECTED_ERROR_FILE: &str = "expected_error.txt";
 /// A discovered test case: its directory and data sets, not yet loaded.
 #[derive(Clone, Debug)]
 pub struct TestCase {
-    /// The path relative to the root it was found under: `onnx-1.22.0/node/test_wrap_pad`.
+    /// The path relative to the root it was found under: `onnx-1.22.0/node/test_wrap_pad`;
+    /// prefixed with the root as given and `:` (`../other:node/test_wrap_pad`) when another
+    /// root of the same discovery holds a case of that path too, so that a run never names
+    /// two data sets alike (reports, `diff` and baselines key data sets by name).
     pub id: String,
     /// The case directory, holding model.onnx.
     pub dir: PathBuf,
@@ -280,17 +284,51 @@ pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>,
 /// a case.json beside it says (docs/semantics.md#basis).
 pub fn discover_in(roots: &[DataRoot], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
     let mut cases = Vec::new();
-    for root in roots {
+    let mut root_of = Vec::new();
+    for (r, root) in roots.iter().enumerate() {
         let mut found = discover_root(root, patterns)?;
         found.sort_by(|a, b| a.id.cmp(&b.id));
+        root_of.extend(std::iter::repeat_n(r, found.len()));
         cases.extend(found);
     }
+    qualify_repeated_ids(&mut cases, &root_of, roots);
     if cases.is_empty() {
         return Err(Error::NoCases {
             roots: roots.iter().map(|r| r.path.clone()).collect(),
         });
     }
     Ok(cases)
+}
+
+/// Prefixes with its root every id found under more than one root (`root_of[i]`: the index
+/// of case `i`'s root), so that each copy keeps a name of its own. A root given twice is
+/// told apart by its position (`data#2`).
+fn qualify_repeated_ids(cases: &mut [TestCase], root_of: &[usize], roots: &[DataRoot]) {
+    let mut copies: HashMap<&str, usize> = HashMap::new();
+    for case in cases.iter() {
+        *copies.entry(case.id.as_str()).or_default() += 1;
+    }
+    let repeated: HashSet<String> = copies
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(id, _)| id.to_owned())
+        .collect();
+    if repeated.is_empty() {
+        return;
+    }
+    let labels: Vec<String> = roots.iter().map(|r| r.path.display().to_string()).collect();
+    let label = |r: usize| {
+        if labels.iter().filter(|l| **l == labels[r]).count() > 1 {
+            format!("{}#{}", labels[r], r + 1)
+        } else {
+            labels[r].clone()
+        }
+    };
+    for (case, &r) in cases.iter_mut().zip(root_of) {
+        if repeated.contains(&case.id) {
+            case.id = format!("{}:{}", label(r), case.id);
+        }
+    }
 }
 
 fn discover_root(data_root: &DataRoot, patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
