@@ -42,7 +42,14 @@ pub fn copy_good(root: &Path, name: impl AsRef<std::ffi::OsStr>) -> PathBuf {
 fn run_all(root: &Path) -> BTreeMap<String, Outcome> {
     let cases = discover(&[root.to_owned()], &Patterns::default()).unwrap();
     let jobs = jobs(&cases);
-    let report = run_jobs(&RefBackend, &jobs, &CheckOptions::default(), 2, &Cancel::new(), &mut |_| {});
+    let report = run_jobs(
+        &RefBackend,
+        &jobs,
+        &CheckOptions::default(),
+        2,
+        &Cancel::new(),
+        &mut |_| {},
+    );
     let mut by_name = BTreeMap::new();
     for outcome in report.outcomes {
         let previous = by_name.insert(outcome.name(), outcome);

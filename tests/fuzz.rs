@@ -196,7 +196,12 @@ fn pad_conformance(args: &[&str]) -> std::process::Output {
 fn earlier_finding(out: &std::path::Path) -> std::path::PathBuf {
     let earlier = out.join("test_fuzz_pad_edge_float_refused-valid_pad");
     std::fs::create_dir_all(earlier.join("test_data_set_0")).unwrap();
-    for file in ["model.onnx", "case.json", "description.txt", "test_data_set_0/input_2.pb"] {
+    for file in [
+        "model.onnx",
+        "case.json",
+        "description.txt",
+        "test_data_set_0/input_2.pb",
+    ] {
         std::fs::write(earlier.join(file), "earlier").unwrap();
     }
     earlier
@@ -210,7 +215,17 @@ fn an_out_directory_is_checked_before_the_run_and_cleared_of_earlier_findings_on
     let args = |out: &std::path::Path| {
         let out = out.to_str().unwrap().to_owned();
         move |extra: &[&str]| {
-            let mut all = vec!["fuzz", "--backend", REFUSER, "--cases", "30", "--jobs", "1", "--out", &out];
+            let mut all = vec![
+                "fuzz",
+                "--backend",
+                REFUSER,
+                "--cases",
+                "30",
+                "--jobs",
+                "1",
+                "--out",
+                &out,
+            ];
             all.extend_from_slice(extra);
             pad_conformance(&all)
         }
@@ -226,7 +241,13 @@ fn an_out_directory_is_checked_before_the_run_and_cleared_of_earlier_findings_on
     let mut reported: Vec<String> = stderr
         .lines()
         .filter_map(|l| l.strip_prefix("wrote "))
-        .map(|p| std::path::Path::new(p).file_name().unwrap().to_string_lossy().into_owned())
+        .map(|p| {
+            std::path::Path::new(p)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     reported.sort();
     assert!(!written.is_empty());
@@ -239,7 +260,10 @@ fn an_out_directory_is_checked_before_the_run_and_cleared_of_earlier_findings_on
     let refused = args(&out)(&[]);
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("holds \"notes.txt\", which is no finding of `fuzz`"), "{stderr}");
+    assert!(
+        stderr.contains("holds \"notes.txt\", which is no finding of `fuzz`"),
+        "{stderr}"
+    );
     assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
     assert!(out.join(&written[0]).exists());
 
@@ -248,15 +272,24 @@ fn an_out_directory_is_checked_before_the_run_and_cleared_of_earlier_findings_on
     let refused = args(&under_file)(&[]);
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--out ") && stderr.contains("cannot make the directory"), "{stderr}");
+    assert!(
+        stderr.contains("--out ") && stderr.contains("cannot make the directory"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("wrote"), "{stderr}");
 }
 
 #[test]
 fn numeric_arguments_out_of_range_are_refused_before_the_run() {
     for (args, message) in [
-        (&["--max-elements", "18446744073709551615"][..], "--max-elements 18446744073709551615 is over the limit of 16777216"),
-        (&["--max-elements", "1099511627776"], "--max-elements 1099511627776 is over the limit"),
+        (
+            &["--max-elements", "18446744073709551615"][..],
+            "--max-elements 18446744073709551615 is over the limit of 16777216",
+        ),
+        (
+            &["--max-elements", "1099511627776"],
+            "--max-elements 1099511627776 is over the limit",
+        ),
         (&["--max-elements", "0"], "--max-elements 0 leaves nothing to generate"),
         (&["--cases", "0"], "--cases 0 leaves nothing to run"),
         (&["--time", "0"], "--time 0 is not a positive number of seconds"),
@@ -277,7 +310,12 @@ fn numeric_arguments_out_of_range_are_refused_before_the_run() {
         ..FuzzOptions::default()
     };
     let error = fuzz(&RefBackend, &options, &mut |_| {}).unwrap_err();
-    assert!(error.to_string().contains("max_elements 18446744073709551615 is not from 1 to 16777216"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("max_elements 18446744073709551615 is not from 1 to 16777216"),
+        "{error}"
+    );
 }
 
 /// `--time` is a deadline for the case in flight too: a worker that never answers is killed
@@ -285,7 +323,17 @@ fn numeric_arguments_out_of_range_are_refused_before_the_run() {
 #[test]
 fn time_cuts_short_the_case_in_flight() {
     let hang = r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "hang"}'; read request; sleep 600"#;
-    let out = pad_conformance(&["fuzz", "--backend", hang, "--time", "1", "--timeout", "600", "--format", "json"]);
+    let out = pad_conformance(&[
+        "fuzz",
+        "--backend",
+        hang,
+        "--time",
+        "1",
+        "--timeout",
+        "600",
+        "--format",
+        "json",
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

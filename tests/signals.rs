@@ -13,7 +13,8 @@ use std::time::Duration;
 use support::files::testdata;
 
 /// A worker that completes the handshake, then never answers.
-const HANG: &str = r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "hang"}'; read request; sleep 600"#;
+const HANG: &str =
+    r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "hang"}'; read request; sleep 600"#;
 
 fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
@@ -37,13 +38,26 @@ fn interrupt(child: Child, after: Duration, signal: libc::c_int) -> (Output, Str
 
 fn one_case() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    support::files::copy_dir(&testdata("onnx-1.22.0/node/test_edge_pad"), &dir.path().join("test_edge_pad"));
+    support::files::copy_dir(
+        &testdata("onnx-1.22.0/node/test_edge_pad"),
+        &dir.path().join("test_edge_pad"),
+    );
     dir
 }
 
 #[test]
 fn a_fuzz_run_on_a_hanging_worker_stops_and_reports_the_cases_that_finished() {
-    let child = spawn(&["fuzz", "--backend", HANG, "--jobs", "1", "--cases", "50", "--format", "json"]);
+    let child = spawn(&[
+        "fuzz",
+        "--backend",
+        HANG,
+        "--jobs",
+        "1",
+        "--cases",
+        "50",
+        "--format",
+        "json",
+    ]);
     let (out, stderr) = interrupt(child, Duration::from_millis(1500), libc::SIGTERM);
     assert_eq!(out.status.code(), Some(143), "{stderr}");
     assert!(stderr.contains("interrupted after 0 cases"), "{stderr}");
@@ -79,10 +93,21 @@ fn an_interrupted_matrix_writes_the_backends_that_finished() {
     ]);
     let (out, stderr) = interrupt(child, Duration::from_millis(1500), libc::SIGINT);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("hang's run discarded (0 of 1 data sets ran)"), "{stderr}");
-    assert!(stderr.contains("the table holds the 1 of 2 backends that finished"), "{stderr}");
+    assert!(
+        stderr.contains("hang's run discarded (0 of 1 data sets ran)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the table holds the 1 of 2 backends that finished"),
+        "{stderr}"
+    );
     let matrix: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let backends: Vec<&str> = matrix["backends"].as_array().unwrap().iter().map(|b| b["name"].as_str().unwrap()).collect();
+    let backends: Vec<&str> = matrix["backends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
     assert_eq!(backends, ["ref"], "{matrix}");
     assert_eq!(matrix["cases"][0]["results"][0]["status"], "passed", "{matrix}");
 }
@@ -92,7 +117,13 @@ fn an_interrupted_matrix_writes_the_backends_that_finished() {
 #[test]
 fn a_signal_outside_a_run_exits_at_once_saying_nothing_was_written() {
     let tree = one_case();
-    let child = spawn(&["--backend", "exec:sleep 600", "--timeout", "600", tree.path().to_str().unwrap()]);
+    let child = spawn(&[
+        "--backend",
+        "exec:sleep 600",
+        "--timeout",
+        "600",
+        tree.path().to_str().unwrap(),
+    ]);
     let (out, stderr) = interrupt(child, Duration::from_millis(500), libc::SIGTERM);
     assert_eq!(out.status.code(), Some(143), "{stderr}");
     assert!(stderr.contains("interrupted; no report written"), "{stderr}");
@@ -113,7 +144,10 @@ fn a_second_signal_ends_the_command_at_once() {
     // SAFETY: kill(2) on our own child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     std::thread::sleep(Duration::from_millis(300));
-    assert!(child.try_wait().unwrap().is_none(), "the first signal waits for the report");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the first signal waits for the report"
+    );
     // SAFETY: as above.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let mut stderr = String::new();

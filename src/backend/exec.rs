@@ -56,10 +56,11 @@ impl ExecBackend {
     /// Starts one worker of `command` and checks its handshake, so that a command that is not
     /// a worker is an error before any case runs.
     pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, StartError> {
-        let (worker, name) = Worker::spawn(command, timeout, &Cancel::new()).map_err(|failure| StartError::Handshake {
-            command: command.to_owned(),
-            failure,
-        })?;
+        let (worker, name) =
+            Worker::spawn(command, timeout, &Cancel::new()).map_err(|failure| StartError::Handshake {
+                command: command.to_owned(),
+                failure,
+            })?;
         Ok(ExecBackend {
             command: command.to_owned(),
             name,
@@ -343,10 +344,12 @@ impl Worker {
             status: None,
         };
         let hello = json!({"type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION});
-        let reply = worker.request(&hello, timeout, cancel).map_err(|failure| WorkerFailure {
-            error: WorkerError::Handshake(Box::new(failure.error)),
-            stderr: failure.stderr,
-        })?;
+        let reply = worker
+            .request(&hello, timeout, cancel)
+            .map_err(|failure| WorkerFailure {
+                error: WorkerError::Handshake(Box::new(failure.error)),
+                stderr: failure.stderr,
+            })?;
         let version = reply.get("version").and_then(Value::as_u64);
         if reply.get("type").and_then(Value::as_str) != Some("hello") || version != Some(PROTOCOL_VERSION) {
             return Err(WorkerError::BadHello {

@@ -254,7 +254,8 @@ pub fn backend_from_spec(spec: &str, options: &BackendOptions) -> Result<Box<dyn
     match spec.split_once(':') {
         _ if spec == "ref" => Ok(Box::new(RefBackend)),
         Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(
-            ExecBackend::start(command, options.timeout, options.max_tensor_bytes)?.cancelled_by(options.cancel.clone()),
+            ExecBackend::start(command, options.timeout, options.max_tensor_bytes)?
+                .cancelled_by(options.cancel.clone()),
         )),
         _ => Err(SpecError::Unknown(spec.to_owned())),
     }

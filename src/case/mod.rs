@@ -14,6 +14,7 @@ pub mod error;
 pub mod info;
 pub(crate) mod shared_model;
 
+use crate::cancel::Cancel;
 use crate::case::error::Error;
 use crate::case::info::{CASE_INFO_FILE, CaseInfo, Contradiction};
 use crate::data::DataRoot;
@@ -283,10 +284,16 @@ pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>,
 /// files verified against their checksums, and an upstream one rests on the spec whatever
 /// a case.json beside it says (docs/semantics.md#basis).
 pub fn discover_in(roots: &[DataRoot], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+    discover_until(roots, patterns, &Cancel::new())
+}
+
+/// [`discover_in`], stopped with [`Error::Cancelled`] once `cancel` trips (checked at every
+/// entry of the walk).
+pub fn discover_until(roots: &[DataRoot], patterns: &Patterns, cancel: &Cancel) -> Result<Vec<TestCase>, Error> {
     let mut cases = Vec::new();
     let mut root_of = Vec::new();
     for (r, root) in roots.iter().enumerate() {
-        let mut found = discover_root(root, patterns)?;
+        let mut found = discover_root(root, patterns, cancel)?;
         found.sort_by(|a, b| a.id.cmp(&b.id));
         root_of.extend(std::iter::repeat_n(r, found.len()));
         cases.extend(found);
@@ -331,7 +338,7 @@ fn qualify_repeated_ids(cases: &mut [TestCase], root_of: &[usize], roots: &[Data
     }
 }
 
-fn discover_root(data_root: &DataRoot, patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+fn discover_root(data_root: &DataRoot, patterns: &Patterns, cancel: &Cancel) -> Result<Vec<TestCase>, Error> {
     let root = data_root.path.as_path();
     let root_resolved = root.canonicalize().map_err(|source| Error::Walk {
         path: root.to_owned(),
@@ -340,6 +347,9 @@ fn discover_root(data_root: &DataRoot, patterns: &Patterns) -> Result<Vec<TestCa
     let mut cases = Vec::new();
     let mut walker = WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter();
     while let Some(entry) = walker.next() {
+        if cancel.is_cancelled() {
+            return Err(Error::Cancelled);
+        }
         let entry = match entry {
             Ok(entry) => entry,
             // A link back to an ancestor holds nothing new.

@@ -19,9 +19,9 @@ use pad_conformance::run::runner::{Job, run_jobs};
 use pad_conformance::text::{escape_line, escape_text};
 
 use super::Fatal;
-use super::signals::{self, CancelsRun};
 use super::args::{RunArgs, RunFormat};
 use super::output::{Output, finish, open_output};
+use super::signals::{self, CancelsRun};
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;

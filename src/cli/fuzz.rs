@@ -10,9 +10,9 @@ use pad_conformance::judge::profile::Profile;
 use serde_json::json;
 
 use super::Fatal;
+use super::args::{BenchFormat, FuzzArgs};
 use super::fuzz_out::FindingsDir;
 use super::signals::{self, CancelsRun};
-use super::args::{BenchFormat, FuzzArgs};
 
 pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     if !(0.0..=1.0).contains(&args.refusals) {

@@ -45,7 +45,8 @@ impl FindingsDir {
     /// Removes the earlier run's reproducers; returns the directory to write into.
     pub fn clear_earlier(&self) -> Result<&Path, Fatal> {
         for dir in &self.earlier {
-            fs::remove_dir_all(dir).map_err(|e| Fatal(format!("removing the earlier finding {}: {e}", dir.display())))?;
+            fs::remove_dir_all(dir)
+                .map_err(|e| Fatal(format!("removing the earlier finding {}: {e}", dir.display())))?;
         }
         Ok(&self.path)
     }
@@ -55,12 +56,17 @@ impl FindingsDir {
 /// holding model.onnx, case.json, description.txt and test_data_set_0 with input_K.pb,
 /// output_K.pb or expected_error.txt — regular files, nothing else.
 fn is_reproducer(dir: &Path) -> bool {
-    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     name.starts_with("test_fuzz_")
         && name.ends_with("_pad")
         && only(dir, |name, kind| match name {
             "model.onnx" | "case.json" | "description.txt" => kind.is_file(),
-            "test_data_set_0" => kind.is_dir() && only(&dir.join(name), |name, kind| kind.is_file() && is_data_file(name)),
+            "test_data_set_0" => {
+                kind.is_dir() && only(&dir.join(name), |name, kind| kind.is_file() && is_data_file(name))
+            }
             _ => false,
         })
 }
@@ -75,7 +81,10 @@ fn only(dir: &Path, allowed: impl Fn(&str, fs::FileType) -> bool) -> bool {
         return false;
     };
     entries.into_iter().all(|entry| {
-        entry.is_ok_and(|e| e.file_type().is_ok_and(|kind| allowed(&e.file_name().to_string_lossy(), kind)))
+        entry.is_ok_and(|e| {
+            e.file_type()
+                .is_ok_and(|kind| allowed(&e.file_name().to_string_lossy(), kind))
+        })
     })
 }
 

@@ -12,9 +12,9 @@ use pad_conformance::run::runner::run_jobs;
 use pad_conformance::text::escape_text;
 
 use super::Fatal;
-use super::signals::{self, CancelsRun};
 use super::args::{CoverageArgs, MatrixArgs, MatrixFormat};
 use super::output::{Output, finish, open_output};
+use super::signals::{self, CancelsRun};
 
 pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
@@ -34,7 +34,14 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             Err(_) if cancel.is_cancelled() => break,
             started => started?,
         };
-        let report = run_jobs(backend.as_ref(), &jobs, &options, args.checking.threads(), &cancel, &mut |_| {});
+        let report = run_jobs(
+            backend.as_ref(),
+            &jobs,
+            &options,
+            args.checking.threads(),
+            &cancel,
+            &mut |_| {},
+        );
         if cancel.is_cancelled() {
             // A column with holes would misalign the table: the backends that finished stand.
             eprintln!(

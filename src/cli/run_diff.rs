@@ -266,10 +266,20 @@ mod tests {
     #[test]
     fn large_reports_are_matched_by_name() {
         let n = 100_000;
-        let old = report((0..n).map(|i| outcome(&format!("c{i}"), Status::Passed, true)).collect());
+        let old = report(
+            (0..n)
+                .map(|i| outcome(&format!("c{i}"), Status::Passed, true))
+                .collect(),
+        );
         let new = report(
             (0..n)
-                .map(|i| outcome(&format!("c{}", i + 1), if i == 500 { Status::Failed } else { Status::Passed }, true))
+                .map(|i| {
+                    outcome(
+                        &format!("c{}", i + 1),
+                        if i == 500 { Status::Failed } else { Status::Passed },
+                        true,
+                    )
+                })
                 .collect(),
         );
         let diff = RunDiff::new(&old, &new);

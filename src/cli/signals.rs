@@ -68,7 +68,11 @@ pub fn install() {
         let cancel = cancel.clone();
         let action = move || {
             kill_worker_groups();
-            if signal != SIGHUP && SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+            if signal != SIGHUP
+                && SIGNAL
+                    .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+            {
                 cancel.cancel();
                 if IN_RUN.load(Ordering::SeqCst) {
                     return;

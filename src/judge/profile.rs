@@ -224,7 +224,11 @@ impl Profile {
         };
         let operators = file
             .operators
-            .map(|names| Labels::new().parse(&names).map_err(|v| unknown("operators".into(), "operator", &v)))
+            .map(|names| {
+                Labels::new()
+                    .parse(&names)
+                    .map_err(|v| unknown("operators".into(), "operator", &v))
+            })
             .transpose()?;
         let dtypes = file
             .dtypes
@@ -240,8 +244,8 @@ impl Profile {
             let operators = labels
                 .parse(&exception.operators)
                 .map_err(|v| unknown(format!("except[{i}].operators"), "operator", &v))?;
-            let dtypes =
-                parse_dtypes(&exception.dtypes).map_err(|v| unknown(format!("except[{i}].dtypes"), "element type", &v))?;
+            let dtypes = parse_dtypes(&exception.dtypes)
+                .map_err(|v| unknown(format!("except[{i}].dtypes"), "element type", &v))?;
             let modes = parse_modes(&exception.modes).map_err(|v| unknown(format!("except[{i}].modes"), "mode", &v))?;
             masks.push(Masks::new(&operators, &dtypes, &modes));
         }
@@ -303,7 +307,10 @@ impl Masks {
             if set.is_empty() {
                 return u64::MAX;
             }
-            table.enumerate().filter(|(_, t)| set.contains(t)).fold(0, |m, (i, _)| m | 1 << i)
+            table
+                .enumerate()
+                .filter(|(_, t)| set.contains(t))
+                .fold(0, |m, (i, _)| m | 1 << i)
         }
         Masks {
             operators: mask(operators, OpVersion::all()),
@@ -315,9 +322,7 @@ impl Masks {
     /// `subject`'s own bits.
     fn of(subject: &Subject) -> Masks {
         fn bit<T: PartialEq>(value: Option<T>, mut table: impl Iterator<Item = T>) -> u64 {
-            value
-                .and_then(|v| table.position(|t| t == v))
-                .map_or(OTHER, |i| 1 << i)
+            value.and_then(|v| table.position(|t| t == v)).map_or(OTHER, |i| 1 << i)
         }
         Masks {
             operators: bit(Some(subject.operator), OpVersion::all()),
@@ -583,12 +588,27 @@ reason = "no bfloat16 kernel before Pad-21"
         assert_eq!(profile.exceptions().len(), 100_001);
         let reason = |op, version, dtype, mode| profile.excludes(&subject(op, version, dtype, mode)).map(|u| u.0);
         for _ in 0..100_000 {
-            assert_eq!(reason(PadOp::Pad, 19, DataType::Int8, Some(PadMode::Edge)), Some("r4".into()));
-            assert_eq!(reason(PadOp::Pad, 19, DataType::Int8, Some(PadMode::Constant)), Some("r3".into()));
-            assert_eq!(reason(PadOp::CenterCropPad, 18, DataType::Int8, None), Some("r2".into()));
-            assert_eq!(reason(PadOp::Pad, 19, DataType::Float, None), Some("everything else".into()));
+            assert_eq!(
+                reason(PadOp::Pad, 19, DataType::Int8, Some(PadMode::Edge)),
+                Some("r4".into())
+            );
+            assert_eq!(
+                reason(PadOp::Pad, 19, DataType::Int8, Some(PadMode::Constant)),
+                Some("r3".into())
+            );
+            assert_eq!(
+                reason(PadOp::CenterCropPad, 18, DataType::Int8, None),
+                Some("r2".into())
+            );
+            assert_eq!(
+                reason(PadOp::Pad, 19, DataType::Float, None),
+                Some("everything else".into())
+            );
         }
         // A version outside the table still meets the exception without lists.
-        assert_eq!(reason(PadOp::Pad, 22, DataType::Int8, None), Some("everything else".into()));
+        assert_eq!(
+            reason(PadOp::Pad, 22, DataType::Int8, None),
+            Some("everything else".into())
+        );
     }
 }

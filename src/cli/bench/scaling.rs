@@ -12,12 +12,12 @@ use serde::Serialize;
 use super::BenchError;
 use super::scratch_case::CaseFiles;
 use pad_conformance::backend::RefBackend;
+use pad_conformance::cancel::Cancel;
 use pad_conformance::case::{Patterns, discover};
 use pad_conformance::fuzz::FuzzCase;
 use pad_conformance::judge::check::{CheckOptions, Status};
 use pad_conformance::operators::{OpVersion, PadMode, PadOp};
 use pad_conformance::report::{Colors, write_json, write_outcome, write_summary};
-use pad_conformance::cancel::Cancel;
 use pad_conformance::run::runner::{jobs, run_jobs};
 use pad_conformance::tensor::Tensor;
 
