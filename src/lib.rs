@@ -2,8 +2,8 @@
 //! (Pad 1–25, CenterCropPad 18, com.microsoft Pad), and the regression gate of any backend.
 //!
 //! The layers, lowest first; each uses only those below it:
-//! - [`text`], [`data`], [`proto`]: safe text for reports; data roots, corpora, manifests and
-//!   bases; the ONNX protobuf messages.
+//! - [`text`], [`data`], [`proto`], [`cancel`]: safe text for reports; data roots, corpora,
+//!   manifests and bases; the ONNX protobuf messages; the token that stops a run.
 //! - [`tensor`]: ONNX's element types, tensor files decoded and encoded.
 //! - [`model`], [`operators`]: model.onnx read, and the table of Pad-family operators.
 //! - [`case`]: test cases discovered ([`case::discover`]) and loaded.
@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+pub mod cancel;
 pub mod case;
 pub mod data;
 pub mod fuzz;
@@ -53,8 +54,9 @@ mod layers {
     use std::path::Path;
 
     /// Each layer's rank: a module may use its own rank and those below, never above.
-    const RANKS: [(&str, u8); 15] = [
+    const RANKS: [(&str, u8); 16] = [
         ("text", 0),
+        ("cancel", 0),
         ("data", 0),
         ("proto", 0),
         ("tensor", 1),

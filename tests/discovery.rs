@@ -293,3 +293,18 @@ fn an_unwalkable_entry_is_an_errored_case_and_the_walk_goes_on() {
         "{problem}"
     );
 }
+
+#[test]
+fn a_tripped_token_stops_discovery() {
+    use pad_conformance::cancel::Cancel;
+    use pad_conformance::case::discover_until;
+    use pad_conformance::data::DataRoot;
+    let roots = DataRoot::resolve(&[vendored()]).unwrap();
+    let cancel = Cancel::new();
+    assert!(discover_until(&roots, &Patterns::default(), &cancel).is_ok_and(|cases| !cases.is_empty()));
+    cancel.cancel();
+    assert!(matches!(
+        discover_until(&roots, &Patterns::default(), &cancel),
+        Err(Error::Cancelled)
+    ));
+}

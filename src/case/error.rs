@@ -34,6 +34,9 @@ pub enum Error {
         #[source]
         source: glob::PatternError,
     },
+    /// Discovery was cancelled.
+    #[error("cancelled while looking for cases")]
+    Cancelled,
     /// Nothing to run: a green run over nothing would mean nothing.
     #[error(
         "no test cases found under {}: a case is a directory holding model.onnx named test_*_pad*, test_center_crop_pad_* or test_*Pad* (--pattern GLOB names others)",

@@ -4,6 +4,7 @@
 //! default `test_*_pad*`, `test_center_crop_pad_*` and, for pytorch exports, `test_*Pad*`),
 //! with data sets `test_data_set_N/` holding `input_K.pb` and `output_K.pb`.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -13,6 +14,7 @@ pub mod error;
 pub mod info;
 pub(crate) mod shared_model;
 
+use crate::cancel::Cancel;
 use crate::case::error::Error;
 use crate::case::info::{CASE_INFO_FILE, CaseInfo, Contradiction};
 use crate::data::DataRoot;
@@ -31,7 +33,10 @@ pub const EXPECTED_ERROR_FILE: &str = "expected_error.txt";
 /// A discovered test case: its directory and data sets, not yet loaded.
 #[derive(Clone, Debug)]
 pub struct TestCase {
-    /// The path relative to the root it was found under: `onnx-1.22.0/node/test_wrap_pad`.
+    /// The path relative to the root it was found under: `onnx-1.22.0/node/test_wrap_pad`;
+    /// prefixed with the root as given and `:` (`../other:node/test_wrap_pad`) when another
+    /// root of the same discovery holds a case of that path too, so that a run never names
+    /// two data sets alike (reports, `diff` and baselines key data sets by name).
     pub id: String,
     /// The case directory, holding model.onnx.
     pub dir: PathBuf,
@@ -279,12 +284,21 @@ pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>,
 /// files verified against their checksums, and an upstream one rests on the spec whatever
 /// a case.json beside it says (docs/semantics.md#basis).
 pub fn discover_in(roots: &[DataRoot], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+    discover_until(roots, patterns, &Cancel::new())
+}
+
+/// [`discover_in`], stopped with [`Error::Cancelled`] once `cancel` trips (checked at every
+/// entry of the walk).
+pub fn discover_until(roots: &[DataRoot], patterns: &Patterns, cancel: &Cancel) -> Result<Vec<TestCase>, Error> {
     let mut cases = Vec::new();
-    for root in roots {
-        let mut found = discover_root(root, patterns)?;
+    let mut root_of = Vec::new();
+    for (r, root) in roots.iter().enumerate() {
+        let mut found = discover_root(root, patterns, cancel)?;
         found.sort_by(|a, b| a.id.cmp(&b.id));
+        root_of.extend(std::iter::repeat_n(r, found.len()));
         cases.extend(found);
     }
+    qualify_repeated_ids(&mut cases, &root_of, roots);
     if cases.is_empty() {
         return Err(Error::NoCases {
             roots: roots.iter().map(|r| r.path.clone()).collect(),
@@ -293,7 +307,38 @@ pub fn discover_in(roots: &[DataRoot], patterns: &Patterns) -> Result<Vec<TestCa
     Ok(cases)
 }
 
-fn discover_root(data_root: &DataRoot, patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+/// Prefixes with its root every id found under more than one root (`root_of[i]`: the index
+/// of case `i`'s root), so that each copy keeps a name of its own. A root given twice is
+/// told apart by its position (`data#2`).
+fn qualify_repeated_ids(cases: &mut [TestCase], root_of: &[usize], roots: &[DataRoot]) {
+    let mut copies: HashMap<&str, usize> = HashMap::new();
+    for case in cases.iter() {
+        *copies.entry(case.id.as_str()).or_default() += 1;
+    }
+    let repeated: HashSet<String> = copies
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(id, _)| id.to_owned())
+        .collect();
+    if repeated.is_empty() {
+        return;
+    }
+    let labels: Vec<String> = roots.iter().map(|r| r.path.display().to_string()).collect();
+    let label = |r: usize| {
+        if labels.iter().filter(|l| **l == labels[r]).count() > 1 {
+            format!("{}#{}", labels[r], r + 1)
+        } else {
+            labels[r].clone()
+        }
+    };
+    for (case, &r) in cases.iter_mut().zip(root_of) {
+        if repeated.contains(&case.id) {
+            case.id = format!("{}:{}", label(r), case.id);
+        }
+    }
+}
+
+fn discover_root(data_root: &DataRoot, patterns: &Patterns, cancel: &Cancel) -> Result<Vec<TestCase>, Error> {
     let root = data_root.path.as_path();
     let root_resolved = root.canonicalize().map_err(|source| Error::Walk {
         path: root.to_owned(),
@@ -302,6 +347,9 @@ fn discover_root(data_root: &DataRoot, patterns: &Patterns) -> Result<Vec<TestCa
     let mut cases = Vec::new();
     let mut walker = WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter();
     while let Some(entry) = walker.next() {
+        if cancel.is_cancelled() {
+            return Err(Error::Cancelled);
+        }
         let entry = match entry {
             Ok(entry) => entry,
             // A link back to an ancestor holds nothing new.

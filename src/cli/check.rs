@@ -21,6 +21,7 @@ use pad_conformance::text::{escape_line, escape_text};
 use super::Fatal;
 use super::args::{RunArgs, RunFormat};
 use super::output::{Output, finish, open_output};
+use super::signals::{self, CancelsRun};
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
@@ -65,11 +66,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
                 .and_then(|()| out.flush());
         }
     };
+    // From here a signal stops the run, and what finished is reported.
+    let _run = CancelsRun::start();
     let mut report = run_jobs(
         backend.as_ref(),
         &jobs,
         &options,
         args.checking.threads(),
+        &signals::cancel(),
         &mut write_line,
     );
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
@@ -94,13 +98,13 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         });
         recorded.write(path)?;
     }
-    if super::signals::interrupted() {
+    if let Some(code) = signals::interrupted() {
         eprintln!(
             "pad-conformance: interrupted: {} of {} data sets ran; the report holds those",
             report.outcomes.len(),
             jobs.len()
         );
-        return Ok(ExitCode::from(130));
+        return Ok(code);
     }
     let summary = report.summary();
     let failed = match &report.baseline {

@@ -11,6 +11,8 @@ use serde_json::json;
 
 use super::Fatal;
 use super::args::{BenchFormat, FuzzArgs};
+use super::fuzz_out::FindingsDir;
+use super::signals::{self, CancelsRun};
 
 pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     if !(0.0..=1.0).contains(&args.refusals) {
@@ -21,6 +23,16 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     }
     if args.max_elements == 0 {
         return Err(Fatal("--max-elements 0 leaves nothing to generate".into()));
+    }
+    if args.max_elements > Shape::MAX_ELEMENTS {
+        return Err(Fatal(format!(
+            "--max-elements {} is over the limit of {} elements a generated tensor may have",
+            args.max_elements,
+            Shape::MAX_ELEMENTS
+        )));
+    }
+    if args.cases == Some(0) {
+        return Err(Fatal("--cases 0 leaves nothing to run".into()));
     }
     let time = match args.time {
         Some(t) if t > 0.0 && t.is_finite() => Some(Duration::from_secs_f64(t)),
@@ -41,8 +53,11 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
         },
         check,
         threads: args.checking.threads(),
+        cancel: signals::cancel(),
         ..FuzzOptions::default()
     };
+    // Checked before the run: findings are never lost to an --out that cannot take them.
+    let out_dir = args.out.as_deref().map(FindingsDir::prepare).transpose()?;
     let backend = args.checking.backend(&args.backend, args.max_tensor_bytes)?;
     // Progress goes to standard error, and only on a terminal: it never mixes into JSON.
     let terminal = std::io::stderr().is_terminal();
@@ -52,12 +67,15 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
             eprint!("\r{} cases, {rate:.0}/s, {} findings ", p.cases, p.findings);
         }
     };
+    // From here a signal stops the run; the findings so far are reported and written.
+    let _run = CancelsRun::start();
     let report = run_fuzz(backend.as_ref(), &options, &mut progress)?;
     if terminal {
         eprintln!();
     }
     let mut written = Vec::new();
-    if let Some(dir) = &args.out {
+    if let Some(out_dir) = &out_dir {
+        let dir = out_dir.clear_earlier()?;
         for finding in report.findings.iter().chain(&report.not_gating) {
             written.push(write_reproducer(finding, dir)?);
         }
@@ -74,6 +92,13 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     }
     for path in written {
         eprintln!("wrote {}", path.display());
+    }
+    if let Some(code) = signals::interrupted() {
+        eprintln!(
+            "pad-conformance: interrupted after {} cases; the findings so far are reported",
+            report.cases
+        );
+        return Ok(code);
     }
     Ok(if report.findings.is_empty() {
         ExitCode::SUCCESS
@@ -112,7 +137,15 @@ fn write_human(report: &FuzzReport, backend: &str, seed: u64, out: &mut dyn Writ
         "{} findings, {} not gating",
         report.findings.len(),
         report.not_gating.len()
-    )
+    )?;
+    if report.dropped > 0 {
+        writeln!(
+            out,
+            "{} further distinct findings dropped: those kept filled the run's memory budget",
+            report.dropped
+        )?;
+    }
+    Ok(())
 }
 
 fn as_json(report: &FuzzReport, seed: u64) -> serde_json::Value {
@@ -132,6 +165,7 @@ fn as_json(report: &FuzzReport, seed: u64) -> serde_json::Value {
         "cases": report.cases,
         "seconds": report.duration.as_secs_f64(),
         "unsupported": report.unsupported,
+        "dropped": report.dropped,
         "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),
         "not_gating": report.not_gating.iter().map(finding).collect::<Vec<_>>(),
     })

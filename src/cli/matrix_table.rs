@@ -61,7 +61,8 @@ pub struct Cell {
 }
 
 impl Matrix {
-    /// Builds the matrix from reports of the same data sets in the same order.
+    /// Builds the matrix from reports of the same data sets in the same order (a report
+    /// cut short leaves out the rows past its end).
     pub fn new(reports: &[RunReport]) -> Matrix {
         let backends = reports
             .iter()
@@ -70,7 +71,7 @@ impl Matrix {
                 summary: r.summary(),
             })
             .collect();
-        let rows = reports.first().map_or(0, |r| r.outcomes.len());
+        let rows = reports.iter().map(|r| r.outcomes.len()).min().unwrap_or(0);
         let cases = (0..rows)
             .map(|i| {
                 let first: &Outcome = &reports[0].outcomes[i];

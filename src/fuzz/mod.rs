@@ -18,7 +18,7 @@ pub mod reproducer;
 mod shrink;
 mod values;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,6 +30,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::backend::{Backend, ErrorKind, RefBackend, error_kind, refusal_rules};
+use crate::cancel::Cancel;
 use crate::case::{Expected, LoadedDataSet};
 use crate::data::basis::BasisNote;
 use crate::judge::check::{Answer, CheckOptions, judge_answer, run};
@@ -56,7 +57,9 @@ pub struct FuzzOptions {
     pub seed: u64,
     /// Stop after this many cases; with neither this nor `time`, after [`DEFAULT_CASES`].
     pub cases: Option<u64>,
-    /// Stop after this long: a time budget alone bounds the run.
+    /// Stop after this long: a time budget alone bounds the run. It becomes `cancel`'s
+    /// deadline, so that a backend stopped by the same token has its case in flight then cut
+    /// short, its worker killed.
     pub time: Option<Duration>,
     /// What the generator draws.
     pub shape: Shape,
@@ -67,6 +70,13 @@ pub struct FuzzOptions {
     /// Threads evaluating cases. Cases are drawn and findings shrunk in order on the calling
     /// thread, so the result does not depend on it.
     pub threads: usize,
+    /// Stops the run once tripped: the cases finished by then are reported, a case under
+    /// way is dropped.
+    pub cancel: Cancel,
+    /// The most tensor elements the findings kept may hold (their cases, as drawn and
+    /// shrunk, and the expected outputs); further distinct findings are counted as
+    /// [`FuzzReport::dropped`]. Default 16 Mi: at most 256 MiB.
+    pub stored_elements: usize,
 }
 
 /// The cases a run draws when given neither a number of cases nor a time budget.
@@ -90,6 +100,8 @@ impl Default for FuzzOptions {
             check: CheckOptions::default(),
             shrink_runs: 400,
             threads: crate::run::runner::default_threads(),
+            cancel: Cancel::new(),
+            stored_elements: 1 << 24,
         }
     }
 }
@@ -204,6 +216,9 @@ pub struct FuzzReport {
     pub not_gating: Vec<Finding>,
     /// Cases outside the backend's profile, or that the backend reports unsupported.
     pub unsupported: u64,
+    /// Distinct disagreements found but not kept: the findings kept had filled
+    /// [`FuzzOptions::stored_elements`], so that memory stays bounded however long the run.
+    pub dropped: u64,
 }
 
 /// Where a run stands, for a progress line.
@@ -217,10 +232,14 @@ pub struct Progress {
     pub findings: usize,
 }
 
-/// A run that cannot go on: the scratch directory, or the generator producing a model the
-/// reference cannot even load (a bug of this crate, reported rather than hidden).
+/// A run that cannot go on: options out of range, the scratch directory, or the generator
+/// producing a model the reference cannot even load (a bug of this crate, reported rather
+/// than hidden).
 #[derive(Debug, thiserror::Error)]
 pub enum FuzzError {
+    /// `shape.max_elements` is 0 or over [`Shape::MAX_ELEMENTS`].
+    #[error("max_elements {0} is not from 1 to {max}", max = Shape::MAX_ELEMENTS)]
+    MaxElements(usize),
     /// The scratch directory for model files.
     #[error("making a scratch directory: {0}")]
     Scratch(#[source] std::io::Error),
@@ -260,26 +279,40 @@ pub fn fuzz(
     options: &FuzzOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<FuzzReport, FuzzError> {
+    let max_elements = options.shape.max_elements;
+    if !(1..=Shape::MAX_ELEMENTS).contains(&max_elements) {
+        return Err(FuzzError::MaxElements(max_elements));
+    }
     let threads = options.threads.max(1);
+    // A batch's cases, expected outputs and answers are all held at once: fewer cases of a
+    // larger shape, so that a batch holds about as many elements whatever the shape.
+    let batch_size = (BATCH_ELEMENTS / max_elements).clamp(threads, BATCH) as u64;
     let scratches = (0..threads)
         .map(|_| tempfile::tempdir())
         .collect::<Result<Vec<_>, _>>()
         .map_err(FuzzError::Scratch)?;
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let start = Instant::now();
+    if let Some(time) = options.time {
+        options.cancel.cancel_at(start + time);
+    }
     let mut report = FuzzReport::default();
     let mut seen: BTreeMap<Signature, Finding> = BTreeMap::new();
+    let mut dropped: BTreeSet<Signature> = BTreeSet::new();
+    let mut stored = 0;
     let mut last_progress = Instant::now();
     loop {
         let left = options
             .case_limit()
-            .map_or(BATCH, |n| n.saturating_sub(report.cases).min(BATCH));
-        if left == 0 || options.time.is_some_and(|t| start.elapsed() >= t) {
+            .map_or(batch_size, |n| n.saturating_sub(report.cases).min(batch_size));
+        if left == 0 || options.cancel.is_cancelled() {
             break;
         }
         let batch: Vec<FuzzCase> = (0..left).map(|_| generate(&mut rng, &options.shape)).collect();
-        let evaluations = evaluate_all(backend, &batch, &scratches, &options.check);
+        let evaluations = evaluate_all(backend, &batch, &scratches, &options.check, &options.cancel);
         for (case, evaluation) in batch.into_iter().zip(evaluations) {
+            // Not evaluated, or cut short by the cancellation: not a case of the run.
+            let Some(evaluation) = evaluation else { continue };
             let evaluation = evaluation?;
             report.cases += 1;
             report.unsupported += u64::from(evaluation.unsupported);
@@ -289,9 +322,13 @@ pub fn fuzz(
             let signature = signature(&case, *kind);
             match seen.get_mut(&signature) {
                 Some(finding) => finding.hits += 1,
+                None if stored >= options.stored_elements => {
+                    dropped.insert(signature);
+                }
                 None => {
                     let scratch = scratches[0].path();
                     let finding = shrink::shrink(backend, case, evaluation, &signature, scratch, options)?;
+                    stored += elements_of(&finding);
                     seen.insert(signature, finding);
                 }
             }
@@ -306,6 +343,7 @@ pub fn fuzz(
         }
     }
     report.duration = start.elapsed();
+    report.dropped = dropped.len() as u64;
     for finding in seen.into_values() {
         if options.check.gating.gates(finding.basis.kind) {
             report.findings.push(finding);
@@ -316,17 +354,26 @@ pub fn fuzz(
     Ok(report)
 }
 
-/// Cases drawn at a time: evaluated in parallel, then taken in order.
-const BATCH: u64 = 256;
+/// Cases drawn at a time, at most: evaluated in parallel, then taken in order.
+const BATCH: usize = 256;
+/// The elements of the largest cases a batch draws, together: 4 Mi.
+const BATCH_ELEMENTS: usize = 1 << 22;
+
+/// The tensor elements `finding` holds.
+fn elements_of(finding: &Finding) -> usize {
+    let outputs = finding.expected.as_ref().map_or(0, |o| o.iter().map(Tensor::len).sum());
+    finding.case.data.len() + finding.original.data.len() + outputs
+}
 
 /// Evaluates `cases` on `scratches.len()` threads, each with its own scratch directory;
-/// results come back in the order of `cases`.
+/// results come back in the order of `cases`, `None` for those `cancel` stopped.
 fn evaluate_all(
     backend: &dyn Backend,
     cases: &[FuzzCase],
     scratches: &[tempfile::TempDir],
     check: &CheckOptions,
-) -> Vec<Result<Evaluation, FuzzError>> {
+    cancel: &Cancel,
+) -> Vec<Option<Result<Evaluation, FuzzError>>> {
     let chunk = cases.len().div_ceil(scratches.len()).max(1);
     std::thread::scope(|scope| {
         let handles: Vec<_> = cases
@@ -336,7 +383,13 @@ fn evaluate_all(
                 scope.spawn(move || {
                     cases
                         .iter()
-                        .map(|case| evaluate(backend, case, scratch.path(), check))
+                        .map(|case| {
+                            if cancel.is_cancelled() {
+                                return None;
+                            }
+                            let evaluation = evaluate(backend, case, scratch.path(), check);
+                            (!cancel.is_cancelled()).then_some(evaluation)
+                        })
                         .collect::<Vec<_>>()
                 })
             })

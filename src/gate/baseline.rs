@@ -683,6 +683,22 @@ mod tests {
         assert_eq!(serde_json::from_str::<Baseline>(&text).unwrap(), recorded);
     }
 
+    /// Recording 100,000 failures over a baseline of 100,000 entries, then judging a run
+    /// of them: every entry is found in a map, none by a scan (which would take minutes).
+    #[test]
+    fn large_baselines_are_merged_and_judged_by_name() {
+        let n = 100_000;
+        let run: Vec<Outcome> = (0..n).map(|i| outcome(&format!("c{i}"), Status::Failed, "x")).collect();
+        let previous = record(&run[..n / 2], None);
+        let recorded = record(&run, Some(&previous));
+        assert_eq!(recorded.expected.len(), n);
+        let mut next = run;
+        next[n - 1].status = Status::Passed;
+        let verdict = recorded.judge(&next, |_| true);
+        assert_eq!(verdict.expected_failures.len(), n - 1);
+        assert_eq!(verdict.unexpected_passes, [format!("c{}/0", n - 1)]);
+    }
+
     #[test]
     fn recording_a_filtered_run_keeps_the_entries_of_data_sets_not_run() {
         let mut previous = Baseline::default();

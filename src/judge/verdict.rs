@@ -371,6 +371,7 @@ fn failure_of(error: &BackendError) -> Failure {
         | WorkerError::Handshake(_) => Failure::Protocol,
         WorkerError::Start(_)
         | WorkerError::ShutDown
+        | WorkerError::Cancelled
         | WorkerError::ModelPath { .. }
         | WorkerError::Scratch { .. }
         | WorkerError::Request(_) => Failure::Runner,
