@@ -205,12 +205,19 @@ impl Harness {
             return Ok(baseline);
         }
         // The file about to be recorded, however its path is spelled (a gate names its
-        // baseline by an absolute path, the command that records it by a relative one).
-        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        // baseline by an absolute path, the command that records it by a relative one, which
+        // may climb through `..` or a link): the same file in the same resolved directory.
+        let resolved = |p: &Path| {
+            let absolute = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+            match (absolute.parent(), absolute.file_name()) {
+                (Some(dir), Some(name)) => dir.canonicalize().map_or(absolute.clone(), |dir| dir.join(name)),
+                _ => absolute,
+            }
+        };
         if self
             .write_baseline
             .as_deref()
-            .is_some_and(|w| absolute(w) == absolute(path))
+            .is_some_and(|w| resolved(w) == resolved(path))
         {
             return Ok(Baseline::default());
         }
