@@ -18,6 +18,7 @@ use crate::case::info::{CASE_INFO_FILE, CaseInfo, Contradiction};
 use crate::data::DataRoot;
 use crate::data::basis::BasisNote;
 use crate::data::json_file::{JsonFileError, read_json};
+use crate::data::side_file::MAX_CASE_INFO_BYTES;
 use crate::data::manifest::{ListedCase, Tampered};
 use crate::model::Model;
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
@@ -435,7 +436,7 @@ fn load_case_dir(data_root: &DataRoot, dir: &Path) -> TestCase {
     // Upstream data is the spec's, whatever a sidecar says: the manifest decides, not a file.
     let info = match listed {
         Some(listed) if listed.upstream => None,
-        _ if described => match read_json::<CaseInfo>(&dir.join(CASE_INFO_FILE)) {
+        _ if described => match read_json::<CaseInfo>(&dir.join(CASE_INFO_FILE), MAX_CASE_INFO_BYTES) {
             Ok(info) => Some(info),
             Err(e) => return TestCase::unlisted(root, dir, ListingProblem::CaseInfo(Arc::new(e))),
         },

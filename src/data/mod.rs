@@ -10,6 +10,9 @@ pub mod corpus;
 #[doc(hidden)]
 pub mod json_file;
 pub mod manifest;
+// Size-capped reads of side files, for the tool too.
+#[doc(hidden)]
+pub mod side_file;
 mod roots;
 
 pub use json_file::JsonFileError;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::data::json_file::{JsonFileError, read_json};
+use crate::data::side_file::MAX_BASELINE_BYTES;
 use crate::data::{DataRoot, corpus_name, corpus_versions};
 use crate::judge::check::{Outcome, Status};
 use crate::text::first_line;
@@ -249,7 +250,7 @@ impl GateSummary {
 impl Baseline {
     /// Reads a baseline file: any format up to [`BASELINE_FORMAT`].
     pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
-        let baseline: Baseline = read_json(path)?;
+        let baseline: Baseline = read_json(path, MAX_BASELINE_BYTES)?;
         match baseline.format {
             Some(format) if format > BASELINE_FORMAT => Err(BaselineError::Format {
                 path: path.to_owned(),

@@ -1,0 +1,209 @@
+//! The files beside the data, made hostile: FIFOs, devices and huge files where a profile,
+//! case.json, VERSION, CHANGELOG.md, baseline or report should be; and profiles and options
+//! that would silently run nothing. Each gives a clear error naming the file, promptly, and
+//! no hang (a FIFO opened for reading without a writer would block forever).
+
+mod support;
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::Output;
+
+use support::files::{copy_dir, run, testdata};
+
+fn mkfifo(path: &Path) {
+    let c = CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: mkfifo(3) reads the NUL-terminated path only.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// A file of `len` bytes that takes no disk: a hole.
+fn sparse(path: &Path, len: u64) {
+    std::fs::File::create(path).unwrap().set_len(len).unwrap();
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// One vendored case in a fresh directory.
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &testdata("onnx-1.22.0/node/test_edge_pad"),
+        &dir.path().join("test_edge_pad"),
+    );
+    dir
+}
+
+fn arg(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn a_profile_that_is_a_fifo_a_device_or_huge_is_refused_naming_it() {
+    let tree = tree();
+    let fifo = tree.path().join("fifo.toml");
+    mkfifo(&fifo);
+    let out = run(&["--profile", arg(&fifo), arg(tree.path())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("reading {}: not a regular file but a FIFO", fifo.display())),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["--profile", "/dev/zero", arg(tree.path())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("reading /dev/zero: not a regular file but a device"), "{}", stderr(&out));
+    // 3 GiB, refused by its size before a byte is read.
+    let huge = tree.path().join("huge.toml");
+    sparse(&huge, 3 << 30);
+    let out = run(&["--profile", arg(&huge), arg(tree.path())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!(
+            "reading {}: 3221225472 bytes, over the 1048576 bytes this file may hold",
+            huge.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_toml_error_quotes_an_excerpt_not_the_whole_line() {
+    let tree = tree();
+    let profile = tree.path().join("long.toml");
+    // Within the cap, one line of 1,000,000 characters that is not TOML.
+    std::fs::write(&profile, format!("modes = [\"constant\"] {}\n", "x".repeat(1_000_000))).unwrap();
+    let out = run(&["--profile", arg(&profile), arg(tree.path())]);
+    assert_eq!(out.status.code(), Some(2));
+    let error = stderr(&out);
+    assert!(error.contains("long.toml"), "{error}");
+    assert!(error.contains("line 1"), "{error}");
+    assert!(error.len() < 2_000, "an error of {} bytes", error.len());
+}
+
+#[test]
+fn empty_profiles_and_empty_lists_are_refused() {
+    let tree = tree();
+    let profile = tree.path().join("p.toml");
+    for (text, expected) in [
+        ("", "p.toml: the profile sets nothing (no key)"),
+        ("# only a comment\n", "p.toml: the profile sets nothing (no key)"),
+        ("operators = []\n", "p.toml: operators = [] would leave every data set unsupported"),
+        ("dtypes = []\n", "p.toml: dtypes = [] would leave every data set unsupported"),
+        ("modes = []\n", "p.toml: modes = [] would leave every data set unsupported"),
+    ] {
+        std::fs::write(&profile, text).unwrap();
+        let out = run(&["--profile", arg(&profile), arg(tree.path())]);
+        assert_eq!(out.status.code(), Some(2), "{text:?}");
+        assert!(stderr(&out).contains(expected), "{text:?}: {}", stderr(&out));
+    }
+    // A profile setting only the way inputs are taken is not empty.
+    std::fs::write(&profile, "inputs_as_constants = false\n").unwrap();
+    let out = run(&["--profile", arg(&profile), arg(tree.path())]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn zero_jobs_is_refused() {
+    let tree = tree();
+    let out = run(&["--jobs", "0", arg(tree.path())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("0 threads would run nothing"), "{}", stderr(&out));
+    let out = run(&["matrix", "--backend", "ref", "--jobs", "0", arg(tree.path())]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["--jobs", "1", arg(tree.path())]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn a_case_json_that_is_a_fifo_errors_that_case_and_the_rest_runs() {
+    let tree = tree();
+    let hostile = tree.path().join("test_fifo_pad");
+    copy_dir(&testdata("onnx-1.22.0/node/test_edge_pad"), &hostile);
+    mkfifo(&hostile.join("case.json"));
+    for list in [false, true] {
+        let mut args = vec![arg(tree.path())];
+        if list {
+            args.push("--list");
+        }
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("case.json: not a regular file but a FIFO"), "{stdout}");
+        assert!(stdout.contains("test_edge_pad/0"), "{stdout}");
+    }
+    // A huge case.json: refused by its size.
+    std::fs::remove_file(hostile.join("case.json")).unwrap();
+    sparse(&hostile.join("case.json"), 3 << 30);
+    let out = run(&[arg(tree.path())]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("case.json: 3221225472 bytes, over the 1048576 bytes"), "{stdout}");
+}
+
+/// A corpus root (VERSION, CHANGELOG.md, MANIFEST.tsv) around one generated case.
+fn corpus() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("VERSION"), "1\n").unwrap();
+    std::fs::write(dir.path().join("CHANGELOG.md"), "## 1\n").unwrap();
+    std::fs::write(
+        dir.path().join("MANIFEST.tsv"),
+        "release\tcase\tfile\torigin\tbytes\tsha256\n",
+    )
+    .unwrap();
+    copy_dir(
+        &testdata("onnx-1.22.0/node/test_edge_pad"),
+        &dir.path().join("test_edge_pad"),
+    );
+    dir
+}
+
+#[test]
+fn a_changelog_or_version_that_is_a_fifo_or_huge_is_refused_naming_it() {
+    let corpus = corpus();
+    let out = run(&[arg(corpus.path())]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let changelog = corpus.path().join("CHANGELOG.md");
+    std::fs::remove_file(&changelog).unwrap();
+    mkfifo(&changelog);
+    // A FIFO is no corpus root's file: the tree is then outside any corpus, and runs.
+    let out = run(&[arg(corpus.path())]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // A huge one is refused by its size.
+    std::fs::remove_file(&changelog).unwrap();
+    sparse(&changelog, 3 << 30);
+    let out = run(&[arg(corpus.path())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("reading {}: 3221225472 bytes, over the", changelog.display())),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(&changelog, "## 1\n").unwrap();
+    std::fs::write(corpus.path().join("VERSION"), format!("{}\n", "9".repeat(3000))).unwrap();
+    let out = run(&[arg(corpus.path())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is not a corpus version"), "{}", stderr(&out));
+    assert!(stderr(&out).len() < 500, "{}", stderr(&out));
+}
+
+#[test]
+fn a_baseline_or_report_that_is_a_fifo_or_huge_is_refused_naming_it() {
+    let tree = tree();
+    let fifo = tree.path().join("fifo.json");
+    mkfifo(&fifo);
+    let huge = tree.path().join("huge.json");
+    sparse(&huge, 3 << 30);
+    for path in [&fifo, &huge] {
+        let out = run(&["--baseline", arg(path), arg(tree.path())]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains(&format!("reading {}: ", path.display())), "{}", stderr(&out));
+        let out = run(&["diff", arg(path), arg(path)]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains(&format!("reading {}: ", path.display())), "{}", stderr(&out));
+    }
+}
