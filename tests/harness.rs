@@ -451,3 +451,25 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
     );
     assert_eq!(wrong_version.status, Status::Errored);
 }
+
+#[test]
+fn recording_refuses_a_json_file_that_is_no_baseline_as_the_command_line_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    let text = r#"{"format": 3, "backend": "ref", "cases": []}"#;
+    std::fs::write(&path, text).unwrap();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let args = Arguments::from_iter(["harness", "--logfile", log.path().to_str().unwrap()]);
+    let error = Harness::new(RefBackend)
+        .root(data())
+        .write_baseline(&path)
+        .execute(&args)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        error.contains("report.json: not a baseline (it has no \"expected\" object); refusing to overwrite it"),
+        "{error}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}

@@ -207,3 +207,137 @@ fn a_baseline_or_report_that_is_a_fifo_or_huge_is_refused_naming_it() {
         assert!(stderr(&out).contains(&format!("reading {}: ", path.display())), "{}", stderr(&out));
     }
 }
+
+/// The tree with test_edge_pad passing and test_wrap_pad failing (one value changed).
+fn failing_tree() -> tempfile::TempDir {
+    use pad_conformance::Tensor;
+    use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
+    let dir = tree();
+    let wrap = dir.path().join("test_wrap_pad");
+    copy_dir(&testdata("onnx-1.22.0/node/test_wrap_pad"), &wrap);
+    let output = wrap.join("test_data_set_0/output_0.pb");
+    let Tensor::Int32(mut values) = read_tensor_file(&output, &DecodeOptions::default()).unwrap() else {
+        panic!("test_wrap_pad's output is int32");
+    };
+    values[[0, 0, 0, 0]] += 1000;
+    write_tensor_file(&output, &Tensor::Int32(values), "y").unwrap();
+    dir
+}
+
+#[test]
+fn a_report_onto_a_link_a_fifo_or_a_device_is_refused_and_the_target_left_as_it_is() {
+    let tree = tree();
+    let real = tree.path().join("real.json");
+    std::fs::write(&real, "mine").unwrap();
+    let link = tree.path().join("link.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let dangling = tree.path().join("dangling.json");
+    std::os::unix::fs::symlink(tree.path().join("nowhere"), &dangling).unwrap();
+    let fifo = tree.path().join("fifo.json");
+    mkfifo(&fifo);
+    for (target, kind) in [
+        (link.as_path(), "symbolic link"),
+        (&dangling, "symbolic link"),
+        (&fifo, "FIFO"),
+        (Path::new("/dev/null"), "device"),
+    ] {
+        let case = tree.path().join("test_edge_pad");
+        for option in ["--output", "--write-baseline"] {
+            let out = run(&["--format", "json", option, arg(target), arg(&case)]);
+            assert_eq!(out.status.code(), Some(2), "{option} {}", target.display());
+            let error = stderr(&out);
+            let expected = format!("it is a {kind}, not a regular file; refusing to replace it");
+            assert!(error.contains(&expected), "{option} {}: {error}", target.display());
+            assert!(error.contains(&target.display().to_string()), "{error}");
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "mine");
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(std::fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+}
+
+#[test]
+fn write_baseline_refuses_a_json_file_that_is_no_baseline_before_the_run() {
+    let tree = failing_tree();
+    let target = tree.path().join("known.json");
+    for text in [
+        r#"{"expected": {}, "notes": "mine"}"#,
+        r#"{"format": 3, "backend": "ref", "cases": []}"#,
+        r#"[1, 2]"#,
+    ] {
+        std::fs::write(&target, text).unwrap();
+        let out = run(&["--write-baseline", arg(&target), arg(tree.path())]);
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        assert!(
+            stderr(&out).contains(&format!("{}: not a baseline", target.display())),
+            "{}",
+            stderr(&out)
+        );
+        // Refused before anything ran.
+        assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), text);
+    }
+    let error = stderr(&run(&["--write-baseline", arg(&target), arg(tree.path())]));
+    assert!(error.contains("it has no \"expected\" object"), "{error}");
+    std::fs::write(&target, r#"{"expected": {}, "notes": "mine"}"#).unwrap();
+    let error = stderr(&run(&["--write-baseline", arg(&target), arg(tree.path())]));
+    assert!(error.contains("it has a key \"notes\" that no baseline has"), "{error}");
+    // A path that cannot be written fails before the run too.
+    let under_a_file = tree.path().join("known.json/inner.json");
+    let out = run(&["--write-baseline", arg(&under_a_file), arg(tree.path())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(stderr(&out).contains(&format!("writing {}", under_a_file.display())), "{}", stderr(&out));
+}
+
+#[test]
+fn new_reports_and_baselines_follow_the_umask() {
+    let tree = failing_tree();
+    let report = tree.path().join("report.json");
+    let baseline = tree.path().join("known.json");
+    let script = format!(
+        "umask 027; exec '{}' --format json --output '{}' --write-baseline '{}' '{}'",
+        env!("CARGO_BIN_EXE_pad-conformance"),
+        report.display(),
+        baseline.display(),
+        tree.path().display()
+    );
+    let out = std::process::Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    use std::os::unix::fs::PermissionsExt;
+    for path in [&report, &baseline] {
+        let mode = std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640, "{}", path.display());
+    }
+}
+
+/// A run stopped by a signal had its workers killed by the runner: their failures are not
+/// the backend's, and no baseline records them.
+#[test]
+fn an_interrupted_run_writes_no_baseline_and_says_so() {
+    let tree = failing_tree();
+    let baseline = tree.path().join("known.json");
+    let hang = r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "hang"}'; read request; sleep 600"#;
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(["--backend", hang, "--jobs", "1", "--write-baseline"])
+        .arg(&baseline)
+        .arg(tree.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first data set is under way once the worker has had time to start.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let error = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{error}");
+    assert!(
+        error.contains(&format!("the baseline {} was not written", baseline.display())),
+        "{error}"
+    );
+    assert!(!baseline.exists());
+}

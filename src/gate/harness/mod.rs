@@ -307,6 +307,10 @@ impl Harness {
     /// Runs the trials `args` selects, prints the harness's summary after libtest's, and
     /// records the baseline if asked to.
     pub fn execute(self, args: &Arguments) -> Result<HarnessRun, HarnessError> {
+        // Before the run, not after it: a target that is no baseline, or cannot be written.
+        if let Some(path) = &self.write_baseline {
+            Baseline::check_recordable(path)?;
+        }
         let built = self.build()?;
         let conclusion = libtest_mimic::run(args, built.trials);
         let results = std::mem::take(&mut *built.results.lock().unwrap_or_else(|e| e.into_inner()));
@@ -316,20 +320,18 @@ impl Harness {
             println!("{summary}\n");
         }
         if let Some(path) = &self.write_baseline {
-            let previous = match Baseline::read(path) {
-                Ok(existing) => existing,
-                Err(_) => (*built.baseline).clone(),
-            };
-            let ran = results.iter().map(|r| Ran {
-                name: &r.name,
-                status: r.status,
-                message: &r.message,
-                gates: r.gates,
-            });
-            let recorded = Baseline::record(self.backend.name(), &built.roots, ran, Some(&previous), |name| {
-                built.discovered.contains(name)
-            });
-            recorded.write(path)?;
+            // The command line's rules: only a baseline is replaced, merged under a lock.
+            let recorded = Baseline::record_into(path, Some(&built.baseline), |previous| {
+                let ran = results.iter().map(|r| Ran {
+                    name: &r.name,
+                    status: r.status,
+                    message: &r.message,
+                    gates: r.gates,
+                });
+                Baseline::record(self.backend.name(), &built.roots, ran, previous, |name| {
+                    built.discovered.contains(name)
+                })
+            })?;
             println!(
                 "pad-conformance: wrote {} known failures to {}\n",
                 recorded.expected.len(),
