@@ -16,7 +16,7 @@ use pad_conformance::report::{
     Colors, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
 };
 use pad_conformance::run::runner::{Job, run_jobs};
-use pad_conformance::text::escape_text;
+use pad_conformance::text::{escape_line, escape_text};
 
 use super::Fatal;
 use super::args::{RunArgs, RunFormat};
@@ -120,7 +120,8 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
         let listing = list_case(job.case, max_tensor_bytes);
         failed += usize::from(listing.failed);
         for line in listing.lines {
-            if writeln!(out, "{line}").is_err() {
+            // Case ids and messages are the data's: shown, never executed.
+            if writeln!(out, "{}", escape_line(&line)).is_err() {
                 // A closed pipe (`| head`) is the reader's choice, not a failure.
                 return Ok(ExitCode::SUCCESS);
             }

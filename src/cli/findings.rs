@@ -152,7 +152,7 @@ pub fn write_markdown(reports: &[RunReport], out: &mut dyn Write) -> io::Result<
                 GroupKind::of(group).label(),
                 group.outcomes.len(),
                 escape_cell(&first_line(&group.reason, 140)),
-                group.smallest().name()
+                escape_cell(&group.smallest().name())
             )?;
         }
     }
@@ -169,19 +169,19 @@ pub fn write_markdown(reports: &[RunReport], out: &mut dyn Write) -> io::Result<
                 out,
                 "- **{}** — {} (basis: spec, {}). {} data set{}; the smallest, `{}` ({}): {}. \
                  Rerun: `pad-conformance --backend … --filter {}`.",
-                report.backend,
+                escape_cell(&report.backend),
                 GroupKind::of(group).label().replace("**defect**: ", "defect: "),
                 if section.is_empty() {
-                    "the upstream ONNX node test"
+                    "the upstream ONNX node test".to_owned()
                 } else {
-                    section
+                    escape_cell(section)
                 },
                 group.outcomes.len(),
                 if group.outcomes.len() == 1 { "" } else { "s" },
-                smallest.name(),
-                describe(smallest),
-                headline(&smallest.message).replace('|', "\\|"),
-                case_of(smallest)
+                escape_cell(&smallest.name()),
+                escape_cell(&describe(smallest)),
+                escape_cell(&headline(&smallest.message)),
+                escape_cell(case_of(smallest))
             )?;
         }
     }
