@@ -171,7 +171,11 @@ fn links_inside_the_root_are_not_followed_so_each_case_is_found_once_by_its_own_
     write_case(&root.path().join("real/test_near_pad"), &pad_model(), &[0]);
     std::os::unix::fs::symlink(outside.path(), root.path().join("escape")).unwrap();
     std::os::unix::fs::symlink(root.path().join("real"), root.path().join("alias")).unwrap();
-    std::os::unix::fs::symlink(root.path().join("real/test_near_pad"), root.path().join("test_alias_pad")).unwrap();
+    std::os::unix::fs::symlink(
+        root.path().join("real/test_near_pad"),
+        root.path().join("test_alias_pad"),
+    )
+    .unwrap();
     let cases = discover(&[root.path().to_owned()], &Patterns::default()).unwrap();
     let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["real/test_near_pad"]);

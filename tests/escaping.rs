@@ -19,8 +19,14 @@ const HOSTILE_WORKER: &str = r#"exec:read h; printf '%s\n' '{"type": "hello", "v
 
 fn hostile_tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&testdata("onnx-1.22.0/node/test_edge_pad"), &dir.path().join(HOSTILE_CASE));
-    copy_dir(&testdata("onnx-1.22.0/node/test_wrap_pad"), &dir.path().join("test_wrap_pad"));
+    copy_dir(
+        &testdata("onnx-1.22.0/node/test_edge_pad"),
+        &dir.path().join(HOSTILE_CASE),
+    );
+    copy_dir(
+        &testdata("onnx-1.22.0/node/test_wrap_pad"),
+        &dir.path().join("test_wrap_pad"),
+    );
     dir
 }
 
@@ -46,7 +52,9 @@ fn assert_inert_markdown(markdown: &str) {
     }
     let pipes = |line: &str| {
         let bytes = line.as_bytes();
-        (0..bytes.len()).filter(|&i| bytes[i] == b'|' && (i == 0 || bytes[i - 1] != b'\\')).count()
+        (0..bytes.len())
+            .filter(|&i| bytes[i] == b'|' && (i == 0 || bytes[i - 1] != b'\\'))
+            .count()
     };
     let mut header = None;
     for line in markdown.lines() {
@@ -67,7 +75,14 @@ fn arg(path: &Path) -> &str {
 fn matrix_tables_escape_worker_names_and_case_ids() {
     let tree = hostile_tree();
     for extra in [None, Some("--failures-only"), Some("--groups")] {
-        let mut args = vec!["matrix", "--backend", "ref", "--backend", HOSTILE_WORKER, arg(tree.path())];
+        let mut args = vec![
+            "matrix",
+            "--backend",
+            "ref",
+            "--backend",
+            HOSTILE_WORKER,
+            arg(tree.path()),
+        ];
         args.extend(extra);
         let out = run(&args);
         let (stdout, stderr) = text(&out);

@@ -55,7 +55,11 @@ fn a_profile_that_is_a_fifo_a_device_or_huge_is_refused_naming_it() {
     );
     let out = run(&["--profile", "/dev/zero", arg(tree.path())]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("reading /dev/zero: not a regular file but a device"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("reading /dev/zero: not a regular file but a device"),
+        "{}",
+        stderr(&out)
+    );
     // 3 GiB, refused by its size before a byte is read.
     let huge = tree.path().join("huge.toml");
     sparse(&huge, 3 << 30);
@@ -92,9 +96,18 @@ fn empty_profiles_and_empty_lists_are_refused() {
     for (text, expected) in [
         ("", "p.toml: the profile sets nothing (no key)"),
         ("# only a comment\n", "p.toml: the profile sets nothing (no key)"),
-        ("operators = []\n", "p.toml: operators = [] would leave every data set unsupported"),
-        ("dtypes = []\n", "p.toml: dtypes = [] would leave every data set unsupported"),
-        ("modes = []\n", "p.toml: modes = [] would leave every data set unsupported"),
+        (
+            "operators = []\n",
+            "p.toml: operators = [] would leave every data set unsupported",
+        ),
+        (
+            "dtypes = []\n",
+            "p.toml: dtypes = [] would leave every data set unsupported",
+        ),
+        (
+            "modes = []\n",
+            "p.toml: modes = [] would leave every data set unsupported",
+        ),
     ] {
         std::fs::write(&profile, text).unwrap();
         let out = run(&["--profile", arg(&profile), arg(tree.path())]);
@@ -142,7 +155,10 @@ fn a_case_json_that_is_a_fifo_errors_that_case_and_the_rest_runs() {
     let out = run(&[arg(tree.path())]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("case.json: 3221225472 bytes, over the 1048576 bytes"), "{stdout}");
+    assert!(
+        stdout.contains("case.json: 3221225472 bytes, over the 1048576 bytes"),
+        "{stdout}"
+    );
 }
 
 /// A corpus root (VERSION, CHANGELOG.md, MANIFEST.tsv) around one generated case.
@@ -201,10 +217,18 @@ fn a_baseline_or_report_that_is_a_fifo_or_huge_is_refused_naming_it() {
     for path in [&fifo, &huge] {
         let out = run(&["--baseline", arg(path), arg(tree.path())]);
         assert_eq!(out.status.code(), Some(2));
-        assert!(stderr(&out).contains(&format!("reading {}: ", path.display())), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("reading {}: ", path.display())),
+            "{}",
+            stderr(&out)
+        );
         let out = run(&["diff", arg(path), arg(path)]);
         assert_eq!(out.status.code(), Some(2));
-        assert!(stderr(&out).contains(&format!("reading {}: ", path.display())), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("reading {}: ", path.display())),
+            "{}",
+            stderr(&out)
+        );
     }
 }
 
@@ -289,7 +313,11 @@ fn write_baseline_refuses_a_json_file_that_is_no_baseline_before_the_run() {
     let out = run(&["--write-baseline", arg(&under_a_file), arg(tree.path())]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
-    assert!(stderr(&out).contains(&format!("writing {}", under_a_file.display())), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("writing {}", under_a_file.display())),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

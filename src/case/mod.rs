@@ -18,8 +18,8 @@ use crate::case::info::{CASE_INFO_FILE, CaseInfo, Contradiction};
 use crate::data::DataRoot;
 use crate::data::basis::BasisNote;
 use crate::data::json_file::{JsonFileError, read_json};
-use crate::data::side_file::MAX_CASE_INFO_BYTES;
 use crate::data::manifest::{ListedCase, Tampered};
+use crate::data::side_file::MAX_CASE_INFO_BYTES;
 use crate::model::Model;
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
 
@@ -351,7 +351,11 @@ fn discover_root_within(data_root: &DataRoot, patterns: &Patterns, limit: usize)
             if patterns.matches(&name)
                 && let Err(e) = std::fs::metadata(entry.path())
             {
-                cases.push(TestCase::unlisted(root, entry.path(), ListingProblem::unreadable(entry.path(), e)));
+                cases.push(TestCase::unlisted(
+                    root,
+                    entry.path(),
+                    ListingProblem::unreadable(entry.path(), e),
+                ));
             }
             continue;
         }
@@ -751,7 +755,11 @@ mod tests {
             corpus: None,
         };
         // The root and its ten directories: eleven entries.
-        assert!(discover_root_within(&root, &Patterns::default(), 11).unwrap().is_empty());
+        assert!(
+            discover_root_within(&root, &Patterns::default(), 11)
+                .unwrap()
+                .is_empty()
+        );
         let error = discover_root_within(&root, &Patterns::default(), 10).unwrap_err();
         assert_eq!(
             error.to_string(),

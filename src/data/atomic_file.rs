@@ -66,7 +66,9 @@ fn dir_of(path: &Path) -> &Path {
 /// can be made beside it. For a write that comes at the end of a long run, checked before it.
 pub fn check_writable(path: &Path) -> io::Result<()> {
     target_mode(path)?;
-    tempfile::Builder::new().prefix(".pad-conformance-").tempfile_in(dir_of(path))?;
+    tempfile::Builder::new()
+        .prefix(".pad-conformance-")
+        .tempfile_in(dir_of(path))?;
     Ok(())
 }
 
@@ -130,7 +132,11 @@ mod tests {
         std::os::unix::fs::symlink(&real, &link).unwrap();
         let dangling = dir.path().join("dangling.json");
         std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
-        for (path, kind) in [(&link, "symbolic link"), (&dangling, "symbolic link"), (&dir.path().to_owned(), "directory")] {
+        for (path, kind) in [
+            (&link, "symbolic link"),
+            (&dangling, "symbolic link"),
+            (&dir.path().to_owned(), "directory"),
+        ] {
             let error = write_atomically(path, b"new").unwrap_err();
             assert_eq!(
                 error.to_string(),

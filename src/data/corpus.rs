@@ -185,7 +185,12 @@ fn parse_changelog(text: &str, path: &Path) -> Result<Changes, CorpusError> {
                 .split_whitespace()
                 .next()
                 .and_then(|v| v.parse::<u32>().ok())
-                .ok_or_else(|| problem(number, format!("{:?} does not start with a version number", excerpt(heading, 60))))?;
+                .ok_or_else(|| {
+                    problem(
+                        number,
+                        format!("{:?} does not start with a version number", excerpt(heading, 60)),
+                    )
+                })?;
             if changes.insert(version, BTreeMap::new()).is_some() {
                 return Err(problem(number, format!("version {version} is listed twice")));
             }

@@ -132,7 +132,10 @@ impl Manifest {
         let header = lines.next().map(|(_, h)| h).unwrap_or_default();
         let expected = if upstream { UPSTREAM_HEADER } else { GENERATED_HEADER };
         if header != expected {
-            return Err(problem(1, format!("the header is {:?}, not {expected:?}", excerpt(header, 80))));
+            return Err(problem(
+                1,
+                format!("the header is {:?}, not {expected:?}", excerpt(header, 80)),
+            ));
         }
         for (index, line) in lines {
             let number = index + 1;
@@ -154,13 +157,18 @@ impl Manifest {
             {
                 return Err(problem(
                     number,
-                    format!("{:?}/{:?} is not a plain relative path", excerpt(&case, 80), excerpt(file, 80)),
+                    format!(
+                        "{:?}/{:?} is not a plain relative path",
+                        excerpt(&case, 80),
+                        excerpt(file, 80)
+                    ),
                 ));
             }
             let bytes = bytes
                 .parse()
                 .map_err(|_| problem(number, format!("size {:?} is not a whole number", excerpt(bytes, 40))))?;
-            let sha256 = parse_sha256(sha).ok_or_else(|| problem(number, format!("{:?} is not a sha256", excerpt(sha, 80))))?;
+            let sha256 =
+                parse_sha256(sha).ok_or_else(|| problem(number, format!("{:?} is not a sha256", excerpt(sha, 80))))?;
             let listed = self.cases.entry(case).or_insert_with(|| ListedCase {
                 upstream,
                 manifest: path.to_owned(),

@@ -11,9 +11,9 @@ pub mod corpus;
 pub mod json_file;
 pub mod manifest;
 // Size-capped reads of side files, for the tool too.
+mod roots;
 #[doc(hidden)]
 pub mod side_file;
-mod roots;
 
 pub use json_file::JsonFileError;
 

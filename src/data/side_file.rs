@@ -127,8 +127,11 @@ pub fn excerpt(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
 /// A parser's error message with each line cut by [`excerpt`] and at most `max_lines` lines:
 /// the position and the reason stay, a quoted line of a gigabyte does not.
 pub fn excerpt_lines(text: &str, max_chars: usize, max_lines: usize) -> String {
-    let mut lines: Vec<std::borrow::Cow<'_, str>> =
-        text.lines().take(max_lines).map(|line| excerpt(line, max_chars)).collect();
+    let mut lines: Vec<std::borrow::Cow<'_, str>> = text
+        .lines()
+        .take(max_lines)
+        .map(|line| excerpt(line, max_chars))
+        .collect();
     if text.lines().nth(max_lines).is_some() {
         lines.push("…".into());
     }
@@ -159,7 +162,9 @@ mod tests {
             "not a regular file but a directory"
         );
         assert_eq!(
-            read_text_capped(Path::new("/dev/zero"), 1 << 20).unwrap_err().to_string(),
+            read_text_capped(Path::new("/dev/zero"), 1 << 20)
+                .unwrap_err()
+                .to_string(),
             "not a regular file but a device"
         );
         std::fs::write(&file, b"\xff\xfe").unwrap();

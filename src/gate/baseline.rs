@@ -340,11 +340,21 @@ impl Baseline {
             path: path.to_owned(),
             unknown_key,
         };
-        let Some(object) = value.as_object().filter(|o| o.get("expected").is_some_and(|e| e.is_object())) else {
+        let Some(object) = value
+            .as_object()
+            .filter(|o| o.get("expected").is_some_and(|e| e.is_object()))
+        else {
             return Err(not_a_baseline(None));
         };
         // The keys a baseline of any format up to this one may have.
-        const KEYS: [&str; 6] = ["format", "written_by", "backend", "corpus_version", "corpus_versions", "expected"];
+        const KEYS: [&str; 6] = [
+            "format",
+            "written_by",
+            "backend",
+            "corpus_version",
+            "corpus_versions",
+            "expected",
+        ];
         if let Some(key) = object.keys().find(|k| !KEYS.contains(&k.as_str())) {
             return Err(not_a_baseline(Some(key.clone())));
         }
@@ -606,7 +616,9 @@ mod tests {
         lock.lock().unwrap();
         let second = std::thread::spawn(recording("b"));
         std::thread::sleep(std::time::Duration::from_millis(100));
-        record(&[outcome("a", Status::Failed, "wrong")], None).write(&path).unwrap();
+        record(&[outcome("a", Status::Failed, "wrong")], None)
+            .write(&path)
+            .unwrap();
         drop(lock);
         second.join().unwrap();
         let both = Baseline::read(&path).unwrap();

@@ -237,7 +237,11 @@ impl Profile {
         {
             return Err(ProfileError::Empty { path: path.to_owned() });
         }
-        for (field, list) in [("operators", &file.operators), ("dtypes", &file.dtypes), ("modes", &file.modes)] {
+        for (field, list) in [
+            ("operators", &file.operators),
+            ("dtypes", &file.dtypes),
+            ("modes", &file.modes),
+        ] {
             if list.as_ref().is_some_and(Vec::is_empty) {
                 return Err(ProfileError::EmptyList {
                     path: path.to_owned(),
