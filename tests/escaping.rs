@@ -148,3 +148,15 @@ fn the_fuzz_report_escapes_worker_messages() {
         );
     }
 }
+
+#[test]
+fn errors_quoting_a_path_show_its_control_characters() {
+    let tree = hostile_tree();
+    let profile = tree.path().join("p\x1b[2J\r.toml");
+    std::fs::write(&profile, "modes = []\n").unwrap();
+    let out = run(&["--profile", arg(&profile), arg(tree.path())]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert_inert_for_a_terminal(&stderr);
+    assert!(stderr.contains(r"p\u{1b}[2J\r.toml: modes = []"), "{stderr}");
+}

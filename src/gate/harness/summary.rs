@@ -8,6 +8,7 @@ use super::trial_result::TrialResult;
 use crate::gate::baseline::{Baseline, CorpusChange, GateResult};
 use crate::judge::check::Status;
 use crate::judge::compare::MAX_LISTED;
+use crate::text::escape_line;
 
 /// Counts over the trials that ran.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -84,7 +85,9 @@ impl fmt::Display for HarnessSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut line = format!(
             "pad-conformance, backend {}: {} data sets: {} passed",
-            self.backend, self.total, self.passed
+            escape_line(&self.backend),
+            self.total,
+            self.passed
         );
         if !self.lossy.is_empty() {
             write!(line, " ({} not bit-identical)", self.lossy.len())?;
@@ -105,10 +108,18 @@ impl fmt::Display for HarnessSummary {
         }
         f.write_str(&line)?;
         for change in &self.changed_with_corpus {
-            write!(f, "\n  changed with the corpus, not the backend: {change}")?;
+            write!(
+                f,
+                "\n  changed with the corpus, not the backend: {}",
+                escape_line(&change.to_string())
+            )?;
         }
         for (name, error) in self.lossy.iter().take(MAX_LISTED) {
-            write!(f, "\n  passed within tolerance, not bit-identical: {name}")?;
+            write!(
+                f,
+                "\n  passed within tolerance, not bit-identical: {}",
+                escape_line(name)
+            )?;
             if let Some(error) = error {
                 write!(f, " (max abs error {error:e})")?;
             }
@@ -117,5 +128,26 @@ impl fmt::Display for HarnessSummary {
             write!(f, "\n  … and {} more", self.lossy.len() - MAX_LISTED)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_from_the_data_are_shown_not_executed() {
+        let summary = HarnessSummary {
+            backend: "w\x1b[2J\r".to_owned(),
+            lossy: vec![("test_x\nPASS  forged/0".to_owned(), None)],
+            ..HarnessSummary::default()
+        };
+        let text = summary.to_string();
+        assert!(!text.contains('\x1b') && !text.contains('\r'), "{text:?}");
+        assert!(text.starts_with("pad-conformance, backend w\\u{1b}[2J\\r: "), "{text}");
+        assert!(
+            text.ends_with("\n  passed within tolerance, not bit-identical: test_x\\nPASS  forged/0"),
+            "{text}"
+        );
     }
 }
