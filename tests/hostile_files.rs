@@ -149,6 +149,17 @@ fn a_case_json_that_is_a_fifo_errors_that_case_and_the_rest_runs() {
         assert!(stdout.contains("case.json: not a regular file but a FIFO"), "{stdout}");
         assert!(stdout.contains("test_edge_pad/0"), "{stdout}");
     }
+    // `coverage` reads every case.json: the FIFO is an error naming it, not a hang.
+    let out = run(&["coverage", arg(tree.path())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!(
+            "reading {}: not a regular file but a FIFO",
+            hostile.join("case.json").display()
+        )),
+        "{}",
+        stderr(&out)
+    );
     // A huge case.json: refused by its size.
     std::fs::remove_file(hostile.join("case.json")).unwrap();
     sparse(&hostile.join("case.json"), 3 << 30);
