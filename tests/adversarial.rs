@@ -102,7 +102,9 @@ fn first_chars(text: &str, n: usize) -> String {
     text.chars().take(n).collect()
 }
 
+// 5,000 data sets: a step of .ci/run, not of `cargo test`.
 #[test]
+#[ignore = "slow: run by .ci/run"]
 fn thousands_of_empty_data_sets_each_error_and_the_model_is_read_once() {
     let root = tempfile::tempdir().unwrap();
     copy_good(root.path(), GOOD);

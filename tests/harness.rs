@@ -3,7 +3,7 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Conclusion};
 use pad_conformance::Tensor;
@@ -225,8 +225,14 @@ fn recording_a_missing_baseline_matches_it_however_its_path_is_spelled() {
     // the crate's directory, names it relatively.
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let absolute = dir.path().join("known-failures.json");
+    // From the current directory up to `/` and down again: relative wherever the target
+    // directory lies, inside the crate or not.
     let cwd = std::env::current_dir().unwrap();
-    let relative = Path::new(".").join(absolute.strip_prefix(&cwd).expect("the target dir is under the crate"));
+    let mut relative = PathBuf::from(".");
+    for _ in cwd.components().skip(1) {
+        relative.push("..");
+    }
+    relative.push(absolute.strip_prefix("/").unwrap());
     assert!(relative.is_relative());
     let run = execute(
         Harness::new(NoEdge)
@@ -539,4 +545,26 @@ fn two_corpora_of_one_name_are_refused() {
     assert!(error.contains("are two corpora of one name"), "{error}");
     // Either alone is fine.
     assert_eq!(Harness::new(RefBackend).root(&roots[0]).trials().unwrap().len(), 23);
+}
+
+#[test]
+fn recording_refuses_a_json_file_that_is_no_baseline_as_the_command_line_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    let text = r#"{"format": 3, "backend": "ref", "cases": []}"#;
+    std::fs::write(&path, text).unwrap();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let args = Arguments::from_iter(["harness", "--logfile", log.path().to_str().unwrap()]);
+    let error = Harness::new(RefBackend)
+        .root(data())
+        .write_baseline(&path)
+        .execute(&args)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        error.contains("report.json: not a baseline (it has no \"expected\" object); refusing to overwrite it"),
+        "{error}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }

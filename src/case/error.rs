@@ -25,6 +25,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A root whose walk goes past [`MAX_WALK_ENTRIES`](crate::case::MAX_WALK_ENTRIES): most
+    /// likely not a directory of cases at all (`/`, `/sys`).
+    #[error("walking {}: more than {limit} entries, more than any corpus of cases holds; name the directory of the cases", path.display())]
+    WalkLimit {
+        /// The root.
+        path: PathBuf,
+        /// The limit passed.
+        limit: usize,
+    },
     /// A case-directory pattern that is not a glob.
     #[error("invalid pattern {pattern:?}: {source}")]
     Pattern {

@@ -158,8 +158,8 @@ pub struct Checking {
     /// the one it breaks (an `error` reply's `rule`); without it that is a note.
     #[arg(long)]
     pub strict_rules: bool,
-    /// Data sets run in parallel on N threads (default: the number of cores).
-    #[arg(long, value_name = "N")]
+    /// Data sets run in parallel on N threads, one or more (default: the number of cores).
+    #[arg(long, value_name = "N", value_parser = threads)]
     pub jobs: Option<usize>,
     /// Seconds an external worker may take on one data set before it is killed.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
@@ -298,7 +298,7 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
     pub data_sets: Vec<usize>,
     /// Threads for the --scaling run (with one, the time outside the checks is the runner's).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = threads)]
     pub jobs: usize,
     /// Where --scaling writes its corpora (default: the system's temporary directory; a
     /// memory file system such as /dev/shm takes the disk out of the figures).
@@ -349,6 +349,15 @@ pub enum MatrixFormat {
 pub enum DiffFormat {
     Markdown,
     Html,
+}
+
+/// A number of threads: a whole number, one or more (zero threads would run nothing).
+fn threads(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("0 threads would run nothing: give 1 or more".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{text:?} is not a whole number: {e}")),
+    }
 }
 
 /// `--rtol`, `--atol`: a finite number, zero or more (NaN would pass nothing, a negative or

@@ -35,12 +35,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         Some(path) => Some(read_baseline(path, &roots, args.strict)?),
         None => None,
     };
-    // Read before the run: a malformed file there is refused (exit 2) and left untouched,
-    // never replaced as if it were absent.
-    let previous = match &args.write_baseline {
-        Some(path) => Baseline::read_if_exists(path)?.or_else(|| baseline.clone()),
-        None => None,
-    };
+    // Checked before the run: a malformed file there, or one that is no baseline, is refused
+    // (exit 2) and left untouched, never replaced as if it were absent; so is a target that
+    // cannot be written.
+    if let Some(path) = &args.write_baseline {
+        Baseline::check_recordable(path)?;
+    }
     let mut options = args.checking.options(selection.max_tensor_bytes)?;
     if let Some(path) = &args.profile {
         options.profile = Profile::read(path)?;
@@ -90,15 +90,24 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         });
     }
     write_report(&report, &rerun, args, out, written)?;
-    if let Some(path) = &args.write_baseline {
-        let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
-        let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-        let recorded = Baseline::record(&report.backend, &roots, ran, previous.as_ref(), |name| {
-            discovered.contains(name)
-        });
-        recorded.write(path)?;
+    let interrupted = signals::interrupted();
+    match &args.write_baseline {
+        // The workers of an interrupted run were killed by the runner: their failures are
+        // not the backend's, and must not be recorded as if they were.
+        Some(path) if interrupted.is_some() => eprintln!(
+            "pad-conformance: interrupted: the baseline {} was not written (the runner killed the workers of the data sets that were running)",
+            path.display()
+        ),
+        Some(path) => {
+            let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
+            Baseline::record_into(path, baseline.as_ref(), |previous| {
+                let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
+                Baseline::record(&report.backend, &roots, ran, previous, |name| discovered.contains(name))
+            })?;
+        }
+        None => {}
     }
-    if let Some(code) = signals::interrupted() {
+    if let Some(code) = interrupted {
         eprintln!(
             "pad-conformance: interrupted: {} of {} data sets ran; the report holds those",
             report.outcomes.len(),
@@ -128,7 +137,8 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
         let listing = list_case(job.case, max_tensor_bytes);
         failed += usize::from(listing.failed);
         for line in listing.lines {
-            if writeln!(out, "{line}").is_err() {
+            // Case ids and messages are the data's: shown, never executed.
+            if writeln!(out, "{}", escape_line(&line)).is_err() {
                 // A closed pipe (`| head`) is the reader's choice, not a failure.
                 return Ok(ExitCode::SUCCESS);
             }

@@ -149,7 +149,7 @@ pub fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut dyn Wri
                 GroupKind::of(group).label(),
                 group.outcomes.len(),
                 escape_cell(&first_line(&group.reason, 140)),
-                group.smallest().name()
+                escape_cell(&group.smallest().name())
             )?;
         }
     }
@@ -169,18 +169,18 @@ pub fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut dyn Wri
                 out,
                 "- **{}** — {} (basis: spec, {}). {} data set{}; the smallest, `{}` ({}): {}. \
                  Rerun: `{}`.",
-                report.backend,
+                escape_cell(&report.backend),
                 GroupKind::of(group).label().replace("**defect**: ", "defect: "),
                 if section.is_empty() {
-                    "the upstream ONNX node test"
+                    "the upstream ONNX node test".to_owned()
                 } else {
-                    section
+                    escape_cell(section)
                 },
                 group.outcomes.len(),
                 if group.outcomes.len() == 1 { "" } else { "s" },
-                smallest.name(),
-                describe(smallest),
-                headline(&smallest.message).replace('|', "\\|"),
+                escape_cell(&smallest.name()),
+                escape_cell(&describe(smallest)),
+                escape_cell(&headline(&smallest.message)),
                 escape_cell(&command).replace('`', "'")
             )?;
         }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use pad_conformance::fuzz::reproducer::write_reproducer;
 use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, fuzz as run_fuzz};
 use pad_conformance::judge::profile::Profile;
+use pad_conformance::text::{escape_line, escape_text, strip_ansi};
 use serde_json::json;
 
 use super::Fatal;
@@ -119,7 +120,8 @@ fn write_human(report: &FuzzReport, backend: &str, seed: u64, out: &mut dyn Writ
             )?;
             writeln!(out, "      basis: {} ({})", finding.basis.kind, finding.basis.section)?;
             writeln!(out, "      case: {}", finding.case)?;
-            for line in finding.message.lines() {
+            // The worker's words, its colours dropped and every other control shown.
+            for line in escape_text(&strip_ansi(&finding.message)).lines() {
                 writeln!(out, "      {line}")?;
             }
         }
@@ -127,7 +129,8 @@ fn write_human(report: &FuzzReport, backend: &str, seed: u64, out: &mut dyn Writ
     let rate = report.cases as f64 / report.duration.as_secs_f64().max(1e-9);
     writeln!(
         out,
-        "fuzz {backend}, seed {seed}: {} cases in {:.2}s ({rate:.0}/s), {} unsupported",
+        "fuzz {}, seed {seed}: {} cases in {:.2}s ({rate:.0}/s), {} unsupported",
+        escape_line(backend),
         report.cases,
         report.duration.as_secs_f64(),
         report.unsupported

@@ -56,7 +56,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
         // Every data set counted: the counts of the line add up to the total before it.
         eprintln!(
             "{}: {} data sets: {}",
-            report.backend,
+            pad_conformance::text::escape_line(&report.backend),
             report.outcomes.len(),
             report.summary().line()
         );

@@ -133,14 +133,19 @@ impl Matrix {
             writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} |",
-                b.name, s.passed, s.failed, s.errored, s.skipped, s.not_gating
+                escape_cell(&b.name),
+                s.passed,
+                s.failed,
+                s.errored,
+                s.skipped,
+                s.not_gating
             )?;
         }
         writeln!(out)
     }
 
     fn write_rows(&self, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
-        let names: Vec<&str> = self.backends.iter().map(|b| b.name.as_str()).collect();
+        let names: Vec<String> = self.backends.iter().map(|b| escape_cell(&b.name)).collect();
         writeln!(
             out,
             "| data set | operator | mode | dtype | basis | {} |",
@@ -167,10 +172,10 @@ impl Matrix {
             writeln!(
                 out,
                 "| `{}` | {} | {} | {} | {} | {} |",
-                row.name,
-                operator,
-                row.mode.as_deref().unwrap_or("-"),
-                row.dtype.as_deref().unwrap_or("-"),
+                escape_cell(&row.name),
+                escape_cell(&operator),
+                escape_cell(row.mode.as_deref().unwrap_or("-")),
+                escape_cell(row.dtype.as_deref().unwrap_or("-")),
                 row.basis,
                 cells.join(" | ")
             )?;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::data::json_file::{JsonFileError, read_json};
+use crate::data::side_file::MAX_BASELINE_BYTES;
 use crate::data::{DataRoot, corpus_name, corpus_versions};
 use crate::judge::check::{Outcome, Status};
 pub use crate::judge::gate_result::GateResult;
@@ -83,6 +84,18 @@ pub enum BaselineError {
         recorded: u32,
         /// The corpus's current version.
         current: u32,
+    },
+    /// A JSON file at a path a baseline is to be written to that is not a baseline: it is
+    /// left as it is, never overwritten.
+    #[error("{}: not a baseline ({}); refusing to overwrite it", path.display(), match unknown_key {
+        Some(key) => format!("it has a key {:?} that no baseline has", crate::data::side_file::excerpt(key, 60)),
+        None => "it has no \"expected\" object".to_owned(),
+    })]
+    NotABaseline {
+        /// The file.
+        path: PathBuf,
+        /// The first key no baseline has; none when the `expected` object is missing.
+        unknown_key: Option<String>,
     },
     /// The file cannot be written.
     #[error("writing {}: {source}", path.display())]
@@ -262,7 +275,7 @@ impl GateSummary {
 impl Baseline {
     /// Reads a baseline file: any format up to [`BASELINE_FORMAT`].
     pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
-        let baseline: Baseline = read_json(path)?;
+        let baseline: Baseline = read_json(path, MAX_BASELINE_BYTES)?;
         match baseline.format {
             Some(format) if format > BASELINE_FORMAT => Err(BaselineError::Format {
                 path: path.to_owned(),
@@ -326,14 +339,78 @@ impl Baseline {
         })
     }
 
-    /// Reads a baseline file if there is one: `None` when nothing is at `path`; a file that
-    /// is there but unreadable or malformed is an error, so that it is never overwritten as
-    /// if it were absent.
+    /// Reads the baseline a recording is to replace, if there is one: `None` when nothing is
+    /// at `path`; a file that is there but unreadable, malformed or not a baseline (a key no
+    /// baseline has, or no `expected` object: a report, a profile, someone's JSON) is an
+    /// error, so that it is never overwritten as if it were absent.
     pub fn read_if_exists(path: &Path) -> Result<Option<Baseline>, BaselineError> {
         match std::fs::symlink_metadata(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            _ => Baseline::read(path).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            _ => {}
         }
+        let value: serde_json::Value = read_json(path, MAX_BASELINE_BYTES)?;
+        let not_a_baseline = |unknown_key| BaselineError::NotABaseline {
+            path: path.to_owned(),
+            unknown_key,
+        };
+        let Some(object) = value
+            .as_object()
+            .filter(|o| o.get("expected").is_some_and(|e| e.is_object()))
+        else {
+            return Err(not_a_baseline(None));
+        };
+        // The keys a baseline of any format up to this one may have.
+        const KEYS: [&str; 6] = [
+            "format",
+            "written_by",
+            "backend",
+            "corpus_version",
+            "corpus_versions",
+            "expected",
+        ];
+        if let Some(key) = object.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(not_a_baseline(Some(key.clone())));
+        }
+        Baseline::read(path).map(Some)
+    }
+
+    /// Records a baseline into `path` as [`Baseline::record`] makes it from the baseline
+    /// there now (or `fallback` when there is none): read, recorded and replaced under a lock
+    /// on the directory, so that two recordings into one file at once each merge into what the
+    /// other wrote and no entry is lost. (The lock is on the directory, which outlives the
+    /// rename that replaces the file, and leaves no lock file behind.)
+    pub fn record_into(
+        path: &Path,
+        fallback: Option<&Baseline>,
+        record: impl FnOnce(Option<&Baseline>) -> Baseline,
+    ) -> Result<Baseline, BaselineError> {
+        let write_error = |source| BaselineError::Write {
+            path: path.to_owned(),
+            source,
+        };
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let lock = std::fs::File::open(dir).map_err(write_error)?;
+        lock.lock().map_err(write_error)?;
+        let current = Baseline::read_if_exists(path)?;
+        let recorded = record(current.as_ref().or(fallback));
+        recorded.write(path)?;
+        // Unlocked when `lock` closes.
+        drop(lock);
+        Ok(recorded)
+    }
+
+    /// Checks, before a run, that a baseline can be recorded into `path`: what is there is a
+    /// baseline or nothing, a regular file, and the directory takes a new file.
+    pub fn check_recordable(path: &Path) -> Result<(), BaselineError> {
+        // The type first: a FIFO or a link is refused without being read through.
+        crate::data::atomic_file::check_writable(path).map_err(|source| BaselineError::Write {
+            path: path.to_owned(),
+            source,
+        })?;
+        Baseline::read_if_exists(path).map(drop)
     }
 
     /// Writes the baseline as pretty JSON, entries sorted by name, whole or not at all.
@@ -528,6 +605,40 @@ mod tests {
             message: message.to_owned(),
             ..Outcome::example(id, status)
         }
+    }
+
+    #[test]
+    fn two_recordings_into_one_file_at_once_lose_no_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("known.json");
+        // Each recording ran one data set; the other exists and was not run by it.
+        let recording = |id: &'static str| {
+            let path = path.clone();
+            move || {
+                Baseline::record_into(&path, None, |previous| {
+                    let run = [outcome(id, Status::Failed, "wrong")];
+                    let names: Vec<String> = run.iter().map(Outcome::name).collect();
+                    let ran = run.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
+                    Baseline::record("x", &[], ran, previous, |_| true)
+                })
+                .unwrap()
+            }
+        };
+        // The first holds the directory's lock while the second starts: the second can
+        // read only once the first has written, whatever the threads' timing.
+        let lock = std::fs::File::open(dir.path()).unwrap();
+        lock.lock().unwrap();
+        let second = std::thread::spawn(recording("b"));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        record(&[outcome("a", Status::Failed, "wrong")], None)
+            .write(&path)
+            .unwrap();
+        drop(lock);
+        second.join().unwrap();
+        let both = Baseline::read(&path).unwrap();
+        assert_eq!(both.expected.keys().collect::<Vec<_>>(), ["a/0", "b/0"]);
+        recording("c")();
+        assert_eq!(Baseline::read(&path).unwrap().expected.len(), 3);
     }
 
     /// Records `run` as a whole run (every name exists).

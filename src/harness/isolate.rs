@@ -135,7 +135,8 @@ fn spawn_and_wait(trial: &TrialRef<'_>, time_limit: Duration) -> std::io::Result
             ),
         ));
     };
-    match std::fs::read(&result_path) {
+    // The child's result is one data set's verdict and message: a few kilobytes.
+    match crate::data::side_file::read_capped(&result_path, 16 << 20) {
         Ok(bytes) if status.success() => match serde_json::from_slice::<Outcome>(&bytes) {
             // The case and its basis as the parent knows them: listed alone, the case's id is
             // its directory's name, and its corpus (whose manifest gives the basis) unknown.
@@ -185,9 +186,19 @@ fn signal_name(signal: i32) -> &'static str {
     }
 }
 
+/// The last `max` bytes of the file at `path`: a child that printed gigabytes costs no more.
+fn read_tail(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let (mut file, len) = crate::data::side_file::open_regular(path, u64::MAX)?;
+    file.seek(SeekFrom::Start(len.saturating_sub(max)))?;
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// The last lines the child printed, escapes stripped, as a message's tail.
 fn output_tail(path: &Path) -> String {
-    let text = std::fs::read(path).unwrap_or_default();
+    let text = read_tail(path, 64 << 10).unwrap_or_default();
     let text = String::from_utf8_lossy(&text);
     let text = strip_ansi(&text);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();

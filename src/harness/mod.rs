@@ -279,12 +279,19 @@ impl Harness {
             return Ok(baseline);
         }
         // The file about to be recorded, however its path is spelled (a gate names its
-        // baseline by an absolute path, the command that records it by a relative one).
-        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        // baseline by an absolute path, the command that records it by a relative one, which
+        // may climb through `..` or a link): the same file in the same resolved directory.
+        let resolved = |p: &Path| {
+            let absolute = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+            match (absolute.parent(), absolute.file_name()) {
+                (Some(dir), Some(name)) => dir.canonicalize().map_or(absolute.clone(), |dir| dir.join(name)),
+                _ => absolute,
+            }
+        };
         if self
             .write_baseline
             .as_deref()
-            .is_some_and(|w| absolute(w) == absolute(path))
+            .is_some_and(|w| resolved(w) == resolved(path))
         {
             return Ok(Baseline::default());
         }
@@ -406,6 +413,10 @@ impl Harness {
                 }
             }
         }
+        // Before the run, not after it: a target that is no baseline, or cannot be written.
+        if let Some(path) = &self.write_baseline {
+            Baseline::check_recordable(path)?;
+        }
         let built = self.build()?;
         if self.strict_corpus
             && let Some(path) = &self.baseline
@@ -436,16 +447,14 @@ impl Harness {
             self.reports.write(&report)?;
         }
         if let Some(path) = &self.write_baseline {
-            let previous = match Baseline::read(path) {
-                Ok(existing) => existing,
-                Err(_) => (*built.baseline).clone(),
-            };
+            // The command line's rules: only a baseline is replaced, merged under a lock.
             let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
-            let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-            let recorded = Baseline::record(self.backend.name(), &built.roots, ran, Some(&previous), |name| {
-                built.discovered.contains(name)
-            });
-            recorded.write(path)?;
+            let recorded = Baseline::record_into(path, Some(&built.baseline), |previous| {
+                let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
+                Baseline::record(self.backend.name(), &built.roots, ran, previous, |name| {
+                    built.discovered.contains(name)
+                })
+            })?;
             println!(
                 "pad-conformance: wrote {} known failures to {}\n",
                 recorded.expected.len(),

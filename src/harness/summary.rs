@@ -10,6 +10,7 @@ use crate::judge::check::Outcome;
 use crate::judge::compare::MAX_LISTED;
 use crate::judge::gate_result::GateResult;
 use crate::report::{RunReport, Summary};
+use crate::text::escape_line;
 
 /// Counts over the trials that ran, each trial in exactly one of them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -100,7 +101,7 @@ impl fmt::Display for HarnessSummary {
         write!(
             f,
             "pad-conformance, backend {}: {} data sets: {}",
-            self.backend,
+            escape_line(&self.backend),
             self.total,
             self.counts.line()
         )?;
@@ -113,10 +114,18 @@ impl fmt::Display for HarnessSummary {
             write!(f, ", {} changed with the corpus", self.changed_with_corpus.len())?;
         }
         for change in &self.changed_with_corpus {
-            write!(f, "\n  changed with the corpus, not the backend: {change}")?;
+            write!(
+                f,
+                "\n  changed with the corpus, not the backend: {}",
+                escape_line(&change.to_string())
+            )?;
         }
         for (name, error) in self.lossy.iter().take(MAX_LISTED) {
-            write!(f, "\n  passed within tolerance, not bit-identical: {name}")?;
+            write!(
+                f,
+                "\n  passed within tolerance, not bit-identical: {}",
+                escape_line(name)
+            )?;
             if let Some(error) = error {
                 write!(f, " (max abs error {error:e})")?;
             }
@@ -125,5 +134,26 @@ impl fmt::Display for HarnessSummary {
             write!(f, "\n  … and {} more", self.lossy.len() - MAX_LISTED)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_from_the_data_are_shown_not_executed() {
+        let summary = HarnessSummary {
+            backend: "w\x1b[2J\r".to_owned(),
+            lossy: vec![("test_x\nPASS  forged/0".to_owned(), None)],
+            ..HarnessSummary::default()
+        };
+        let text = summary.to_string();
+        assert!(!text.contains('\x1b') && !text.contains('\r'), "{text:?}");
+        assert!(text.starts_with("pad-conformance, backend w\\u{1b}[2J\\r: "), "{text}");
+        assert!(
+            text.ends_with("\n  passed within tolerance, not bit-identical: test_x\\nPASS  forged/0"),
+            "{text}"
+        );
     }
 }

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::data::side_file::{MAX_PROFILE_BYTES, excerpt, excerpt_lines, read_text_capped};
 use crate::model::{AttributeValue, Model};
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::tensor::DataType;
@@ -118,14 +119,30 @@ pub enum ProfileError {
         #[source]
         source: std::io::Error,
     },
-    /// Not TOML of a profile's shape.
-    #[error("reading {}: {source}", path.display())]
+    /// Not TOML of a profile's shape. The message quotes at most a short excerpt of the
+    /// line at fault.
+    #[error("reading {}: {}", path.display(), excerpt_lines(&source.to_string(), 160, 12))]
     Parse {
         /// The file.
         path: PathBuf,
         /// Where and why.
         #[source]
         source: toml::de::Error,
+    },
+    /// A file that sets nothing: most likely the wrong file, and "everything" is what leaving
+    /// `--profile` out already means.
+    #[error("{}: the profile sets nothing (no key); leave it out to run every data set", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A list that is empty: every data set would be unsupported.
+    #[error("{}: {field} = [] would leave every data set unsupported; leave the key out to mean all", path.display())]
+    EmptyList {
+        /// The file.
+        path: PathBuf,
+        /// `operators`, `dtypes` or `modes`.
+        field: &'static str,
     },
     /// A name that is no operator version, element type or mode.
     #[error("{}: {field}: unknown {what} {value:?}", path.display())]
@@ -148,8 +165,7 @@ struct ProfileFile {
     operators: Option<Vec<String>>,
     dtypes: Option<Vec<String>>,
     modes: Option<Vec<String>>,
-    #[serde(default)]
-    inputs_as_constants: bool,
+    inputs_as_constants: Option<bool>,
     #[serde(default)]
     except: Vec<Exception>,
 }
@@ -208,7 +224,7 @@ impl Profile {
     ///
     /// Every key is optional; a missing list means everything.
     pub fn read(path: &Path) -> Result<Profile, ProfileError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
+        let text = read_text_capped(path, MAX_PROFILE_BYTES).map_err(|source| ProfileError::Read {
             path: path.to_owned(),
             source,
         })?;
@@ -216,11 +232,31 @@ impl Profile {
             path: path.to_owned(),
             source,
         })?;
+        if file.operators.is_none()
+            && file.dtypes.is_none()
+            && file.modes.is_none()
+            && file.inputs_as_constants.is_none()
+            && file.except.is_empty()
+        {
+            return Err(ProfileError::Empty { path: path.to_owned() });
+        }
+        for (field, list) in [
+            ("operators", &file.operators),
+            ("dtypes", &file.dtypes),
+            ("modes", &file.modes),
+        ] {
+            if list.as_ref().is_some_and(Vec::is_empty) {
+                return Err(ProfileError::EmptyList {
+                    path: path.to_owned(),
+                    field,
+                });
+            }
+        }
         let unknown = |field: String, what, value: &str| ProfileError::Unknown {
             path: path.to_owned(),
             field,
             what,
-            value: value.to_owned(),
+            value: excerpt(value, 80).into_owned(),
         };
         let operators = file
             .operators
@@ -255,7 +291,7 @@ impl Profile {
             modes,
             exceptions: file.except,
             matchers: Matchers::new(masks),
-            inputs_as_constants: file.inputs_as_constants,
+            inputs_as_constants: file.inputs_as_constants.unwrap_or(false),
         })
     }
 
