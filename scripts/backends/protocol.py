@@ -103,11 +103,16 @@ def to_tensor(array, elem_type, what="output"):
     return tensor
 
 
-def error_kind(error):
-    """The `kind` of the error reply for `error`: "failed" for a failure of Python (FAILURES)
-    or an assertion of this worker's own code, "refused" for anything else — the exceptions
-    of onnx, onnxruntime and numpy included, which are the backend refusing the model or its
-    inputs (docs/backend-protocol.md). A failure never passes a data set that must be refused."""
+def error_kind(error, classify=None):
+    """The `kind` of the error reply for `error`: what the worker's own `classify(error)` says
+    of its runtime's exceptions (an internal error is "failed", an unimplemented path
+    "unsupported"), else "failed" for a failure of Python (FAILURES) or an assertion of this
+    worker's own code, and "refused" for anything else — the exceptions of onnx and numpy
+    included, which are the backend refusing the model or its inputs
+    (docs/backend-protocol.md). A failure never passes a data set that must be refused."""
+    kind = classify(error) if classify else None
+    if kind:
+        return kind
     if isinstance(error, FAILURES):
         return "failed"
     if isinstance(error, AssertionError):
@@ -117,8 +122,9 @@ def error_kind(error):
     return "refused"
 
 
-def serve(name, run):
-    """Answers requests on stdin until it closes."""
+def serve(name, run, classify=None):
+    """Answers requests on stdin until it closes; `classify` (see error_kind) names the kind
+    of the runtime's own exceptions."""
     # Replies go to a private copy of stdout; fd 1 itself now points to stderr, so that a
     # stray print (Python's or a native library's) cannot corrupt the reply stream.
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -149,7 +155,7 @@ def serve(name, run):
             traceback.print_exc(file=sys.stderr)
             text = str(error).strip()
             message = f"{type(error).__name__}: {text}" if text else type(error).__name__
-            kind = error_kind(error) if running else "failed"
+            kind = error_kind(error, classify) if running else "failed"
             reply = {"type": "error", "id": request_id, "kind": kind, "message": message}
         sys.stderr.flush()
         replies.write(json.dumps(reply) + "\n")
