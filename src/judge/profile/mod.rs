@@ -1,0 +1,730 @@
+//! Capability profiles: what a backend claims to support — operator versions, element types,
+//! modes, the axes a mode may pad, and for each input after the data (pads, constant_value,
+//! axes, shape) whether it takes it as a runtime input, only as an initializer or not at all,
+//! of which ranks and within which values. Data sets outside the profile are `unsupported`:
+//! counted and listed, never failed, so a baseline lists real failures, not a runtime's whole
+//! scope. A profile says what a runtime supports, never how close its answers must be: the
+//! tolerance is the comparison's.
+//!
+//! For exec workers a profile is a TOML file (beside the baseline); for Rust backends, a
+//! builder:
+//!
+//! ```
+//! use pad_conformance::judge::profile::{InputLimits, InputRole, Profile};
+//! use pad_conformance::operators::PadMode;
+//! use pad_conformance::DataType;
+//!
+//! let profile = Profile::everything()
+//!     .without_dtypes([DataType::String, DataType::Complex64])
+//!     .without_modes([PadMode::Wrap])
+//!     // pads only as an initializer, and never negative; no axes input at all
+//!     .input(InputRole::Pads, InputLimits::initializer().within(0, i32::MAX.into()))
+//!     .input(InputRole::Axes, InputLimits::absent())
+//!     // reflect pads the last two axes only
+//!     .mode_axes([PadMode::Reflect], [-2, -1]);
+//! assert!(!profile.inputs_as_constants);
+//! ```
+
+mod inputs;
+mod subject;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+pub use inputs::{InputForm, InputLimits, InputRole, ModeAxes};
+pub use subject::{GivenInput, Subject};
+
+use crate::model::Model;
+use crate::operators::{OpVersion, PadMode, PadOp};
+use crate::tensor::DataType;
+
+/// What a backend supports.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Profile {
+    /// The operator versions it supports; `None`: all.
+    pub operators: Option<BTreeSet<OpVersion>>,
+    /// The element types of the data input it supports; `None`: all.
+    pub dtypes: Option<BTreeSet<DataType>>,
+    /// The modes it supports; `None`: all.
+    pub modes: Option<BTreeSet<PadMode>>,
+    /// Combinations it does not support, each with a reason.
+    pub exceptions: Vec<Exception>,
+    /// It takes pads, constant_value, axes and shape only as constants (initializers), so
+    /// every data set is run with its inputs after the data made constants: every input's
+    /// form `initializer`, as profiles said before they could say it input by input.
+    pub inputs_as_constants: bool,
+    /// What it supports of each input after the data; an input not listed: anything.
+    pub inputs: BTreeMap<InputRole, InputLimits>,
+    /// Modes it supports on some axes only.
+    pub mode_axes: Vec<ModeAxes>,
+}
+
+/// A combination a backend does not support: every field that is set must match.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exception {
+    /// Operator versions (`Pad-19`, `Pad` for every version, `CenterCropPad-18`,
+    /// `com.microsoft.Pad-1`).
+    #[serde(default)]
+    pub operators: Vec<String>,
+    /// Element types by name.
+    #[serde(default)]
+    pub dtypes: Vec<String>,
+    /// Modes by name.
+    #[serde(default)]
+    pub modes: Vec<String>,
+    /// Why: shown in the report of each data set it excludes.
+    pub reason: String,
+}
+
+/// Why a data set is outside a profile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported(pub String);
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "outside the backend's profile: {}", self.0)
+    }
+}
+
+/// A profile file that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    /// The file cannot be read.
+    #[error("reading {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not TOML of a profile's shape.
+    #[error("reading {}: {source}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Where and why.
+        #[source]
+        source: toml::de::Error,
+    },
+    /// A name that is no operator version, element type or mode.
+    #[error("{}: {field}: unknown {what} {value:?}", path.display())]
+    Unknown {
+        /// The file.
+        path: PathBuf,
+        /// The field (`dtypes`, `except[2].modes`).
+        field: String,
+        /// `operator`, `element type` or `mode`.
+        what: &'static str,
+        /// The name.
+        value: String,
+    },
+    /// A value of the right type but not of a profile's shape.
+    #[error("{}: {field}: {source}", path.display())]
+    Field {
+        /// The file.
+        path: PathBuf,
+        /// The field (`inputs.pads`).
+        field: String,
+        /// Why.
+        #[source]
+        source: toml::de::Error,
+    },
+}
+
+/// The TOML form of a profile.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileFile {
+    operators: Option<Vec<String>>,
+    dtypes: Option<Vec<String>>,
+    modes: Option<Vec<String>>,
+    #[serde(default)]
+    inputs_as_constants: bool,
+    #[serde(default)]
+    except: Vec<Exception>,
+    #[serde(default)]
+    inputs: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    mode_axes: Vec<ModeAxesFile>,
+}
+
+/// An input's limits in TOML: a form alone (`pads = "initializer"`) or a table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InputFile {
+    #[serde(default)]
+    form: InputForm,
+    ranks: Option<BTreeSet<usize>>,
+    min: Option<i64>,
+    max: Option<i64>,
+}
+
+/// `[[mode_axes]]` in TOML.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModeAxesFile {
+    modes: Vec<String>,
+    axes: Vec<i64>,
+}
+
+impl Profile {
+    /// A backend that supports everything: the default.
+    pub fn everything() -> Profile {
+        Profile::default()
+    }
+
+    /// Supports only these operator versions.
+    pub fn operators(mut self, operators: impl IntoIterator<Item = OpVersion>) -> Profile {
+        self.operators = Some(operators.into_iter().collect());
+        self
+    }
+
+    /// Does not support these element types.
+    pub fn without_dtypes(mut self, dtypes: impl IntoIterator<Item = DataType>) -> Profile {
+        let mut kept: BTreeSet<DataType> = self.dtypes.unwrap_or_else(|| DataType::ALL.into_iter().collect());
+        for dtype in dtypes {
+            kept.remove(&dtype);
+        }
+        self.dtypes = Some(kept);
+        self
+    }
+
+    /// Does not support these modes.
+    pub fn without_modes(mut self, modes: impl IntoIterator<Item = PadMode>) -> Profile {
+        let mut kept: BTreeSet<PadMode> = self.modes.unwrap_or_else(|| PadMode::ALL.into_iter().collect());
+        for mode in modes {
+            kept.remove(&mode);
+        }
+        self.modes = Some(kept);
+        self
+    }
+
+    /// Takes pads, constant_value, axes and shape only as constants.
+    pub fn constant_inputs_only(mut self) -> Profile {
+        self.inputs_as_constants = true;
+        self
+    }
+
+    /// Supports the input of `role` within `limits` only.
+    pub fn input(mut self, role: InputRole, limits: InputLimits) -> Profile {
+        self.inputs.insert(role, limits);
+        self
+    }
+
+    /// Supports `modes` padding `axes` only (negative: from the last; `[-2, -1]`: the last
+    /// two).
+    pub fn mode_axes(
+        mut self,
+        modes: impl IntoIterator<Item = PadMode>,
+        axes: impl IntoIterator<Item = i64>,
+    ) -> Profile {
+        self.mode_axes.push(ModeAxes {
+            modes: modes.into_iter().collect(),
+            axes: axes.into_iter().collect(),
+        });
+        self
+    }
+
+    /// Whether it takes some input only as an initializer, so that data sets are handed over
+    /// rewritten (a model file written).
+    pub fn folds_inputs(&self) -> bool {
+        self.inputs_as_constants || self.inputs.values().any(|l| l.form == InputForm::Initializer)
+    }
+
+    /// The graph inputs of `model` to hand the backend as initializers: every one after the
+    /// data under [`inputs_as_constants`](Profile::inputs_as_constants), else those its
+    /// Pad-family node takes in a role of form [`InputForm::Initializer`].
+    pub fn initializer_inputs(&self, model: &Model) -> Vec<String> {
+        if self.inputs_as_constants {
+            return model.graph.inputs.iter().skip(1).cloned().collect();
+        }
+        let Some((node, op)) = model.pad_nodes().next() else {
+            return Vec::new();
+        };
+        node.inputs
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(position, name)| {
+                InputRole::at(op, *position)
+                    .and_then(|role| self.inputs.get(&role))
+                    .is_some_and(|limits| limits.form == InputForm::Initializer)
+                    && model.graph.inputs.contains(name)
+            })
+            .map(|(_, name)| name.clone())
+            .collect()
+    }
+
+    /// Reads a TOML profile:
+    ///
+    /// ```toml
+    /// operators = ["Pad-11", "Pad-13", "CenterCropPad-18"]   # or "Pad" for every version
+    /// dtypes = ["float", "double", "int32"]
+    /// modes = ["constant", "reflect", "edge"]
+    /// inputs_as_constants = false
+    ///
+    /// [[except]]
+    /// operators = ["Pad-13", "Pad-18"]
+    /// dtypes = ["bfloat16"]
+    /// reason = "no bfloat16 kernel before Pad-21"
+    ///
+    /// [inputs]                       # each input after the data: a form, or a table
+    /// pads = { form = "initializer", min = 0, max = 2147483647, ranks = [1] }
+    /// constant_value = "any"         # "any" (default), "initializer" or "absent"
+    /// axes = "absent"
+    ///
+    /// [[mode_axes]]                  # modes that pad some axes only
+    /// modes = ["reflect"]
+    /// axes = [-2, -1]
+    /// ```
+    ///
+    /// Every key is optional; a missing list means everything.
+    pub fn read(path: &Path) -> Result<Profile, ProfileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let file: ProfileFile = toml::from_str(&text).map_err(|source| ProfileError::Parse {
+            path: path.to_owned(),
+            source,
+        })?;
+        let unknown = |field: String, what, value: &str| ProfileError::Unknown {
+            path: path.to_owned(),
+            field,
+            what,
+            value: value.to_owned(),
+        };
+        let operators = file
+            .operators
+            .map(|names| parse_operators(&names).map_err(|v| unknown("operators".into(), "operator", &v)))
+            .transpose()?;
+        let dtypes = file
+            .dtypes
+            .map(|names| parse_dtypes(&names).map_err(|v| unknown("dtypes".into(), "element type", &v)))
+            .transpose()?;
+        let modes = file
+            .modes
+            .map(|names| parse_modes(&names).map_err(|v| unknown("modes".into(), "mode", &v)))
+            .transpose()?;
+        for (i, exception) in file.except.iter().enumerate() {
+            parse_operators(&exception.operators)
+                .map_err(|v| unknown(format!("except[{i}].operators"), "operator", &v))?;
+            parse_dtypes(&exception.dtypes).map_err(|v| unknown(format!("except[{i}].dtypes"), "element type", &v))?;
+            parse_modes(&exception.modes).map_err(|v| unknown(format!("except[{i}].modes"), "mode", &v))?;
+        }
+        let mut inputs = BTreeMap::new();
+        for (key, value) in file.inputs {
+            let field = format!("inputs.{key}");
+            let role = InputRole::ALL
+                .into_iter()
+                .find(|r| r.name() == key)
+                .ok_or_else(|| unknown("inputs".into(), "input", &key))?;
+            let limits: InputFile = match value {
+                toml::Value::String(form) => InputFile {
+                    form: toml::Value::String(form.clone())
+                        .try_into()
+                        .map_err(|_| unknown(field.clone(), "input form", &form))?,
+                    ranks: None,
+                    min: None,
+                    max: None,
+                },
+                table => table.try_into().map_err(|source| ProfileError::Field {
+                    path: path.to_owned(),
+                    field: field.clone(),
+                    source,
+                })?,
+            };
+            inputs.insert(
+                role,
+                InputLimits {
+                    form: limits.form,
+                    ranks: limits.ranks,
+                    min: limits.min,
+                    max: limits.max,
+                },
+            );
+        }
+        let mut mode_axes = Vec::new();
+        for (i, limit) in file.mode_axes.into_iter().enumerate() {
+            let modes = parse_modes(&limit.modes).map_err(|v| unknown(format!("mode_axes[{i}].modes"), "mode", &v))?;
+            mode_axes.push(ModeAxes {
+                modes,
+                axes: limit.axes,
+            });
+        }
+        Ok(Profile {
+            operators,
+            dtypes,
+            modes,
+            exceptions: file.except,
+            inputs_as_constants: file.inputs_as_constants,
+            inputs,
+            mode_axes,
+        })
+    }
+
+    /// Why `subject` is outside the profile, if it is.
+    pub fn excludes(&self, subject: &Subject) -> Option<Unsupported> {
+        if let Some(operators) = &self.operators
+            && !operators.contains(&subject.operator)
+        {
+            return Some(Unsupported(format!("operator {}", label(subject.operator))));
+        }
+        if let Some(dtypes) = &self.dtypes
+            && !dtypes.contains(&subject.dtype)
+        {
+            return Some(Unsupported(format!("element type {}", subject.dtype)));
+        }
+        if let (Some(modes), Some(mode)) = (&self.modes, subject.mode)
+            && !modes.contains(&mode)
+        {
+            return Some(Unsupported(format!("mode {mode}")));
+        }
+        if let Some(unsupported) = self
+            .inputs
+            .iter()
+            .find_map(|(role, limits)| limits.excludes(*role, subject))
+        {
+            return Some(unsupported);
+        }
+        if let Some(unsupported) = self.mode_axes.iter().find_map(|limit| limit.excludes(subject)) {
+            return Some(unsupported);
+        }
+        self.exceptions
+            .iter()
+            .find(|e| e.matches(subject))
+            .map(|e| Unsupported(e.reason.clone()))
+    }
+}
+
+impl Exception {
+    /// Whether every field that is set matches `subject` (names were checked on reading).
+    fn matches(&self, subject: &Subject) -> bool {
+        let operators = parse_operators(&self.operators).unwrap_or_default();
+        let dtypes = parse_dtypes(&self.dtypes).unwrap_or_default();
+        let modes = parse_modes(&self.modes).unwrap_or_default();
+        (operators.is_empty() || operators.contains(&subject.operator))
+            && (dtypes.is_empty() || dtypes.contains(&subject.dtype))
+            && (modes.is_empty() || subject.mode.is_some_and(|m| modes.contains(&m)))
+    }
+}
+
+/// `Pad-19`, `CenterCropPad-18`, `com.microsoft.Pad-1`.
+fn label(operator: OpVersion) -> String {
+    crate::model::opset::operator_label(operator.op.domain(), operator.op.op_type(), operator.version)
+}
+
+/// Operator names: a label of one version, or an operator for all of its versions.
+fn parse_operators(names: &[String]) -> Result<BTreeSet<OpVersion>, String> {
+    let mut operators = BTreeSet::new();
+    for name in names {
+        let matching: Vec<OpVersion> = OpVersion::all()
+            .filter(|op| label(*op) == *name || op_name(op.op) == name)
+            .collect();
+        if matching.is_empty() {
+            return Err(name.clone());
+        }
+        operators.extend(matching);
+    }
+    Ok(operators)
+}
+
+/// `Pad`, `CenterCropPad`, `com.microsoft.Pad`: an operator, every version.
+fn op_name(op: PadOp) -> &'static str {
+    match op {
+        PadOp::Pad => "Pad",
+        PadOp::CenterCropPad => "CenterCropPad",
+        PadOp::MicrosoftPad => "com.microsoft.Pad",
+    }
+}
+
+fn parse_dtypes(names: &[String]) -> Result<BTreeSet<DataType>, String> {
+    names
+        .iter()
+        .map(|n| DataType::from_name(n).ok_or_else(|| n.clone()))
+        .collect()
+}
+
+fn parse_modes(names: &[String]) -> Result<BTreeSet<PadMode>, String> {
+    names
+        .iter()
+        .map(|n| PadMode::from_name(n).ok_or_else(|| n.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subject(op: PadOp, version: i64, dtype: DataType, mode: Option<PadMode>) -> Subject {
+        Subject {
+            operator: OpVersion { op, version },
+            dtype,
+            mode,
+            inputs: Vec::new(),
+            pads: None,
+            padded_axes: None,
+        }
+    }
+
+    /// A Pad-19 float subject with `inputs` (role, fed, rank, values), `pads` and the
+    /// padded axes of a rank-`rank` data.
+    fn given(mode: PadMode, inputs: &[(InputRole, bool, usize, &[i64])], rank: usize, padded: &[usize]) -> Subject {
+        let inputs: Vec<GivenInput> = inputs
+            .iter()
+            .map(|&(role, fed, rank, values)| GivenInput {
+                role,
+                name: role.name().to_owned(),
+                fed,
+                rank: Some(rank),
+                values: (!values.is_empty()).then(|| values.to_vec()),
+            })
+            .collect();
+        let pads = inputs
+            .iter()
+            .find(|g| g.role == InputRole::Pads)
+            .and_then(|g| g.values.clone());
+        Subject {
+            padded_axes: Some((rank, padded.to_vec())),
+            pads,
+            inputs,
+            ..subject(PadOp::Pad, 19, DataType::Float, Some(mode))
+        }
+    }
+
+    fn read(text: &str) -> Result<Profile, ProfileError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.toml");
+        std::fs::write(&path, text).unwrap();
+        Profile::read(&path)
+    }
+
+    #[test]
+    fn input_forms_ranks_and_ranges_read_from_toml_exclude_what_they_do_not_cover() {
+        let profile = read(
+            r#"
+[inputs]
+pads = { form = "initializer", min = 0, max = 2147483647, ranks = [1] }
+constant_value = "any"
+axes = "absent"
+"#,
+        )
+        .unwrap();
+        assert_eq!(profile.inputs[&InputRole::Pads].form, InputForm::Initializer);
+        assert_eq!(profile.inputs[&InputRole::ConstantValue], InputLimits::any());
+        let pads = |values: &'static [i64]| (InputRole::Pads, true, 1, values);
+        let edge = PadMode::Edge;
+        assert_eq!(profile.excludes(&given(edge, &[pads(&[0, 1, 2, 0])], 2, &[0, 1])), None);
+        assert_eq!(
+            profile.excludes(&given(edge, &[pads(&[0, -1, 2, 0])], 2, &[0, 1])),
+            Some(Unsupported("pads [0, -1, 2, 0] holds -1, below 0".into()))
+        );
+        assert_eq!(
+            profile.excludes(&given(edge, &[pads(&[0, 3_000_000_000])], 1, &[0])),
+            Some(Unsupported(
+                "pads [0, 3000000000] holds 3000000000, above 2147483647".into()
+            ))
+        );
+        assert_eq!(
+            profile.excludes(&given(edge, &[(InputRole::Pads, false, 2, &[0, 1])], 1, &[0])),
+            Some(Unsupported("a 2-D pads input (supported ranks: 1)".into()))
+        );
+        let with_axes = [pads(&[1, 1]), (InputRole::Axes, true, 1, &[0][..])];
+        assert_eq!(
+            profile.excludes(&given(edge, &with_axes, 2, &[0])),
+            Some(Unsupported("the axes input (not supported)".into()))
+        );
+        // A profile without [inputs] (every file written before it existed) limits none.
+        assert_eq!(Profile::everything().excludes(&given(edge, &with_axes, 2, &[0])), None);
+    }
+
+    #[test]
+    fn a_mode_limited_to_the_last_two_axes_excludes_padding_any_other() {
+        let profile = read("[[mode_axes]]\nmodes = [\"reflect\"]\naxes = [-2, -1]\n").unwrap();
+        assert_eq!(profile, Profile::everything().mode_axes([PadMode::Reflect], [-2, -1]));
+        let reflect = PadMode::Reflect;
+        assert_eq!(profile.excludes(&given(reflect, &[], 4, &[2, 3])), None);
+        assert_eq!(
+            profile.excludes(&given(reflect, &[], 4, &[1, 3])),
+            Some(Unsupported(
+                "mode reflect padding axis 1 of rank-4 data (supported on axes [-2, -1] only)".into()
+            ))
+        );
+        // Other modes, and rank-2 data whose axes 0 and 1 are the last two, are untouched.
+        assert_eq!(profile.excludes(&given(PadMode::Edge, &[], 4, &[0])), None);
+        assert_eq!(profile.excludes(&given(reflect, &[], 2, &[0, 1])), None);
+    }
+
+    #[test]
+    fn bad_inputs_and_mode_axes_are_errors_naming_the_field() {
+        for (text, expected) in [
+            ("[inputs]\npaddings = \"any\"", "inputs: unknown input \"paddings\""),
+            (
+                "[inputs]\npads = \"constant\"",
+                "inputs.pads: unknown input form \"constant\"",
+            ),
+            (
+                "[inputs]\npads = { form = \"any\", minimum = 0 }",
+                "inputs.pads: unknown field `minimum`",
+            ),
+            ("[inputs]\npads = { ranks = [-1] }", "inputs.pads: "),
+            (
+                "[[mode_axes]]\nmodes = [\"mirror\"]\naxes = [0]",
+                "mode_axes[0].modes: unknown mode \"mirror\"",
+            ),
+        ] {
+            let error = read(text).unwrap_err().to_string();
+            assert!(error.contains(expected), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_profiles_in_the_repository_still_read() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for path in [
+            "baselines/onnxruntime.profile.toml",
+            "gates/tract/tract.profile.toml",
+            "gates/candle/candle.profile.toml",
+        ] {
+            Profile::read(&root.join(path)).unwrap_or_else(|e| panic!("{e}"));
+        }
+        // A file of the first format: only the keys it had.
+        let old = read("inputs_as_constants = true\nmodes = [\"edge\"]").unwrap();
+        assert!(old.inputs_as_constants && old.inputs.is_empty() && old.mode_axes.is_empty());
+    }
+
+    #[test]
+    fn a_real_case_gives_its_inputs_and_initializer_forms_pick_what_to_fold() {
+        use crate::case::{Patterns, discover};
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0");
+        let cases = discover(&[root], &Patterns::new(&["test_constant_pad_axes"]).unwrap()).unwrap();
+        let options = cases[0].decode_options(1 << 30);
+        let model = cases[0].load_model(&options).unwrap();
+        let data = cases[0].load_data_set(&cases[0].data_sets[0], &options).unwrap();
+        let subject = Subject::of(&model, &data.inputs).unwrap();
+        let roles: Vec<(InputRole, bool)> = subject.inputs.iter().map(|g| (g.role, g.fed)).collect();
+        assert_eq!(
+            roles,
+            [
+                (InputRole::Pads, true),
+                (InputRole::ConstantValue, true),
+                (InputRole::Axes, true)
+            ]
+        );
+        // x of shape [1, 3, 4, 5], axes [1, 3], pads [0, 3, 0, 4]: axis 3 alone is padded.
+        assert_eq!(subject.pads.as_deref(), Some(&[0, 3, 0, 4][..]));
+        assert_eq!(subject.padded_axes, Some((4, vec![3])));
+        let profile = Profile::everything()
+            .input(InputRole::Pads, InputLimits::initializer())
+            .input(InputRole::Axes, InputLimits::initializer());
+        assert_eq!(profile.initializer_inputs(&model), ["pads", "axes"]);
+        assert_eq!(
+            Profile::everything().constant_inputs_only().initializer_inputs(&model),
+            ["pads", "value", "axes"]
+        );
+        assert!(Profile::everything().initializer_inputs(&model).is_empty());
+        let no_axes = Profile::everything().input(InputRole::Axes, InputLimits::absent());
+        assert_eq!(
+            no_axes.excludes(&subject).map(|u| u.to_string()),
+            Some("outside the backend's profile: the axes input (not supported)".into())
+        );
+    }
+
+    #[test]
+    fn a_toml_profile_excludes_what_it_does_not_list_and_its_exceptions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.toml");
+        std::fs::write(
+            &path,
+            r#"
+operators = ["Pad", "CenterCropPad-18"]
+dtypes = ["float", "bfloat16", "int32"]
+modes = ["constant", "edge"]
+
+[[except]]
+operators = ["Pad-13", "Pad-18"]
+dtypes = ["bfloat16"]
+reason = "no bfloat16 kernel before Pad-21"
+"#,
+        )
+        .unwrap();
+        let profile = Profile::read(&path).unwrap();
+        let edge = Some(PadMode::Edge);
+        assert_eq!(profile.excludes(&subject(PadOp::Pad, 19, DataType::Float, edge)), None);
+        assert_eq!(
+            profile.excludes(&subject(PadOp::MicrosoftPad, 1, DataType::Float, edge)),
+            Some(Unsupported("operator com.microsoft.Pad-1".into()))
+        );
+        assert_eq!(
+            profile.excludes(&subject(PadOp::Pad, 19, DataType::Int8, edge)),
+            Some(Unsupported("element type int8".into()))
+        );
+        assert_eq!(
+            profile.excludes(&subject(PadOp::Pad, 19, DataType::Float, Some(PadMode::Wrap))),
+            Some(Unsupported("mode wrap".into()))
+        );
+        assert_eq!(
+            profile
+                .excludes(&subject(PadOp::Pad, 13, DataType::Bfloat16, edge))
+                .map(|u| u.to_string()),
+            Some("outside the backend's profile: no bfloat16 kernel before Pad-21".into())
+        );
+        assert_eq!(
+            profile.excludes(&subject(PadOp::Pad, 21, DataType::Bfloat16, edge)),
+            None
+        );
+        // CenterCropPad has no mode, so the mode list does not exclude it.
+        assert_eq!(
+            profile.excludes(&subject(PadOp::CenterCropPad, 18, DataType::Int32, None)),
+            None
+        );
+    }
+
+    #[test]
+    fn unknown_names_and_keys_are_errors_naming_the_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.toml");
+        for (text, expected) in [
+            ("dtypes = [\"float32\"]", "dtypes: unknown element type \"float32\""),
+            ("operators = [\"Pad-12\"]", "operators: unknown operator \"Pad-12\""),
+            (
+                "[[except]]\nmodes = [\"symmetric\"]\nreason = \"x\"",
+                "except[0].modes: unknown mode",
+            ),
+            ("dtype = [\"float\"]", "unknown field"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let error = Profile::read(&path).unwrap_err().to_string();
+            assert!(error.contains(expected), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_builder_removes_from_everything() {
+        let profile = Profile::everything()
+            .without_dtypes([DataType::String])
+            .without_modes([PadMode::Wrap]);
+        let wrap = Some(PadMode::Wrap);
+        assert!(
+            profile
+                .excludes(&subject(PadOp::Pad, 19, DataType::Float, wrap))
+                .is_some()
+        );
+        assert!(
+            profile
+                .excludes(&subject(PadOp::Pad, 19, DataType::String, None))
+                .is_some()
+        );
+        assert!(
+            profile
+                .excludes(&subject(PadOp::Pad, 19, DataType::Float, Some(PadMode::Edge)))
+                .is_none()
+        );
+        assert!(!profile.inputs_as_constants);
+    }
+}
