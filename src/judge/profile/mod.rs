@@ -238,7 +238,9 @@ impl Profile {
 
     /// The graph inputs of `model` to hand the backend as initializers: every one after the
     /// data under [`inputs_as_constants`](Profile::inputs_as_constants), else those its
-    /// Pad-family node takes in a role of form [`InputForm::Initializer`].
+    /// Pad-family node takes in a role of form [`InputForm::Initializer`] — or, when the node
+    /// computes that input from others (a function body expanded, as in CenterCropPad's
+    /// `_expanded` cases), the graph inputs after the data it is computed from.
     pub fn initializer_inputs(&self, model: &Model) -> Vec<String> {
         if self.inputs_as_constants {
             return model.graph.inputs.iter().skip(1).cloned().collect();
@@ -246,17 +248,27 @@ impl Profile {
         let Some((node, op)) = model.pad_nodes().next() else {
             return Vec::new();
         };
-        node.inputs
+        let wanted: Vec<&str> = node
+            .inputs
             .iter()
             .enumerate()
             .skip(1)
             .filter(|(position, name)| {
-                InputRole::at(op, *position)
-                    .and_then(|role| self.inputs.get(&role))
-                    .is_some_and(|limits| limits.form == InputForm::Initializer)
-                    && model.graph.inputs.contains(name)
+                !name.is_empty()
+                    && InputRole::at(op, *position)
+                        .and_then(|role| self.inputs.get(&role))
+                        .is_some_and(|limits| limits.form == InputForm::Initializer)
             })
-            .map(|(_, name)| name.clone())
+            .map(|(_, name)| name.as_str())
+            .collect();
+        let sources = graph_inputs_behind(model, &wanted);
+        model
+            .graph
+            .inputs
+            .iter()
+            .skip(1)
+            .filter(|name| sources.contains(name.as_str()))
+            .cloned()
             .collect()
     }
 
@@ -412,6 +424,26 @@ impl Exception {
             && (dtypes.is_empty() || dtypes.contains(&subject.dtype))
             && (modes.is_empty() || subject.mode.is_some_and(|m| modes.contains(&m)))
     }
+}
+
+/// The graph inputs `names` are, or are computed from (through the nodes that output them).
+fn graph_inputs_behind<'m>(model: &'m Model, names: &[&'m str]) -> BTreeSet<&'m str> {
+    let mut found = BTreeSet::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut pending: Vec<&str> = names.to_vec();
+    while let Some(name) = pending.pop() {
+        if !seen.insert(name) {
+            continue;
+        }
+        if model.graph.inputs.iter().any(|n| n == name) {
+            found.insert(name);
+            continue;
+        }
+        for node in model.graph.nodes.iter().filter(|n| n.outputs.iter().any(|o| o == name)) {
+            pending.extend(node.inputs.iter().map(String::as_str).filter(|n| !n.is_empty()));
+        }
+    }
+    found
 }
 
 /// `Pad-19`, `CenterCropPad-18`, `com.microsoft.Pad-1`.
@@ -628,6 +660,17 @@ axes = "absent"
             ["pads", "value", "axes"]
         );
         assert!(Profile::everything().initializer_inputs(&model).is_empty());
+        // An expanded CenterCropPad computes its Pad's pads from the shape input: that is
+        // what must be an initializer for the pads to be constant.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0");
+        let expanded = discover(
+            &[root],
+            &Patterns::new(&["test_center_crop_pad_crop_expanded"]).unwrap(),
+        )
+        .unwrap();
+        let expanded = expanded[0].load_model(&options).unwrap();
+        assert_eq!(expanded.graph.inputs, ["x", "shape"]);
+        assert_eq!(profile.initializer_inputs(&expanded), ["shape"]);
         let no_axes = Profile::everything().input(InputRole::Axes, InputLimits::absent());
         assert_eq!(
             no_axes.excludes(&subject).map(|u| u.to_string()),
