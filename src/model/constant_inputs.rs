@@ -58,7 +58,7 @@ pub fn inputs_as_constants(
 
 /// [`inputs_as_constants`] for the graph inputs `names` only (a profile's inputs of form
 /// `initializer`): returns the model and the inputs still fed, in graph order.
-pub fn named_inputs_as_constants(
+pub(crate) fn named_inputs_as_constants(
     model: &Model,
     inputs: &[Tensor],
     names: &[String],
@@ -66,13 +66,13 @@ pub fn named_inputs_as_constants(
     options: &DecodeOptions,
 ) -> Result<(Model, Vec<Tensor>), RewriteError> {
     let original = read_limited(&model.path, options.max_bytes)?;
-    let (constants, fed): (Vec<(&str, &Tensor)>, Vec<(&str, &Tensor)>) = model
-        .graph
-        .inputs
-        .iter()
-        .map(String::as_str)
-        .zip(inputs)
-        .partition(|(name, _)| names.iter().any(|n| n == name));
+    let made_constant = |name: &str| names.iter().any(|n| n == name);
+    let named = model.graph.inputs.iter().map(String::as_str).zip(inputs);
+    let constants: Vec<(&str, &Tensor)> = named.clone().filter(|(name, _)| made_constant(name)).collect();
+    let fed: Vec<Tensor> = named
+        .filter(|(name, _)| !made_constant(name))
+        .map(|(_, t)| t.clone())
+        .collect();
     let rewritten = rewrite(&original, &constants).map_err(|source| RewriteError::Wire {
         path: model.path.clone(),
         source,
@@ -81,7 +81,7 @@ pub fn named_inputs_as_constants(
     std::fs::write(&path, &rewritten).map_err(|e| FileProblem::Io(e).at(&path))?;
     let proto = ModelProto::decode(Bytes::from(rewritten)).map_err(|e| FileProblem::from(e).at(&path))?;
     let folded = Model::from_proto(&path, proto, options)?;
-    Ok((folded, fed.into_iter().map(|(_, t)| t.clone()).collect()))
+    Ok((folded, fed))
 }
 
 /// The serialized model with `constants` moved from the graph's inputs to its initializers.

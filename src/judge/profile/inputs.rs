@@ -37,7 +37,7 @@ impl InputRole {
     ];
 
     /// The role of the node input at `position` (after the data) of operator `op`.
-    pub fn at(op: PadOp, position: usize) -> Option<InputRole> {
+    pub(crate) fn at(op: PadOp, position: usize) -> Option<InputRole> {
         match (op, position) {
             (PadOp::CenterCropPad, 1) => Some(InputRole::Shape),
             (PadOp::CenterCropPad, _) => None,

@@ -132,7 +132,7 @@ pub enum ProfileError {
         field: String,
         /// Why.
         #[source]
-        source: toml::de::Error,
+        source: Box<toml::de::Error>,
     },
 }
 
@@ -232,7 +232,7 @@ impl Profile {
 
     /// Whether it takes some input only as an initializer, so that data sets are handed over
     /// rewritten (a model file written).
-    pub fn folds_inputs(&self) -> bool {
+    pub(crate) fn folds_inputs(&self) -> bool {
         self.inputs_as_constants || self.inputs.values().any(|l| l.form == InputForm::Initializer)
     }
 
@@ -241,7 +241,7 @@ impl Profile {
     /// Pad-family node takes in a role of form [`InputForm::Initializer`] — or, when the node
     /// computes that input from others (a function body expanded, as in CenterCropPad's
     /// `_expanded` cases), the graph inputs after the data it is computed from.
-    pub fn initializer_inputs(&self, model: &Model) -> Vec<String> {
+    pub(crate) fn initializer_inputs(&self, model: &Model) -> Vec<String> {
         if self.inputs_as_constants {
             return model.graph.inputs.iter().skip(1).cloned().collect();
         }
@@ -348,7 +348,7 @@ impl Profile {
                 table => table.try_into().map_err(|source| ProfileError::Field {
                     path: path.to_owned(),
                     field: field.clone(),
-                    source,
+                    source: Box::new(source),
                 })?,
             };
             inputs.insert(
