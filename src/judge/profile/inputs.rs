@@ -14,8 +14,7 @@ use super::Unsupported;
 use super::subject::Subject;
 
 /// What an input after the data is to its operator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum InputRole {
     /// Pad's and com.microsoft Pad's input 1.
     Pads,
