@@ -5,9 +5,19 @@
 //! The toy backend pads in constant mode only (borrowing the reference kernel) and refuses
 //! the other modes; toy_backend.baseline.json lists those refusals, so the gate passes, and
 //! fails as soon as a listed case starts passing or an unlisted one fails.
+//!
+//! Given the argument `worker`, the same program serves the backend as an external worker,
+//! so the command line's verbs run it from a path that does not change
+//! (docs/gating.md#the-command-line-against-your-backend):
+//!
+//! ```sh
+//! cargo build --example toy_backend
+//! pad-conformance --backend "exec:target/debug/examples/toy_backend worker" onnx-testdata/onnx-1.22.0 \
+//!     --baseline examples/toy_backend.baseline.json
+//! ```
 
 use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, RefBackend};
+use pad_conformance::backend::{Backend, BackendError, RefBackend, Worker};
 use pad_conformance::harness::Harness;
 use pad_conformance::model::{AttributeValue, Model};
 
@@ -31,6 +41,13 @@ impl Backend for ConstantOnly {
 }
 
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("worker") {
+        if let Err(e) = Worker::new(ConstantOnly).serve() {
+            eprintln!("{e}");
+            std::process::exit(3);
+        }
+        return;
+    }
     let root = env!("CARGO_MANIFEST_DIR");
     Harness::new(ConstantOnly)
         .root(format!("{root}/onnx-testdata/onnx-1.22.0"))

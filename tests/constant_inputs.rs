@@ -5,7 +5,7 @@ use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend};
 use pad_conformance::case::{Patterns, discover};
 use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
-use pad_conformance::judge::profile::Profile;
+use pad_conformance::judge::profile::{InputLimits, InputRole, Profile};
 use pad_conformance::model::Model;
 
 /// Like tract: anything but the data as a graph input is refused.
@@ -58,4 +58,54 @@ fn constant_inputs_let_a_constants_only_backend_run_every_case() {
         ..CheckOptions::default()
     };
     assert_eq!(statuses(&profiled), folded);
+}
+
+/// Like a runtime that plans shapes first but takes its fill value at run time: pads and
+/// axes must be initializers, and the constant value must stay a graph input.
+struct PadsConstantValueFed;
+
+impl Backend for PadsConstantValueFed {
+    fn name(&self) -> &str {
+        "pads-constant-value-fed"
+    }
+
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        let (node, _) = model.pad_nodes().next().ok_or("no Pad-family node")?;
+        for (position, name) in node.inputs.iter().enumerate().skip(1).filter(|(_, n)| !n.is_empty()) {
+            let fed = model.graph.inputs.contains(name);
+            // Input 2 is the constant value.
+            if fed != (position == 2) {
+                return Err(format!("input {position} ({name}) fed: {fed}").into());
+            }
+        }
+        RefBackend.run(model, inputs)
+    }
+}
+
+#[test]
+fn input_forms_fold_the_inputs_they_name_and_leave_the_others_fed() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0");
+    let cases = discover(&[root], &Patterns::new(&["test_constant_pad*"]).unwrap()).unwrap();
+    let check = |options: &CheckOptions| -> Vec<Status> {
+        cases
+            .iter()
+            .flat_map(|case| case.job_indices().map(move |i| (case, i)))
+            .map(|(case, i)| check_data_set(&PadsConstantValueFed, case, i, options).status)
+            .collect()
+    };
+    // x, pads, value (and axes): as the cases have them, pads is fed, and refused.
+    assert_eq!(check(&CheckOptions::default()), [Status::Errored; 3]);
+    let forms = CheckOptions {
+        profile: Profile::everything()
+            .input(InputRole::Pads, InputLimits::initializer())
+            .input(InputRole::Axes, InputLimits::initializer()),
+        ..CheckOptions::default()
+    };
+    assert_eq!(check(&forms), [Status::Passed; 3]);
+    // Every input made constant takes the value away from the graph's inputs: refused again.
+    let all = CheckOptions {
+        profile: Profile::everything().constant_inputs_only(),
+        ..CheckOptions::default()
+    };
+    assert_eq!(check(&all), [Status::Errored; 3]);
 }

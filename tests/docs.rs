@@ -359,3 +359,89 @@ fn no_count_is_typed_outside_the_generated_blocks() {
         typed.join("\n")
     );
 }
+
+/// The commands of the "Gate your runtime" guide and of its CI workflow: every
+/// `pad-conformance` command line in docs/gating.md's shell blocks and in
+/// docs/ci/pad-conformance.yml's `run:` lines.
+fn guide_commands() -> Vec<Vec<String>> {
+    let guide = read("docs/gating.md");
+    let workflow = read("docs/ci/pad-conformance.yml");
+    let mut lines: Vec<String> = Vec::new();
+    let mut in_shell = false;
+    for line in guide.lines() {
+        match line.trim() {
+            "```sh" => in_shell = true,
+            "```" => in_shell = false,
+            command if in_shell => lines.push(command.to_owned()),
+            _ => {}
+        }
+    }
+    lines.extend(
+        workflow
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("run: "))
+            .flat_map(|l| l.split(" && "))
+            .map(str::to_owned),
+    );
+    lines
+        .iter()
+        .map(|line| shlex::split(line).unwrap_or_else(|| panic!("not a shell command line: {line}")))
+        .collect()
+}
+
+#[test]
+fn the_guides_command_lines_parse_and_its_recipe_is_where_check_downstream_reads_it() {
+    let commands = guide_commands();
+    let ours: Vec<&Vec<String>> = commands.iter().filter(|c| c[0] == "pad-conformance").collect();
+    // run (with JUnit and HTML in the workflow), matrix and fuzz against the worker.
+    assert!(ours.len() >= 5, "{ours:?}");
+    for verb in ["matrix", "fuzz"] {
+        assert!(
+            ours.iter().any(|c| c[1] == verb),
+            "no `pad-conformance {verb}` in the guide"
+        );
+    }
+    for command in &ours {
+        // clap checks every flag and value before it answers --help.
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .args(&command[1..])
+            .arg("--help")
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "does not parse: {}", command.join(" "));
+    }
+    // The worker the commands name is the example the guide's Cargo.toml declares.
+    let workers: Vec<&String> = ours
+        .iter()
+        .filter_map(|c| c.iter().find(|a| a.starts_with("exec:") && a.contains("conformance")))
+        .collect();
+    assert!(workers.len() >= 5, "{workers:?}");
+    for backend in workers {
+        assert_eq!(backend, "exec:target/debug/examples/conformance worker");
+    }
+    // Recording uses the harness's own variable, and the gate the example's name.
+    let recording = commands
+        .iter()
+        .find(|c| c[0].contains('='))
+        .expect("the guide records a baseline");
+    let variable = format!("{}=known-failures.json", pad_conformance::harness::WRITE_BASELINE_ENV);
+    assert_eq!(recording[..4], [variable.as_str(), "cargo", "test", "--example"]);
+    assert!(
+        commands
+            .iter()
+            .any(|c| c[..] == ["cargo", "test", "--example", "conformance"])
+    );
+    // scripts/check-downstream writes the block after this marker to the downstream crate.
+    let guide = read("docs/gating.md");
+    let (_, after) = guide
+        .split_once("<!-- recipe: examples/conformance/main.rs")
+        .expect("the recipe's marker");
+    assert!(
+        after.contains("```rust\n// examples/conformance/main.rs\n"),
+        "{after:.200}"
+    );
+    let downstream = read("scripts/check-downstream");
+    assert!(downstream.contains(r"recipe: examples\/conformance\/main.rs"));
+    assert!(downstream.contains("docs/ci/pad-conformance.yml"));
+}

@@ -37,7 +37,7 @@ use crate::judge::check::{Answer, CheckOptions, judge_answer, run};
 use crate::judge::profile::Subject;
 use crate::judge::verdict::{Cause, Verdict};
 use crate::model::Model;
-use crate::model::constant_inputs::inputs_as_constants;
+use crate::model::constant_inputs::named_inputs_as_constants;
 use crate::operators::{PadOp, Rule};
 use crate::proto::ModelProto;
 use crate::tensor::{DataType, DecodeOptions, Tensor};
@@ -408,7 +408,7 @@ fn evaluate(
     scratch: &Path,
     check: &CheckOptions,
 ) -> Result<Evaluation, FuzzError> {
-    let write = backend.reads_model_file() || check.inputs_as_constants || check.profile.inputs_as_constants;
+    let write = backend.reads_model_file() || check.inputs_as_constants || check.profile.folds_inputs();
     // Every case gets a directory of its own: workers may cache a model by its path.
     let dir = write.then(|| scratch.join(CASE_NUMBER.fetch_add(1, Ordering::Relaxed).to_string()));
     if let Some(dir) = &dir {
@@ -470,10 +470,11 @@ fn evaluate_in(
         evaluation.unsupported = true;
         return Ok(evaluation);
     }
-    let answer = if check.inputs_as_constants || check.profile.inputs_as_constants {
+    let constants = check.constant_inputs(&model);
+    let answer = if !constants.is_empty() {
         let folded_dir = scratch.join("constants");
         std::fs::create_dir_all(&folded_dir).map_err(FuzzError::Scratch)?;
-        match inputs_as_constants(&model, &inputs, &folded_dir, &DecodeOptions::default()) {
+        match named_inputs_as_constants(&model, &inputs, &constants, &folded_dir, &DecodeOptions::default()) {
             Ok((folded, data)) => run(backend, &folded, &data),
             Err(source) => {
                 return Err(FuzzError::Generator {

@@ -16,7 +16,7 @@ use crate::judge::profile::{Profile, Subject};
 use crate::judge::setup::Setup;
 use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
 use crate::model::Model;
-use crate::model::constant_inputs::inputs_as_constants;
+use crate::model::constant_inputs::named_inputs_as_constants;
 use crate::model::opset::{domain_name, operator_label};
 use crate::operators::Rule;
 use crate::operators::regions::pad_regions;
@@ -39,6 +39,17 @@ pub struct CheckOptions {
     /// A refusal that names another spec rule than the data set breaks fails, instead of
     /// passing with a note (docs/semantics.md#refusal-rules).
     pub strict_rules: bool,
+}
+
+impl CheckOptions {
+    /// The graph inputs of `model` the backend is handed as initializers: every one after the
+    /// data in constant-input mode, else those the profile's input forms name.
+    pub(crate) fn constant_inputs(&self, model: &Model) -> Vec<String> {
+        if self.inputs_as_constants {
+            return model.graph.inputs.iter().skip(1).cloned().collect();
+        }
+        self.profile.initializer_inputs(model)
+    }
 }
 
 impl Default for CheckOptions {
@@ -291,7 +302,7 @@ pub fn check_data_set_with(
                     by: UnsupportedBy::Profile,
                     detail: unsupported.to_string(),
                 }),
-                None if options.inputs_as_constants || options.profile.inputs_as_constants => {
+                None if !options.constant_inputs(model).is_empty() => {
                     run_with_constant_inputs(backend, model, data, case, &decode, options)
                 }
                 None => {
@@ -390,7 +401,8 @@ fn run_with_constant_inputs(
             .into();
         }
     };
-    let (folded, inputs) = match inputs_as_constants(model, &data.inputs, scratch.path(), decode) {
+    let names = options.constant_inputs(model);
+    let (folded, inputs) = match named_inputs_as_constants(model, &data.inputs, &names, scratch.path(), decode) {
         Ok(folded) => folded,
         Err(e) => {
             let detail = format!("making the inputs constants: {e}");

@@ -52,14 +52,26 @@ pub fn inputs_as_constants(
     dir: &Path,
     options: &DecodeOptions,
 ) -> Result<(Model, Vec<Tensor>), RewriteError> {
+    let after_data: Vec<String> = model.graph.inputs.iter().skip(1).cloned().collect();
+    named_inputs_as_constants(model, inputs, &after_data, dir, options)
+}
+
+/// [`inputs_as_constants`] for the graph inputs `names` only (a profile's inputs of form
+/// `initializer`): returns the model and the inputs still fed, in graph order.
+pub(crate) fn named_inputs_as_constants(
+    model: &Model,
+    inputs: &[Tensor],
+    names: &[String],
+    dir: &Path,
+    options: &DecodeOptions,
+) -> Result<(Model, Vec<Tensor>), RewriteError> {
     let original = read_limited(&model.path, options.max_bytes)?;
-    let constants: Vec<(&str, &Tensor)> = model
-        .graph
-        .inputs
-        .iter()
-        .map(String::as_str)
-        .zip(inputs)
-        .skip(1)
+    let made_constant = |name: &str| names.iter().any(|n| n == name);
+    let named = model.graph.inputs.iter().map(String::as_str).zip(inputs);
+    let constants: Vec<(&str, &Tensor)> = named.clone().filter(|(name, _)| made_constant(name)).collect();
+    let fed: Vec<Tensor> = named
+        .filter(|(name, _)| !made_constant(name))
+        .map(|(_, t)| t.clone())
         .collect();
     let rewritten = rewrite(&original, &constants).map_err(|source| RewriteError::Wire {
         path: model.path.clone(),
@@ -69,7 +81,7 @@ pub fn inputs_as_constants(
     std::fs::write(&path, &rewritten).map_err(|e| FileProblem::Io(e).at(&path))?;
     let proto = ModelProto::decode(Bytes::from(rewritten)).map_err(|e| FileProblem::from(e).at(&path))?;
     let folded = Model::from_proto(&path, proto, options)?;
-    Ok((folded, inputs.iter().take(1).cloned().collect()))
+    Ok((folded, fed))
 }
 
 /// The serialized model with `constants` moved from the graph's inputs to its initializers.
@@ -209,6 +221,28 @@ mod tests {
         let reread = Model::read(&dir.path().join("model.onnx"), &options).unwrap();
         assert_eq!(reread.graph.inputs, ["x"]);
         assert_eq!(reread.opset_imports, model.opset_imports);
+        assert_eq!(
+            RefBackend.run(&folded, &inputs).unwrap(),
+            RefBackend.run(&model, &data.inputs).unwrap()
+        );
+    }
+
+    #[test]
+    fn named_inputs_alone_become_initializers_and_the_rest_stay_fed() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0");
+        let patterns = Patterns::new(&["test_constant_pad_axes"]).unwrap();
+        let cases = discover(&[root], &patterns).unwrap();
+        let case = &cases[0];
+        let options = case.decode_options(1 << 30);
+        let model = case.load_model(&options).unwrap();
+        let data = case.load_data_set(&case.data_sets[0], &options).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let names = ["pads".to_owned(), "axes".to_owned()];
+        let (folded, inputs) = named_inputs_as_constants(&model, &data.inputs, &names, dir.path(), &options).unwrap();
+        assert_eq!(folded.graph.inputs, ["x", "value"]);
+        assert_eq!(inputs, [data.inputs[0].clone(), data.inputs[2].clone()]);
+        let names: Vec<&str> = folded.graph.initializers.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["pads", "axes"]);
         assert_eq!(
             RefBackend.run(&folded, &inputs).unwrap(),
             RefBackend.run(&model, &data.inputs).unwrap()

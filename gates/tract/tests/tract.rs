@@ -2,10 +2,9 @@
 //! pad-conformance's harness against tract.known-failures.json.
 //!
 //! tract builds a typed, optimized plan before it runs, and its Pad needs `pads`,
-//! `constant_value` and `axes` as constants to know the output shape. So the gate runs in
-//! constant-input mode (`inputs_as_constants = true` in tract.profile.toml): the harness hands tract a
-//! model in which each data set's values of those inputs are initializers, and feeds the
-//! data alone. That fixes them per data set, as an application with constant pads would;
+//! `constant_value` and `axes` as constants to know the output shape. So tract.profile.toml
+//! gives those inputs the form `initializer`: the harness hands tract a model in which each
+//! data set's values of those inputs are initializers, and feeds the data alone. That fixes them per data set, as an application with constant pads would;
 //! it tests nothing of tract's handling of pads computed at run time.
 //!
 //! `cargo test -p gate-tract` runs it (debug profile: .ci/run's). Record the baseline with

@@ -1,34 +1,46 @@
 //! Capability profiles: what a backend claims to support — operator versions, element types,
-//! modes, and whether it takes pads, constant_value, axes and shape as graph inputs or only
-//! as constants. Data sets outside the profile are `unsupported`: counted and listed, never
-//! failed, so a baseline lists real failures, not a runtime's whole scope.
+//! modes, the axes a mode may pad, and for each input after the data (pads, constant_value,
+//! axes, shape) whether it takes it as a runtime input, only as an initializer or not at all,
+//! of which ranks and within which values. Data sets outside the profile are `unsupported`:
+//! counted and listed, never failed, so a baseline lists real failures, not a runtime's whole
+//! scope. A profile says what a runtime supports, never how close its answers must be: the
+//! tolerance is the comparison's.
 //!
 //! For exec workers a profile is a TOML file (beside the baseline); for Rust backends, a
 //! builder:
 //!
 //! ```
-//! use pad_conformance::judge::profile::Profile;
+//! use pad_conformance::judge::profile::{InputLimits, InputRole, Profile};
 //! use pad_conformance::operators::PadMode;
 //! use pad_conformance::DataType;
 //!
 //! let profile = Profile::everything()
 //!     .without_dtypes([DataType::String, DataType::Complex64])
 //!     .without_modes([PadMode::Wrap])
-//!     .constant_inputs_only();
-//! assert!(profile.inputs_as_constants);
+//!     // pads only as an initializer, and never negative; no axes input at all
+//!     .input(InputRole::Pads, InputLimits::initializer().within(0, i32::MAX.into()))
+//!     .input(InputRole::Axes, InputLimits::absent())
+//!     // reflect pads the last two axes only
+//!     .mode_axes([PadMode::Reflect], [-2, -1]);
+//! assert!(!profile.inputs_as_constants);
 //! ```
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+mod inputs;
+mod subject;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+pub use inputs::{InputForm, InputLimits, InputRole, ModeAxes};
+pub use subject::{GivenInput, Subject};
+
 use crate::data::side_file::{MAX_PROFILE_BYTES, excerpt, excerpt_lines, read_text_capped};
-use crate::model::{AttributeValue, Model};
+use crate::model::Model;
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::tensor::DataType;
-use crate::tensor::Tensor;
 
 /// What a backend supports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -45,8 +57,13 @@ pub struct Profile {
     /// lookups stay constant-time however many exceptions a profile lists.
     matchers: Matchers,
     /// It takes pads, constant_value, axes and shape only as constants (initializers), so
-    /// every data set is run with its inputs after the data made constants.
+    /// every data set is run with its inputs after the data made constants: every input's
+    /// form `initializer`, as profiles said before they could say it input by input.
     pub inputs_as_constants: bool,
+    /// What it supports of each input after the data; an input not listed: anything.
+    pub inputs: BTreeMap<InputRole, InputLimits>,
+    /// Modes it supports on some axes only.
+    pub mode_axes: Vec<ModeAxes>,
 }
 
 /// A combination a backend does not support: every field that is set must match.
@@ -65,36 +82,6 @@ pub struct Exception {
     pub modes: Vec<String>,
     /// Why: shown in the report of each data set it excludes.
     pub reason: String,
-}
-
-/// The facts of a data set a profile is matched against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Subject {
-    /// The operator version under test.
-    pub operator: OpVersion,
-    /// The data input's element type.
-    pub dtype: DataType,
-    /// The mode (none for CenterCropPad).
-    pub mode: Option<PadMode>,
-}
-
-impl Subject {
-    /// What a profile is matched against for `model` on `inputs`: its Pad-family operator
-    /// version, the data's element type and the mode; `None` for a model without one.
-    pub fn of(model: &Model, inputs: &[Tensor]) -> Option<Subject> {
-        let (node, _) = model.pad_nodes().next()?;
-        let operator = OpVersion::of(node)?;
-        let mode = match (operator.op, node.attribute("mode")) {
-            (PadOp::CenterCropPad, _) => None,
-            (_, Some(AttributeValue::String(name))) => Some(PadMode::from_name(&String::from_utf8_lossy(name))?),
-            (_, _) => Some(PadMode::Constant),
-        };
-        Some(Subject {
-            operator,
-            dtype: inputs.first()?.data_type(),
-            mode,
-        })
-    }
 }
 
 /// Why a data set is outside a profile.
@@ -156,6 +143,17 @@ pub enum ProfileError {
         /// The name.
         value: String,
     },
+    /// A value of the right type but not of a profile's shape.
+    #[error("{}: {field}: {source}", path.display())]
+    Field {
+        /// The file.
+        path: PathBuf,
+        /// The field (`inputs.pads`).
+        field: String,
+        /// Why.
+        #[source]
+        source: Box<toml::de::Error>,
+    },
 }
 
 /// The TOML form of a profile.
@@ -168,6 +166,29 @@ struct ProfileFile {
     inputs_as_constants: Option<bool>,
     #[serde(default)]
     except: Vec<Exception>,
+    #[serde(default)]
+    inputs: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    mode_axes: Vec<ModeAxesFile>,
+}
+
+/// An input's limits in TOML: a form alone (`pads = "initializer"`) or a table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InputFile {
+    #[serde(default)]
+    form: InputForm,
+    ranks: Option<BTreeSet<usize>>,
+    min: Option<i64>,
+    max: Option<i64>,
+}
+
+/// `[[mode_axes]]` in TOML.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModeAxesFile {
+    modes: Vec<String>,
+    axes: Vec<i64>,
 }
 
 impl Profile {
@@ -208,6 +229,68 @@ impl Profile {
         self
     }
 
+    /// Supports the input of `role` within `limits` only.
+    pub fn input(mut self, role: InputRole, limits: InputLimits) -> Profile {
+        self.inputs.insert(role, limits);
+        self
+    }
+
+    /// Supports `modes` padding `axes` only (negative: from the last; `[-2, -1]`: the last
+    /// two).
+    pub fn mode_axes(
+        mut self,
+        modes: impl IntoIterator<Item = PadMode>,
+        axes: impl IntoIterator<Item = i64>,
+    ) -> Profile {
+        self.mode_axes.push(ModeAxes {
+            modes: modes.into_iter().collect(),
+            axes: axes.into_iter().collect(),
+        });
+        self
+    }
+
+    /// Whether it takes some input only as an initializer, so that data sets are handed over
+    /// rewritten (a model file written).
+    pub(crate) fn folds_inputs(&self) -> bool {
+        self.inputs_as_constants || self.inputs.values().any(|l| l.form == InputForm::Initializer)
+    }
+
+    /// The graph inputs of `model` to hand the backend as initializers: every one after the
+    /// data under [`inputs_as_constants`](Profile::inputs_as_constants), else those its
+    /// Pad-family node takes in a role of form [`InputForm::Initializer`] — or, when the node
+    /// computes that input from others (a function body expanded, as in CenterCropPad's
+    /// `_expanded` cases), the graph inputs after the data it is computed from.
+    pub(crate) fn initializer_inputs(&self, model: &Model) -> Vec<String> {
+        if self.inputs_as_constants {
+            return model.graph.inputs.iter().skip(1).cloned().collect();
+        }
+        let Some((node, op)) = model.pad_nodes().next() else {
+            return Vec::new();
+        };
+        let wanted: Vec<&str> = node
+            .inputs
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(position, name)| {
+                !name.is_empty()
+                    && InputRole::at(op, *position)
+                        .and_then(|role| self.inputs.get(&role))
+                        .is_some_and(|limits| limits.form == InputForm::Initializer)
+            })
+            .map(|(_, name)| name.as_str())
+            .collect();
+        let sources = graph_inputs_behind(model, &wanted);
+        model
+            .graph
+            .inputs
+            .iter()
+            .skip(1)
+            .filter(|name| sources.contains(name.as_str()))
+            .cloned()
+            .collect()
+    }
+
     /// Reads a TOML profile:
     ///
     /// ```toml
@@ -220,6 +303,15 @@ impl Profile {
     /// operators = ["Pad-13", "Pad-18"]
     /// dtypes = ["bfloat16"]
     /// reason = "no bfloat16 kernel before Pad-21"
+    ///
+    /// [inputs]                       # each input after the data: a form, or a table
+    /// pads = { form = "initializer", min = 0, max = 2147483647, ranks = [1] }
+    /// constant_value = "any"         # "any" (default), "initializer" or "absent"
+    /// axes = "absent"
+    ///
+    /// [[mode_axes]]                  # modes that pad some axes only
+    /// modes = ["reflect"]
+    /// axes = [-2, -1]
     /// ```
     ///
     /// Every key is optional; a missing list means everything.
@@ -237,6 +329,8 @@ impl Profile {
             && file.modes.is_none()
             && file.inputs_as_constants.is_none()
             && file.except.is_empty()
+            && file.inputs.is_empty()
+            && file.mode_axes.is_empty()
         {
             return Err(ProfileError::Empty { path: path.to_owned() });
         }
@@ -285,6 +379,46 @@ impl Profile {
             let modes = parse_modes(&exception.modes).map_err(|v| unknown(format!("except[{i}].modes"), "mode", &v))?;
             masks.push(Masks::new(&operators, &dtypes, &modes));
         }
+        let mut inputs = BTreeMap::new();
+        for (key, value) in file.inputs {
+            let field = format!("inputs.{key}");
+            let role = InputRole::ALL
+                .into_iter()
+                .find(|r| r.name() == key)
+                .ok_or_else(|| unknown("inputs".into(), "input", &key))?;
+            let limits: InputFile = match value {
+                toml::Value::String(form) => InputFile {
+                    form: toml::Value::String(form.clone())
+                        .try_into()
+                        .map_err(|_| unknown(field.clone(), "input form", &form))?,
+                    ranks: None,
+                    min: None,
+                    max: None,
+                },
+                table => table.try_into().map_err(|source| ProfileError::Field {
+                    path: path.to_owned(),
+                    field: field.clone(),
+                    source: Box::new(source),
+                })?,
+            };
+            inputs.insert(
+                role,
+                InputLimits {
+                    form: limits.form,
+                    ranks: limits.ranks,
+                    min: limits.min,
+                    max: limits.max,
+                },
+            );
+        }
+        let mut mode_axes = Vec::new();
+        for (i, limit) in file.mode_axes.into_iter().enumerate() {
+            let modes = parse_modes(&limit.modes).map_err(|v| unknown(format!("mode_axes[{i}].modes"), "mode", &v))?;
+            mode_axes.push(ModeAxes {
+                modes,
+                axes: limit.axes,
+            });
+        }
         Ok(Profile {
             operators,
             dtypes,
@@ -292,6 +426,8 @@ impl Profile {
             exceptions: file.except,
             matchers: Matchers::new(masks),
             inputs_as_constants: file.inputs_as_constants.unwrap_or(false),
+            inputs,
+            mode_axes,
         })
     }
 
@@ -317,8 +453,18 @@ impl Profile {
         {
             return Some(Unsupported(format!("mode {mode}")));
         }
+        if let Some(unsupported) = self
+            .inputs
+            .iter()
+            .find_map(|(role, limits)| limits.excludes(*role, subject))
+        {
+            return Some(unsupported);
+        }
+        if let Some(unsupported) = self.mode_axes.iter().find_map(|limit| limit.excludes(subject)) {
+            return Some(unsupported);
+        }
         self.matchers
-            .first_match(subject)
+            .first_match(&Key::of(subject))
             .map(|i| Unsupported(self.exceptions[i].reason.clone()))
     }
 }
@@ -356,7 +502,7 @@ impl Masks {
     }
 
     /// `subject`'s own bits.
-    fn of(subject: &Subject) -> Masks {
+    fn of(subject: &Key) -> Masks {
         fn bit<T: PartialEq>(value: Option<T>, mut table: impl Iterator<Item = T>) -> u64 {
             value.and_then(|v| table.position(|t| t == v)).map_or(OTHER, |i| 1 << i)
         }
@@ -372,12 +518,30 @@ impl Masks {
     }
 }
 
+/// The part of a subject exceptions match: its operator version, element type and mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    operator: OpVersion,
+    dtype: DataType,
+    mode: Option<PadMode>,
+}
+
+impl Key {
+    fn of(subject: &Subject) -> Key {
+        Key {
+            operator: subject.operator,
+            dtype: subject.dtype,
+            mode: subject.mode,
+        }
+    }
+}
+
 /// The exceptions' masks, and for each subject of the tables the first exception it
 /// matches, worked out once when the profile is read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Matchers {
     masks: Vec<Masks>,
-    first: HashMap<Subject, usize>,
+    first: HashMap<Key, usize>,
 }
 
 impl Matchers {
@@ -385,7 +549,7 @@ impl Matchers {
     /// to an earlier one is skipped: at most (exceptions × subjects) mask tests, where the
     /// subjects (about 1,500) are a constant of the operator table, not of the input.
     fn new(masks: Vec<Masks>) -> Matchers {
-        let mut left: Vec<(Subject, Masks)> = every_subject().map(|s| (s, Masks::of(&s))).collect();
+        let mut left: Vec<(Key, Masks)> = every_subject().map(|s| (s, Masks::of(&s))).collect();
         let mut first = HashMap::new();
         let mut tried = HashSet::new();
         for (i, exception) in masks.iter().enumerate() {
@@ -407,7 +571,7 @@ impl Matchers {
     }
 
     /// The index of the first exception `subject` matches, if any.
-    fn first_match(&self, subject: &Subject) -> Option<usize> {
+    fn first_match(&self, subject: &Key) -> Option<usize> {
         match self.first.get(subject) {
             Some(&i) => Some(i),
             None if self.masks.is_empty() || OpVersion::all().any(|op| op == subject.operator) => None,
@@ -422,16 +586,36 @@ impl Matchers {
 
 /// Every subject the tables can name: each operator version, element type and mode (and no
 /// mode).
-fn every_subject() -> impl Iterator<Item = Subject> {
+fn every_subject() -> impl Iterator<Item = Key> {
     OpVersion::all().flat_map(|operator| {
         DataType::ALL.into_iter().flat_map(move |dtype| {
             PadMode::ALL
                 .into_iter()
                 .map(Some)
                 .chain([None])
-                .map(move |mode| Subject { operator, dtype, mode })
+                .map(move |mode| Key { operator, dtype, mode })
         })
     })
+}
+
+/// The graph inputs `names` are, or are computed from (through the nodes that output them).
+fn graph_inputs_behind<'m>(model: &'m Model, names: &[&'m str]) -> BTreeSet<&'m str> {
+    let mut found = BTreeSet::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut pending: Vec<&str> = names.to_vec();
+    while let Some(name) = pending.pop() {
+        if !seen.insert(name) {
+            continue;
+        }
+        if model.graph.inputs.iter().any(|n| n == name) {
+            found.insert(name);
+            continue;
+        }
+        for node in model.graph.nodes.iter().filter(|n| n.outputs.iter().any(|o| o == name)) {
+            pending.extend(node.inputs.iter().map(String::as_str).filter(|n| !n.is_empty()));
+        }
+    }
+    found
 }
 
 /// `Pad-19`, `CenterCropPad-18`, `com.microsoft.Pad-1`.
@@ -498,7 +682,184 @@ mod tests {
             operator: OpVersion { op, version },
             dtype,
             mode,
+            inputs: Vec::new(),
+            pads: None,
+            padded_axes: None,
         }
+    }
+
+    /// A Pad-19 float subject with `inputs` (role, fed, rank, values), `pads` and the
+    /// padded axes of a rank-`rank` data.
+    fn given(mode: PadMode, inputs: &[(InputRole, bool, usize, &[i64])], rank: usize, padded: &[usize]) -> Subject {
+        let inputs: Vec<GivenInput> = inputs
+            .iter()
+            .map(|&(role, fed, rank, values)| GivenInput {
+                role,
+                name: role.name().to_owned(),
+                fed,
+                rank: Some(rank),
+                values: (!values.is_empty()).then(|| values.to_vec()),
+            })
+            .collect();
+        let pads = inputs
+            .iter()
+            .find(|g| g.role == InputRole::Pads)
+            .and_then(|g| g.values.clone());
+        Subject {
+            padded_axes: Some((rank, padded.to_vec())),
+            pads,
+            inputs,
+            ..subject(PadOp::Pad, 19, DataType::Float, Some(mode))
+        }
+    }
+
+    fn read(text: &str) -> Result<Profile, ProfileError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.toml");
+        std::fs::write(&path, text).unwrap();
+        Profile::read(&path)
+    }
+
+    #[test]
+    fn input_forms_ranks_and_ranges_read_from_toml_exclude_what_they_do_not_cover() {
+        let profile = read(
+            r#"
+[inputs]
+pads = { form = "initializer", min = 0, max = 2147483647, ranks = [1] }
+constant_value = "any"
+axes = "absent"
+"#,
+        )
+        .unwrap();
+        assert_eq!(profile.inputs[&InputRole::Pads].form, InputForm::Initializer);
+        assert_eq!(profile.inputs[&InputRole::ConstantValue], InputLimits::any());
+        let pads = |values: &'static [i64]| (InputRole::Pads, true, 1, values);
+        let edge = PadMode::Edge;
+        assert_eq!(profile.excludes(&given(edge, &[pads(&[0, 1, 2, 0])], 2, &[0, 1])), None);
+        assert_eq!(
+            profile.excludes(&given(edge, &[pads(&[0, -1, 2, 0])], 2, &[0, 1])),
+            Some(Unsupported("pads [0, -1, 2, 0] holds -1, below 0".into()))
+        );
+        assert_eq!(
+            profile.excludes(&given(edge, &[pads(&[0, 3_000_000_000])], 1, &[0])),
+            Some(Unsupported(
+                "pads [0, 3000000000] holds 3000000000, above 2147483647".into()
+            ))
+        );
+        assert_eq!(
+            profile.excludes(&given(edge, &[(InputRole::Pads, false, 2, &[0, 1])], 1, &[0])),
+            Some(Unsupported("a 2-D pads input (supported ranks: 1)".into()))
+        );
+        let with_axes = [pads(&[1, 1]), (InputRole::Axes, true, 1, &[0][..])];
+        assert_eq!(
+            profile.excludes(&given(edge, &with_axes, 2, &[0])),
+            Some(Unsupported("the axes input (not supported)".into()))
+        );
+        // A profile without [inputs] (every file written before it existed) limits none.
+        assert_eq!(Profile::everything().excludes(&given(edge, &with_axes, 2, &[0])), None);
+    }
+
+    #[test]
+    fn a_mode_limited_to_the_last_two_axes_excludes_padding_any_other() {
+        let profile = read("[[mode_axes]]\nmodes = [\"reflect\"]\naxes = [-2, -1]\n").unwrap();
+        assert_eq!(profile, Profile::everything().mode_axes([PadMode::Reflect], [-2, -1]));
+        let reflect = PadMode::Reflect;
+        assert_eq!(profile.excludes(&given(reflect, &[], 4, &[2, 3])), None);
+        assert_eq!(
+            profile.excludes(&given(reflect, &[], 4, &[1, 3])),
+            Some(Unsupported(
+                "mode reflect padding axis 1 of rank-4 data (supported on axes [-2, -1] only)".into()
+            ))
+        );
+        // Other modes, and rank-2 data whose axes 0 and 1 are the last two, are untouched.
+        assert_eq!(profile.excludes(&given(PadMode::Edge, &[], 4, &[0])), None);
+        assert_eq!(profile.excludes(&given(reflect, &[], 2, &[0, 1])), None);
+    }
+
+    #[test]
+    fn bad_inputs_and_mode_axes_are_errors_naming_the_field() {
+        for (text, expected) in [
+            ("[inputs]\npaddings = \"any\"", "inputs: unknown input \"paddings\""),
+            (
+                "[inputs]\npads = \"constant\"",
+                "inputs.pads: unknown input form \"constant\"",
+            ),
+            (
+                "[inputs]\npads = { form = \"any\", minimum = 0 }",
+                "inputs.pads: unknown field `minimum`",
+            ),
+            ("[inputs]\npads = { ranks = [-1] }", "inputs.pads: "),
+            (
+                "[[mode_axes]]\nmodes = [\"mirror\"]\naxes = [0]",
+                "mode_axes[0].modes: unknown mode \"mirror\"",
+            ),
+        ] {
+            let error = read(text).unwrap_err().to_string();
+            assert!(error.contains(expected), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_profiles_in_the_repository_still_read() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for path in [
+            "baselines/onnxruntime.profile.toml",
+            "gates/tract/tract.profile.toml",
+            "gates/candle/candle.profile.toml",
+        ] {
+            Profile::read(&root.join(path)).unwrap_or_else(|e| panic!("{e}"));
+        }
+        // A file of the first format: only the keys it had.
+        let old = read("inputs_as_constants = true\nmodes = [\"edge\"]").unwrap();
+        assert!(old.inputs_as_constants && old.inputs.is_empty() && old.mode_axes.is_empty());
+    }
+
+    #[test]
+    fn a_real_case_gives_its_inputs_and_initializer_forms_pick_what_to_fold() {
+        use crate::case::{Patterns, discover};
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0");
+        let cases = discover(&[root], &Patterns::new(&["test_constant_pad_axes"]).unwrap()).unwrap();
+        let options = cases[0].decode_options(1 << 30);
+        let model = cases[0].load_model(&options).unwrap();
+        let data = cases[0].load_data_set(&cases[0].data_sets[0], &options).unwrap();
+        let subject = Subject::of(&model, &data.inputs).unwrap();
+        let roles: Vec<(InputRole, bool)> = subject.inputs.iter().map(|g| (g.role, g.fed)).collect();
+        assert_eq!(
+            roles,
+            [
+                (InputRole::Pads, true),
+                (InputRole::ConstantValue, true),
+                (InputRole::Axes, true)
+            ]
+        );
+        // x of shape [1, 3, 4, 5], axes [1, 3], pads [0, 3, 0, 4]: axis 3 alone is padded.
+        assert_eq!(subject.pads.as_deref(), Some(&[0, 3, 0, 4][..]));
+        assert_eq!(subject.padded_axes, Some((4, vec![3])));
+        let profile = Profile::everything()
+            .input(InputRole::Pads, InputLimits::initializer())
+            .input(InputRole::Axes, InputLimits::initializer());
+        assert_eq!(profile.initializer_inputs(&model), ["pads", "axes"]);
+        assert_eq!(
+            Profile::everything().constant_inputs_only().initializer_inputs(&model),
+            ["pads", "value", "axes"]
+        );
+        assert!(Profile::everything().initializer_inputs(&model).is_empty());
+        // An expanded CenterCropPad computes its Pad's pads from the shape input: that is
+        // what must be an initializer for the pads to be constant.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0");
+        let expanded = discover(
+            &[root],
+            &Patterns::new(&["test_center_crop_pad_crop_expanded"]).unwrap(),
+        )
+        .unwrap();
+        let expanded = expanded[0].load_model(&options).unwrap();
+        assert_eq!(expanded.graph.inputs, ["x", "shape"]);
+        assert_eq!(profile.initializer_inputs(&expanded), ["shape"]);
+        let no_axes = Profile::everything().input(InputRole::Axes, InputLimits::absent());
+        assert_eq!(
+            no_axes.excludes(&subject).map(|u| u.to_string()),
+            Some("outside the backend's profile: the axes input (not supported)".into())
+        );
     }
 
     #[test]
