@@ -1,7 +1,9 @@
 //! Differential fuzzing: random Pad-family configurations drawn from the operator table, the
-//! reference backend as the oracle, any backend as the subject. A disagreement is shrunk to a
-//! small case that still shows it, de-duplicated by signature, and can be written as a
-//! node-test case that `pad-conformance` runs as it stands.
+//! reference backend as the oracle, any backend as the subject. Disagreements are grouped by
+//! root cause ([`CauseKey`]): the first case showing a cause is shrunk to a small case that
+//! still shows that cause on the same or a stronger basis, and can be written as a node-test
+//! case that `pad-conformance` runs as it stands. Case `i` of seed `s` is drawn by a
+//! generator of its own ([`generate_case`]), so runs split into shards.
 //!
 //! ```no_run
 //! use pad_conformance::backend::RefBackend;
@@ -27,17 +29,16 @@ use std::time::{Duration, Instant};
 use prost::Message;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
 
 use crate::backend::{Backend, ErrorKind, RefBackend, error_kind, refusal_rules};
 use crate::case::{Expected, LoadedDataSet};
-use crate::data::basis::BasisNote;
+use crate::data::basis::{Basis, BasisNote, Gating};
+use crate::judge::cause_key::{CauseKey, values_pattern};
 use crate::judge::check::{Answer, CheckOptions, judge_answer, run};
 use crate::judge::profile::Subject;
-use crate::judge::verdict::{Cause, Verdict};
 use crate::model::Model;
 use crate::model::constant_inputs::inputs_as_constants;
-use crate::operators::{PadOp, Rule};
+use crate::operators::{OpVersion, Rule};
 use crate::proto::ModelProto;
 use crate::tensor::{DataType, DecodeOptions, Tensor};
 
@@ -64,9 +65,35 @@ pub struct FuzzOptions {
     pub check: CheckOptions,
     /// The most subject runs shrinking one finding may take.
     pub shrink_runs: usize,
-    /// Threads evaluating cases. Cases are drawn and findings shrunk in order on the calling
+    /// Threads evaluating cases. Findings are shrunk in order of case index on the calling
     /// thread, so the result does not depend on it.
     pub threads: usize,
+    /// The share of the cases this run takes.
+    pub shard: Shard,
+}
+
+/// One of `count` shares of a run's cases: those whose index is `index` modulo `count`.
+/// Shards of one seed draw disjoint cases; their reports [merged](FuzzReport::merge) are the
+/// unsharded run's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// From 0 to `count` − 1.
+    pub index: u64,
+    /// At least 1.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole run.
+    pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    /// The case indices of this shard below `limit` (all of them when `None`).
+    fn indices(self, limit: Option<u64>) -> impl Iterator<Item = u64> {
+        let count = self.count.max(1);
+        (self.index..)
+            .step_by(usize::try_from(count).unwrap_or(usize::MAX))
+            .take_while(move |&i| limit.is_none_or(|limit| i < limit))
+    }
 }
 
 impl Default for FuzzOptions {
@@ -79,94 +106,57 @@ impl Default for FuzzOptions {
             check: CheckOptions::default(),
             shrink_runs: 400,
             threads: crate::run::runner::default_threads(),
+            shard: Shard::ALL,
         }
     }
 }
 
-/// How a backend disagrees with the reference.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    /// Outputs of the right type and shape with other values.
-    WrongValues,
-    /// Outputs of another type, shape or number.
-    WrongShape,
-    /// Refused a configuration the reference computes.
-    RefusedValid,
-    /// Answered a configuration that must be refused.
-    AcceptedInvalid,
-    /// Refused a configuration that must be refused, naming another spec rule (under
-    /// strict rules).
-    OtherReason,
-    /// Crashed, panicked, broke the protocol, or reported a failure (never a refusal).
-    Crashed,
-    /// Did not answer in time.
-    TimedOut,
-}
-
-impl Kind {
-    /// The kind of disagreement a verdict shows; `None` when it shows none.
-    pub fn of(verdict: &Verdict) -> Option<Kind> {
-        Some(match verdict.cause()? {
-            Cause::WrongValues => Kind::WrongValues,
-            Cause::WrongShape => Kind::WrongShape,
-            Cause::RefusesValid => Kind::RefusedValid,
-            Cause::AcceptsForbidden => Kind::AcceptedInvalid,
-            Cause::OtherReason => Kind::OtherReason,
-            Cause::Timeout => Kind::TimedOut,
-            Cause::Crash | Cause::Runner | Cause::NotLoadable => Kind::Crashed,
-        })
-    }
-
-    /// `wrong-values`, `refused-valid`, …
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::WrongValues => "wrong-values",
-            Kind::WrongShape => "wrong-shape",
-            Kind::RefusedValid => "refused-valid",
-            Kind::AcceptedInvalid => "accepted-invalid",
-            Kind::OtherReason => "other-reason",
-            Kind::Crashed => "crashed",
-            Kind::TimedOut => "timed-out",
-        }
-    }
-}
-
-/// What makes two findings the same defect: the operator (any version), the mode, the class
-/// of element type and the kind of disagreement. A missing element type or mode counts once.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Signature {
-    /// `pad`, `center_crop_pad` or `ms_pad`.
-    pub op: &'static str,
-    /// The mode attribute as written (`-` when absent).
-    pub mode: String,
+/// Where a cause was seen: the operator version and the class of element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Site {
+    /// The operator and version.
+    pub operator: OpVersion,
     /// `float`, `float8`, `float4`, `int`, `subbyte_int`, `string`, `bool`, `complex`.
     pub dtype_class: &'static str,
-    /// How it disagrees.
-    pub kind: Kind,
 }
 
-impl fmt::Display for Signature {
-    /// `pad_edge_float_wrong-values`: safe as a directory name.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mode: String = self
-            .mode
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect();
-        write!(f, "{}_{}_{}_{}", self.op, mode, self.dtype_class, self.kind.name())
+impl Site {
+    /// Where `case` lies.
+    pub fn of(case: &FuzzCase) -> Site {
+        Site {
+            operator: case.operator,
+            dtype_class: dtype_class(case.data.data_type()),
+        }
     }
 }
 
-/// One distinct disagreement, shrunk.
+impl fmt::Display for Site {
+    /// `Pad-18 float`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let op = self.operator;
+        write!(
+            f,
+            "{} {}",
+            crate::model::opset::operator_label(op.op.domain(), op.op.op_type(), op.version),
+            self.dtype_class
+        )
+    }
+}
+
+/// One root cause, with its smallest case.
 #[derive(Clone, Debug)]
 pub struct Finding {
-    /// What makes it distinct.
-    pub signature: Signature,
-    /// The smallest case found that shows it.
+    /// The root cause: every drawn case that shows it counts here.
+    pub key: CauseKey,
+    /// The smallest case found that shows it, on the same or a stronger basis.
     pub case: FuzzCase,
-    /// The case as first drawn.
+    /// The drawn case it was shrunk from: the first that showed the cause on the strongest
+    /// basis any did.
     pub original: FuzzCase,
+    /// That case's index: [`generate_case`] with the run's seed draws it again.
+    pub case_index: u64,
+    /// That case's basis (the shrunk case's is the same or stronger).
+    pub drawn_basis: Basis,
     /// What the reference expects of the shrunk case: its outputs, or its refusal.
     pub expected: Result<Vec<Tensor>, String>,
     /// The basis of that expectation.
@@ -176,23 +166,98 @@ pub struct Finding {
     pub rules: Vec<Rule>,
     /// What the subject did, in the runner's words.
     pub message: String,
-    /// How many drawn cases showed this signature.
+    /// How many drawn cases showed this cause.
     pub hits: u64,
+    /// Those cases by operator version and class of element type.
+    pub seen_in: BTreeMap<Site, u64>,
+}
+
+impl Finding {
+    /// Counts one more drawn case showing this cause.
+    fn hit(&mut self, site: Site) {
+        self.hits += 1;
+        *self.seen_in.entry(site).or_default() += 1;
+    }
+
+    /// Whether a drawn case on `basis` would show this cause on a stronger basis.
+    fn weaker_than(&self, basis: Basis) -> bool {
+        basis < self.drawn_basis
+    }
+
+    /// Adds `other`'s counts (the same cause, from another shard or a case on a stronger
+    /// basis), keeping the finding whose case shows it on the strongest basis, drawn first:
+    /// what an unsharded run keeps.
+    fn absorb(&mut self, other: Finding) {
+        let (hits, seen_in) = (other.hits, other.seen_in.clone());
+        if (other.drawn_basis, other.case_index) < (self.drawn_basis, self.case_index) {
+            let (mine, mine_seen) = (self.hits, std::mem::take(&mut self.seen_in));
+            *self = Finding {
+                hits: mine,
+                seen_in: mine_seen,
+                ..other
+            };
+        }
+        self.hits += hits;
+        for (site, n) in seen_in {
+            *self.seen_in.entry(site).or_default() += n;
+        }
+    }
 }
 
 /// What a run found.
 #[derive(Clone, Debug, Default)]
 pub struct FuzzReport {
-    /// The cases drawn.
+    /// The cases drawn (this shard's).
     pub cases: u64,
     /// How long it took.
     pub duration: Duration,
-    /// Distinct disagreements on a basis the run gates on, in order of signature.
+    /// Root causes on a basis the run gates on, in order of cause.
     pub findings: Vec<Finding>,
-    /// Distinct disagreements on other bases (a project rule, an undefined corner).
+    /// Root causes on other bases (a project rule, an undefined corner).
     pub not_gating: Vec<Finding>,
     /// Cases outside the backend's profile, or that the backend reports unsupported.
     pub unsupported: u64,
+}
+
+impl FuzzReport {
+    /// Cases per second.
+    pub fn cases_per_second(&self) -> f64 {
+        self.cases as f64 / self.duration.as_secs_f64().max(1e-9)
+    }
+
+    /// The shards of one run (same seed, options and backend) as one report: each cause
+    /// with the smallest case of the shard that drew it first, counts summed, the slowest
+    /// shard's duration.
+    pub fn merge(shards: Vec<FuzzReport>, gating: &Gating) -> FuzzReport {
+        let mut merged = FuzzReport::default();
+        let mut causes: BTreeMap<CauseKey, Finding> = BTreeMap::new();
+        for shard in shards {
+            merged.cases += shard.cases;
+            merged.unsupported += shard.unsupported;
+            merged.duration = merged.duration.max(shard.duration);
+            for finding in shard.findings.into_iter().chain(shard.not_gating) {
+                match causes.get_mut(&finding.key) {
+                    Some(known) => known.absorb(finding),
+                    None => {
+                        causes.insert(finding.key.clone(), finding);
+                    }
+                }
+            }
+        }
+        merged.split(causes.into_values(), gating);
+        merged
+    }
+
+    /// Files each finding as gating or not by its basis.
+    fn split(&mut self, findings: impl Iterator<Item = Finding>, gating: &Gating) {
+        for finding in findings {
+            if gating.gates(finding.basis.kind) {
+                self.findings.push(finding);
+            } else {
+                self.not_gating.push(finding);
+            }
+        }
+    }
 }
 
 /// Where a run stands, for a progress line.
@@ -202,7 +267,7 @@ pub struct Progress {
     pub cases: u64,
     /// Time so far.
     pub elapsed: Duration,
-    /// Distinct findings so far (gating or not).
+    /// Root causes so far (gating or not).
     pub findings: usize,
 }
 
@@ -239,7 +304,7 @@ struct Evaluation {
     rules: Vec<Rule>,
     /// `None`: the subject agrees (or the case is outside its profile, or it reports the case
     /// unsupported).
-    disagreement: Option<(Kind, String)>,
+    disagreement: Option<(CauseKey, String)>,
     unsupported: bool,
 }
 
@@ -254,34 +319,39 @@ pub fn fuzz(
         .map(|_| tempfile::tempdir())
         .collect::<Result<Vec<_>, _>>()
         .map_err(FuzzError::Scratch)?;
-    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let start = Instant::now();
     let mut report = FuzzReport::default();
-    let mut seen: BTreeMap<Signature, Finding> = BTreeMap::new();
+    let mut seen: BTreeMap<CauseKey, Finding> = BTreeMap::new();
     let mut last_progress = Instant::now();
+    let mut indices = options.shard.indices(options.cases);
     loop {
-        let left = options
-            .cases
-            .map_or(BATCH, |n| n.saturating_sub(report.cases).min(BATCH));
-        if left == 0 || options.time.is_some_and(|t| start.elapsed() >= t) {
+        if options.time.is_some_and(|t| start.elapsed() >= t) {
             break;
         }
-        let batch: Vec<FuzzCase> = (0..left).map(|_| generate(&mut rng, &options.shape)).collect();
-        let evaluations = evaluate_all(backend, &batch, &scratches, &options.check);
-        for (case, evaluation) in batch.into_iter().zip(evaluations) {
-            let evaluation = evaluation?;
+        let batch: Vec<u64> = indices.by_ref().take(BATCH).collect();
+        if batch.is_empty() {
+            break;
+        }
+        let evaluations = evaluate_all(backend, &batch, &scratches, options);
+        for (index, evaluation) in batch.into_iter().zip(evaluations) {
+            let (case, evaluation) = evaluation?;
             report.cases += 1;
             report.unsupported += u64::from(evaluation.unsupported);
-            let Some((kind, _)) = &evaluation.disagreement else {
+            let Some((key, _)) = &evaluation.disagreement else {
                 continue;
             };
-            let signature = signature(&case, *kind);
-            match seen.get_mut(&signature) {
-                Some(finding) => finding.hits += 1,
-                None => {
+            match seen.get_mut(key) {
+                Some(finding) if !finding.weaker_than(evaluation.basis.kind) => finding.hit(Site::of(&case)),
+                // The first case of a cause, or the first on a stronger basis: it is shrunk and
+                // reported, the counts so far kept.
+                _ => {
+                    let key = key.clone();
                     let scratch = scratches[0].path();
-                    let finding = shrink::shrink(backend, case, evaluation, &signature, scratch, options)?;
-                    seen.insert(signature, finding);
+                    let mut finding = shrink::shrink(backend, (index, case), evaluation, &key, scratch, options)?;
+                    if let Some(known) = seen.remove(&key) {
+                        finding.absorb(known);
+                    }
+                    seen.insert(key, finding);
                 }
             }
         }
@@ -295,37 +365,42 @@ pub fn fuzz(
         }
     }
     report.duration = start.elapsed();
-    for finding in seen.into_values() {
-        if options.check.gating.gates(finding.basis.kind) {
-            report.findings.push(finding);
-        } else {
-            report.not_gating.push(finding);
-        }
-    }
+    report.split(seen.into_values(), &options.check.gating);
     Ok(report)
 }
 
-/// Cases drawn at a time: evaluated in parallel, then taken in order.
-const BATCH: u64 = 256;
+/// Case `index` of the run seeded `seed`: each case draws from a generator of its own, so any
+/// case can be drawn again alone and a run split into shards.
+pub fn generate_case(seed: u64, index: u64, shape: &Shape) -> FuzzCase {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(index);
+    generate(&mut rng, shape)
+}
 
-/// Evaluates `cases` on `scratches.len()` threads, each with its own scratch directory;
-/// results come back in the order of `cases`.
+/// Cases drawn at a time: evaluated in parallel, then taken in order.
+const BATCH: usize = 256;
+
+/// Draws and evaluates the cases `indices` on `scratches.len()` threads, each with its own
+/// scratch directory; results come back in the order of `indices`.
 fn evaluate_all(
     backend: &dyn Backend,
-    cases: &[FuzzCase],
+    indices: &[u64],
     scratches: &[tempfile::TempDir],
-    check: &CheckOptions,
-) -> Vec<Result<Evaluation, FuzzError>> {
-    let chunk = cases.len().div_ceil(scratches.len()).max(1);
+    options: &FuzzOptions,
+) -> Vec<Result<(FuzzCase, Evaluation), FuzzError>> {
+    let chunk = indices.len().div_ceil(scratches.len()).max(1);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = cases
+        let handles: Vec<_> = indices
             .chunks(chunk)
             .zip(scratches)
-            .map(|(cases, scratch)| {
+            .map(|(indices, scratch)| {
                 scope.spawn(move || {
-                    cases
+                    indices
                         .iter()
-                        .map(|case| evaluate(backend, case, scratch.path(), check))
+                        .map(|&index| {
+                            let case = generate_case(options.seed, index, &options.shape);
+                            evaluate(backend, &case, scratch.path(), &options.check).map(|e| (case, e))
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -442,7 +517,7 @@ fn load(proto: ModelProto, scratch: &Path, write: bool) -> Result<Model, crate::
 }
 
 /// How `answer` disagrees with the reference's `expected`: the runner's own judge
-/// ([`judge_answer`]), its verdict's cause as the kind, its message as the runner words it.
+/// ([`judge_answer`]), its verdict's root cause, its message as the runner words it.
 fn disagreement(
     backend: &str,
     model: &Model,
@@ -450,7 +525,11 @@ fn disagreement(
     (expected, rules): (&Result<Vec<Tensor>, String>, &[Rule]),
     answer: Answer,
     check: &CheckOptions,
-) -> Option<(Kind, String)> {
+) -> Option<(CauseKey, String)> {
+    let values = match (expected, &answer) {
+        (Ok(expected), Answer::Outputs(actual)) => values_pattern(model, inputs, expected, actual, &check.tolerance),
+        _ => None,
+    };
     let data = LoadedDataSet {
         inputs: inputs.to_vec(),
         expected: match expected {
@@ -459,21 +538,7 @@ fn disagreement(
         },
     };
     let verdict = judge_answer(model, data, rules, answer, check);
-    Kind::of(&verdict).map(|kind| (kind, verdict.message(backend)))
-}
-
-/// The signature of a disagreement of `kind` on `case`.
-fn signature(case: &FuzzCase, kind: Kind) -> Signature {
-    Signature {
-        op: match case.operator.op {
-            PadOp::Pad => "pad",
-            PadOp::CenterCropPad => "center_crop_pad",
-            PadOp::MicrosoftPad => "ms_pad",
-        },
-        mode: case.mode.clone().unwrap_or_else(|| "-".into()),
-        dtype_class: dtype_class(case.data.data_type()),
-        kind,
-    }
+    CauseKey::of(&verdict, values).map(|key| (key, verdict.message(backend)))
 }
 
 /// The classes a missing element type usually comes in.
