@@ -114,8 +114,9 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
     )?;
     writeln!(
         out,
-        "{} root causes: {} gating, {} not gating",
+        "{} root cause{}: {} gating, {} not gating",
         report.findings.len() + report.not_gating.len(),
+        if report.findings.len() + report.not_gating.len() == 1 { "" } else { "s" },
         report.findings.len(),
         report.not_gating.len()
     )?;
