@@ -320,7 +320,10 @@ mod tests {
         };
         // Field 8, varint: 0x40 before each value; packed would be one 0x42 and a length.
         assert_eq!(attribute.encode_to_vec(), [0x40, 1, 0x40, 0xac, 0x02]);
-        assert_eq!(AttributeProto::decode(&[0x42, 3, 1, 0xac, 0x02][..]).unwrap().ints, [1, 300]);
+        assert_eq!(
+            AttributeProto::decode(&[0x42, 3, 1, 0xac, 0x02][..]).unwrap().ints,
+            [1, 300]
+        );
         let tensor = TensorProto {
             dims: vec![2, 3],
             int64_data: vec![7, 8],

@@ -116,7 +116,11 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
         out,
         "{} root cause{}: {} gating, {} not gating",
         report.findings.len() + report.not_gating.len(),
-        if report.findings.len() + report.not_gating.len() == 1 { "" } else { "s" },
+        if report.findings.len() + report.not_gating.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
         report.findings.len(),
         report.not_gating.len()
     )?;

@@ -46,9 +46,7 @@ pub use case::FuzzCase;
 #[doc(hidden)]
 pub use case::encoded_inputs;
 pub use generate::Shape;
-// One case drawn: for the tests of the generator.
-#[doc(hidden)]
-pub use generate::generate;
+use generate::generate;
 
 /// How a run is driven.
 #[derive(Clone, Debug)]

@@ -91,7 +91,8 @@ pub enum OutputDifference {
 
 impl CauseKey {
     /// The cause of `verdict`; `None` when it shows no failure. `values` is the pattern of a
-    /// value mismatch ([`values_pattern`]); other verdicts carry their pattern typed.
+    /// value mismatch (where its failing elements lie, how they differ), which the caller measures;
+    /// other verdicts carry their pattern typed.
     pub fn of(verdict: &Verdict, values: Option<Pattern>) -> Option<CauseKey> {
         let cause = verdict.cause()?;
         let pattern = match verdict {
@@ -274,7 +275,11 @@ fn worst<'a, T: Comparable + Flavoured + 'a>(
     let mut worst: Option<(Flavour, Vec<usize>)> = None;
     for (flat, (e, a)) in pairs.enumerate() {
         let check = T::check(e, a, tolerance);
-        let fails = if tolerance.exact { !check.bit_equal } else { !check.within };
+        let fails = if tolerance.exact {
+            !check.bit_equal
+        } else {
+            !check.within
+        };
         if !fails {
             continue;
         }
