@@ -8,7 +8,7 @@
 
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend};
-use pad_conformance::gate::harness::Harness;
+use pad_conformance::harness::Harness;
 use pad_conformance::model::{AttributeValue, Model};
 
 struct ConstantOnly;

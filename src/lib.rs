@@ -2,26 +2,30 @@
 //! (Pad 1–25, CenterCropPad 18, com.microsoft Pad), and the regression gate of any backend.
 //!
 //! The layers, lowest first; each uses only those below it:
-//! - [`text`], [`data`], [`proto`]: safe text for reports; data roots, corpora, manifests and
-//!   bases; the ONNX protobuf messages.
+//! - [`text`], [`data`], [`proto`], [`cancel`]: safe text for reports; data roots, corpora,
+//!   manifests and bases; the ONNX protobuf messages; the token that stops a run.
 //! - [`tensor`]: ONNX's element types, tensor files decoded and encoded.
 //! - [`model`], [`operators`]: model.onnx read, and the table of Pad-family operators.
 //! - [`case`]: test cases discovered ([`case::discover`]) and loaded.
 //! - [`reference`](mod@reference), [`backend`]: the reference evaluation, and what runs a model.
 //! - [`judge`]: a data set checked against a backend ([`judge::check::check_data_set`]).
-//! - [`gate`]: baselines of known failures and the libtest harness ([`gate::harness::Harness`]).
-//! - [`report`], [`run`]: reports of a run; many data sets checked on worker threads.
+//! - [`gate`]: baselines of known failures, weighing each verdict into a gate result.
+//! - [`report`]: reports of a run, every format written from one [`report::RunReport`].
+//! - [`harness`], [`run`]: the libtest harness a backend's own `cargo test` runs
+//!   ([`harness::Harness`]); many data sets checked on worker threads.
 //! - [`fuzz`]: differential fuzzing with the reference as the oracle.
 //!
-//! A backend's own `cargo test` gates it with [`gate::harness::Harness`], over the cases
+//! A backend's own `cargo test` gates it with [`harness::Harness`], over the cases
 //! bundled with this crate ([`data_dir`]).
 #![deny(missing_docs)]
 
 pub mod backend;
+pub mod cancel;
 pub mod case;
 pub mod data;
 pub mod fuzz;
 pub mod gate;
+pub mod harness;
 pub mod judge;
 pub mod model;
 pub mod operators;
@@ -37,7 +41,7 @@ pub mod text;
 pub use backend::Backend;
 pub use case::error::Error;
 pub use data::data_dir;
-pub use gate::harness::Harness;
+pub use harness::Harness;
 // The crates whose types appear in the public API ([`Tensor`]'s storage, its element types),
 // so a downstream crate uses the very versions this one does without pinning them.
 pub use half;
@@ -50,8 +54,9 @@ mod layers {
     use std::path::Path;
 
     /// Each layer's rank: a module may use its own rank and those below, never above.
-    const RANKS: [(&str, u8); 14] = [
+    const RANKS: [(&str, u8); 16] = [
         ("text", 0),
+        ("cancel", 0),
         ("data", 0),
         ("proto", 0),
         ("tensor", 1),
@@ -63,6 +68,7 @@ mod layers {
         ("judge", 5),
         ("gate", 6),
         ("report", 7),
+        ("harness", 8),
         ("run", 8),
         ("fuzz", 9),
     ];

@@ -13,7 +13,8 @@ fn main() -> ExitCode {
     match cli::dispatch(&args) {
         Ok(code) => code,
         Err(cli::Fatal(message)) => {
-            eprintln!("pad-conformance: {message}");
+            // Errors quote paths and values from the data: shown, never executed.
+            eprintln!("pad-conformance: {}", pad_conformance::text::escape_text(&message));
             ExitCode::from(2)
         }
     }

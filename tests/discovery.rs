@@ -164,16 +164,57 @@ fn discovery_rules_on_a_made_tree() {
 }
 
 #[test]
-fn links_are_followed_only_inside_the_root() {
+fn links_inside_the_root_are_not_followed_so_each_case_is_found_once_by_its_own_path() {
     let outside = tempfile::tempdir().unwrap();
     write_case(&outside.path().join("test_far_pad"), &pad_model(), &[0]);
     let root = tempfile::tempdir().unwrap();
     write_case(&root.path().join("real/test_near_pad"), &pad_model(), &[0]);
     std::os::unix::fs::symlink(outside.path(), root.path().join("escape")).unwrap();
     std::os::unix::fs::symlink(root.path().join("real"), root.path().join("alias")).unwrap();
+    std::os::unix::fs::symlink(
+        root.path().join("real/test_near_pad"),
+        root.path().join("test_alias_pad"),
+    )
+    .unwrap();
     let cases = discover(&[root.path().to_owned()], &Patterns::default()).unwrap();
     let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
-    assert_eq!(ids, ["alias/test_near_pad", "real/test_near_pad"]);
+    assert_eq!(ids, ["real/test_near_pad"]);
+    // The root itself may be a link.
+    let linked = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root.path(), linked.path().join("data")).unwrap();
+    let cases = discover(&[linked.path().join("data")], &Patterns::default()).unwrap();
+    assert_eq!(cases.len(), 1);
+}
+
+#[test]
+fn a_bomb_of_links_to_repeated_directories_ends_at_once() {
+    // 24 levels, each holding two links to the next and one to its parent: 2^24 paths to
+    // the bottom were walked when links were followed.
+    let root = tempfile::tempdir().unwrap();
+    let levels: Vec<PathBuf> = (0..=24).map(|i| root.path().join(format!("level{i:02}"))).collect();
+    for level in &levels {
+        std::fs::create_dir(level).unwrap();
+    }
+    for pair in levels.windows(2) {
+        for name in ["a", "b"] {
+            std::os::unix::fs::symlink(&pair[1], pair[0].join(name)).unwrap();
+        }
+        std::os::unix::fs::symlink("..", pair[1].join("up")).unwrap();
+    }
+    write_case(&levels[24].join("test_deep_pad"), &pad_model(), &[0]);
+    let cases = discover(&[root.path().to_owned()], &Patterns::default()).unwrap();
+    let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["level24/test_deep_pad"]);
+}
+
+#[test]
+fn a_system_tree_is_walked_once_and_promptly() {
+    // /sys is full of links between its directories; followed, its walk did not end.
+    if !Path::new("/sys/class").is_dir() {
+        return;
+    }
+    let error = discover(&[PathBuf::from("/sys")], &Patterns::default()).unwrap_err();
+    assert!(matches!(error, Error::NoCases { .. }), "{error}");
 }
 
 fn load(proto: ModelProto) -> Result<Model, pad_conformance::model::ReadError> {
@@ -292,4 +333,19 @@ fn an_unwalkable_entry_is_an_errored_case_and_the_walk_goes_on() {
         problem.contains("test_a_pad") && problem.contains("No such file"),
         "{problem}"
     );
+}
+
+#[test]
+fn a_tripped_token_stops_discovery() {
+    use pad_conformance::cancel::Cancel;
+    use pad_conformance::case::discover_until;
+    use pad_conformance::data::DataRoot;
+    let roots = DataRoot::resolve(&[vendored()]).unwrap();
+    let cancel = Cancel::new();
+    assert!(discover_until(&roots, &Patterns::default(), &cancel).is_ok_and(|cases| !cases.is_empty()));
+    cancel.cancel();
+    assert!(matches!(
+        discover_until(&roots, &Patterns::default(), &cancel),
+        Err(Error::Cancelled)
+    ));
 }

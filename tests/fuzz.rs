@@ -445,3 +445,186 @@ fn a_case_is_drawn_again_alone_by_its_index() {
         generate_case(4, 0, &Shape::default())
     );
 }
+
+/// A worker, in sh, that refuses every request: a finding for every valid case.
+const REFUSER: &str = r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "refuser"}'; while read request; do id=${request#*\"id\": }; id=${id%%,*}; echo "{\"type\": \"error\", \"id\": $id, \"kind\": \"refused\", \"message\": \"no\"}"; done"#;
+
+fn pad_conformance(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A reproducer an earlier run left, with an input file this run's would not have.
+fn earlier_finding(out: &std::path::Path) -> std::path::PathBuf {
+    let earlier = out.join("test_fuzz_pad_edge_float_refused-valid_pad");
+    std::fs::create_dir_all(earlier.join("test_data_set_0")).unwrap();
+    for file in [
+        "model.onnx",
+        "case.json",
+        "description.txt",
+        "test_data_set_0/input_2.pb",
+    ] {
+        std::fs::write(earlier.join(file), "earlier").unwrap();
+    }
+    earlier
+}
+
+#[test]
+fn an_out_directory_is_checked_before_the_run_and_cleared_of_earlier_findings_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("findings");
+    let earlier = earlier_finding(&out);
+    let args = |out: &std::path::Path| {
+        let out = out.to_str().unwrap().to_owned();
+        move |extra: &[&str]| {
+            let mut all = vec![
+                "fuzz",
+                "--backend",
+                REFUSER,
+                "--cases",
+                "30",
+                "--jobs",
+                "1",
+                "--out",
+                &out,
+            ];
+            all.extend_from_slice(extra);
+            pad_conformance(&all)
+        }
+    };
+    let run = args(&out)(&[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let mut written: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    let mut reported: Vec<String> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("wrote "))
+        .map(|p| {
+            std::path::Path::new(p)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    reported.sort();
+    assert!(!written.is_empty());
+    // Only this run's findings: the earlier one, and its stale input, are gone.
+    assert_eq!(written, reported);
+    assert!(!earlier.join("test_data_set_0/input_2.pb").exists());
+
+    // A directory holding anything else is refused before the run, and left as it was.
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let refused = args(&out)(&[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("holds \"notes.txt\", which is no finding of `fuzz`"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+    assert!(out.join(&written[0]).exists());
+
+    // Under a regular file: refused before the run, naming --out.
+    let under_file = out.join("notes.txt").join("sub");
+    let refused = args(&under_file)(&[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--out ") && stderr.contains("cannot make the directory"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("wrote"), "{stderr}");
+}
+
+#[test]
+fn numeric_arguments_out_of_range_are_refused_before_the_run() {
+    for (args, message) in [
+        (
+            &["--max-elements", "18446744073709551615"][..],
+            "--max-elements 18446744073709551615 is over the limit of 16777216",
+        ),
+        (
+            &["--max-elements", "1099511627776"],
+            "--max-elements 1099511627776 is over the limit",
+        ),
+        (&["--max-elements", "0"], "--max-elements 0 leaves nothing to generate"),
+        (&["--cases", "0"], "--cases 0 leaves nothing to run"),
+        (&["--time", "0"], "--time 0 is not a positive number of seconds"),
+    ] {
+        let mut all = vec!["fuzz"];
+        all.extend_from_slice(args);
+        let out = pad_conformance(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty());
+    }
+    let options = FuzzOptions {
+        shape: Shape {
+            max_elements: usize::MAX,
+            ..Shape::default()
+        },
+        ..FuzzOptions::default()
+    };
+    let error = fuzz(&RefBackend, &options, &mut |_| {}).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("max_elements 18446744073709551615 is not from 1 to 16777216"),
+        "{error}"
+    );
+}
+
+/// `--time` is a deadline for the case in flight too: a worker that never answers is killed
+/// then, whatever `--timeout` allows it. (Were it not, this run would last 600 s.)
+#[test]
+fn time_cuts_short_the_case_in_flight() {
+    let hang = r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "hang"}'; read request; sleep 600"#;
+    let out = pad_conformance(&[
+        "fuzz",
+        "--backend",
+        hang,
+        "--time",
+        "1",
+        "--timeout",
+        "600",
+        "--format",
+        "json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The case cut short is not counted, and is no finding.
+    assert_eq!(report["cases"], 0, "{report}");
+    assert_eq!(report["findings"].as_array().map(Vec::len), Some(0), "{report}");
+}
+
+/// Findings past the budget of stored elements are counted, not kept: memory stays bounded
+/// however many distinct disagreements a long run meets.
+#[test]
+fn findings_past_the_memory_budget_are_counted_as_dropped() {
+    let run = |stored_elements| {
+        // Three root causes (a backend failing on one mode is one cause, however many).
+        let options = FuzzOptions {
+            shrink_runs: 0,
+            stored_elements,
+            ..exact_options(800)
+        };
+        fuzz(&ThreeDefects, &options, &mut |_| {}).unwrap()
+    };
+    let all = run(usize::MAX);
+    let kept = all.findings.len() + all.not_gating.len();
+    assert_eq!(kept, 3);
+    assert_eq!(all.dropped, 0);
+    // A budget of one element: the first finding fills it, every other is dropped.
+    let one = run(1);
+    assert_eq!(one.findings.len() + one.not_gating.len(), 1);
+    assert_eq!(one.dropped as usize, kept - 1);
+}

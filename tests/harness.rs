@@ -3,12 +3,12 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Conclusion};
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend};
-use pad_conformance::gate::harness::Harness;
+use pad_conformance::harness::Harness;
 use pad_conformance::model::Model;
 
 /// Refuses the one case named `test_edge_pad`, runs the reference otherwise.
@@ -123,12 +123,14 @@ fn not_applicable_cases_are_ignored_trials() {
     std::fs::write(case.join("model.onnx"), prost::Message::encode_to_vec(&model)).unwrap();
     let trials = Harness::new(RefBackend).root(dir.path()).trials().unwrap();
     assert_eq!(trials.len(), 1);
-    assert!(trials[0].has_ignored_flag());
-    let conclusion = conclude(Harness::new(RefBackend).root(dir.path()));
+    let run = execute(Harness::new(RefBackend).root(dir.path()), None);
+    let conclusion = run.conclusion;
     assert_eq!(
         (conclusion.num_passed, conclusion.num_failed, conclusion.num_ignored),
         (0, 0, 1)
     );
+    // Counted in the harness's summary, which accounts for every data set.
+    assert_eq!((run.summary.skipped, run.summary.total), (1, 1));
 }
 
 #[test]
@@ -160,7 +162,7 @@ impl Backend for Nudging {
 }
 
 /// Runs the trials through `Harness::execute`, libtest's report in a file.
-fn execute(harness: Harness, filter: Option<&str>) -> pad_conformance::gate::harness::HarnessRun {
+fn execute(harness: Harness, filter: Option<&str>) -> pad_conformance::harness::HarnessRun {
     let log = tempfile::NamedTempFile::new().unwrap();
     let mut args = vec!["harness", "--test-threads=1", "--logfile", log.path().to_str().unwrap()];
     args.extend(filter);
@@ -223,8 +225,14 @@ fn recording_a_missing_baseline_matches_it_however_its_path_is_spelled() {
     // the crate's directory, names it relatively.
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let absolute = dir.path().join("known-failures.json");
+    // From the current directory up to `/` and down again: relative wherever the target
+    // directory lies, inside the crate or not.
     let cwd = std::env::current_dir().unwrap();
-    let relative = Path::new(".").join(absolute.strip_prefix(&cwd).expect("the target dir is under the crate"));
+    let mut relative = PathBuf::from(".");
+    for _ in cwd.components().skip(1) {
+        relative.push("..");
+    }
+    relative.push(absolute.strip_prefix("/").unwrap());
     assert!(relative.is_relative());
     let run = execute(
         Harness::new(NoEdge)
@@ -342,7 +350,7 @@ fn corpus_copy() -> tempfile::TempDir {
     dir
 }
 
-fn failures(run: &pad_conformance::gate::harness::HarnessRun) -> usize {
+fn failures(run: &pad_conformance::harness::HarnessRun) -> usize {
     run.summary.new_failures
 }
 
@@ -444,4 +452,119 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
         wrong_version.message
     );
     assert_eq!(wrong_version.status, Status::Errored);
+}
+
+#[test]
+fn the_harness_writes_reports_that_show_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
+    let (json, junit) = (dir.path().join("run.json"), dir.path().join("run.xml"));
+    let run = execute(
+        Harness::new(NoEdge)
+            .root(data())
+            .baseline(&listed)
+            .json_report(&json)
+            .junit_report(&junit),
+        None,
+    );
+    assert_eq!(run.conclusion.num_failed, 0);
+    // The JSON report: every data set with its gate result, and the baseline's sum.
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 23);
+    let edge = cases.iter().find(|c| c["id"] == "node/test_edge_pad").unwrap();
+    assert_eq!(edge["status"], "errored");
+    assert_eq!(
+        edge["gate"],
+        serde_json::json!({"result": "known-failure", "reason": "not implemented"})
+    );
+    let wrap = cases.iter().find(|c| c["id"] == "node/test_wrap_pad").unwrap();
+    assert_eq!(wrap["gate"]["result"], "agrees");
+    assert_eq!(
+        report["baseline"]["expected_failures"],
+        serde_json::json!(["node/test_edge_pad/0"])
+    );
+    // The JUnit report: the known failure is a skipped test case with the baseline's reason,
+    // so a green gate is green in a CI viewer; nothing fails.
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("tests=\"23\""), "{xml}");
+    assert!(xml.contains("failures=\"0\"") && xml.contains("errors=\"0\""), "{xml}");
+    assert!(
+        xml.contains("known failure (in the baseline: not implemented): errored"),
+        "{xml}"
+    );
+    // Without the entry, the same failure is an error in both.
+    let run = execute(
+        Harness::new(NoEdge)
+            .root(data())
+            .json_report(&json)
+            .junit_report(&junit),
+        None,
+    );
+    assert_eq!(run.conclusion.num_failed, 1);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("errors=\"1\""), "{xml}");
+}
+
+#[test]
+fn a_boxed_shared_or_borrowed_backend_is_a_backend() {
+    static SHARED: NoEdge = NoEdge;
+    let boxed: Box<dyn Backend> = Box::new(NoEdge);
+    let arc = std::sync::Arc::new(NoEdge);
+    for harness in [
+        Harness::new(boxed),
+        Harness::new(std::sync::Arc::clone(&arc)),
+        Harness::new(&SHARED),
+    ] {
+        // Each is the same backend: test_edge_pad refused, the rest passed.
+        let run = execute(harness.root(data()), None);
+        assert_eq!((run.conclusion.num_passed, run.conclusion.num_failed), (22, 1));
+        assert_eq!(run.summary.backend, "no-edge");
+    }
+}
+
+#[test]
+fn two_corpora_of_one_name_are_refused() {
+    // A baseline names a corpus by its directory's name: two of one name (here, temporary
+    // directories renamed alike under two parents) would share one recorded version.
+    let parents = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let copies = [corpus_copy(), corpus_copy()];
+    let roots: Vec<std::path::PathBuf> = parents
+        .iter()
+        .zip(&copies)
+        .map(|(parent, copy)| {
+            let named = parent.path().join("onnx-testdata");
+            std::fs::rename(copy.path(), &named).unwrap();
+            named.join("onnx-1.22.0")
+        })
+        .collect();
+    let error = match Harness::new(RefBackend).root(&roots[0]).root(&roots[1]).trials() {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("two corpora named onnx-testdata were accepted"),
+    };
+    assert!(error.contains("are two corpora of one name"), "{error}");
+    // Either alone is fine.
+    assert_eq!(Harness::new(RefBackend).root(&roots[0]).trials().unwrap().len(), 23);
+}
+
+#[test]
+fn recording_refuses_a_json_file_that_is_no_baseline_as_the_command_line_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    let text = r#"{"format": 3, "backend": "ref", "cases": []}"#;
+    std::fs::write(&path, text).unwrap();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let args = Arguments::from_iter(["harness", "--logfile", log.path().to_str().unwrap()]);
+    let error = Harness::new(RefBackend)
+        .root(data())
+        .write_baseline(&path)
+        .execute(&args)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        error.contains("report.json: not a baseline (it has no \"expected\" object); refusing to overwrite it"),
+        "{error}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }

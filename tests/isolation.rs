@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend};
-use pad_conformance::gate::harness::Harness;
+use pad_conformance::harness::Harness;
 use pad_conformance::model::Model;
 use support::trials::run_tests;
 
@@ -55,7 +55,7 @@ fn main() {
     if std::env::var_os("GATE").is_some() {
         gate();
     }
-    let tests: [(&str, fn()); 3] = [
+    let tests: [(&str, fn()); 4] = [
         (
             "a_crash_a_hang_and_a_panic_cost_one_trial_each",
             a_crash_a_hang_and_a_panic_cost_one_trial_each,
@@ -67,6 +67,10 @@ fn main() {
         (
             "a_recorded_baseline_makes_the_gate_pass",
             a_recorded_baseline_makes_the_gate_pass,
+        ),
+        (
+            "under_nextest_end_of_run_files_are_refused",
+            under_nextest_end_of_run_files_are_refused,
         ),
     ];
     run_tests(tests.to_vec());
@@ -80,6 +84,10 @@ fn run_gate(env: &[(&str, &str)]) -> Output {
         .env_remove("GATE_HANG")
         .env_remove("GATE_BASELINE")
         .env_remove("PAD_CONFORMANCE_WRITE_BASELINE")
+        .env_remove("PAD_CONFORMANCE_JSON_REPORT")
+        .env_remove("PAD_CONFORMANCE_JUNIT_REPORT")
+        .env_remove("NEXTEST")
+        .env_remove("NEXTEST_EXECUTION_MODE")
         .args(["--test-threads", "1", "--color", "never"]);
     for (k, v) in env {
         command.env(k, v);
@@ -114,8 +122,8 @@ fn a_crash_a_hang_and_a_panic_cost_one_trial_each() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(
         stdout.contains(
-            "pad-conformance, backend crashy: 18 data sets: 15 passed, 0 known failures (in the baseline), 3 new failures, \
-             0 outdated baseline entries, 0 skipped"
+            "pad-conformance, backend crashy: 18 data sets: 15 passed, 0 failed, 3 errored, 0 skipped\n\
+             baseline: 0 known failures (in the baseline), 3 new failures, 0 outdated baseline entries\n"
         ),
         "{stdout}"
     );
@@ -148,7 +156,7 @@ fn a_recorded_baseline_makes_the_gate_pass() {
     assert_eq!(recorded["backend"], "crashy");
     assert_eq!(
         entries["test_edge_pad/0"]["reason"],
-        "the child process running it was killed by signal 6 (SIGABRT)"
+        "backend crashy failed: the child process running it was killed by signal 6 (SIGABRT)"
     );
     // Gated by it: everything passes, and the known failures are marked and counted.
     let out = run_gate(&[("GATE_BASELINE", path)]);
@@ -161,7 +169,38 @@ fn a_recorded_baseline_makes_the_gate_pass() {
     );
     assert!(
         stdout
-            .contains("pad-conformance, backend crashy: 18 data sets: 16 passed, 2 known failures (in the baseline), 0 new failures"),
+            .contains("18 data sets: 16 passed, 0 failed, 2 errored, 0 skipped\nbaseline: 2 known failures (in the baseline), 0 new failures"),
         "{stdout}"
     );
+}
+
+/// cargo-nextest runs each trial in a process of its own: a report or baseline written at the
+/// end of a run would hold one trial, each overwriting the last. The harness refuses, saying
+/// how to write it instead, and writes nothing; listing the trials (what nextest does first)
+/// still works.
+fn under_nextest_end_of_run_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("run.json");
+    let nextest = ("NEXTEST_EXECUTION_MODE", "process-per-test");
+    let out = run_gate(&[nextest, ("PAD_CONFORMANCE_JSON_REPORT", report.to_str().unwrap())]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(101), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("cargo-nextest runs each trial in its own process, so the report written at the end"),
+        "{stderr}"
+    );
+    assert!(!report.exists());
+    let baseline = dir.path().join("known.json");
+    let out = run_gate(&[nextest, ("PAD_CONFORMANCE_WRITE_BASELINE", baseline.to_str().unwrap())]);
+    assert_eq!(out.status.code(), Some(101));
+    assert!(text(&out).1.contains("so the baseline written"), "{:?}", text(&out));
+    assert!(!baseline.exists());
+    // Without a file to write, nextest's runs are as any other.
+    let mut list = Command::new(std::env::current_exe().unwrap());
+    list.env("GATE", "1")
+        .env(nextest.0, nextest.1)
+        .env("PAD_CONFORMANCE_JSON_REPORT", &report);
+    let listed = list.args(["--list", "--format", "terse"]).output().unwrap();
+    assert_eq!(listed.status.code(), Some(0), "{:?}", text(&listed));
+    assert_eq!(String::from_utf8_lossy(&listed.stdout).lines().count(), 18);
 }

@@ -186,6 +186,24 @@ fn a_refusal_for_another_spec_reason_is_a_note_and_under_strict_rules_a_failure(
         other.message,
         "refused as expected, for another reason: names data-type, the data set breaks mode-not-in-version: refused"
     );
+    // The note is seen, not buried in a passing line's message: the human report prints it,
+    // the summary counts it.
+    let mut line = Vec::new();
+    pad_conformance::report::write_outcome(&other, None, pad_conformance::report::Colors::Never, &mut line).unwrap();
+    let line = String::from_utf8(line).unwrap();
+    assert!(
+        line.contains(
+            "\n      note: refused for another reason: names data-type, the data set breaks mode-not-in-version\n"
+        ),
+        "{line}"
+    );
+    let summary = pad_conformance::report::Summary::of([&other, &right]);
+    assert_eq!((summary.passed, summary.notes), (2, 1));
+    assert!(
+        summary.line().ends_with(", 1 refused for another reason (noted)"),
+        "{}",
+        summary.line()
+    );
     let failed = check(Rule::DataType, &strict);
     assert_eq!(failed.status, Status::Failed);
     assert!(

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use super::reply::{WorkerReply, check_reply, resolve_outputs, shortened};
 use super::worker_error::{ExecError, WorkerError, WorkerFailure};
 use super::{Backend, BackendError, worker_groups};
+use crate::cancel::Cancel;
 use crate::model::Model;
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_tensor_group, write_tensor_file};
 
@@ -47,16 +48,19 @@ pub struct ExecBackend {
     idle: Mutex<Vec<Worker>>,
     scratch: ScratchDir,
     next_id: AtomicU64,
+    /// Tripped: requests in flight fail at once, their workers killed, and none start.
+    cancel: Cancel,
 }
 
 impl ExecBackend {
     /// Starts one worker of `command` and checks its handshake, so that a command that is not
     /// a worker is an error before any case runs.
     pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, StartError> {
-        let (worker, name) = Worker::spawn(command, timeout).map_err(|failure| StartError::Handshake {
-            command: command.to_owned(),
-            failure,
-        })?;
+        let (worker, name) =
+            Worker::spawn(command, timeout, &Cancel::new()).map_err(|failure| StartError::Handshake {
+                command: command.to_owned(),
+                failure,
+            })?;
         Ok(ExecBackend {
             command: command.to_owned(),
             name,
@@ -65,19 +69,31 @@ impl ExecBackend {
             idle: Mutex::new(vec![worker]),
             scratch: ScratchDir::new()?,
             next_id: AtomicU64::new(1),
+            cancel: Cancel::new(),
         })
+    }
+
+    /// The backend, stopped by `cancel`: once it is tripped (or its deadline passes), a
+    /// request in flight fails within a poll interval, its worker's process group killed,
+    /// and no further worker starts.
+    pub fn cancelled_by(mut self, cancel: Cancel) -> ExecBackend {
+        self.cancel = cancel;
+        self
     }
 
     /// An idle worker, or a new one. An idle worker that printed something while no request
     /// was waiting (a late duplicate reply) or whose output closed broke the protocol: it is
     /// dropped, which kills it, and the request goes to a fresh worker.
     fn take_worker(&self) -> Result<Worker, WorkerFailure> {
+        if self.cancel.is_cancelled() {
+            return Err(WorkerError::Cancelled.into());
+        }
         loop {
             let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
             match idle {
                 Some(worker) if worker.is_quiet() => return Ok(worker),
                 Some(_) => continue,
-                None => return Worker::spawn(&self.command, self.timeout).map(|(worker, _)| worker),
+                None => return Worker::spawn(&self.command, self.timeout, &self.cancel).map(|(worker, _)| worker),
             }
         }
     }
@@ -103,7 +119,7 @@ impl ExecBackend {
         });
         let mut worker = self.take_worker()?;
         // On failure the worker is in an unknown state: it is dropped, which kills it.
-        let reply = worker.request(&request, self.timeout)?;
+        let reply = worker.request(&request, self.timeout, &self.cancel)?;
         let checked = check_reply(&reply, id).and_then(|reply| match worker.lines.try_recv() {
             // A second line already there: two replies to one request.
             Ok(extra) => Err(WorkerError::StrayReply(match extra {
@@ -258,7 +274,7 @@ struct Worker {
 
 impl Worker {
     /// Starts `command` and performs the handshake; returns the worker and its name.
-    fn spawn(command: &str, timeout: Duration) -> Result<(Worker, String), WorkerFailure> {
+    fn spawn(command: &str, timeout: Duration, cancel: &Cancel) -> Result<(Worker, String), WorkerFailure> {
         let mut child = start_process(command).map_err(WorkerError::Start)?;
         if let Ok(group) = libc::pid_t::try_from(child.id()) {
             worker_groups::register(group);
@@ -328,10 +344,12 @@ impl Worker {
             status: None,
         };
         let hello = json!({"type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION});
-        let reply = worker.request(&hello, timeout).map_err(|failure| WorkerFailure {
-            error: WorkerError::Handshake(Box::new(failure.error)),
-            stderr: failure.stderr,
-        })?;
+        let reply = worker
+            .request(&hello, timeout, cancel)
+            .map_err(|failure| WorkerFailure {
+                error: WorkerError::Handshake(Box::new(failure.error)),
+                stderr: failure.stderr,
+            })?;
         let version = reply.get("version").and_then(Value::as_u64);
         if reply.get("type").and_then(Value::as_str) != Some("hello") || version != Some(PROTOCOL_VERSION) {
             return Err(WorkerError::BadHello {
@@ -348,9 +366,9 @@ impl Worker {
         Ok((worker, name))
     }
 
-    /// Sends one request line and waits for one reply line. Any failure leaves the worker
-    /// unusable: the caller drops it, which kills it.
-    fn request(&mut self, request: &Value, timeout: Duration) -> Result<Value, WorkerFailure> {
+    /// Sends one request line and waits for one reply line, or until `cancel` trips. Any
+    /// failure leaves the worker unusable: the caller drops it, which kills it.
+    fn request(&mut self, request: &Value, timeout: Duration, cancel: &Cancel) -> Result<Value, WorkerFailure> {
         let Some(requests) = self.requests.as_ref() else {
             return Err(WorkerError::ShutDown.into());
         };
@@ -360,6 +378,9 @@ impl Worker {
         loop {
             if let Ok(e) = self.write_failed.try_recv() {
                 return Err(self.ended(&format!("closed its input ({e})")));
+            }
+            if cancel.is_cancelled() {
+                return Err(self.failure(WorkerError::Cancelled));
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {

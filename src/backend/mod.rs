@@ -198,13 +198,54 @@ pub trait Backend: Send + Sync {
     }
 }
 
+/// A boxed backend (`Box<dyn Backend>`, as [`backend_from_spec`] returns it) is a backend.
+impl<B: Backend + ?Sized> Backend for Box<B> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        (**self).run(model, inputs)
+    }
+    fn reads_model_file(&self) -> bool {
+        (**self).reads_model_file()
+    }
+}
+
+/// A shared backend is a backend, so one runtime can serve several harnesses or threads.
+impl<B: Backend + ?Sized> Backend for std::sync::Arc<B> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        (**self).run(model, inputs)
+    }
+    fn reads_model_file(&self) -> bool {
+        (**self).reads_model_file()
+    }
+}
+
+/// A borrowed backend is a backend.
+impl<B: Backend + ?Sized> Backend for &B {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        (**self).run(model, inputs)
+    }
+    fn reads_model_file(&self) -> bool {
+        (**self).reads_model_file()
+    }
+}
+
 /// What external backends need to know.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct BackendOptions {
     /// How long one data set may take before the worker is killed.
     pub timeout: std::time::Duration,
     /// The largest tensor a worker's output file may declare.
     pub max_tensor_bytes: u64,
+    /// Stops the backend's requests in flight, killing their workers, once tripped.
+    pub cancel: crate::cancel::Cancel,
 }
 
 /// The backend a `--backend` value names: `ref`, or `exec:COMMAND` for an external worker
@@ -212,11 +253,10 @@ pub struct BackendOptions {
 pub fn backend_from_spec(spec: &str, options: &BackendOptions) -> Result<Box<dyn Backend>, SpecError> {
     match spec.split_once(':') {
         _ if spec == "ref" => Ok(Box::new(RefBackend)),
-        Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(ExecBackend::start(
-            command,
-            options.timeout,
-            options.max_tensor_bytes,
-        )?)),
+        Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(
+            ExecBackend::start(command, options.timeout, options.max_tensor_bytes)?
+                .cancelled_by(options.cancel.clone()),
+        )),
         _ => Err(SpecError::Unknown(spec.to_owned())),
     }
 }

@@ -19,7 +19,7 @@ use crate::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
 ///
 /// ```no_run
 /// use pad_conformance::backend::{RefBackend, Worker};
-/// use pad_conformance::gate::harness::Harness;
+/// use pad_conformance::harness::Harness;
 ///
 /// fn main() {
 ///     if std::env::args().nth(1).as_deref() == Some("worker") {
@@ -79,7 +79,7 @@ impl<B: Backend> Worker<B> {
     }
 
     /// Hands the backend models whose inputs after the data are constants, as
-    /// [`Harness::inputs_as_constants`](crate::gate::harness::Harness::inputs_as_constants) does:
+    /// [`Harness::inputs_as_constants`](crate::harness::Harness::inputs_as_constants) does:
     /// the runner's options apply to every backend of a matrix, so a backend that needs
     /// constants asks for them here.
     pub fn inputs_as_constants(mut self) -> Worker<B> {

@@ -39,6 +39,10 @@ pub enum WorkerError {
     /// The worker closed its input or output without exiting, and was killed.
     #[error("worker {0} without exiting; killed")]
     Closed(String),
+    /// The run was cancelled while the request was in flight (or before a worker started);
+    /// the worker was killed.
+    #[error("cancelled; worker killed")]
+    Cancelled,
     /// The worker was already shut down.
     #[error("worker already shut down")]
     ShutDown,

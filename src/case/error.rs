@@ -25,6 +25,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A root whose walk goes past [`MAX_WALK_ENTRIES`](crate::case::MAX_WALK_ENTRIES): most
+    /// likely not a directory of cases at all (`/`, `/sys`).
+    #[error("walking {}: more than {limit} entries, more than any corpus of cases holds; name the directory of the cases", path.display())]
+    WalkLimit {
+        /// The root.
+        path: PathBuf,
+        /// The limit passed.
+        limit: usize,
+    },
     /// A case-directory pattern that is not a glob.
     #[error("invalid pattern {pattern:?}: {source}")]
     Pattern {
@@ -34,8 +43,14 @@ pub enum Error {
         #[source]
         source: glob::PatternError,
     },
+    /// Discovery was cancelled.
+    #[error("cancelled while looking for cases")]
+    Cancelled,
     /// Nothing to run: a green run over nothing would mean nothing.
-    #[error("no test cases found under {}", roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", "))]
+    #[error(
+        "no test cases found under {}: a case is a directory holding model.onnx named test_*_pad*, test_center_crop_pad_* or test_*Pad* (--pattern GLOB names others)",
+        roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
     NoCases {
         /// The roots searched.
         roots: Vec<PathBuf>,

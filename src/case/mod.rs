@@ -4,6 +4,7 @@
 //! default `test_*_pad*`, `test_center_crop_pad_*` and, for pytorch exports, `test_*Pad*`),
 //! with data sets `test_data_set_N/` holding `input_K.pb` and `output_K.pb`.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -13,12 +14,14 @@ pub mod error;
 pub mod info;
 pub(crate) mod shared_model;
 
+use crate::cancel::Cancel;
 use crate::case::error::Error;
 use crate::case::info::{CASE_INFO_FILE, CaseInfo, Contradiction};
 use crate::data::DataRoot;
 use crate::data::basis::BasisNote;
 use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::manifest::{ListedCase, Tampered};
+use crate::data::side_file::MAX_CASE_INFO_BYTES;
 use crate::model::Model;
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
 
@@ -31,7 +34,10 @@ pub const EXPECTED_ERROR_FILE: &str = "expected_error.txt";
 /// A discovered test case: its directory and data sets, not yet loaded.
 #[derive(Clone, Debug)]
 pub struct TestCase {
-    /// The path relative to the root it was found under: `onnx-1.22.0/node/test_wrap_pad`.
+    /// The path relative to the root it was found under: `onnx-1.22.0/node/test_wrap_pad`;
+    /// prefixed with the root as given and `:` (`../other:node/test_wrap_pad`) when another
+    /// root of the same discovery holds a case of that path too, so that a run never names
+    /// two data sets alike (reports, `diff` and baselines key data sets by name).
     pub id: String,
     /// The case directory, holding model.onnx.
     pub dir: PathBuf,
@@ -267,8 +273,16 @@ impl Default for Patterns {
     }
 }
 
-/// Finds the cases under each root, sorted by id within each root. Symbolic links are
-/// followed only where they stay inside the root. Finding none at all is an error.
+/// The most entries (files and directories, a case directory's own not counted) one root's
+/// walk visits before it stops with [`Error::WalkLimit`]: a hundred times the largest corpus
+/// measured, and a bound on the time a wrong root (`/`, `/sys`) can take.
+pub const MAX_WALK_ENTRIES: usize = 10_000_000;
+
+/// Finds the cases under each root, sorted by id within each root. A symbolic link inside
+/// the root is not followed (a link to a directory inside the root names one the walk reaches
+/// by its own path, and one leading outside is outside the data), so a link loop or a bomb of
+/// links costs nothing; a link named like a case that leads nowhere readable is an errored
+/// case. The root itself may be a link. Finding none at all is an error.
 ///
 /// The roots are resolved by [`DataRoot::resolve`] (no roots: the default data).
 pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
@@ -279,12 +293,21 @@ pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>,
 /// files verified against their checksums, and an upstream one rests on the spec whatever
 /// a case.json beside it says (docs/semantics.md#basis).
 pub fn discover_in(roots: &[DataRoot], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+    discover_until(roots, patterns, &Cancel::new())
+}
+
+/// [`discover_in`], stopped with [`Error::Cancelled`] once `cancel` trips (checked at every
+/// entry of the walk).
+pub fn discover_until(roots: &[DataRoot], patterns: &Patterns, cancel: &Cancel) -> Result<Vec<TestCase>, Error> {
     let mut cases = Vec::new();
-    for root in roots {
-        let mut found = discover_root(root, patterns)?;
+    let mut root_of = Vec::new();
+    for (r, root) in roots.iter().enumerate() {
+        let mut found = discover_root(root, patterns, cancel)?;
         found.sort_by(|a, b| a.id.cmp(&b.id));
+        root_of.extend(std::iter::repeat_n(r, found.len()));
         cases.extend(found);
     }
+    qualify_repeated_ids(&mut cases, &root_of, roots);
     if cases.is_empty() {
         return Err(Error::NoCases {
             roots: roots.iter().map(|r| r.path.clone()).collect(),
@@ -293,19 +316,64 @@ pub fn discover_in(roots: &[DataRoot], patterns: &Patterns) -> Result<Vec<TestCa
     Ok(cases)
 }
 
-fn discover_root(data_root: &DataRoot, patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+/// Prefixes with its root every id found under more than one root (`root_of[i]`: the index
+/// of case `i`'s root), so that each copy keeps a name of its own. A root given twice is
+/// told apart by its position (`data#2`).
+fn qualify_repeated_ids(cases: &mut [TestCase], root_of: &[usize], roots: &[DataRoot]) {
+    let mut copies: HashMap<&str, usize> = HashMap::new();
+    for case in cases.iter() {
+        *copies.entry(case.id.as_str()).or_default() += 1;
+    }
+    let repeated: HashSet<String> = copies
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(id, _)| id.to_owned())
+        .collect();
+    if repeated.is_empty() {
+        return;
+    }
+    let labels: Vec<String> = roots.iter().map(|r| r.path.display().to_string()).collect();
+    let label = |r: usize| {
+        if labels.iter().filter(|l| **l == labels[r]).count() > 1 {
+            format!("{}#{}", labels[r], r + 1)
+        } else {
+            labels[r].clone()
+        }
+    };
+    for (case, &r) in cases.iter_mut().zip(root_of) {
+        if repeated.contains(&case.id) {
+            case.id = format!("{}:{}", label(r), case.id);
+        }
+    }
+}
+
+fn discover_root(data_root: &DataRoot, patterns: &Patterns, cancel: &Cancel) -> Result<Vec<TestCase>, Error> {
+    discover_root_within(data_root, patterns, cancel, MAX_WALK_ENTRIES)
+}
+
+fn discover_root_within(
+    data_root: &DataRoot,
+    patterns: &Patterns,
+    cancel: &Cancel,
+    limit: usize,
+) -> Result<Vec<TestCase>, Error> {
     let root = data_root.path.as_path();
-    let root_resolved = root.canonicalize().map_err(|source| Error::Walk {
-        path: root.to_owned(),
-        source,
-    })?;
     let mut cases = Vec::new();
-    let mut walker = WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter();
+    let mut walker = WalkDir::new(root).sort_by_file_name().into_iter();
+    let mut visited = 0usize;
     while let Some(entry) = walker.next() {
+        if cancel.is_cancelled() {
+            return Err(Error::Cancelled);
+        }
+        visited += 1;
+        if visited > limit {
+            return Err(Error::WalkLimit {
+                path: root.to_owned(),
+                limit,
+            });
+        }
         let entry = match entry {
             Ok(entry) => entry,
-            // A link back to an ancestor holds nothing new.
-            Err(e) if e.loop_ancestor().is_some() => continue,
             Err(e) => match e.path().filter(|p| *p != root).map(Path::to_owned) {
                 // A dangling link matters only where a case could be: named like one.
                 Some(path)
@@ -329,17 +397,24 @@ fn discover_root(data_root: &DataRoot, patterns: &Patterns) -> Result<Vec<TestCa
                 }
             },
         };
+        let name = entry.file_name().to_string_lossy();
+        if entry.file_type().is_symlink() {
+            // Not followed; but one named like a case that leads nowhere readable (dangling,
+            // unreadable) says so, as an errored case, instead of hiding one.
+            if patterns.matches(&name)
+                && let Err(e) = std::fs::metadata(entry.path())
+            {
+                cases.push(TestCase::unlisted(
+                    root,
+                    entry.path(),
+                    ListingProblem::unreadable(entry.path(), e),
+                ));
+            }
+            continue;
+        }
         if !entry.file_type().is_dir() {
             continue;
         }
-        if entry.path_is_symlink() {
-            let inside = entry.path().canonicalize().is_ok_and(|p| p.starts_with(&root_resolved));
-            if !inside {
-                walker.skip_current_dir();
-                continue;
-            }
-        }
-        let name = entry.file_name().to_string_lossy();
         // Whatever model.onnx is — a directory, a FIFO, a dangling link — the case is listed,
         // and loading it says what is wrong, instead of the case vanishing.
         if patterns.matches(&name) && std::fs::symlink_metadata(entry.path().join("model.onnx")).is_ok() {
@@ -350,7 +425,7 @@ fn discover_root(data_root: &DataRoot, patterns: &Patterns) -> Result<Vec<TestCa
     Ok(cases)
 }
 
-/// The I/O error under a walk error (loops are handled before).
+/// The I/O error under a walk error (links are not followed, so there is no loop).
 fn walk_error(e: walkdir::Error) -> std::io::Error {
     e.into_io_error()
         .unwrap_or_else(|| std::io::Error::other("a link loop"))
@@ -435,7 +510,7 @@ fn load_case_dir(data_root: &DataRoot, dir: &Path) -> TestCase {
     // Upstream data is the spec's, whatever a sidecar says: the manifest decides, not a file.
     let info = match listed {
         Some(listed) if listed.upstream => None,
-        _ if described => match read_json::<CaseInfo>(&dir.join(CASE_INFO_FILE)) {
+        _ if described => match read_json::<CaseInfo>(&dir.join(CASE_INFO_FILE), MAX_CASE_INFO_BYTES) {
             Ok(info) => Some(info),
             Err(e) => return TestCase::unlisted(root, dir, ListingProblem::CaseInfo(Arc::new(e))),
         },
@@ -521,7 +596,7 @@ struct Entry {
 }
 
 impl Entry {
-    /// A directory, or a link to one (followed, as the walk follows links).
+    /// A directory, or a link to one (inside a case, a data set may be a link).
     fn is_dir(&self) -> bool {
         match self.file_type {
             Some(t) if t.is_dir() => true,
@@ -715,5 +790,36 @@ pub fn applicability(model: &Model) -> Applicability {
         Applicability::NotApplicable(format!(
             "no Pad, CenterCropPad or com.microsoft Pad node (graph holds {ops})"
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_walk_past_its_limit_stops_with_an_error_naming_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..10 {
+            std::fs::create_dir(dir.path().join(format!("d{i}"))).unwrap();
+        }
+        let root = DataRoot {
+            path: dir.path().to_owned(),
+            corpus: None,
+        };
+        // The root and its ten directories: eleven entries.
+        assert!(
+            discover_root_within(&root, &Patterns::default(), &Cancel::new(), 11)
+                .unwrap()
+                .is_empty()
+        );
+        let error = discover_root_within(&root, &Patterns::default(), &Cancel::new(), 10).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "walking {}: more than 10 entries, more than any corpus of cases holds; name the directory of the cases",
+                dir.path().display()
+            )
+        );
     }
 }

@@ -16,11 +16,18 @@ Examples:
   pad-conformance --filter test_wrap_pad           run the data sets whose name contains test_wrap_pad
   pad-conformance --filter 'onnx-1.22.0/*' --format junit --output target/junit.xml
   pad-conformance --backend exec:'.venv/bin/python scripts/backends/onnxruntime-worker' \\
-                  --baseline baselines/onnxruntime.json
+                  --profile baselines/onnxruntime.profile.toml --baseline baselines/onnxruntime.json
   pad-conformance matrix --backend ref --backend exec:'...' --failures-only
   pad-conformance matrix --backend ref --backend exec:'...' --format html --output matrix.html
   pad-conformance diff before.json after.json --format markdown
-  pad-conformance bench";
+  pad-conformance fuzz --backend exec:'...' --time 60 --out target/findings
+  pad-conformance rules --format markdown
+  pad-conformance bench
+
+Exit status: 0 when every data set passed (with --baseline: nothing the baseline does not
+list failed); 1 when a data set failed or errored (matrix: in any backend; fuzz: a finding);
+2 when the run could not be made (bad arguments, unreadable files, no cases); 130/143 when
+interrupted.";
 
 /// Conformance suite and runner for ONNX's padding operators (Pad 1–25, CenterCropPad 18,
 /// com.microsoft Pad).
@@ -39,7 +46,8 @@ pub enum Command {
     /// seconds, are the figure of merit).
     Bench(BenchArgs),
     /// Run several backends over the same data sets and write one table (Markdown or JSON)
-    /// or the HTML scoreboard.
+    /// or the HTML scoreboard. Exits 1 when any backend failed or errored on a gating basis,
+    /// as a run does.
     Matrix(MatrixArgs),
     /// Tabulate which (operator version, dtype, mode) the generated cases cover.
     Coverage(CoverageArgs),
@@ -169,8 +177,8 @@ pub struct Checking {
     /// the one it breaks (an `error` reply's `rule`); without it that is a note.
     #[arg(long)]
     pub strict_rules: bool,
-    /// Data sets run in parallel on N threads (default: the number of cores).
-    #[arg(long, value_name = "N")]
+    /// Data sets run in parallel on N threads, one or more (default: the number of cores).
+    #[arg(long, value_name = "N", value_parser = threads)]
     pub jobs: Option<usize>,
     /// Seconds an external worker may take on one data set before it is killed.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
@@ -194,6 +202,10 @@ pub struct RunArgs {
     /// listing everything) when any case or data set fails to load.
     #[arg(long)]
     pub list: bool,
+    /// Human and Markdown: show only the data sets that failed or errored (known failures
+    /// included, labelled); the summary still counts every data set.
+    #[arg(long)]
+    pub failures_only: bool,
     /// What the backend supports (TOML, docs/report-format.md#profiles): data sets outside
     /// it are reported as unsupported, never failed.
     #[arg(long, value_name = "FILE")]
@@ -305,7 +317,7 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
     pub data_sets: Vec<usize>,
     /// Threads for the --scaling run (with one, the time outside the checks is the runner's).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = threads)]
     pub jobs: usize,
     /// Where --scaling writes its corpora (default: the system's temporary directory; a
     /// memory file system such as /dev/shm takes the disk out of the figures).
@@ -356,6 +368,15 @@ pub enum MatrixFormat {
 pub enum DiffFormat {
     Markdown,
     Html,
+}
+
+/// A number of threads: a whole number, one or more (zero threads would run nothing).
+fn threads(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("0 threads would run nothing: give 1 or more".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{text:?} is not a whole number: {e}")),
+    }
 }
 
 /// `--rtol`, `--atol`: a finite number, zero or more (NaN would pass nothing, a negative or

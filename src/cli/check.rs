@@ -9,18 +9,19 @@ use crate::cli::listing::list_case;
 use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
 use pad_conformance::case::TestCase;
 use pad_conformance::data::DataRoot;
-use pad_conformance::gate::baseline::{Baseline, Discovered, Ran};
-use pad_conformance::judge::check::Outcome;
+use pad_conformance::gate::baseline::{Baseline, Discovered, GateSummary, Ran};
+use pad_conformance::judge::check::{Outcome, Status};
 use pad_conformance::judge::profile::Profile;
 use pad_conformance::report::{
     Colors, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
 };
 use pad_conformance::run::runner::{Job, run_jobs};
-use pad_conformance::text::escape_text;
+use pad_conformance::text::{escape_line, escape_text};
 
 use super::Fatal;
 use super::args::{RunArgs, RunFormat};
 use super::output::{Output, finish, open_output};
+use super::signals::{self, CancelsRun};
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
@@ -34,12 +35,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         Some(path) => Some(read_baseline(path, &roots, args.strict)?),
         None => None,
     };
-    // Read before the run: a malformed file there is refused (exit 2) and left untouched,
-    // never replaced as if it were absent.
-    let previous = match &args.write_baseline {
-        Some(path) => Baseline::read_if_exists(path)?.or_else(|| baseline.clone()),
-        None => None,
-    };
+    // Checked before the run: a malformed file there, or one that is no baseline, is refused
+    // (exit 2) and left untouched, never replaced as if it were absent; so is a target that
+    // cannot be written.
+    if let Some(path) = &args.write_baseline {
+        Baseline::check_recordable(path)?;
+    }
     let mut options = args.checking.options(selection.max_tensor_bytes)?;
     if let Some(path) = &args.profile {
         options.profile = Profile::read(path)?;
@@ -49,45 +50,70 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     // The human report streams: each line as soon as its data set (and those before) finish.
     let colors = Colors::detect(terminal);
     let mut written = Ok(());
+    let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
     let mut write_line = |outcome: &Outcome| {
-        if args.format == RunFormat::Human && written.is_ok() {
-            // A failure on a basis the run does not gate on is not judged against the baseline.
-            let gate = baseline
-                .as_ref()
-                .filter(|_| !outcome.is_non_gating_failure())
-                .map(|b| b.finding(&outcome.name(), outcome.status));
-            written = write_outcome(outcome, gate.as_ref(), colors, &mut out).and_then(|()| out.flush());
+        let shown = !args.failures_only || matches!(outcome.status, Status::Failed | Status::Errored);
+        if args.format == RunFormat::Human && written.is_ok() && shown {
+            let gate = baseline.as_ref().map(|b| b.gate(outcome));
+            written = write_outcome(outcome, gate.as_ref(), colors, &mut out)
+                .and_then(|()| match rerun.command(&outcome.name()) {
+                    // The one command that shows this data set again, under the same options.
+                    Some(command) if matches!(outcome.status, Status::Failed | Status::Errored) => {
+                        writeln!(out, "      rerun: {}", escape_line(&command))
+                    }
+                    _ => Ok(()),
+                })
+                .and_then(|()| out.flush());
         }
     };
+    // From here a signal stops the run, and what finished is reported.
+    let _run = CancelsRun::start();
     let mut report = run_jobs(
         backend.as_ref(),
         &jobs,
         &options,
         args.checking.threads(),
+        &signals::cancel(),
         &mut write_line,
     );
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
-    // Judged before any report is written, so that every report shows the gate.
-    report.baseline = baseline
-        .as_ref()
-        .map(|b| b.judge(&report.outcomes, |name| discovered.contains(name)));
-    let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
-    write_report(&report, &rerun, args, out, written)?;
-    if let Some(path) = &args.write_baseline {
-        let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
-        let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-        let recorded = Baseline::record(&report.backend, &roots, ran, previous.as_ref(), |name| {
-            discovered.contains(name)
+    // Judged before any report is written, so that every report shows the gate, per data set
+    // and in sum.
+    if let Some(baseline) = &baseline {
+        for outcome in &mut report.outcomes {
+            outcome.gate = Some(baseline.gate(outcome));
+        }
+        report.baseline = Some(GateSummary {
+            strict: args.strict,
+            strict_corpus: args.strict_corpus,
+            ..baseline.judge(&report.outcomes, |name| discovered.contains(name))
         });
-        recorded.write(path)?;
     }
-    if super::signals::interrupted() {
+    write_report(&report, &rerun, args, out, written)?;
+    let interrupted = signals::interrupted();
+    match &args.write_baseline {
+        // The workers of an interrupted run were killed by the runner: their failures are
+        // not the backend's, and must not be recorded as if they were.
+        Some(path) if interrupted.is_some() => eprintln!(
+            "pad-conformance: interrupted: the baseline {} was not written (the runner killed the workers of the data sets that were running)",
+            path.display()
+        ),
+        Some(path) => {
+            let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
+            Baseline::record_into(path, baseline.as_ref(), |previous| {
+                let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
+                Baseline::record(&report.backend, &roots, ran, previous, |name| discovered.contains(name))
+            })?;
+        }
+        None => {}
+    }
+    if let Some(code) = interrupted {
         eprintln!(
             "pad-conformance: interrupted: {} of {} data sets ran; the report holds those",
             report.outcomes.len(),
             jobs.len()
         );
-        return Ok(ExitCode::from(130));
+        return Ok(code);
     }
     let summary = report.summary();
     let failed = match &report.baseline {
@@ -111,7 +137,8 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
         let listing = list_case(job.case, max_tensor_bytes);
         failed += usize::from(listing.failed);
         for line in listing.lines {
-            if writeln!(out, "{line}").is_err() {
+            // Case ids and messages are the data's: shown, never executed.
+            if writeln!(out, "{}", escape_line(&line)).is_err() {
                 // A closed pipe (`| head`) is the reader's choice, not a failure.
                 return Ok(ExitCode::SUCCESS);
             }
@@ -138,7 +165,7 @@ fn write_report(
         RunFormat::Human => write_summary(report, &mut out),
         RunFormat::Json => write_json(report, &mut out),
         RunFormat::Junit => write_junit(report, &mut out),
-        RunFormat::Markdown => write_markdown(report, &mut out),
+        RunFormat::Markdown => write_markdown(report, args.failures_only, &mut out),
         RunFormat::Html => write_scoreboard(&[Board::new(report, rerun.clone())], &mut out),
     });
     finish(written, out)?;

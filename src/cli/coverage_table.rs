@@ -10,6 +10,7 @@ use walkdir::WalkDir;
 
 use pad_conformance::case::info::{CASE_INFO_FILE, CaseInfo};
 use pad_conformance::data::json_file::{JsonFileError, read_json};
+use pad_conformance::data::side_file::MAX_CASE_INFO_BYTES;
 use pad_conformance::operators::{OpVersion, PadMode, PadOp};
 use pad_conformance::tensor::DataType;
 
@@ -74,7 +75,7 @@ impl Coverage {
                 field,
                 value: value.to_owned(),
             };
-            let info: CaseInfo = read_json(path)?;
+            let info: CaseInfo = read_json(path, MAX_CASE_INFO_BYTES)?;
             if info.expect == "error" {
                 coverage.refusals += 1;
                 continue;

@@ -9,6 +9,7 @@
 use std::io::{self, Write};
 
 use crate::cli::failure_groups::{FailureGroup, group_failures};
+use crate::cli::scoreboard::Rerun;
 use pad_conformance::data::basis::Basis;
 use pad_conformance::judge::check::{Outcome, Status};
 use pad_conformance::judge::verdict::Cause;
@@ -127,14 +128,10 @@ fn panic_without_noise(text: &str) -> String {
     format!("panicked at {path} {after}").trim_end().to_owned()
 }
 
-/// The case of a data set's name, for `--filter`.
-fn case_of(outcome: &Outcome) -> &str {
-    &outcome.id
-}
-
 /// Writes every backend's failure groups as one table (backend, basis, finding, count,
-/// reason, smallest data set), then each defect as a paragraph ready for a bug report.
-pub fn write_markdown(reports: &[RunReport], out: &mut dyn Write) -> io::Result<()> {
+/// reason, smallest data set), then each defect as a paragraph ready for a bug report, with
+/// the command that reruns it (`reruns`: each report's, in the same order).
+pub fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut dyn Write) -> io::Result<()> {
     let grouped: Vec<(&RunReport, Vec<FailureGroup<'_>>)> =
         reports.iter().map(|r| (r, group_failures(&r.outcomes))).collect();
     writeln!(
@@ -152,7 +149,7 @@ pub fn write_markdown(reports: &[RunReport], out: &mut dyn Write) -> io::Result<
                 GroupKind::of(group).label(),
                 group.outcomes.len(),
                 escape_cell(&first_line(&group.reason, 140)),
-                group.smallest().name()
+                escape_cell(&group.smallest().name())
             )?;
         }
     }
@@ -160,28 +157,31 @@ pub fn write_markdown(reports: &[RunReport], out: &mut dyn Write) -> io::Result<
     writeln!(out, "#### Defects, each ready for a bug report")?;
     writeln!(out)?;
     let mut any = false;
-    for (report, groups) in &grouped {
+    for ((report, groups), rerun) in grouped.iter().zip(reruns) {
         for group in groups.iter().filter(|g| GroupKind::of(g).is_defect()) {
             any = true;
             let smallest = group.smallest();
+            let command = rerun
+                .command(&smallest.name())
+                .unwrap_or_else(|| format!("pad-conformance --filter {}", smallest.name()));
             let section = &smallest.basis.section;
             writeln!(
                 out,
                 "- **{}** — {} (basis: spec, {}). {} data set{}; the smallest, `{}` ({}): {}. \
-                 Rerun: `pad-conformance --backend … --filter {}`.",
-                report.backend,
+                 Rerun: `{}`.",
+                escape_cell(&report.backend),
                 GroupKind::of(group).label().replace("**defect**: ", "defect: "),
                 if section.is_empty() {
-                    "the upstream ONNX node test"
+                    "the upstream ONNX node test".to_owned()
                 } else {
-                    section
+                    escape_cell(section)
                 },
                 group.outcomes.len(),
                 if group.outcomes.len() == 1 { "" } else { "s" },
-                smallest.name(),
-                describe(smallest),
-                headline(&smallest.message).replace('|', "\\|"),
-                case_of(smallest)
+                escape_cell(&smallest.name()),
+                escape_cell(&describe(smallest)),
+                escape_cell(&headline(&smallest.message)),
+                escape_cell(&command).replace('`', "'")
             )?;
         }
     }
@@ -282,7 +282,7 @@ mod tests {
             baseline: None,
         };
         let mut out = Vec::new();
-        write_markdown(&[report], &mut out).unwrap();
+        write_markdown(&[report], &[Rerun::new("exec:tract-worker", &[], &[])], &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(
             text.contains(
@@ -315,7 +315,7 @@ mod tests {
             defects[0],
             "- **tract** — defect: wrong answer (basis: spec, docs/semantics.md#edge-mode). 2 data sets; the \
              smallest, `b/0` (Pad-11 mode edge int16[1]): output 0 \"y\": 2 of 4 elements differ. Rerun: \
-             `pad-conformance --backend … --filter b`."
+             `pad-conformance --backend exec:tract-worker --filter b/0`."
         );
     }
 }

@@ -8,10 +8,13 @@ use std::time::Duration;
 use pad_conformance::fuzz::reproducer::write_reproducer;
 use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, Shard, fuzz as run_fuzz};
 use pad_conformance::judge::profile::Profile;
+use pad_conformance::text::{escape_line, escape_text, strip_ansi};
 use serde_json::json;
 
 use super::Fatal;
 use super::args::{BenchFormat, FuzzArgs};
+use super::fuzz_out::FindingsDir;
+use super::signals::{self, CancelsRun};
 
 pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     if !(0.0..=1.0).contains(&args.refusals) {
@@ -22,6 +25,16 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     }
     if args.max_elements == 0 {
         return Err(Fatal("--max-elements 0 leaves nothing to generate".into()));
+    }
+    if args.max_elements > Shape::MAX_ELEMENTS {
+        return Err(Fatal(format!(
+            "--max-elements {} is over the limit of {} elements a generated tensor may have",
+            args.max_elements,
+            Shape::MAX_ELEMENTS
+        )));
+    }
+    if args.cases == Some(0) {
+        return Err(Fatal("--cases 0 leaves nothing to run".into()));
     }
     let time = match args.time {
         Some(t) if t > 0.0 && t.is_finite() => Some(Duration::from_secs_f64(t)),
@@ -34,7 +47,7 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     }
     let options = FuzzOptions {
         seed: args.seed,
-        cases: args.cases.or(if time.is_none() { Some(10_000) } else { None }),
+        cases: args.cases,
         time,
         shape: Shape {
             max_elements: args.max_elements,
@@ -43,8 +56,11 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
         check,
         threads: args.checking.threads(),
         shard: args.shard.unwrap_or(Shard::ALL),
+        cancel: signals::cancel(),
         ..FuzzOptions::default()
     };
+    // Checked before the run: findings are never lost to an --out that cannot take them.
+    let out_dir = args.out.as_deref().map(FindingsDir::prepare).transpose()?;
     let backend = args.checking.backend(&args.backend, args.max_tensor_bytes)?;
     // Progress goes to standard error, and only on a terminal: it never mixes into JSON.
     let terminal = std::io::stderr().is_terminal();
@@ -54,12 +70,15 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
             eprint!("\r{} cases, {rate:.0}/s, {} findings ", p.cases, p.findings);
         }
     };
+    // From here a signal stops the run; the findings so far are reported and written.
+    let _run = CancelsRun::start();
     let report = run_fuzz(backend.as_ref(), &options, &mut progress)?;
     if terminal {
         eprintln!();
     }
     let mut written = Vec::new();
-    if let Some(dir) = &args.out {
+    if let Some(out_dir) = &out_dir {
+        let dir = out_dir.clear_earlier()?;
         for finding in report.findings.iter().chain(&report.not_gating) {
             written.push(write_reproducer(finding, dir)?);
         }
@@ -76,6 +95,13 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     }
     for path in written {
         eprintln!("wrote {}", path.display());
+    }
+    if let Some(code) = signals::interrupted() {
+        eprintln!(
+            "pad-conformance: interrupted after {} cases; the findings so far are reported",
+            report.cases
+        );
+        return Ok(code);
     }
     Ok(if report.findings.is_empty() {
         ExitCode::SUCCESS
@@ -104,7 +130,8 @@ fn shard_label(shard: Shard) -> String {
 fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
-        "fuzz {backend}, seed {}{}: {} cases in {:.2}s ({:.0} cases/s), {} unsupported",
+        "fuzz {}, seed {}{}: {} cases in {:.2}s ({:.0} cases/s), {} unsupported",
+        escape_line(backend),
         options.seed,
         shard_label(options.shard),
         report.cases,
@@ -144,9 +171,17 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
             "      first drawn: case {} of seed {}: {}",
             finding.case_index, options.seed, finding.original
         )?;
-        for line in finding.message.lines() {
+        // The worker's words, its colours dropped and every other control shown.
+        for line in escape_text(&strip_ansi(&finding.message)).lines() {
             writeln!(out, "      {line}")?;
         }
+    }
+    if report.dropped > 0 {
+        writeln!(
+            out,
+            "{} further root causes dropped: those kept filled the run's memory budget",
+            report.dropped
+        )?;
     }
     Ok(())
 }
@@ -173,6 +208,7 @@ fn as_json(report: &FuzzReport, options: &FuzzOptions) -> serde_json::Value {
         "seconds": report.duration.as_secs_f64(),
         "cases_per_second": report.cases_per_second(),
         "unsupported": report.unsupported,
+        "dropped": report.dropped,
         "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),
         "not_gating": report.not_gating.iter().map(finding).collect::<Vec<_>>(),
     })

@@ -9,10 +9,12 @@ use crate::cli::matrix_table::Matrix;
 use crate::cli::scoreboard::{Board, write_scoreboard};
 use pad_conformance::data::default_root;
 use pad_conformance::run::runner::run_jobs;
+use pad_conformance::text::escape_text;
 
 use super::Fatal;
 use super::args::{CoverageArgs, MatrixArgs, MatrixFormat};
 use super::output::{Output, finish, open_output};
+use super::signals::{self, CancelsRun};
 
 pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
@@ -21,14 +23,40 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let options = args.checking.options(selection.max_tensor_bytes)?;
     let mut reports = Vec::new();
     let mut reruns = Vec::new();
+    let cancel = signals::cancel();
+    // From here a signal stops the run; the backends that finished are written.
+    let _run = CancelsRun::start();
     for spec in &args.backends {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let backend = match args.checking.backend(spec, selection.max_tensor_bytes) {
+            Err(_) if cancel.is_cancelled() => break,
+            started => started?,
+        };
+        let report = run_jobs(
+            backend.as_ref(),
+            &jobs,
+            &options,
+            args.checking.threads(),
+            &cancel,
+            &mut |_| {},
+        );
+        if cancel.is_cancelled() {
+            // A column with holes would misalign the table: the backends that finished stand.
+            eprintln!(
+                "pad-conformance: interrupted: {}'s run discarded ({} of {} data sets ran)",
+                escape_text(&report.backend),
+                report.outcomes.len(),
+                jobs.len(),
+            );
+            break;
+        }
         reruns.push(args.checking.rerun(spec, selection, None));
-        let backend = args.checking.backend(spec, selection.max_tensor_bytes)?;
-        let report = run_jobs(backend.as_ref(), &jobs, &options, args.checking.threads(), &mut |_| {});
         // Every data set counted: the counts of the line add up to the total before it.
         eprintln!(
             "{}: {} data sets: {}",
-            report.backend,
+            pad_conformance::text::escape_line(&report.backend),
             report.outcomes.len(),
             report.summary().line()
         );
@@ -42,19 +70,33 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             .and_then(|()| writeln!(out)),
         MatrixFormat::Markdown if args.groups => matrix
             .write_totals(&mut out)
-            .and_then(|()| crate::cli::findings::write_markdown(&reports, &mut out)),
+            .and_then(|()| crate::cli::findings::write_markdown(&reports, &reruns, &mut out)),
         MatrixFormat::Markdown => matrix.write_markdown(args.failures_only, &mut out),
         MatrixFormat::Html => {
             let boards: Vec<Board<'_>> = reports
                 .iter()
-                .zip(reruns)
-                .map(|(r, rerun)| Board::new(r, rerun))
+                .zip(&reruns)
+                .map(|(r, rerun)| Board::new(r, rerun.clone()))
                 .collect();
             write_scoreboard(&boards, &mut out)
         }
     };
     finish(written, out)?;
-    Ok(ExitCode::SUCCESS)
+    if let Some(code) = signals::interrupted() {
+        eprintln!(
+            "pad-conformance: interrupted: the table holds the {} of {} backends that finished",
+            reports.len(),
+            args.backends.len()
+        );
+        return Ok(code);
+    }
+    // As a run without a baseline exits: 1 when any backend failed or errored on a gating
+    // basis, so a matrix in CI is never green over failures by accident.
+    let failed = reports.iter().any(|r| {
+        let summary = r.summary();
+        summary.failed + summary.errored > 0
+    });
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 pub fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {

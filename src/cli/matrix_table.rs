@@ -61,7 +61,8 @@ pub struct Cell {
 }
 
 impl Matrix {
-    /// Builds the matrix from reports of the same data sets in the same order.
+    /// Builds the matrix from reports of the same data sets in the same order (a report
+    /// cut short leaves out the rows past its end).
     pub fn new(reports: &[RunReport]) -> Matrix {
         let backends = reports
             .iter()
@@ -70,7 +71,7 @@ impl Matrix {
                 summary: r.summary(),
             })
             .collect();
-        let rows = reports.first().map_or(0, |r| r.outcomes.len());
+        let rows = reports.iter().map(|r| r.outcomes.len()).min().unwrap_or(0);
         let cases = (0..rows)
             .map(|i| {
                 let first: &Outcome = &reports[0].outcomes[i];
@@ -132,14 +133,19 @@ impl Matrix {
             writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} |",
-                b.name, s.passed, s.failed, s.errored, s.skipped, s.not_gating
+                escape_cell(&b.name),
+                s.passed,
+                s.failed,
+                s.errored,
+                s.skipped,
+                s.not_gating
             )?;
         }
         writeln!(out)
     }
 
     fn write_rows(&self, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
-        let names: Vec<&str> = self.backends.iter().map(|b| b.name.as_str()).collect();
+        let names: Vec<String> = self.backends.iter().map(|b| escape_cell(&b.name)).collect();
         writeln!(
             out,
             "| data set | operator | mode | dtype | basis | {} |",
@@ -166,10 +172,10 @@ impl Matrix {
             writeln!(
                 out,
                 "| `{}` | {} | {} | {} | {} | {} |",
-                row.name,
-                operator,
-                row.mode.as_deref().unwrap_or("-"),
-                row.dtype.as_deref().unwrap_or("-"),
+                escape_cell(&row.name),
+                escape_cell(&operator),
+                escape_cell(row.mode.as_deref().unwrap_or("-")),
+                escape_cell(row.dtype.as_deref().unwrap_or("-")),
                 row.basis,
                 cells.join(" | ")
             )?;

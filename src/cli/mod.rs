@@ -9,6 +9,7 @@ mod diff;
 mod failure_groups;
 mod findings;
 mod fuzz;
+mod fuzz_out;
 mod listing;
 mod matrix;
 mod matrix_table;
@@ -24,7 +25,7 @@ use std::time::Duration;
 
 use crate::cli::scoreboard::Rerun;
 use pad_conformance::backend::{Backend, BackendOptions, backend_from_spec};
-use pad_conformance::case::{Patterns, TestCase, discover_in};
+use pad_conformance::case::{Patterns, TestCase, discover_until};
 use pad_conformance::data::DataRoot;
 use pad_conformance::data::basis::Gating;
 use pad_conformance::judge::check::CheckOptions;
@@ -65,7 +66,11 @@ impl Selection {
 
     /// Discovers the cases under `roots`; zero cases is an error.
     fn cases(&self, roots: &[DataRoot]) -> Result<Vec<TestCase>, Fatal> {
-        Ok(discover_in(roots, &Patterns::new(&self.patterns)?)?)
+        Ok(discover_until(
+            roots,
+            &Patterns::new(&self.patterns)?,
+            &signals::cancel(),
+        )?)
     }
 
     /// The data sets of `cases` that pass the filter; none passing is an error.
@@ -100,6 +105,7 @@ impl Checking {
         let options = BackendOptions {
             timeout: Duration::from_secs_f64(self.timeout),
             max_tensor_bytes,
+            cancel: signals::cancel(),
         };
         Ok(backend_from_spec(spec, &options)?)
     }

@@ -261,6 +261,35 @@ mod tests {
         }
     }
 
+    /// Two reports of 100,000 data sets each: matched by name in a map, not by a scan of one
+    /// report per data set of the other (which at this size would take minutes).
+    #[test]
+    fn large_reports_are_matched_by_name() {
+        let n = 100_000;
+        let old = report(
+            (0..n)
+                .map(|i| outcome(&format!("c{i}"), Status::Passed, true))
+                .collect(),
+        );
+        let new = report(
+            (0..n)
+                .map(|i| {
+                    outcome(
+                        &format!("c{}", i + 1),
+                        if i == 500 { Status::Failed } else { Status::Passed },
+                        true,
+                    )
+                })
+                .collect(),
+        );
+        let diff = RunDiff::new(&old, &new);
+        assert_eq!(diff.unchanged, n - 2);
+        let names = |change| diff.of(change).map(|c| c.name.as_str()).collect::<Vec<_>>();
+        assert_eq!(names(Change::Regressed), ["c501/0"]);
+        assert_eq!(names(Change::Removed), ["c0/0"]);
+        assert_eq!(names(Change::Added), [format!("c{n}/0")]);
+    }
+
     #[test]
     fn each_kind_of_change_is_classified() {
         use Status::*;

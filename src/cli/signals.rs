@@ -1,45 +1,95 @@
-//! The binary's signal handling. The first SIGINT or SIGTERM stops the run: no further data
-//! sets start, the external workers' process groups are killed (they are outside the
-//! terminal's foreground group, so Ctrl-C does not reach them), and the data sets that ran
-//! are reported — a JSON or JUnit report of an interrupted run is written, not lost. SIGHUP,
-//! or a second signal, kills the workers and dies of the signal as without a handler.
-//! Handlers are chained through
-//! signal-hook, so others registered the same way still run; a signal the runner was told to
-//! ignore (nohup) stays ignored. The library installs none: signals belong to the program.
+//! The binary's signal handling. The first SIGINT or SIGTERM trips the command's [`Cancel`]
+//! token and kills the external workers' process groups (they are outside the terminal's
+//! foreground group, so Ctrl-C does not reach them). Inside a run ([`CancelsRun`]: checking
+//! data sets, fuzzing, a matrix) the command then stops starting work, writes what finished
+//! and exits 130 (SIGINT) or 143 (SIGTERM); anywhere else (discovery, reading files,
+//! `diff`, `coverage`, `--list`) nothing is half-done that a report could hold, so it says
+//! so and exits with that code at once, even while blocked reading a FIFO. SIGHUP, or a
+//! second signal, kills the workers and dies of the signal as without a handler.
+//!
+//! Handlers are chained through signal-hook, so others registered the same way still run; a
+//! signal the runner was told to ignore (nohup) stays ignored. The library installs none:
+//! signals belong to the program.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::process::ExitCode;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use pad_conformance::backend::kill_worker_groups;
-use pad_conformance::run::runner;
+use pad_conformance::cancel::Cancel;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::low_level::{emulate_default_handler, register};
 
-/// Set by the first SIGINT or SIGTERM.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The command's token, tripped by the first SIGINT or SIGTERM.
+static CANCEL: OnceLock<Cancel> = OnceLock::new();
+/// The first SIGINT or SIGTERM received; 0 before.
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// Whether a run is under way that writes what finished once cancelled.
+static IN_RUN: AtomicBool = AtomicBool::new(false);
 
-/// Whether a signal stopped the run: its exit code is then 128 + SIGINT's number, as a
-/// shell reports an interrupted command.
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+/// The token commands pass to the library: tripped by the first SIGINT or SIGTERM.
+pub fn cancel() -> Cancel {
+    CANCEL.get_or_init(Cancel::new).clone()
+}
+
+/// The exit code of a command a signal stopped: 128 + the signal's number, as a shell
+/// reports it; `None` when no signal came.
+pub fn interrupted() -> Option<ExitCode> {
+    match SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(ExitCode::from(u8::try_from(128 + signal).unwrap_or(130))),
+    }
+}
+
+/// While alive, the first signal cancels the run, which then writes what finished, instead
+/// of exiting at once.
+pub struct CancelsRun(());
+
+impl CancelsRun {
+    pub fn start() -> CancelsRun {
+        IN_RUN.store(true, Ordering::SeqCst);
+        CancelsRun(())
+    }
+}
+
+impl Drop for CancelsRun {
+    fn drop(&mut self) {
+        IN_RUN.store(false, Ordering::SeqCst);
+    }
 }
 
 /// Installs the handlers; called once, first thing in `main`.
 pub fn install() {
+    let cancel = cancel();
     for signal in [SIGINT, SIGTERM, SIGHUP] {
         if ignored(signal) {
             continue;
         }
+        let cancel = cancel.clone();
         let action = move || {
             kill_worker_groups();
-            if signal != SIGHUP && !INTERRUPTED.swap(true, Ordering::SeqCst) {
-                runner::stop();
-                return;
+            if signal != SIGHUP
+                && SIGNAL
+                    .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+            {
+                cancel.cancel();
+                if IN_RUN.load(Ordering::SeqCst) {
+                    return;
+                }
+                let message = b"pad-conformance: interrupted; no report written\n";
+                // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffer outlives the
+                // call.
+                unsafe {
+                    libc::write(2, message.as_ptr().cast(), message.len());
+                    libc::_exit(128 + signal);
+                }
             }
             let _ = emulate_default_handler(signal);
         };
-        // SAFETY: the action is async-signal-safe: atomic loads and stores, kill(2) over
-        // atomics, then signal-hook's emulation of the default action (restore it and raise
-        // the signal).
+        // SAFETY: the action is async-signal-safe: atomic loads and stores (the token's
+        // included), kill(2) over atomics, write(2) and _exit(2), then signal-hook's
+        // emulation of the default action (restore it and raise the signal).
         if let Err(e) = unsafe { register(signal, action) } {
             eprintln!("pad-conformance: warning: cannot handle signal {signal}: {e}");
         }

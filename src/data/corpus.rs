@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::data::manifest::{MANIFEST_FILE, Manifest};
+use crate::data::side_file::{MAX_CORPUS_LIST_BYTES, MAX_VERSION_BYTES, excerpt, read_text_capped};
 
 /// The file holding the corpus version, a whole number.
 pub const VERSION_FILE: &str = "VERSION";
@@ -82,6 +83,19 @@ pub enum CorpusError {
         /// The version VERSION names.
         version: u32,
     },
+    /// Roots from two corpora whose directories share a name: a baseline names a corpus by
+    /// its directory's name, so it could not tell their versions apart.
+    #[error(
+        "{} and {} are two corpora of one name: a baseline could not tell their versions apart; rename one or run them separately",
+        first.display(),
+        second.display()
+    )]
+    SameName {
+        /// One corpus's directory.
+        first: PathBuf,
+        /// The other's.
+        second: PathBuf,
+    },
 }
 
 impl Corpus {
@@ -114,16 +128,16 @@ impl Corpus {
 
     /// Reads `dir`/VERSION, `dir`/CHANGELOG.md and the manifests.
     pub fn read(dir: &Path) -> Result<Corpus, CorpusError> {
-        let read = |name: &str| {
+        let read = |name: &str, limit| {
             let path = dir.join(name);
-            std::fs::read_to_string(&path).map_err(|source| CorpusError::Read { path, source })
+            read_text_capped(&path, limit).map_err(|source| CorpusError::Read { path, source })
         };
-        let text = read(VERSION_FILE)?;
+        let text = read(VERSION_FILE, MAX_VERSION_BYTES)?;
         let version = text.trim().parse().map_err(|_| CorpusError::Version {
             path: dir.join(VERSION_FILE),
-            text: text.trim().to_owned(),
+            text: excerpt(text.trim(), 40).into_owned(),
         })?;
-        let changes = parse_changelog(&read(CHANGELOG_FILE)?, &dir.join(CHANGELOG_FILE))?;
+        let changes = parse_changelog(&read(CHANGELOG_FILE, MAX_CORPUS_LIST_BYTES)?, &dir.join(CHANGELOG_FILE))?;
         if !changes.contains_key(&version) {
             return Err(CorpusError::Unlisted {
                 path: dir.join(CHANGELOG_FILE),
@@ -184,7 +198,12 @@ fn parse_changelog(text: &str, path: &Path) -> Result<Changes, CorpusError> {
                 .split_whitespace()
                 .next()
                 .and_then(|v| v.parse::<u32>().ok())
-                .ok_or_else(|| problem(number, format!("{heading:?} does not start with a version number")))?;
+                .ok_or_else(|| {
+                    problem(
+                        number,
+                        format!("{:?} does not start with a version number", excerpt(heading, 60)),
+                    )
+                })?;
             if changes.insert(version, BTreeMap::new()).is_some() {
                 return Err(problem(number, format!("version {version} is listed twice")));
             }

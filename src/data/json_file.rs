@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
+use crate::data::side_file::{excerpt_lines, read_text_capped};
+
 /// A JSON file that cannot be read into the expected value.
 #[derive(Debug, thiserror::Error)]
 pub enum JsonFileError {
@@ -17,8 +19,9 @@ pub enum JsonFileError {
         #[source]
         source: std::io::Error,
     },
-    /// Not JSON, or not of the expected shape.
-    #[error("reading {}: {source}", path.display())]
+    /// Not JSON, or not of the expected shape. The message quotes at most a short excerpt of
+    /// what was read.
+    #[error("reading {}: {}", path.display(), excerpt_lines(&source.to_string(), 300, 4))]
     Parse {
         /// The file.
         path: PathBuf,
@@ -38,9 +41,10 @@ pub enum JsonFileError {
     },
 }
 
-/// Reads `path` as JSON into a `T`.
-pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, JsonFileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| JsonFileError::Read {
+/// Reads `path` as JSON into a `T`: a regular file of at most `limit` bytes
+/// ([`crate::data::side_file`]).
+pub fn read_json<T: DeserializeOwned>(path: &Path, limit: u64) -> Result<T, JsonFileError> {
+    let text = read_text_capped(path, limit).map_err(|source| JsonFileError::Read {
         path: path.to_owned(),
         source,
     })?;

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::data::corpus::CorpusError;
+use crate::data::side_file::{MAX_CORPUS_LIST_BYTES, excerpt, open_regular, read_text_capped};
 
 /// The manifest file's name, at a corpus root and in its subdirectories.
 #[doc(hidden)]
@@ -118,7 +119,7 @@ impl Manifest {
     }
 
     fn add(&mut self, path: &Path, prefix: &str, upstream: bool) -> Result<(), CorpusError> {
-        let text = std::fs::read_to_string(path).map_err(|source| CorpusError::Read {
+        let text = read_text_capped(path, MAX_CORPUS_LIST_BYTES).map_err(|source| CorpusError::Read {
             path: path.to_owned(),
             source,
         })?;
@@ -131,7 +132,10 @@ impl Manifest {
         let header = lines.next().map(|(_, h)| h).unwrap_or_default();
         let expected = if upstream { UPSTREAM_HEADER } else { GENERATED_HEADER };
         if header != expected {
-            return Err(problem(1, format!("the header is {header:?}, not {expected:?}")));
+            return Err(problem(
+                1,
+                format!("the header is {:?}, not {expected:?}", excerpt(header, 80)),
+            ));
         }
         for (index, line) in lines {
             let number = index + 1;
@@ -153,20 +157,25 @@ impl Manifest {
             {
                 return Err(problem(
                     number,
-                    format!("{case:?}/{file:?} is not a plain relative path"),
+                    format!(
+                        "{:?}/{:?} is not a plain relative path",
+                        excerpt(&case, 80),
+                        excerpt(file, 80)
+                    ),
                 ));
             }
             let bytes = bytes
                 .parse()
-                .map_err(|_| problem(number, format!("size {bytes:?} is not a whole number")))?;
-            let sha256 = parse_sha256(sha).ok_or_else(|| problem(number, format!("{sha:?} is not a sha256")))?;
+                .map_err(|_| problem(number, format!("size {:?} is not a whole number", excerpt(bytes, 40))))?;
+            let sha256 =
+                parse_sha256(sha).ok_or_else(|| problem(number, format!("{:?} is not a sha256", excerpt(sha, 80))))?;
             let listed = self.cases.entry(case).or_insert_with(|| ListedCase {
                 upstream,
                 manifest: path.to_owned(),
                 files: Vec::new(),
             });
             if listed.manifest != path || listed.files.iter().any(|f| f.file == file) {
-                return Err(problem(number, format!("{file} is listed twice")));
+                return Err(problem(number, format!("{} is listed twice", excerpt(file, 80))));
             }
             listed.files.push(ListedFile {
                 file: file.to_owned(),
@@ -232,11 +241,7 @@ impl ListedCase {
 /// The size and sha256 of a regular file, reading at most one byte past `limit` (so a
 /// file grown huge, or a device, costs no more than the listed size).
 fn hash_file(path: &Path, limit: u64) -> std::io::Result<(u64, [u8; 32])> {
-    let metadata = std::fs::metadata(path)?;
-    if !metadata.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    let file = std::fs::File::open(path)?;
+    let (file, _) = open_regular(path, u64::MAX)?;
     let mut hasher = Sha256::new();
     let mut reader = file.take(limit.saturating_add(1));
     let mut buffer = [0u8; 64 * 1024];

@@ -10,7 +10,10 @@ pub mod corpus;
 #[doc(hidden)]
 pub mod json_file;
 pub mod manifest;
+// Size-capped reads of side files, for the tool too.
 mod roots;
+#[doc(hidden)]
+pub mod side_file;
 
 pub use json_file::JsonFileError;
 

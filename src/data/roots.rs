@@ -72,7 +72,7 @@ impl DataRoot {
             paths
         };
         let mut read: HashMap<PathBuf, Arc<Corpus>> = HashMap::new();
-        paths
+        let roots = paths
             .iter()
             .map(|path| {
                 let corpus = match Corpus::find(path)? {
@@ -86,7 +86,22 @@ impl DataRoot {
                     corpus,
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>, CorpusError>>()?;
+        let mut by_name: HashMap<String, &Path> = HashMap::new();
+        for corpus in read.values() {
+            if let Some(other) = by_name.insert(corpus_name(corpus), &corpus.dir) {
+                let (first, second) = if other <= corpus.dir.as_path() {
+                    (other, corpus.dir.as_path())
+                } else {
+                    (corpus.dir.as_path(), other)
+                };
+                return Err(CorpusError::SameName {
+                    first: first.to_owned(),
+                    second: second.to_owned(),
+                });
+            }
+        }
+        Ok(roots)
     }
 
     /// The manifest's entry for the case at `dir` (under this root), if its corpus lists it.

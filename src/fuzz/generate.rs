@@ -22,6 +22,12 @@ pub struct Shape {
     pub refusals: f64,
 }
 
+impl Shape {
+    /// The largest `max_elements` a run accepts: 16 Mi elements, a tensor of 256 MiB at
+    /// most (complex128), so that no case drawn is an allocation the machine cannot make.
+    pub const MAX_ELEMENTS: usize = 1 << 24;
+}
+
 impl Default for Shape {
     fn default() -> Self {
         Shape {

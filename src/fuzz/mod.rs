@@ -20,7 +20,7 @@ pub mod reproducer;
 mod shrink;
 mod values;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,6 +31,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::backend::{Backend, ErrorKind, RefBackend, error_kind, refusal_rules};
+use crate::cancel::Cancel;
 use crate::case::{Expected, LoadedDataSet};
 use crate::data::basis::{Basis, BasisNote, Gating};
 use crate::judge::cause_key::{CauseKey, values_pattern};
@@ -53,9 +54,11 @@ use generate::generate;
 pub struct FuzzOptions {
     /// The seed: the same seed gives the same cases on any machine.
     pub seed: u64,
-    /// Stop after this many cases.
+    /// Stop after this many cases; with neither this nor `time`, after [`DEFAULT_CASES`].
     pub cases: Option<u64>,
-    /// Stop after this long.
+    /// Stop after this long: a time budget alone bounds the run. It becomes `cancel`'s
+    /// deadline, so that a backend stopped by the same token has its case in flight then cut
+    /// short, its worker killed.
     pub time: Option<Duration>,
     /// What the generator draws.
     pub shape: Shape,
@@ -66,6 +69,13 @@ pub struct FuzzOptions {
     /// Threads evaluating cases. Findings are shrunk in order of case index on the calling
     /// thread, so the result does not depend on it.
     pub threads: usize,
+    /// Stops the run once tripped: the cases finished by then are reported, a case under
+    /// way is dropped.
+    pub cancel: Cancel,
+    /// The most tensor elements the findings kept may hold (their cases, as drawn and
+    /// shrunk, and the expected outputs); further distinct findings are counted as
+    /// [`FuzzReport::dropped`]. Default 16 Mi: at most 256 MiB.
+    pub stored_elements: usize,
     /// The share of the cases this run takes.
     pub shard: Shard,
 }
@@ -94,17 +104,30 @@ impl Shard {
     }
 }
 
+/// The cases a run draws when given neither a number of cases nor a time budget.
+pub const DEFAULT_CASES: u64 = 10_000;
+
+impl FuzzOptions {
+    /// The most cases the run draws: `cases`, else [`DEFAULT_CASES`] unless a time budget
+    /// bounds it.
+    pub fn case_limit(&self) -> Option<u64> {
+        self.cases.or(self.time.is_none().then_some(DEFAULT_CASES))
+    }
+}
+
 impl Default for FuzzOptions {
     fn default() -> Self {
         FuzzOptions {
             seed: 1,
-            cases: Some(10_000),
+            cases: None,
             time: None,
             shape: Shape::default(),
             check: CheckOptions::default(),
             shrink_runs: 400,
             threads: crate::run::runner::default_threads(),
             shard: Shard::ALL,
+            cancel: Cancel::new(),
+            stored_elements: 1 << 24,
         }
     }
 }
@@ -215,6 +238,9 @@ pub struct FuzzReport {
     pub not_gating: Vec<Finding>,
     /// Cases outside the backend's profile, or that the backend reports unsupported.
     pub unsupported: u64,
+    /// Distinct disagreements found but not kept: the findings kept had filled
+    /// [`FuzzOptions::stored_elements`], so that memory stays bounded however long the run.
+    pub dropped: u64,
 }
 
 impl FuzzReport {
@@ -269,10 +295,14 @@ pub struct Progress {
     pub findings: usize,
 }
 
-/// A run that cannot go on: the scratch directory, or the generator producing a model the
-/// reference cannot even load (a bug of this crate, reported rather than hidden).
+/// A run that cannot go on: options out of range, the scratch directory, or the generator
+/// producing a model the reference cannot even load (a bug of this crate, reported rather
+/// than hidden).
 #[derive(Debug, thiserror::Error)]
 pub enum FuzzError {
+    /// `shape.max_elements` is 0 or over [`Shape::MAX_ELEMENTS`].
+    #[error("max_elements {0} is not from 1 to {max}", max = Shape::MAX_ELEMENTS)]
+    MaxElements(usize),
     /// The scratch directory for model files.
     #[error("making a scratch directory: {0}")]
     Scratch(#[source] std::io::Error),
@@ -312,26 +342,40 @@ pub fn fuzz(
     options: &FuzzOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<FuzzReport, FuzzError> {
+    let max_elements = options.shape.max_elements;
+    if !(1..=Shape::MAX_ELEMENTS).contains(&max_elements) {
+        return Err(FuzzError::MaxElements(max_elements));
+    }
     let threads = options.threads.max(1);
+    // A batch's cases, expected outputs and answers are all held at once: fewer cases of a
+    // larger shape, so that a batch holds about as many elements whatever the shape.
+    let batch_size = (BATCH_ELEMENTS / max_elements).clamp(threads, BATCH);
     let scratches = (0..threads)
         .map(|_| tempfile::tempdir())
         .collect::<Result<Vec<_>, _>>()
         .map_err(FuzzError::Scratch)?;
     let start = Instant::now();
+    if let Some(time) = options.time {
+        options.cancel.cancel_at(start + time);
+    }
     let mut report = FuzzReport::default();
     let mut seen: BTreeMap<CauseKey, Finding> = BTreeMap::new();
+    let mut dropped: BTreeSet<CauseKey> = BTreeSet::new();
+    let mut stored = 0;
     let mut last_progress = Instant::now();
-    let mut indices = options.shard.indices(options.cases);
+    let mut indices = options.shard.indices(options.case_limit());
     loop {
-        if options.time.is_some_and(|t| start.elapsed() >= t) {
+        if options.cancel.is_cancelled() {
             break;
         }
-        let batch: Vec<u64> = indices.by_ref().take(BATCH).collect();
+        let batch: Vec<u64> = indices.by_ref().take(batch_size).collect();
         if batch.is_empty() {
             break;
         }
         let evaluations = evaluate_all(backend, &batch, &scratches, options);
         for (index, evaluation) in batch.into_iter().zip(evaluations) {
+            // Not evaluated, or cut short by the cancellation: not a case of the run.
+            let Some(evaluation) = evaluation else { continue };
             let (case, evaluation) = evaluation?;
             report.cases += 1;
             report.unsupported += u64::from(evaluation.unsupported);
@@ -340,6 +384,9 @@ pub fn fuzz(
             };
             match seen.get_mut(key) {
                 Some(finding) if !finding.weaker_than(evaluation.basis.kind) => finding.hit(Site::of(&case)),
+                None if stored >= options.stored_elements => {
+                    dropped.insert(key.clone());
+                }
                 // The first case of a cause, or the first on a stronger basis: it is shrunk and
                 // reported, the counts so far kept.
                 _ => {
@@ -347,8 +394,10 @@ pub fn fuzz(
                     let scratch = scratches[0].path();
                     let mut finding = shrink::shrink(backend, (index, case), evaluation, &key, scratch, options)?;
                     if let Some(known) = seen.remove(&key) {
+                        stored -= elements_of(&known);
                         finding.absorb(known);
                     }
+                    stored += elements_of(&finding);
                     seen.insert(key, finding);
                 }
             }
@@ -363,6 +412,7 @@ pub fn fuzz(
         }
     }
     report.duration = start.elapsed();
+    report.dropped = dropped.len() as u64;
     report.split(seen.into_values(), &options.check.gating);
     Ok(report)
 }
@@ -375,17 +425,26 @@ pub fn generate_case(seed: u64, index: u64, shape: &Shape) -> FuzzCase {
     generate(&mut rng, shape)
 }
 
-/// Cases drawn at a time: evaluated in parallel, then taken in order.
+/// Cases drawn at a time, at most: evaluated in parallel, then taken in order.
 const BATCH: usize = 256;
+/// The elements of the largest cases a batch draws, together: 4 Mi.
+const BATCH_ELEMENTS: usize = 1 << 22;
+
+/// The tensor elements `finding` holds.
+fn elements_of(finding: &Finding) -> usize {
+    let outputs = finding.expected.as_ref().map_or(0, |o| o.iter().map(Tensor::len).sum());
+    finding.case.data.len() + finding.original.data.len() + outputs
+}
 
 /// Draws and evaluates the cases `indices` on `scratches.len()` threads, each with its own
-/// scratch directory; results come back in the order of `indices`.
+/// scratch directory; results come back in the order of `indices`, `None` for those the
+/// cancellation stopped.
 fn evaluate_all(
     backend: &dyn Backend,
     indices: &[u64],
     scratches: &[tempfile::TempDir],
     options: &FuzzOptions,
-) -> Vec<Result<(FuzzCase, Evaluation), FuzzError>> {
+) -> Vec<Option<Result<(FuzzCase, Evaluation), FuzzError>>> {
     let chunk = indices.len().div_ceil(scratches.len()).max(1);
     std::thread::scope(|scope| {
         let handles: Vec<_> = indices
@@ -396,8 +455,12 @@ fn evaluate_all(
                     indices
                         .iter()
                         .map(|&index| {
+                            if options.cancel.is_cancelled() {
+                                return None;
+                            }
                             let case = generate_case(options.seed, index, &options.shape);
-                            evaluate(backend, &case, scratch.path(), &options.check).map(|e| (case, e))
+                            let evaluation = evaluate(backend, &case, scratch.path(), &options.check);
+                            (!options.cancel.is_cancelled()).then_some(evaluation.map(|e| (case, e)))
                         })
                         .collect::<Vec<_>>()
                 })

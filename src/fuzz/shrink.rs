@@ -26,13 +26,17 @@ pub(super) fn shrink(
     let (original, drawn_basis) = (case.clone(), evaluation.basis.kind);
     let (mut best, mut best_evaluation) = (case, evaluation);
     let mut runs = 0;
-    'simpler: while runs < options.shrink_runs {
+    // Cancelled (or past the run's time): the best case so far stands.
+    'simpler: while runs < options.shrink_runs && !options.cancel.is_cancelled() {
         for candidate in simpler(&best) {
             if runs >= options.shrink_runs {
                 break 'simpler;
             }
             runs += 1;
             let evaluation = evaluate(backend, &candidate, scratch, &options.check)?;
+            if options.cancel.is_cancelled() {
+                break 'simpler;
+            }
             if shows(&evaluation, target) && evaluation.basis.kind <= best_evaluation.basis.kind {
                 best = candidate;
                 best_evaluation = evaluation;

@@ -8,8 +8,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::data::json_file::{JsonFileError, read_json};
+use crate::data::side_file::MAX_BASELINE_BYTES;
 use crate::data::{DataRoot, corpus_name, corpus_versions};
 use crate::judge::check::{Outcome, Status};
+pub use crate::judge::gate_result::GateResult;
+use crate::judge::verdict::Verdict;
 use crate::text::first_line;
 
 /// The baseline file format this version writes: 2 added `format`, `written_by` and the
@@ -81,6 +84,18 @@ pub enum BaselineError {
         recorded: u32,
         /// The corpus's current version.
         current: u32,
+    },
+    /// A JSON file at a path a baseline is to be written to that is not a baseline: it is
+    /// left as it is, never overwritten.
+    #[error("{}: not a baseline ({}); refusing to overwrite it", path.display(), match unknown_key {
+        Some(key) => format!("it has a key {:?} that no baseline has", crate::data::side_file::excerpt(key, 60)),
+        None => "it has no \"expected\" object".to_owned(),
+    })]
+    NotABaseline {
+        /// The file.
+        path: PathBuf,
+        /// The first key no baseline has; none when the `expected` object is missing.
+        unknown_key: Option<String>,
     },
     /// The file cannot be written.
     #[error("writing {}: {source}", path.display())]
@@ -184,6 +199,12 @@ pub struct GateSummary {
     pub agreeing: usize,
     /// Failed or errored on a basis the run does not gate on: not judged.
     pub not_gating: usize,
+    /// The run was judged with `--strict`: an outdated entry fails it.
+    #[serde(default)]
+    pub strict: bool,
+    /// The run was judged with `--strict-corpus`: a change with the corpus fails it.
+    #[serde(default)]
+    pub strict_corpus: bool,
 }
 
 impl GateSummary {
@@ -193,6 +214,11 @@ impl GateSummary {
     pub fn fails(&self, strict: bool, strict_corpus: bool) -> bool {
         let outdated = !self.unexpected_passes.is_empty() || !self.changed_status.is_empty() || !self.stale.is_empty();
         !self.regressions.is_empty() || (strict && outdated) || (strict_corpus && !self.corpus_changes.is_empty())
+    }
+
+    /// Whether one data set's gate result fails the run, under this run's strict flags.
+    pub fn fails_data_set(&self, gate: &GateResult) -> bool {
+        gate.fails(self.strict, self.strict_corpus)
     }
 
     /// The data sets judged: every count above, which add up to the run's data sets.
@@ -249,7 +275,7 @@ impl GateSummary {
 impl Baseline {
     /// Reads a baseline file: any format up to [`BASELINE_FORMAT`].
     pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
-        let baseline: Baseline = read_json(path)?;
+        let baseline: Baseline = read_json(path, MAX_BASELINE_BYTES)?;
         match baseline.format {
             Some(format) if format > BASELINE_FORMAT => Err(BaselineError::Format {
                 path: path.to_owned(),
@@ -270,7 +296,7 @@ impl Baseline {
 
     /// This baseline (read from `path`), judged against the corpora of a run over `roots`:
     /// the data sets that changed since the version it records are marked (see
-    /// [`GateResult::CorpusChange`]). A corpus it records no version for excuses nothing and
+    /// [`GateResult::ChangedWithCorpus`]). A corpus it records no version for excuses nothing and
     /// is listed in [`unversioned`](Baseline::unversioned); a recorded version that is not
     /// one of the corpus's (0, or newer) is an error naming the file.
     pub fn against(mut self, path: &Path, roots: &[DataRoot]) -> Result<Baseline, BaselineError> {
@@ -313,14 +339,78 @@ impl Baseline {
         })
     }
 
-    /// Reads a baseline file if there is one: `None` when nothing is at `path`; a file that
-    /// is there but unreadable or malformed is an error, so that it is never overwritten as
-    /// if it were absent.
+    /// Reads the baseline a recording is to replace, if there is one: `None` when nothing is
+    /// at `path`; a file that is there but unreadable, malformed or not a baseline (a key no
+    /// baseline has, or no `expected` object: a report, a profile, someone's JSON) is an
+    /// error, so that it is never overwritten as if it were absent.
     pub fn read_if_exists(path: &Path) -> Result<Option<Baseline>, BaselineError> {
         match std::fs::symlink_metadata(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            _ => Baseline::read(path).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            _ => {}
         }
+        let value: serde_json::Value = read_json(path, MAX_BASELINE_BYTES)?;
+        let not_a_baseline = |unknown_key| BaselineError::NotABaseline {
+            path: path.to_owned(),
+            unknown_key,
+        };
+        let Some(object) = value
+            .as_object()
+            .filter(|o| o.get("expected").is_some_and(|e| e.is_object()))
+        else {
+            return Err(not_a_baseline(None));
+        };
+        // The keys a baseline of any format up to this one may have.
+        const KEYS: [&str; 6] = [
+            "format",
+            "written_by",
+            "backend",
+            "corpus_version",
+            "corpus_versions",
+            "expected",
+        ];
+        if let Some(key) = object.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(not_a_baseline(Some(key.clone())));
+        }
+        Baseline::read(path).map(Some)
+    }
+
+    /// Records a baseline into `path` as [`Baseline::record`] makes it from the baseline
+    /// there now (or `fallback` when there is none): read, recorded and replaced under a lock
+    /// on the directory, so that two recordings into one file at once each merge into what the
+    /// other wrote and no entry is lost. (The lock is on the directory, which outlives the
+    /// rename that replaces the file, and leaves no lock file behind.)
+    pub fn record_into(
+        path: &Path,
+        fallback: Option<&Baseline>,
+        record: impl FnOnce(Option<&Baseline>) -> Baseline,
+    ) -> Result<Baseline, BaselineError> {
+        let write_error = |source| BaselineError::Write {
+            path: path.to_owned(),
+            source,
+        };
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let lock = std::fs::File::open(dir).map_err(write_error)?;
+        lock.lock().map_err(write_error)?;
+        let current = Baseline::read_if_exists(path)?;
+        let recorded = record(current.as_ref().or(fallback));
+        recorded.write(path)?;
+        // Unlocked when `lock` closes.
+        drop(lock);
+        Ok(recorded)
+    }
+
+    /// Checks, before a run, that a baseline can be recorded into `path`: what is there is a
+    /// baseline or nothing, a regular file, and the directory takes a new file.
+    pub fn check_recordable(path: &Path) -> Result<(), BaselineError> {
+        // The type first: a FIFO or a link is refused without being read through.
+        crate::data::atomic_file::check_writable(path).map_err(|source| BaselineError::Write {
+            path: path.to_owned(),
+            source,
+        })?;
+        Baseline::read_if_exists(path).map(drop)
     }
 
     /// Writes the baseline as pretty JSON, entries sorted by name, whole or not at all.
@@ -388,30 +478,58 @@ impl Baseline {
         }
     }
 
-    /// How one data set's status compares with its entry, if any. A difference on a data
-    /// set that changed with the corpus since the baseline was written is the corpus's.
-    pub fn finding(&self, name: &str, status: Status) -> GateResult<'_> {
+    /// How one data set's outcome compares with the baseline: a failure on a basis the run
+    /// does not gate on is not judged; a difference on a data set that changed with the corpus
+    /// since the baseline was written is the corpus's.
+    pub fn gate(&self, outcome: &Outcome) -> GateResult {
+        if outcome.is_non_gating_failure() {
+            return GateResult::NotGating;
+        }
+        // A data set that cannot be loaded (a file whose checksum differs from the manifest's,
+        // say) is broken, not changed: the corpus's changelog never excuses it.
+        let unloadable = matches!(outcome.verdict, Some(Verdict::NotLoadable { .. }));
+        self.finding_excused(&outcome.name(), outcome.status, !unloadable)
+    }
+
+    /// How a data set named `name` with `status` compares with its entry, if any (see
+    /// [`Baseline::gate`], which also weighs the basis).
+    pub fn finding(&self, name: &str, status: Status) -> GateResult {
+        self.finding_excused(name, status, true)
+    }
+
+    /// [`Baseline::finding`], a change of the corpus excusing a difference only when
+    /// `corpus_excuses`.
+    fn finding_excused(&self, name: &str, status: Status, corpus_excuses: bool) -> GateResult {
         let finding = match (status, self.expected.get(name)) {
-            (Status::Failed | Status::Errored, Some(known)) if known.status != status => {
-                GateResult::ChangedStatus(known)
-            }
-            (Status::Failed | Status::Errored, Some(_)) => GateResult::ExpectedFailure,
-            (Status::Failed | Status::Errored, None) => GateResult::Regression,
+            (Status::Failed | Status::Errored, Some(known)) if known.status != status => GateResult::ChangedStatus {
+                was: known.status,
+                reason: known.reason.clone(),
+            },
+            (Status::Failed | Status::Errored, Some(known)) => GateResult::KnownFailure {
+                reason: known.reason.clone(),
+            },
+            (Status::Failed | Status::Errored, None) => GateResult::NewFailure,
             // Listed, but the profile now declares it unsupported: the entry is outdated.
-            (Status::Passed | Status::Unsupported, Some(known)) => GateResult::UnexpectedPass(known),
+            (Status::Passed | Status::Unsupported, Some(known)) => GateResult::Fixed {
+                was: known.status,
+                reason: known.reason.clone(),
+            },
             (Status::Unsupported, None) => GateResult::Agrees,
             (Status::Passed | Status::Skipped, _) => GateResult::Agrees,
         };
-        let why = self.changed_with_corpus.get(name);
-        match (finding, why) {
-            (GateResult::ChangedStatus(known) | GateResult::UnexpectedPass(known), Some(why)) => {
-                GateResult::CorpusChange {
-                    was: known.status.name(),
-                    why,
-                }
-            }
-            (GateResult::Regression, Some(why)) => GateResult::CorpusChange { was: "passed", why },
-            (other, _) => other,
+        let Some(why) = self.changed_with_corpus.get(name).filter(|_| corpus_excuses) else {
+            return finding;
+        };
+        match finding {
+            GateResult::ChangedStatus { was, .. } | GateResult::Fixed { was, .. } => GateResult::ChangedWithCorpus {
+                was: Some(was),
+                why: why.clone(),
+            },
+            GateResult::NewFailure => GateResult::ChangedWithCorpus {
+                was: None,
+                why: why.clone(),
+            },
+            other => other,
         }
     }
 
@@ -427,26 +545,22 @@ impl Baseline {
     pub fn judge(&self, outcomes: &[Outcome], discovered: impl Fn(&str) -> bool) -> GateSummary {
         let mut verdict = GateSummary::default();
         for outcome in outcomes {
-            // A failure on a basis the run does not gate on is reported elsewhere, not judged.
-            if outcome.is_non_gating_failure() {
-                verdict.not_gating += 1;
-                continue;
-            }
             let name = outcome.name();
-            match self.finding(&name, outcome.status) {
-                GateResult::ChangedStatus(known) => verdict.changed_status.push(format!(
+            match self.gate(outcome) {
+                GateResult::NotGating => verdict.not_gating += 1,
+                GateResult::ChangedStatus { was, .. } => verdict.changed_status.push(format!(
                     "{name}: expected {}, now {}",
-                    known.status.name(),
+                    was.name(),
                     outcome.status.name()
                 )),
-                GateResult::ExpectedFailure => verdict.expected_failures.push(name),
-                GateResult::Regression => verdict.regressions.push(name),
-                GateResult::UnexpectedPass(_) => verdict.unexpected_passes.push(name),
-                GateResult::CorpusChange { was, why } => verdict.corpus_changes.push(CorpusChange {
+                GateResult::KnownFailure { .. } => verdict.expected_failures.push(name),
+                GateResult::NewFailure => verdict.regressions.push(name),
+                GateResult::Fixed { .. } => verdict.unexpected_passes.push(name),
+                GateResult::ChangedWithCorpus { was, why } => verdict.corpus_changes.push(CorpusChange {
                     name,
-                    was: was.to_owned(),
+                    was: was.map_or("passed", Status::name).to_owned(),
                     now: outcome.status,
-                    why: why.to_owned(),
+                    why,
                 }),
                 GateResult::Agrees => verdict.agreeing += 1,
             }
@@ -481,29 +595,6 @@ impl<'a> Ran<'a> {
     }
 }
 
-/// How one data set's outcome compares with a baseline.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum GateResult<'a> {
-    /// Passed (or skipped) and not listed: nothing to say.
-    Agrees,
-    /// Failed or errored, as listed.
-    ExpectedFailure,
-    /// Failed or errored, not listed.
-    Regression,
-    /// Listed, but passed.
-    UnexpectedPass(&'a Expectation),
-    /// Listed with the other of failed and errored.
-    ChangedStatus(&'a Expectation),
-    /// A different verdict than the baseline's on a data set whose expected result or basis
-    /// changed in the corpus since the baseline was written.
-    CorpusChange {
-        /// The status the baseline implied.
-        was: &'static str,
-        /// The changelog's reason.
-        why: &'a str,
-    },
-}
-
 #[cfg(test)]
 mod tests {
 
@@ -514,6 +605,40 @@ mod tests {
             message: message.to_owned(),
             ..Outcome::example(id, status)
         }
+    }
+
+    #[test]
+    fn two_recordings_into_one_file_at_once_lose_no_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("known.json");
+        // Each recording ran one data set; the other exists and was not run by it.
+        let recording = |id: &'static str| {
+            let path = path.clone();
+            move || {
+                Baseline::record_into(&path, None, |previous| {
+                    let run = [outcome(id, Status::Failed, "wrong")];
+                    let names: Vec<String> = run.iter().map(Outcome::name).collect();
+                    let ran = run.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
+                    Baseline::record("x", &[], ran, previous, |_| true)
+                })
+                .unwrap()
+            }
+        };
+        // The first holds the directory's lock while the second starts: the second can
+        // read only once the first has written, whatever the threads' timing.
+        let lock = std::fs::File::open(dir.path()).unwrap();
+        lock.lock().unwrap();
+        let second = std::thread::spawn(recording("b"));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        record(&[outcome("a", Status::Failed, "wrong")], None)
+            .write(&path)
+            .unwrap();
+        drop(lock);
+        second.join().unwrap();
+        let both = Baseline::read(&path).unwrap();
+        assert_eq!(both.expected.keys().collect::<Vec<_>>(), ["a/0", "b/0"]);
+        recording("c")();
+        assert_eq!(Baseline::read(&path).unwrap().expected.len(), 3);
     }
 
     /// Records `run` as a whole run (every name exists).
@@ -636,6 +761,15 @@ mod tests {
         let without_regression = baseline.judge(&run[..2], |_| true);
         assert!(!without_regression.fails(true, false));
         assert!(without_regression.fails(true, true));
+        // A changed data set that cannot even be loaded (its file no longer has the manifest's
+        // checksum) is broken, not changed: a regression, whatever the changelog says.
+        let broken = Outcome {
+            verdict: Some(Verdict::NotLoadable {
+                detail: "output_0.pb: its sha256 differs from MANIFEST.tsv's".into(),
+            }),
+            ..outcome("now_failing", Status::Errored, "its sha256 differs")
+        };
+        assert_eq!(baseline.gate(&broken), GateResult::NewFailure);
     }
 
     #[test]
@@ -658,6 +792,22 @@ mod tests {
         assert_eq!(recorded.expected["b/0"].status, Status::Errored);
         let text = serde_json::to_string(&recorded).unwrap();
         assert_eq!(serde_json::from_str::<Baseline>(&text).unwrap(), recorded);
+    }
+
+    /// Recording 100,000 failures over a baseline of 100,000 entries, then judging a run
+    /// of them: every entry is found in a map, none by a scan (which would take minutes).
+    #[test]
+    fn large_baselines_are_merged_and_judged_by_name() {
+        let n = 100_000;
+        let run: Vec<Outcome> = (0..n).map(|i| outcome(&format!("c{i}"), Status::Failed, "x")).collect();
+        let previous = record(&run[..n / 2], None);
+        let recorded = record(&run, Some(&previous));
+        assert_eq!(recorded.expected.len(), n);
+        let mut next = run;
+        next[n - 1].status = Status::Passed;
+        let verdict = recorded.judge(&next, |_| true);
+        assert_eq!(verdict.expected_failures.len(), n - 1);
+        assert_eq!(verdict.unexpected_passes, [format!("c{}/0", n - 1)]);
     }
 
     #[test]

@@ -11,7 +11,9 @@ use crate::backend::{Backend, BackendError, RefBackend, refusal_rule, refusal_ru
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
 use crate::judge::compare::{Tolerance, compare_in};
+use crate::judge::gate_result::GateResult;
 use crate::judge::profile::{Profile, Subject};
+use crate::judge::setup::Setup;
 use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
 use crate::model::Model;
 use crate::model::constant_inputs::inputs_as_constants;
@@ -126,6 +128,13 @@ pub struct Outcome {
     /// Elements differing under the comparison rule, over all outputs.
     #[serde(default)]
     pub mismatches: usize,
+    /// What the data set handed the backend (inputs, their small values, the node's
+    /// attributes), for data sets that did not pass: what reproduces the failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<Setup>,
+    /// How the verdict weighs against the run's baseline, when it was judged against one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateResult>,
     /// How long loading, running and comparing took.
     #[serde(serialize_with = "seconds", deserialize_with = "from_seconds", default)]
     pub duration: Duration,
@@ -169,6 +178,36 @@ impl Outcome {
             max_abs_error: None,
             max_rel_error: None,
             mismatches: 0,
+            setup: None,
+            gate: None,
+            duration: Duration::ZERO,
+        }
+    }
+
+    /// The outcome of data set `index` of `case` when `backend` never answered it: the
+    /// `verdict` says how it failed (a child process that crashed or timed out) or that it
+    /// could not be loaded. The operator is not named: nothing read the model.
+    pub fn unanswered(case: &TestCase, index: usize, verdict: Verdict, gating: &Gating, backend: &str) -> Outcome {
+        Outcome {
+            id: case.id.clone(),
+            data_set: case.data_number(index),
+            op: None,
+            domain: None,
+            version: None,
+            mode: None,
+            dtype: None,
+            shape: None,
+            status: verdict.status(),
+            message: verdict.message(backend),
+            verdict: Some(verdict),
+            gates: gating.gates(case.basis.kind),
+            basis: case.basis.clone(),
+            bit_exact: None,
+            max_abs_error: None,
+            max_rel_error: None,
+            mismatches: 0,
+            setup: None,
+            gate: None,
             duration: Duration::ZERO,
         }
     }
@@ -237,9 +276,11 @@ pub fn check_data_set_with(
 ) -> Outcome {
     let start = Instant::now();
     let decode = case.decode_options(options.max_tensor_bytes);
+    let mut setup = None;
     let (model, (dtype, shape), verdict) = match load(case, index, model, &decode) {
         Loaded::Stopped(model, verdict) => (model, (None, None), verdict),
         Loaded::Ready(model, data) => {
+            setup = Some(Setup::of(model, &data.inputs));
             let input = data.inputs.first();
             let described = (
                 input.map(|t| t.data_type().name().to_owned()),
@@ -263,6 +304,7 @@ pub fn check_data_set_with(
         }
     };
     let (op, domain, version, mode) = describe_operator(model);
+    let status = verdict.verdict.status();
     Outcome {
         id: case.id.clone(),
         data_set: case.data_number(index),
@@ -272,7 +314,7 @@ pub fn check_data_set_with(
         mode,
         dtype,
         shape,
-        status: verdict.verdict.status(),
+        status,
         message: verdict.verdict.message(backend.name()),
         verdict: Some(verdict.verdict),
         gates: options.gating.gates(case.basis.kind),
@@ -281,6 +323,8 @@ pub fn check_data_set_with(
         max_abs_error: verdict.max_abs_error,
         max_rel_error: verdict.max_rel_error,
         mismatches: verdict.mismatches,
+        setup: setup.filter(|_| status != Status::Passed),
+        gate: None,
         duration: start.elapsed(),
     }
 }

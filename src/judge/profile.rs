@@ -18,12 +18,13 @@
 //! assert!(profile.inputs_as_constants);
 //! ```
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::data::side_file::{MAX_PROFILE_BYTES, excerpt, excerpt_lines, read_text_capped};
 use crate::model::{AttributeValue, Model};
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::tensor::DataType;
@@ -38,8 +39,11 @@ pub struct Profile {
     pub dtypes: Option<BTreeSet<DataType>>,
     /// The modes it supports; `None`: all.
     pub modes: Option<BTreeSet<PadMode>>,
-    /// Combinations it does not support, each with a reason.
-    pub exceptions: Vec<Exception>,
+    /// Combinations it does not support, each with a reason, as read ([`Profile::exceptions`]).
+    exceptions: Vec<Exception>,
+    /// The exceptions matched in one step each, and the first of them each subject matches:
+    /// lookups stay constant-time however many exceptions a profile lists.
+    matchers: Matchers,
     /// It takes pads, constant_value, axes and shape only as constants (initializers), so
     /// every data set is run with its inputs after the data made constants.
     pub inputs_as_constants: bool,
@@ -64,7 +68,7 @@ pub struct Exception {
 }
 
 /// The facts of a data set a profile is matched against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Subject {
     /// The operator version under test.
     pub operator: OpVersion,
@@ -115,14 +119,30 @@ pub enum ProfileError {
         #[source]
         source: std::io::Error,
     },
-    /// Not TOML of a profile's shape.
-    #[error("reading {}: {source}", path.display())]
+    /// Not TOML of a profile's shape. The message quotes at most a short excerpt of the
+    /// line at fault.
+    #[error("reading {}: {}", path.display(), excerpt_lines(&source.to_string(), 160, 12))]
     Parse {
         /// The file.
         path: PathBuf,
         /// Where and why.
         #[source]
         source: toml::de::Error,
+    },
+    /// A file that sets nothing: most likely the wrong file, and "everything" is what leaving
+    /// `--profile` out already means.
+    #[error("{}: the profile sets nothing (no key); leave it out to run every data set", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A list that is empty: every data set would be unsupported.
+    #[error("{}: {field} = [] would leave every data set unsupported; leave the key out to mean all", path.display())]
+    EmptyList {
+        /// The file.
+        path: PathBuf,
+        /// `operators`, `dtypes` or `modes`.
+        field: &'static str,
     },
     /// A name that is no operator version, element type or mode.
     #[error("{}: {field}: unknown {what} {value:?}", path.display())]
@@ -145,8 +165,7 @@ struct ProfileFile {
     operators: Option<Vec<String>>,
     dtypes: Option<Vec<String>>,
     modes: Option<Vec<String>>,
-    #[serde(default)]
-    inputs_as_constants: bool,
+    inputs_as_constants: Option<bool>,
     #[serde(default)]
     except: Vec<Exception>,
 }
@@ -205,7 +224,7 @@ impl Profile {
     ///
     /// Every key is optional; a missing list means everything.
     pub fn read(path: &Path) -> Result<Profile, ProfileError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
+        let text = read_text_capped(path, MAX_PROFILE_BYTES).map_err(|source| ProfileError::Read {
             path: path.to_owned(),
             source,
         })?;
@@ -213,15 +232,39 @@ impl Profile {
             path: path.to_owned(),
             source,
         })?;
+        if file.operators.is_none()
+            && file.dtypes.is_none()
+            && file.modes.is_none()
+            && file.inputs_as_constants.is_none()
+            && file.except.is_empty()
+        {
+            return Err(ProfileError::Empty { path: path.to_owned() });
+        }
+        for (field, list) in [
+            ("operators", &file.operators),
+            ("dtypes", &file.dtypes),
+            ("modes", &file.modes),
+        ] {
+            if list.as_ref().is_some_and(Vec::is_empty) {
+                return Err(ProfileError::EmptyList {
+                    path: path.to_owned(),
+                    field,
+                });
+            }
+        }
         let unknown = |field: String, what, value: &str| ProfileError::Unknown {
             path: path.to_owned(),
             field,
             what,
-            value: value.to_owned(),
+            value: excerpt(value, 80).into_owned(),
         };
         let operators = file
             .operators
-            .map(|names| parse_operators(&names).map_err(|v| unknown("operators".into(), "operator", &v)))
+            .map(|names| {
+                Labels::new()
+                    .parse(&names)
+                    .map_err(|v| unknown("operators".into(), "operator", &v))
+            })
             .transpose()?;
         let dtypes = file
             .dtypes
@@ -231,19 +274,30 @@ impl Profile {
             .modes
             .map(|names| parse_modes(&names).map_err(|v| unknown("modes".into(), "mode", &v)))
             .transpose()?;
+        let labels = Labels::new();
+        let mut masks = Vec::with_capacity(file.except.len());
         for (i, exception) in file.except.iter().enumerate() {
-            parse_operators(&exception.operators)
+            let operators = labels
+                .parse(&exception.operators)
                 .map_err(|v| unknown(format!("except[{i}].operators"), "operator", &v))?;
-            parse_dtypes(&exception.dtypes).map_err(|v| unknown(format!("except[{i}].dtypes"), "element type", &v))?;
-            parse_modes(&exception.modes).map_err(|v| unknown(format!("except[{i}].modes"), "mode", &v))?;
+            let dtypes = parse_dtypes(&exception.dtypes)
+                .map_err(|v| unknown(format!("except[{i}].dtypes"), "element type", &v))?;
+            let modes = parse_modes(&exception.modes).map_err(|v| unknown(format!("except[{i}].modes"), "mode", &v))?;
+            masks.push(Masks::new(&operators, &dtypes, &modes));
         }
         Ok(Profile {
             operators,
             dtypes,
             modes,
             exceptions: file.except,
-            inputs_as_constants: file.inputs_as_constants,
+            matchers: Matchers::new(masks),
+            inputs_as_constants: file.inputs_as_constants.unwrap_or(false),
         })
+    }
+
+    /// The combinations it does not support, in the order the profile lists them.
+    pub fn exceptions(&self) -> &[Exception] {
+        &self.exceptions
     }
 
     /// Why `subject` is outside the profile, if it is.
@@ -263,23 +317,121 @@ impl Profile {
         {
             return Some(Unsupported(format!("mode {mode}")));
         }
-        self.exceptions
-            .iter()
-            .find(|e| e.matches(subject))
-            .map(|e| Unsupported(e.reason.clone()))
+        self.matchers
+            .first_match(subject)
+            .map(|i| Unsupported(self.exceptions[i].reason.clone()))
     }
 }
 
-impl Exception {
-    /// Whether every field that is set matches `subject` (names were checked on reading).
-    fn matches(&self, subject: &Subject) -> bool {
-        let operators = parse_operators(&self.operators).unwrap_or_default();
-        let dtypes = parse_dtypes(&self.dtypes).unwrap_or_default();
-        let modes = parse_modes(&self.modes).unwrap_or_default();
-        (operators.is_empty() || operators.contains(&subject.operator))
-            && (dtypes.is_empty() || dtypes.contains(&subject.dtype))
-            && (modes.is_empty() || subject.mode.is_some_and(|m| modes.contains(&m)))
+/// An exception as three bit masks, one bit per operator version, element type and mode
+/// (their positions in [`OpVersion::all`], [`DataType::ALL`], [`PadMode::ALL`]). An empty
+/// list in the file is every bit, [`OTHER`] included: it matches a subject whose version or
+/// mode is none of those (CenterCropPad has no mode), which a list never does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Masks {
+    operators: u64,
+    dtypes: u64,
+    modes: u64,
+}
+
+/// The bit of a version or mode outside the tables.
+const OTHER: u64 = 1 << 63;
+
+impl Masks {
+    fn new(operators: &BTreeSet<OpVersion>, dtypes: &BTreeSet<DataType>, modes: &BTreeSet<PadMode>) -> Masks {
+        fn mask<T: Ord>(set: &BTreeSet<T>, table: impl Iterator<Item = T>) -> u64 {
+            if set.is_empty() {
+                return u64::MAX;
+            }
+            table
+                .enumerate()
+                .filter(|(_, t)| set.contains(t))
+                .fold(0, |m, (i, _)| m | 1 << i)
+        }
+        Masks {
+            operators: mask(operators, OpVersion::all()),
+            dtypes: mask(dtypes, DataType::ALL.into_iter()),
+            modes: mask(modes, PadMode::ALL.into_iter()),
+        }
     }
+
+    /// `subject`'s own bits.
+    fn of(subject: &Subject) -> Masks {
+        fn bit<T: PartialEq>(value: Option<T>, mut table: impl Iterator<Item = T>) -> u64 {
+            value.and_then(|v| table.position(|t| t == v)).map_or(OTHER, |i| 1 << i)
+        }
+        Masks {
+            operators: bit(Some(subject.operator), OpVersion::all()),
+            dtypes: bit(Some(subject.dtype), DataType::ALL.into_iter()),
+            modes: bit(subject.mode, PadMode::ALL.into_iter()),
+        }
+    }
+
+    fn matches(&self, subject: &Masks) -> bool {
+        self.operators & subject.operators != 0 && self.dtypes & subject.dtypes != 0 && self.modes & subject.modes != 0
+    }
+}
+
+/// The exceptions' masks, and for each subject of the tables the first exception it
+/// matches, worked out once when the profile is read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Matchers {
+    masks: Vec<Masks>,
+    first: HashMap<Subject, usize>,
+}
+
+impl Matchers {
+    /// Each exception is tried only on the subjects no earlier one matched, and one equal
+    /// to an earlier one is skipped: at most (exceptions × subjects) mask tests, where the
+    /// subjects (about 1,500) are a constant of the operator table, not of the input.
+    fn new(masks: Vec<Masks>) -> Matchers {
+        let mut left: Vec<(Subject, Masks)> = every_subject().map(|s| (s, Masks::of(&s))).collect();
+        let mut first = HashMap::new();
+        let mut tried = HashSet::new();
+        for (i, exception) in masks.iter().enumerate() {
+            if left.is_empty() {
+                break;
+            }
+            if !tried.insert(*exception) {
+                continue;
+            }
+            left.retain(|(subject, bits)| {
+                let matched = exception.matches(bits);
+                if matched {
+                    first.insert(*subject, i);
+                }
+                !matched
+            });
+        }
+        Matchers { masks, first }
+    }
+
+    /// The index of the first exception `subject` matches, if any.
+    fn first_match(&self, subject: &Subject) -> Option<usize> {
+        match self.first.get(subject) {
+            Some(&i) => Some(i),
+            None if self.masks.is_empty() || OpVersion::all().any(|op| op == subject.operator) => None,
+            // A version the table lacks (none the reader makes): tried against each exception.
+            None => {
+                let bits = Masks::of(subject);
+                self.masks.iter().position(|m| m.matches(&bits))
+            }
+        }
+    }
+}
+
+/// Every subject the tables can name: each operator version, element type and mode (and no
+/// mode).
+fn every_subject() -> impl Iterator<Item = Subject> {
+    OpVersion::all().flat_map(|operator| {
+        DataType::ALL.into_iter().flat_map(move |dtype| {
+            PadMode::ALL
+                .into_iter()
+                .map(Some)
+                .chain([None])
+                .map(move |mode| Subject { operator, dtype, mode })
+        })
+    })
 }
 
 /// `Pad-19`, `CenterCropPad-18`, `com.microsoft.Pad-1`.
@@ -287,19 +439,31 @@ fn label(operator: OpVersion) -> String {
     crate::model::opset::operator_label(operator.op.domain(), operator.op.op_type(), operator.version)
 }
 
-/// Operator names: a label of one version, or an operator for all of its versions.
-fn parse_operators(names: &[String]) -> Result<BTreeSet<OpVersion>, String> {
-    let mut operators = BTreeSet::new();
-    for name in names {
-        let matching: Vec<OpVersion> = OpVersion::all()
-            .filter(|op| label(*op) == *name || op_name(op.op) == name)
-            .collect();
-        if matching.is_empty() {
-            return Err(name.clone());
-        }
-        operators.extend(matching);
+/// Each operator version's label, made once for all the names of a profile.
+struct Labels(Vec<(OpVersion, String)>);
+
+impl Labels {
+    fn new() -> Labels {
+        Labels(OpVersion::all().map(|op| (op, label(op))).collect())
     }
-    Ok(operators)
+
+    /// Operator names: a label of one version, or an operator for all of its versions.
+    fn parse(&self, names: &[String]) -> Result<BTreeSet<OpVersion>, String> {
+        let mut operators = BTreeSet::new();
+        for name in names {
+            let mut named = false;
+            for (op, label) in &self.0 {
+                if label == name || op_name(op.op) == name {
+                    operators.insert(*op);
+                    named = true;
+                }
+            }
+            if !named {
+                return Err(name.clone());
+            }
+        }
+        Ok(operators)
+    }
 }
 
 /// `Pad`, `CenterCropPad`, `com.microsoft.Pad`: an operator, every version.
@@ -428,5 +592,59 @@ reason = "no bfloat16 kernel before Pad-21"
                 .is_none()
         );
         assert!(!profile.inputs_as_constants);
+    }
+
+    /// A profile of 100,000 exceptions, each tried over the whole table of subjects: with a
+    /// scan of the exceptions per data set (as once), the lookups below would take hours;
+    /// each must still find the first exception that matches, in the file's order.
+    #[test]
+    fn many_exceptions_are_matched_in_order_without_a_scan_per_lookup() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.toml");
+        let mut text = String::new();
+        for i in 0..100_000 {
+            // Mostly repeats and combinations of one version and element type; the first
+            // for Pad-19 int8 edge is number 7, and one without lists comes late.
+            let (op, dtype) = match i % 5 {
+                0 => ("Pad-13", "float"),
+                1 => ("Pad-18", "int32"),
+                2 => ("CenterCropPad-18", "int8"),
+                _ => ("Pad-19", "int8"),
+            };
+            let modes = if i % 5 == 3 { "[\"constant\"]" } else { "[]" };
+            text.push_str(&format!(
+                "[[except]]\noperators = [\"{op}\"]\ndtypes = [\"{dtype}\"]\nmodes = {modes}\nreason = \"r{i}\"\n"
+            ));
+            if i == 99_990 {
+                text.push_str("[[except]]\nreason = \"everything else\"\n");
+            }
+        }
+        std::fs::write(&path, text).unwrap();
+        let profile = Profile::read(&path).unwrap();
+        assert_eq!(profile.exceptions().len(), 100_001);
+        let reason = |op, version, dtype, mode| profile.excludes(&subject(op, version, dtype, mode)).map(|u| u.0);
+        for _ in 0..100_000 {
+            assert_eq!(
+                reason(PadOp::Pad, 19, DataType::Int8, Some(PadMode::Edge)),
+                Some("r4".into())
+            );
+            assert_eq!(
+                reason(PadOp::Pad, 19, DataType::Int8, Some(PadMode::Constant)),
+                Some("r3".into())
+            );
+            assert_eq!(
+                reason(PadOp::CenterCropPad, 18, DataType::Int8, None),
+                Some("r2".into())
+            );
+            assert_eq!(
+                reason(PadOp::Pad, 19, DataType::Float, None),
+                Some("everything else".into())
+            );
+        }
+        // A version outside the table still meets the exception without lists.
+        assert_eq!(
+            reason(PadOp::Pad, 22, DataType::Int8, None),
+            Some("everything else".into())
+        );
     }
 }

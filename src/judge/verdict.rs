@@ -196,6 +196,23 @@ impl Verdict {
         }
     }
 
+    /// A note on a passing verdict that a reader should still see: a required refusal that
+    /// names another spec rule than the data set breaks (failing only under
+    /// `--strict-rules`). `None` for every other verdict.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Verdict::RefusedAsRequired {
+                rule: Some(rule),
+                expected,
+                ..
+            } if other_spec_reason(*rule, expected) => Some(format!(
+                "refused for another reason: names {rule}, the data set breaks {}",
+                ids(expected)
+            )),
+            _ => None,
+        }
+    }
+
     /// What the failure groups under; `None` for a verdict that is no failure.
     pub fn cause(&self) -> Option<Cause> {
         match self {
@@ -354,6 +371,7 @@ fn failure_of(error: &BackendError) -> Failure {
         | WorkerError::Handshake(_) => Failure::Protocol,
         WorkerError::Start(_)
         | WorkerError::ShutDown
+        | WorkerError::Cancelled
         | WorkerError::ModelPath { .. }
         | WorkerError::Scratch { .. }
         | WorkerError::Request(_) => Failure::Runner,

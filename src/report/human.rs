@@ -7,6 +7,7 @@ use super::RunReport;
 use crate::data::basis::Basis;
 use crate::gate::baseline::GateResult;
 use crate::judge::check::{Outcome, Status};
+use crate::judge::verdict::Verdict;
 use crate::text::strip_ansi;
 use crate::text::{escape_line, escape_text};
 
@@ -46,12 +47,12 @@ pub fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Result<()> 
 /// The word and ANSI colour a data set's line starts with: a function of its gate result when
 /// the run is judged against a baseline (`gate`), else of its status. A failure the baseline
 /// lists reads `KNOWN`, not `FAIL`: the gate is green on it.
-pub fn label(outcome: &Outcome, gate: Option<&GateResult<'_>>) -> (&'static str, &'static str) {
+pub fn label(outcome: &Outcome, gate: Option<&GateResult>) -> (&'static str, &'static str) {
     match (gate, outcome.status) {
-        (Some(GateResult::ExpectedFailure), _) => ("KNOWN", "33"),
-        (Some(GateResult::UnexpectedPass(_)), _) => ("FIXED", "35"),
-        (Some(GateResult::ChangedStatus(_)), _) => ("CHNGD", "35"),
-        (Some(GateResult::CorpusChange { .. }), _) => ("CORPS", "34"),
+        (Some(GateResult::KnownFailure { .. }), _) => ("KNOWN", "33"),
+        (Some(GateResult::Fixed { .. }), _) => ("FIXED", "35"),
+        (Some(GateResult::ChangedStatus { .. }), _) => ("CHNGD", "35"),
+        (Some(GateResult::ChangedWithCorpus { .. }), _) => ("CORPS", "34"),
         (_, Status::Passed) => ("PASS", "32"),
         (_, Status::Failed) => ("FAIL", "31"),
         (_, Status::Errored) => ("ERROR", "31;1"),
@@ -64,7 +65,7 @@ pub fn label(outcome: &Outcome, gate: Option<&GateResult<'_>>) -> (&'static str,
 /// not pass. `gate` is its result against the run's baseline, when there is one.
 pub fn write_outcome(
     outcome: &Outcome,
-    gate: Option<&GateResult<'_>>,
+    gate: Option<&GateResult>,
     colors: Colors,
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -97,6 +98,28 @@ pub fn write_outcome(
     if outcome.status != Status::Passed && outcome.basis.kind != Basis::Spec {
         writeln!(out, "      basis: {} ({})", outcome.basis.kind, outcome.basis.section)?;
     }
+    let gate_line = match gate {
+        Some(GateResult::KnownFailure { reason }) => Some(format!("known failure, in the baseline: {reason}")),
+        Some(GateResult::Fixed { reason, .. }) => Some(format!(
+            "listed as a known failure ({reason}): remove it from the baseline"
+        )),
+        Some(GateResult::ChangedStatus { was, reason }) => {
+            Some(format!("listed as {} ({reason}): update the baseline", was.name()))
+        }
+        Some(GateResult::ChangedWithCorpus { why, .. }) => {
+            Some(format!("changed with the corpus, not the backend: {why}"))
+        }
+        _ => None,
+    };
+    if let Some(line) = gate_line {
+        writeln!(out, "      {}", escape_line(&line))?;
+    }
+    if let Some(note) = outcome.verdict.as_ref().and_then(Verdict::note) {
+        writeln!(out, "      note: {}", escape_line(&note))?;
+    }
+    if let Some(setup) = outcome.setup.as_ref().filter(|_| outcome.status != Status::Passed) {
+        writeln!(out, "      inputs: {}", escape_line(&setup.line()))?;
+    }
     if outcome.status != Status::Passed && !outcome.message.is_empty() {
         // A worker's stderr, kept in the message, may be coloured for its own terminal: its
         // colours are dropped, and any other control character is shown, never executed.
@@ -109,31 +132,13 @@ pub fn write_outcome(
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
 
     #[test]
     fn a_workers_colours_do_not_reach_the_report() {
         let outcome = Outcome {
-            id: "test_wrap_pad".into(),
-            data_set: 0,
-            op: None,
-            domain: None,
-            version: None,
-            mode: None,
-            dtype: None,
-            shape: None,
-            status: Status::Errored,
-            verdict: None,
-            basis: crate::data::basis::BasisNote::upstream(),
-            gates: true,
             message: "backend w failed: worker exited\n  stderr: \x1b[31;1mERROR\x1b[0m boom".into(),
-            bit_exact: None,
-            max_abs_error: None,
-            max_rel_error: None,
-            mismatches: 0,
-            duration: Duration::ZERO,
+            ..Outcome::example("test_wrap_pad", Status::Errored)
         };
         let mut out = Vec::new();
         write_outcome(&outcome, None, Colors::Never, &mut out).unwrap();

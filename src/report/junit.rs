@@ -6,7 +6,9 @@ use std::io::{self, Write};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::RunReport;
-use crate::judge::check::Status;
+use crate::judge::check::{Outcome, Status};
+use crate::judge::gate_result::GateResult;
+use crate::judge::verdict::Verdict;
 use crate::text::{escape_line, escape_text};
 
 /// Writes the report as JUnit XML.
@@ -15,51 +17,19 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     let mut suite = TestSuite::new(format!("pad-conformance {}", escape_line(&report.backend)));
     suite.set_time(report.duration);
     for outcome in &report.outcomes {
-        let status = match outcome.status {
-            Status::Passed => TestCaseStatus::success(),
-            Status::Skipped | Status::Unsupported => {
-                let mut status = TestCaseStatus::skipped();
-                status.set_message(escape_line(&outcome.message).as_ref());
-                status
-            }
-            // A failure on a basis the run does not gate on must not turn CI red.
-            Status::Failed | Status::Errored if !outcome.gates => {
-                let mut status = TestCaseStatus::skipped();
-                status.set_message(format!(
-                    "{} on a {} basis (not gating): {}",
-                    outcome.status.name(),
-                    outcome.basis.kind,
-                    outcome.message.lines().next().unwrap_or_default()
-                ));
-                status
-            }
-            Status::Failed | Status::Errored => {
-                let kind = if outcome.status == Status::Failed {
-                    NonSuccessKind::Failure
-                } else {
-                    NonSuccessKind::Error
-                };
-                let mut status = TestCaseStatus::non_success(kind);
-                status.set_message(escape_line(outcome.message.lines().next().unwrap_or_default()).as_ref());
-                status.set_description(escape_text(&outcome.message).as_ref());
-                status
-            }
-        };
-        let mut case = TestCase::new(escape_line(&outcome.name()).as_ref(), status);
+        let mut case = TestCase::new(escape_line(&outcome.name()).as_ref(), status(report, outcome));
         if outcome.is_lossy_pass() {
             case.set_system_out(lossy_note(outcome));
         }
-        let name = outcome.name();
-        if let Some(change) = report
-            .baseline
-            .iter()
-            .flat_map(|v| &v.corpus_changes)
-            .find(|c| c.name == name)
-        {
-            case.add_property(("baseline", "changed with the corpus"));
-            case.set_system_out(escape_text(&format!(
-                "changed with the corpus, not the backend: {change}"
-            )));
+        if let Some(note) = outcome.verdict.as_ref().and_then(Verdict::note) {
+            case.add_property(("note", "refused-for-another-reason"));
+            case.set_system_out(escape_text(&note));
+        }
+        if let Some(gate) = &outcome.gate {
+            case.add_property(("baseline", gate.name()));
+            if let Some(note) = gate_note(gate) {
+                case.set_system_out(escape_text(&note));
+            }
         }
         case.set_classname(escape_line(&outcome.operator()).as_ref());
         case.add_property(("basis", outcome.basis.kind.name()));
@@ -77,10 +47,152 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)
 }
 
+/// A data set's JUnit status: a function of its gate result when the run has a baseline, so
+/// that a green gate is green in every CI viewer — a known failure, a failure on a basis the
+/// run does not gate on, or a change the corpus made are skipped test cases saying why; a
+/// fixed entry passes (failing only under `--strict`, as the run does).
+fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
+    let gate = report.baseline.as_ref().zip(outcome.gate.as_ref());
+    let first_line = || outcome.message.lines().next().unwrap_or_default();
+    // The whole report, after what the data set handed the backend.
+    let description = match &outcome.setup {
+        Some(setup) => format!("inputs: {}\n{}", setup.line(), outcome.message),
+        None => outcome.message.clone(),
+    };
+    let skipped = |message: String| {
+        let mut status = TestCaseStatus::skipped();
+        status.set_message(escape_line(&message).as_ref());
+        status.set_description(escape_text(&description).as_ref());
+        status
+    };
+    let non_success = |message: String| {
+        let kind = if outcome.status == Status::Errored {
+            NonSuccessKind::Error
+        } else {
+            NonSuccessKind::Failure
+        };
+        let mut status = TestCaseStatus::non_success(kind);
+        status.set_message(escape_line(&message).as_ref());
+        status.set_description(escape_text(&description).as_ref());
+        status
+    };
+    match gate {
+        Some((summary, gate)) if summary.fails_data_set(gate) => match gate {
+            GateResult::Fixed { reason, .. } => non_success(format!(
+                "listed as a known failure ({reason}) but {}: remove it from the baseline",
+                outcome.status.name()
+            )),
+            GateResult::ChangedStatus { was, .. } => non_success(format!(
+                "listed as {} but {} now: update the baseline: {}",
+                was.name(),
+                outcome.status.name(),
+                first_line()
+            )),
+            _ => non_success(first_line().to_owned()),
+        },
+        Some((_, GateResult::KnownFailure { reason })) => skipped(format!(
+            "known failure (in the baseline: {reason}): {} {}",
+            outcome.status.name(),
+            first_line()
+        )),
+        Some((_, GateResult::ChangedWithCorpus { why, .. })) if outcome.status != Status::Passed => {
+            skipped(format!("changed with the corpus ({why}): {}", first_line()))
+        }
+        _ => match outcome.status {
+            Status::Passed => TestCaseStatus::success(),
+            Status::Skipped | Status::Unsupported => {
+                let mut status = TestCaseStatus::skipped();
+                status.set_message(escape_line(&outcome.message).as_ref());
+                status
+            }
+            // A failure on a basis the run does not gate on must not turn CI red.
+            Status::Failed | Status::Errored if !outcome.gates => skipped(format!(
+                "{} on a {} basis (not gating): {}",
+                outcome.status.name(),
+                outcome.basis.kind,
+                first_line()
+            )),
+            Status::Failed | Status::Errored => non_success(first_line().to_owned()),
+        },
+    }
+}
+
+/// What a test case's `system-out` says of its gate result, when there is something to say.
+fn gate_note(gate: &GateResult) -> Option<String> {
+    match gate {
+        GateResult::ChangedWithCorpus { why, .. } => Some(format!("changed with the corpus, not the backend: {why}")),
+        GateResult::Fixed { reason, .. } => Some(format!(
+            "listed as a known failure ({reason}) but no longer fails: remove it from the baseline"
+        )),
+        _ => None,
+    }
+}
+
 /// What a passed test case's `system-out` says when it passed within tolerance only.
-fn lossy_note(outcome: &crate::judge::check::Outcome) -> String {
+fn lossy_note(outcome: &Outcome) -> String {
     match outcome.max_abs_error {
         Some(error) => format!("passed within tolerance, not bit-identical: max abs error {error:e}"),
         None => "passed within tolerance, not bit-identical".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::gate::baseline::GateSummary;
+
+    fn junit(outcome: Outcome, strict: bool) -> String {
+        let report = RunReport {
+            backend: "b".into(),
+            outcomes: vec![outcome],
+            duration: Duration::ZERO,
+            baseline: Some(GateSummary {
+                strict,
+                ..GateSummary::default()
+            }),
+        };
+        let mut out = Vec::new();
+        write_junit(&report, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_test_case_is_red_exactly_when_its_gate_result_fails_the_run() {
+        let known = Outcome {
+            gate: Some(GateResult::KnownFailure {
+                reason: "no wrap".into(),
+            }),
+            message: "wrong values".into(),
+            ..Outcome::example("k", Status::Failed)
+        };
+        let xml = junit(known, true);
+        assert!(
+            xml.contains("<skipped message=\"known failure (in the baseline: no wrap): failed wrong values\""),
+            "{xml}"
+        );
+        assert!(xml.contains("failures=\"0\""), "{xml}");
+        let fixed = Outcome {
+            gate: Some(GateResult::Fixed {
+                was: Status::Failed,
+                reason: "no wrap".into(),
+            }),
+            ..Outcome::example("f", Status::Passed)
+        };
+        // An outdated entry fails the run under --strict only, and so its test case.
+        let lenient = junit(fixed.clone(), false);
+        assert!(
+            lenient.contains("failures=\"0\"") && lenient.contains("remove it from the baseline"),
+            "{lenient}"
+        );
+        let strict = junit(fixed, true);
+        assert!(strict.contains("failures=\"1\""), "{strict}");
+        let new = Outcome {
+            gate: Some(GateResult::NewFailure),
+            message: "wrong values".into(),
+            ..Outcome::example("n", Status::Failed)
+        };
+        assert!(junit(new, false).contains("<failure message=\"wrong values\""));
     }
 }

@@ -1,14 +1,18 @@
 //! The Markdown report, for pull-request comments: a summary line and a table of every data
-//! set that did not pass, or passed only within tolerance.
+//! set that did not pass, or passed only within tolerance (only those that failed or errored,
+//! with `failures_only`); with a baseline, each row says what it means for the gate.
 
 use std::io::{self, Write};
 
 use super::RunReport;
-use crate::judge::check::Status;
+use crate::judge::check::{Outcome, Status};
+use crate::judge::gate_result::GateResult;
+use crate::judge::verdict::Verdict;
 use crate::text::escape_cell;
 
-/// Writes the report as Markdown.
-pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+/// Writes the report as Markdown; `failures_only` leaves out the rows of data sets that did
+/// not fail or error.
+pub fn write_markdown(report: &RunReport, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "### pad-conformance: backend `{}`\n", escape_cell(&report.backend))?;
     writeln!(out, "**{}**\n", report.summary().line())?;
     if let Some(verdict) = &report.baseline {
@@ -27,15 +31,24 @@ pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()>
     let shown: Vec<_> = report
         .outcomes
         .iter()
-        .filter(|o| o.status != Status::Passed || o.is_lossy_pass())
+        .filter(|o| o.status != Status::Passed || o.is_lossy_pass() || note(o).is_some())
+        .filter(|o| !failures_only || matches!(o.status, Status::Failed | Status::Errored))
         .collect();
     if shown.is_empty() {
         return Ok(());
     }
-    writeln!(out, "| status | case | operator | basis | message |")?;
-    writeln!(out, "|---|---|---|---|---|")?;
+    let gated = report.baseline.is_some();
+    if gated {
+        writeln!(out, "| status | gate | case | operator | basis | message |")?;
+        writeln!(out, "|---|---|---|---|---|---|")?;
+    } else {
+        writeln!(out, "| status | case | operator | basis | message |")?;
+        writeln!(out, "|---|---|---|---|---|")?;
+    }
     for outcome in shown {
-        let (status, message) = if outcome.is_lossy_pass() {
+        let (status, message) = if let Some(note) = note(outcome) {
+            ("passed, with a note".to_owned(), note)
+        } else if outcome.is_lossy_pass() {
             let error = outcome
                 .max_abs_error
                 .map(|e| format!("max abs error {e:e}"))
@@ -48,9 +61,14 @@ pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()>
             let first = outcome.message.lines().next().unwrap_or_default();
             (outcome.status.name().to_owned(), first.to_owned())
         };
+        if gated {
+            write!(out, "| {status} | {} ", gate_cell(outcome))?;
+        } else {
+            write!(out, "| {status} ")?;
+        }
         writeln!(
             out,
-            "| {status} | `{}` | {} | {} | {} |",
+            "| `{}` | {} | {} | {} |",
             escape_cell(&outcome.name()),
             escape_cell(&outcome.operator()),
             outcome.basis.kind,
@@ -58,4 +76,22 @@ pub fn write_markdown(report: &RunReport, out: &mut dyn Write) -> io::Result<()>
         )?;
     }
     Ok(())
+}
+
+/// What a row means for the gate: a new failure in bold, a known one with the baseline's reason.
+fn gate_cell(outcome: &Outcome) -> String {
+    match &outcome.gate {
+        Some(GateResult::NewFailure) => "**new failure**".to_owned(),
+        Some(GateResult::KnownFailure { reason }) => format!("known: {}", escape_cell(reason)),
+        Some(GateResult::Fixed { .. }) => "fixed: remove from the baseline".to_owned(),
+        Some(GateResult::ChangedStatus { was, .. }) => format!("listed as {}: update the baseline", was.name()),
+        Some(GateResult::ChangedWithCorpus { why, .. }) => format!("changed with the corpus: {}", escape_cell(why)),
+        Some(GateResult::NotGating) => "not gating".to_owned(),
+        Some(GateResult::Agrees) | None => String::new(),
+    }
+}
+
+/// The note of a passing verdict a reader should still see (a refusal for another reason).
+fn note(outcome: &Outcome) -> Option<String> {
+    outcome.verdict.as_ref().and_then(Verdict::note)
 }

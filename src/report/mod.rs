@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::judge::check::{Outcome, Status};
+use crate::judge::verdict::Verdict;
 
 pub use human::{Colors, label, write_outcome, write_summary};
 pub use json::write_json;
@@ -52,6 +53,10 @@ pub struct Summary {
     pub not_gating: usize,
     /// Of the passed, those not bit-identical: within tolerance only.
     pub lossy: usize,
+    /// Of the passed, those with a note: a required refusal for another spec rule than the
+    /// data set breaks.
+    #[serde(default)]
+    pub notes: usize,
 }
 
 impl Summary {
@@ -68,6 +73,7 @@ impl Summary {
                 Status::Unsupported => &mut summary.unsupported,
             } += 1;
             summary.lossy += usize::from(outcome.is_lossy_pass());
+            summary.notes += usize::from(outcome.verdict.as_ref().and_then(Verdict::note).is_some());
         }
         summary
     }
@@ -89,6 +95,9 @@ impl Summary {
         }
         if self.not_gating > 0 {
             line.push_str(&format!(", {} not gating", self.not_gating));
+        }
+        if self.notes > 0 {
+            line.push_str(&format!(", {} refused for another reason (noted)", self.notes));
         }
         line
     }

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use super::RunReport;
 use super::json::REPORT_FORMAT;
 use crate::data::json_file::{JsonFileError, read_json};
+use crate::data::side_file::MAX_REPORT_BYTES;
 use crate::gate::baseline::GateSummary;
 use crate::judge::check::Outcome;
 
@@ -28,7 +29,7 @@ struct JsonReport {
 /// Reads a JSON report written by `--format json`; an unreadable file or one of another
 /// shape is an error naming the file.
 pub fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
-    let report: JsonReport = read_json(path)?;
+    let report: JsonReport = read_json(path, MAX_REPORT_BYTES)?;
     if let Some(format) = report.format.filter(|f| *f > REPORT_FORMAT) {
         return Err(JsonFileError::Format {
             path: path.to_owned(),

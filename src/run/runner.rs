@@ -1,32 +1,16 @@
 //! Running a backend over many cases, in parallel, into a [`RunReport`].
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 use std::time::Instant;
 
 use crate::backend::Backend;
+use crate::cancel::Cancel;
 use crate::case::TestCase;
 use crate::case::shared_model::SharedModel;
 use crate::judge::check::{CheckOptions, Outcome, check_data_set_with};
 use crate::report::RunReport;
-
-/// Set by [`stop`]: runs start no further data sets.
-static STOP: AtomicBool = AtomicBool::new(false);
-
-/// Asks every run in the process to start no further data sets: those under way finish, and
-/// [`run_jobs`] returns the outcomes it has, so that a report can still be written (the
-/// binary calls it on SIGINT and SIGTERM). Async-signal-safe: an atomic store.
-#[doc(hidden)]
-pub fn stop() {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-/// Whether [`stop`] was called.
-#[doc(hidden)]
-pub fn stopped() -> bool {
-    STOP.load(Ordering::SeqCst)
-}
 
 /// One unit of work: a case and the index of one of its data sets.
 #[derive(Clone, Copy, Debug)]
@@ -60,12 +44,17 @@ pub fn jobs(cases: &[TestCase]) -> Vec<Job<'_>> {
 /// Runs `jobs` on `threads` threads (at least one); outcomes come back in job order. Each
 /// outcome is also handed to `finished`, on the calling thread, as soon as it and every job
 /// before it are done: a report can be written while the run goes on, in order, and a slow
-/// writer holds up no worker thread. After [`stop`], only the jobs that ran are reported.
+/// writer holds up no worker thread.
+///
+/// Once `cancel` trips, no further job starts and the run returns the outcomes of the jobs
+/// that finished before it did: a job under way then (its worker killed, for a backend
+/// stopped by the same token) is dropped, never reported as the backend's failure.
 pub fn run_jobs(
     backend: &dyn Backend,
     jobs: &[Job<'_>],
     options: &CheckOptions,
     threads: usize,
+    cancel: &Cancel,
     finished: &mut dyn FnMut(&Outcome),
 ) -> RunReport {
     let start = Instant::now();
@@ -91,7 +80,7 @@ pub fn run_jobs(
             let (sender, next, models, slot_of_job) = (sender.clone(), &next, &models, &slot_of_job);
             scope.spawn(move || {
                 loop {
-                    if stopped() {
+                    if cancel.is_cancelled() {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -99,7 +88,7 @@ pub fn run_jobs(
                     let model =
                         models[slot_of_job[i]].get(job.case, &job.case.decode_options(options.max_tensor_bytes));
                     let outcome = check_data_set_with(backend, job.case, job.data_set, &model, options);
-                    if sender.send((i, outcome)).is_err() {
+                    if cancel.is_cancelled() || sender.send((i, outcome)).is_err() {
                         break;
                     }
                 }
@@ -114,10 +103,15 @@ pub fn run_jobs(
                 announced += 1;
             }
         }
+        // Cancelled: the outcomes past a gap (a job dropped or never started) are kept but
+        // were not streamed; they are reported with the rest.
+        for outcome in outcomes.iter().skip(announced).flatten() {
+            finished(outcome);
+        }
     });
     RunReport {
         backend: backend.name().to_owned(),
-        // Every job ran, unless the run was stopped: then the ones that did.
+        // Every job ran, unless the run was cancelled: then the ones that finished.
         outcomes: outcomes.into_iter().flatten().collect(),
         duration: start.elapsed(),
         baseline: None,

@@ -3,7 +3,6 @@
 //! Sizes are checked against the declared dims, and against a limit, before anything is
 //! allocated, so a hostile file cannot make the decoder allocate more than it holds.
 
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 
@@ -582,8 +581,12 @@ fn read_external(decoder: &Decoder, options: &DecodeOptions) -> Result<Tensor, T
     if !resolved.is_file() {
         return Err(file_err("not a regular file".to_owned()));
     }
-    let mut file = File::open(&resolved).map_err(|e| file_err(e.to_string()))?;
-    let file_len = file.metadata().map_err(|e| file_err(e.to_string()))?.len();
+    let mut file = crate::tensor::file::open_nonblocking(&resolved).map_err(|e| file_err(e.to_string()))?;
+    let metadata = file.metadata().map_err(|e| file_err(e.to_string()))?;
+    if !metadata.is_file() {
+        return Err(file_err("not a regular file".to_owned()));
+    }
+    let file_len = metadata.len();
     let offset = number("offset")?.unwrap_or(0);
     let length = match number("length")? {
         Some(length) => length,

@@ -175,8 +175,14 @@ fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
     if !std::fs::metadata(path).map_err(io)?.is_file() {
         return Err(FileProblem::NotAFile.at(path));
     }
-    let file = File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
+    // Non-blocking, and checked again once open: a file swapped for a FIFO in between cannot
+    // block the open either.
+    let file = open_nonblocking(path).map_err(io)?;
+    let metadata = file.metadata().map_err(io)?;
+    if !metadata.is_file() {
+        return Err(FileProblem::NotAFile.at(path));
+    }
+    let len = metadata.len();
     let allowed = framed(limit);
     if len > allowed {
         return Err(FileProblem::TooLarge {
@@ -186,6 +192,16 @@ fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
         .at(path));
     }
     Ok((file, len))
+}
+
+/// Opens `path` for reading with O_NONBLOCK, which a regular file ignores and which keeps a
+/// FIFO from blocking the open.
+pub(crate) fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
 }
 
 /// Reads a file [`open_limited`] opened, from where it stands to its end; `len`, its size when

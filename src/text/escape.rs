@@ -43,10 +43,24 @@ fn escape(text: &str, keep_newlines: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Keeps a cell on one row: pipes escaped, backticks neutralized, control characters (line
-/// breaks included) shown as escapes.
+/// Text for Markdown — a table cell, a list item, a code span: kept on one row (control
+/// characters, line breaks included, shown as escapes), pipes escaped, backticks neutralized,
+/// and `&`, `<`, `>` written as HTML entities, so that no `<img onerror>`, `<script>` or
+/// `<!--` is ever markup. Every Markdown writer uses it for text from outside.
 pub fn escape_cell(text: &str) -> String {
-    escape_line(text).replace('|', "\\|").replace('`', "'")
+    let line = escape_line(text);
+    let mut out = String::with_capacity(line.len());
+    for c in line.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '`' => out.push('\''),
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -63,5 +77,14 @@ mod tests {
         );
         assert_eq!(escape_text("a\nb\x1b[31m\r"), "a\nb\\u{1b}[31m\\r");
         assert_eq!(escape_line("\u{7f}\u{85}é"), "\\u{7f}\\u{85}é");
+    }
+
+    #[test]
+    fn a_markdown_cell_holds_no_markup_and_stays_on_its_row() {
+        assert_eq!(
+            escape_cell("w|<img src=x onerror=alert(1)>\n| PASS |`x`<!-- & <script>\x1b[2J\r"),
+            "w\\|&lt;img src=x onerror=alert(1)&gt;\\n\\| PASS \\|'x'&lt;!-- &amp; &lt;script&gt;\\u{1b}[2J\\r"
+        );
+        assert_eq!(escape_cell("test_pad/0"), "test_pad/0");
     }
 }

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 
 use candle_core::{DType, Device, Tensor as CandleTensor};
 use pad_conformance::backend::{Backend, BackendError, BackendFailure, Worker};
-use pad_conformance::gate::harness::Harness;
 use pad_conformance::half::{bf16, f16};
+use pad_conformance::harness::Harness;
 use pad_conformance::judge::profile::Profile;
 use pad_conformance::model::Model;
 use pad_conformance::{DataType, Tensor};

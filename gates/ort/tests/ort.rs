@@ -18,7 +18,7 @@ use ort::memory::Allocator;
 use ort::session::{Session, SessionInputValue};
 use ort::value::{DynTensor, DynValue, Tensor as OrtTensor, TensorElementType, ValueType};
 use pad_conformance::backend::{Backend, BackendError, BackendFailure, Worker};
-use pad_conformance::gate::harness::Harness;
+use pad_conformance::harness::Harness;
 use pad_conformance::judge::profile::Profile;
 use pad_conformance::model::Model;
 use pad_conformance::{DataType, Tensor};

@@ -13,7 +13,7 @@
 
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, BackendFailure, Worker};
-use pad_conformance::gate::harness::Harness;
+use pad_conformance::harness::Harness;
 use pad_conformance::judge::profile::Profile;
 use pad_conformance::model::Model;
 use tract_onnx::prelude::{

@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::BenchError;
 use super::scratch_case::CaseFiles;
 use pad_conformance::backend::RefBackend;
+use pad_conformance::cancel::Cancel;
 use pad_conformance::case::{Patterns, discover};
 use pad_conformance::fuzz::FuzzCase;
 use pad_conformance::judge::check::{CheckOptions, Status};
@@ -165,7 +166,7 @@ fn time_run(root: &Path, count: usize, threads: usize) -> Result<ScalingResult, 
     let options = CheckOptions::default();
     let mut out = BufWriter::new(io::sink());
     let mut written = Ok(());
-    let report = run_jobs(&RefBackend, &jobs, &options, threads, &mut |outcome| {
+    let report = run_jobs(&RefBackend, &jobs, &options, threads, &Cancel::new(), &mut |outcome| {
         if written.is_ok() {
             written = write_outcome(outcome, None, Colors::Never, &mut out);
         }

@@ -110,6 +110,7 @@ mod tests {
             unsupported: 1,
             not_gating: 1,
             lossy: 0,
+            notes: 0,
         };
         assert_eq!(pass_share(&summary), Some(0.6));
         assert_eq!(pass_share(&Summary::default()), None);

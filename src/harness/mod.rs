@@ -5,7 +5,7 @@
 //! ```no_run
 //! // tests/conformance.rs of a backend crate, with `harness = false` in Cargo.toml:
 //! use pad_conformance::backend::RefBackend;
-//! use pad_conformance::gate::harness::Harness;
+//! use pad_conformance::harness::Harness;
 //!
 //! fn main() {
 //!     // The bundled cases, each data set in a child process, known failures listed.
@@ -20,8 +20,11 @@
 
 mod isolate;
 mod quiet_panics;
+mod reports;
 mod summary;
 mod trial_result;
+
+use trial_result::TrialRef;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -30,18 +33,20 @@ use std::time::Duration;
 use libtest_mimic::{Arguments, Completion, Conclusion, Trial};
 
 pub use summary::HarnessSummary;
-pub use trial_result::TrialResult;
 
 use crate::backend::Backend;
 use crate::case::error::Error;
 use crate::case::shared_model::SharedModel;
-use crate::case::{Applicability, CaseError, Patterns, TestCase, applicability, discover, discover_in};
+use crate::case::{CaseError, Patterns, TestCase, discover, discover_in};
 use crate::data::DataRoot;
 use crate::data::basis::Gating;
 use crate::gate::baseline::{Baseline, BaselineError, Discovered, GateResult, Ran};
-use crate::judge::check::{CheckOptions, Status, check_data_set_with};
+use crate::judge::check::{CheckOptions, Outcome, Status, check_data_set_with};
+use crate::judge::compare::Tolerance;
 use crate::judge::profile::Profile;
 use crate::model::Model;
+use crate::report::RunReport;
+use reports::Reports;
 
 /// Why the harness cannot build or finish its trials.
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +57,27 @@ pub enum HarnessError {
     /// The baseline cannot be read or written.
     #[error(transparent)]
     Baseline(#[from] BaselineError),
+    /// Under [`Harness::strict_corpus`]: the baseline records no version of the corpus.
+    #[error("{0} (strict_corpus)")]
+    Unversioned(String),
+    /// A report cannot be written.
+    #[error("writing {}: {source}", path.display())]
+    Write {
+        /// The report's file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A baseline or report is to be written at the end of a run whose trials each run in a
+    /// process of their own (cargo-nextest): each would hold one trial.
+    #[error(
+        "cargo-nextest runs each trial in its own process, so the {what} written at the end of the run would hold one trial's result; write it from one process: cargo test --test <this gate>"
+    )]
+    ProcessPerTrial {
+        /// What was to be written: `baseline`, `report`.
+        what: &'static str,
+    },
 }
 
 impl From<crate::data::corpus::CorpusError> for HarnessError {
@@ -63,6 +89,12 @@ impl From<crate::data::corpus::CorpusError> for HarnessError {
 /// The environment variable that makes [`Harness::run`] record the run's failures as a
 /// baseline, into the file it names.
 pub const WRITE_BASELINE_ENV: &str = "PAD_CONFORMANCE_WRITE_BASELINE";
+
+/// The environment variable that makes [`Harness::run`] write a JSON report to the file it names.
+pub const JSON_REPORT_ENV: &str = "PAD_CONFORMANCE_JSON_REPORT";
+
+/// The environment variable that makes [`Harness::run`] write a JUnit XML report to the file it names.
+pub const JUNIT_REPORT_ENV: &str = "PAD_CONFORMANCE_JUNIT_REPORT";
 
 /// The per-trial time limit of [`Harness::isolate`] unless [`Harness::time_limit`] sets one.
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
@@ -76,6 +108,8 @@ pub struct Harness {
     baseline: Option<PathBuf>,
     write_baseline: Option<PathBuf>,
     isolation: Option<Duration>,
+    strict_corpus: bool,
+    reports: Reports,
 }
 
 /// What a run of the harness found.
@@ -84,14 +118,14 @@ pub struct HarnessRun {
     pub conclusion: Conclusion,
     /// The harness's own: known failures, new ones, lossy passes.
     pub summary: HarnessSummary,
-    /// Each trial that ran, with its verdict, in the order they finished.
-    pub results: Vec<TrialResult>,
+    /// Each trial that ran, with its verdict and gate result, in the order they finished.
+    pub results: Vec<Outcome>,
 }
 
 /// The trials, and what the run needs to judge and record them afterwards.
 struct Built {
     trials: Vec<Trial>,
-    results: Arc<Mutex<Vec<TrialResult>>>,
+    results: Arc<Mutex<Vec<Outcome>>>,
     baseline: Arc<Baseline>,
     discovered: Discovered,
     roots: Vec<DataRoot>,
@@ -108,6 +142,8 @@ impl Harness {
             baseline: None,
             write_baseline: None,
             isolation: None,
+            strict_corpus: false,
+            reports: Reports::default(),
         }
     }
 
@@ -125,9 +161,47 @@ impl Harness {
         self
     }
 
-    /// Sets the comparison and decoding options.
-    pub fn options(mut self, options: CheckOptions) -> Harness {
-        self.options = options;
+    /// How outputs are compared. Like every setter here, it changes only its own setting,
+    /// so the builder's methods give the same harness in any order.
+    pub fn tolerance(mut self, tolerance: Tolerance) -> Harness {
+        self.options.tolerance = tolerance;
+        self
+    }
+
+    /// The largest tensor a file may declare, in bytes (default
+    /// [`DEFAULT_MAX_BYTES`](crate::tensor::DEFAULT_MAX_BYTES)).
+    pub fn max_tensor_bytes(mut self, bytes: u64) -> Harness {
+        self.options.max_tensor_bytes = bytes;
+        self
+    }
+
+    /// A refusal that names another spec rule than the data set breaks fails its trial,
+    /// instead of passing with a note (docs/semantics.md#refusal-rules).
+    pub fn strict_rules(mut self) -> Harness {
+        self.options.strict_rules = true;
+        self
+    }
+
+    /// A verdict that changed with the corpus since the baseline was written fails its
+    /// trial, and a baseline that records no corpus version is an error: the baseline must
+    /// be re-recorded (the command line's `--strict-corpus`).
+    pub fn strict_corpus(mut self) -> Harness {
+        self.strict_corpus = true;
+        self
+    }
+
+    /// Writes the run's report, as the command line's `--format json` does, to `path`
+    /// (also set by [`JSON_REPORT_ENV`]).
+    pub fn json_report(mut self, path: impl Into<PathBuf>) -> Harness {
+        self.reports.json = Some(path.into());
+        self
+    }
+
+    /// Writes the run's JUnit XML report to `path` (also set by [`JUNIT_REPORT_ENV`]): known
+    /// failures are skipped test cases with the baseline's reason, so a green gate is green in
+    /// every CI viewer.
+    pub fn junit_report(mut self, path: impl Into<PathBuf>) -> Harness {
+        self.reports.junit = Some(path.into());
         self
     }
 
@@ -205,12 +279,19 @@ impl Harness {
             return Ok(baseline);
         }
         // The file about to be recorded, however its path is spelled (a gate names its
-        // baseline by an absolute path, the command that records it by a relative one).
-        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        // baseline by an absolute path, the command that records it by a relative one, which
+        // may climb through `..` or a link): the same file in the same resolved directory.
+        let resolved = |p: &Path| {
+            let absolute = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+            match (absolute.parent(), absolute.file_name()) {
+                (Some(dir), Some(name)) => dir.canonicalize().map_or(absolute.clone(), |dir| dir.join(name)),
+                _ => absolute,
+            }
+        };
         if self
             .write_baseline
             .as_deref()
-            .is_some_and(|w| absolute(w) == absolute(path))
+            .is_some_and(|w| resolved(w) == resolved(path))
         {
             return Ok(Baseline::default());
         }
@@ -232,24 +313,42 @@ impl Harness {
         let discovered = Discovered::new(&cases, !self.patterns.is_empty());
         for case in cases {
             let case = Arc::new(case);
-            let (kind, not_applicable) = self.describe(&case);
-            // The case's model, decoded once for all its data sets.
+            let operator = self.describe(&case);
+            let gates = self.options.gating.gates(case.basis.kind);
+            // The model, decoded once for all its data sets.
             let model = Arc::new(SharedModel::new(case.job_indices().len()));
             for index in case.job_indices() {
                 let name = case.data_set_name(index);
-                let kind = match baseline.expected.get(&name) {
-                    Some(_) if kind.is_empty() => "known failure".to_owned(),
-                    Some(_) => format!("{kind}, known failure"),
-                    None => kind.clone(),
-                };
+                // What is known of the trial before it runs, shown beside its name as known
+                // failures are: the baseline lists it, its basis does not gate, or the corpus
+                // changed its expected result since the baseline was written.
+                let mut kind = operator.clone();
+                let marks = [
+                    (baseline.expected.contains_key(&name), "known failure".to_owned()),
+                    (!gates, format!("not gating: {} basis", case.basis.kind)),
+                    (
+                        baseline.changed_with_corpus.contains_key(&name),
+                        "changed with the corpus".to_owned(),
+                    ),
+                ];
+                for (_, mark) in marks.into_iter().filter(|(applies, _)| *applies) {
+                    if !kind.is_empty() {
+                        kind.push_str(", ");
+                    }
+                    kind.push_str(&mark);
+                }
                 let run = self.runner(Arc::clone(&case), index, Arc::clone(&model));
                 let (baseline, results) = (Arc::clone(&baseline), Arc::clone(&results));
+                let strict_corpus = self.strict_corpus;
                 let trial = Trial::ignorable_test(name, move || {
-                    let result = run();
-                    results.lock().unwrap_or_else(|e| e.into_inner()).push(result.clone());
-                    judge(&baseline, result)
+                    let mut outcome = run();
+                    let gate = baseline.gate(&outcome);
+                    let completion = completion(&outcome, &gate, strict_corpus);
+                    outcome.gate = Some(gate);
+                    results.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
+                    completion
                 });
-                trials.push(trial.with_kind(kind).with_ignored_flag(not_applicable.is_some()));
+                trials.push(trial.with_kind(kind));
             }
         }
         // Entries naming no data set (renamed or removed since): one trial that lists them.
@@ -274,10 +373,18 @@ impl Harness {
         case: Arc<TestCase>,
         index: usize,
         model: Arc<SharedModel>,
-    ) -> impl FnOnce() -> TrialResult + Send + 'static {
+    ) -> impl FnOnce() -> Outcome + Send + 'static {
         let (backend, options, isolation) = (Arc::clone(&self.backend), self.options.clone(), self.isolation);
         move || match isolation {
-            Some(limit) => isolate::run_in_child(&case.data_set_name(index), &case.dir, index, limit),
+            Some(limit) => {
+                let trial = TrialRef {
+                    case: &case,
+                    index,
+                    gating: &options.gating,
+                    backend: backend.name(),
+                };
+                isolate::run_in_child(&trial, limit)
+            }
             None => {
                 let model = model.get(&case, &case.decode_options(options.max_tensor_bytes));
                 check_quietly(backend.as_ref(), &case, index, &model, &options)
@@ -285,44 +392,69 @@ impl Harness {
         }
     }
 
-    /// The trial kind (`Pad-19`) and, for a case that does not apply, why.
-    fn describe(&self, case: &TestCase) -> (String, Option<String>) {
+    /// The trial kind: the operator the case checks (`Pad-19`), when its model reads.
+    fn describe(&self, case: &TestCase) -> String {
         let Ok(model) = case.load_model(&case.decode_options(self.options.max_tensor_bytes)) else {
-            return (String::new(), None);
+            return String::new();
         };
-        let kind = model.pad_nodes().next().map(|(n, _)| n.label()).unwrap_or_default();
-        match applicability(&model) {
-            Applicability::Applicable => (kind, None),
-            Applicability::NotApplicable(reason) => (kind, Some(reason)),
-        }
+        model.pad_nodes().next().map(|(n, _)| n.label()).unwrap_or_default()
     }
 
     /// Runs the trials `args` selects, prints the harness's summary after libtest's, and
     /// records the baseline if asked to.
     pub fn execute(self, args: &Arguments) -> Result<HarnessRun, HarnessError> {
+        if !args.list && reports::under_nextest() {
+            for (asked, what) in [
+                (self.write_baseline.is_some(), "baseline"),
+                (self.reports.any(), "report"),
+            ] {
+                if asked {
+                    return Err(HarnessError::ProcessPerTrial { what });
+                }
+            }
+        }
+        // Before the run, not after it: a target that is no baseline, or cannot be written.
+        if let Some(path) = &self.write_baseline {
+            Baseline::check_recordable(path)?;
+        }
         let built = self.build()?;
+        if self.strict_corpus
+            && let Some(path) = &self.baseline
+            && let Some(warning) = built.baseline.unversioned_warning(path, &record_command(path))
+        {
+            return Err(HarnessError::Unversioned(warning));
+        }
+        let start = std::time::Instant::now();
         let conclusion = libtest_mimic::run(args, built.trials);
-        let results = std::mem::take(&mut *built.results.lock().unwrap_or_else(|e| e.into_inner()));
-        let summary = HarnessSummary::new(self.backend.name(), &results, &built.baseline);
+        let mut results = std::mem::take(&mut *built.results.lock().unwrap_or_else(|e| e.into_inner()));
+        // In the order of the trials' names, not the order threads finished them.
+        results.sort_by(|a, b| (&a.id, a.data_set).cmp(&(&b.id, b.data_set)));
+        let report = RunReport {
+            backend: self.backend.name().to_owned(),
+            baseline: self
+                .baseline
+                .as_ref()
+                .map(|_| built.baseline.judge(&results, |name| built.discovered.contains(name))),
+            outcomes: results,
+            duration: start.elapsed(),
+        };
+        let summary = HarnessSummary::new(&report);
         // Not after a listing, and not into libtest's JSON, which a tool parses.
         if !args.list && args.format != Some(libtest_mimic::FormatSetting::Json) {
             println!("{summary}\n");
         }
+        if !args.list {
+            self.reports.write(&report)?;
+        }
         if let Some(path) = &self.write_baseline {
-            let previous = match Baseline::read(path) {
-                Ok(existing) => existing,
-                Err(_) => (*built.baseline).clone(),
-            };
-            let ran = results.iter().map(|r| Ran {
-                name: &r.name,
-                status: r.status,
-                message: &r.message,
-                gates: r.gates,
-            });
-            let recorded = Baseline::record(self.backend.name(), &built.roots, ran, Some(&previous), |name| {
-                built.discovered.contains(name)
-            });
-            recorded.write(path)?;
+            // The command line's rules: only a baseline is replaced, merged under a lock.
+            let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
+            let recorded = Baseline::record_into(path, Some(&built.baseline), |previous| {
+                let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
+                Baseline::record(self.backend.name(), &built.roots, ran, previous, |name| {
+                    built.discovered.contains(name)
+                })
+            })?;
             println!(
                 "pad-conformance: wrote {} known failures to {}\n",
                 recorded.expected.len(),
@@ -332,7 +464,7 @@ impl Harness {
         Ok(HarnessRun {
             conclusion,
             summary,
-            results,
+            results: report.outcomes,
         })
     }
 
@@ -345,8 +477,15 @@ impl Harness {
         if let Some(request) = isolate::ChildRequest::from_env() {
             self.run_child(&request);
         }
-        if let Some(path) = std::env::var_os(WRITE_BASELINE_ENV).filter(|p| !p.is_empty()) {
-            self.write_baseline = Some(PathBuf::from(path));
+        let from_env = |name: &str| std::env::var_os(name).filter(|p| !p.is_empty()).map(PathBuf::from);
+        if let Some(path) = from_env(WRITE_BASELINE_ENV) {
+            self.write_baseline = Some(path);
+        }
+        if let Some(path) = from_env(JSON_REPORT_ENV) {
+            self.reports.json = Some(path);
+        }
+        if let Some(path) = from_env(JUNIT_REPORT_ENV) {
+            self.reports.junit = Some(path);
         }
         let args = Arguments::from_args();
         match self.execute(&args) {
@@ -363,25 +502,18 @@ impl Harness {
     fn run_child(&self, request: &isolate::ChildRequest) -> ! {
         let found = Patterns::new(&self.patterns)
             .and_then(|patterns| discover(std::slice::from_ref(&request.case_dir), &patterns));
-        let mut result = match found.as_deref() {
+        let result = match found.as_deref() {
             Ok([case, ..]) if case.job_indices().contains(&request.data_set) => {
                 let model = case.runnable_model(&case.decode_options(self.options.max_tensor_bytes));
                 check_quietly(self.backend.as_ref(), case, request.data_set, &model, &self.options)
             }
-            Ok(_) => TrialResult::not_loadable(
-                &request.name,
-                format!(
-                    "the child process found no data set {} in {}",
-                    request.data_set,
-                    request.case_dir.display()
-                ),
-            ),
-            Err(e) => {
-                TrialResult::not_loadable(&request.name, format!("the child process could not list the case: {e}"))
-            }
+            Ok(_) => isolate::not_found(&format!(
+                "the child process found no data set {} in {}",
+                request.data_set,
+                request.case_dir.display()
+            )),
+            Err(e) => isolate::not_found(&format!("the child process could not list the case: {e}")),
         };
-        // Listed alone, the case's id is its directory's name: the result keeps the trial's.
-        result.name.clone_from(&request.name);
         if let Err(e) = isolate::write_result(&request.result, &result) {
             eprintln!("error: writing {}: {e}", request.result.display());
             std::process::exit(101);
@@ -398,36 +530,45 @@ fn check_quietly(
     index: usize,
     model: &Result<Model, CaseError>,
     options: &CheckOptions,
-) -> TrialResult {
-    let (outcome, location) = quiet_panics::quietly(|| check_data_set_with(backend, case, index, model, options));
-    TrialResult::new(&outcome, location)
+) -> Outcome {
+    let (mut outcome, location) = quiet_panics::quietly(|| check_data_set_with(backend, case, index, model, options));
+    if let Some(location) = location
+        && outcome.status == Status::Errored
+    {
+        outcome.message.push_str(&format!("\n  at {location}"));
+    }
+    outcome
 }
 
-/// The trial's verdict against the baseline.
-fn judge(baseline: &Baseline, result: TrialResult) -> Result<Completion, libtest_mimic::Failed> {
-    if matches!(result.status, Status::Skipped | Status::Unsupported) {
-        return Ok(Completion::ignored_with(result.message));
-    }
-    // A failure on a basis the run does not gate on (a project rule, an undefined corner)
-    // is not the backend's regression.
-    if result.is_non_gating_failure() {
-        return Ok(Completion::Completed);
-    }
-    match baseline.finding(&result.name, result.status) {
-        // A verdict that changed with the corpus is not the backend's doing either.
-        GateResult::Agrees | GateResult::ExpectedFailure | GateResult::CorpusChange { .. } => Ok(Completion::Completed),
-        GateResult::Regression => Err(result.message.into()),
-        GateResult::UnexpectedPass(known) => Err(format!(
-            "listed as a known failure ({}) but passed: remove it from the baseline",
-            known.reason
+/// What libtest shows of a trial: a function of its gate result. Not applicable and
+/// unsupported data sets the baseline does not list are ignored trials saying why; known failures, non-gating failures
+/// and changes with the corpus pass (their kind says so); anything else the baseline does
+/// not expect fails the trial.
+fn completion(outcome: &Outcome, gate: &GateResult, strict_corpus: bool) -> Result<Completion, libtest_mimic::Failed> {
+    match gate {
+        GateResult::ChangedWithCorpus { why, .. } if strict_corpus => Err(format!(
+            "changed with the corpus ({why}); the baseline must be re-recorded\n{}",
+            outcome.message
         )
         .into()),
-        GateResult::ChangedStatus(known) => Err(format!(
-            "listed as {} ({}) but {} now: update the baseline\n{}",
-            known.status.name(),
-            known.reason,
-            result.status.name(),
-            result.message
+        _ if matches!(outcome.status, Status::Skipped | Status::Unsupported) => {
+            Ok(Completion::ignored_with(outcome.message.clone()))
+        }
+        GateResult::Agrees
+        | GateResult::NotGating
+        | GateResult::KnownFailure { .. }
+        | GateResult::ChangedWithCorpus { .. } => Ok(Completion::Completed),
+        GateResult::NewFailure => Err(outcome.message.clone().into()),
+        GateResult::Fixed { reason, .. } => Err(format!(
+            "listed as a known failure ({reason}) but {}: remove it from the baseline",
+            outcome.status.name()
+        )
+        .into()),
+        GateResult::ChangedStatus { was, reason } => Err(format!(
+            "listed as {} ({reason}) but {} now: update the baseline\n{}",
+            was.name(),
+            outcome.status.name(),
+            outcome.message
         )
         .into()),
     }

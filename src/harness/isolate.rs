@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use super::trial_result::TrialResult;
+use super::trial_result::{TrialRef, failed, not_loadable};
+use crate::judge::check::Outcome;
 use crate::judge::verdict::{Failure, exit_failure};
 use crate::text::strip_ansi;
 
@@ -20,8 +21,12 @@ const CHILD_TRIAL_ENV: &str = "PAD_CONFORMANCE_CHILD_TRIAL";
 const CHILD_CASE_ENV: &str = "PAD_CONFORMANCE_CHILD_CASE";
 /// Set in a child: the index of the trial's data set among the case's.
 const CHILD_DATA_SET_ENV: &str = "PAD_CONFORMANCE_CHILD_DATA_SET";
-/// Set in a child: the file it writes its [`TrialResult`] to, as JSON.
+/// Set in a child: the file it writes its [`Outcome`] to, as JSON.
 const CHILD_RESULT_ENV: &str = "PAD_CONFORMANCE_CHILD_RESULT";
+
+/// The exit status of a child that could not find its case or data set: it says why on
+/// stderr, and the trial is not loadable, not the backend's failure.
+const NOT_FOUND_STATUS: i32 = 3;
 
 /// How many lines of a crashed child's output an errored trial quotes.
 const OUTPUT_LINES: usize = 20;
@@ -52,43 +57,50 @@ impl ChildRequest {
 }
 
 /// In a child process: hands the result to the parent.
-pub fn write_result(path: &Path, result: &TrialResult) -> std::io::Result<()> {
+pub fn write_result(path: &Path, result: &Outcome) -> std::io::Result<()> {
     std::fs::write(path, serde_json::to_vec(result).map_err(std::io::Error::other)?)
 }
 
-/// Runs trial `name`, data set `data_set` of the case in `case_dir`, in a child process,
+/// In a child process that cannot find its case or data set: says why and exits with
+/// [`NOT_FOUND_STATUS`].
+pub fn not_found(why: &str) -> ! {
+    eprintln!("{why}");
+    std::process::exit(NOT_FOUND_STATUS)
+}
+
+/// Runs `trial` in a child process,
 /// killing it (and its process group) after `time_limit`.
-pub fn run_in_child(name: &str, case_dir: &Path, data_set: usize, time_limit: Duration) -> TrialResult {
+pub fn run_in_child(trial: &TrialRef<'_>, time_limit: Duration) -> Outcome {
     // A child that did not take the child's path (its main does not end in Harness::run, or
     // the trials were run another way) would start children of its own, without end.
     if std::env::var_os(CHILD_TRIAL_ENV).is_some() {
-        return TrialResult::failed(
-            name,
+        return failed(
+            trial,
             Failure::Runner,
             "a child process started trials of its own: isolate() needs the test binary's main \
              to call Harness::run"
                 .to_owned(),
         );
     }
-    match spawn_and_wait(name, case_dir, data_set, time_limit) {
+    match spawn_and_wait(trial, time_limit) {
         Ok(result) => result,
-        Err(e) => TrialResult::failed(
-            name,
+        Err(e) => failed(
+            trial,
             Failure::Runner,
             format!("could not run the trial in a child process: {e}"),
         ),
     }
 }
 
-fn spawn_and_wait(name: &str, case_dir: &Path, data_set: usize, time_limit: Duration) -> std::io::Result<TrialResult> {
+fn spawn_and_wait(trial: &TrialRef<'_>, time_limit: Duration) -> std::io::Result<Outcome> {
     let dir = tempfile::tempdir()?;
     let result_path = dir.path().join("result.json");
     let output_path = dir.path().join("output");
     let output = File::create(&output_path)?;
     let mut child = Command::new(std::env::current_exe()?)
-        .env(CHILD_TRIAL_ENV, name)
-        .env(CHILD_CASE_ENV, case_dir)
-        .env(CHILD_DATA_SET_ENV, data_set.to_string())
+        .env(CHILD_TRIAL_ENV, trial.case.data_set_name(trial.index))
+        .env(CHILD_CASE_ENV, &trial.case.dir)
+        .env(CHILD_DATA_SET_ENV, trial.index.to_string())
         .env(CHILD_RESULT_ENV, &result_path)
         .stdin(Stdio::null())
         .stdout(output.try_clone()?)
@@ -114,8 +126,8 @@ fn spawn_and_wait(name: &str, case_dir: &Path, data_set: usize, time_limit: Dura
     };
     let tail = output_tail(&output_path);
     let Some(status) = status else {
-        return Ok(TrialResult::failed(
-            name,
+        return Ok(failed(
+            trial,
             Failure::Timeout,
             format!(
                 "timed out after {} s: the child process running it was killed{tail}",
@@ -123,16 +135,27 @@ fn spawn_and_wait(name: &str, case_dir: &Path, data_set: usize, time_limit: Dura
             ),
         ));
     };
-    match std::fs::read(&result_path) {
-        Ok(bytes) if status.success() => serde_json::from_slice(&bytes).or_else(|e| {
-            Ok(TrialResult::failed(
-                name,
+    // The child's result is one data set's verdict and message: a few kilobytes.
+    match crate::data::side_file::read_capped(&result_path, 16 << 20) {
+        Ok(bytes) if status.success() => match serde_json::from_slice::<Outcome>(&bytes) {
+            // The case and its basis as the parent knows them: listed alone, the case's id is
+            // its directory's name, and its corpus (whose manifest gives the basis) unknown.
+            Ok(outcome) => Ok(Outcome {
+                id: trial.case.id.clone(),
+                data_set: trial.case.data_number(trial.index),
+                basis: trial.case.basis.clone(),
+                gates: trial.gating.gates(trial.case.basis.kind),
+                ..outcome
+            }),
+            Err(e) => Ok(failed(
+                trial,
                 Failure::Protocol,
                 format!("the child process's result does not parse: {e}{tail}"),
-            ))
-        }),
-        _ => Ok(TrialResult::failed(
-            name,
+            )),
+        },
+        Err(_) if status.code() == Some(NOT_FOUND_STATUS) => Ok(not_loadable(trial, tail.trim_start().to_owned())),
+        _ => Ok(failed(
+            trial,
             exit_failure(status),
             format!("the child process running it {}{tail}", describe(status)),
         )),
@@ -163,9 +186,19 @@ fn signal_name(signal: i32) -> &'static str {
     }
 }
 
+/// The last `max` bytes of the file at `path`: a child that printed gigabytes costs no more.
+fn read_tail(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let (mut file, len) = crate::data::side_file::open_regular(path, u64::MAX)?;
+    file.seek(SeekFrom::Start(len.saturating_sub(max)))?;
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// The last lines the child printed, escapes stripped, as a message's tail.
 fn output_tail(path: &Path) -> String {
-    let text = std::fs::read(path).unwrap_or_default();
+    let text = read_tail(path, 64 << 10).unwrap_or_default();
     let text = String::from_utf8_lossy(&text);
     let text = strip_ansi(&text);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();

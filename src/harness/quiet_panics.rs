@@ -45,7 +45,7 @@ mod tests {
         let (caught, location) = quietly(|| std::panic::catch_unwind(|| panic!("inside")).is_err());
         assert!(caught);
         let location = location.unwrap();
-        assert!(location.starts_with("src/gate/harness/quiet_panics.rs:"), "{location}");
+        assert!(location.starts_with("src/harness/quiet_panics.rs:"), "{location}");
         let (_, none) = quietly(|| 1);
         assert_eq!(none, None);
     }

@@ -1,0 +1,159 @@
+//! The harness's own closing lines, after libtest's: the command line's summary line (passed,
+//! failed, errored apart, skipped, unsupported, not gating) over every trial, then how the run
+//! weighs against the baseline — known failures, new ones, outdated entries, changes with the
+//! corpus. libtest counts a known failure and a lossy pass as `ok`; this tells them apart.
+
+use std::fmt;
+
+use crate::gate::baseline::CorpusChange;
+use crate::judge::check::Outcome;
+use crate::judge::compare::MAX_LISTED;
+use crate::judge::gate_result::GateResult;
+use crate::report::{RunReport, Summary};
+use crate::text::escape_line;
+
+/// Counts over the trials that ran, each trial in exactly one of them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HarnessSummary {
+    /// The backend's name.
+    pub backend: String,
+    /// The command line's counts of the same outcomes.
+    pub counts: Summary,
+    /// Trials whose data set passed.
+    pub passed: usize,
+    /// Of those, the ones that were not bit-identical (passed within tolerance), by name,
+    /// with the largest absolute error.
+    pub lossy: Vec<(String, Option<f64>)>,
+    /// Failed or errored as the baseline lists them.
+    pub known_failures: usize,
+    /// Failed or errored and not listed: regressions.
+    pub new_failures: usize,
+    /// Listed, but passed or failed otherwise than listed: the baseline needs an update.
+    pub outdated: usize,
+    /// Not applicable.
+    pub skipped: usize,
+    /// Outside the backend's declared profile.
+    pub unsupported: usize,
+    /// Failed or errored on a basis the run does not gate on: reported, never failed.
+    pub not_gating: usize,
+    /// A verdict other than the baseline's on a data set the corpus changed since it was
+    /// written, each with why.
+    pub changed_with_corpus: Vec<CorpusChange>,
+    /// Every trial counted: the counts above (lossy passes among the passed) add up to it.
+    pub total: usize,
+}
+
+impl HarnessSummary {
+    /// Counts the report's outcomes by their gate results (an outcome without one is judged
+    /// against no baseline: a failure is new).
+    pub fn new(report: &RunReport) -> HarnessSummary {
+        let mut summary = HarnessSummary {
+            backend: report.backend.clone(),
+            counts: report.summary(),
+            ..HarnessSummary::default()
+        };
+        for outcome in &report.outcomes {
+            summary.count(outcome);
+        }
+        summary.lossy.sort_by(|a, b| a.0.cmp(&b.0));
+        summary
+    }
+
+    fn count(&mut self, outcome: &Outcome) {
+        use crate::judge::check::Status;
+        self.total += 1;
+        let gate = outcome.gate.clone().unwrap_or(match outcome.status {
+            _ if outcome.is_non_gating_failure() => GateResult::NotGating,
+            Status::Failed | Status::Errored => GateResult::NewFailure,
+            _ => GateResult::Agrees,
+        });
+        match gate {
+            GateResult::NotGating => self.not_gating += 1,
+            GateResult::KnownFailure { .. } => self.known_failures += 1,
+            GateResult::NewFailure => self.new_failures += 1,
+            GateResult::Fixed { .. } | GateResult::ChangedStatus { .. } => self.outdated += 1,
+            GateResult::ChangedWithCorpus { was, why } => self.changed_with_corpus.push(CorpusChange {
+                name: outcome.name(),
+                was: was.map_or("passed", Status::name).to_owned(),
+                now: outcome.status,
+                why,
+            }),
+            GateResult::Agrees => match outcome.status {
+                Status::Skipped => self.skipped += 1,
+                Status::Unsupported => self.unsupported += 1,
+                _ => {
+                    self.passed += 1;
+                    if outcome.is_lossy_pass() {
+                        self.lossy.push((outcome.name(), outcome.max_abs_error));
+                    }
+                }
+            },
+        }
+    }
+}
+
+impl fmt::Display for HarnessSummary {
+    /// `pad-conformance, backend x: 23 data sets: 17 passed (2 not bit-identical), 0 failed,
+    /// 6 errored, 0 skipped` (the command line's summary line), then `baseline: 6 known
+    /// failures (in the baseline), 0 new failures, 0 outdated baseline entries`, the changes
+    /// with the corpus and the first lossy passes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "pad-conformance, backend {}: {} data sets: {}",
+            escape_line(&self.backend),
+            self.total,
+            self.counts.line()
+        )?;
+        write!(
+            f,
+            "\nbaseline: {} known failures (in the baseline), {} new failures, {} outdated baseline entries",
+            self.known_failures, self.new_failures, self.outdated
+        )?;
+        if !self.changed_with_corpus.is_empty() {
+            write!(f, ", {} changed with the corpus", self.changed_with_corpus.len())?;
+        }
+        for change in &self.changed_with_corpus {
+            write!(
+                f,
+                "\n  changed with the corpus, not the backend: {}",
+                escape_line(&change.to_string())
+            )?;
+        }
+        for (name, error) in self.lossy.iter().take(MAX_LISTED) {
+            write!(
+                f,
+                "\n  passed within tolerance, not bit-identical: {}",
+                escape_line(name)
+            )?;
+            if let Some(error) = error {
+                write!(f, " (max abs error {error:e})")?;
+            }
+        }
+        if self.lossy.len() > MAX_LISTED {
+            write!(f, "\n  … and {} more", self.lossy.len() - MAX_LISTED)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_from_the_data_are_shown_not_executed() {
+        let summary = HarnessSummary {
+            backend: "w\x1b[2J\r".to_owned(),
+            lossy: vec![("test_x\nPASS  forged/0".to_owned(), None)],
+            ..HarnessSummary::default()
+        };
+        let text = summary.to_string();
+        assert!(!text.contains('\x1b') && !text.contains('\r'), "{text:?}");
+        assert!(text.starts_with("pad-conformance, backend w\\u{1b}[2J\\r: "), "{text}");
+        assert!(
+            text.ends_with("\n  passed within tolerance, not bit-identical: test_x\\nPASS  forged/0"),
+            "{text}"
+        );
+    }
+}

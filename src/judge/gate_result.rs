@@ -1,0 +1,76 @@
+//! The gate result of one data set: its verdict weighed by basis gating and the run's
+//! baseline ([`Baseline::gate`](crate::gate::baseline::Baseline::gate) decides it). A plain
+//! value here, below the baseline, so that outcomes and reports carry it without knowing
+//! how baselines are read.
+
+use serde::{Deserialize, Serialize};
+
+use super::check::Status;
+
+/// How one data set's outcome compares with a baseline: its verdict weighed by basis gating
+/// and the baseline. Exit codes, labels and the reports' markers are functions of it; it is
+/// recorded per data set in the JSON report (`gate`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "kebab-case")]
+pub enum GateResult {
+    /// Passed (or skipped, or unsupported) and not listed: nothing to say.
+    Agrees,
+    /// Failed or errored on a basis the run does not gate on: reported, never judged.
+    NotGating,
+    /// Failed or errored, as listed.
+    KnownFailure {
+        /// The baseline's reason.
+        reason: String,
+    },
+    /// Failed or errored, not listed: a regression.
+    NewFailure,
+    /// Listed, but passed (or is now declared unsupported): the entry is outdated.
+    Fixed {
+        /// The status the baseline lists.
+        was: Status,
+        /// The baseline's reason.
+        reason: String,
+    },
+    /// Listed with the other of failed and errored: the entry is outdated.
+    ChangedStatus {
+        /// The status the baseline lists.
+        was: Status,
+        /// The baseline's reason.
+        reason: String,
+    },
+    /// A different verdict than the baseline's on a data set whose expected result or basis
+    /// changed in the corpus since the baseline was written.
+    ChangedWithCorpus {
+        /// The status the baseline implied: listed, or passed when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        was: Option<Status>,
+        /// The changelog's line.
+        why: String,
+    },
+}
+
+impl GateResult {
+    /// `known-failure`, `new-failure`, …: the name the JSON report gives it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            GateResult::Agrees => "agrees",
+            GateResult::NotGating => "not-gating",
+            GateResult::KnownFailure { .. } => "known-failure",
+            GateResult::NewFailure => "new-failure",
+            GateResult::Fixed { .. } => "fixed",
+            GateResult::ChangedStatus { .. } => "changed-status",
+            GateResult::ChangedWithCorpus { .. } => "changed-with-corpus",
+        }
+    }
+
+    /// Whether this data set alone fails the run: a new failure always; an outdated entry
+    /// under `strict`; a change with the corpus under `strict_corpus`.
+    pub fn fails(&self, strict: bool, strict_corpus: bool) -> bool {
+        match self {
+            GateResult::NewFailure => true,
+            GateResult::Fixed { .. } | GateResult::ChangedStatus { .. } => strict,
+            GateResult::ChangedWithCorpus { .. } => strict_corpus,
+            GateResult::Agrees | GateResult::NotGating | GateResult::KnownFailure { .. } => false,
+        }
+    }
+}
