@@ -109,11 +109,13 @@ pub struct AttributeProto {
     /// `AttributeProto.g`: the value of a GRAPH attribute.
     #[prost(message, optional, boxed, tag = "6")]
     pub g: Option<Box<GraphProto>>,
-    /// `AttributeProto.floats`: the values of a FLOATS attribute.
-    #[prost(float, repeated, tag = "7")]
+    /// `AttributeProto.floats`: the values of a FLOATS attribute. Unpacked, as onnx.proto
+    /// (proto2) declares it and onnx's writer writes it; either form is read.
+    #[prost(float, repeated, packed = "false", tag = "7")]
     pub floats: Vec<f32>,
     /// `AttributeProto.ints`: the values of an INTS attribute (e.g. Pad-1's `paddings`).
-    #[prost(int64, repeated, tag = "8")]
+    /// Unpacked, as onnx's writer writes it; either form is read.
+    #[prost(int64, repeated, packed = "false", tag = "8")]
     pub ints: Vec<i64>,
     /// `AttributeProto.strings`: the values of a STRINGS attribute.
     #[prost(bytes = "bytes", repeated, tag = "9")]
@@ -156,8 +158,9 @@ pub mod attribute_type {
 /// `TensorProto`: a tensor's type, dims and data, in one of several storages.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct TensorProto {
-    /// `TensorProto.dims`: the extents, outermost first.
-    #[prost(int64, repeated, tag = "1")]
+    /// `TensorProto.dims`: the extents, outermost first. Unpacked, as onnx's writer writes
+    /// them; either form is read.
+    #[prost(int64, repeated, packed = "false", tag = "1")]
     pub dims: Vec<i64>,
     /// `TensorProto.data_type`: the element type's `TensorProto.DataType` code
     /// (see [`DataType`](crate::DataType)).
@@ -299,4 +302,38 @@ pub struct FunctionProto {
     /// `FunctionProto.domain`: the domain a node uses to call the function.
     #[prost(string, tag = "10")]
     pub domain: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use super::{AttributeProto, TensorProto};
+
+    /// Written as onnx's writer writes them — `ints` and `dims` one field per value (proto2
+    /// unpacked), typed data fields packed — and read in either form, as protobuf requires.
+    #[test]
+    fn ints_and_dims_are_written_unpacked_and_read_either_way() {
+        let attribute = AttributeProto {
+            ints: vec![1, 300],
+            ..Default::default()
+        };
+        // Field 8, varint: 0x40 before each value; packed would be one 0x42 and a length.
+        assert_eq!(attribute.encode_to_vec(), [0x40, 1, 0x40, 0xac, 0x02]);
+        assert_eq!(
+            AttributeProto::decode(&[0x42, 3, 1, 0xac, 0x02][..]).unwrap().ints,
+            [1, 300]
+        );
+        let tensor = TensorProto {
+            dims: vec![2, 3],
+            int64_data: vec![7, 8],
+            ..Default::default()
+        };
+        // dims (field 1) unpacked; int64_data (field 7) packed, as onnx.proto declares it.
+        assert_eq!(tensor.encode_to_vec(), [0x08, 2, 0x08, 3, 0x3a, 2, 7, 8]);
+        let packed_dims = TensorProto::decode(&[0x0a, 2, 2, 3][..]).unwrap();
+        assert_eq!(packed_dims.dims, [2, 3]);
+        let unpacked_data = TensorProto::decode(&[0x38, 7, 0x38, 8][..]).unwrap();
+        assert_eq!(unpacked_data.int64_data, [7, 8]);
+    }
 }

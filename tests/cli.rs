@@ -1179,6 +1179,26 @@ fn with_a_baseline_each_line_is_labelled_by_the_gate() {
     );
 }
 
+/// `fuzz --shard K/N` takes K from 1 to N; anything else is a usage error naming the value.
+/// Shards of a run draw its cases between them.
+#[test]
+fn fuzz_shards_are_checked_and_split_the_cases() {
+    for bad in ["0/3", "4/3", "2", "a/b", "1/0"] {
+        let out = run(&["fuzz", "--cases", "10", "--shard", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("{bad:?} is not K/N")), "{stderr}");
+    }
+    let cases = |shard: &str| -> u64 {
+        let out = run(&["fuzz", "--cases", "10", "--shard", shard, "--format", "json"]);
+        assert_eq!(out.status.code(), Some(0));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(report["cases_per_second"].as_f64().unwrap() > 0.0);
+        report["cases"].as_u64().unwrap()
+    };
+    assert_eq!([cases("1/3"), cases("2/3"), cases("3/3")], [4, 3, 3]);
+}
+
 /// Changes one expected value of the copy of test_wrap_pad under `root`.
 fn break_wrap(root: &Path) {
     let output = root.join("test_wrap_pad/test_data_set_0/output_0.pb");

@@ -136,12 +136,13 @@ fn the_fuzz_report_escapes_worker_messages() {
     assert_inert_for_a_terminal(&stdout);
     assert_inert_for_a_terminal(&stderr);
     assert!(stdout.contains("gotcha"), "{stdout}");
-    // Each line a finding's, its indented details', or the closing summary's: the worker's
-    // name and message, newlines and all, cannot forge one.
+    // Each line the summary's, a root cause's, its indented details', or the blank line
+    // between causes: the worker's name and message, newlines and all, cannot forge one.
     for line in stdout.lines() {
         assert!(
-            line.starts_with("FINDING  ")
-                || line.starts_with("NOT GATING  ")
+            line.is_empty()
+                || line.starts_with("CAUSE ")
+                || line.starts_with("NOT GATING ")
                 || line.starts_with("      ")
                 || line.starts_with("fuzz ")
                 || line.ends_with(" not gating"),

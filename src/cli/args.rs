@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use crate::cli::bench::BENCH_TYPES;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use pad_conformance::fuzz::Shard;
 use pad_conformance::judge::compare::Tolerance;
 use pad_conformance::tensor::DEFAULT_MAX_BYTES;
 
@@ -94,7 +95,11 @@ pub struct FuzzArgs {
     /// The share of cases that must be refused, 0 to 1.
     #[arg(long, value_name = "SHARE", default_value_t = 0.15)]
     pub refusals: f64,
-    /// Write each distinct finding as a node-test case under DIR.
+    /// Run only shard K of N: the cases whose index is K−1 modulo N (of the --cases the
+    /// whole run draws). The shards of one seed together draw the unsharded run's cases.
+    #[arg(long, value_name = "K/N", value_parser = shard)]
+    pub shard: Option<Shard>,
+    /// Write each root cause's smallest case as a node-test case under DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// What the backend supports (TOML): nothing outside it is a finding.
@@ -108,6 +113,20 @@ pub struct FuzzArgs {
     /// Largest tensor, in bytes, a worker's output file may declare.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
     pub max_tensor_bytes: u64,
+}
+
+/// `K/N`, shard K (from 1) of N.
+fn shard(text: &str) -> Result<Shard, String> {
+    let bad = || format!("{text:?} is not K/N with 1 ≤ K ≤ N (such as 2/4)");
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let (k, n): (u64, u64) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || k > n {
+        return Err(bad());
+    }
+    Ok(Shard { index: k - 1, count: n })
 }
 
 /// Which data sets to run.

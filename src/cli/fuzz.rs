@@ -1,11 +1,12 @@
-//! `fuzz`: random cases against the reference; findings shrunk and written as cases.
+//! `fuzz`: random cases against the reference; findings grouped by root cause, each cause's
+//! first case shrunk and written as a case.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use pad_conformance::fuzz::reproducer::write_reproducer;
-use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, fuzz as run_fuzz};
+use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, Shard, fuzz as run_fuzz};
 use pad_conformance::judge::profile::Profile;
 use pad_conformance::text::{escape_line, escape_text, strip_ansi};
 use serde_json::json;
@@ -54,6 +55,7 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
         },
         check,
         threads: args.checking.threads(),
+        shard: args.shard.unwrap_or(Shard::ALL),
         cancel: signals::cancel(),
         ..FuzzOptions::default()
     };
@@ -83,8 +85,8 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     }
     let mut out = std::io::stdout().lock();
     let result = match args.format {
-        BenchFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&as_json(&report, args.seed))?),
-        BenchFormat::Human => write_human(&report, backend.name(), args.seed, &mut out),
+        BenchFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&as_json(&report, &options))?),
+        BenchFormat::Human => write_human(&report, backend.name(), &options, &mut out),
     };
     if let Err(e) = result
         && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -108,65 +110,103 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     })
 }
 
-fn write_human(report: &FuzzReport, backend: &str, seed: u64, out: &mut dyn Write) -> std::io::Result<()> {
-    for (title, findings) in [("finding", &report.findings), ("not gating", &report.not_gating)] {
-        for finding in findings {
-            writeln!(
-                out,
-                "{}  {}  ({} cases)",
-                title.to_uppercase(),
-                finding.signature,
-                finding.hits
-            )?;
-            writeln!(out, "      basis: {} ({})", finding.basis.kind, finding.basis.section)?;
-            writeln!(out, "      case: {}", finding.case)?;
-            // The worker's words, its colours dropped and every other control shown.
-            for line in escape_text(&strip_ansi(&finding.message)).lines() {
-                writeln!(out, "      {line}")?;
-            }
-        }
+/// The causes a maintainer triages first: gating ones, the most frequent first.
+fn in_triage_order(report: &FuzzReport) -> Vec<(bool, &Finding)> {
+    let mut all: Vec<(bool, &Finding)> = (report.findings.iter().map(|f| (true, f)))
+        .chain(report.not_gating.iter().map(|f| (false, f)))
+        .collect();
+    all.sort_by(|(ga, a), (gb, b)| gb.cmp(ga).then(b.hits.cmp(&a.hits)).then(a.key.cmp(&b.key)));
+    all
+}
+
+fn shard_label(shard: Shard) -> String {
+    if shard == Shard::ALL {
+        String::new()
+    } else {
+        format!(", shard {}/{}", shard.index + 1, shard.count)
     }
-    let rate = report.cases as f64 / report.duration.as_secs_f64().max(1e-9);
+}
+
+fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
-        "fuzz {}, seed {seed}: {} cases in {:.2}s ({rate:.0}/s), {} unsupported",
+        "fuzz {}, seed {}{}: {} cases in {:.2}s ({:.0} cases/s), {} unsupported",
         escape_line(backend),
+        options.seed,
+        shard_label(options.shard),
         report.cases,
         report.duration.as_secs_f64(),
+        report.cases_per_second(),
         report.unsupported
     )?;
     writeln!(
         out,
-        "{} findings, {} not gating",
+        "{} root cause{}: {} gating, {} not gating",
+        report.findings.len() + report.not_gating.len(),
+        if report.findings.len() + report.not_gating.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
         report.findings.len(),
         report.not_gating.len()
     )?;
+    for (n, (gating, finding)) in in_triage_order(report).into_iter().enumerate() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{} {}  {}  ({} case{})",
+            if gating { "CAUSE" } else { "NOT GATING" },
+            n + 1,
+            finding.key,
+            finding.hits,
+            if finding.hits == 1 { "" } else { "s" }
+        )?;
+        writeln!(out, "      basis: {} ({})", finding.basis.kind, finding.basis.section)?;
+        let seen: Vec<String> = finding.seen_in.iter().map(|(site, n)| format!("{site} ×{n}")).collect();
+        writeln!(out, "      seen in: {}", seen.join(", "))?;
+        writeln!(out, "      smallest: {}", finding.case)?;
+        writeln!(
+            out,
+            "      first drawn: case {} of seed {}: {}",
+            finding.case_index, options.seed, finding.original
+        )?;
+        // The worker's words, its colours dropped and every other control shown.
+        for line in escape_text(&strip_ansi(&finding.message)).lines() {
+            writeln!(out, "      {line}")?;
+        }
+    }
     if report.dropped > 0 {
         writeln!(
             out,
-            "{} further distinct findings dropped: those kept filled the run's memory budget",
+            "{} further root causes dropped: those kept filled the run's memory budget",
             report.dropped
         )?;
     }
     Ok(())
 }
 
-fn as_json(report: &FuzzReport, seed: u64) -> serde_json::Value {
+fn as_json(report: &FuzzReport, options: &FuzzOptions) -> serde_json::Value {
     let finding = |f: &Finding| {
         json!({
-            "signature": f.signature.to_string(),
-            "kind": f.signature.kind,
+            "cause": f.key.cause,
+            "key": f.key,
+            "slug": f.key.slug(),
             "hits": f.hits,
+            "seen_in": f.seen_in.iter().map(|(site, n)| json!({"site": site.to_string(), "cases": n})).collect::<Vec<_>>(),
             "basis": f.basis,
             "case": f.case.to_string(),
             "original": f.original.to_string(),
+            "case_index": f.case_index,
             "message": f.message,
         })
     };
     json!({
-        "seed": seed,
+        "seed": options.seed,
+        "shard": {"index": options.shard.index + 1, "count": options.shard.count},
         "cases": report.cases,
         "seconds": report.duration.as_secs_f64(),
+        "cases_per_second": report.cases_per_second(),
         "unsupported": report.unsupported,
         "dropped": report.dropped,
         "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),

@@ -9,7 +9,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 use super::case::FuzzCase;
-use super::values::random_tensor;
+use super::values::{random_constant, random_tensor};
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::tensor::DataType;
 
@@ -122,9 +122,9 @@ fn pad(rng: &mut ChaCha8Rng, operator: OpVersion, dtype: DataType, dims: &[usize
     let attribute_style = operator.op == PadOp::Pad && operator.version <= 2;
     let constant = match rng.random_range(0..5) {
         0 | 1 => None,
-        2 | 3 => Some(random_tensor(dtype, &[], rng)),
-        _ if attribute_style => Some(random_tensor(dtype, &[], rng)),
-        _ => Some(random_tensor(dtype, &[1], rng)),
+        2 | 3 => Some(random_constant(dtype, &[], rng)),
+        _ if attribute_style => Some(random_constant(dtype, &[], rng)),
+        _ => Some(random_constant(dtype, &[1], rng)),
     };
     FuzzCase {
         operator,
@@ -223,7 +223,7 @@ fn invalidate(rng: &mut ChaCha8Rng, case: &mut FuzzCase) {
                 !refused.is_empty() && {
                     let dtype = refused[rng.random_range(0..refused.len())];
                     case.data = random_tensor(dtype, case.data.shape(), rng);
-                    case.constant = case.constant.take().map(|c| random_tensor(dtype, c.shape(), rng));
+                    case.constant = case.constant.take().map(|c| random_constant(dtype, c.shape(), rng));
                     true
                 }
             }

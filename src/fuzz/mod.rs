@@ -1,7 +1,9 @@
 //! Differential fuzzing: random Pad-family configurations drawn from the operator table, the
-//! reference backend as the oracle, any backend as the subject. A disagreement is shrunk to a
-//! small case that still shows it, de-duplicated by signature, and can be written as a
-//! node-test case that `pad-conformance` runs as it stands.
+//! reference backend as the oracle, any backend as the subject. Disagreements are grouped by
+//! root cause ([`CauseKey`]): the first case showing a cause is shrunk to a small case that
+//! still shows that cause on the same or a stronger basis, and can be written as a node-test
+//! case that `pad-conformance` runs as it stands. Case `i` of seed `s` is drawn by a
+//! generator of its own ([`generate_case`]), so runs split into shards.
 //!
 //! ```no_run
 //! use pad_conformance::backend::RefBackend;
@@ -27,18 +29,17 @@ use std::time::{Duration, Instant};
 use prost::Message;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
 
 use crate::backend::{Backend, ErrorKind, RefBackend, error_kind, refusal_rules};
 use crate::cancel::Cancel;
 use crate::case::{Expected, LoadedDataSet};
-use crate::data::basis::BasisNote;
+use crate::data::basis::{Basis, BasisNote, Gating};
+use crate::judge::cause_key::{CauseKey, values_pattern};
 use crate::judge::check::{Answer, CheckOptions, judge_answer, run};
 use crate::judge::profile::Subject;
-use crate::judge::verdict::{Cause, Verdict};
 use crate::model::Model;
 use crate::model::constant_inputs::named_inputs_as_constants;
-use crate::operators::{PadOp, Rule};
+use crate::operators::{OpVersion, Rule};
 use crate::proto::ModelProto;
 use crate::tensor::{DataType, DecodeOptions, Tensor};
 
@@ -46,9 +47,7 @@ pub use case::FuzzCase;
 #[doc(hidden)]
 pub use case::encoded_inputs;
 pub use generate::Shape;
-// One case drawn: for the tests of the generator.
-#[doc(hidden)]
-pub use generate::generate;
+use generate::generate;
 
 /// How a run is driven.
 #[derive(Clone, Debug)]
@@ -67,7 +66,7 @@ pub struct FuzzOptions {
     pub check: CheckOptions,
     /// The most subject runs shrinking one finding may take.
     pub shrink_runs: usize,
-    /// Threads evaluating cases. Cases are drawn and findings shrunk in order on the calling
+    /// Threads evaluating cases. Findings are shrunk in order of case index on the calling
     /// thread, so the result does not depend on it.
     pub threads: usize,
     /// Stops the run once tripped: the cases finished by then are reported, a case under
@@ -77,6 +76,32 @@ pub struct FuzzOptions {
     /// shrunk, and the expected outputs); further distinct findings are counted as
     /// [`FuzzReport::dropped`]. Default 16 Mi: at most 256 MiB.
     pub stored_elements: usize,
+    /// The share of the cases this run takes.
+    pub shard: Shard,
+}
+
+/// One of `count` shares of a run's cases: those whose index is `index` modulo `count`.
+/// Shards of one seed draw disjoint cases; their reports [merged](FuzzReport::merge) are the
+/// unsharded run's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// From 0 to `count` − 1.
+    pub index: u64,
+    /// At least 1.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole run.
+    pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    /// The case indices of this shard below `limit` (all of them when `None`).
+    fn indices(self, limit: Option<u64>) -> impl Iterator<Item = u64> {
+        let count = self.count.max(1);
+        (self.index..)
+            .step_by(usize::try_from(count).unwrap_or(usize::MAX))
+            .take_while(move |&i| limit.is_none_or(|limit| i < limit))
+    }
 }
 
 /// The cases a run draws when given neither a number of cases nor a time budget.
@@ -100,96 +125,59 @@ impl Default for FuzzOptions {
             check: CheckOptions::default(),
             shrink_runs: 400,
             threads: crate::run::runner::default_threads(),
+            shard: Shard::ALL,
             cancel: Cancel::new(),
             stored_elements: 1 << 24,
         }
     }
 }
 
-/// How a backend disagrees with the reference.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    /// Outputs of the right type and shape with other values.
-    WrongValues,
-    /// Outputs of another type, shape or number.
-    WrongShape,
-    /// Refused a configuration the reference computes.
-    RefusedValid,
-    /// Answered a configuration that must be refused.
-    AcceptedInvalid,
-    /// Refused a configuration that must be refused, naming another spec rule (under
-    /// strict rules).
-    OtherReason,
-    /// Crashed, panicked, broke the protocol, or reported a failure (never a refusal).
-    Crashed,
-    /// Did not answer in time.
-    TimedOut,
+/// Where a cause was seen: the operator version and the class of element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Site {
+    /// The operator and version.
+    pub operator: OpVersion,
+    /// `float`, `float8`, `float4`, `int`, `subbyte_int`, `string`, `bool`, `complex`.
+    pub dtype_class: &'static str,
 }
 
-impl Kind {
-    /// The kind of disagreement a verdict shows; `None` when it shows none.
-    pub fn of(verdict: &Verdict) -> Option<Kind> {
-        Some(match verdict.cause()? {
-            Cause::WrongValues => Kind::WrongValues,
-            Cause::WrongShape => Kind::WrongShape,
-            Cause::RefusesValid => Kind::RefusedValid,
-            Cause::AcceptsForbidden => Kind::AcceptedInvalid,
-            Cause::OtherReason => Kind::OtherReason,
-            Cause::Timeout => Kind::TimedOut,
-            Cause::Crash | Cause::Runner | Cause::NotLoadable => Kind::Crashed,
-        })
-    }
-
-    /// `wrong-values`, `refused-valid`, …
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::WrongValues => "wrong-values",
-            Kind::WrongShape => "wrong-shape",
-            Kind::RefusedValid => "refused-valid",
-            Kind::AcceptedInvalid => "accepted-invalid",
-            Kind::OtherReason => "other-reason",
-            Kind::Crashed => "crashed",
-            Kind::TimedOut => "timed-out",
+impl Site {
+    /// Where `case` lies.
+    pub fn of(case: &FuzzCase) -> Site {
+        Site {
+            operator: case.operator,
+            dtype_class: dtype_class(case.data.data_type()),
         }
     }
 }
 
-/// What makes two findings the same defect: the operator (any version), the mode, the class
-/// of element type and the kind of disagreement. A missing element type or mode counts once.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Signature {
-    /// `pad`, `center_crop_pad` or `ms_pad`.
-    pub op: &'static str,
-    /// The mode attribute as written (`-` when absent).
-    pub mode: String,
-    /// `float`, `float8`, `float4`, `int`, `subbyte_int`, `string`, `bool`, `complex`.
-    pub dtype_class: &'static str,
-    /// How it disagrees.
-    pub kind: Kind,
-}
-
-impl fmt::Display for Signature {
-    /// `pad_edge_float_wrong-values`: safe as a directory name.
+impl fmt::Display for Site {
+    /// `Pad-18 float`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mode: String = self
-            .mode
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect();
-        write!(f, "{}_{}_{}_{}", self.op, mode, self.dtype_class, self.kind.name())
+        let op = self.operator;
+        write!(
+            f,
+            "{} {}",
+            crate::model::opset::operator_label(op.op.domain(), op.op.op_type(), op.version),
+            self.dtype_class
+        )
     }
 }
 
-/// One distinct disagreement, shrunk.
+/// One root cause, with its smallest case.
 #[derive(Clone, Debug)]
 pub struct Finding {
-    /// What makes it distinct.
-    pub signature: Signature,
-    /// The smallest case found that shows it.
+    /// The root cause: every drawn case that shows it counts here.
+    pub key: CauseKey,
+    /// The smallest case found that shows it, on the same or a stronger basis.
     pub case: FuzzCase,
-    /// The case as first drawn.
+    /// The drawn case it was shrunk from: the first that showed the cause on the strongest
+    /// basis any did.
     pub original: FuzzCase,
+    /// That case's index: [`generate_case`] with the run's seed draws it again.
+    pub case_index: u64,
+    /// That case's basis (the shrunk case's is the same or stronger).
+    pub drawn_basis: Basis,
     /// What the reference expects of the shrunk case: its outputs, or its refusal.
     pub expected: Result<Vec<Tensor>, String>,
     /// The basis of that expectation.
@@ -199,26 +187,101 @@ pub struct Finding {
     pub rules: Vec<Rule>,
     /// What the subject did, in the runner's words.
     pub message: String,
-    /// How many drawn cases showed this signature.
+    /// How many drawn cases showed this cause.
     pub hits: u64,
+    /// Those cases by operator version and class of element type.
+    pub seen_in: BTreeMap<Site, u64>,
+}
+
+impl Finding {
+    /// Counts one more drawn case showing this cause.
+    fn hit(&mut self, site: Site) {
+        self.hits += 1;
+        *self.seen_in.entry(site).or_default() += 1;
+    }
+
+    /// Whether a drawn case on `basis` would show this cause on a stronger basis.
+    fn weaker_than(&self, basis: Basis) -> bool {
+        basis < self.drawn_basis
+    }
+
+    /// Adds `other`'s counts (the same cause, from another shard or a case on a stronger
+    /// basis), keeping the finding whose case shows it on the strongest basis, drawn first:
+    /// what an unsharded run keeps.
+    fn absorb(&mut self, other: Finding) {
+        let (hits, seen_in) = (other.hits, other.seen_in.clone());
+        if (other.drawn_basis, other.case_index) < (self.drawn_basis, self.case_index) {
+            let (mine, mine_seen) = (self.hits, std::mem::take(&mut self.seen_in));
+            *self = Finding {
+                hits: mine,
+                seen_in: mine_seen,
+                ..other
+            };
+        }
+        self.hits += hits;
+        for (site, n) in seen_in {
+            *self.seen_in.entry(site).or_default() += n;
+        }
+    }
 }
 
 /// What a run found.
 #[derive(Clone, Debug, Default)]
 pub struct FuzzReport {
-    /// The cases drawn.
+    /// The cases drawn (this shard's).
     pub cases: u64,
     /// How long it took.
     pub duration: Duration,
-    /// Distinct disagreements on a basis the run gates on, in order of signature.
+    /// Root causes on a basis the run gates on, in order of cause.
     pub findings: Vec<Finding>,
-    /// Distinct disagreements on other bases (a project rule, an undefined corner).
+    /// Root causes on other bases (a project rule, an undefined corner).
     pub not_gating: Vec<Finding>,
     /// Cases outside the backend's profile, or that the backend reports unsupported.
     pub unsupported: u64,
     /// Distinct disagreements found but not kept: the findings kept had filled
     /// [`FuzzOptions::stored_elements`], so that memory stays bounded however long the run.
     pub dropped: u64,
+}
+
+impl FuzzReport {
+    /// Cases per second.
+    pub fn cases_per_second(&self) -> f64 {
+        self.cases as f64 / self.duration.as_secs_f64().max(1e-9)
+    }
+
+    /// The shards of one run (same seed, options and backend) as one report: each cause
+    /// with the smallest case of the shard that drew it first, counts summed, the slowest
+    /// shard's duration.
+    pub fn merge(shards: Vec<FuzzReport>, gating: &Gating) -> FuzzReport {
+        let mut merged = FuzzReport::default();
+        let mut causes: BTreeMap<CauseKey, Finding> = BTreeMap::new();
+        for shard in shards {
+            merged.cases += shard.cases;
+            merged.unsupported += shard.unsupported;
+            merged.duration = merged.duration.max(shard.duration);
+            for finding in shard.findings.into_iter().chain(shard.not_gating) {
+                match causes.get_mut(&finding.key) {
+                    Some(known) => known.absorb(finding),
+                    None => {
+                        causes.insert(finding.key.clone(), finding);
+                    }
+                }
+            }
+        }
+        merged.split(causes.into_values(), gating);
+        merged
+    }
+
+    /// Files each finding as gating or not by its basis.
+    fn split(&mut self, findings: impl Iterator<Item = Finding>, gating: &Gating) {
+        for finding in findings {
+            if gating.gates(finding.basis.kind) {
+                self.findings.push(finding);
+            } else {
+                self.not_gating.push(finding);
+            }
+        }
+    }
 }
 
 /// Where a run stands, for a progress line.
@@ -228,7 +291,7 @@ pub struct Progress {
     pub cases: u64,
     /// Time so far.
     pub elapsed: Duration,
-    /// Distinct findings so far (gating or not).
+    /// Root causes so far (gating or not).
     pub findings: usize,
 }
 
@@ -269,7 +332,7 @@ struct Evaluation {
     rules: Vec<Rule>,
     /// `None`: the subject agrees (or the case is outside its profile, or it reports the case
     /// unsupported).
-    disagreement: Option<(Kind, String)>,
+    disagreement: Option<(CauseKey, String)>,
     unsupported: bool,
 }
 
@@ -286,50 +349,56 @@ pub fn fuzz(
     let threads = options.threads.max(1);
     // A batch's cases, expected outputs and answers are all held at once: fewer cases of a
     // larger shape, so that a batch holds about as many elements whatever the shape.
-    let batch_size = (BATCH_ELEMENTS / max_elements).clamp(threads, BATCH) as u64;
+    let batch_size = (BATCH_ELEMENTS / max_elements).clamp(threads, BATCH);
     let scratches = (0..threads)
         .map(|_| tempfile::tempdir())
         .collect::<Result<Vec<_>, _>>()
         .map_err(FuzzError::Scratch)?;
-    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let start = Instant::now();
     if let Some(time) = options.time {
         options.cancel.cancel_at(start + time);
     }
     let mut report = FuzzReport::default();
-    let mut seen: BTreeMap<Signature, Finding> = BTreeMap::new();
-    let mut dropped: BTreeSet<Signature> = BTreeSet::new();
+    let mut seen: BTreeMap<CauseKey, Finding> = BTreeMap::new();
+    let mut dropped: BTreeSet<CauseKey> = BTreeSet::new();
     let mut stored = 0;
     let mut last_progress = Instant::now();
+    let mut indices = options.shard.indices(options.case_limit());
     loop {
-        let left = options
-            .case_limit()
-            .map_or(batch_size, |n| n.saturating_sub(report.cases).min(batch_size));
-        if left == 0 || options.cancel.is_cancelled() {
+        if options.cancel.is_cancelled() {
             break;
         }
-        let batch: Vec<FuzzCase> = (0..left).map(|_| generate(&mut rng, &options.shape)).collect();
-        let evaluations = evaluate_all(backend, &batch, &scratches, &options.check, &options.cancel);
-        for (case, evaluation) in batch.into_iter().zip(evaluations) {
+        let batch: Vec<u64> = indices.by_ref().take(batch_size).collect();
+        if batch.is_empty() {
+            break;
+        }
+        let evaluations = evaluate_all(backend, &batch, &scratches, options);
+        for (index, evaluation) in batch.into_iter().zip(evaluations) {
             // Not evaluated, or cut short by the cancellation: not a case of the run.
             let Some(evaluation) = evaluation else { continue };
-            let evaluation = evaluation?;
+            let (case, evaluation) = evaluation?;
             report.cases += 1;
             report.unsupported += u64::from(evaluation.unsupported);
-            let Some((kind, _)) = &evaluation.disagreement else {
+            let Some((key, _)) = &evaluation.disagreement else {
                 continue;
             };
-            let signature = signature(&case, *kind);
-            match seen.get_mut(&signature) {
-                Some(finding) => finding.hits += 1,
+            match seen.get_mut(key) {
+                Some(finding) if !finding.weaker_than(evaluation.basis.kind) => finding.hit(Site::of(&case)),
                 None if stored >= options.stored_elements => {
-                    dropped.insert(signature);
+                    dropped.insert(key.clone());
                 }
-                None => {
+                // The first case of a cause, or the first on a stronger basis: it is shrunk and
+                // reported, the counts so far kept.
+                _ => {
+                    let key = key.clone();
                     let scratch = scratches[0].path();
-                    let finding = shrink::shrink(backend, case, evaluation, &signature, scratch, options)?;
+                    let mut finding = shrink::shrink(backend, (index, case), evaluation, &key, scratch, options)?;
+                    if let Some(known) = seen.remove(&key) {
+                        stored -= elements_of(&known);
+                        finding.absorb(known);
+                    }
                     stored += elements_of(&finding);
-                    seen.insert(signature, finding);
+                    seen.insert(key, finding);
                 }
             }
         }
@@ -344,14 +413,16 @@ pub fn fuzz(
     }
     report.duration = start.elapsed();
     report.dropped = dropped.len() as u64;
-    for finding in seen.into_values() {
-        if options.check.gating.gates(finding.basis.kind) {
-            report.findings.push(finding);
-        } else {
-            report.not_gating.push(finding);
-        }
-    }
+    report.split(seen.into_values(), &options.check.gating);
     Ok(report)
+}
+
+/// Case `index` of the run seeded `seed`: each case draws from a generator of its own, so any
+/// case can be drawn again alone and a run split into shards.
+pub fn generate_case(seed: u64, index: u64, shape: &Shape) -> FuzzCase {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(index);
+    generate(&mut rng, shape)
 }
 
 /// Cases drawn at a time, at most: evaluated in parallel, then taken in order.
@@ -365,30 +436,31 @@ fn elements_of(finding: &Finding) -> usize {
     finding.case.data.len() + finding.original.data.len() + outputs
 }
 
-/// Evaluates `cases` on `scratches.len()` threads, each with its own scratch directory;
-/// results come back in the order of `cases`, `None` for those `cancel` stopped.
+/// Draws and evaluates the cases `indices` on `scratches.len()` threads, each with its own
+/// scratch directory; results come back in the order of `indices`, `None` for those the
+/// cancellation stopped.
 fn evaluate_all(
     backend: &dyn Backend,
-    cases: &[FuzzCase],
+    indices: &[u64],
     scratches: &[tempfile::TempDir],
-    check: &CheckOptions,
-    cancel: &Cancel,
-) -> Vec<Option<Result<Evaluation, FuzzError>>> {
-    let chunk = cases.len().div_ceil(scratches.len()).max(1);
+    options: &FuzzOptions,
+) -> Vec<Option<Result<(FuzzCase, Evaluation), FuzzError>>> {
+    let chunk = indices.len().div_ceil(scratches.len()).max(1);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = cases
+        let handles: Vec<_> = indices
             .chunks(chunk)
             .zip(scratches)
-            .map(|(cases, scratch)| {
+            .map(|(indices, scratch)| {
                 scope.spawn(move || {
-                    cases
+                    indices
                         .iter()
-                        .map(|case| {
-                            if cancel.is_cancelled() {
+                        .map(|&index| {
+                            if options.cancel.is_cancelled() {
                                 return None;
                             }
-                            let evaluation = evaluate(backend, case, scratch.path(), check);
-                            (!cancel.is_cancelled()).then_some(evaluation)
+                            let case = generate_case(options.seed, index, &options.shape);
+                            let evaluation = evaluate(backend, &case, scratch.path(), &options.check);
+                            (!options.cancel.is_cancelled()).then_some(evaluation.map(|e| (case, e)))
                         })
                         .collect::<Vec<_>>()
                 })
@@ -408,31 +480,41 @@ fn evaluate(
     scratch: &Path,
     check: &CheckOptions,
 ) -> Result<Evaluation, FuzzError> {
-    let write = backend.reads_model_file() || check.inputs_as_constants || check.profile.folds_inputs();
-    // Every case gets a directory of its own: workers may cache a model by its path.
-    let dir = write.then(|| scratch.join(CASE_NUMBER.fetch_add(1, Ordering::Relaxed).to_string()));
-    if let Some(dir) = &dir {
-        std::fs::create_dir(dir).map_err(FuzzError::Scratch)?;
+    let folding = check.inputs_as_constants || check.profile.folds_inputs();
+    let write = backend.reads_model_file() || folding;
+    if !write {
+        return evaluate_in(backend, case, &scratch.join("model.onnx"), false, check);
     }
-    let result = evaluate_in(backend, case, dir.as_deref().unwrap_or(scratch), write, check);
-    if let Some(dir) = &dir {
-        let _ = std::fs::remove_dir_all(dir);
+    // Every case gets a model file of its own (workers may cache a model by its path), and a
+    // directory of its own only when the folded model needs one: a file costs less.
+    let number = CASE_NUMBER.fetch_add(1, Ordering::Relaxed);
+    if folding {
+        let dir = scratch.join(number.to_string());
+        std::fs::create_dir(&dir).map_err(FuzzError::Scratch)?;
+        let result = evaluate_in(backend, case, &dir.join("model.onnx"), true, check);
+        let _ = std::fs::remove_dir_all(&dir);
+        result
+    } else {
+        let path = scratch.join(format!("{number}.onnx"));
+        let result = evaluate_in(backend, case, &path, true, check);
+        let _ = std::fs::remove_file(&path);
+        result
     }
-    result
 }
 
-/// Numbers the cases' scratch directories.
+/// Numbers the cases' model files.
 static CASE_NUMBER: AtomicU64 = AtomicU64::new(0);
 
+/// [`evaluate`], the model at `path` (written there when `write`).
 fn evaluate_in(
     backend: &dyn Backend,
     case: &FuzzCase,
-    scratch: &Path,
+    path: &Path,
     write: bool,
     check: &CheckOptions,
 ) -> Result<Evaluation, FuzzError> {
     let (proto, inputs) = case.build("test_fuzz");
-    let model = load(proto, scratch, write).map_err(|source| FuzzError::Generator {
+    let model = load(proto, path, write).map_err(|source| FuzzError::Generator {
         case: case.to_string(),
         source: Box::new(source),
     })?;
@@ -472,7 +554,7 @@ fn evaluate_in(
     }
     let constants = check.constant_inputs(&model);
     let answer = if !constants.is_empty() {
-        let folded_dir = scratch.join("constants");
+        let folded_dir = path.with_file_name("constants");
         std::fs::create_dir_all(&folded_dir).map_err(FuzzError::Scratch)?;
         match named_inputs_as_constants(&model, &inputs, &constants, &folded_dir, &DecodeOptions::default()) {
             Ok((folded, data)) => run(backend, &folded, &data),
@@ -498,16 +580,15 @@ fn evaluate_in(
 
 /// Loads the model as the runner would, writing it where file-reading backends find it
 /// (only for those: a file per case is most of the cost of an in-process run).
-fn load(proto: ModelProto, scratch: &Path, write: bool) -> Result<Model, crate::model::constant_inputs::RewriteError> {
-    let path = scratch.join("model.onnx");
+fn load(proto: ModelProto, path: &Path, write: bool) -> Result<Model, crate::model::constant_inputs::RewriteError> {
     if write {
-        std::fs::write(&path, proto.encode_to_vec()).map_err(|e| crate::tensor::FileProblem::Io(e).at(&path))?;
+        std::fs::write(path, proto.encode_to_vec()).map_err(|e| crate::tensor::FileProblem::Io(e).at(path))?;
     }
-    Ok(Model::from_proto(&path, proto, &DecodeOptions::default())?)
+    Ok(Model::from_proto(path, proto, &DecodeOptions::default())?)
 }
 
 /// How `answer` disagrees with the reference's `expected`: the runner's own judge
-/// ([`judge_answer`]), its verdict's cause as the kind, its message as the runner words it.
+/// ([`judge_answer`]), its verdict's root cause, its message as the runner words it.
 fn disagreement(
     backend: &str,
     model: &Model,
@@ -515,7 +596,17 @@ fn disagreement(
     (expected, rules): (&Result<Vec<Tensor>, String>, &[Rule]),
     answer: Answer,
     check: &CheckOptions,
-) -> Option<(Kind, String)> {
+) -> Option<(CauseKey, String)> {
+    let values = match (expected, &answer) {
+        (Ok(expected), Answer::Outputs(actual)) => {
+            let pattern = values_pattern(model, inputs, expected, actual, &check.tolerance);
+            // Outputs of the expected number, types and shapes with no element failing the
+            // comparison are what the judge passes: most cases, judged without copying them.
+            pattern.as_ref()?;
+            pattern
+        }
+        _ => None,
+    };
     let data = LoadedDataSet {
         inputs: inputs.to_vec(),
         expected: match expected {
@@ -524,21 +615,7 @@ fn disagreement(
         },
     };
     let verdict = judge_answer(model, data, rules, answer, check);
-    Kind::of(&verdict).map(|kind| (kind, verdict.message(backend)))
-}
-
-/// The signature of a disagreement of `kind` on `case`.
-fn signature(case: &FuzzCase, kind: Kind) -> Signature {
-    Signature {
-        op: match case.operator.op {
-            PadOp::Pad => "pad",
-            PadOp::CenterCropPad => "center_crop_pad",
-            PadOp::MicrosoftPad => "ms_pad",
-        },
-        mode: case.mode.clone().unwrap_or_else(|| "-".into()),
-        dtype_class: dtype_class(case.data.data_type()),
-        kind,
-    }
+    CauseKey::of(&verdict, values).map(|key| (key, verdict.message(backend)))
 }
 
 /// The classes a missing element type usually comes in.

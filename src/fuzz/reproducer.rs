@@ -1,4 +1,4 @@
-//! Findings as node-test cases: `test_fuzz_<signature>_pad/` with model.onnx,
+//! Findings as node-test cases: `test_fuzz_<cause>_pad/` with model.onnx,
 //! test_data_set_0/input_K.pb and output_0.pb (or expected_error.txt), case.json with the
 //! basis, and description.txt — a case `pad-conformance` discovers and runs as it stands.
 
@@ -15,7 +15,7 @@ use crate::tensor::{FileError, FileProblem, encode_tensor};
 
 /// Writes `finding` under `dir` and returns the case directory.
 pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileError> {
-    let name = format!("test_fuzz_{}_pad", finding.signature);
+    let name = format!("test_fuzz_{}_pad", finding.key.slug());
     let case_dir = dir.join(&name);
     let data_dir = case_dir.join("test_data_set_0");
     let write = |path: PathBuf, bytes: &[u8]| -> Result<(), FileError> {
@@ -56,7 +56,7 @@ pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileEr
     };
     let json = serde_json::to_string_pretty(&info).expect("case.json serializes");
     write(case_dir.join(CASE_INFO_FILE), format!("{json}\n").as_bytes())?;
-    let description = format!("{}: {}\n", finding.signature, finding.case);
+    let description = format!("{}: {}\n", finding.key, finding.case);
     write(case_dir.join("description.txt"), description.as_bytes())?;
     Ok(case_dir)
 }

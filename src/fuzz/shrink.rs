@@ -1,26 +1,29 @@
 //! Shrinking a disagreement: simpler cases — fewer axes, smaller extents, smaller pads, no
-//! optional inputs — are tried in turn, and one is kept whenever the same disagreement (same
-//! signature) persists, until nothing simpler does or the run budget is spent.
+//! optional inputs — are tried in turn, and one is kept only when it shows the same root
+//! cause on the same or a stronger basis (never a spec finding shrunk into a project rule's
+//! or an undefined corner's), until nothing simpler does or the run budget is spent.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use ndarray::{ArrayD, Axis, Slice};
 
-use super::{Evaluation, Finding, FuzzCase, FuzzError, FuzzOptions, Signature, evaluate, signature};
+use super::{Evaluation, Finding, FuzzCase, FuzzError, FuzzOptions, Site, evaluate};
 use crate::backend::Backend;
+use crate::judge::cause_key::CauseKey;
 use crate::operators::PadOp;
 use crate::tensor::{Element, Tensor, Visitor};
 
-/// The smallest case found that shows `signature`, starting from `case`.
+/// The smallest case found that shows `target`, starting from case `index`, `case`.
 pub(super) fn shrink(
     backend: &dyn Backend,
-    case: FuzzCase,
+    (index, case): (u64, FuzzCase),
     evaluation: Evaluation,
-    target: &Signature,
+    target: &CauseKey,
     scratch: &Path,
     options: &FuzzOptions,
 ) -> Result<Finding, FuzzError> {
-    let original = case.clone();
+    let (original, drawn_basis) = (case.clone(), evaluation.basis.kind);
     let (mut best, mut best_evaluation) = (case, evaluation);
     let mut runs = 0;
     // Cancelled (or past the run's time): the best case so far stands.
@@ -34,8 +37,7 @@ pub(super) fn shrink(
             if options.cancel.is_cancelled() {
                 break 'simpler;
             }
-            let same = matches!(&evaluation.disagreement, Some((kind, _)) if signature(&candidate, *kind) == *target);
-            if same {
+            if shows(&evaluation, target) && evaluation.basis.kind <= best_evaluation.basis.kind {
                 best = candidate;
                 best_evaluation = evaluation;
                 continue 'simpler;
@@ -45,15 +47,23 @@ pub(super) fn shrink(
     }
     let message = best_evaluation.disagreement.map(|(_, m)| m).unwrap_or_default();
     Ok(Finding {
-        signature: target.clone(),
+        key: target.clone(),
+        seen_in: BTreeMap::from([(Site::of(&original), 1)]),
         case: best,
         original,
+        case_index: index,
+        drawn_basis,
         expected: best_evaluation.expected,
         basis: best_evaluation.basis,
         rules: best_evaluation.rules,
         message,
         hits: 1,
     })
+}
+
+/// Whether `evaluation` shows the root cause `target`.
+fn shows(evaluation: &Evaluation, target: &CauseKey) -> bool {
+    matches!(&evaluation.disagreement, Some((key, _)) if key == target)
 }
 
 /// Cases one step simpler than `case`, simplest steps first.

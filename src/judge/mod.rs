@@ -2,6 +2,7 @@
 //! one ([`check`], [`compare`]), within what the backend declares it supports ([`profile`]),
 //! into a [`verdict`]; a baseline weighs that into a [`gate_result`].
 
+pub mod cause_key;
 pub mod check;
 pub mod compare;
 pub mod gate_result;
