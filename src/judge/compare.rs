@@ -155,10 +155,13 @@ pub struct SpecialDifference {
 /// typed summary the verdict carries and every report prints.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Deviation {
-    /// The largest `|actual − expected|` over finite pairs (0 when none differs).
+    /// The largest `|actual − expected|` over finite pairs (0 when none differs); infinite
+    /// when the difference of two doubles overflows, which JSON writes as null.
+    #[serde(deserialize_with = "infinite_if_null")]
     pub max_abs_error: f64,
     /// The largest `|actual − expected| / max(|actual|, |expected|)` over finite pairs: the
     /// measure `rtol` bounds.
+    #[serde(deserialize_with = "infinite_if_null")]
     pub max_rel_error: f64,
     /// The largest distance in ULPs over finite pairs whose bits differ, and where; none when
     /// every difference is a special one.
@@ -167,6 +170,12 @@ pub struct Deviation {
     /// The special differences, by kind.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub special: Vec<SpecialDifference>,
+}
+
+/// An error read back: JSON has no infinity and writes null for it, the only non-finite
+/// value an error can take.
+fn infinite_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
 }
 
 impl Deviation {
@@ -1429,6 +1438,15 @@ mod tests {
              NaN expected in 2 elements, first output 0 [1]: expected NaN, got 0; \
              sign of zero differs in 1 element, first output 1 [2]: expected +0, got -0"
         );
+        // Two doubles far apart overflow the error, which JSON writes as null and reads back.
+        let huge = check(vec![f64::MAX], vec![-f64::MAX]).deviation.unwrap();
+        assert_eq!(huge.max_abs_error, f64::INFINITY);
+        let json = serde_json::to_string(&huge).unwrap();
+        assert!(
+            json.starts_with(r#"{"max_abs_error":null,"max_rel_error":null,"#),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<Deviation>(&json).unwrap(), huge);
         let json = serde_json::to_string(&merged).unwrap();
         assert_eq!(serde_json::from_str::<Deviation>(&json).unwrap(), merged);
         assert!(

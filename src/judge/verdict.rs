@@ -412,6 +412,43 @@ mod tests {
     use crate::backend::{BackendFailure, BackendUnsupported};
 
     #[test]
+    fn verdicts_written_before_deviations_were_measured_still_read() {
+        let old: Verdict = serde_json::from_str(r#"{"verdict":"mismatch","shape":false,"report":"r"}"#).unwrap();
+        assert_eq!(
+            old,
+            Verdict::Mismatch {
+                shape: false,
+                report: "r".into(),
+                deviation: None
+            }
+        );
+        let old: Verdict = serde_json::from_str(r#"{"verdict":"passed","bit_exact":false}"#).unwrap();
+        assert_eq!(old.deviation(), None);
+        // And a deviation makes the round trip, absent when there is none.
+        let passed = Verdict::Passed {
+            bit_exact: false,
+            deviation: Some(Box::new(Deviation {
+                max_abs_error: 0.5,
+                ..Deviation::default()
+            })),
+        };
+        let json = serde_json::to_string(&passed).unwrap();
+        assert_eq!(
+            json,
+            r#"{"verdict":"passed","bit_exact":false,"deviation":{"max_abs_error":0.5,"max_rel_error":0.0}}"#
+        );
+        assert_eq!(serde_json::from_str::<Verdict>(&json).unwrap(), passed);
+        let exact = Verdict::Passed {
+            bit_exact: true,
+            deviation: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&exact).unwrap(),
+            r#"{"verdict":"passed","bit_exact":true}"#
+        );
+    }
+
+    #[test]
     fn a_polite_refusal_is_never_a_crash_whatever_its_words() {
         let polite: BackendError = "not implemented: the signal path panicked, timed out and was killed".into();
         let verdict = judge_error(&polite, &Expectation::Outputs, false);
