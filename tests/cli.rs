@@ -642,8 +642,9 @@ fn without_a_path_the_bundled_cases_are_found_from_any_directory() {
 }
 
 /// test_constant_pad with its first nonzero expected value nudged by one part in 4096: the
-/// reference passes it within tolerance, not bit for bit.
-fn lossy_tree() -> tempfile::TempDir {
+/// reference's output differs from it by some ULPs. Returns the tree and how many ULPs apart
+/// the two values are.
+fn lossy_tree() -> (tempfile::TempDir, u32) {
     let dir = tempfile::tempdir().unwrap();
     let case = dir.path().join("test_constant_pad");
     copy_dir(&testdata("onnx-1.22.0/node/test_constant_pad"), &case);
@@ -652,50 +653,97 @@ fn lossy_tree() -> tempfile::TempDir {
         panic!("test_constant_pad's output is float");
     };
     let x = values.iter_mut().find(|x| **x != 0.0).unwrap();
+    let was = *x;
     *x *= 1.0 + 1.0 / 4096.0;
+    let ulps = x.to_bits().abs_diff(was.to_bits());
     write_tensor_file(&output, &Tensor::Float(values), "y").unwrap();
-    dir
+    (dir, ulps)
 }
 
 #[test]
-fn lossy_passes_are_shown_in_every_format_and_fail_under_exact() {
-    let tree = lossy_tree();
+fn another_value_fails_by_default_and_tolerances_let_it_pass_visibly() {
+    let (tree, ulps) = lossy_tree();
+    assert!(ulps > 1000, "one part in 4096 of a float is about 2048 ULPs: {ulps}");
     let path = tree.path().to_str().unwrap();
+    // Exact by default: the mismatch names the largest ULP distance and where.
     let out = run(&[path]);
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        stdout.contains("Pad-25  ") && stdout.contains("(passed within tolerance, not bit-identical: max abs error "),
-        "{stdout}"
-    );
-    assert_eq!(
-        stdout.lines().last(),
-        Some("1 passed (1 not bit-identical), 0 failed, 0 errored, 0 skipped")
-    );
-
+    assert!(stdout.contains(&format!(", max {ulps} ulps at [")), "{stdout}");
     let json: serde_json::Value = serde_json::from_slice(&run(&["--format", "json", path]).stdout).unwrap();
+    let deviation = &json["cases"][0]["verdict"]["deviation"];
+    assert_eq!(json["cases"][0]["verdict"]["verdict"], "mismatch");
+    assert_eq!(deviation["max_ulps"]["ulps"], ulps);
+    assert_eq!(deviation["max_ulps"]["output"], 0);
+    assert_eq!(deviation["max_ulps"]["index"].as_array().map(Vec::len), Some(4)); // NCHW
+
+    // Within tolerance: passes, and every format says by how much.
+    for loosen in [&["--rtol", "1e-3"][..], &["--ulps", &ulps.to_string()]] {
+        let args: Vec<&str> = loosen.iter().copied().chain([path]).collect();
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{loosen:?}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            stdout.contains("Pad-25  ") && stdout.contains("(passed, not bit-identical: max abs error "),
+            "{stdout}"
+        );
+        assert!(stdout.contains(&format!("max {ulps} ulps at output 0 [")), "{stdout}");
+        assert_eq!(
+            stdout.lines().last(),
+            Some("1 passed (1 not bit-identical), 0 failed, 0 errored, 0 skipped")
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["--ulps", "5000", "--format", "json", path]).stdout).unwrap();
     assert_eq!(json["summary"]["lossy"], 1);
     assert_eq!(json["cases"][0]["bit_exact"], false);
+    assert_eq!(json["cases"][0]["verdict"]["verdict"], "passed");
+    assert_eq!(json["cases"][0]["verdict"]["deviation"]["max_ulps"]["ulps"], ulps);
 
-    let xml = String::from_utf8(run(&["--format", "junit", path]).stdout).unwrap();
+    let xml = String::from_utf8(run(&["--rtol", "1e-3", "--format", "junit", path]).stdout).unwrap();
     assert!(xml.contains(r#"<property name="lossy-passes" value="1"/>"#), "{xml}");
-    assert!(
-        xml.contains("passed within tolerance, not bit-identical: max abs error"),
-        "{xml}"
-    );
+    assert!(xml.contains("passed, not bit-identical: max abs error "), "{xml}");
+    assert!(xml.contains(&format!("max {ulps} ulps at output 0 [")), "{xml}");
 
-    let markdown = String::from_utf8(run(&["--format", "markdown", path]).stdout).unwrap();
+    let markdown = String::from_utf8(run(&["--rtol", "1e-3", "--format", "markdown", path]).stdout).unwrap();
     assert!(
         markdown.contains("| passed, not bit-identical | `test_constant_pad/0` | Pad-25 | spec | max abs error "),
         "{markdown}"
     );
-    assert!(
-        markdown.contains("**1 passed (1 not bit-identical), 0 failed"),
-        "{markdown}"
-    );
+    assert!(markdown.contains(&format!("max {ulps} ulps")), "{markdown}");
 
-    let exact = run(&["--exact", path]);
-    assert_eq!(exact.status.code(), Some(1));
+    // One ULP short fails.
+    let out = run(&["--ulps", &(ulps - 1).to_string(), path]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn one_tolerance_model_per_run() {
+    let (tree, _) = lossy_tree();
+    let path = tree.path().to_str().unwrap();
+    for args in [
+        &["--rtol", "1e-3", "--ulps", "2"][..],
+        &["--atol", "1e-3", "--ulps", "2"],
+        &["--exact", "--ulps", "2"],
+        &["--exact", "--rtol", "1e-3"],
+        &["--exact", "--atol", "0"],
+    ] {
+        let all: Vec<&str> = args.iter().copied().chain([path]).collect();
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("cannot be used with"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(out.stdout.is_empty());
+    }
+    // Fuzz and matrix take the same options and refuse the same mixtures.
+    let out = run(&["fuzz", "--cases", "1", "--ulps", "1", "--rtol", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cannot be used with"), "{}", stderr(&out));
+    let out = run(&["fuzz", "--cases", "3", "--ulps", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 #[test]

@@ -300,18 +300,15 @@ impl Backend for ThreeDefects {
     }
 }
 
-/// `cases` of seed 2 (one whose 800 cases show each of the three defects), compared bit
-/// for bit (a zero's sign passes the tolerant comparison).
+/// `cases` of seed 2 (one whose 800 cases show each of the three defects), compared as the
+/// default compares: exactly, a zero's sign included.
 fn exact_options(cases: u64) -> FuzzOptions {
-    let mut options = FuzzOptions {
+    let options = FuzzOptions {
         cases: Some(cases),
         seed: 2,
         ..FuzzOptions::default()
     };
-    options.check.tolerance = Tolerance {
-        exact: true,
-        ..Tolerance::default()
-    };
+    assert_eq!(options.check.tolerance, Tolerance::Exact);
     options
 }
 

@@ -72,10 +72,7 @@ fn data_facts(case: &TestCase) -> Vec<(Facts, Facts)> {
 
 fn ref_passes(case: &TestCase) {
     let exact = CheckOptions {
-        tolerance: Tolerance {
-            exact: true,
-            ..Tolerance::default()
-        },
+        tolerance: Tolerance::Bitwise,
         ..CheckOptions::default()
     };
     for index in case.job_indices() {

@@ -77,7 +77,24 @@ fn a_run_and_a_matrix_write_the_scoreboard_page() {
     assert_eq!(
         texts(&read_page(&strict), "code.rerun"),
         [format!(
-            "pad-conformance --backend ref --basis spec,reference,rule --rtol 0.5 --filter test_wrap_pad/0 {root}"
+            "pad-conformance --backend ref --basis spec,reference,rule --rtol 0.5 --atol 0.0000001 --filter test_wrap_pad/0 {root}"
+        )]
+    );
+    let ulps = out_dir.path().join("ulps.html");
+    let out = run(&[
+        "--format",
+        "html",
+        "--output",
+        ulps.to_str().unwrap(),
+        "--ulps",
+        "3",
+        root,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        texts(&read_page(&ulps), "code.rerun"),
+        [format!(
+            "pad-conformance --backend ref --ulps 3 --filter test_wrap_pad/0 {root}"
         )]
     );
     let message = texts(&html, "pre.message").concat();

@@ -3,15 +3,11 @@
 
 use pad_conformance::backend::RefBackend;
 use pad_conformance::harness::Harness;
-use pad_conformance::judge::compare::Tolerance;
 
 fn main() {
-    let exact = Tolerance {
-        exact: true,
-        ..Tolerance::default()
-    };
+    // Every bit, NaN payloads included.
     Harness::new(RefBackend)
         .root(concat!(env!("CARGO_MANIFEST_DIR"), "/onnx-testdata"))
-        .tolerance(exact)
+        .exact()
         .run();
 }

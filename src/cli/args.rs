@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use crate::cli::bench::BENCH_TYPES;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use pad_conformance::fuzz::Shard;
-use pad_conformance::judge::compare::Tolerance;
 use pad_conformance::tensor::DEFAULT_MAX_BYTES;
 
 const EXAMPLES: &str = "\
@@ -152,15 +151,23 @@ pub struct Selection {
 /// How data sets are run and compared.
 #[derive(Args, Debug)]
 pub struct Checking {
-    /// Relative tolerance for floating outputs (a finite number ≥ 0).
-    #[arg(long, value_name = "X", default_value_t = Tolerance::default().rtol, value_parser = tolerance,
-          allow_negative_numbers = true)]
-    pub rtol: f64,
-    /// Absolute tolerance for floating outputs (a finite number ≥ 0).
-    #[arg(long, value_name = "Y", default_value_t = Tolerance::default().atol, value_parser = tolerance,
-          allow_negative_numbers = true)]
-    pub atol: f64,
-    /// Require bit-identical outputs.
+    /// Loosen the exact default for finite floating values: pass when |a − e| ≤ rtol ×
+    /// max(|a|, |e|) (approx's RelativeEq), or within --atol (default 0). A finite number ≥ 0.
+    /// One tolerance model per run: not with --ulps or --exact.
+    #[arg(long, value_name = "X", value_parser = tolerance, allow_negative_numbers = true,
+          conflicts_with_all = ["ulps", "exact"])]
+    pub rtol: Option<f64>,
+    /// Loosen the exact default for finite floating values: pass when |a − e| ≤ atol, or
+    /// within --rtol (default 0). A finite number ≥ 0. Not with --ulps or --exact.
+    #[arg(long, value_name = "Y", value_parser = tolerance, allow_negative_numbers = true,
+          conflicts_with_all = ["ulps", "exact"])]
+    pub atol: Option<f64>,
+    /// Loosen the exact default for finite floating values: pass when at most N values of
+    /// their format apart (units in the last place). NaN, infinities, the sign of zero and
+    /// flushed subnormals are never excused. Not with --rtol, --atol or --exact.
+    #[arg(long, value_name = "N", conflicts_with = "exact")]
+    pub ulps: Option<u64>,
+    /// Compare every bit, NaN payloads too (by default every NaN matches every NaN).
     #[arg(long)]
     pub exact: bool,
     /// The bases whose failures fail the run, comma-separated: spec, reference, rule

@@ -221,6 +221,7 @@ mod tests {
         Verdict::Mismatch {
             shape: false,
             report: report.into(),
+            deviation: None,
         }
     }
 
@@ -276,7 +277,15 @@ mod tests {
                     Basis::Spec,
                     vec![2],
                 ),
-                outcome("g", Verdict::Passed { bit_exact: true }, Basis::Spec, vec![2]),
+                outcome(
+                    "g",
+                    Verdict::Passed {
+                        bit_exact: true,
+                        deviation: None,
+                    },
+                    Basis::Spec,
+                    vec![2],
+                ),
             ],
             duration: Duration::ZERO,
             baseline: None,

@@ -82,17 +82,26 @@ impl Selection {
 impl Checking {
     fn options(&self, max_tensor_bytes: u64) -> Result<CheckOptions, Fatal> {
         Ok(CheckOptions {
-            tolerance: Tolerance {
-                rtol: self.rtol,
-                atol: self.atol,
-                exact: self.exact,
-            },
+            tolerance: self.tolerance(),
             max_tensor_bytes,
             gating: Gating::from_names(&self.basis)?,
             profile: Profile::everything(),
             inputs_as_constants: self.inputs_as_constants,
             strict_rules: self.strict_rules,
         })
+    }
+
+    /// The one tolerance model of the run; clap has refused two.
+    fn tolerance(&self) -> Tolerance {
+        match (self.rtol, self.atol, self.ulps) {
+            (None, None, None) if self.exact => Tolerance::Bitwise,
+            (None, None, None) => Tolerance::Exact,
+            (None, None, Some(n)) => Tolerance::Ulps(n),
+            (rtol, atol, _) => Tolerance::Approx {
+                rtol: rtol.unwrap_or(0.0),
+                atol: atol.unwrap_or(0.0),
+            },
+        }
     }
 
     fn backend(&self, spec: &str, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
@@ -117,7 +126,6 @@ impl Checking {
     /// The command that reruns one data set of backend `spec` as this run checked it: the
     /// options that change a verdict, when they are not the defaults, and the paths.
     fn rerun(&self, spec: &str, selection: &Selection, profile: Option<&PathBuf>) -> Rerun {
-        let defaults = Tolerance::default();
         let mut options = Vec::new();
         if let Some(profile) = profile {
             options.extend(["--profile".to_owned(), profile.display().to_string()]);
@@ -132,14 +140,19 @@ impl Checking {
         if self.strict_rules {
             options.push("--strict-rules".to_owned());
         }
-        if self.exact {
-            options.push("--exact".to_owned());
-        }
-        if self.rtol != defaults.rtol {
-            options.extend(["--rtol".to_owned(), self.rtol.to_string()]);
-        }
-        if self.atol != defaults.atol {
-            options.extend(["--atol".to_owned(), self.atol.to_string()]);
+        match self.tolerance() {
+            Tolerance::Exact => {}
+            Tolerance::Bitwise => options.push("--exact".to_owned()),
+            // An option not given is 0; both 0 still name the model.
+            Tolerance::Approx { rtol, atol } => {
+                if rtol != 0.0 {
+                    options.extend(["--rtol".to_owned(), rtol.to_string()]);
+                }
+                if atol != 0.0 || rtol == 0.0 {
+                    options.extend(["--atol".to_owned(), atol.to_string()]);
+                }
+            }
+            Tolerance::Ulps(n) => options.extend(["--ulps".to_owned(), n.to_string()]),
         }
         for pattern in &selection.patterns {
             options.extend(["--pattern".to_owned(), pattern.clone()]);

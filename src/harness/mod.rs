@@ -161,11 +161,23 @@ impl Harness {
         self
     }
 
-    /// How outputs are compared. Like every setter here, it changes only its own setting,
-    /// so the builder's methods give the same harness in any order.
+    /// How outputs are compared (default [`Tolerance::Exact`]: values bit for bit, every NaN
+    /// matching every NaN). Like every setter here, it changes only its own setting, so the
+    /// builder's methods give the same harness in any order.
     pub fn tolerance(mut self, tolerance: Tolerance) -> Harness {
         self.options.tolerance = tolerance;
         self
+    }
+
+    /// Every bit, NaN payloads too: the command line's `--exact`.
+    pub fn exact(self) -> Harness {
+        self.tolerance(Tolerance::Bitwise)
+    }
+
+    /// Finite floating values pass when at most `n` values of their format apart: the
+    /// command line's `--ulps`, for a backend that knowingly computes in a narrower type.
+    pub fn ulps(self, n: u64) -> Harness {
+        self.tolerance(Tolerance::Ulps(n))
     }
 
     /// The largest tensor a file may declare, in bytes (default

@@ -7,7 +7,7 @@ use std::fmt;
 
 use crate::gate::baseline::CorpusChange;
 use crate::judge::check::Outcome;
-use crate::judge::compare::MAX_LISTED;
+use crate::judge::compare::{Deviation, MAX_LISTED};
 use crate::judge::gate_result::GateResult;
 use crate::report::{RunReport, Summary};
 use crate::text::escape_line;
@@ -22,8 +22,8 @@ pub struct HarnessSummary {
     /// Trials whose data set passed.
     pub passed: usize,
     /// Of those, the ones that were not bit-identical (passed within tolerance), by name,
-    /// with the largest absolute error.
-    pub lossy: Vec<(String, Option<f64>)>,
+    /// with how far apart their values were.
+    pub lossy: Vec<(String, Option<Deviation>)>,
     /// Failed or errored as the baseline lists them.
     pub known_failures: usize,
     /// Failed or errored and not listed: regressions.
@@ -84,7 +84,7 @@ impl HarnessSummary {
                 _ => {
                     self.passed += 1;
                     if outcome.is_lossy_pass() {
-                        self.lossy.push((outcome.name(), outcome.max_abs_error));
+                        self.lossy.push((outcome.name(), outcome.deviation().cloned()));
                     }
                 }
             },
@@ -120,14 +120,10 @@ impl fmt::Display for HarnessSummary {
                 escape_line(&change.to_string())
             )?;
         }
-        for (name, error) in self.lossy.iter().take(MAX_LISTED) {
-            write!(
-                f,
-                "\n  passed within tolerance, not bit-identical: {}",
-                escape_line(name)
-            )?;
-            if let Some(error) = error {
-                write!(f, " (max abs error {error:e})")?;
+        for (name, deviation) in self.lossy.iter().take(MAX_LISTED) {
+            write!(f, "\n  passed, not bit-identical: {}", escape_line(name))?;
+            if let Some(deviation) = deviation {
+                write!(f, " ({})", escape_line(&deviation.describe()))?;
             }
         }
         if self.lossy.len() > MAX_LISTED {
@@ -152,7 +148,7 @@ mod tests {
         assert!(!text.contains('\x1b') && !text.contains('\r'), "{text:?}");
         assert!(text.starts_with("pad-conformance, backend w\\u{1b}[2J\\r: "), "{text}");
         assert!(
-            text.ends_with("\n  passed within tolerance, not bit-identical: test_x\\nPASS  forged/0"),
+            text.ends_with("\n  passed, not bit-identical: test_x\\nPASS  forged/0"),
             "{text}"
         );
     }

@@ -274,13 +274,8 @@ fn worst<'a, T: Comparable + Flavoured + 'a>(
 ) -> Option<(Flavour, Vec<usize>)> {
     let mut worst: Option<(Flavour, Vec<usize>)> = None;
     for (flat, (e, a)) in pairs.enumerate() {
-        let check = T::check(e, a, tolerance);
-        let fails = if tolerance.exact {
-            !check.bit_equal
-        } else {
-            !check.within
-        };
-        if !fails {
+        // `within` is the run's rule, whichever it is (exact, bitwise, approx, ULPs).
+        if T::check(e, a, tolerance).within {
             continue;
         }
         let flavour = T::flavour(e, a);
@@ -434,10 +429,7 @@ mod tests {
         let (proto, inputs) = case.build("t");
         let model = Model::from_proto(std::path::Path::new("m.onnx"), proto, &Default::default()).unwrap();
         let expected = [Tensor::from_vec(&[4], vec![-0.0f32, 1.0, 2.0, -0.0]).unwrap()];
-        let exact = Tolerance {
-            exact: true,
-            ..Tolerance::default()
-        };
+        let exact = Tolerance::Exact;
         let pattern = |actual: Vec<f32>, tolerance: &Tolerance| {
             let actual = [Tensor::from_vec(&[4], actual).unwrap()];
             values_pattern(&model, &inputs, &expected, &actual, tolerance)
@@ -448,8 +440,12 @@ mod tests {
             pattern(vec![0.0, 1.0, 2.0, -0.0], &exact),
             values(Region::Padding(constant), Flavour::SignOfZero)
         );
-        // Tolerated as a value, the sign of a zero is no failure.
-        assert_eq!(pattern(vec![0.0, 1.0, 2.0, -0.0], &Tolerance::default()), None);
+        // A tolerance never excuses a zero's sign either (docs/semantics.md#comparison).
+        let approx = Tolerance::Approx { rtol: 1e-3, atol: 1e-7 };
+        assert_eq!(
+            pattern(vec![0.0, 1.0, 2.0, -0.0], &approx),
+            values(Region::Padding(constant), Flavour::SignOfZero)
+        );
         // A wrong interior value outranks a zero's sign.
         assert_eq!(
             pattern(vec![0.0, 1.0, 3.0, -0.0], &exact),

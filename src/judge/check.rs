@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::backend::{Backend, BackendError, RefBackend, refusal_rule, refusal_rules};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
-use crate::judge::compare::{Tolerance, compare_in};
+use crate::judge::compare::{Deviation, Tolerance, compare_in};
 use crate::judge::gate_result::GateResult;
 use crate::judge::profile::{Profile, Subject};
 use crate::judge::setup::Setup;
@@ -238,6 +238,20 @@ impl Outcome {
         self.status == Status::Passed && self.bit_exact == Some(false)
     }
 
+    /// How far apart the floating values were, when not all bit for bit (the verdict's).
+    pub fn deviation(&self) -> Option<&Deviation> {
+        self.verdict.as_ref().and_then(Verdict::deviation)
+    }
+
+    /// What a pass that is not bit for bit reports: `passed, not bit-identical: max abs
+    /// error …, max 2 ulps at output 0 [1, 3]`, or the special values that differ.
+    pub(crate) fn lossy_note(&self) -> String {
+        match self.deviation() {
+            Some(deviation) => format!("passed, not bit-identical: {}", deviation.describe()),
+            None => "passed, not bit-identical".to_owned(),
+        }
+    }
+
     /// `Pad-19`, `com.microsoft.Pad-1`, or `-` when unknown.
     pub fn operator(&self) -> String {
         match (&self.op, &self.domain, self.version) {
@@ -252,8 +266,8 @@ impl Outcome {
 struct Judged {
     verdict: Verdict,
     bit_exact: Option<bool>,
-    max_abs_error: Option<f64>,
-    max_rel_error: Option<f64>,
+    /// Over the floating outputs, when any was compared.
+    deviation: Option<Box<Deviation>>,
     mismatches: usize,
 }
 
@@ -262,8 +276,7 @@ impl From<Verdict> for Judged {
         Judged {
             verdict,
             bit_exact: None,
-            max_abs_error: None,
-            max_rel_error: None,
+            deviation: None,
             mismatches: 0,
         }
     }
@@ -331,8 +344,8 @@ pub fn check_data_set_with(
         gates: options.gating.gates(case.basis.kind),
         basis: case.basis.clone(),
         bit_exact: verdict.bit_exact,
-        max_abs_error: verdict.max_abs_error,
-        max_rel_error: verdict.max_rel_error,
+        max_abs_error: verdict.deviation.as_ref().map(|d| d.max_abs_error),
+        max_rel_error: verdict.deviation.as_ref().map(|d| d.max_rel_error),
         mismatches: verdict.mismatches,
         setup: setup.filter(|_| status != Status::Passed),
         gate: None,
@@ -515,40 +528,51 @@ fn compare_outputs(
             expected.len(),
             actual.len()
         );
-        return Verdict::Mismatch { shape: true, report }.into();
+        return Verdict::Mismatch {
+            shape: true,
+            report,
+            deviation: None,
+        }
+        .into();
     }
     let regions = pad_regions(model, inputs);
-    let mut verdict = Judged::from(Verdict::Passed { bit_exact: true });
     let mut reports = Vec::new();
     let mut bit_exact = true;
     let mut shape = false;
+    let mut mismatches = 0;
+    let mut deviation: Option<Deviation> = None;
     for (index, (e, a)) in expected.iter().zip(&actual).enumerate() {
         let comparison = compare_in(e, a, tolerance, regions.as_ref());
         bit_exact &= comparison.bit_exact;
-        verdict.mismatches += comparison.differing;
-        verdict.max_abs_error = max_option(verdict.max_abs_error, comparison.max_abs_error);
-        verdict.max_rel_error = max_option(verdict.max_rel_error, comparison.max_rel_error);
+        mismatches += comparison.differing;
+        if let Some(output) = &comparison.deviation {
+            deviation
+                .get_or_insert_with(Deviation::default)
+                .merge(output.clone().in_output(index));
+        }
         if !comparison.passed {
             shape |= comparison.problem.is_some();
             let name = model.graph.outputs.get(index).map_or("", String::as_str);
             reports.push(comparison.report(index, name));
         }
     }
-    verdict.bit_exact = Some(bit_exact);
-    verdict.verdict = Verdict::Passed { bit_exact };
-    if !reports.is_empty() {
-        verdict.verdict = Verdict::Mismatch {
+    let verdict = if reports.is_empty() {
+        Verdict::Passed {
+            bit_exact,
+            deviation: deviation.clone().filter(|_| !bit_exact).map(Box::new),
+        }
+    } else {
+        Verdict::Mismatch {
             shape,
             report: reports.join("\n"),
-        };
-    }
-    verdict
-}
-
-fn max_option(a: Option<f64>, b: Option<f64>) -> Option<f64> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.max(y)),
-        (x, y) => x.or(y),
+            deviation: deviation.clone().map(Box::new),
+        }
+    };
+    Judged {
+        verdict,
+        bit_exact: Some(bit_exact),
+        deviation: deviation.map(Box::new),
+        mismatches,
     }
 }
 

@@ -2,17 +2,21 @@
 //! mismatch report a person can act on.
 //!
 //! dtype, then shape, then values. Integers, bool, strings and sub-byte integers must be
-//! equal; floating values pass when `|actual − expected| ≤ atol + rtol × |expected|`, NaN
-//! matching NaN and infinities matching exactly. Bit-identity is recorded either way, and
-//! `exact` makes it the rule.
+//! equal. Floating values must be equal bit for bit by default, since these operators only
+//! move values, every NaN matching every NaN; a [`Tolerance`] tightens that to NaN payloads or
+//! loosens it for finite values. Whatever the rule, every floating difference is measured
+//! (absolute and relative error, distance in units in the last place, per format) and the
+//! special values among them are named ([`Special`]).
 
 use std::fmt::{self, Write as _};
 
+use approx::RelativeEq;
 use half::{bf16, f16};
 use ndarray::ArrayD;
 use num_complex::Complex;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use crate::judge::ulps::{FloatFormat, ulp_distance};
 use crate::operators::regions::PadRegions;
 use crate::tensor::{
     Element, Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Int2, Int4, Tensor,
@@ -23,26 +27,244 @@ use crate::tensor::{
 #[doc(hidden)]
 pub const MAX_LISTED: usize = 10;
 
-/// How outputs are compared.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tolerance {
-    /// Relative tolerance, scaled by `|expected|`.
-    pub rtol: f64,
-    /// Absolute tolerance.
-    pub atol: f64,
-    /// Require bit-identical values.
-    pub exact: bool,
+/// How floating outputs are compared: one model per run. No model excuses a NaN for a number,
+/// an unmatched infinity or a zero of the other sign.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Tolerance {
+    /// Values bit for bit, the sign of zero included; every NaN matches every NaN, whatever
+    /// its payload. The default: a correct Pad reproduces every value it moves.
+    #[default]
+    Exact,
+    /// Every bit, NaN payloads too (`--exact`).
+    Bitwise,
+    /// approx's `RelativeEq` on the values widened to f64 (each part of a complex number on
+    /// its own): a finite pair passes when `|a − e| ≤ atol` or `|a − e| ≤ rtol × max(|a|, |e|)`
+    /// (`--rtol`, `--atol`).
+    Approx {
+        /// Relative tolerance, scaled by the larger magnitude.
+        rtol: f64,
+        /// Absolute tolerance.
+        atol: f64,
+    },
+    /// A finite pair passes when at most this many values of its format apart
+    /// (docs/semantics.md#comparison); a subnormal flushed to zero never does (`--ulps`).
+    Ulps(u64),
 }
 
-impl Default for Tolerance {
-    /// rtol 1e-3, atol 1e-7: the rule and defaults of ONNX's Python backend test runner.
-    fn default() -> Self {
-        Tolerance {
-            rtol: 1e-3,
-            atol: 1e-7,
-            exact: false,
+impl fmt::Display for Tolerance {
+    /// `exact`, `exact with NaN payloads`, `rtol 0.001, atol 1e-7`, `2 ulps`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tolerance::Exact => f.write_str("exact"),
+            Tolerance::Bitwise => f.write_str("exact with NaN payloads"),
+            Tolerance::Approx { rtol, atol } => write!(f, "rtol {rtol}, atol {atol}"),
+            Tolerance::Ulps(n) => write!(f, "{n} {}", plural(*n, "ulp", "ulps")),
         }
     }
+}
+
+/// A difference between special values, or involving one, named rather than measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Special {
+    /// Both NaN, with other bits: fails only under [`Tolerance::Bitwise`].
+    NanPayload,
+    /// A NaN expected, a number returned.
+    MissingNan,
+    /// A number expected, NaN returned.
+    UnexpectedNan,
+    /// An infinity on one side that the other does not match: never within a tolerance,
+    /// though −inf and the most negative finite value are one ordinal apart.
+    Infinity,
+    /// Zeros of opposite signs: no distance at all, and still a different value.
+    SignOfZero,
+    /// A subnormal of the format expected, zero returned (flush-to-zero): not counted in ULPs.
+    FlushedToZero,
+}
+
+impl Special {
+    const ALL: [Special; 6] = [
+        Special::NanPayload,
+        Special::MissingNan,
+        Special::UnexpectedNan,
+        Special::Infinity,
+        Special::SignOfZero,
+        Special::FlushedToZero,
+    ];
+
+    /// How reports name it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Special::NanPayload => "NaN payload differs",
+            Special::MissingNan => "NaN expected",
+            Special::UnexpectedNan => "NaN returned",
+            Special::Infinity => "infinity not matched",
+            Special::SignOfZero => "sign of zero differs",
+            Special::FlushedToZero => "subnormal flushed to 0",
+        }
+    }
+}
+
+/// One element, as an example of a difference.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Witness {
+    /// The output's position among the node's outputs.
+    pub output: usize,
+    /// The element's multi-index, outermost axis first.
+    pub index: Vec<usize>,
+    /// The expected value, as a report shows it.
+    pub expected: String,
+    /// The actual value.
+    pub actual: String,
+}
+
+impl fmt::Display for Witness {
+    /// `output 0 [1, 2]: expected -inf, got -3.4028235e38`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "output {} {:?}: expected {}, got {}",
+            self.output, self.index, self.expected, self.actual
+        )
+    }
+}
+
+/// The largest distance in units in the last place, and where.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UlpDistance {
+    /// How many values of the format lie between the two.
+    pub ulps: u64,
+    /// The element.
+    #[serde(flatten)]
+    pub at: Witness,
+}
+
+/// How many elements differ in one [`Special`] way, and the first of them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpecialDifference {
+    /// How they differ.
+    pub kind: Special,
+    /// In how many elements.
+    pub count: usize,
+    /// The first, in row-major order of the first output holding one.
+    #[serde(flatten)]
+    pub first: Witness,
+}
+
+/// How far apart the floating values of an output, or of all outputs of a data set, are: the
+/// typed summary the verdict carries and every report prints.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Deviation {
+    /// The largest `|actual − expected|` over finite pairs (0 when none differs); infinite
+    /// when the difference of two doubles overflows, which JSON writes as null.
+    #[serde(deserialize_with = "infinite_if_null")]
+    pub max_abs_error: f64,
+    /// The largest `|actual − expected| / max(|actual|, |expected|)` over finite pairs: the
+    /// measure `rtol` bounds.
+    #[serde(deserialize_with = "infinite_if_null")]
+    pub max_rel_error: f64,
+    /// The largest distance in ULPs over finite pairs whose bits differ, and where; none when
+    /// every difference is a special one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ulps: Option<UlpDistance>,
+    /// The special differences, by kind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub special: Vec<SpecialDifference>,
+}
+
+/// An error read back: JSON has no infinity and writes null for it, the only non-finite
+/// value an error can take.
+fn infinite_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
+
+impl Deviation {
+    /// Adds another output's deviation.
+    pub(crate) fn merge(&mut self, other: Deviation) {
+        self.max_abs_error = self.max_abs_error.max(other.max_abs_error);
+        self.max_rel_error = self.max_rel_error.max(other.max_rel_error);
+        if let Some(ulps) = other.max_ulps
+            && self.max_ulps.as_ref().is_none_or(|max| ulps.ulps > max.ulps)
+        {
+            self.max_ulps = Some(ulps);
+        }
+        for difference in other.special {
+            match self.special.iter_mut().find(|d| d.kind == difference.kind) {
+                Some(known) => known.count += difference.count,
+                None => self.special.push(difference),
+            }
+        }
+        self.special.sort_by_key(|d| d.kind);
+    }
+
+    /// The same, with its witnesses in output `output`.
+    pub(crate) fn in_output(mut self, output: usize) -> Deviation {
+        if let Some(max) = &mut self.max_ulps {
+            max.at.output = output;
+        }
+        for difference in &mut self.special {
+            difference.first.output = output;
+        }
+        self
+    }
+
+    /// Whether some finite value differs (not only special ones).
+    fn measured(&self) -> bool {
+        self.max_ulps.is_some() || self.max_abs_error > 0.0
+    }
+
+    /// `max abs error 0.5, max rel error 0.25, max 3 ulps at output 0 [1, 2]`: the finite
+    /// part, when some finite value differs. `here` leaves the output's number out.
+    fn measures(&self, here: bool) -> Option<String> {
+        if !self.measured() {
+            return None;
+        }
+        let mut text = format!(
+            "max abs error {}, max rel error {}",
+            show_float(self.max_abs_error),
+            show_float(self.max_rel_error)
+        );
+        if let Some(max) = &self.max_ulps {
+            write!(text, ", max {} {} at ", max.ulps, plural(max.ulps, "ulp", "ulps")).unwrap();
+            if !here {
+                write!(text, "output {} ", max.at.output).unwrap();
+            }
+            write!(text, "{:?}", max.at.index).unwrap();
+        }
+        Some(text)
+    }
+
+    /// Everything in one line, for a pass that is not bit-identical:
+    /// `max abs error 0.5, max rel error 0.25, max 3 ulps at output 0 [1, 2]; NaN payload
+    /// differs in 1 element, first output 0 [3]: expected NaN (0x7fc00000), got NaN (0x7fc00001)`.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self.measures(false).into_iter().collect();
+        parts.extend(self.special.iter().map(|d| d.describe(false)));
+        parts.join("; ")
+    }
+}
+
+impl SpecialDifference {
+    /// `infinity not matched in 1 element, first [0, 3]: expected -inf, got -3.4028235e38`.
+    fn describe(&self, here: bool) -> String {
+        let where_ = if here {
+            format!("{:?}", self.first.index)
+        } else {
+            format!("output {} {:?}", self.first.output, self.first.index)
+        };
+        format!(
+            "{} in {} {}, first {where_}: expected {}, got {}",
+            self.kind.describe(),
+            self.count,
+            plural(self.count as u64, "element", "elements"),
+            self.first.expected,
+            self.first.actual
+        )
+    }
+}
+
+fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
 }
 
 /// One differing element.
@@ -61,7 +283,7 @@ pub struct ElementMismatch {
 /// The result of comparing one output.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
-    /// The output matches: same dtype and shape, and no differing element.
+    /// The output matches: same dtype and shape, and no element failing the rule.
     pub passed: bool,
     /// Every value is bit-identical (false when the dtype or shape differs).
     pub bit_exact: bool,
@@ -75,10 +297,9 @@ pub struct Comparison {
     pub differing: usize,
     /// Elements in the expected tensor.
     pub total: usize,
-    /// Floating types only: the largest errors over elements compared numerically.
-    pub max_abs_error: Option<f64>,
-    /// Floating types only: the largest `|actual − expected| / |expected|`, as above.
-    pub max_rel_error: Option<f64>,
+    /// Floating types only, when the values were compared: how far apart they are, over all
+    /// elements (passing ones included). Its witnesses say output 0.
+    pub deviation: Option<Deviation>,
     /// The first differing elements, in row-major order, at most [`MAX_LISTED`].
     pub first_mismatches: Vec<ElementMismatch>,
     /// Where all the differing elements fall, when the output's padding regions are known:
@@ -117,9 +338,11 @@ impl Placement {
 /// use pad_conformance::Tensor;
 /// use pad_conformance::judge::compare::{Tolerance, compare};
 /// let expected = Tensor::from_vec(&[2], vec![1.0f32, 2.0]).unwrap();
-/// let actual = Tensor::from_vec(&[2], vec![1.0005f32, 2.0]).unwrap();
-/// let c = compare(&expected, &actual, &Tolerance::default());
+/// let actual = Tensor::from_vec(&[2], vec![1.0000001f32, 2.0]).unwrap();
+/// assert!(!compare(&expected, &actual, &Tolerance::Exact).passed);
+/// let c = compare(&expected, &actual, &Tolerance::Ulps(1));
 /// assert!(c.passed && !c.bit_exact);
+/// assert_eq!(c.deviation.unwrap().max_ulps.unwrap().ulps, 1);
 /// ```
 pub fn compare(expected: &Tensor, actual: &Tensor, tolerance: &Tolerance) -> Comparison {
     compare_in(expected, actual, tolerance, None)
@@ -143,8 +366,7 @@ pub fn compare_in(
         actual_type: actual.describe(),
         differing: 0,
         total: expected.len(),
-        max_abs_error: None,
-        max_rel_error: None,
+        deviation: None,
         first_mismatches: Vec::new(),
         placement: None,
     };
@@ -171,8 +393,7 @@ pub fn compare_in(
     comparison.passed = values.differing == 0;
     comparison.bit_exact = values.bit_exact;
     comparison.differing = values.differing;
-    comparison.max_abs_error = values.max_errors.map(|(abs, _)| abs);
-    comparison.max_rel_error = values.max_errors.map(|(_, rel)| rel);
+    comparison.deviation = values.deviation;
     comparison.first_mismatches = values.listed;
     comparison.placement = values.placement;
     match regions {
@@ -184,10 +405,10 @@ pub fn compare_in(
 /// What one pass over the values of two tensors of the same type and shape found.
 struct Values {
     bit_exact: bool,
-    /// Elements failing the rule: the tolerant one, or bit-identity under `exact`.
+    /// Elements failing the rule.
     differing: usize,
-    /// The largest (absolute, relative) errors, for floating types.
-    max_errors: Option<(f64, f64)>,
+    /// For floating types.
+    deviation: Option<Deviation>,
     listed: Vec<ElementMismatch>,
     /// Where the differing elements fall, when regions were given.
     placement: Option<Placement>,
@@ -211,7 +432,7 @@ fn compare_arrays<T: Element + Comparable>(
         (Some(e), Some(a)) if T::bytes(e).is_some_and(|bytes| Some(bytes) == T::bytes(a)) => Values {
             bit_exact: true,
             differing: 0,
-            max_errors: T::FLOATING.then_some((0.0, 0.0)),
+            deviation: T::FLOATING.then(Deviation::default),
             listed: Vec::new(),
             placement: regions.map(|_| Placement::default()),
         },
@@ -220,8 +441,23 @@ fn compare_arrays<T: Element + Comparable>(
     }
 }
 
+/// The first pair of one kind of difference, and how many there are.
+struct FirstOf<T> {
+    count: usize,
+    flat: usize,
+    pair: (T, T),
+}
+
+/// The pair farthest apart so far.
+struct Farthest<T> {
+    ulps: u64,
+    flat: usize,
+    pair: (T, T),
+}
+
 /// One pass over the pairs in row-major order. Nothing is allocated per element: the index
-/// and strings of an element are built only when it is listed.
+/// and strings of an element are built only when it is listed, and those of the largest ULP
+/// distance and of the special differences once, at the end.
 fn compare_values<'t, T: Comparable + 't>(
     pairs: impl Iterator<Item = (&'t T, &'t T)>,
     shape: &[usize],
@@ -231,7 +467,7 @@ fn compare_values<'t, T: Comparable + 't>(
     let mut values = Values {
         bit_exact: true,
         differing: 0,
-        max_errors: None,
+        deviation: None,
         listed: Vec::new(),
         placement: regions.map(|_| Placement::default()),
     };
@@ -239,6 +475,8 @@ fn compare_values<'t, T: Comparable + 't>(
     // never negative (so 0 is the maximum over no pairs) and never NaN (so `>` suffices).
     let (mut max_abs, mut max_rel) = (0.0f64, 0.0f64);
     let mut bit_exact = true;
+    let mut max_ulps: Option<Farthest<T>> = None;
+    let mut special: [Option<FirstOf<T>>; Special::ALL.len()] = Default::default();
     for (flat, (e, a)) in pairs.enumerate() {
         let check = T::check(e, a, tolerance);
         bit_exact &= check.bit_equal;
@@ -250,20 +488,80 @@ fn compare_values<'t, T: Comparable + 't>(
                 max_rel = rel;
             }
         }
-        let fails = if tolerance.exact {
-            !check.bit_equal
-        } else {
-            !check.within
-        };
-        if fails {
+        if let Some(ulps) = check.ulps
+            && max_ulps.as_ref().is_none_or(|max| ulps > max.ulps)
+        {
+            max_ulps = Some(Farthest {
+                ulps,
+                flat,
+                pair: (e.clone(), a.clone()),
+            });
+        }
+        if let Some(kind) = check.special {
+            count_special(&mut special[kind as usize], flat, e, a);
+        }
+        if !check.within {
             record(&mut values, flat, shape, regions, e, a);
         }
     }
     values.bit_exact = bit_exact;
     if T::FLOATING {
-        values.max_errors = Some((max_abs, max_rel));
+        let witness = |flat: usize, (e, a): &(T, T), brief: bool| {
+            let show = |x: &T| if brief { x.brief() } else { x.show() };
+            Witness {
+                output: 0,
+                index: unravel(flat, shape),
+                expected: show(e),
+                actual: show(a),
+            }
+        };
+        values.deviation = Some(Deviation {
+            max_abs_error: max_abs,
+            max_rel_error: max_rel,
+            max_ulps: max_ulps.map(|max| UlpDistance {
+                ulps: max.ulps,
+                at: witness(max.flat, &max.pair, false),
+            }),
+            special: Special::ALL
+                .into_iter()
+                .zip(&special)
+                .filter_map(|(kind, first)| {
+                    let first = first.as_ref()?;
+                    // A payload is the point of a NaN-payload example; elsewhere the value
+                    // alone reads better ("expected NaN, got 0"), with a zero's sign spelled out.
+                    let mut at = witness(first.flat, &first.pair, kind != Special::NanPayload);
+                    if kind == Special::SignOfZero {
+                        for text in [&mut at.expected, &mut at.actual] {
+                            if text == "0" {
+                                *text = "+0".to_owned();
+                            }
+                        }
+                    }
+                    Some(SpecialDifference {
+                        kind,
+                        count: first.count,
+                        first: at,
+                    })
+                })
+                .collect(),
+        });
     }
     values
+}
+
+/// Counts one special difference, keeping the first.
+#[cold]
+fn count_special<T: Clone>(slot: &mut Option<FirstOf<T>>, flat: usize, expected: &T, actual: &T) {
+    match slot {
+        Some(first) => first.count += 1,
+        None => {
+            *slot = Some(FirstOf {
+                count: 1,
+                flat,
+                pair: (expected.clone(), actual.clone()),
+            })
+        }
+    }
 }
 
 /// Counts a differing element, and where it falls, and lists it while the list is short.
@@ -307,13 +605,18 @@ fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
 /// The verdict on one pair of elements.
 #[doc(hidden)]
 pub struct ElementCheck {
-    /// Passes the tolerant rule.
+    /// Passes the run's rule.
     pub within: bool,
     /// The two values have identical bits.
     pub bit_equal: bool,
     /// (absolute, relative) error of a finite floating pair whose bits differ; `None` where
     /// there is nothing to add to a maximum (bit-equal pairs, NaN, infinities, non-floats).
     pub errors: Option<(f64, f64)>,
+    /// The distance in ULPs of a finite floating pair whose bits differ, but for a flushed
+    /// subnormal (which is named instead).
+    pub ulps: Option<u64>,
+    /// The special difference, if it is one.
+    pub special: Option<Special>,
 }
 
 impl ElementCheck {
@@ -322,6 +625,8 @@ impl ElementCheck {
         within: true,
         bit_equal: true,
         errors: None,
+        ulps: None,
+        special: None,
     };
 
     /// The verdict of an exact comparison.
@@ -329,20 +634,36 @@ impl ElementCheck {
         ElementCheck {
             within: equal,
             bit_equal: equal,
+            ..ElementCheck::SAME
+        }
+    }
+
+    /// A special difference, passing or not.
+    fn special(kind: Special, within: bool) -> ElementCheck {
+        ElementCheck {
+            within,
+            bit_equal: false,
             errors: None,
+            ulps: None,
+            special: Some(kind),
         }
     }
 }
 
 /// How one element type is compared and shown; implemented for every element type.
 #[doc(hidden)]
-pub trait Comparable {
-    /// Compared with the tolerance rule (floating types, complex by parts).
+pub trait Comparable: Clone {
+    /// Compared as floating values (complex by parts).
     const FLOATING: bool;
     /// The verdict on one pair.
     fn check(expected: &Self, actual: &Self, tolerance: &Tolerance) -> ElementCheck;
-    /// The value as a report shows it.
+    /// The value as a report's listing shows it.
     fn show(&self) -> String;
+    /// The value alone, as the example of a special difference shows it (a NaN without its
+    /// payload, a narrow float without its bits).
+    fn brief(&self) -> String {
+        self.show()
+    }
     /// The elements' bytes, for types whose bytes are their value bit for bit (no padding,
     /// no bits outside the format): equal bytes are bit-identical elements.
     fn bytes(elements: &[Self]) -> Option<&[u8]>
@@ -354,28 +675,38 @@ pub trait Comparable {
     }
 }
 
-/// The tolerant rule on one floating pair whose bits differ, widened to f64 (exactly: every
-/// value of these formats is an f64).
-fn float_check(expected: f64, actual: f64, tolerance: &Tolerance) -> ElementCheck {
-    let without_errors = |within| ElementCheck {
+/// The rule on one floating pair whose bits differ. Special values first, never excused by a
+/// tolerance (a NaN payload aside); then the finite pair, measured and judged by `tolerance`.
+fn float_check<F: FloatFormat>(expected: F, actual: F, tolerance: &Tolerance) -> ElementCheck {
+    let (e, a) = (expected.value(), actual.value());
+    match (e.is_nan(), a.is_nan()) {
+        (true, true) => return ElementCheck::special(Special::NanPayload, *tolerance != Tolerance::Bitwise),
+        (true, false) => return ElementCheck::special(Special::MissingNan, false),
+        (false, true) => return ElementCheck::special(Special::UnexpectedNan, false),
+        (false, false) => {}
+    }
+    if e.is_infinite() || a.is_infinite() {
+        return ElementCheck::special(Special::Infinity, false);
+    }
+    if e == 0.0 && a == 0.0 {
+        return ElementCheck::special(Special::SignOfZero, false);
+    }
+    let abs = (a - e).abs();
+    // Relative to the larger magnitude, as approx's RelativeEq scales rtol; never over zero.
+    let rel = abs / e.abs().max(a.abs());
+    let flushed = a == 0.0 && expected.is_subnormal();
+    let ulps = if flushed { None } else { ulp_distance(expected, actual) };
+    let within = match *tolerance {
+        Tolerance::Exact | Tolerance::Bitwise => false,
+        Tolerance::Approx { rtol, atol } => e.relative_eq(&a, atol, rtol),
+        Tolerance::Ulps(n) => ulps.is_some_and(|u| u <= n),
+    };
+    ElementCheck {
         within,
         bit_equal: false,
-        errors: None,
-    };
-    if expected.is_nan() || actual.is_nan() {
-        return without_errors(expected.is_nan() && actual.is_nan());
-    }
-    if expected.is_infinite() || actual.is_infinite() {
-        return without_errors(expected == actual);
-    }
-    let abs = (actual - expected).abs();
-    // No error is no relative error, even over a zero expected (-0 vs 0); any other error
-    // over zero is infinitely large, as numpy reports it.
-    let rel = if abs == 0.0 { 0.0 } else { abs / expected.abs() };
-    ElementCheck {
-        within: abs <= tolerance.atol + tolerance.rtol * expected.abs(),
-        bit_equal: false,
         errors: Some((abs, rel)),
+        ulps,
+        special: flushed.then_some(Special::FlushedToZero),
     }
 }
 
@@ -436,16 +767,19 @@ impl Comparable for f32 {
         if expected.to_bits() == actual.to_bits() {
             return ElementCheck::SAME;
         }
-        float_check(f64::from(*expected), f64::from(*actual), tolerance)
+        float_check(*expected, *actual, tolerance)
     }
     /// f32's own Display: through f64, 1.2f32 would print as 1.2000000476837158.
     fn show(&self) -> String {
         if self.is_nan() {
-            // NaNs that differ only in payload fail `exact`; the bits show how.
+            // NaNs that differ only in payload fail `--exact`; the bits show how.
             format!("NaN (0x{:08x})", self.to_bits())
         } else {
             show_float(*self)
         }
+    }
+    fn brief(&self) -> String {
+        show_float(*self)
     }
 }
 
@@ -467,6 +801,9 @@ impl Comparable for f64 {
             show_float(*self)
         }
     }
+    fn brief(&self) -> String {
+        show_float(*self)
+    }
 }
 
 /// A float as a person reads it: its Display in the usual range, exponent form outside
@@ -480,8 +817,9 @@ fn show_float<F: Copy + Into<f64> + fmt::Display + fmt::LowerExp>(x: F) -> Strin
     }
 }
 
-/// Narrow floats, compared through f32 and shown with their bit pattern too, since several
-/// patterns can mean the same value (NaN, ±0) and the 8- and 4-bit formats are unfamiliar.
+/// Narrow floats, measured through their exact f32 value and shown with their bit pattern
+/// too, since several patterns can mean the same value (NaN, ±0) and the 8- and 4-bit formats
+/// are unfamiliar.
 macro_rules! narrow_floats {
     ($($ty:ty: $bytes:expr),*) => {$(
         impl Comparable for $ty {
@@ -492,13 +830,16 @@ macro_rules! narrow_floats {
                 if expected.to_bits() == actual.to_bits() {
                     return ElementCheck::SAME;
                 }
-                float_check(expected.to_f32().into(), actual.to_f32().into(), tolerance)
+                float_check(*expected, *actual, tolerance)
             }
             fn bytes(elements: &[Self]) -> Option<&[u8]> {
                 $bytes(elements)
             }
             fn show(&self) -> String {
                 format!("{} (0x{:02x})", show_float(self.to_f32()), self.to_bits())
+            }
+            fn brief(&self) -> String {
+                show_float(self.to_f32())
             }
         }
     )*};
@@ -516,7 +857,8 @@ narrow_floats!(
     Float4E2M1: |_| None
 );
 
-/// Complex numbers pass when both parts pass; their errors are the larger of the parts'.
+/// Complex numbers pass when both parts pass; their errors and distance are the larger of
+/// the parts', their special difference the real part's, else the imaginary part's.
 impl<F: Comparable> Comparable for Complex<F> {
     const FLOATING: bool = true;
     fn check(expected: &Self, actual: &Self, tolerance: &Tolerance) -> ElementCheck {
@@ -530,14 +872,22 @@ impl<F: Comparable> Comparable for Complex<F> {
             within: re.within && im.within,
             bit_equal: re.bit_equal && im.bit_equal,
             errors,
+            ulps: re.ulps.max(im.ulps),
+            special: re.special.or(im.special),
         }
     }
     /// "a+bi", each part shown as its float type shows it.
     fn show(&self) -> String {
-        let im = self.im.show();
-        let sign = if im.starts_with('-') { "" } else { "+" };
-        format!("{}{sign}{im}i", self.re.show())
+        complex_text(self.re.show(), self.im.show())
     }
+    fn brief(&self) -> String {
+        complex_text(self.re.brief(), self.im.brief())
+    }
+}
+
+fn complex_text(re: String, im: String) -> String {
+    let sign = if im.starts_with('-') { "" } else { "+" };
+    format!("{re}{sign}{im}i")
 }
 
 impl Comparison {
@@ -549,13 +899,15 @@ impl Comparison {
         self
     }
 
-    /// A multi-line report: a headline with the counts and largest errors (or the dtype or
-    /// shape problem), the two types, then the first differing elements with their regions.
+    /// A multi-line report: a headline with the counts and the largest errors and distance
+    /// (or the dtype or shape problem), the two types, the special differences, then the first
+    /// differing elements with their regions.
     ///
     /// ```text
-    /// output 0 "y": 3 of 120 elements differ (max abs error 0.5, max rel error 0.25)
+    /// output 0 "y": 3 of 120 elements differ (max abs error 0.5, max rel error 0.25, max 2 ulps at [0, 1, 2, 0])
     ///   expected float[1, 3, 4, 5], actual float[1, 3, 4, 5]
-    ///   [0, 1, 2, 0] expected 1.2 actual 0 (begin padding of axis 2)
+    ///   infinity not matched in 1 element, first [0, 0, 0, 1]: expected -inf, got -3.4028235e38
+    ///   [0, 0, 0, 1] expected -inf actual -3.4028235e38 (begin padding of axis 3)
     /// ```
     pub fn report(&self, output_index: usize, output_name: &str) -> String {
         let mut text = format!("output {output_index}");
@@ -568,26 +920,24 @@ impl Comparison {
         } else if self.bit_exact {
             write!(text, "all {} elements are bit-identical", self.total).unwrap();
         } else if self.passed {
-            write!(text, "all {} elements within tolerance, not bit-identical", self.total).unwrap();
+            write!(text, "all {} elements pass, not bit-identical", self.total).unwrap();
         } else {
             write!(text, "{} of {} elements differ", self.differing, self.total).unwrap();
             if let Some(placement) = &self.placement {
                 write!(text, "; {}", placement.describe()).unwrap();
             }
         }
-        if self.problem.is_none()
-            && !self.bit_exact
-            && let (Some(abs), Some(rel)) = (self.max_abs_error, self.max_rel_error)
-        {
-            write!(
-                text,
-                " (max abs error {}, max rel error {})",
-                show_float(abs),
-                show_float(rel)
-            )
-            .unwrap();
+        let deviation = self
+            .deviation
+            .as_ref()
+            .filter(|_| self.problem.is_none() && !self.bit_exact);
+        if let Some(measures) = deviation.and_then(|d| d.measures(true)) {
+            write!(text, " ({measures})").unwrap();
         }
         write!(text, "\n  expected {}, actual {}", self.expected_type, self.actual_type).unwrap();
+        for difference in deviation.iter().flat_map(|d| &d.special) {
+            write!(text, "\n  {}", difference.describe(true)).unwrap();
+        }
         for m in &self.first_mismatches {
             write!(text, "\n  {:?} expected {} actual {}", m.index, m.expected, m.actual).unwrap();
             if let Some(region) = &m.region {
@@ -614,19 +964,19 @@ mod tests {
         Tensor::from_vec(shape, values).unwrap()
     }
 
-    /// Compares two vectors as 1-D tensors under the default tolerance.
-    fn check<T: Element>(expected: Vec<T>, actual: Vec<T>) -> Comparison {
+    /// Compares two vectors as 1-D tensors under `tolerance`.
+    fn under<T: Element>(tolerance: Tolerance, expected: Vec<T>, actual: Vec<T>) -> Comparison {
         let n = expected.len();
-        compare(&t(&[n], expected), &t(&[n], actual), &Tolerance::default())
+        compare(&t(&[n], expected), &t(&[n], actual), &tolerance)
     }
 
-    fn exact<T: Element>(expected: Vec<T>, actual: Vec<T>) -> Comparison {
-        let n = expected.len();
-        let tolerance = Tolerance {
-            exact: true,
-            ..Tolerance::default()
-        };
-        compare(&t(&[n], expected), &t(&[n], actual), &tolerance)
+    /// Under the default rule.
+    fn check<T: Element>(expected: Vec<T>, actual: Vec<T>) -> Comparison {
+        under(Tolerance::default(), expected, actual)
+    }
+
+    fn approx(rtol: f64, atol: f64) -> Tolerance {
+        Tolerance::Approx { rtol, atol }
     }
 
     /// The listed (expected, actual) strings.
@@ -637,16 +987,45 @@ mod tests {
             .collect()
     }
 
+    fn deviation(c: &Comparison) -> &Deviation {
+        c.deviation.as_ref().expect("a floating comparison")
+    }
+
+    /// (abs, rel) maxima.
+    fn errors(c: &Comparison) -> (f64, f64) {
+        let d = deviation(c);
+        (d.max_abs_error, d.max_rel_error)
+    }
+
+    /// The largest distance, its index and the two values shown.
+    fn farthest(c: &Comparison) -> Option<(u64, Vec<usize>, &str, &str)> {
+        let max = deviation(c).max_ulps.as_ref()?;
+        Some((
+            max.ulps,
+            max.at.index.clone(),
+            max.at.expected.as_str(),
+            max.at.actual.as_str(),
+        ))
+    }
+
+    /// The special differences: kind, count, and the first's index, expected and actual.
+    fn specials(c: &Comparison) -> Vec<(Special, usize, Vec<usize>, &str, &str)> {
+        deviation(c)
+            .special
+            .iter()
+            .map(|d| {
+                let w = &d.first;
+                (d.kind, d.count, w.index.clone(), w.expected.as_str(), w.actual.as_str())
+            })
+            .collect()
+    }
+
     #[test]
-    fn defaults_are_onnx_backend_runner_ones() {
-        assert_eq!(
-            Tolerance::default(),
-            Tolerance {
-                rtol: 1e-3,
-                atol: 1e-7,
-                exact: false
-            }
-        );
+    fn the_default_is_exact() {
+        assert_eq!(Tolerance::default(), Tolerance::Exact);
+        assert_eq!(Tolerance::default().to_string(), "exact");
+        assert_eq!(Tolerance::Ulps(1).to_string(), "1 ulp");
+        assert_eq!(approx(1e-3, 0.0).to_string(), "rtol 0.001, atol 0");
     }
 
     #[test]
@@ -656,8 +1035,11 @@ mod tests {
         assert_eq!((c.differing, c.total), (1, 3));
         assert_eq!(c.first_mismatches[0].index, [1]);
         assert_eq!(shown(&c), [("1000", "1001")]);
-        assert_eq!((c.max_abs_error, c.max_rel_error), (None, None));
+        assert_eq!(c.deviation, None);
         assert_eq!(c.problem, None);
+        // No tolerance applies to integers.
+        assert!(!under(approx(1.0, 10.0), vec![5i32], vec![6]).passed);
+        assert!(!under(Tolerance::Ulps(5), vec![5i32], vec![6]).passed);
 
         let c = check(vec![1u64, u64::MAX], vec![1, u64::MAX]);
         assert!(c.passed && c.bit_exact);
@@ -693,69 +1075,138 @@ mod tests {
     }
 
     #[test]
-    fn floats_pass_within_atol_plus_rtol_times_expected() {
-        // Values whose differences are exact in binary, so the errors can be asserted exactly.
-        // |1 + 2^-11 − 1| = 2^-11 ≈ 4.9e-4 ≤ 1e-7 + 1e-3 × 1.
-        let c = check(vec![1.0f32, 2.0], vec![1.0 + 2f32.powi(-11), 2.0]);
+    fn by_default_one_ulp_fails_and_is_measured() {
+        let next = 1.0 + f32::EPSILON;
+        let c = check(vec![1.0f32, 2.0], vec![next, 2.0]);
+        assert!(!c.passed && !c.bit_exact);
+        assert_eq!(c.differing, 1);
+        assert_eq!(
+            errors(&c),
+            (f64::from(f32::EPSILON), f64::from(f32::EPSILON) / f64::from(next))
+        );
+        assert_eq!(farthest(&c), Some((1, vec![0], "1", "1.0000001")));
+        assert!(deviation(&c).special.is_empty());
+        // A double routed through float: some 10^8 double ULPs away.
+        let through_float = f64::from(0.1f32);
+        let c = check(vec![0.1f64], vec![through_float]);
+        assert!(!c.passed);
+        assert_eq!(farthest(&c).unwrap().0, ulp_distance(0.1f64, through_float).unwrap());
+        assert!(farthest(&c).unwrap().0 > 1 << 26);
+    }
+
+    #[test]
+    fn approx_passes_within_atol_or_rtol_of_the_larger_magnitude() {
+        // |1 + 2^-11 − 1| = 2^-11 ≤ 1e-3 × (1 + 2^-11).
+        let a = 1.0 + 2f32.powi(-11);
+        let c = under(approx(1e-3, 0.0), vec![1.0f32, 2.0], vec![a, 2.0]);
         assert!(c.passed && !c.bit_exact);
         assert_eq!(c.differing, 0);
-        assert_eq!(c.max_abs_error, Some(2f64.powi(-11)));
-        assert_eq!(c.max_rel_error, Some(2f64.powi(-11)));
+        assert_eq!(errors(&c), (2f64.powi(-11), 2f64.powi(-11) / f64::from(a)));
+        assert_eq!(farthest(&c), Some((1 << 12, vec![0], "1", "1.0004883")));
         assert!(c.first_mismatches.is_empty());
 
-        // 4 + 2^-6: error 0.015625 > 1e-7 + 1e-3 × 4. The errors are maxima over all
-        // elements, passing ones included; the NaN differs but has no error to take part.
-        let c = check(vec![1.0f32, 4.0, f32::NAN], vec![1.0 + 2f32.powi(-11), 4.015625, 0.0]);
+        // The maxima cover every element, passing ones included; the NaN is named, not measured.
+        let c = under(approx(1e-3, 0.0), vec![1.0f32, 4.0, f32::NAN], vec![a, 4.015625, 0.0]);
         assert!(!c.passed);
         assert_eq!(c.differing, 2);
-        assert_eq!(c.max_abs_error, Some(0.015625));
-        assert_eq!(c.max_rel_error, Some(0.00390625));
+        assert_eq!(errors(&c), (0.015625, 0.015625 / 4.015625));
         assert_eq!(
             c.first_mismatches.iter().map(|m| m.index[0]).collect::<Vec<_>>(),
             [1, 2]
         );
+        assert_eq!(specials(&c), [(Special::MissingNan, 1, vec![2], "NaN", "0")]);
 
-        // The scale is |expected|: 1000.5 is close to 1000, 1.5 is far from 1.
-        assert!(check(vec![1000.0f64], vec![1000.5]).passed);
-        assert!(!check(vec![1.0f64], vec![1.5]).passed);
-        // Around zero only atol counts, and a relative error over zero is infinite.
-        assert!(check(vec![0.0f64], vec![1e-7]).passed);
-        let c = check(vec![0.0f64], vec![2e-7]);
+        // Scaled by the larger magnitude, so symmetric: 1 against 2 is within rtol 0.5.
+        assert!(under(approx(0.5, 0.0), vec![1.0f64], vec![2.0]).passed);
+        assert!(under(approx(0.5, 0.0), vec![2.0f64], vec![1.0]).passed);
+        assert!(!under(approx(0.49, 0.0), vec![2.0f64], vec![1.0]).passed);
+        assert!(under(approx(1e-3, 0.0), vec![1000.0f64], vec![1000.5]).passed);
+        assert!(!under(approx(1e-3, 0.0), vec![1.0f64], vec![1.5]).passed);
+        // Around zero only atol counts; the relative error over zero is 1, not infinite.
+        assert!(under(approx(0.0, 1e-7), vec![0.0f64], vec![1e-7]).passed);
+        let c = under(approx(0.5, 1e-7), vec![0.0f64], vec![2e-7]);
         assert!(!c.passed);
-        assert_eq!(c.max_rel_error, Some(f64::INFINITY));
-
-        let loose = Tolerance {
-            rtol: 0.01,
-            ..Tolerance::default()
-        };
-        assert!(compare(&t(&[1], vec![1.0f64]), &t(&[1], vec![1.002]), &loose).passed);
+        assert_eq!(errors(&c), (2e-7, 1.0));
     }
 
     #[test]
-    fn nan_matches_nan() {
+    fn ulps_count_values_of_the_format() {
+        let one = 1.0f32;
+        let next = f32::from_bits(one.to_bits() + 1);
+        let after = f32::from_bits(one.to_bits() + 2);
+        assert!(under(Tolerance::Ulps(1), vec![one], vec![next]).passed);
+        let c = under(Tolerance::Ulps(1), vec![one, one], vec![next, after]);
+        assert!(!c.passed);
+        assert_eq!(c.differing, 1);
+        assert_eq!(farthest(&c), Some((2, vec![1], "1", "1.0000002")));
+        assert!(under(Tolerance::Ulps(2), vec![one], vec![after]).passed);
+        // Across zero: the smallest subnormals of either sign are two apart.
+        let tiny = f64::from_bits(1);
+        let c = under(Tolerance::Ulps(2), vec![tiny], vec![-tiny]);
+        assert!(c.passed);
+        assert_eq!(farthest(&c).unwrap().0, 2);
+        // At the top of the range: the largest finite value and its neighbour.
+        let below_max = f32::from_bits(f32::MAX.to_bits() - 1);
+        assert!(under(Tolerance::Ulps(1), vec![f32::MAX], vec![below_max]).passed);
+        assert!(!under(Tolerance::Ulps(0), vec![f32::MAX], vec![below_max]).passed);
+    }
+
+    #[test]
+    fn every_nan_matches_every_nan_unless_bitwise() {
         let c = check(vec![f32::NAN, 1.0], vec![f32::NAN, 1.0]);
         assert!(c.passed && c.bit_exact);
-        assert_eq!(c.max_abs_error, Some(0.0));
+        assert_eq!(deviation(&c), &Deviation::default());
 
         // Another payload: a NaN all the same, but not the same bits.
         let other = f32::from_bits(0x7fc0_0001);
         let c = check(vec![f32::NAN], vec![other]);
         assert!(c.passed && !c.bit_exact);
-        let c = exact(vec![f32::NAN], vec![other]);
+        assert_eq!(
+            specials(&c),
+            [(Special::NanPayload, 1, vec![0], "NaN (0x7fc00000)", "NaN (0x7fc00001)")]
+        );
+        assert_eq!(farthest(&c), None);
+        assert_eq!(errors(&c), (0.0, 0.0));
+        let c = under(Tolerance::Bitwise, vec![f32::NAN], vec![other]);
         assert!(!c.passed);
         assert_eq!(shown(&c), [("NaN (0x7fc00000)", "NaN (0x7fc00001)")]);
+        // A negative NaN is a NaN too.
+        assert!(check(vec![f64::NAN], vec![-f64::NAN]).passed);
 
-        assert!(!check(vec![f32::NAN], vec![0.0]).passed);
-        assert!(!check(vec![0.0], vec![f64::NAN]).passed);
+        // A number for a NaN, or a NaN for a number, is never within any tolerance.
+        for tolerance in [Tolerance::Exact, approx(1e9, 1e9), Tolerance::Ulps(u64::MAX)] {
+            let c = under(tolerance, vec![f32::NAN, 2.0], vec![0.0, f32::NAN]);
+            assert_eq!(c.differing, 2, "{tolerance}");
+            assert_eq!(
+                specials(&c),
+                [
+                    (Special::MissingNan, 1, vec![0], "NaN", "0"),
+                    (Special::UnexpectedNan, 1, vec![1], "2", "NaN")
+                ]
+            );
+            assert_eq!(farthest(&c), None);
+        }
     }
 
     #[test]
-    fn infinities_must_match_exactly() {
-        let c = check(vec![f32::INFINITY], vec![3.4e38]);
-        assert!(!c.passed);
-        assert_eq!(shown(&c), [("inf", "3.4e38")]);
-        // Excluded from the maxima, but counted.
-        assert_eq!((c.differing, c.max_abs_error), (1, Some(0.0)));
+    fn infinities_are_never_excused() {
+        // −inf and the most negative float are neighbours in the order, and still differ.
+        for tolerance in [Tolerance::Exact, approx(1e9, 1e300), Tolerance::Ulps(1_000)] {
+            let c = under(tolerance, vec![f32::NEG_INFINITY], vec![f32::MIN]);
+            assert!(!c.passed, "{tolerance}");
+            assert_eq!(specials(&c), [(Special::Infinity, 1, vec![0], "-inf", "-3.4028235e38")]);
+            assert_eq!(farthest(&c), None);
+            assert_eq!(errors(&c), (0.0, 0.0));
+        }
+        // Never "max abs error 0": the report names what differs.
+        let c = check(vec![f32::NEG_INFINITY], vec![f32::MIN]);
+        assert_eq!(
+            c.report(0, ""),
+            "output 0: 1 of 1 elements differ\n  \
+             expected float[1], actual float[1]\n  \
+             infinity not matched in 1 element, first [0]: expected -inf, got -3.4028235e38\n  \
+             [0] expected -inf actual -3.4028235e38"
+        );
 
         let c = check(
             vec![f32::INFINITY, f32::NEG_INFINITY],
@@ -763,70 +1214,197 @@ mod tests {
         );
         assert!(c.passed && c.bit_exact);
         assert!(!check(vec![f32::NEG_INFINITY], vec![f32::INFINITY]).passed);
-        assert!(!check(vec![1e300f64], vec![f64::INFINITY]).passed);
+        assert!(!under(approx(1.0, 0.0), vec![1e300f64], vec![f64::INFINITY]).passed);
     }
 
     #[test]
-    fn negative_zero_passes_but_is_not_bit_exact() {
-        let c = check(vec![0.0f32], vec![-0.0]);
+    fn the_sign_of_zero_is_compared_and_named() {
+        for tolerance in [Tolerance::Exact, approx(1.0, 1.0), Tolerance::Ulps(10)] {
+            let c = under(tolerance, vec![-0.0f32, 1.0], vec![0.0, 1.0]);
+            assert!(!c.passed && !c.bit_exact, "{tolerance}");
+            assert_eq!(c.differing, 1);
+            assert_eq!(specials(&c), [(Special::SignOfZero, 1, vec![0], "-0", "+0")]);
+            assert_eq!((farthest(&c), errors(&c)), (None, (0.0, 0.0)));
+        }
+        let c = check(vec![0.0f64, 0.0], vec![-0.0, -0.0]);
+        assert_eq!(specials(&c), [(Special::SignOfZero, 2, vec![0], "+0", "-0")]);
+        assert_eq!(shown(&c), [("0", "-0"), ("0", "-0")]);
+        assert_eq!(
+            c.report(0, "y"),
+            "output 0 \"y\": 2 of 2 elements differ\n  \
+             expected double[2], actual double[2]\n  \
+             sign of zero differs in 2 elements, first [0]: expected +0, got -0\n  \
+             [0] expected 0 actual -0\n  \
+             [1] expected 0 actual -0"
+        );
+        assert!(check(vec![1.5f64], vec![1.5]).passed);
+    }
+
+    #[test]
+    fn a_flushed_subnormal_is_named_not_counted_in_ulps() {
+        let tiny = f32::from_bits(1);
+        let c = under(Tolerance::Ulps(10), vec![tiny, 1.0], vec![0.0, 1.0]);
+        assert!(!c.passed);
+        assert_eq!(specials(&c), [(Special::FlushedToZero, 1, vec![0], "1e-45", "0")]);
+        assert_eq!(farthest(&c), None);
+        assert_eq!(errors(&c), (f64::from(tiny), 1.0));
+        assert!(
+            c.report(0, "")
+                .contains("\n  subnormal flushed to 0 in 1 element, first [0]: expected 1e-45, got 0"),
+            "{}",
+            c.report(0, "")
+        );
+        // An absolute tolerance is a floor on magnitudes: a flush within it passes, named.
+        let c = under(approx(0.0, 1e-30), vec![-tiny], vec![-0.0]);
         assert!(c.passed && !c.bit_exact);
-        assert_eq!(c.differing, 0);
-
-        let c = exact(vec![0.0f32, 1.0], vec![-0.0, 1.0]);
-        assert!(!c.passed && !c.bit_exact);
-        assert_eq!(c.differing, 1);
-        assert_eq!(shown(&c), [("0", "-0")]);
-        assert!(exact(vec![1.5f64], vec![1.5]).passed);
+        assert_eq!(specials(&c), [(Special::FlushedToZero, 1, vec![0], "-1e-45", "-0")]);
+        // The smallest normal is not subnormal: its distance to zero counts.
+        let c = under(Tolerance::Ulps(1 << 23), vec![f32::MIN_POSITIVE], vec![0.0]);
+        assert!(c.passed);
+        assert_eq!(farthest(&c).unwrap().0, 1 << 23);
+        // A subnormal where zero was expected is an ordinary difference.
+        let c = under(Tolerance::Ulps(1), vec![0.0f64], vec![f64::from_bits(1)]);
+        assert!(c.passed);
+        assert!(deviation(&c).special.is_empty());
     }
 
     #[test]
-    fn half_floats_compare_through_f32() {
-        // The f16 after 1 is 1 + 2^-10: within 1e-3 + 1e-7; the one after that is not.
+    fn half_floats_at_their_edges() {
         let one = f16::from_f32(1.0);
         let c = check(vec![one], vec![f16::from_bits(0x3c01)]);
-        assert!(c.passed && !c.bit_exact);
-        assert_eq!(c.max_abs_error, Some(2f64.powi(-10)));
-        let c = check(vec![one], vec![f16::from_bits(0x3c02)]);
+        assert!(!c.passed);
+        assert_eq!(farthest(&c), Some((1, vec![0], "1 (0x3c00)", "1.0009766 (0x3c01)")));
+        assert!(under(Tolerance::Ulps(1), vec![one], vec![f16::from_bits(0x3c01)]).passed);
+        let c = under(Tolerance::Ulps(1), vec![one], vec![f16::from_bits(0x3c02)]);
         assert!(!c.passed);
         assert_eq!(shown(&c), [("1 (0x3c00)", "1.0019531 (0x3c02)")]);
-        assert!(check(vec![one], vec![one]).bit_exact);
+        assert_eq!(errors(&c).0, 2f64.powi(-9));
+        // The largest finite value is one below infinity, and infinity is not excused.
+        let c = under(Tolerance::Ulps(5), vec![f16::MAX], vec![f16::INFINITY]);
+        assert_eq!(specials(&c), [(Special::Infinity, 1, vec![0], "65504", "inf")]);
+        // The smallest subnormal, flushed.
+        let c = under(Tolerance::Ulps(5), vec![f16::from_bits(1)], vec![f16::ZERO]);
+        assert_eq!(specials(&c)[0].0, Special::FlushedToZero);
+        assert_eq!(specials(&c)[0].3, "5.9604645e-8");
+        assert!(!check(vec![f16::NEG_ZERO], vec![f16::ZERO]).passed);
 
         let c = check(vec![bf16::from_f32(2.0)], vec![bf16::from_f32(2.5)]);
         assert!(!c.passed);
-        assert_eq!((c.max_abs_error, c.max_rel_error), (Some(0.5), Some(0.25)));
+        assert_eq!(errors(&c), (0.5, 0.2));
+        assert_eq!(farthest(&c).unwrap().0, 32);
         assert!(check(vec![bf16::NAN], vec![bf16::NAN]).passed);
+        assert!(under(Tolerance::Ulps(1), vec![bf16::MAX], vec![bf16::from_bits(0x7f7e)]).passed);
     }
 
     #[test]
-    fn float8_and_float4_compare_through_f32() {
-        // float8e4m3fn: 0x7F and 0xFF are both NaN: they match, but not bit for bit.
-        let c = check(vec![Float8E4M3FN::from_bits(0x7F)], vec![Float8E4M3FN::from_bits(0xFF)]);
+    fn float8_formats_at_their_edges() {
+        // e4m3fn: 448 (0x7E) the largest; 0x7F and 0xFF both NaN: they match, not bit for bit.
+        let e4m3fn = Float8E4M3FN::from_bits;
+        let c = check(vec![e4m3fn(0x7F)], vec![e4m3fn(0xFF)]);
         assert!(c.passed && !c.bit_exact);
-        // float8e5m2: 0x3C is 1, 0x3D is 1.25.
-        let c = check(vec![Float8E5M2::from_bits(0x3C)], vec![Float8E5M2::from_bits(0x3D)]);
-        assert!(!c.passed);
-        assert_eq!(c.max_abs_error, Some(0.25));
-        assert_eq!(shown(&c), [("1 (0x3c)", "1.25 (0x3d)")]);
-        // float8e5m2 has infinities: 0x7C is +inf, 0x7B the largest finite value.
-        assert!(!check(vec![Float8E5M2::from_bits(0x7C)], vec![Float8E5M2::from_bits(0x7B)]).passed);
+        assert_eq!(specials(&c)[0].0, Special::NanPayload);
+        assert!(!under(Tolerance::Bitwise, vec![e4m3fn(0x7F)], vec![e4m3fn(0xFF)]).passed);
+        let c = under(Tolerance::Ulps(1), vec![e4m3fn(0x7E)], vec![e4m3fn(0x7D)]);
+        assert!(c.passed);
+        assert_eq!(farthest(&c), Some((1, vec![0], "448 (0x7e)", "416 (0x7d)")));
+        // 0x7F is not the step after 448: it is NaN. No infinities to saturate to.
+        let c = under(Tolerance::Ulps(1), vec![e4m3fn(0x7E)], vec![e4m3fn(0x7F)]);
+        assert_eq!(specials(&c), [(Special::UnexpectedNan, 1, vec![0], "448", "NaN")]);
+        let c = under(Tolerance::Ulps(1), vec![e4m3fn(0x80)], vec![e4m3fn(0x00)]);
+        assert_eq!(specials(&c), [(Special::SignOfZero, 1, vec![0], "-0", "+0")]);
+        let c = under(Tolerance::Ulps(1), vec![e4m3fn(0x01)], vec![e4m3fn(0x00)]);
+        assert_eq!(specials(&c)[0].0, Special::FlushedToZero);
 
-        let c = check(vec![Float4E2M1::from_bits(0x7)], vec![Float4E2M1::from_bits(0x6)]);
+        // e4m3fnuz: 0x80 is the NaN, 240 (0x7F) the largest, no −0.
+        let fnuz = Float8E4M3FNUZ::from_bits;
+        let c = check(vec![fnuz(0x80)], vec![fnuz(0x00)]);
+        assert_eq!(specials(&c), [(Special::MissingNan, 1, vec![0], "NaN", "0")]);
+        let c = under(Tolerance::Ulps(2), vec![fnuz(0x01)], vec![fnuz(0x81)]);
+        assert!(c.passed);
+        assert_eq!(farthest(&c).unwrap().0, 2);
+        assert!(under(Tolerance::Ulps(1), vec![fnuz(0x7F)], vec![fnuz(0x7E)]).passed);
+
+        // e5m2: infinities at 0x7C; 57344 (0x7B) is one below and still not excused.
+        let e5m2 = Float8E5M2::from_bits;
+        let c = under(Tolerance::Ulps(3), vec![e5m2(0xFC)], vec![e5m2(0xFB)]);
+        assert_eq!(specials(&c), [(Special::Infinity, 1, vec![0], "-inf", "-57344")]);
+        assert!(check(vec![e5m2(0x7D)], vec![e5m2(0xFF)]).passed);
+        let c = check(vec![e5m2(0x3C)], vec![e5m2(0x3D)]);
+        assert_eq!(shown(&c), [("1 (0x3c)", "1.25 (0x3d)")]);
+        assert_eq!(errors(&c), (0.25, 0.2));
+
+        // e5m2fnuz: no infinities; ±57344 are 254 values apart.
+        let e5m2fnuz = Float8E5M2FNUZ::from_bits;
+        let c = check(vec![e5m2fnuz(0x7F)], vec![e5m2fnuz(0xFF)]);
+        assert_eq!(farthest(&c).unwrap().0, 254);
+        assert!(deviation(&c).special.is_empty());
+
+        // e8m0: no sign, no zero; neighbours are a factor of two apart, 0xFF is NaN.
+        let e8m0 = Float8E8M0::from_bits;
+        let c = under(Tolerance::Ulps(1), vec![e8m0(0x7F)], vec![e8m0(0x80)]);
+        assert!(c.passed);
+        assert_eq!(errors(&c), (1.0, 0.5));
+        let c = under(Tolerance::Ulps(1), vec![e8m0(0x00)], vec![e8m0(0x01)]);
+        assert!(c.passed, "2^-127 is the smallest value, not a subnormal");
+        let c = check(vec![e8m0(0xFF)], vec![e8m0(0xFE)]);
+        assert_eq!(specials(&c), [(Special::MissingNan, 1, vec![0], "NaN", "1.7014118e38")]);
+    }
+
+    #[test]
+    fn float4_has_no_nan_or_infinity() {
+        let e2m1 = Float4E2M1::from_bits;
+        // 6 (0x7) is the largest; 4 (0x6) the value below.
+        let c = check(vec![e2m1(0x7)], vec![e2m1(0x6)]);
         assert!(!c.passed);
         assert_eq!(shown(&c), [("6 (0x07)", "4 (0x06)")]);
-        // float4e2m1 0x8 is -0.
-        let c = check(vec![Float4E2M1::from_bits(0x0)], vec![Float4E2M1::from_bits(0x8)]);
-        assert!(c.passed && !c.bit_exact);
+        assert_eq!(farthest(&c).unwrap().0, 1);
+        assert!(under(Tolerance::Ulps(1), vec![e2m1(0x7)], vec![e2m1(0x6)]).passed);
+        assert_eq!(farthest(&check(vec![e2m1(0x7)], vec![e2m1(0xF)])).unwrap().0, 14);
+        // 0x8 is −0; 0x1 (0.5) the one subnormal.
+        let c = check(vec![e2m1(0x0)], vec![e2m1(0x8)]);
+        assert_eq!(specials(&c), [(Special::SignOfZero, 1, vec![0], "+0", "-0")]);
+        let c = under(Tolerance::Ulps(1), vec![e2m1(0x9)], vec![e2m1(0x8)]);
+        assert_eq!(specials(&c), [(Special::FlushedToZero, 1, vec![0], "-0.5", "-0")]);
     }
 
     #[test]
     fn complex_numbers_compare_by_parts() {
         let c = check(vec![Complex::new(1.0f32, 2.0)], vec![Complex::new(1.0, 2.5)]);
         assert!(!c.passed);
-        assert_eq!((c.max_abs_error, c.max_rel_error), (Some(0.5), Some(0.25)));
+        assert_eq!(errors(&c), (0.5, 0.2));
         assert_eq!(shown(&c), [("1+2i", "1+2.5i")]);
-        // Each part against its own scale: 2.001 is close to 2, but 0.001 is not close to 0.
-        assert!(check(vec![Complex::new(5.0f32, 2.0)], vec![Complex::new(5.0, 2.001)]).passed);
-        assert!(!check(vec![Complex::new(2.0f32, 0.0)], vec![Complex::new(2.0, 0.001)]).passed);
+        // Each part measured in its own format; the larger distance counts.
+        let two_next = f32::from_bits(2.0f32.to_bits() + 1);
+        let one_next = f32::from_bits(1.0f32.to_bits() + 3);
+        let c = under(
+            Tolerance::Ulps(3),
+            vec![Complex::new(1.0f32, 2.0)],
+            vec![Complex::new(one_next, two_next)],
+        );
+        assert!(c.passed && !c.bit_exact);
+        assert_eq!(farthest(&c).unwrap().0, 3);
+        assert!(
+            !under(
+                Tolerance::Ulps(2),
+                vec![Complex::new(1.0f32, 2.0)],
+                vec![Complex::new(one_next, 2.0)]
+            )
+            .passed
+        );
+        // approx on each part against its own scale: 2.001 is close to 2, 0.001 is not close to 0.
+        let loose = approx(1e-3, 0.0);
+        assert!(under(loose, vec![Complex::new(5.0f32, 2.0)], vec![Complex::new(5.0, 2.001)]).passed);
+        assert!(!under(loose, vec![Complex::new(2.0f32, 0.0)], vec![Complex::new(2.0, 0.001)]).passed);
+        // Special values in either part.
+        let c = check(vec![Complex::new(1.0f64, 0.0)], vec![Complex::new(1.0, -0.0)]);
+        assert_eq!(specials(&c), [(Special::SignOfZero, 1, vec![0], "1+0i", "1-0i")]);
+        assert!(check(vec![Complex::new(f64::NAN, 1.0)], vec![Complex::new(-f64::NAN, 1.0)]).passed);
+        let c = under(
+            Tolerance::Ulps(9),
+            vec![Complex::new(1.0f64, f64::INFINITY)],
+            vec![Complex::new(1.0, f64::MAX)],
+        );
+        assert_eq!(specials(&c)[0].0, Special::Infinity);
 
         let c = check(vec![Complex::new(1.0f64, -2.0)], vec![Complex::new(-1.0, -2.0)]);
         assert_eq!(shown(&c), [("1-2i", "-1-2i")]);
@@ -834,29 +1412,50 @@ mod tests {
     }
 
     #[test]
-    fn dtype_and_shape_are_checked_first() {
-        let c = compare(&t(&[1], vec![1.0f32]), &t(&[1], vec![1.0f64]), &Tolerance::default());
+    fn deviations_of_outputs_merge_and_read_back() {
+        let first = check(vec![1.0f32, f32::NAN], vec![1.5, 0.0])
+            .deviation
+            .unwrap()
+            .in_output(0);
+        let second = check(vec![f32::NAN, 1.0, 0.0], vec![1.0, 1.0 + f32::EPSILON * 4.0, -0.0])
+            .deviation
+            .unwrap()
+            .in_output(1);
+        let mut merged = first.clone();
+        merged.merge(second);
+        // 1 against 1.5 is 2^22 ULPs: the larger, with its output.
+        let max = merged.max_ulps.as_ref().unwrap();
+        assert_eq!((max.ulps, max.at.output, &max.at.index), (1 << 22, 0, &vec![0]));
+        let kinds: Vec<_> = merged
+            .special
+            .iter()
+            .map(|d| (d.kind, d.count, d.first.output))
+            .collect();
+        assert_eq!(kinds, [(Special::MissingNan, 2, 0), (Special::SignOfZero, 1, 1)]);
         assert_eq!(
-            c.problem.as_deref(),
-            Some("dtype differs: expected float, actual double")
+            merged.describe(),
+            "max abs error 0.5, max rel error 0.3333333333333333, max 4194304 ulps at output 0 [0]; \
+             NaN expected in 2 elements, first output 0 [1]: expected NaN, got 0; \
+             sign of zero differs in 1 element, first output 1 [2]: expected +0, got -0"
         );
-        assert!(!c.passed && !c.bit_exact);
-        assert_eq!((c.differing, c.max_abs_error), (0, None));
-
-        let c = compare(
-            &t(&[2, 3], vec![0i8; 6]),
-            &t(&[3, 2], vec![0i8; 6]),
-            &Tolerance::default(),
+        // Two doubles far apart overflow the error, which JSON writes as null and reads back.
+        let huge = check(vec![f64::MAX], vec![-f64::MAX]).deviation.unwrap();
+        assert_eq!(huge.max_abs_error, f64::INFINITY);
+        let json = serde_json::to_string(&huge).unwrap();
+        assert!(
+            json.starts_with(r#"{"max_abs_error":null,"max_rel_error":null,"#),
+            "{json}"
         );
-        assert_eq!(
-            c.problem.as_deref(),
-            Some("shape differs: expected [2, 3], actual [3, 2]")
+        assert_eq!(serde_json::from_str::<Deviation>(&json).unwrap(), huge);
+        let json = serde_json::to_string(&merged).unwrap();
+        assert_eq!(serde_json::from_str::<Deviation>(&json).unwrap(), merged);
+        assert!(
+            json.contains(r#""max_ulps":{"ulps":4194304,"output":0,"index":[0],"#),
+            "{json}"
         );
-        assert!(!c.passed);
-        assert_eq!(
-            c.report(1, "y"),
-            "output 1 \"y\": shape differs: expected [2, 3], actual [3, 2]\n  \
-             expected int8[2, 3], actual int8[3, 2]"
+        assert!(
+            json.contains(r#"{"kind":"sign-of-zero","count":1,"output":1,"index":[2],"#),
+            "{json}"
         );
     }
 
@@ -865,7 +1464,7 @@ mod tests {
         let c = compare(
             &t(&[3, 5], vec![0i64; 15]),
             &t(&[3, 5], vec![1i64; 15]),
-            &Tolerance::default(),
+            &Tolerance::Exact,
         );
         assert_eq!(c.differing, 15);
         assert_eq!(c.first_mismatches.len(), MAX_LISTED);
@@ -882,7 +1481,7 @@ mod tests {
         let mut actual = expected.clone().reversed_axes().as_standard_layout().into_owned();
         actual[[2, 0]] = 9; // logical [0, 2] of the transpose back
         let actual = Tensor::Int32(actual.reversed_axes().into_dyn());
-        let c = compare(&Tensor::Int32(expected.into_dyn()), &actual, &Tolerance::default());
+        let c = compare(&Tensor::Int32(expected.into_dyn()), &actual, &Tolerance::Exact);
         assert_eq!(c.first_mismatches[0].index, [0, 2]);
         assert_eq!(shown(&c), [("2", "9")]);
 
@@ -892,7 +1491,7 @@ mod tests {
         let c = compare(
             &t(&[2, 1, 2, 1, 2, 2], vec![0u8; 16]),
             &t(&[2, 1, 2, 1, 2, 2], values),
-            &Tolerance::default(),
+            &Tolerance::Exact,
         );
         assert_eq!(c.first_mismatches[0].index, [1, 0, 1, 0, 0, 1]);
     }
@@ -902,10 +1501,10 @@ mod tests {
         let c = compare(
             &t(&[0, 3], Vec::<f32>::new()),
             &t(&[0, 3], Vec::<f32>::new()),
-            &Tolerance::default(),
+            &Tolerance::Exact,
         );
         assert!(c.passed && c.bit_exact);
-        assert_eq!((c.total, c.max_abs_error), (0, Some(0.0)));
+        assert_eq!((c.total, c.deviation), (0, Some(Deviation::default())));
     }
 
     #[test]
@@ -940,12 +1539,13 @@ mod tests {
             pads: vec![(0, 0), (0, 1)],
             out_shape: vec![2, 3],
         };
-        let report = compare(&expected, &actual, &Tolerance::default())
+        let report = compare(&expected, &actual, &Tolerance::Exact)
             .with_regions(&regions)
             .report(0, "y");
         assert_eq!(
             report,
-            "output 0 \"y\": 2 of 6 elements differ (max abs error 9, max rel error inf)\n  \
+            "output 0 \"y\": 2 of 6 elements differ (max abs error 9, max rel error 1, \
+             max 1091567616 ulps at [0, 2])\n  \
              expected float[2, 3], actual float[2, 3]\n  \
              [0, 2] expected 0 actual 9 (end padding of axis 1)\n  \
              [1, 1] expected 4 actual 5 (interior)"
@@ -974,7 +1574,7 @@ mod tests {
         values[5] = 0;
         values[6] = 0;
         let actual = t(&[4, 4], values.clone());
-        let c = compare_in(&expected, &actual, &Tolerance::default(), Some(&regions));
+        let c = compare_in(&expected, &actual, &Tolerance::Exact, Some(&regions));
         assert_eq!(
             c.placement,
             Some(Placement {
@@ -990,7 +1590,7 @@ mod tests {
         );
         assert_eq!(c.first_mismatches[0].region.as_deref(), Some("end padding of axis 1"));
         values[5] = 7;
-        let c = compare_in(&expected, &t(&[4, 4], values), &Tolerance::default(), Some(&regions));
+        let c = compare_in(&expected, &t(&[4, 4], values), &Tolerance::Exact, Some(&regions));
         assert_eq!(
             c.placement.unwrap().describe(),
             "4 differing elements are in padding, 1 in the interior"
@@ -999,7 +1599,7 @@ mod tests {
         let other = compare_in(
             &t(&[16], vec![0i32; 16]),
             &t(&[16], vec![1i32; 16]),
-            &Tolerance::default(),
+            &Tolerance::Exact,
             Some(&regions),
         );
         assert_eq!(other.placement, None);
@@ -1007,12 +1607,24 @@ mod tests {
 
     #[test]
     fn the_report_of_a_passing_comparison_says_how_it_passed() {
-        let c = check(vec![1.0f64], vec![1.0 + 2f64.powi(-11)]);
+        let a = 1.0 + 2f64.powi(-11);
+        let c = under(approx(1e-3, 0.0), vec![1.0f64], vec![a]);
         assert_eq!(
             c.report(2, ""),
-            "output 2: all 1 elements within tolerance, not bit-identical \
-             (max abs error 0.00048828125, max rel error 0.00048828125)\n  \
-             expected double[1], actual double[1]"
+            format!(
+                "output 2: all 1 elements pass, not bit-identical \
+                 (max abs error 0.00048828125, max rel error {}, max 2199023255552 ulps at [0])\n  \
+                 expected double[1], actual double[1]",
+                show_float(2f64.powi(-11) / a)
+            )
+        );
+        let c = check(vec![f64::NAN], vec![-f64::NAN]);
+        assert_eq!(
+            c.report(0, ""),
+            "output 0: all 1 elements pass, not bit-identical\n  \
+             expected double[1], actual double[1]\n  \
+             NaN payload differs in 1 element, first [0]: expected NaN (0x7ff8000000000000), \
+             got NaN (0xfff8000000000000)"
         );
         let c = check(vec![7i8], vec![7]);
         assert!(
@@ -1034,22 +1646,14 @@ mod tests {
             Tensor::from_vec(&[1], vec![b"x".to_vec()]).unwrap(),
         ];
         for tensor in &cases {
-            let c = compare(tensor, tensor, &Tolerance::default());
+            let c = compare(tensor, tensor, &Tolerance::Bitwise);
             assert!(c.passed && c.bit_exact && c.differing == 0, "{c:?}");
             let floating = tensor.data_type().is_floating();
-            assert_eq!(c.max_abs_error, floating.then_some(0.0), "{c:?}");
-            assert_eq!(c.max_rel_error, floating.then_some(0.0), "{c:?}");
+            assert_eq!(c.deviation, floating.then(Deviation::default), "{c:?}");
         }
         // One differing bit leaves the fast path: the element rule finds and lists it.
         let other = Tensor::from_vec(&[3], vec![1.5f32, nan, 0.0]).unwrap();
-        let c = compare(
-            &cases[0],
-            &other,
-            &Tolerance {
-                exact: true,
-                ..Tolerance::default()
-            },
-        );
+        let c = compare(&cases[0], &other, &Tolerance::Exact);
         assert!(!c.passed && c.differing == 1, "{c:?}");
         assert_eq!(c.first_mismatches[0].index, [2]);
     }

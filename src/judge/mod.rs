@@ -8,4 +8,5 @@ pub mod compare;
 pub mod gate_result;
 pub mod profile;
 pub mod setup;
+pub(crate) mod ulps;
 pub mod verdict;

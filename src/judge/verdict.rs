@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::check::Status;
 use crate::backend::{BackendError, ErrorKind, ExecError, WorkerError, error_kind, refusal_rule};
+use crate::judge::compare::Deviation;
 use crate::operators::Rule;
 
 /// The verdict on a backend's answer to one data set.
@@ -17,8 +18,12 @@ use crate::operators::Rule;
 pub enum Verdict {
     /// Every output matched under the comparison rule.
     Passed {
-        /// Bit for bit, or within tolerance only.
+        /// Bit for bit, or within the run's tolerance only.
         bit_exact: bool,
+        /// When not bit for bit: how far apart the floating values are (absent from reports
+        /// written before it was measured).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deviation: Option<Box<Deviation>>,
     },
     /// The data set must be refused, and the backend refused it.
     RefusedAsRequired {
@@ -47,6 +52,11 @@ pub enum Verdict {
         shape: bool,
         /// The comparison's report.
         report: String,
+        /// How far apart the floating values compared are: the largest errors and ULP
+        /// distance, the special values that differ (absent when no floating values were
+        /// compared, and from reports written before it was measured).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deviation: Option<Box<Deviation>>,
     },
     /// The backend answered a data set that must be refused.
     AcceptedMustRefuse {
@@ -209,6 +219,15 @@ impl Verdict {
                 "refused for another reason: names {rule}, the data set breaks {}",
                 ids(expected)
             )),
+            _ => None,
+        }
+    }
+
+    /// How far apart the floating values were, when outputs were compared and not all of
+    /// them bit for bit.
+    pub fn deviation(&self) -> Option<&Deviation> {
+        match self {
+            Verdict::Passed { deviation, .. } | Verdict::Mismatch { deviation, .. } => deviation.as_deref(),
             _ => None,
         }
     }
@@ -391,6 +410,43 @@ pub(crate) fn exit_failure(status: std::process::ExitStatus) -> Failure {
 mod tests {
     use super::*;
     use crate::backend::{BackendFailure, BackendUnsupported};
+
+    #[test]
+    fn verdicts_written_before_deviations_were_measured_still_read() {
+        let old: Verdict = serde_json::from_str(r#"{"verdict":"mismatch","shape":false,"report":"r"}"#).unwrap();
+        assert_eq!(
+            old,
+            Verdict::Mismatch {
+                shape: false,
+                report: "r".into(),
+                deviation: None
+            }
+        );
+        let old: Verdict = serde_json::from_str(r#"{"verdict":"passed","bit_exact":false}"#).unwrap();
+        assert_eq!(old.deviation(), None);
+        // And a deviation makes the round trip, absent when there is none.
+        let passed = Verdict::Passed {
+            bit_exact: false,
+            deviation: Some(Box::new(Deviation {
+                max_abs_error: 0.5,
+                ..Deviation::default()
+            })),
+        };
+        let json = serde_json::to_string(&passed).unwrap();
+        assert_eq!(
+            json,
+            r#"{"verdict":"passed","bit_exact":false,"deviation":{"max_abs_error":0.5,"max_rel_error":0.0}}"#
+        );
+        assert_eq!(serde_json::from_str::<Verdict>(&json).unwrap(), passed);
+        let exact = Verdict::Passed {
+            bit_exact: true,
+            deviation: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&exact).unwrap(),
+            r#"{"verdict":"passed","bit_exact":true}"#
+        );
+    }
 
     #[test]
     fn a_polite_refusal_is_never_a_crash_whatever_its_words() {

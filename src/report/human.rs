@@ -74,13 +74,10 @@ pub fn write_outcome(
         Colors::Always => format!("\x1b[{color}m{word:<5}\x1b[0m"),
         Colors::Never => format!("{word:<5}"),
     };
-    let exact = match outcome.max_abs_error {
-        _ if !outcome.is_lossy_pass() => String::new(),
-        Some(error) if error > 0.0 => {
-            format!("  (passed within tolerance, not bit-identical: max abs error {error:e})")
-        }
-        // Bits differ but no value does: -0 for 0, another NaN payload.
-        _ => "  (passed within tolerance, not bit-identical: -0 for 0 or another NaN)".to_owned(),
+    let exact = if outcome.is_lossy_pass() {
+        format!("  ({})", outcome.lossy_note())
+    } else {
+        String::new()
     };
     let gating = if outcome.is_non_gating_failure() {
         "  (not gating)"

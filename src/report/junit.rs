@@ -19,7 +19,7 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     for outcome in &report.outcomes {
         let mut case = TestCase::new(escape_line(&outcome.name()).as_ref(), status(report, outcome));
         if outcome.is_lossy_pass() {
-            case.set_system_out(lossy_note(outcome));
+            case.set_system_out(outcome.lossy_note());
         }
         if let Some(note) = outcome.verdict.as_ref().and_then(Verdict::note) {
             case.add_property(("note", "refused-for-another-reason"));
@@ -125,14 +125,6 @@ fn gate_note(gate: &GateResult) -> Option<String> {
             "listed as a known failure ({reason}) but no longer fails: remove it from the baseline"
         )),
         _ => None,
-    }
-}
-
-/// What a passed test case's `system-out` says when it passed within tolerance only.
-fn lossy_note(outcome: &Outcome) -> String {
-    match outcome.max_abs_error {
-        Some(error) => format!("passed within tolerance, not bit-identical: max abs error {error:e}"),
-        None => "passed within tolerance, not bit-identical".to_owned(),
     }
 }
 

@@ -49,11 +49,8 @@ pub fn write_markdown(report: &RunReport, failures_only: bool, out: &mut dyn Wri
         let (status, message) = if let Some(note) = note(outcome) {
             ("passed, with a note".to_owned(), note)
         } else if outcome.is_lossy_pass() {
-            let error = outcome
-                .max_abs_error
-                .map(|e| format!("max abs error {e:e}"))
-                .unwrap_or_default();
-            ("passed, not bit-identical".to_owned(), error)
+            let deviation = outcome.deviation().map(|d| d.describe()).unwrap_or_default();
+            ("passed, not bit-identical".to_owned(), deviation)
         } else if outcome.is_non_gating_failure() {
             let first = outcome.message.lines().next().unwrap_or_default();
             (format!("{} (not gating)", outcome.status.name()), first.to_owned())

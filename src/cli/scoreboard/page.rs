@@ -118,9 +118,41 @@ fn write_board(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Resu
         board.total.line(),
         Escaped(&parts.join(", "))
     )?;
+    write_lossy(board, out)?;
     write_heatmap(board, out)?;
     write_groups(index, board, out)?;
     writeln!(out, "</section>")
+}
+
+/// The passes that are not bit for bit, farthest first, each with its largest ULP distance
+/// and the special values that differ: what a tolerance let through.
+fn write_lossy(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
+    const SHOWN: usize = 10;
+    let mut lossy: Vec<&Outcome> = board.report.outcomes.iter().filter(|o| o.is_lossy_pass()).collect();
+    if lossy.is_empty() {
+        return Ok(());
+    }
+    let farthest = |o: &Outcome| o.deviation().and_then(|d| d.max_ulps.as_ref()).map_or(0, |m| m.ulps);
+    lossy.sort_by_key(|o| std::cmp::Reverse(farthest(o)));
+    writeln!(
+        out,
+        "<details class=\"lossy\"><summary>{} passed, not bit-identical (largest distance {} ulps)</summary><ul>",
+        lossy.len(),
+        farthest(lossy[0])
+    )?;
+    for outcome in lossy.iter().take(SHOWN) {
+        let note = outcome.deviation().map(|d| d.describe()).unwrap_or_default();
+        writeln!(
+            out,
+            "<li><code>{}</code>: {}</li>",
+            Escaped(&outcome.name()),
+            Escaped(&note)
+        )?;
+    }
+    if lossy.len() > SHOWN {
+        writeln!(out, "<li>… and {} more</li>", lossy.len() - SHOWN)?;
+    }
+    writeln!(out, "</ul></details>")
 }
 
 fn write_heatmap(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
