@@ -726,8 +726,12 @@ fn matrix_groups_lists_failure_groups_and_defects_instead_of_data_sets() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.starts_with("| backend | passed |"), "{stdout}");
-    assert!(stdout.contains("\n| ref | 18 | 0 | 0 | 0 | 0 |\n"), "{stdout}");
+    assert!(stdout.starts_with("| backend | runtime | passed |"), "{stdout}");
+    let ref_line = format!(
+        "\n| ref | pad-conformance reference {} | 18 | 0 | 0 | 0 | 0 |\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(stdout.contains(&ref_line), "{stdout}");
     assert!(
         stdout.contains(
             "| backend | basis | finding | data sets | reason (first line, numbers as N) | smallest data set |"

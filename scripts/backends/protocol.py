@@ -1,7 +1,8 @@
 """The worker side of pad-conformance's external backend protocol, version 1
 (docs/backend-protocol.md), shared by the workers of this directory.
 
-A worker calls serve(name, run): it answers the handshake, then for each request calls
+A worker calls serve(name, run, runtime): it answers the handshake (its display name, and
+the runtime's name, version and build as data), then for each request calls
 run(model_path, input_paths, output_dir) -> [output_path, ...] and replies with the paths,
 or with an `error` reply ("ExceptionType: message") when run raises: of kind "failed" when
 the exception is a failure of Python or of this worker (error_kind), else a refusal. It
@@ -117,8 +118,11 @@ def error_kind(error):
     return "refused"
 
 
-def serve(name, run):
-    """Answers requests on stdin until it closes."""
+def serve(name, run, runtime=None, kind_of=None):
+    """Answers requests on stdin until it closes. `runtime` ({"name", "version", "build"}) is
+    the hello's optional runtime; `kind_of(error)` gives the kind of the error reply for an
+    exception of run (default error_kind)."""
+    kind_of = kind_of or error_kind
     # Replies go to a private copy of stdout; fd 1 itself now points to stderr, so that a
     # stray print (Python's or a native library's) cannot corrupt the reply stream.
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -138,6 +142,8 @@ def serve(name, run):
             request_type = request.get("type")
             if request_type == "hello":
                 reply = {"type": "hello", "version": PROTOCOL_VERSION, "name": name}
+                if runtime:
+                    reply["runtime"] = runtime
             elif request_type == "run":
                 model, inputs, output_dir = request["model"], request["inputs"], request["output_dir"]
                 running = True
@@ -149,7 +155,7 @@ def serve(name, run):
             traceback.print_exc(file=sys.stderr)
             text = str(error).strip()
             message = f"{type(error).__name__}: {text}" if text else type(error).__name__
-            kind = error_kind(error) if running else "failed"
+            kind = kind_of(error) if running else "failed"
             reply = {"type": "error", "id": request_id, "kind": kind, "message": message}
         sys.stderr.flush()
         replies.write(json.dumps(reply) + "\n")

@@ -4,6 +4,7 @@
 mod exec;
 mod reference;
 mod reply;
+mod runtime;
 mod serve;
 mod worker_error;
 mod worker_groups;
@@ -18,6 +19,7 @@ pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.
 #[doc(hidden)]
 pub use reply::{WorkerReply, parse_reply};
+pub use runtime::RuntimeInfo;
 pub use serve::{ServeError, Worker};
 pub use worker_error::{ExecError, WorkerError, WorkerFailure};
 pub use worker_groups::kill_worker_groups;
@@ -195,6 +197,13 @@ pub trait Backend: Send + Sync {
     /// model: the fuzzer writes each generated model to disk only for backends that do.
     fn reads_model_file(&self) -> bool {
         true
+    }
+
+    /// The runtime behind the backend — name, version, build — as data apart from
+    /// [`name`](Backend::name), for reports, the matrix and the scoreboard; `None` (the
+    /// default) when the backend does not say.
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        None
     }
 }
 

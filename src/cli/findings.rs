@@ -280,6 +280,8 @@ mod tests {
             ],
             duration: Duration::ZERO,
             baseline: None,
+            runtime: None,
+            shard: None,
         };
         let mut out = Vec::new();
         write_markdown(&[report], &mut out).unwrap();

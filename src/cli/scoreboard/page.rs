@@ -58,17 +58,39 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "<div class=\"wrap\"><table class=\"totals\">")?;
     writeln!(
         out,
-        "<thead><tr><th>backend</th><th class=\"num\">pass share</th><th class=\"num\">passed</th>\
+        "<thead><tr><th>backend</th><th>runtime</th><th>version</th><th class=\"num\">pass share</th><th class=\"num\">passed</th>\
          <th class=\"num\">failed</th><th class=\"num\">errored</th><th class=\"num\">skipped</th>\
          <th class=\"num\">unsupported</th><th class=\"num\">not gating</th></tr></thead>"
     )?;
     writeln!(out, "<tbody>")?;
     for (i, board) in boards.iter().enumerate() {
+        let runtime = board.report.runtime.as_ref();
         let name = format!("<a href=\"#backend-{i}\">{}</a>", Escaped(board.name()));
-        let attributes = format!("class=\"backend-row\" data-backend=\"{i}\"");
-        write_totals_row(&attributes, &name, &board.total, out)?;
+        // Apart from the display name, as data a reader (or a script) can sort and filter by.
+        let runtime_name = runtime.map_or("–".to_owned(), |r| Escaped(&r.name).to_string());
+        let version = match runtime {
+            Some(r) => format!(
+                "{}{}",
+                Escaped(r.version.as_deref().unwrap_or("–")),
+                r.build.as_ref().map_or(String::new(), |b| format!(
+                    " <small class=\"build\">({})</small>",
+                    Escaped(b)
+                ))
+            ),
+            None => "–".to_owned(),
+        };
+        let label = format!("{name}</td><td class=\"runtime\">{runtime_name}</td><td class=\"version\">{version}");
+        let data = |value: Option<&String>| value.map_or(String::new(), |v| Escaped(v).to_string());
+        let attributes = format!(
+            "class=\"backend-row\" data-backend=\"{i}\" data-runtime=\"{}\" data-version=\"{}\" data-build=\"{}\"",
+            data(runtime.map(|r| &r.name)),
+            data(runtime.and_then(|r| r.version.as_ref())),
+            data(runtime.and_then(|r| r.build.as_ref())),
+        );
+        write_totals_row(&attributes, &label, &board.total, out)?;
         for (part, summary) in &board.parts {
-            write_totals_row("class=\"part-row\"", part.label(), summary, out)?;
+            let label = format!("{}</td><td></td><td>", part.label());
+            write_totals_row("class=\"part-row\"", &label, summary, out)?;
         }
     }
     writeln!(out, "</tbody></table></div>")?;
@@ -106,6 +128,13 @@ fn write_board(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Resu
         Escaped(board.name())
     )?;
     writeln!(out, "<h2>{}</h2>", Escaped(board.name()))?;
+    if let Some(runtime) = &board.report.runtime {
+        writeln!(
+            out,
+            "<p class=\"muted runtime\">runtime: {}</p>",
+            Escaped(&runtime.label())
+        )?;
+    }
     let parts: Vec<String> = board
         .parts
         .iter()

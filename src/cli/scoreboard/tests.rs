@@ -7,6 +7,7 @@ use scraper::{ElementRef, Html, Selector};
 
 use super::*;
 use crate::cli::run_diff::RunDiff;
+use pad_conformance::backend::RuntimeInfo;
 use pad_conformance::data::basis::{Basis, BasisNote};
 use pad_conformance::judge::check::{Outcome, Status};
 use pad_conformance::operators::OpVersion;
@@ -70,9 +71,16 @@ fn reports() -> (RunReport, RunReport) {
         ],
         duration: Duration::ZERO,
         baseline: None,
+        runtime: None,
+        shard: None,
     };
     let mut failing = passing.clone();
     failing.backend = format!("evil {IMG_NAME}");
+    failing.runtime = Some(
+        RuntimeInfo::new(format!("rt {IMG_NAME}"))
+            .version("1.2")
+            .build(SCRIPT_NAME),
+    );
     failing.outcomes[1].status = Status::Errored;
     failing.outcomes[1].message = format!("no kernel for Pad(19) {IMG_NAME}\nsecond line {SCRIPT_NAME}");
     failing.outcomes[1].shape = Some(vec![3, 4]);
@@ -182,14 +190,33 @@ fn totals_split_into_upstream_and_extended() {
     let rows = select(&html, "tr.backend-row");
     assert_eq!(rows.len(), 2);
     let cells = |row: ElementRef<'_>| within(row, "td").into_iter().map(text_of).collect::<Vec<_>>();
-    // backend, share, passed, failed, errored, skipped, unsupported, not gating
-    assert_eq!(cells(rows[0]), ["ref", "100.0%", "5", "0", "0", "0", "0", "0"]);
+    // backend, runtime, version, share, passed, failed, errored, skipped, unsupported, not gating
+    assert_eq!(
+        cells(rows[0]),
+        ["ref", "–", "–", "100.0%", "5", "0", "0", "0", "0", "0"]
+    );
     let evil = format!("evil {IMG_NAME}");
-    assert_eq!(cells(rows[1]), [evil.as_str(), "40.0%", "2", "0", "2", "0", "0", "1"]);
+    let runtime = format!("rt {IMG_NAME}");
+    let version = format!("1.2 ({SCRIPT_NAME})");
+    assert_eq!(
+        cells(rows[1]),
+        [evil.as_str(), &runtime, &version, "40.0%", "2", "0", "2", "0", "0", "1"]
+    );
+    // The runtime as data: attributes a script sorts or filters by, escaped like the text.
+    assert_eq!(rows[1].value().attr("data-runtime"), Some(runtime.as_str()));
+    assert_eq!(rows[1].value().attr("data-version"), Some("1.2"));
+    assert_eq!(rows[1].value().attr("data-build"), Some(SCRIPT_NAME));
+    assert_eq!(rows[0].value().attr("data-version"), Some(""));
     let parts: Vec<Vec<String>> = select(&html, "tr.part-row").into_iter().map(cells).collect();
     assert_eq!(parts.len(), 4);
-    assert_eq!(parts[2], ["upstream releases", "100.0%", "1", "0", "0", "0", "0", "0"]);
-    assert_eq!(parts[3], ["extended corpus", "25.0%", "1", "0", "2", "0", "0", "1"]);
+    assert_eq!(
+        parts[2],
+        ["upstream releases", "", "", "100.0%", "1", "0", "0", "0", "0", "0"]
+    );
+    assert_eq!(
+        parts[3],
+        ["extended corpus", "", "", "25.0%", "1", "0", "2", "0", "0", "1"]
+    );
     assert!(rows[1].value().classes().any(|c| c == "backend-row"));
     let share = within(rows[1], "td.share")[0];
     assert!(share.value().classes().any(|c| c == "s4"), "40% is in the fifth colour");
@@ -236,6 +263,8 @@ fn the_heatmap_is_the_coverage_grid_with_shares_and_modes() {
         )],
         duration: Duration::ZERO,
         baseline: None,
+        runtime: None,
+        shard: None,
     };
     let (_, refusal_page) = page(&[refusal]);
     let outlined = cell(select(&refusal_page, "section.backend")[0], "Pad-19", "int4");

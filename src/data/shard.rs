@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// Part `index` (1 to `count`) of a run split into `count` parts.
 ///
 /// ```
-/// use pad_conformance::run::shard::Shard;
+/// use pad_conformance::data::shard::Shard;
 /// let parts: Vec<Shard> = (1..=3).map(|k| format!("{k}/3").parse().unwrap()).collect();
 /// let name = "onnx-1.22.0/node/test_wrap_pad/0";
 /// assert_eq!(parts.iter().filter(|shard| shard.contains(name)).count(), 1);
@@ -62,7 +62,13 @@ impl Shard {
 
     /// Whether the data set named `name` (`onnx-1.22.0/node/test_wrap_pad/0`) is in this part.
     pub fn contains(self, name: &str) -> bool {
-        fnv1a(name.as_bytes()) % u64::from(self.count) == u64::from(self.index - 1)
+        self.contains_index(fnv1a(name.as_bytes()))
+    }
+
+    /// Whether item `index` of a numbered sequence (a fuzzing campaign's case, whose seed
+    /// its index decides) is in this part: every N-th, from K − 1.
+    pub fn contains_index(self, index: u64) -> bool {
+        index % u64::from(self.count) == u64::from(self.index - 1)
     }
 }
 
@@ -136,7 +142,9 @@ mod tests {
 
     #[test]
     fn every_name_lies_in_exactly_one_part_and_stays_there() {
-        let names: Vec<String> = (0..500).map(|i| format!("extended/test_ext_pad_{i}/{}", i % 3)).collect();
+        let names: Vec<String> = (0..500)
+            .map(|i| format!("extended/test_ext_pad_{i}/{}", i % 3))
+            .collect();
         let parts: Vec<Shard> = (1..=4).map(|k| Shard::new(k, 4).unwrap()).collect();
         let mut sizes = [0usize; 4];
         for name in &names {
@@ -153,20 +161,37 @@ mod tests {
             .collect();
         assert_eq!(pinned, [3, 1, 4]);
         assert!(Shard::new(1, 1).unwrap().contains("anything"));
+        let second_of_three = Shard::new(2, 3).unwrap();
+        let taken: Vec<u64> = (0..9).filter(|&i| second_of_three.contains_index(i)).collect();
+        assert_eq!(taken, [1, 4, 7]);
     }
 
     #[test]
     fn only_k_of_n_parses() {
         assert_eq!("2/4".parse::<Shard>().unwrap(), Shard::new(2, 4).unwrap());
         assert_eq!(" 1/1 ".parse::<Shard>().unwrap().to_string(), "1/1");
-        for bad in ["", "2", "2/", "/4", "a/4", "2/4/1", "+2/4", "2/-4", "2 /4", "99999999999/4"] {
+        for bad in [
+            "",
+            "2",
+            "2/",
+            "/4",
+            "a/4",
+            "2/4/1",
+            "+2/4",
+            "2/-4",
+            "2 /4",
+            "99999999999/4",
+        ] {
             assert_eq!(bad.parse::<Shard>(), Err(ShardError::Form(bad.to_owned())), "{bad}");
         }
         for (bad, index, count) in [("0/4", 0, 4), ("5/4", 5, 4), ("0/0", 0, 0), ("1/0", 1, 0)] {
             assert_eq!(bad.parse::<Shard>(), Err(ShardError::Range { index, count }), "{bad}");
         }
         let message = "5/4".parse::<Shard>().unwrap_err().to_string();
-        assert_eq!(message, "shard 5/4: the part must be 1 to 4, and the number of parts at least 1");
+        assert_eq!(
+            message,
+            "shard 5/4: the part must be 1 to 4, and the number of parts at least 1"
+        );
     }
 
     #[test]
