@@ -66,13 +66,15 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         args.checking.threads(),
         &mut write_line,
     );
+    report.shard = selection.shard;
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
+    // A shard judges the entries of its own part: another part's are neither run nor stale
+    // here, so that the parts' findings add up to the whole run's (`merge`).
+    let exists = |name: &str| selection.shard.is_some_and(|shard| !shard.contains(name)) || discovered.contains(name);
     // Judged before any report is written, so that every report shows the gate.
-    report.baseline = baseline
-        .as_ref()
-        .map(|b| b.judge(&report.outcomes, |name| discovered.contains(name)));
+    report.baseline = baseline.as_ref().map(|b| b.judge(&report.outcomes, exists));
     let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
-    write_report(&report, &rerun, args, out, written)?;
+    write_report(&report, &rerun, args.format, args.output.is_some(), out, written)?;
     if let Some(path) = &args.write_baseline {
         let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
         let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
@@ -89,12 +91,18 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         );
         return Ok(ExitCode::from(130));
     }
+    Ok(exit_code(&report, args.strict, args.strict_corpus))
+}
+
+/// 1 when the run fails — by its baseline's gate when judged against one, else when anything
+/// gating failed or errored — else 0.
+pub(super) fn exit_code(report: &RunReport, strict: bool, strict_corpus: bool) -> ExitCode {
     let summary = report.summary();
     let failed = match &report.baseline {
-        Some(verdict) => verdict.fails(args.strict, args.strict_corpus),
+        Some(verdict) => verdict.fails(strict, strict_corpus),
         None => summary.failed + summary.errored > 0,
     };
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
 
 /// `--list`: each selected case once, with its data sets. Exits 1 when any case or data set
@@ -124,16 +132,17 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the report to `out`, after the lines already streamed there (`written`: whether
-/// that went well); `rerun` is how the HTML page reruns one data set.
-fn write_report(
+/// Writes the report to `out` in `format`, after the lines already streamed there
+/// (`written`: whether that went well); `rerun` is how the HTML page reruns one data set;
+/// `to_file`: `out` is `--output FILE`, so the summary line goes to standard error too.
+pub(super) fn write_report(
     report: &RunReport,
     rerun: &Rerun,
-    args: &RunArgs,
+    format: RunFormat,
+    to_file: bool,
     mut out: Output,
     written: io::Result<()>,
 ) -> Result<(), Fatal> {
-    let format = args.format;
     let written = written.and_then(|()| match format {
         RunFormat::Human => write_summary(report, &mut out),
         RunFormat::Json => write_json(report, &mut out),
@@ -142,7 +151,7 @@ fn write_report(
         RunFormat::Html => write_scoreboard(&[Board::new(report, rerun.clone())], &mut out),
     });
     finish(written, out)?;
-    if args.output.is_some() || format != RunFormat::Human {
+    if to_file || format != RunFormat::Human {
         eprintln!("{}", report.summary().line());
     }
     // The gate's verdict on stderr, after the report, whatever its format and destination.
@@ -154,7 +163,7 @@ fn write_report(
 
 /// Reads the baseline at `path` against the run's corpora. One that records no version of
 /// them excuses nothing: a warning, or under `--strict` an error.
-fn read_baseline(path: &Path, roots: &[DataRoot], strict: bool) -> Result<Baseline, Fatal> {
+pub(super) fn read_baseline(path: &Path, roots: &[DataRoot], strict: bool) -> Result<Baseline, Fatal> {
     let baseline = Baseline::read(path)?.against(path, roots)?;
     let how = format!("--write-baseline {}", path.display());
     match baseline.unversioned_warning(path, &how) {
