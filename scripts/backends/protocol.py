@@ -104,11 +104,18 @@ def to_tensor(array, elem_type, what="output"):
     return tensor
 
 
+class Unsupported(Exception):
+    """Raised by a worker for what its backend does not implement (an element type it cannot
+    be handed, say): an error reply of kind "unsupported", never a refusal."""
+
+
 def error_kind(error):
     """The `kind` of the error reply for `error`: "failed" for a failure of Python (FAILURES)
     or an assertion of this worker's own code, "refused" for anything else — the exceptions
     of onnx, onnxruntime and numpy included, which are the backend refusing the model or its
     inputs (docs/backend-protocol.md). A failure never passes a data set that must be refused."""
+    if isinstance(error, Unsupported):
+        return "unsupported"
     if isinstance(error, FAILURES):
         return "failed"
     if isinstance(error, AssertionError):
