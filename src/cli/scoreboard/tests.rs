@@ -146,8 +146,9 @@ fn the_page_is_one_document_that_fetches_nothing_and_fits_a_narrow_screen() {
         Some("width=device-width, initial-scale=1")
     );
     assert_eq!(select(&html, "style").len(), 1);
-    // Tables scroll sideways in their own box rather than widening the page.
-    assert_eq!(select(&html, "div.wrap > table").len(), 3);
+    // Tables scroll sideways in their own box rather than widening the page: the totals, two
+    // heatmaps and one what-fails table.
+    assert_eq!(select(&html, "div.wrap > table").len(), 4);
     // The filter is hidden until the script shows it; expanding needs no script.
     assert!(
         select(&html, "p.filter")
@@ -351,4 +352,26 @@ fn the_diff_page_lists_each_kind_of_change_and_escapes_it() {
     assert_eq!(changed.len(), 1, "the rule failure does not gate");
     let pre: Vec<String> = select(&html, "pre.message").into_iter().map(text_of).collect();
     assert!(pre.contains(&failing.outcomes[1].message));
+}
+
+#[test]
+fn what_fails_lists_each_group_with_a_link_to_its_reproducer() {
+    let (passing, failing) = reports();
+    let (_, html) = page(&[passing, failing]);
+    let sections = select(&html, "section.backend");
+    // The passing backend has no table; the failing one a row per failure group.
+    assert!(within(sections[0], "table.what-fails").is_empty());
+    let groups = within(sections[1], "details.group").len();
+    let rows = within(sections[1], "table.what-fails tbody tr");
+    assert_eq!(rows.len(), groups);
+    assert!(groups > 0);
+    for row in rows {
+        let link = within(row, "a")[0];
+        let target = link.value().attr("href").unwrap().strip_prefix('#').unwrap().to_owned();
+        // The link lands on a data set of this backend, whose name it shows.
+        let landed = within(sections[1], &format!("li[id=\"{target}\"]"));
+        assert_eq!(landed.len(), 1, "{target}");
+        let name = text_of(within(landed[0], "summary code")[0]);
+        assert_eq!(text_of(within(link, "code")[0]), name);
+    }
 }
