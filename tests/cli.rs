@@ -728,7 +728,7 @@ fn matrix_groups_lists_failure_groups_and_defects_instead_of_data_sets() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.starts_with("| backend | runtime | passed |"), "{stdout}");
     let ref_line = format!(
-        "\n| ref | pad-conformance reference {} | 18 | 0 | 0 | 0 | 0 |\n",
+        "\n| ref | pad-conformance reference {} | 18 | 0 | 0 | 0 | 0 | 0 |\n",
         env!("CARGO_PKG_VERSION")
     );
     assert!(stdout.contains(&ref_line), "{stdout}");
@@ -799,7 +799,7 @@ fn the_readme_usage_block_is_complete() {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let running = readme.split("## Running").nth(1).unwrap();
     let usage = running.split("```").nth(1).unwrap();
-    for command in [&[][..], &["matrix"], &["coverage"], &["bench"], &["fuzz"]] {
+    for command in [&[][..], &["matrix"], &["merge"], &["coverage"], &["bench"], &["fuzz"]] {
         let mut args = command.to_vec();
         args.push("--help");
         let help = String::from_utf8(run(&args).stdout).unwrap();

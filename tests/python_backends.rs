@@ -89,7 +89,11 @@ fn assert_profiled_gate_passes(worker: &str, runtime: &str) {
     let report = report(&out);
     assert_eq!(report["runtime"]["name"], runtime, "{}", report["runtime"]);
     assert!(report["runtime"]["version"].is_string(), "{}", report["runtime"]);
-    assert!(report["summary"]["passed"].as_u64().unwrap() > 100, "{}", report["summary"]);
+    assert!(
+        report["summary"]["passed"].as_u64().unwrap() > 100,
+        "{}",
+        report["summary"]
+    );
 }
 
 #[test]
@@ -115,8 +119,14 @@ fn runtime_internals_fail_and_their_checks_refuse() {
             "openvino-worker",
             [
                 ("RuntimeError('Check failed: pads')", "refused"),
-                ("__import__('openvino.frontend').frontend.OpConversionFailure('Pad-25')", "refused"),
-                ("__import__('openvino.frontend').frontend.NotImplementedFailure('x')", "unsupported"),
+                (
+                    "__import__('openvino.frontend').frontend.OpConversionFailure('Pad-25')",
+                    "refused",
+                ),
+                (
+                    "__import__('openvino.frontend').frontend.NotImplementedFailure('x')",
+                    "unsupported",
+                ),
                 ("NotImplementedError('x')", "unsupported"),
                 ("TypeError('unhashable type')", "failed"),
                 ("ValueError('array is not writeable')", "failed"),
@@ -152,7 +162,11 @@ print(json.dumps(kinds))
             raised = raised.join(", "),
         );
         let out = Command::new(python()).arg("-c").arg(program).output().unwrap();
-        assert!(out.status.success(), "{worker}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{worker}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let kinds: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
         let expected: Vec<&str> = cases.iter().map(|(_, kind)| *kind).collect();
         assert_eq!(kinds, expected, "{worker}");

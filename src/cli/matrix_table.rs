@@ -132,16 +132,16 @@ impl Matrix {
     pub fn write_totals(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
-            "| backend | runtime | passed | failed | errored | skipped | not gating |"
+            "| backend | runtime | passed | failed | errored | skipped | unsupported | not gating |"
         )?;
-        writeln!(out, "|---|---|---:|---:|---:|---:|---:|")?;
+        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|")?;
         for b in &self.backends {
             let s = &b.summary;
             let runtime = b.runtime.as_ref().map_or("-".to_owned(), |r| escape_cell(&r.label()));
             writeln!(
                 out,
-                "| {} | {runtime} | {} | {} | {} | {} | {} |",
-                b.name, s.passed, s.failed, s.errored, s.skipped, s.not_gating
+                "| {} | {runtime} | {} | {} | {} | {} | {} | {} |",
+                b.name, s.passed, s.failed, s.errored, s.skipped, s.unsupported, s.not_gating
             )?;
         }
         writeln!(out)
