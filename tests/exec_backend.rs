@@ -25,7 +25,7 @@ fn main() {
         Some(worker::BACKEND_ARG) => return worker::serve_backend(args.get(2).map_or("", String::as_str)),
         _ => {}
     }
-    let tests: [(&str, fn()); 13] = [
+    let tests: [(&str, fn()); 14] = [
         (
             "a_right_worker_passes_and_names_itself",
             a_right_worker_passes_and_names_itself,
@@ -68,6 +68,10 @@ fn main() {
         ),
         ("baselines_gate_on_regressions_only", baselines_gate_on_regressions_only),
         ("matrix_json_parses_back", matrix_json_parses_back),
+        (
+            "a_worker_states_its_runtime_as_data_apart_from_its_name",
+            a_worker_states_its_runtime_as_data_apart_from_its_name,
+        ),
         (
             "human_lines_appear_as_data_sets_finish",
             human_lines_appear_as_data_sets_finish,
@@ -580,6 +584,58 @@ fn matrix_json_parses_back() {
     assert_eq!(wrap["dtype"], "int32");
     assert_eq!(wrap["results"][0]["status"], "passed");
     assert_eq!(wrap["results"][1]["status"], "failed");
+}
+
+fn a_worker_states_its_runtime_as_data_apart_from_its_name() {
+    let fixture = Fixture::new();
+    let runtime = r#"{"name": "test-runtime", "version": "9.9.1", "build": "debug", "later": true}"#;
+    let (code, report) = fixture.check(&[("WORKER_RUNTIME", runtime)], &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(report["backend"], "test-worker");
+    assert_eq!(
+        report["runtime"],
+        serde_json::json!({"name": "test-runtime", "version": "9.9.1", "build": "debug"})
+    );
+    // A worker older than the field: no runtime, as before.
+    let (code, report) = fixture.check(&[], &[]);
+    assert_eq!(code, Some(0));
+    assert!(report.get("runtime").is_none(), "{report}");
+    let backend = fixture.backend();
+    let out = fixture.run(
+        &[("WORKER_RUNTIME", runtime)],
+        &[
+            "matrix",
+            "--backend",
+            "ref",
+            "--backend",
+            &backend,
+            "--jobs",
+            "1",
+            "--format",
+            "json",
+            fixture.cases().to_str().unwrap(),
+        ],
+    );
+    let matrix: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(matrix["backends"][0]["runtime"]["name"], "pad-conformance reference");
+    assert_eq!(matrix["backends"][1]["runtime"]["version"], "9.9.1");
+    // A runtime that is not one is refused at the handshake, before any case runs.
+    for (bad, says) in [
+        (r#""onnxruntime 1.32.0""#, "is not an object"),
+        (r#"{"version": "1"}"#, "has no name"),
+        (r#"{"name": "x", "version": 1}"#, "runtime version 1 is not a string"),
+    ] {
+        let out = fixture.run(
+            &[("WORKER_RUNTIME", bad)],
+            &["--backend", &backend, fixture.cases().to_str().unwrap()],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(
+            stderr.contains("handshake: protocol error: the hello's runtime") && stderr.contains(says),
+            "{stderr}"
+        );
+    }
 }
 
 fn human_lines_appear_as_data_sets_finish() {

@@ -7,8 +7,9 @@ use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, BackendFailure, BackendUnsupported, ErrorKind, RefBackend};
 use pad_conformance::case::{Patterns, discover};
 use pad_conformance::data::basis::Basis;
+use pad_conformance::data::shard::Shard;
 use pad_conformance::fuzz::reproducer::write_reproducer;
-use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Shape, Shard, fuzz, generate_case};
+use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Shape, fuzz, generate_case};
 use pad_conformance::judge::cause_key::{CauseKey, Flavour, Pattern, Region};
 use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
 use pad_conformance::judge::compare::Tolerance;
@@ -391,10 +392,10 @@ impl Backend for ReflectAsEdge {
 fn shards_together_find_what_one_run_finds() {
     let options = exact_options(600);
     let whole = fuzz(&ThreeDefects, &options, &mut |_| {}).unwrap();
-    let shards: Vec<FuzzReport> = (0..3)
+    let shards: Vec<FuzzReport> = (1..=3)
         .map(|index| {
             let options = FuzzOptions {
-                shard: Shard { index, count: 3 },
+                shard: Shard::new(index, 3).unwrap(),
                 ..options.clone()
             };
             fuzz(&ThreeDefects, &options, &mut |_| {}).unwrap()

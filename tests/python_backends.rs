@@ -1,6 +1,7 @@
-//! The real backends under scripts/backends/ — onnxruntime and ONNX's Python reference
-//! evaluator — run as external workers over the vendored upstream cases, gated by their
-//! committed baselines; and a deliberately broken adapter fails the same gate.
+//! The real backends under scripts/backends/ — onnxruntime, ONNX's Python reference
+//! evaluator, OpenVINO and tinygrad — run as external workers over the vendored upstream
+//! cases, gated by their committed baselines (and profiles); and a deliberately broken adapter
+//! fails the same gate.
 //!
 //! The workers need the pinned Python packages. So that `cargo test` needs neither Python nor
 //! the network, every test here is ignored there; .ci/run installs the packages and runs them
@@ -20,9 +21,15 @@ fn root() -> &'static Path {
 
 /// Runs the upstream cases through `exec:PYTHON SCRIPT` against `baseline`, strictly.
 fn gate(script: &Path, baseline: &str) -> Output {
+    gate_with(script, baseline, &[])
+}
+
+/// [`gate`], with further arguments (a profile).
+fn gate_with(script: &Path, baseline: &str, extra: &[&str]) -> Output {
     let backend = format!("exec:{} {}", python().display(), script.display());
     let baseline = root().join("baselines").join(baseline);
     Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(extra)
         .args([
             "--backend",
             &backend,
@@ -70,6 +77,102 @@ fn the_onnx_reference_passes_its_baseline_gate() {
     assert_gate_passes("onnx-reference-worker", "onnx-reference.json", "onnx-reference ");
 }
 
+/// A worker with a profile: its gate passes, and its report names the runtime as data.
+fn assert_profiled_gate_passes(worker: &str, runtime: &str) {
+    let profile = root().join(format!("baselines/{runtime}.profile.toml"));
+    let out = gate_with(
+        &root().join("scripts/backends").join(worker),
+        &format!("{runtime}.json"),
+        &["--profile", profile.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = report(&out);
+    assert_eq!(report["runtime"]["name"], runtime, "{}", report["runtime"]);
+    assert!(report["runtime"]["version"].is_string(), "{}", report["runtime"]);
+    assert!(
+        report["summary"]["passed"].as_u64().unwrap() > 100,
+        "{}",
+        report["summary"]
+    );
+}
+
+#[test]
+#[ignore = "needs the pinned Python packages: .ci/run runs it"]
+fn openvino_passes_its_baseline_gate() {
+    assert_profiled_gate_passes("openvino-worker", "openvino");
+}
+
+#[test]
+#[ignore = "needs the pinned Python packages and clang: .ci/run runs it"]
+fn tinygrad_passes_its_baseline_gate() {
+    assert_profiled_gate_passes("tinygrad-worker", "tinygrad");
+}
+
+/// The kinds the OpenVINO and tinygrad workers reply: the runtime's own checks refuse, what it
+/// does not implement is unsupported, and any other exception out of its internals — a
+/// TypeError, an IndexError, an assertion — is a failure, never a refusal.
+#[test]
+#[ignore = "needs the pinned Python packages: .ci/run runs it"]
+fn runtime_internals_fail_and_their_checks_refuse() {
+    for (worker, cases) in [
+        (
+            "openvino-worker",
+            [
+                ("RuntimeError('Check failed: pads')", "refused"),
+                (
+                    "__import__('openvino.frontend').frontend.OpConversionFailure('Pad-25')",
+                    "refused",
+                ),
+                (
+                    "__import__('openvino.frontend').frontend.NotImplementedFailure('x')",
+                    "unsupported",
+                ),
+                ("NotImplementedError('x')", "unsupported"),
+                ("TypeError('unhashable type')", "failed"),
+                ("ValueError('array is not writeable')", "failed"),
+                ("RecursionError()", "failed"),
+            ],
+        ),
+        (
+            "tinygrad-worker",
+            [
+                ("RuntimeError('input x has mismatch on dim=0')", "refused"),
+                ("ValueError('Padding must be less than the dimension')", "refused"),
+                ("NotImplementedError(\"op='Pad' is not supported\")", "unsupported"),
+                ("AssertionError('shape mismatch')", "failed"),
+                ("IndexError('tuple index out of range')", "failed"),
+                ("TypeError('unsupported operand')", "failed"),
+                ("RecursionError()", "failed"),
+            ],
+        ),
+    ] {
+        let raised: Vec<String> = cases.iter().map(|(code, _)| format!("{code:?}")).collect();
+        let program = format!(
+            r#"import json, runpy
+worker = runpy.run_path({path:?}, run_name="worker")
+kinds = []
+for code in [{raised}]:
+    try:
+        raise eval(code)
+    except Exception as error:
+        kinds.append(worker["error_kind"](error))
+print(json.dumps(kinds))
+"#,
+            path = root().join("scripts/backends").join(worker).to_str().unwrap(),
+            raised = raised.join(", "),
+        );
+        let out = Command::new(python()).arg("-c").arg(program).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{worker}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let kinds: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+        let expected: Vec<&str> = cases.iter().map(|(_, kind)| *kind).collect();
+        assert_eq!(kinds, expected, "{worker}");
+    }
+}
+
 #[test]
 #[ignore = "needs the pinned Python packages: .ci/run runs it"]
 fn a_broken_adapter_fails_the_gate() {
@@ -82,13 +185,13 @@ fn a_broken_adapter_fails_the_gate() {
 sys.path.insert(0, {backends:?})
 import protocol
 serve = protocol.serve
-def broken_serve(name, run):
+def broken_serve(name, run, *rest):
     def broken(model, inputs, output_dir):
         outputs = run(model, inputs, output_dir)
         for path in outputs:
             shutil.copy(inputs[0], path)
         return outputs
-    serve(name + " (broken)", broken)
+    serve(name + " (broken)", broken, *rest)
 protocol.serve = broken_serve
 runpy.run_path({worker:?}, run_name="__main__")
 "#,

@@ -1,7 +1,8 @@
 """The worker side of pad-conformance's external backend protocol, version 1
 (docs/backend-protocol.md), shared by the workers of this directory.
 
-A worker calls serve(name, run): it answers the handshake, then for each request calls
+A worker calls serve(name, run, runtime): it answers the handshake (its display name, and
+the runtime's name, version and build as data), then for each request calls
 run(model_path, input_paths, output_dir) -> [output_path, ...] and replies with the paths,
 or with an `error` reply ("ExceptionType: message") when run raises: of kind "failed" when
 the exception is a failure of Python or of this worker (error_kind), else a refusal. It
@@ -103,16 +104,18 @@ def to_tensor(array, elem_type, what="output"):
     return tensor
 
 
-def error_kind(error, classify=None):
-    """The `kind` of the error reply for `error`: what the worker's own `classify(error)` says
-    of its runtime's exceptions (an internal error is "failed", an unimplemented path
-    "unsupported"), else "failed" for a failure of Python (FAILURES) or an assertion of this
-    worker's own code, and "refused" for anything else — the exceptions of onnx and numpy
-    included, which are the backend refusing the model or its inputs
-    (docs/backend-protocol.md). A failure never passes a data set that must be refused."""
-    kind = classify(error) if classify else None
-    if kind:
-        return kind
+class Unsupported(Exception):
+    """Raised by a worker for what its backend does not implement (an element type it cannot
+    be handed, say): an error reply of kind "unsupported", never a refusal."""
+
+
+def error_kind(error):
+    """The `kind` of the error reply for `error`: "failed" for a failure of Python (FAILURES)
+    or an assertion of this worker's own code, "refused" for anything else — the exceptions
+    of onnx, onnxruntime and numpy included, which are the backend refusing the model or its
+    inputs (docs/backend-protocol.md). A failure never passes a data set that must be refused."""
+    if isinstance(error, Unsupported):
+        return "unsupported"
     if isinstance(error, FAILURES):
         return "failed"
     if isinstance(error, AssertionError):
@@ -122,9 +125,11 @@ def error_kind(error, classify=None):
     return "refused"
 
 
-def serve(name, run, classify=None):
-    """Answers requests on stdin until it closes; `classify` (see error_kind) names the kind
-    of the runtime's own exceptions."""
+def serve(name, run, runtime=None, kind_of=None):
+    """Answers requests on stdin until it closes. `runtime` ({"name", "version", "build"}) is
+    the hello's optional runtime; `kind_of(error)` gives the kind of the error reply for an
+    exception of run (default error_kind)."""
+    kind_of = kind_of or error_kind
     # Replies go to a private copy of stdout; fd 1 itself now points to stderr, so that a
     # stray print (Python's or a native library's) cannot corrupt the reply stream.
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -144,6 +149,8 @@ def serve(name, run, classify=None):
             request_type = request.get("type")
             if request_type == "hello":
                 reply = {"type": "hello", "version": PROTOCOL_VERSION, "name": name}
+                if runtime:
+                    reply["runtime"] = runtime
             elif request_type == "run":
                 model, inputs, output_dir = request["model"], request["inputs"], request["output_dir"]
                 running = True
@@ -155,7 +162,7 @@ def serve(name, run, classify=None):
             traceback.print_exc(file=sys.stderr)
             text = str(error).strip()
             message = f"{type(error).__name__}: {text}" if text else type(error).__name__
-            kind = error_kind(error, classify) if running else "failed"
+            kind = kind_of(error) if running else "failed"
             reply = {"type": "error", "id": request_id, "kind": kind, "message": message}
         sys.stderr.flush()
         replies.write(json.dumps(reply) + "\n")

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use super::reply::{WorkerReply, check_reply, resolve_outputs, shortened};
 use super::worker_error::{ExecError, WorkerError, WorkerFailure};
-use super::{Backend, BackendError, worker_groups};
+use super::{Backend, BackendError, RuntimeInfo, worker_groups};
 use crate::cancel::Cancel;
 use crate::model::Model;
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_tensor_group, write_tensor_file};
@@ -43,6 +43,7 @@ const STDERR_DRAIN: Duration = Duration::from_millis(500);
 pub struct ExecBackend {
     command: String,
     name: String,
+    runtime: Option<RuntimeInfo>,
     timeout: Duration,
     max_tensor_bytes: u64,
     idle: Mutex<Vec<Worker>>,
@@ -56,14 +57,15 @@ impl ExecBackend {
     /// Starts one worker of `command` and checks its handshake, so that a command that is not
     /// a worker is an error before any case runs.
     pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, StartError> {
-        let (worker, name) =
+        let (worker, hello) =
             Worker::spawn(command, timeout, &Cancel::new()).map_err(|failure| StartError::Handshake {
                 command: command.to_owned(),
                 failure,
             })?;
         Ok(ExecBackend {
             command: command.to_owned(),
-            name,
+            name: hello.name,
+            runtime: hello.runtime,
             timeout,
             max_tensor_bytes,
             idle: Mutex::new(vec![worker]),
@@ -93,7 +95,7 @@ impl ExecBackend {
             match idle {
                 Some(worker) if worker.is_quiet() => return Ok(worker),
                 Some(_) => continue,
-                None => return Worker::spawn(&self.command, self.timeout, &self.cancel).map(|(worker, _)| worker),
+                None => return Worker::spawn(&self.command, self.timeout, &self.cancel).map(|(worker, _hello)| worker),
             }
         }
     }
@@ -187,6 +189,10 @@ impl Backend for ExecBackend {
         &self.name
     }
 
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        self.runtime.clone()
+    }
+
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let dir = self.scratch.path().join(id.to_string());
@@ -256,6 +262,14 @@ fn plain_words(command: &str) -> Option<Vec<&str>> {
     (words.iter().all(|w| w.chars().all(plain)) && !program.contains('=')).then_some(words)
 }
 
+/// What a worker's hello says about it.
+struct Hello {
+    /// The display name (the command, when the hello gives none).
+    name: String,
+    /// The optional `runtime`.
+    runtime: Option<RuntimeInfo>,
+}
+
 /// One running worker process, the leader of its own process group.
 struct Worker {
     child: Child,
@@ -273,8 +287,8 @@ struct Worker {
 }
 
 impl Worker {
-    /// Starts `command` and performs the handshake; returns the worker and its name.
-    fn spawn(command: &str, timeout: Duration, cancel: &Cancel) -> Result<(Worker, String), WorkerFailure> {
+    /// Starts `command` and performs the handshake; returns the worker and what its hello says.
+    fn spawn(command: &str, timeout: Duration, cancel: &Cancel) -> Result<(Worker, Hello), WorkerFailure> {
         let mut child = start_process(command).map_err(WorkerError::Start)?;
         if let Ok(group) = libc::pid_t::try_from(child.id()) {
             worker_groups::register(group);
@@ -359,11 +373,13 @@ impl Worker {
             .into());
         }
         let name = reply.get("name").and_then(Value::as_str).unwrap_or(command).to_owned();
+        let runtime = RuntimeInfo::from_hello(reply.get("runtime"))
+            .map_err(|why| WorkerError::Handshake(Box::new(WorkerError::Protocol(why))))?;
         if worker.lines.try_recv().is_ok() {
             return Err(WorkerError::StrayReply("a second line after the hello".into()).into());
         }
         worker.take_stderr();
-        Ok((worker, name))
+        Ok((worker, Hello { name, runtime }))
     }
 
     /// Sends one request line and waits for one reply line, or until `cancel` trips. Any

@@ -4,6 +4,7 @@
 mod exec;
 mod reference;
 mod reply;
+mod runtime;
 mod serve;
 mod worker_error;
 mod worker_groups;
@@ -18,6 +19,7 @@ pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.
 #[doc(hidden)]
 pub use reply::{WorkerReply, parse_reply};
+pub use runtime::RuntimeInfo;
 pub use serve::{ServeError, Worker};
 pub use worker_error::{ExecError, WorkerError, WorkerFailure};
 pub use worker_groups::kill_worker_groups;
@@ -196,6 +198,13 @@ pub trait Backend: Send + Sync {
     fn reads_model_file(&self) -> bool {
         true
     }
+
+    /// The runtime behind the backend — name, version, build — as data apart from
+    /// [`name`](Backend::name), for reports, the matrix and the scoreboard; `None` (the
+    /// default) when the backend does not say.
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        None
+    }
 }
 
 /// A boxed backend (`Box<dyn Backend>`, as [`backend_from_spec`] returns it) is a backend.
@@ -208,6 +217,9 @@ impl<B: Backend + ?Sized> Backend for Box<B> {
     }
     fn reads_model_file(&self) -> bool {
         (**self).reads_model_file()
+    }
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        (**self).runtime()
     }
 }
 
@@ -222,6 +234,9 @@ impl<B: Backend + ?Sized> Backend for std::sync::Arc<B> {
     fn reads_model_file(&self) -> bool {
         (**self).reads_model_file()
     }
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        (**self).runtime()
+    }
 }
 
 /// A borrowed backend is a backend.
@@ -234,6 +249,9 @@ impl<B: Backend + ?Sized> Backend for &B {
     }
     fn reads_model_file(&self) -> bool {
         (**self).reads_model_file()
+    }
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        (**self).runtime()
     }
 }
 

@@ -1,6 +1,6 @@
 //! The `ref` backend: this project's reference implementation (docs/semantics.md).
 
-use super::{Backend, BackendError};
+use super::{Backend, BackendError, RuntimeInfo};
 use crate::model::Model;
 use crate::reference::run_model;
 use crate::tensor::Tensor;
@@ -20,5 +20,9 @@ impl Backend for RefBackend {
 
     fn reads_model_file(&self) -> bool {
         false
+    }
+
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        Some(RuntimeInfo::new("pad-conformance reference").version(env!("CARGO_PKG_VERSION")))
     }
 }

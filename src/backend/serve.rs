@@ -108,7 +108,11 @@ impl<B: Backend> Worker<B> {
                 source,
             })?;
             let reply = if request.kind == "hello" {
-                json!({"type": "hello", "version": PROTOCOL_VERSION, "name": self.backend.name()})
+                let mut hello = json!({"type": "hello", "version": PROTOCOL_VERSION, "name": self.backend.name()});
+                if let Some(runtime) = self.backend.runtime() {
+                    hello["runtime"] = json!(runtime);
+                }
+                hello
             } else {
                 match self.run(&request) {
                     Ok(outputs) => json!({"type": "result", "id": request.id, "outputs": outputs}),
@@ -203,7 +207,11 @@ mod tests {
         let hello = r#"{"type": "hello", "protocol": "pad-conformance-backend", "version": 1}"#.to_owned();
         let (result, replies) = exchange(&Worker::new(RefBackend), &[hello, request(7, dir.path())]);
         result.unwrap();
-        assert_eq!(replies[0], json!({"type": "hello", "version": 1, "name": "ref"}));
+        let runtime = json!({"name": "pad-conformance reference", "version": env!("CARGO_PKG_VERSION")});
+        assert_eq!(
+            replies[0],
+            json!({"type": "hello", "version": 1, "name": "ref", "runtime": runtime})
+        );
         let output = dir.path().join("output_0.pb");
         assert_eq!(replies[1], json!({"type": "result", "id": 7, "outputs": [output]}));
         let expected = read_tensor_file(

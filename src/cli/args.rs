@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::cli::bench::BENCH_TYPES;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use pad_conformance::fuzz::Shard;
+use pad_conformance::data::shard::Shard;
 use pad_conformance::tensor::DEFAULT_MAX_BYTES;
 
 const EXAMPLES: &str = "\
@@ -18,6 +18,8 @@ Examples:
                   --profile baselines/onnxruntime.profile.toml --baseline baselines/onnxruntime.json
   pad-conformance matrix --backend ref --backend exec:'...' --failures-only
   pad-conformance matrix --backend ref --backend exec:'...' --format html --output matrix.html
+  pad-conformance --backend exec:'...' --shard 2/4 --format json --output part-2.json
+  pad-conformance merge part-*.json --baseline baselines/onnxruntime.json --format json
   pad-conformance diff before.json after.json --format markdown
   pad-conformance fuzz --backend exec:'...' --time 60 --out target/findings
   pad-conformance rules --format markdown
@@ -58,6 +60,39 @@ pub enum Command {
     Fuzz(FuzzArgs),
     /// Print the rules the reference refuses by: id, basis, section of docs/semantics.md.
     Rules(RulesArgs),
+    /// Join the JSON reports of a run's shards (`--shard K/N`) into the report of the whole
+    /// run, and judge it against a baseline as one run; exits as that run would.
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The shards' JSON reports (`--format json`), one per part.
+    #[arg(value_name = "REPORT.json", required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Report format of the merged run.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: RunFormat,
+    /// Write the merged report to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Known failures (JSON), judged over the union of the shards as over one run.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// With --baseline: also fail when the baseline is outdated (as the main command's --strict).
+    #[arg(long, requires = "baseline")]
+    pub strict: bool,
+    /// With --baseline: also fail on verdicts that changed with the corpus.
+    #[arg(long, requires = "baseline")]
+    pub strict_corpus: bool,
+    /// The directories the shards searched for cases, as the main command's PATHs (default as
+    /// there): the merged report lists data sets in their order, and the baseline's entries
+    /// for no data set under them are stale.
+    #[arg(long = "data", value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// The case-directory globs the shards ran with (--pattern), if any.
+    #[arg(long = "pattern", value_name = "GLOB")]
+    pub patterns: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -96,7 +131,7 @@ pub struct FuzzArgs {
     pub refusals: f64,
     /// Run only shard K of N: the cases whose index is K−1 modulo N (of the --cases the
     /// whole run draws). The shards of one seed together draw the unsharded run's cases.
-    #[arg(long, value_name = "K/N", value_parser = shard)]
+    #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
     /// Write each root cause's smallest case as a node-test case under DIR.
     #[arg(long, value_name = "DIR")]
@@ -114,20 +149,6 @@ pub struct FuzzArgs {
     pub max_tensor_bytes: u64,
 }
 
-/// `K/N`, shard K (from 1) of N.
-fn shard(text: &str) -> Result<Shard, String> {
-    let bad = || format!("{text:?} is not K/N with 1 ≤ K ≤ N (such as 2/4)");
-    let (k, n) = text.split_once('/').ok_or_else(bad)?;
-    let (k, n): (u64, u64) = (
-        k.trim().parse().map_err(|_| bad())?,
-        n.trim().parse().map_err(|_| bad())?,
-    );
-    if k == 0 || k > n {
-        return Err(bad());
-    }
-    Ok(Shard { index: k - 1, count: n })
-}
-
 /// Which data sets to run.
 #[derive(Args, Debug)]
 pub struct Selection {
@@ -139,6 +160,11 @@ pub struct Selection {
     /// test_*_pad*, test_center_crop_pad_* and test_*Pad*).
     #[arg(long = "pattern", value_name = "GLOB")]
     pub patterns: Vec<String>,
+    /// Run only part K of N of the selected data sets (e.g. 2/4): a data set's part is
+    /// decided by a stable hash of its name, so the N parts make up the whole run on any
+    /// machine; `pad-conformance merge` joins their JSON reports.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
     /// Largest tensor, in bytes, a file may declare.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
     pub max_tensor_bytes: u64,
@@ -231,8 +257,9 @@ pub struct RunArgs {
     /// Record this run's failures as a baseline, keeping the reasons already in FILE (or in
     /// --baseline) and the entries of data sets --filter left out. The exit code is the run's
     /// own: 1 when something failed or errored (as it will, when there is something to
-    /// record), unless --baseline is given and nothing new failed.
-    #[arg(long, value_name = "FILE")]
+    /// record), unless --baseline is given and nothing new failed. Not with --shard: a part
+    /// cannot tell which entries are outdated; record from a whole run.
+    #[arg(long, value_name = "FILE", conflicts_with = "shard")]
     pub write_baseline: Option<PathBuf>,
     #[command(flatten)]
     pub checking: Checking,

@@ -76,20 +76,22 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         &signals::cancel(),
         &mut write_line,
     );
+    report.shard = selection.shard;
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
+    // A shard judges the entries of its own part: another part's are neither run nor stale
+    // here, so that the parts' findings add up to the whole run's (`merge`).
+    let exists = |name: &str| selection.shard.is_some_and(|shard| !shard.contains(name)) || discovered.contains(name);
     // Judged before any report is written, so that every report shows the gate, per data set
     // and in sum.
     if let Some(baseline) = &baseline {
-        for outcome in &mut report.outcomes {
-            outcome.gate = Some(baseline.gate(outcome));
-        }
-        report.baseline = Some(GateSummary {
-            strict: args.strict,
-            strict_corpus: args.strict_corpus,
-            ..baseline.judge(&report.outcomes, |name| discovered.contains(name))
-        });
+        judge_against(&mut report, baseline, args.strict, args.strict_corpus, exists);
     }
-    write_report(&report, &rerun, args, out, written)?;
+    let view = View {
+        format: args.format,
+        failures_only: args.failures_only,
+        to_file: args.output.is_some(),
+    };
+    write_report(&report, &rerun, view, out, written)?;
     let interrupted = signals::interrupted();
     match &args.write_baseline {
         // The workers of an interrupted run were killed by the runner: their failures are
@@ -115,12 +117,47 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         );
         return Ok(code);
     }
+    Ok(exit_code(&report, args.strict, args.strict_corpus))
+}
+
+/// Weighs every outcome of `report` against `baseline` (its gate result) and sums them up,
+/// under the run's strict flags; `exists` tells whether a data set name exists at all.
+pub(super) fn judge_against(
+    report: &mut RunReport,
+    baseline: &Baseline,
+    strict: bool,
+    strict_corpus: bool,
+    exists: impl Fn(&str) -> bool,
+) {
+    for outcome in &mut report.outcomes {
+        outcome.gate = Some(baseline.gate(outcome));
+    }
+    report.baseline = Some(GateSummary {
+        strict,
+        strict_corpus,
+        ..baseline.judge(&report.outcomes, exists)
+    });
+}
+
+/// How a report is written: its format, whether only failures are shown (human and
+/// Markdown), whether it goes to `--output FILE` (the summary line then goes to standard
+/// error too).
+#[derive(Clone, Copy)]
+pub(super) struct View {
+    pub format: RunFormat,
+    pub failures_only: bool,
+    pub to_file: bool,
+}
+
+/// 1 when the run fails — by its baseline's gate when judged against one, else when anything
+/// gating failed or errored — else 0.
+pub(super) fn exit_code(report: &RunReport, strict: bool, strict_corpus: bool) -> ExitCode {
     let summary = report.summary();
     let failed = match &report.baseline {
-        Some(verdict) => verdict.fails(args.strict, args.strict_corpus),
+        Some(verdict) => verdict.fails(strict, strict_corpus),
         None => summary.failed + summary.errored > 0,
     };
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
 
 /// `--list`: each selected case once, with its data sets. Exits 1 when any case or data set
@@ -151,25 +188,29 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the report to `out`, after the lines already streamed there (`written`: whether
-/// that went well); `rerun` is how the HTML page reruns one data set.
-fn write_report(
+/// Writes the report to `out` as `view` says, after the lines already streamed there
+/// (`written`: whether that went well); `rerun` is how the HTML page reruns one data set.
+pub(super) fn write_report(
     report: &RunReport,
     rerun: &Rerun,
-    args: &RunArgs,
+    view: View,
     mut out: Output,
     written: io::Result<()>,
 ) -> Result<(), Fatal> {
-    let format = args.format;
+    let View {
+        format,
+        failures_only,
+        to_file,
+    } = view;
     let written = written.and_then(|()| match format {
         RunFormat::Human => write_summary(report, &mut out),
         RunFormat::Json => write_json(report, &mut out),
         RunFormat::Junit => write_junit(report, &mut out),
-        RunFormat::Markdown => write_markdown(report, args.failures_only, &mut out),
+        RunFormat::Markdown => write_markdown(report, failures_only, &mut out),
         RunFormat::Html => write_scoreboard(&[Board::new(report, rerun.clone())], &mut out),
     });
     finish(written, out)?;
-    if args.output.is_some() || format != RunFormat::Human {
+    if to_file || format != RunFormat::Human {
         eprintln!("{}", report.summary().line());
     }
     // The gate's verdict on stderr, after the report, whatever its format and destination.
@@ -181,7 +222,7 @@ fn write_report(
 
 /// Reads the baseline at `path` against the run's corpora. One that records no version of
 /// them excuses nothing: a warning, or under `--strict` an error.
-fn read_baseline(path: &Path, roots: &[DataRoot], strict: bool) -> Result<Baseline, Fatal> {
+pub(super) fn read_baseline(path: &Path, roots: &[DataRoot], strict: bool) -> Result<Baseline, Fatal> {
     let baseline = Baseline::read(path)?.against(path, roots)?;
     let how = format!("--write-baseline {}", path.display());
     match baseline.unversioned_warning(path, &how) {

@@ -289,6 +289,8 @@ mod tests {
             ],
             duration: Duration::ZERO,
             baseline: None,
+            runtime: None,
+            shard: None,
         };
         let mut out = Vec::new();
         write_markdown(&[report], &[Rerun::new("exec:tract-worker", &[], &[])], &mut out).unwrap();

@@ -5,8 +5,9 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use pad_conformance::data::shard::Shard;
 use pad_conformance::fuzz::reproducer::write_reproducer;
-use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, Shard, fuzz as run_fuzz};
+use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, fuzz as run_fuzz};
 use pad_conformance::judge::profile::Profile;
 use pad_conformance::text::{escape_line, escape_text, strip_ansi};
 use serde_json::json;
@@ -123,7 +124,7 @@ fn shard_label(shard: Shard) -> String {
     if shard == Shard::ALL {
         String::new()
     } else {
-        format!(", shard {}/{}", shard.index + 1, shard.count)
+        format!(", shard {shard}")
     }
 }
 
@@ -203,7 +204,7 @@ fn as_json(report: &FuzzReport, options: &FuzzOptions) -> serde_json::Value {
     };
     json!({
         "seed": options.seed,
-        "shard": {"index": options.shard.index + 1, "count": options.shard.count},
+        "shard": {"index": options.shard.index(), "count": options.shard.count()},
         "cases": report.cases,
         "seconds": report.duration.as_secs_f64(),
         "cases_per_second": report.cases_per_second(),

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use pad_conformance::backend::RuntimeInfo;
 use pad_conformance::data::basis::Basis;
 use pad_conformance::judge::check::{Outcome, Status};
 use pad_conformance::model::opset::operator_label;
@@ -26,6 +27,9 @@ pub struct Matrix {
 pub struct BackendTotals {
     /// The backend's name, as its report gives it.
     pub name: String,
+    /// The runtime behind it — name, version, build — when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<RuntimeInfo>,
     /// Its passed, failed, errored and skipped counts.
     pub summary: Summary,
 }
@@ -68,6 +72,7 @@ impl Matrix {
             .iter()
             .map(|r| BackendTotals {
                 name: r.backend.clone(),
+                runtime: r.runtime.clone(),
                 summary: r.summary(),
             })
             .collect();
@@ -126,18 +131,23 @@ impl Matrix {
 
     /// Writes the totals table, one row per backend, and a blank line.
     pub fn write_totals(&self, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(out, "| backend | passed | failed | errored | skipped | not gating |")?;
-        writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
+        writeln!(
+            out,
+            "| backend | runtime | passed | failed | errored | skipped | unsupported | not gating |"
+        )?;
+        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|")?;
         for b in &self.backends {
             let s = &b.summary;
+            let runtime = b.runtime.as_ref().map_or("-".to_owned(), |r| escape_cell(&r.label()));
             writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {runtime} | {} | {} | {} | {} | {} | {} |",
                 escape_cell(&b.name),
                 s.passed,
                 s.failed,
                 s.errored,
                 s.skipped,
+                s.unsupported,
                 s.not_gating
             )?;
         }

@@ -13,6 +13,7 @@ mod fuzz_out;
 mod listing;
 mod matrix;
 mod matrix_table;
+mod merge;
 mod output;
 mod rules;
 mod run_diff;
@@ -54,6 +55,7 @@ pub fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Fuzz(args)) => fuzz::fuzz(args),
         Some(Command::Diff(args)) => diff::diff(args),
         Some(Command::Rules(args)) => rules::rules(args),
+        Some(Command::Merge(args)) => merge::merge(args),
         None => check::run(&cli.run),
     }
 }
@@ -73,9 +75,20 @@ impl Selection {
         )?)
     }
 
-    /// The data sets of `cases` that pass the filter; none passing is an error.
+    /// The data sets of `cases` that pass the filter (none passing is an error), and of
+    /// those the shard's part, which may be empty: a part of a small selection can be.
     fn jobs<'a>(&self, cases: &'a [TestCase]) -> Result<Vec<Job<'a>>, Fatal> {
-        Ok(select(jobs(cases), self.filter.as_deref())?)
+        let selected = select(jobs(cases), self.filter.as_deref())?;
+        let Some(shard) = self.shard else {
+            return Ok(selected);
+        };
+        let total = selected.len();
+        let part: Vec<Job<'a>> = selected.into_iter().filter(|job| shard.contains(&job.name())).collect();
+        eprintln!(
+            "pad-conformance: shard {shard}: {} of the {total} selected data sets",
+            part.len()
+        );
+        Ok(part)
     }
 }
 

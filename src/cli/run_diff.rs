@@ -258,6 +258,8 @@ mod tests {
             outcomes,
             duration: Duration::ZERO,
             baseline: None,
+            runtime: None,
+            shard: None,
         }
     }
 

@@ -1,5 +1,5 @@
 //! The data layer: where the cases are (roots), which corpus they belong to (version,
-//! changelog, manifests), what their expected results rest on (basis), and the small file
+//! changelog, manifests), which part of them a shard takes, what their expected results rest on (basis), and the small file
 //! helpers the layers above share.
 
 // For the tool's report files.
@@ -12,6 +12,7 @@ pub mod json_file;
 pub mod manifest;
 // Size-capped reads of side files, for the tool too.
 mod roots;
+pub mod shard;
 #[doc(hidden)]
 pub mod side_file;
 

@@ -34,6 +34,7 @@ use crate::backend::{Backend, ErrorKind, RefBackend, error_kind, refusal_rules};
 use crate::cancel::Cancel;
 use crate::case::{Expected, LoadedDataSet};
 use crate::data::basis::{Basis, BasisNote, Gating};
+use crate::data::shard::Shard;
 use crate::judge::cause_key::{CauseKey, values_pattern};
 use crate::judge::check::{Answer, CheckOptions, judge_answer, run};
 use crate::judge::profile::Subject;
@@ -76,32 +77,10 @@ pub struct FuzzOptions {
     /// shrunk, and the expected outputs); further distinct findings are counted as
     /// [`FuzzReport::dropped`]. Default 16 Mi: at most 256 MiB.
     pub stored_elements: usize,
-    /// The share of the cases this run takes.
+    /// The share of the cases this run takes: part K of N draws the cases whose index is
+    /// K − 1 modulo N. Shards of one seed draw disjoint cases; their reports
+    /// [merged](FuzzReport::merge) are the unsharded run's.
     pub shard: Shard,
-}
-
-/// One of `count` shares of a run's cases: those whose index is `index` modulo `count`.
-/// Shards of one seed draw disjoint cases; their reports [merged](FuzzReport::merge) are the
-/// unsharded run's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    /// From 0 to `count` − 1.
-    pub index: u64,
-    /// At least 1.
-    pub count: u64,
-}
-
-impl Shard {
-    /// The whole run.
-    pub const ALL: Shard = Shard { index: 0, count: 1 };
-
-    /// The case indices of this shard below `limit` (all of them when `None`).
-    fn indices(self, limit: Option<u64>) -> impl Iterator<Item = u64> {
-        let count = self.count.max(1);
-        (self.index..)
-            .step_by(usize::try_from(count).unwrap_or(usize::MAX))
-            .take_while(move |&i| limit.is_none_or(|limit| i < limit))
-    }
 }
 
 /// The cases a run draws when given neither a number of cases nor a time budget.

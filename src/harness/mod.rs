@@ -449,6 +449,8 @@ impl Harness {
                 .map(|_| built.baseline.judge(&results, |name| built.discovered.contains(name))),
             outcomes: results,
             duration: start.elapsed(),
+            runtime: self.backend.runtime(),
+            shard: None,
         };
         let summary = HarnessSummary::new(&report);
         // Not after a listing, and not into libtest's JSON, which a tool parses.

@@ -5,6 +5,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{RunReport, Summary};
+use crate::backend::RuntimeInfo;
+use crate::data::shard::Shard;
 use crate::gate::baseline::GateSummary;
 use crate::judge::check::Outcome;
 
@@ -16,6 +18,10 @@ pub const REPORT_FORMAT: u32 = 2;
 struct JsonReport<'a> {
     format: u32,
     backend: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runtime: Option<&'a RuntimeInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<Shard>,
     summary: Summary,
     #[serde(skip_serializing_if = "Option::is_none")]
     baseline: Option<&'a GateSummary>,
@@ -28,6 +34,8 @@ pub fn write_json(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         format: REPORT_FORMAT,
         baseline: report.baseline.as_ref(),
         backend: &report.backend,
+        runtime: report.runtime.as_ref(),
+        shard: report.shard,
         summary: report.summary(),
         cases: &report.outcomes,
     };

@@ -144,6 +144,8 @@ mod tests {
                 strict,
                 ..GateSummary::default()
             }),
+            runtime: None,
+            shard: None,
         };
         let mut out = Vec::new();
         write_junit(&report, &mut out).unwrap();

@@ -32,6 +32,10 @@ pub struct RunReport {
     pub duration: Duration,
     /// How the run compares with its baseline, when it was judged against one.
     pub baseline: Option<crate::gate::baseline::GateSummary>,
+    /// The runtime behind the backend, when it says ([`Backend::runtime`](crate::backend::Backend::runtime)).
+    pub runtime: Option<crate::backend::RuntimeInfo>,
+    /// The part of the data sets this run took, when it took one (`--shard K/N`).
+    pub shard: Option<crate::data::shard::Shard>,
 }
 
 /// Counts per status. `failed` and `errored` count the data sets whose basis the run gates

@@ -9,7 +9,9 @@ use serde::Deserialize;
 
 use super::RunReport;
 use super::json::REPORT_FORMAT;
+use crate::backend::RuntimeInfo;
 use crate::data::json_file::{JsonFileError, read_json};
+use crate::data::shard::Shard;
 use crate::data::side_file::MAX_REPORT_BYTES;
 use crate::gate::baseline::GateSummary;
 use crate::judge::check::Outcome;
@@ -21,6 +23,10 @@ struct JsonReport {
     #[serde(default)]
     format: Option<u32>,
     backend: String,
+    #[serde(default)]
+    runtime: Option<RuntimeInfo>,
+    #[serde(default)]
+    shard: Option<Shard>,
     #[serde(default)]
     baseline: Option<GateSummary>,
     cases: Vec<Outcome>,
@@ -44,6 +50,8 @@ pub fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
         outcomes,
         duration,
         baseline: report.baseline,
+        runtime: report.runtime,
+        shard: report.shard,
     })
 }
 
@@ -86,6 +94,8 @@ mod tests {
             ],
             duration: Duration::from_secs(1),
             baseline: None,
+            runtime: Some(RuntimeInfo::new("tract").version("0.21.7").build("<x>")),
+            shard: Some(Shard::new(2, 3).unwrap()),
         };
         let mut json = Vec::new();
         write_json(&report, &mut json).unwrap();
@@ -94,6 +104,13 @@ mod tests {
         std::fs::write(&path, &json).unwrap();
         let read = read_json_report(&path).unwrap();
         assert_eq!(read.backend, "tract <0.21>");
+        assert_eq!(read.runtime, report.runtime);
+        assert_eq!(read.shard, report.shard);
+        let text = String::from_utf8(json.clone()).unwrap();
+        assert!(
+            text.contains(r#""shard": {"#) && text.contains(r#""version": "0.21.7""#),
+            "{text}"
+        );
         assert_eq!(read.outcomes.len(), 2);
         let first = &read.outcomes[0];
         assert_eq!(first.name(), "extended/a/2");
@@ -122,6 +139,7 @@ mod tests {
         assert_eq!(read.outcomes[0].shape, None);
         assert_eq!(read.summary().errored, 1);
         assert!(read.baseline.is_none());
+        assert_eq!((read.runtime, read.shard), (None, None));
         // A format newer than this reader is refused, naming the file and both formats.
         let newer = dir.path().join("newer.json");
         std::fs::write(&newer, r#"{"format": 99, "backend": "ref", "cases": []}"#).unwrap();

@@ -115,5 +115,7 @@ pub fn run_jobs(
         outcomes: outcomes.into_iter().flatten().collect(),
         duration: start.elapsed(),
         baseline: None,
+        runtime: backend.runtime(),
+        shard: None,
     }
 }

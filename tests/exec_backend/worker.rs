@@ -5,7 +5,8 @@
 //! WORKER_MODE_<case dir name>; "right" copies the case's expected output, "refuse" replies
 //! an error with no `kind`, "refuse-KIND" one with the `kind` KIND (any string). Each request
 //! appends the worker's pid, and the pid of any process it starts, to the file WORKER_PIDS.
-//! With WORKER_GATE set, a request for test_wrap_pad waits until that file exists.
+//! With WORKER_GATE set, a request for test_wrap_pad waits until that file exists. With
+//! WORKER_RUNTIME set, its hello gives that JSON as its `runtime`.
 //!
 //! Started with the arguments `backend-worker KIND` instead, it serves [`Kinded`], a Rust
 //! backend, through the library's `Worker`.
@@ -88,7 +89,11 @@ pub fn serve() {
     for line in std::io::stdin().lock().lines() {
         let request: Value = serde_json::from_str(&line.unwrap()).unwrap();
         if request["type"] == "hello" {
-            reply(json!({"type": "hello", "version": 1, "name": "test-worker"}));
+            let mut hello = json!({"type": "hello", "version": 1, "name": "test-worker"});
+            if let Ok(runtime) = std::env::var("WORKER_RUNTIME") {
+                hello["runtime"] = serde_json::from_str(&runtime).unwrap();
+            }
+            reply(hello);
             continue;
         }
         record(std::process::id());

@@ -58,17 +58,39 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "<div class=\"wrap\"><table class=\"totals\">")?;
     writeln!(
         out,
-        "<thead><tr><th>backend</th><th class=\"num\">pass share</th><th class=\"num\">passed</th>\
+        "<thead><tr><th>backend</th><th>runtime</th><th>version</th><th class=\"num\">pass share</th><th class=\"num\">passed</th>\
          <th class=\"num\">failed</th><th class=\"num\">errored</th><th class=\"num\">skipped</th>\
          <th class=\"num\">unsupported</th><th class=\"num\">not gating</th></tr></thead>"
     )?;
     writeln!(out, "<tbody>")?;
     for (i, board) in boards.iter().enumerate() {
+        let runtime = board.report.runtime.as_ref();
         let name = format!("<a href=\"#backend-{i}\">{}</a>", Escaped(board.name()));
-        let attributes = format!("class=\"backend-row\" data-backend=\"{i}\"");
-        write_totals_row(&attributes, &name, &board.total, out)?;
+        // Apart from the display name, as data a reader (or a script) can sort and filter by.
+        let runtime_name = runtime.map_or("–".to_owned(), |r| Escaped(&r.name).to_string());
+        let version = match runtime {
+            Some(r) => format!(
+                "{}{}",
+                Escaped(r.version.as_deref().unwrap_or("–")),
+                r.build.as_ref().map_or(String::new(), |b| format!(
+                    " <small class=\"build\">({})</small>",
+                    Escaped(b)
+                ))
+            ),
+            None => "–".to_owned(),
+        };
+        let label = format!("{name}</td><td class=\"runtime\">{runtime_name}</td><td class=\"version\">{version}");
+        let data = |value: Option<&String>| value.map_or(String::new(), |v| Escaped(v).to_string());
+        let attributes = format!(
+            "class=\"backend-row\" data-backend=\"{i}\" data-runtime=\"{}\" data-version=\"{}\" data-build=\"{}\"",
+            data(runtime.map(|r| &r.name)),
+            data(runtime.and_then(|r| r.version.as_ref())),
+            data(runtime.and_then(|r| r.build.as_ref())),
+        );
+        write_totals_row(&attributes, &label, &board.total, out)?;
         for (part, summary) in &board.parts {
-            write_totals_row("class=\"part-row\"", part.label(), summary, out)?;
+            let label = format!("{}</td><td></td><td>", part.label());
+            write_totals_row("class=\"part-row\"", &label, summary, out)?;
         }
     }
     writeln!(out, "</tbody></table></div>")?;
@@ -106,6 +128,13 @@ fn write_board(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Resu
         Escaped(board.name())
     )?;
     writeln!(out, "<h2>{}</h2>", Escaped(board.name()))?;
+    if let Some(runtime) = &board.report.runtime {
+        writeln!(
+            out,
+            "<p class=\"muted runtime\">runtime: {}</p>",
+            Escaped(&runtime.label())
+        )?;
+    }
     let parts: Vec<String> = board
         .parts
         .iter()
@@ -120,6 +149,7 @@ fn write_board(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Resu
     )?;
     write_lossy(board, out)?;
     write_heatmap(board, out)?;
+    write_what_fails(index, board, out)?;
     write_groups(index, board, out)?;
     writeln!(out, "</section>")
 }
@@ -284,8 +314,8 @@ fn write_groups(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Res
     let scope = format!("groups-{index}");
     write_filter(&scope, "filter by data set name or reason", out)?;
     writeln!(out, "<div class=\"groups\" id=\"{scope}\">")?;
-    for group in &board.groups {
-        write_group(board, group, out)?;
+    for (g, group) in board.groups.iter().enumerate() {
+        write_group(board, &reproducer_id(index, g), group, out)?;
     }
     writeln!(out, "</div>")
 }
@@ -294,7 +324,53 @@ fn basis_badge(basis: Basis) -> String {
     format!("<span class=\"badge basis b-{0}\">{0}</span>", basis.name())
 }
 
-fn write_group(board: &Board<'_>, group: &FailureGroup<'_>, out: &mut dyn Write) -> io::Result<()> {
+/// The id of failure group `g` of backend `index`'s smallest data set: its reproducer.
+fn reproducer_id(index: usize, g: usize) -> String {
+    format!("repro-{index}-{g}")
+}
+
+/// What fails on this backend at a glance: one row per failure group — how many, status,
+/// basis, reason — linking to its smallest data set below, whose entry holds the message and
+/// the command that reruns it alone.
+fn write_what_fails(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
+    if board.groups.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "<h3>What fails</h3>")?;
+    writeln!(out, "<div class=\"wrap\"><table class=\"what-fails\">")?;
+    writeln!(
+        out,
+        "<thead><tr><th class=\"num\">data sets</th><th>status</th><th>basis</th><th>reason</th>\
+         <th>reproducer (smallest data set)</th></tr></thead><tbody>"
+    )?;
+    for (g, group) in board.groups.iter().enumerate() {
+        let smallest = group.smallest();
+        writeln!(
+            out,
+            "<tr><td class=\"num\">{}</td><td><span class=\"status st-{status}\">{status}</span>{}</td><td>{}</td>\
+             <td class=\"reason\">{}</td><td><a href=\"#{}\"><code>{}</code></a>{}</td></tr>",
+            group.outcomes.len(),
+            if group.gates {
+                ""
+            } else {
+                " <span class=\"badge\">not gating</span>"
+            },
+            basis_badge(group.basis),
+            Escaped(if group.reason.is_empty() {
+                "(no message)"
+            } else {
+                &group.reason
+            }),
+            reproducer_id(index, g),
+            Escaped(&smallest.name()),
+            Escaped(&shape_text(smallest)),
+            status = group.status.name(),
+        )?;
+    }
+    writeln!(out, "</tbody></table></div>")
+}
+
+fn write_group(board: &Board<'_>, id: &str, group: &FailureGroup<'_>, out: &mut dyn Write) -> io::Result<()> {
     let smallest = group.smallest();
     writeln!(
         out,
@@ -319,8 +395,9 @@ fn write_group(board: &Board<'_>, group: &FailureGroup<'_>, out: &mut dyn Write)
         status = group.status.name(),
     )?;
     writeln!(out, "<ol class=\"data-sets\">")?;
-    for outcome in &group.outcomes {
-        write_data_set(board, &group.reason, outcome, out)?;
+    for (i, outcome) in group.outcomes.iter().enumerate() {
+        // The first is the smallest: the reproducer the table above links to.
+        write_data_set(board, &group.reason, (i == 0).then_some(id), outcome, out)?;
     }
     writeln!(out, "</ol></details>")
 }
@@ -333,7 +410,13 @@ fn shape_text(outcome: &Outcome) -> String {
     }
 }
 
-fn write_data_set(board: &Board<'_>, reason: &str, outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
+fn write_data_set(
+    board: &Board<'_>,
+    reason: &str,
+    id: Option<&str>,
+    outcome: &Outcome,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let name = outcome.name();
     let meta: Vec<String> = [
         Some(outcome.operator()),
@@ -347,8 +430,9 @@ fn write_data_set(board: &Board<'_>, reason: &str, outcome: &Outcome, out: &mut 
     let text = format!("{name} {} {reason}", meta.join(" ")).to_lowercase();
     writeln!(
         out,
-        "<li data-text=\"{}\"><details class=\"data-set\"><summary><code>{}</code> \
+        "<li{} data-text=\"{}\"><details class=\"data-set\"><summary><code>{}</code> \
          <span class=\"meta\">{}{}</span></summary>",
+        id.map_or(String::new(), |id| format!(" id=\"{id}\"")),
         Escaped(&text),
         Escaped(&name),
         Escaped(&meta.join(" · ")),

@@ -7,6 +7,7 @@ use scraper::{ElementRef, Html, Selector};
 
 use super::*;
 use crate::cli::run_diff::RunDiff;
+use pad_conformance::backend::RuntimeInfo;
 use pad_conformance::data::basis::{Basis, BasisNote};
 use pad_conformance::judge::check::{Outcome, Status};
 use pad_conformance::operators::OpVersion;
@@ -70,9 +71,16 @@ fn reports() -> (RunReport, RunReport) {
         ],
         duration: Duration::ZERO,
         baseline: None,
+        runtime: None,
+        shard: None,
     };
     let mut failing = passing.clone();
     failing.backend = format!("evil {IMG_NAME}");
+    failing.runtime = Some(
+        RuntimeInfo::new(format!("rt {IMG_NAME}"))
+            .version("1.2")
+            .build(SCRIPT_NAME),
+    );
     failing.outcomes[1].status = Status::Errored;
     failing.outcomes[1].message = format!("no kernel for Pad(19) {IMG_NAME}\nsecond line {SCRIPT_NAME}");
     failing.outcomes[1].shape = Some(vec![3, 4]);
@@ -138,8 +146,9 @@ fn the_page_is_one_document_that_fetches_nothing_and_fits_a_narrow_screen() {
         Some("width=device-width, initial-scale=1")
     );
     assert_eq!(select(&html, "style").len(), 1);
-    // Tables scroll sideways in their own box rather than widening the page.
-    assert_eq!(select(&html, "div.wrap > table").len(), 3);
+    // Tables scroll sideways in their own box rather than widening the page: the totals, two
+    // heatmaps and one what-fails table.
+    assert_eq!(select(&html, "div.wrap > table").len(), 4);
     // The filter is hidden until the script shows it; expanding needs no script.
     assert!(
         select(&html, "p.filter")
@@ -182,14 +191,33 @@ fn totals_split_into_upstream_and_extended() {
     let rows = select(&html, "tr.backend-row");
     assert_eq!(rows.len(), 2);
     let cells = |row: ElementRef<'_>| within(row, "td").into_iter().map(text_of).collect::<Vec<_>>();
-    // backend, share, passed, failed, errored, skipped, unsupported, not gating
-    assert_eq!(cells(rows[0]), ["ref", "100.0%", "5", "0", "0", "0", "0", "0"]);
+    // backend, runtime, version, share, passed, failed, errored, skipped, unsupported, not gating
+    assert_eq!(
+        cells(rows[0]),
+        ["ref", "–", "–", "100.0%", "5", "0", "0", "0", "0", "0"]
+    );
     let evil = format!("evil {IMG_NAME}");
-    assert_eq!(cells(rows[1]), [evil.as_str(), "40.0%", "2", "0", "2", "0", "0", "1"]);
+    let runtime = format!("rt {IMG_NAME}");
+    let version = format!("1.2 ({SCRIPT_NAME})");
+    assert_eq!(
+        cells(rows[1]),
+        [evil.as_str(), &runtime, &version, "40.0%", "2", "0", "2", "0", "0", "1"]
+    );
+    // The runtime as data: attributes a script sorts or filters by, escaped like the text.
+    assert_eq!(rows[1].value().attr("data-runtime"), Some(runtime.as_str()));
+    assert_eq!(rows[1].value().attr("data-version"), Some("1.2"));
+    assert_eq!(rows[1].value().attr("data-build"), Some(SCRIPT_NAME));
+    assert_eq!(rows[0].value().attr("data-version"), Some(""));
     let parts: Vec<Vec<String>> = select(&html, "tr.part-row").into_iter().map(cells).collect();
     assert_eq!(parts.len(), 4);
-    assert_eq!(parts[2], ["upstream releases", "100.0%", "1", "0", "0", "0", "0", "0"]);
-    assert_eq!(parts[3], ["extended corpus", "25.0%", "1", "0", "2", "0", "0", "1"]);
+    assert_eq!(
+        parts[2],
+        ["upstream releases", "", "", "100.0%", "1", "0", "0", "0", "0", "0"]
+    );
+    assert_eq!(
+        parts[3],
+        ["extended corpus", "", "", "25.0%", "1", "0", "2", "0", "0", "1"]
+    );
     assert!(rows[1].value().classes().any(|c| c == "backend-row"));
     let share = within(rows[1], "td.share")[0];
     assert!(share.value().classes().any(|c| c == "s4"), "40% is in the fifth colour");
@@ -236,6 +264,8 @@ fn the_heatmap_is_the_coverage_grid_with_shares_and_modes() {
         )],
         duration: Duration::ZERO,
         baseline: None,
+        runtime: None,
+        shard: None,
     };
     let (_, refusal_page) = page(&[refusal]);
     let outlined = cell(select(&refusal_page, "section.backend")[0], "Pad-19", "int4");
@@ -322,4 +352,26 @@ fn the_diff_page_lists_each_kind_of_change_and_escapes_it() {
     assert_eq!(changed.len(), 1, "the rule failure does not gate");
     let pre: Vec<String> = select(&html, "pre.message").into_iter().map(text_of).collect();
     assert!(pre.contains(&failing.outcomes[1].message));
+}
+
+#[test]
+fn what_fails_lists_each_group_with_a_link_to_its_reproducer() {
+    let (passing, failing) = reports();
+    let (_, html) = page(&[passing, failing]);
+    let sections = select(&html, "section.backend");
+    // The passing backend has no table; the failing one a row per failure group.
+    assert!(within(sections[0], "table.what-fails").is_empty());
+    let groups = within(sections[1], "details.group").len();
+    let rows = within(sections[1], "table.what-fails tbody tr");
+    assert_eq!(rows.len(), groups);
+    assert!(groups > 0);
+    for row in rows {
+        let link = within(row, "a")[0];
+        let target = link.value().attr("href").unwrap().strip_prefix('#').unwrap().to_owned();
+        // The link lands on a data set of this backend, whose name it shows.
+        let landed = within(sections[1], &format!("li[id=\"{target}\"]"));
+        assert_eq!(landed.len(), 1, "{target}");
+        let name = text_of(within(landed[0], "summary code")[0]);
+        assert_eq!(text_of(within(link, "code")[0]), name);
+    }
 }

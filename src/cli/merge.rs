@@ -1,0 +1,293 @@
+//! `merge`: the JSON reports of a run's shards joined into the report of the whole run, and
+//! judged against a baseline over the union, as a single run would be: an outdated entry or
+//! an unexpected pass is only known once every part is in. The parts must be one run's: the
+//! same backend and runtime, each part of the same N once, no data set twice.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::cli::scoreboard::Rerun;
+use pad_conformance::case::{Patterns, discover_in};
+use pad_conformance::data::DataRoot;
+use pad_conformance::data::shard::Shard;
+use pad_conformance::gate::baseline::Discovered;
+use pad_conformance::report::{Colors, RunReport, read_json_report, write_outcome};
+use pad_conformance::run::runner::jobs;
+
+use super::Fatal;
+use super::args::{MergeArgs, RunFormat};
+use super::check::{View, exit_code, judge_against, read_baseline, write_report};
+use super::output::open_output;
+
+pub fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
+    let parts = args
+        .reports
+        .iter()
+        .map(|path| Ok((path.clone(), read_json_report(path)?)))
+        .collect::<Result<Vec<_>, Fatal>>()?;
+    let roots = DataRoot::resolve(&args.paths)?;
+    let cases = discover_in(&roots, &Patterns::new(&args.patterns)?)?;
+    let order: Vec<String> = jobs(&cases).iter().map(|job| job.name()).collect();
+    let mut report = merge_reports(parts, &order).map_err(|e| Fatal(e.to_string()))?;
+    let discovered = Discovered::new(&cases, !args.patterns.is_empty());
+    let baseline = match &args.baseline {
+        Some(path) => Some(read_baseline(path, &roots, args.strict)?),
+        None => None,
+    };
+    if let Some(baseline) = &baseline {
+        judge_against(&mut report, baseline, args.strict, args.strict_corpus, |name| {
+            discovered.contains(name)
+        });
+    }
+    let (mut out, terminal) = open_output(args.output.as_ref())?;
+    let mut written = Ok(());
+    if args.format == RunFormat::Human {
+        let colors = Colors::detect(terminal);
+        for outcome in &report.outcomes {
+            // Labelled by the gate as the main command labels its lines.
+            written = written.and_then(|()| write_outcome(outcome, outcome.gate.as_ref(), colors, &mut out));
+        }
+    }
+    // A merged report was read back from JSON: the commands that ran its backend are unknown.
+    let view = View {
+        format: args.format,
+        failures_only: false,
+        to_file: args.output.is_some(),
+    };
+    write_report(&report, &Rerun::default(), view, out, written)?;
+    Ok(exit_code(&report, args.strict, args.strict_corpus))
+}
+
+/// Why the reports are not the parts of one run.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    /// Two reports of different backends.
+    #[error("{}: backend {theirs:?}, but {} is of backend {ours:?}: not parts of one run", path.display(), first.display())]
+    Backend {
+        path: PathBuf,
+        theirs: String,
+        first: PathBuf,
+        ours: String,
+    },
+    /// Two reports of different runtimes (another version, another build).
+    #[error("{}: runtime {theirs}, but {} ran {ours}: not parts of one run", path.display(), first.display())]
+    Runtime {
+        path: PathBuf,
+        theirs: String,
+        first: PathBuf,
+        ours: String,
+    },
+    /// A report without a shard among reports with one.
+    #[error("{}: not a shard's report (no \"shard\"), but {} is shard {shard}", path.display(), other.display())]
+    NotAShard {
+        path: PathBuf,
+        other: PathBuf,
+        shard: Shard,
+    },
+    /// Shards of different counts.
+    #[error("{}: shard {theirs}, but {} is shard {ours}: parts of different splits", path.display(), first.display())]
+    Count {
+        path: PathBuf,
+        theirs: Shard,
+        first: PathBuf,
+        ours: Shard,
+    },
+    /// The same part twice.
+    #[error("{} and {} are both shard {shard}", first.display(), path.display())]
+    TwiceTheSamePart {
+        path: PathBuf,
+        first: PathBuf,
+        shard: Shard,
+    },
+    /// Parts missing: the union would not be the whole run.
+    #[error("shards {} of {count} are missing: the merge would not be the whole run", missing.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))]
+    Missing { missing: Vec<u32>, count: u32 },
+    /// A data set in two reports.
+    #[error("data set {name} is in both {} and {}", first.display(), path.display())]
+    TwiceTheSameDataSet {
+        name: String,
+        path: PathBuf,
+        first: PathBuf,
+    },
+}
+
+/// The union of `parts` (each a report and the file it came from), its data sets in the
+/// order of `order` (the names a single run over the same roots takes, in its order), any
+/// not there after them in the order read. Each part's own baseline judgement is dropped: the
+/// union is judged anew.
+pub fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) -> Result<RunReport, MergeError> {
+    let Some((first_path, first)) = parts.first() else {
+        return Err(MergeError::Missing {
+            missing: Vec::new(),
+            count: 0,
+        });
+    };
+    let (first_path, backend, runtime, first_shard) = (
+        first_path.clone(),
+        first.backend.clone(),
+        first.runtime.clone(),
+        first.shard,
+    );
+    let label = |runtime: &Option<pad_conformance::backend::RuntimeInfo>| {
+        runtime
+            .as_ref()
+            .map_or("(not stated)".to_owned(), |r| format!("{:?}", r.label()))
+    };
+    let mut seen_parts: HashMap<u32, PathBuf> = HashMap::new();
+    for (path, report) in &parts {
+        if report.backend != backend {
+            return Err(MergeError::Backend {
+                path: path.clone(),
+                theirs: report.backend.clone(),
+                first: first_path.clone(),
+                ours: backend,
+            });
+        }
+        if report.runtime != runtime {
+            return Err(MergeError::Runtime {
+                path: path.clone(),
+                theirs: label(&report.runtime),
+                first: first_path.clone(),
+                ours: label(&runtime),
+            });
+        }
+        match (report.shard, first_shard) {
+            (None, None) => {}
+            (Some(shard), None) | (None, Some(shard)) => {
+                let (path, other) = if report.shard.is_none() {
+                    (path.clone(), first_path.clone())
+                } else {
+                    (first_path.clone(), path.clone())
+                };
+                return Err(MergeError::NotAShard { path, other, shard });
+            }
+            (Some(theirs), Some(ours)) if theirs.count() != ours.count() => {
+                return Err(MergeError::Count {
+                    path: path.clone(),
+                    theirs,
+                    first: first_path.clone(),
+                    ours,
+                });
+            }
+            (Some(shard), Some(_)) => {
+                if let Some(first) = seen_parts.insert(shard.index(), path.clone()) {
+                    return Err(MergeError::TwiceTheSamePart {
+                        path: path.clone(),
+                        first,
+                        shard,
+                    });
+                }
+            }
+        }
+    }
+    if let Some(shard) = first_shard {
+        let missing: Vec<u32> = (1..=shard.count()).filter(|k| !seen_parts.contains_key(k)).collect();
+        if !missing.is_empty() {
+            return Err(MergeError::Missing {
+                missing,
+                count: shard.count(),
+            });
+        }
+    }
+    let position: HashMap<&str, usize> = order.iter().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
+    let mut from: HashMap<String, &Path> = HashMap::new();
+    let mut outcomes = Vec::new();
+    for (path, report) in &parts {
+        for outcome in &report.outcomes {
+            let name = outcome.name();
+            if let Some(first) = from.insert(name.clone(), path) {
+                return Err(MergeError::TwiceTheSameDataSet {
+                    name,
+                    path: path.clone(),
+                    first: first.to_owned(),
+                });
+            }
+            outcomes.push((
+                position.get(name.as_str()).copied().unwrap_or(usize::MAX),
+                outcome.clone(),
+            ));
+        }
+    }
+    // Stable: names outside `order` keep the order they were read in.
+    outcomes.sort_by_key(|(position, _)| *position);
+    let outcomes: Vec<_> = outcomes.into_iter().map(|(_, outcome)| outcome).collect();
+    Ok(RunReport {
+        backend,
+        duration: outcomes.iter().map(|o| o.duration).sum(),
+        outcomes,
+        baseline: None,
+        runtime,
+        shard: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use pad_conformance::backend::RuntimeInfo;
+    use pad_conformance::judge::check::{Outcome, Status};
+
+    fn part(k: u32, n: u32, names: &[&str]) -> (PathBuf, RunReport) {
+        let report = RunReport {
+            backend: "b".into(),
+            outcomes: names.iter().map(|id| Outcome::example(id, Status::Passed)).collect(),
+            duration: Duration::ZERO,
+            baseline: None,
+            runtime: Some(RuntimeInfo::new("rt").version("1")),
+            shard: Some(Shard::new(k, n).unwrap()),
+        };
+        (PathBuf::from(format!("part-{k}.json")), report)
+    }
+
+    #[test]
+    fn parts_join_in_the_order_of_a_single_run() {
+        let order: Vec<String> = ["a/0", "b/0", "c/0", "d/0"].map(String::from).to_vec();
+        let merged = merge_reports(vec![part(2, 2, &["d", "b"]), part(1, 2, &["x", "c", "a"])], &order).unwrap();
+        let names: Vec<String> = merged.outcomes.iter().map(Outcome::name).collect();
+        assert_eq!(names, ["a/0", "b/0", "c/0", "d/0", "x/0"]);
+        assert_eq!((merged.shard, merged.backend.as_str()), (None, "b"));
+        assert_eq!(merged.runtime.unwrap().label(), "rt 1");
+    }
+
+    #[test]
+    fn parts_of_different_runs_or_an_incomplete_set_are_refused() {
+        let error = |parts| merge_reports(parts, &[]).unwrap_err().to_string();
+        assert_eq!(
+            error(vec![part(1, 3, &["a"]), part(3, 3, &["b"])]),
+            "shards 2 of 3 are missing: the merge would not be the whole run"
+        );
+        assert_eq!(
+            error(vec![part(1, 2, &["a"]), part(1, 2, &["b"])]),
+            "part-1.json and part-1.json are both shard 1/2"
+        );
+        assert_eq!(
+            error(vec![part(1, 2, &["a"]), part(2, 3, &["b"])]),
+            "part-2.json: shard 2/3, but part-1.json is shard 1/2: parts of different splits"
+        );
+        assert_eq!(
+            error(vec![part(1, 2, &["a"]), part(2, 2, &["a"])]),
+            "data set a/0 is in both part-1.json and part-2.json"
+        );
+        let mut other = part(2, 2, &["b"]);
+        other.1.backend = "c".into();
+        assert_eq!(
+            error(vec![part(1, 2, &["a"]), other]),
+            "part-2.json: backend \"c\", but part-1.json is of backend \"b\": not parts of one run"
+        );
+        let mut newer = part(2, 2, &["b"]);
+        newer.1.runtime = Some(RuntimeInfo::new("rt").version("2"));
+        assert_eq!(
+            error(vec![part(1, 2, &["a"]), newer]),
+            "part-2.json: runtime \"rt 2\", but part-1.json ran \"rt 1\": not parts of one run"
+        );
+        let mut whole = part(2, 2, &["b"]);
+        whole.1.shard = None;
+        assert_eq!(
+            error(vec![part(1, 2, &["a"]), whole]),
+            "part-2.json: not a shard's report (no \"shard\"), but part-1.json is shard 1/2"
+        );
+    }
+}
