@@ -207,53 +207,28 @@ pub trait Backend: Send + Sync {
     }
 }
 
-/// A boxed backend (`Box<dyn Backend>`, as [`backend_from_spec`] returns it) is a backend.
-impl<B: Backend + ?Sized> Backend for Box<B> {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
-        (**self).run(model, inputs)
-    }
-    fn reads_model_file(&self) -> bool {
-        (**self).reads_model_file()
-    }
-    fn runtime(&self) -> Option<RuntimeInfo> {
-        (**self).runtime()
-    }
+/// A boxed (`Box<dyn Backend>`, as [`backend_from_spec`] returns it), shared (`Arc<B>`, one
+/// runtime serving several harnesses or threads) or borrowed backend is a backend.
+macro_rules! forward_backend {
+    ($($pointer:ty),*) => {$(
+        impl<B: Backend + ?Sized> Backend for $pointer {
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+            fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+                (**self).run(model, inputs)
+            }
+            fn reads_model_file(&self) -> bool {
+                (**self).reads_model_file()
+            }
+            fn runtime(&self) -> Option<RuntimeInfo> {
+                (**self).runtime()
+            }
+        }
+    )*};
 }
 
-/// A shared backend is a backend, so one runtime can serve several harnesses or threads.
-impl<B: Backend + ?Sized> Backend for std::sync::Arc<B> {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
-        (**self).run(model, inputs)
-    }
-    fn reads_model_file(&self) -> bool {
-        (**self).reads_model_file()
-    }
-    fn runtime(&self) -> Option<RuntimeInfo> {
-        (**self).runtime()
-    }
-}
-
-/// A borrowed backend is a backend.
-impl<B: Backend + ?Sized> Backend for &B {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
-        (**self).run(model, inputs)
-    }
-    fn reads_model_file(&self) -> bool {
-        (**self).reads_model_file()
-    }
-    fn runtime(&self) -> Option<RuntimeInfo> {
-        (**self).runtime()
-    }
-}
+forward_backend!(Box<B>, std::sync::Arc<B>, &B);
 
 /// What external backends need to know.
 #[derive(Clone, Debug)]

@@ -10,6 +10,21 @@ pub fn testdata(relative: &str) -> PathBuf {
         .join(relative)
 }
 
+/// test_wrap_pad copied to `wrap` with one expected value changed (+1000 at [0, 0, 0, 0]),
+/// so that a correct backend fails it with wrong values.
+#[allow(dead_code)]
+pub fn failing_wrap(wrap: &Path) {
+    use pad_conformance::Tensor;
+    use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
+    copy_dir(&testdata("onnx-1.22.0/node/test_wrap_pad"), wrap);
+    let output = wrap.join("test_data_set_0/output_0.pb");
+    let Tensor::Int32(mut values) = read_tensor_file(&output, &DecodeOptions::default()).unwrap() else {
+        panic!("test_wrap_pad's output is int32");
+    };
+    values[[0, 0, 0, 0]] += 1000;
+    write_tensor_file(&output, &Tensor::Int32(values), "y").unwrap();
+}
+
 /// Copies the directory tree `from` to `to`.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
