@@ -1232,7 +1232,10 @@ fn fuzz_shards_are_checked_and_split_the_cases() {
         let out = run(&["fuzz", "--cases", "10", "--shard", bad]);
         assert_eq!(out.status.code(), Some(2), "{bad}");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(&format!("invalid value '{bad}' for '--shard <K/N>'")), "{stderr}");
+        assert!(
+            stderr.contains(&format!("invalid value '{bad}' for '--shard <K/N>'")),
+            "{stderr}"
+        );
     }
     let cases = |shard: &str| -> u64 {
         let out = run(&["fuzz", "--cases", "10", "--shard", shard, "--format", "json"]);

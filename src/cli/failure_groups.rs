@@ -1,11 +1,13 @@
-//! Failures grouped by reason: the first line of each message with the parts that differ
-//! from one data set to the next (numbers, version numbers, paths) replaced, and the basis of
-//! the expected result, and the cause its verdicts group under. docs/results.md and the scoreboard's
-//! failure groups both read this grouping, so they cannot drift apart.
+//! Failures grouped by root cause: the basis of the expected result, the status, and the
+//! library's cause key (the verdict's cause, and for a value mismatch where and how the values
+//! differ) — never the wording of a message, but for outcomes of reports written before
+//! verdicts were recorded, which group by their normalized first line. docs/results.md and the
+//! scoreboard's failure groups both read this grouping, so they cannot drift apart.
 
 use std::collections::BTreeMap;
 
 use pad_conformance::data::basis::Basis;
+use pad_conformance::judge::cause_key::CauseKey;
 use pad_conformance::judge::check::{Outcome, Status};
 use pad_conformance::judge::verdict::Cause;
 
@@ -79,11 +81,13 @@ pub fn elements(outcome: &Outcome) -> Option<usize> {
     outcome.shape.as_ref().map(|shape| shape.iter().product())
 }
 
-/// Data sets that failed or errored for the same reason on the same basis.
+/// Data sets that failed or errored for the same root cause on the same basis.
 #[derive(Clone, Debug)]
 pub struct FailureGroup<'a> {
-    /// The normalized first line of their messages ([`normalize_reason`]).
+    /// The normalized first line of the smallest one's message ([`normalize_reason`]).
     pub reason: String,
+    /// The root cause they share (none in a report of format 1).
+    pub key: Option<CauseKey>,
     /// What their expected results rest on.
     pub basis: Basis,
     /// `failed` or `errored`.
@@ -97,37 +101,50 @@ pub struct FailureGroup<'a> {
 }
 
 impl<'a> FailureGroup<'a> {
+    /// `wrong-values: constant padding, sign of zero — output N "y": N of N elements differ`:
+    /// the root cause, then the smallest one's first line.
+    pub fn headline(&self) -> String {
+        match &self.key {
+            Some(key) => format!("{key} — {}", self.reason),
+            None => self.reason.clone(),
+        }
+    }
+
     /// The smallest data set showing the failure.
     pub fn smallest(&self) -> &'a Outcome {
         self.outcomes[0]
     }
 }
 
-/// The failed and errored data sets of `outcomes`, grouped by (basis, status, reason);
+/// The failed and errored data sets of `outcomes`, grouped by (basis, status, cause key);
 /// groups ordered by basis (spec first), then by size (largest first), then by reason.
 pub fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Vec<FailureGroup<'a>> {
-    let mut groups: BTreeMap<(Basis, Status, Option<Cause>, String), Vec<&'a Outcome>> = BTreeMap::new();
+    type Key = (Basis, Status, Option<CauseKey>, String);
+    let mut groups: BTreeMap<Key, Vec<&'a Outcome>> = BTreeMap::new();
     for outcome in outcomes {
         if matches!(outcome.status, Status::Failed | Status::Errored) {
-            let cause = outcome.verdict.as_ref().and_then(|v| v.cause());
-            let key = (
-                outcome.basis.kind,
-                outcome.status,
-                cause,
-                normalize_reason(&outcome.message),
-            );
-            groups.entry(key).or_default().push(outcome);
+            let cause = outcome.cause_key();
+            // Only an outcome without a verdict (format 1) is told apart by its wording.
+            let wording = match cause {
+                Some(_) => String::new(),
+                None => normalize_reason(&outcome.message),
+            };
+            groups
+                .entry((outcome.basis.kind, outcome.status, cause, wording))
+                .or_default()
+                .push(outcome);
         }
     }
     let mut groups: Vec<FailureGroup<'a>> = groups
         .into_iter()
-        .map(|((basis, status, cause, reason), mut outcomes)| {
+        .map(|((basis, status, key, _), mut outcomes)| {
             outcomes.sort_by_cached_key(|o| (elements(o).unwrap_or(usize::MAX), o.name()));
             FailureGroup {
-                reason,
+                reason: normalize_reason(&outcomes[0].message),
+                cause: key.as_ref().map(|k| k.cause),
+                key,
                 basis,
                 status,
-                cause,
                 gates: outcomes.iter().any(|o| o.gates),
                 outcomes,
             }
@@ -239,5 +256,58 @@ mod tests {
         assert_eq!(names, ["a", "b", "c"], "by elements (6, 20), unknown shape last");
         assert_eq!(groups[0].reason, "no kernel for Pad(N)");
         assert!(groups[0].gates && !groups[2].gates);
+    }
+
+    #[test]
+    fn one_cause_worded_many_ways_is_one_group_and_two_causes_worded_alike_are_two() {
+        use pad_conformance::judge::verdict::{Failure, Verdict};
+        let with = |id: &str, verdict: Verdict, message: &str| Outcome {
+            status: verdict.status(),
+            verdict: Some(verdict),
+            ..outcome(id, Status::Errored, Basis::Spec, Some(vec![1]), message)
+        };
+        let refused = |message: &str| Verdict::RefusedValid {
+            refusal: message.to_owned(),
+        };
+        let outcomes = [
+            // One backend refusing everything, in as many words as it has kernels.
+            with("a", refused("no kernel for int8 reflect"), "no kernel for int8 reflect"),
+            with(
+                "b",
+                refused("unsupported: wrap on axis 3"),
+                "unsupported: wrap on axis 3",
+            ),
+            // A crash and a polite refusal that says "signal": two causes, not one.
+            with(
+                "c",
+                Verdict::Failed {
+                    failure: Failure::Crash {
+                        code: None,
+                        signal: Some(11),
+                    },
+                    detail: "killed by signal 11".into(),
+                    must_refuse: false,
+                },
+                "killed by signal 11",
+            ),
+            with(
+                "d",
+                refused("the signal path lacks this mode"),
+                "the signal path lacks this mode",
+            ),
+        ];
+        let groups = group_failures(&outcomes);
+        let sizes: Vec<(String, usize)> = groups
+            .iter()
+            .map(|g| (g.key.as_ref().unwrap().to_string(), g.outcomes.len()))
+            .collect();
+        assert_eq!(
+            sizes,
+            [
+                ("refuses-valid".to_owned(), 3),
+                ("crash: killed by a signal".to_owned(), 1)
+            ],
+            "{groups:#?}"
+        );
     }
 }

@@ -136,7 +136,7 @@ pub fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut dyn Wri
         reports.iter().map(|r| (r, group_failures(&r.outcomes))).collect();
     writeln!(
         out,
-        "| backend | basis | finding | data sets | reason (first line, numbers as N) | smallest data set |"
+        "| backend | basis | finding | data sets | root cause — first line of the smallest (numbers as N) | smallest data set |"
     )?;
     writeln!(out, "|---|---|---|---:|---|---|")?;
     for (report, groups) in &grouped {
@@ -148,7 +148,7 @@ pub fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut dyn Wri
                 group.basis,
                 GroupKind::of(group).label(),
                 group.outcomes.len(),
-                escape_cell(&first_line(&group.reason, 140)),
+                escape_cell(&first_line(&group.headline(), 180)),
                 escape_cell(&group.smallest().name())
             )?;
         }
@@ -297,7 +297,7 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(
             text.contains(
-                "| tract | spec | **defect**: wrong answer | 2 | output N \"y\": N of N elements differ | `b/0` |"
+                "| tract | spec | **defect**: wrong answer | 2 | wrong-values — output N \"y\": N of N elements differ | `b/0` |"
             ),
             "{text}"
         );

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::backend::{Backend, BackendError, RefBackend, refusal_rule, refusal_rules};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
+use crate::judge::cause_key::{CauseKey, Pattern, values_pattern};
 use crate::judge::compare::{Deviation, Tolerance, compare_in};
 use crate::judge::gate_result::GateResult;
 use crate::judge::profile::{Profile, Subject};
@@ -143,6 +144,11 @@ pub struct Outcome {
     /// attributes), for data sets that did not pass: what reproduces the failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup: Option<Setup>,
+    /// The root cause a failure groups under (the verdict's cause and, for a value mismatch,
+    /// where and how the values differ); decided by the judge, not kept in JSON reports
+    /// (read back, [`Outcome::cause_key`] falls back to the verdict's own).
+    #[serde(skip)]
+    pub cause: Option<CauseKey>,
     /// How the verdict weighs against the run's baseline, when it was judged against one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateResult>,
@@ -190,6 +196,7 @@ impl Outcome {
             max_rel_error: None,
             mismatches: 0,
             setup: None,
+            cause: None,
             gate: None,
             duration: Duration::ZERO,
         }
@@ -218,9 +225,18 @@ impl Outcome {
             max_rel_error: None,
             mismatches: 0,
             setup: None,
+            cause: None,
             gate: None,
             duration: Duration::ZERO,
         }
+    }
+
+    /// The root cause the failure groups under: the judge's, or for an outcome read back from
+    /// a report, the verdict's own (without a value mismatch's pattern); `None` when it passed.
+    pub fn cause_key(&self) -> Option<CauseKey> {
+        self.cause
+            .clone()
+            .or_else(|| self.verdict.as_ref().and_then(|v| CauseKey::of(v, None)))
     }
 
     /// Failed or errored on a basis the run gates on: this fails the run.
@@ -265,6 +281,8 @@ impl Outcome {
 #[derive(Clone, Debug)]
 struct Judged {
     verdict: Verdict,
+    /// The pattern of a value mismatch, for its cause key.
+    values: Option<Pattern>,
     bit_exact: Option<bool>,
     /// Over the floating outputs, when any was compared.
     deviation: Option<Box<Deviation>>,
@@ -275,6 +293,7 @@ impl From<Verdict> for Judged {
     fn from(verdict: Verdict) -> Judged {
         Judged {
             verdict,
+            values: None,
             bit_exact: None,
             deviation: None,
             mismatches: 0,
@@ -329,6 +348,7 @@ pub fn check_data_set_with(
     };
     let (op, domain, version, mode) = describe_operator(model);
     let status = verdict.verdict.status();
+    let cause = CauseKey::of(&verdict.verdict, verdict.values.clone());
     Outcome {
         id: case.id.clone(),
         data_set: case.data_number(index),
@@ -348,6 +368,7 @@ pub fn check_data_set_with(
         max_rel_error: verdict.deviation.as_ref().map(|d| d.max_rel_error),
         mismatches: verdict.mismatches,
         setup: setup.filter(|_| status != Status::Passed),
+        cause,
         gate: None,
         duration: start.elapsed(),
     }
@@ -568,8 +589,13 @@ fn compare_outputs(
             deviation: deviation.clone().map(Box::new),
         }
     };
+    // Where the failing elements lie and how they differ: what tells one defect from another.
+    let values = matches!(verdict, Verdict::Mismatch { .. })
+        .then(|| values_pattern(model, inputs, &expected, &actual, tolerance))
+        .flatten();
     Judged {
         verdict,
+        values,
         bit_exact: Some(bit_exact),
         deviation: deviation.map(Box::new),
         mismatches,
