@@ -263,10 +263,10 @@ impl Backend for ThreeDefects {
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let node = &model.graph.nodes[0];
-        let mode = node.pad_mode();
+        let mode = node.pad_mode().and_then(|m| m.mode());
         let onnx_pad = node.domain.is_empty() && node.op_type == "Pad";
         // Defect 1: the constant's sign of zero is lost.
-        if onnx_pad && mode.as_deref() == Some("constant") {
+        if onnx_pad && mode == Some(PadMode::Constant) {
             let mut model = model.clone();
             let mut inputs = inputs.to_vec();
             let at = model.graph.inputs.iter().position(|n| n == "value");
@@ -281,9 +281,9 @@ impl Backend for ThreeDefects {
             return RefBackend.run(&model, &inputs);
         }
         let answer = RefBackend.run(model, inputs);
-        match (&answer, mode.as_deref()) {
+        match (&answer, mode) {
             // Defect 2: reflect beyond one period is padded as edge.
-            (Ok(_), Some("reflect"))
+            (Ok(_), Some(PadMode::Reflect))
                 if Self::pads_and_extents(model, inputs)
                     .iter()
                     .any(|&(begin, end, extent)| begin.max(end) > (extent - 1).max(0)) =>
@@ -291,7 +291,7 @@ impl Backend for ThreeDefects {
                 RefBackend.run(&Self::with_mode(model, "edge"), inputs)
             }
             // Defect 3: wrap accepted before Pad-19.
-            (Err(e), Some("wrap"))
+            (Err(e), Some(PadMode::Wrap))
                 if onnx_pad && pad_conformance::backend::refusal_rules(e) == [Rule::ModeNotInVersion] =>
             {
                 RefBackend.run(&Self::with_mode(model, "constant"), inputs)
@@ -379,8 +379,8 @@ impl Backend for ReflectAsEdge {
     }
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
-        match model.graph.nodes[0].pad_mode().as_deref() {
-            Some("reflect") => RefBackend.run(&ThreeDefects::with_mode(model, "edge"), inputs),
+        match model.graph.nodes[0].pad_mode().and_then(|m| m.mode()) {
+            Some(PadMode::Reflect) => RefBackend.run(&ThreeDefects::with_mode(model, "edge"), inputs),
             _ => RefBackend.run(model, inputs),
         }
     }

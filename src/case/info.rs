@@ -79,7 +79,11 @@ impl CaseInfo {
             .or_else(|| differs("version", self.version.to_string(), node.version.to_string()))
             .or_else(|| {
                 let show = |mode: Option<String>| mode.unwrap_or_else(|| "none".to_owned());
-                differs("mode", show(self.mode.clone()), show(node.pad_mode()))
+                differs(
+                    "mode",
+                    show(self.mode.clone()),
+                    show(node.pad_mode().map(|m| m.name().to_owned())),
+                )
             })
             .or_else(|| dtype.and_then(|d| differs("dtype", self.dtype.clone(), d.name().to_owned())))
             .or_else(|| {

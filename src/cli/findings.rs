@@ -15,6 +15,7 @@ use pad_conformance::judge::check::{Outcome, Status};
 use pad_conformance::judge::verdict::Cause;
 use pad_conformance::model::opset::operator_label;
 use pad_conformance::report::RunReport;
+use pad_conformance::tensor::DataType;
 use pad_conformance::text::{escape_cell, first_line};
 
 /// What a group of failures is, as a bug report would call it.
@@ -74,16 +75,12 @@ impl GroupKind {
 
 /// `Pad-11 edge int16[3]`: what the data set runs, as a report names it.
 fn describe(outcome: &Outcome) -> String {
-    let operator = match (&outcome.op, &outcome.domain, outcome.version) {
-        (Some(op), Some(domain), Some(version)) => operator_label(domain, op, version),
+    let operator = match (outcome.op, outcome.version) {
+        (Some(op), Some(version)) => operator_label(op.domain(), op.op_type(), version),
         _ => "?".to_owned(),
     };
-    let mode = outcome
-        .mode
-        .as_deref()
-        .map(|m| format!(" mode {m}"))
-        .unwrap_or_default();
-    let dtype = outcome.dtype.as_deref().unwrap_or("?");
+    let mode = outcome.mode.as_ref().map(|m| format!(" mode {m}")).unwrap_or_default();
+    let dtype = outcome.dtype.map_or("?", DataType::name);
     let shape = outcome.shape.as_ref().map_or("?".to_owned(), |s| format!("{s:?}"));
     format!("{operator}{mode} {dtype}{shape}")
 }
@@ -198,12 +195,13 @@ mod tests {
     use super::*;
     use pad_conformance::data::basis::BasisNote;
     use pad_conformance::judge::verdict::{Failure, Verdict};
+    use pad_conformance::operators::PadMode;
 
     fn outcome(id: &str, verdict: Verdict, basis: Basis, shape: Vec<usize>) -> Outcome {
         Outcome {
-            mode: Some("edge".into()),
+            mode: Some(PadMode::Edge.into()),
             version: Some(11),
-            dtype: Some("int16".into()),
+            dtype: Some(DataType::Int16),
             shape: Some(shape),
             status: verdict.status(),
             message: verdict.message("tract"),

@@ -10,7 +10,9 @@ use pad_conformance::backend::RuntimeInfo;
 use pad_conformance::data::basis::Basis;
 use pad_conformance::judge::check::{Outcome, Status};
 use pad_conformance::model::opset::operator_label;
+use pad_conformance::operators::{ModeAttribute, PadOp};
 use pad_conformance::report::{RunReport, Summary};
+use pad_conformance::tensor::DataType;
 use pad_conformance::text::{escape_cell, first_line};
 
 /// The results of several backends over the same data sets.
@@ -39,16 +41,16 @@ pub struct BackendTotals {
 pub struct MatrixRow {
     /// The data set's name: `onnx-1.22.0/node/test_wrap_pad/0`.
     pub name: String,
-    /// The Pad-family operator checked, from the first backend that read the model.
-    pub op: Option<String>,
-    /// The operator's domain: `ai.onnx` or `com.microsoft`.
-    pub domain: Option<String>,
+    /// The Pad-family operator checked, from the first backend that read the model
+    /// (JSON: `op` and `domain`).
+    #[serde(flatten, with = "pad_conformance::operators::op_fields")]
+    pub op: Option<PadOp>,
     /// The operator version the model's opset selects.
     pub version: Option<i64>,
     /// The Pad node's `mode`; none for CenterCropPad.
-    pub mode: Option<String>,
+    pub mode: Option<ModeAttribute>,
     /// The element type of the data input, from the first backend that knows it.
-    pub dtype: Option<String>,
+    pub dtype: Option<DataType>,
     /// What the expected result rests on.
     pub basis: Basis,
     /// One per backend, in the order of `backends`.
@@ -88,11 +90,10 @@ impl Matrix {
                     .unwrap_or(first);
                 MatrixRow {
                     name: first.name(),
-                    op: described.op.clone(),
-                    domain: described.domain.clone(),
+                    op: described.op,
                     version: described.version,
                     mode: described.mode.clone(),
-                    dtype: reports.iter().map(|r| &r.outcomes[i]).find_map(|o| o.dtype.clone()),
+                    dtype: reports.iter().map(|r| &r.outcomes[i]).find_map(|o| o.dtype),
                     basis: first.basis.kind,
                     results: reports
                         .iter()
@@ -167,8 +168,8 @@ impl Matrix {
             .iter()
             .filter(|r| !failures_only || r.results.iter().any(|c| c.status != Status::Passed))
         {
-            let operator = match (&row.op, &row.domain, row.version) {
-                (Some(op), Some(domain), Some(v)) => operator_label(domain, op, v),
+            let operator = match (row.op, row.version) {
+                (Some(op), Some(v)) => operator_label(op.domain(), op.op_type(), v),
                 _ => "-".to_owned(),
             };
             let cells: Vec<String> = row
@@ -184,8 +185,8 @@ impl Matrix {
                 "| `{}` | {} | {} | {} | {} | {} |",
                 escape_cell(&row.name),
                 escape_cell(&operator),
-                escape_cell(row.mode.as_deref().unwrap_or("-")),
-                escape_cell(row.dtype.as_deref().unwrap_or("-")),
+                escape_cell(row.mode.as_ref().map_or("-", ModeAttribute::name)),
+                row.dtype.map_or("-", DataType::name),
                 row.basis,
                 cells.join(" | ")
             )?;

@@ -241,10 +241,11 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use pad_conformance::operators::PadMode;
 
     fn outcome(id: &str, status: Status, gates: bool) -> Outcome {
         Outcome {
-            mode: Some("wrap".into()),
+            mode: Some(PadMode::Wrap.into()),
             shape: Some(vec![3]),
             gates,
             message: format!("{id} is {}", status.name()),

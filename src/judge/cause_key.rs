@@ -221,7 +221,7 @@ pub(crate) fn values_pattern(
     }
     let regions = pad_regions(model, inputs);
     let mode = match model.graph.nodes.as_slice() {
-        [node] => node.pad_mode().and_then(|m| PadMode::from_name(&m)),
+        [node] => node.pad_mode().and_then(|m| m.mode()),
         _ => None,
     };
     for (e, a) in pairs {

@@ -18,10 +18,10 @@ use crate::judge::setup::Setup;
 use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
 use crate::model::Model;
 use crate::model::constant_inputs::named_inputs_as_constants;
-use crate::model::opset::{domain_name, operator_label};
-use crate::operators::Rule;
+use crate::model::opset::operator_label;
 use crate::operators::regions::pad_regions;
-use crate::tensor::{DEFAULT_MAX_BYTES, Tensor};
+use crate::operators::{ModeAttribute, PadMode, PadOp, Rule};
+use crate::tensor::{DEFAULT_MAX_BYTES, DataType, Tensor};
 
 /// How cases are checked.
 #[derive(Clone, Debug)]
@@ -105,16 +105,16 @@ pub struct Outcome {
     pub id: String,
     /// The N of `test_data_set_N`.
     pub data_set: usize,
-    /// The Pad-family operator checked (`Pad`, `CenterCropPad`), when the model was read.
-    pub op: Option<String>,
-    /// `ai.onnx` or `com.microsoft`.
-    pub domain: Option<String>,
+    /// The Pad-family operator checked, when the model was read; JSON writes it as `op`
+    /// (`Pad`, `CenterCropPad`) and `domain` (`ai.onnx`, `com.microsoft`).
+    #[serde(flatten, with = "crate::operators::op_fields")]
+    pub op: Option<PadOp>,
     /// The operator version the model's opset selects.
     pub version: Option<i64>,
     /// The Pad node's `mode` (`constant` when absent); none for CenterCropPad.
-    pub mode: Option<String>,
-    /// The element type of the data input.
-    pub dtype: Option<String>,
+    pub mode: Option<ModeAttribute>,
+    /// The element type of the data input, when the data set loaded.
+    pub dtype: Option<DataType>,
     /// The shape of the data input, when the data set loaded: how big the data set is.
     #[serde(default)]
     pub shape: Option<Vec<usize>>,
@@ -180,11 +180,10 @@ impl Outcome {
         Outcome {
             id: id.to_owned(),
             data_set: 0,
-            op: Some("Pad".into()),
-            domain: Some("ai.onnx".into()),
+            op: Some(PadOp::Pad),
             version: Some(19),
-            mode: Some("constant".into()),
-            dtype: Some("float".into()),
+            mode: Some(PadMode::Constant.into()),
+            dtype: Some(DataType::Float),
             shape: None,
             status,
             verdict: None,
@@ -204,13 +203,13 @@ impl Outcome {
 
     /// The outcome of data set `index` of `case` when `backend` never answered it: the
     /// `verdict` says how it failed (a child process that crashed or timed out) or that it
-    /// could not be loaded. The operator is not named: nothing read the model.
+    /// could not be loaded. The operator is not named: nothing read the model. (Every
+    /// outcome starts as this one; [`check_data_set`] adds what it read and measured.)
     pub fn unanswered(case: &TestCase, index: usize, verdict: Verdict, gating: &Gating, backend: &str) -> Outcome {
         Outcome {
             id: case.id.clone(),
             data_set: case.data_number(index),
             op: None,
-            domain: None,
             version: None,
             mode: None,
             dtype: None,
@@ -270,8 +269,8 @@ impl Outcome {
 
     /// `Pad-19`, `com.microsoft.Pad-1`, or `-` when unknown.
     pub fn operator(&self) -> String {
-        match (&self.op, &self.domain, self.version) {
-            (Some(op), Some(domain), Some(v)) => operator_label(domain, op, v),
+        match (self.op, self.version) {
+            (Some(op), Some(v)) => operator_label(op.domain(), op.op_type(), v),
             _ => "-".to_owned(),
         }
     }
@@ -325,10 +324,7 @@ pub fn check_data_set_with(
         Loaded::Ready(model, data) => {
             setup = Some(Setup::of(model, &data.inputs));
             let input = data.inputs.first();
-            let described = (
-                input.map(|t| t.data_type().name().to_owned()),
-                input.map(|t| t.shape().to_vec()),
-            );
+            let described = (input.map(|t| t.data_type()), input.map(|t| t.shape().to_vec()));
             let verdict = match Subject::of(model, &data.inputs).and_then(|s| options.profile.excludes(&s)) {
                 Some(unsupported) => Judged::from(Verdict::Unsupported {
                     by: UnsupportedBy::Profile,
@@ -346,31 +342,23 @@ pub fn check_data_set_with(
             (Some(model), described, verdict)
         }
     };
-    let (op, domain, version, mode) = describe_operator(model);
-    let status = verdict.verdict.status();
+    let (op, version, mode) = describe_operator(model);
     let cause = CauseKey::of(&verdict.verdict, verdict.values.clone());
+    let status = verdict.verdict.status();
     Outcome {
-        id: case.id.clone(),
-        data_set: case.data_number(index),
         op,
-        domain,
         version,
         mode,
         dtype,
         shape,
-        status,
-        message: verdict.verdict.message(backend.name()),
-        verdict: Some(verdict.verdict),
-        gates: options.gating.gates(case.basis.kind),
-        basis: case.basis.clone(),
         bit_exact: verdict.bit_exact,
         max_abs_error: verdict.deviation.as_ref().map(|d| d.max_abs_error),
         max_rel_error: verdict.deviation.as_ref().map(|d| d.max_rel_error),
         mismatches: verdict.mismatches,
         setup: setup.filter(|_| status != Status::Passed),
         cause,
-        gate: None,
         duration: start.elapsed(),
+        ..Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend.name())
     }
 }
 
@@ -602,16 +590,10 @@ fn compare_outputs(
     }
 }
 
-/// The model's Pad-family operator as reports show it: op, domain, version and mode.
-fn describe_operator(model: Option<&Model>) -> (Option<String>, Option<String>, Option<i64>, Option<String>) {
-    let Some((node, _)) = model.and_then(|m| m.pad_nodes().next()) else {
-        return (None, None, None, None);
+/// The model's Pad-family operator as reports show it: operator, version and mode.
+fn describe_operator(model: Option<&Model>) -> (Option<PadOp>, Option<i64>, Option<ModeAttribute>) {
+    let Some((node, op)) = model.and_then(|m| m.pad_nodes().next()) else {
+        return (None, None, None);
     };
-    let mode = node.pad_mode();
-    (
-        Some(node.op_type.clone()),
-        Some(domain_name(&node.domain).to_owned()),
-        Some(node.version),
-        mode,
-    )
+    (Some(op), Some(node.version), node.pad_mode())
 }

@@ -14,7 +14,7 @@ pub mod constant_inputs;
 pub mod opset;
 pub mod value_info;
 
-use crate::operators::PadOp;
+use crate::operators::{ModeAttribute, PadMode, PadOp};
 use crate::proto::{AttributeProto, ModelProto, NodeProto, attribute_type};
 use crate::tensor::{DecodeOptions, FileError, FileProblem, Tensor, TensorError, decode_tensor, read_limited};
 use value_info::ValueInfo;
@@ -205,10 +205,10 @@ impl Node {
     }
 
     /// A Pad node's `mode` (`constant` when absent); `None` for other operators.
-    pub fn pad_mode(&self) -> Option<String> {
+    pub fn pad_mode(&self) -> Option<ModeAttribute> {
         (self.op_type == "Pad").then(|| match self.attribute("mode") {
-            Some(AttributeValue::String(s)) => String::from_utf8_lossy(s).into_owned(),
-            _ => "constant".to_owned(),
+            Some(AttributeValue::String(s)) => ModeAttribute::from_name(&String::from_utf8_lossy(s)),
+            _ => PadMode::Constant.into(),
         })
     }
 

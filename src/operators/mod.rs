@@ -5,11 +5,13 @@
 //! (docs/semantics.md#versions).
 
 // Node parameters, read and validated: for the tool's benchmarks.
+mod mode_attribute;
 #[doc(hidden)]
 pub mod params;
 pub(crate) mod regions;
 pub mod rules;
 
+pub use mode_attribute::ModeAttribute;
 pub use rules::Rule;
 
 use std::fmt;
@@ -63,6 +65,43 @@ impl PadOp {
             PadOp::Pad | PadOp::CenterCropPad => ONNX_DOMAIN,
             PadOp::MicrosoftPad => MICROSOFT_DOMAIN,
         }
+    }
+}
+
+/// A report's `op` and `domain` fields (`"Pad"`, `"com.microsoft"`): an operator is written as
+/// the two, and read back from them (`#[serde(flatten, with = "op_fields")]`).
+pub mod op_fields {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::PadOp;
+    use crate::model::opset::domain_name;
+
+    #[derive(Serialize, Deserialize)]
+    struct Fields {
+        #[serde(default)]
+        op: Option<String>,
+        #[serde(default)]
+        domain: Option<String>,
+    }
+
+    /// Writes `op` and `domain` (both `null` for no operator).
+    pub fn serialize<S: Serializer>(op: &Option<PadOp>, s: S) -> Result<S::Ok, S::Error> {
+        Fields {
+            op: op.map(|op| op.op_type().to_owned()),
+            domain: op.map(|op| domain_name(op.domain()).to_owned()),
+        }
+        .serialize(s)
+    }
+
+    /// Reads `op` and `domain`; a pair that names no operator of the family is an error
+    /// that quotes it.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PadOp>, D::Error> {
+        let fields = Fields::deserialize(d)?;
+        let Some(op) = fields.op else { return Ok(None) };
+        let domain = fields.domain.unwrap_or_default();
+        PadOp::of(&domain, &op)
+            .map(Some)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown operator {op:?} in domain {domain:?}")))
     }
 }
 

@@ -1,8 +1,10 @@
-//! The JSON report: `{"backend", "summary", "cases": [...]}` (docs/report-format.md).
+//! The JSON report: `{"backend", "summary", "cases": [...]}` (docs/report-format.md), one
+//! type that the writer fills with borrowed parts and the reader ([`super::read`]) owns.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{RunReport, Summary};
 use crate::backend::RuntimeInfo;
@@ -14,30 +16,36 @@ use crate::judge::check::Outcome;
 /// is format 1 and still reads.
 pub const REPORT_FORMAT: u32 = 2;
 
-#[derive(Serialize)]
-struct JsonReport<'a> {
-    format: u32,
-    backend: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    runtime: Option<&'a RuntimeInfo>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    shard: Option<Shard>,
-    summary: Summary,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    baseline: Option<&'a GateSummary>,
-    cases: &'a [Outcome],
+/// The report as written and read; fields added later are optional, so older reports read.
+#[derive(Serialize, Deserialize)]
+pub(super) struct JsonReport<'a> {
+    /// Absent in format 1.
+    #[serde(default)]
+    pub format: Option<u32>,
+    pub backend: Cow<'a, str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<Cow<'a, RuntimeInfo>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// Written for readers of the file; never read back: a reader recomputes it from the
+    /// cases rather than trust it.
+    #[serde(skip_deserializing)]
+    pub summary: Summary,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Cow<'a, GateSummary>>,
+    pub cases: Cow<'a, [Outcome]>,
 }
 
 /// Writes the report as pretty-printed JSON.
 pub fn write_json(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     let json = JsonReport {
-        format: REPORT_FORMAT,
-        baseline: report.baseline.as_ref(),
-        backend: &report.backend,
-        runtime: report.runtime.as_ref(),
+        format: Some(REPORT_FORMAT),
+        baseline: report.baseline.as_ref().map(Cow::Borrowed),
+        backend: Cow::Borrowed(&report.backend),
+        runtime: report.runtime.as_ref().map(Cow::Borrowed),
         shard: report.shard,
         summary: report.summary(),
-        cases: &report.outcomes,
+        cases: Cow::Borrowed(&report.outcomes),
     };
     serde_json::to_writer_pretty(&mut *out, &json)?;
     writeln!(out)

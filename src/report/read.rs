@@ -3,39 +3,18 @@
 //! very [`Outcome`]s the writer wrote. The summary in the file is not trusted: it is
 //! recomputed from the cases.
 
+use std::borrow::Cow;
 use std::path::Path;
 
-use serde::Deserialize;
-
 use super::RunReport;
-use super::json::REPORT_FORMAT;
-use crate::backend::RuntimeInfo;
+use super::json::{JsonReport, REPORT_FORMAT};
 use crate::data::json_file::{JsonFileError, read_json};
-use crate::data::shard::Shard;
 use crate::data::side_file::MAX_REPORT_BYTES;
-use crate::gate::baseline::GateSummary;
-use crate::judge::check::Outcome;
-
-/// The JSON report as written; fields added later are optional so older reports still read.
-#[derive(Deserialize)]
-struct JsonReport {
-    /// Absent in format 1.
-    #[serde(default)]
-    format: Option<u32>,
-    backend: String,
-    #[serde(default)]
-    runtime: Option<RuntimeInfo>,
-    #[serde(default)]
-    shard: Option<Shard>,
-    #[serde(default)]
-    baseline: Option<GateSummary>,
-    cases: Vec<Outcome>,
-}
 
 /// Reads a JSON report written by `--format json`; an unreadable file or one of another
 /// shape is an error naming the file.
 pub fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
-    let report: JsonReport = read_json(path, MAX_REPORT_BYTES)?;
+    let report: JsonReport<'static> = read_json(path, MAX_REPORT_BYTES)?;
     if let Some(format) = report.format.filter(|f| *f > REPORT_FORMAT) {
         return Err(JsonFileError::Format {
             path: path.to_owned(),
@@ -43,14 +22,14 @@ pub fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
             supported: REPORT_FORMAT,
         });
     }
-    let outcomes = report.cases;
+    let outcomes = report.cases.into_owned();
     let duration = outcomes.iter().map(|o| o.duration).sum();
     Ok(RunReport {
-        backend: report.backend,
+        backend: report.backend.into_owned(),
         outcomes,
         duration,
-        baseline: report.baseline,
-        runtime: report.runtime,
+        baseline: report.baseline.map(Cow::into_owned),
+        runtime: report.runtime.map(Cow::into_owned),
         shard: report.shard,
     })
 }
@@ -60,16 +39,20 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::backend::RuntimeInfo;
     use crate::data::basis::Basis;
     use crate::data::basis::BasisNote;
-    use crate::judge::check::Status;
+    use crate::data::shard::Shard;
+    use crate::judge::check::{Outcome, Status};
+    use crate::operators::{ModeAttribute, PadMode, PadOp};
     use crate::report::write_json;
+    use crate::tensor::DataType;
 
     fn outcome(id: &str, status: Status) -> Outcome {
         Outcome {
             data_set: 2,
-            mode: Some("wrap".into()),
-            dtype: Some("int4".into()),
+            mode: Some(PadMode::Wrap.into()),
+            dtype: Some(DataType::Int4),
             shape: Some(vec![2, 3]),
             basis: BasisNote {
                 kind: Basis::Rule,
@@ -121,6 +104,58 @@ mod tests {
         assert_eq!(first.message, report.outcomes[0].message);
         assert_eq!(first.duration, Duration::from_millis(250));
         assert_eq!(read.summary(), report.summary());
+        // The typed fields read back as written, and the JSON keeps the names it always had.
+        assert_eq!((first.op, first.version), (Some(PadOp::Pad), Some(19)));
+        assert_eq!(first.mode, Some(PadMode::Wrap.into()));
+        assert_eq!(first.dtype, Some(DataType::Int4));
+        assert!(
+            text.contains(
+                r#""op": "Pad",
+      "domain": "ai.onnx",
+      "version": 19,
+      "mode": "wrap",
+      "dtype": "int4","#
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn operators_modes_and_types_read_from_their_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let case = |fields: &str| {
+            format!(
+                r#"{{"backend":"ref","cases":[{{"id":"x","data_set":0,{fields},"version":1,"status":"passed",
+                   "basis":{{"kind":"spec","section":"s"}},"gates":true,"bit_exact":true,
+                   "max_abs_error":null,"max_rel_error":null,"duration":0}}]}}"#
+            )
+        };
+        let path = dir.path().join("r.json");
+        std::fs::write(
+            &path,
+            case(r#""op":"Pad","domain":"com.microsoft","mode":"Mirror","dtype":"bfloat16""#),
+        )
+        .unwrap();
+        let read = read_json_report(&path).unwrap();
+        let outcome = &read.outcomes[0];
+        assert_eq!(outcome.op, Some(PadOp::MicrosoftPad));
+        // A mode no version defines is kept as the node spelled it.
+        assert_eq!(outcome.mode, Some(ModeAttribute::Unknown("Mirror".into())));
+        assert_eq!(outcome.dtype, Some(DataType::Bfloat16));
+        for (fields, quoted) in [
+            (
+                r#""op":"Conv","domain":"ai.onnx","mode":null,"dtype":null"#,
+                "unknown operator \"Conv\"",
+            ),
+            (
+                r#""op":"Pad","domain":"ai.onnx","mode":null,"dtype":"float128""#,
+                "unknown element type \"float128\"",
+            ),
+        ] {
+            std::fs::write(&path, case(fields)).unwrap();
+            let error = read_json_report(&path).err().unwrap().to_string();
+            assert!(error.contains("r.json") && error.contains(quoted), "{error}");
+        }
     }
 
     #[test]

@@ -185,6 +185,21 @@ impl fmt::Display for DataType {
     }
 }
 
+/// Written as its name (`float16`), as reports and sidecars spell it.
+impl serde::Serialize for DataType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// Read from its name; another name is an error that quotes it.
+impl<'de> serde::Deserialize<'de> for DataType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <String as serde::Deserialize>::deserialize(d)?;
+        DataType::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown element type {name:?}")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +213,15 @@ mod tests {
         assert_eq!(DataType::from_code(0), None);
         assert_eq!(DataType::from_code(27), None);
         assert_eq!(DataType::from_code(-1), None);
+        assert_eq!(
+            serde_json::to_string(&DataType::Float8E4M3FN).unwrap(),
+            "\"float8e4m3fn\""
+        );
+        assert_eq!(serde_json::from_str::<DataType>("\"int4\"").unwrap(), DataType::Int4);
+        let unknown = serde_json::from_str::<DataType>("\"float128\"")
+            .unwrap_err()
+            .to_string();
+        assert!(unknown.contains("unknown element type \"float128\""), "{unknown}");
         assert_eq!(DataType::from_code(17), Some(DataType::Float8E4M3FN));
         assert_eq!(DataType::from_code(24), Some(DataType::Float8E8M0));
         assert_eq!(DataType::from_code(26), Some(DataType::Int2));

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use crate::cli::run_diff::{Change, Changed, RunDiff, status_text};
 use pad_conformance::report::Summary;
+use pad_conformance::tensor::DataType;
 
 use super::shell::{write_filter, write_foot, write_head};
 use super::{Escaped, pass_share};
@@ -84,7 +85,7 @@ fn write_row(row: &Changed<'_>, out: &mut dyn Write) -> io::Result<()> {
         Escaped(&format!("{} {}", row.name, latest.message).to_lowercase()),
         Escaped(&row.name),
         Escaped(&latest.operator()),
-        Escaped(latest.dtype.as_deref().unwrap_or("-")),
+        Escaped(latest.dtype.map_or("-", DataType::name)),
         status_span(&before),
         status_span(&after),
         basis = latest.basis.kind,

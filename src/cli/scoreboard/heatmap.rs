@@ -106,15 +106,16 @@ impl Heatmap {
 
 /// The cell and mode of an outcome, if its operator, version, mode and element type are known.
 fn place(outcome: &Outcome) -> Option<((OpVersion, DataType), Option<PadMode>)> {
-    let op = PadOp::of(outcome.domain.as_deref()?, outcome.op.as_deref()?)?;
+    let op = outcome.op?;
     let version = outcome.version?;
     if !op.versions().contains(&version) {
         return None;
     }
-    let data_type = DataType::from_name(outcome.dtype.as_deref()?)?;
-    let mode = match (op, outcome.mode.as_deref()) {
+    let data_type = outcome.dtype?;
+    let mode = match (op, &outcome.mode) {
         (PadOp::CenterCropPad, _) => None,
-        (_, mode) => Some(PadMode::from_name(mode.unwrap_or("constant"))?),
+        (_, None) => Some(PadMode::Constant),
+        (_, Some(mode)) => Some(mode.mode()?),
     };
     Some(((OpVersion { op, version }, data_type), mode))
 }
@@ -132,14 +133,14 @@ pub fn mode_letter(mode: Option<PadMode>) -> &'static str {
 mod tests {
 
     use super::*;
+    use pad_conformance::operators::ModeAttribute;
 
     fn outcome(op: &str, domain: &str, version: i64, mode: Option<&str>, dtype: &str, status: Status) -> Outcome {
         Outcome {
-            op: Some(op.into()),
-            domain: Some(domain.into()),
+            op: PadOp::of(domain, op),
             version: Some(version),
-            mode: mode.map(Into::into),
-            dtype: Some(dtype.into()),
+            mode: mode.map(ModeAttribute::from_name),
+            dtype: DataType::from_name(dtype),
             ..Outcome::example("x", status)
         }
     }

@@ -420,8 +420,8 @@ fn write_data_set(
     let name = outcome.name();
     let meta: Vec<String> = [
         Some(outcome.operator()),
-        outcome.dtype.clone(),
-        outcome.mode.clone(),
+        outcome.dtype.map(|d| d.name().to_owned()),
+        outcome.mode.as_ref().map(|m| m.name().to_owned()),
         Some(Part::of(&outcome.id).label().to_owned()),
     ]
     .into_iter()

@@ -10,7 +10,7 @@ use crate::cli::run_diff::RunDiff;
 use pad_conformance::backend::RuntimeInfo;
 use pad_conformance::data::basis::{Basis, BasisNote};
 use pad_conformance::judge::check::{Outcome, Status};
-use pad_conformance::operators::OpVersion;
+use pad_conformance::operators::{ModeAttribute, OpVersion};
 use pad_conformance::report::RunReport;
 use pad_conformance::tensor::DataType;
 
@@ -31,8 +31,8 @@ struct Data<'a> {
 fn outcome(d: Data<'_>) -> Outcome {
     Outcome {
         version: Some(d.version),
-        mode: Some(d.mode.into()),
-        dtype: Some(d.dtype.into()),
+        mode: Some(ModeAttribute::from_name(d.mode)),
+        dtype: DataType::from_name(d.dtype),
         shape: d.shape,
         basis: BasisNote {
             kind: d.basis,
