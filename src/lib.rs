@@ -2,7 +2,7 @@
 //! (Pad 1–25, CenterCropPad 18, com.microsoft Pad), and the regression gate of any backend.
 //!
 //! The layers, lowest first; each uses only those below it:
-//! - [`text`], [`data`], [`proto`], [`cancel`]: safe text for reports; data roots, corpora,
+//! - `text`, [`data`], `proto`, [`cancel`]: safe text for reports; data roots, corpora,
 //!   manifests and bases; the ONNX protobuf messages; the token that stops a run.
 //! - [`tensor`]: ONNX's element types, tensor files decoded and encoded.
 //! - [`model`], [`operators`]: model.onnx read, and the table of Pad-family operators.
@@ -11,7 +11,7 @@
 //! - [`judge`]: a data set checked against a backend ([`judge::check::check_data_set`]).
 //! - [`gate`]: baselines of known failures, weighing each verdict into a gate result.
 //! - [`report`]: reports of a run, every format written from one [`report::RunReport`].
-//! - [`harness`], [`run`]: the libtest harness a backend's own `cargo test` runs
+//! - [`harness`], `run`: the libtest harness a backend's own `cargo test` runs
 //!   ([`harness::Harness`]); many data sets checked on worker threads.
 //! - [`fuzz`]: differential fuzzing with the reference as the oracle.
 //!
@@ -34,8 +34,13 @@ pub mod operators;
 pub mod proto;
 pub mod reference;
 pub mod report;
+// Running many data sets on worker threads, and escaping text for terminals and tables: the
+// machinery under the harness and the report writers, which the `pad-conformance` binary
+// shares; not part of the gate's API.
+#[doc(hidden)]
 pub mod run;
 pub mod tensor;
+#[doc(hidden)]
 pub mod text;
 
 pub use backend::Backend;

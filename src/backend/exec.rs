@@ -24,7 +24,7 @@ use crate::model::Model;
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_tensor_group, write_tensor_file};
 
 /// The protocol version this runner speaks.
-pub const PROTOCOL_VERSION: u64 = 1;
+pub(crate) const PROTOCOL_VERSION: u64 = 1;
 /// The longest line a worker may print; longer is a protocol error, not an allocation.
 const MAX_LINE: u64 = 1 << 20;
 /// How much of a worker's stderr is kept per request.

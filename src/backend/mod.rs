@@ -14,7 +14,8 @@ use crate::operators::Rule;
 use crate::reference::RunError;
 use crate::tensor::Tensor;
 
-pub use exec::{ExecBackend, PROTOCOL_VERSION, StartError};
+pub(crate) use exec::PROTOCOL_VERSION;
+pub use exec::{ExecBackend, StartError};
 pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.
 #[doc(hidden)]

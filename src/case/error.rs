@@ -25,7 +25,7 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
-    /// A root whose walk goes past [`MAX_WALK_ENTRIES`](crate::case::MAX_WALK_ENTRIES): most
+    /// A root whose walk goes past 10,000,000 entries: most
     /// likely not a directory of cases at all (`/`, `/sys`).
     #[error("walking {}: more than {limit} entries, more than any corpus of cases holds; name the directory of the cases", path.display())]
     WalkLimit {

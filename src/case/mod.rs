@@ -26,7 +26,7 @@ use crate::model::Model;
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
 
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.
-pub const DEFAULT_PATTERNS: [&str; 3] = ["test_*_pad*", "test_center_crop_pad_*", "test_*Pad*"];
+pub(crate) const DEFAULT_PATTERNS: [&str; 3] = ["test_*_pad*", "test_center_crop_pad_*", "test_*Pad*"];
 
 /// The file in a data set that replaces the expected outputs when the case must be refused.
 pub const EXPECTED_ERROR_FILE: &str = "expected_error.txt";
@@ -276,7 +276,7 @@ impl Default for Patterns {
 /// The most entries (files and directories, a case directory's own not counted) one root's
 /// walk visits before it stops with [`Error::WalkLimit`]: a hundred times the largest corpus
 /// measured, and a bound on the time a wrong root (`/`, `/sys`) can take.
-pub const MAX_WALK_ENTRIES: usize = 10_000_000;
+pub(crate) const MAX_WALK_ENTRIES: usize = 10_000_000;
 
 /// Finds the cases under each root, sorted by id within each root. A symbolic link inside
 /// the root is not followed (a link to a directory inside the root names one the walk reaches

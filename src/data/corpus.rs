@@ -17,9 +17,9 @@ use crate::data::manifest::{MANIFEST_FILE, Manifest};
 use crate::data::side_file::{MAX_CORPUS_LIST_BYTES, MAX_VERSION_BYTES, excerpt, read_text_capped};
 
 /// The file holding the corpus version, a whole number.
-pub const VERSION_FILE: &str = "VERSION";
+pub(crate) const VERSION_FILE: &str = "VERSION";
 /// The file listing what changed in each version.
-pub const CHANGELOG_FILE: &str = "CHANGELOG.md";
+pub(crate) const CHANGELOG_FILE: &str = "CHANGELOG.md";
 
 /// A versioned corpus: its directory, version and changes.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,5 +18,5 @@ pub mod side_file;
 
 pub use json_file::JsonFileError;
 
-pub use roots::{DATA_ENV, DataRoot, data_dir, default_root};
+pub use roots::{DataRoot, data_dir, default_root};
 pub(crate) use roots::{corpus_name, corpus_versions};

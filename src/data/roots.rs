@@ -14,7 +14,7 @@ use crate::data::manifest::ListedCase;
 
 /// The environment variable that overrides [`data_dir`]: a directory of cases to use instead
 /// of the bundled ones.
-pub const DATA_ENV: &str = "PAD_CONFORMANCE_DATA";
+pub(crate) const DATA_ENV: &str = "PAD_CONFORMANCE_DATA";
 
 /// The bundled cases: `$PAD_CONFORMANCE_DATA` when set (and not empty), else this crate's
 /// `onnx-testdata/` as it was when the crate was built — for a git dependency, the checkout

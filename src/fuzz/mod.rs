@@ -55,7 +55,7 @@ use generate::generate;
 pub struct FuzzOptions {
     /// The seed: the same seed gives the same cases on any machine.
     pub seed: u64,
-    /// Stop after this many cases; with neither this nor `time`, after [`DEFAULT_CASES`].
+    /// Stop after this many cases; with neither this nor `time`, after 10,000.
     pub cases: Option<u64>,
     /// Stop after this long: a time budget alone bounds the run. It becomes `cancel`'s
     /// deadline, so that a backend stopped by the same token has its case in flight then cut
@@ -84,10 +84,10 @@ pub struct FuzzOptions {
 }
 
 /// The cases a run draws when given neither a number of cases nor a time budget.
-pub const DEFAULT_CASES: u64 = 10_000;
+pub(crate) const DEFAULT_CASES: u64 = 10_000;
 
 impl FuzzOptions {
-    /// The most cases the run draws: `cases`, else [`DEFAULT_CASES`] unless a time budget
+    /// The most cases the run draws: `cases`, else 10,000 unless a time budget
     /// bounds it.
     pub fn case_limit(&self) -> Option<u64> {
         self.cases.or(self.time.is_none().then_some(DEFAULT_CASES))

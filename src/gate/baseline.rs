@@ -17,12 +17,12 @@ use crate::text::first_line;
 
 /// The baseline file format this version writes: 2 added `format`, `written_by` and the
 /// corpus versions; a file without `format` is format 1 and still reads.
-pub const BASELINE_FORMAT: u32 = 2;
+pub(crate) const BASELINE_FORMAT: u32 = 2;
 
 /// A baseline file: data set name (`onnx-1.22.0/node/test_wrap_pad/0`) → expectation.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Baseline {
-    /// The file format ([`BASELINE_FORMAT`]); absent in format 1.
+    /// The file format (this version writes its newest); absent in format 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<u32>,
     /// The tool that wrote it: `pad-conformance 0.1.0`.
@@ -273,7 +273,7 @@ impl GateSummary {
 }
 
 impl Baseline {
-    /// Reads a baseline file: any format up to [`BASELINE_FORMAT`].
+    /// Reads a baseline file of the format this version writes or an older one.
     pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
         let baseline: Baseline = read_json(path, MAX_BASELINE_BYTES)?;
         match baseline.format {

@@ -1,5 +1,5 @@
 //! The libtest-mimic glue shared by this crate's `tests/` and downstream crates: one trial
-//! per case and data set, named by case id, run through [`check_data_set_with`] (the case's
+//! per case and data set, named by case id, run through `check_data_set` (the case's
 //! model read once for all its data sets).
 //!
 //! ```no_run
@@ -91,13 +91,13 @@ impl From<crate::data::corpus::CorpusError> for HarnessError {
 pub const WRITE_BASELINE_ENV: &str = "PAD_CONFORMANCE_WRITE_BASELINE";
 
 /// The environment variable that makes [`Harness::run`] write a JSON report to the file it names.
-pub const JSON_REPORT_ENV: &str = "PAD_CONFORMANCE_JSON_REPORT";
+pub(crate) const JSON_REPORT_ENV: &str = "PAD_CONFORMANCE_JSON_REPORT";
 
 /// The environment variable that makes [`Harness::run`] write a JUnit XML report to the file it names.
-pub const JUNIT_REPORT_ENV: &str = "PAD_CONFORMANCE_JUNIT_REPORT";
+pub(crate) const JUNIT_REPORT_ENV: &str = "PAD_CONFORMANCE_JUNIT_REPORT";
 
 /// The per-trial time limit of [`Harness::isolate`] unless [`Harness::time_limit`] sets one.
-pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
 
 /// Builds and runs the trials of a backend over case roots.
 pub struct Harness {
@@ -203,13 +203,13 @@ impl Harness {
     }
 
     /// Writes the run's report, as the command line's `--format json` does, to `path`
-    /// (also set by [`JSON_REPORT_ENV`]).
+    /// (also set by `PAD_CONFORMANCE_JSON_REPORT`).
     pub fn json_report(mut self, path: impl Into<PathBuf>) -> Harness {
         self.reports.json = Some(path.into());
         self
     }
 
-    /// Writes the run's JUnit XML report to `path` (also set by [`JUNIT_REPORT_ENV`]): known
+    /// Writes the run's JUnit XML report to `path` (also set by `PAD_CONFORMANCE_JUNIT_REPORT`): known
     /// failures are skipped test cases with the baseline's reason, so a green gate is green in
     /// every CI viewer.
     pub fn junit_report(mut self, path: impl Into<PathBuf>) -> Harness {
@@ -257,7 +257,7 @@ impl Harness {
 
     /// Runs each data set in a child process — this test binary, re-executed — so that an
     /// abort, a segfault or a stack overflow in the backend errors that one trial, naming the
-    /// signal, and the rest run. Each trial gets [`DEFAULT_TIME_LIMIT`] unless
+    /// signal, and the rest run. Each trial gets 60 s unless
     /// [`time_limit`](Harness::time_limit) says otherwise. The children re-enter the binary's
     /// `main`, which must build the same harness and call [`run`](Harness::run); whatever
     /// `main` does before that (loading a runtime, say) is done again in each child.

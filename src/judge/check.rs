@@ -309,7 +309,7 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
 /// [`check_data_set`] with the case's model already read by [`TestCase::runnable_model`]
 /// (with the same `options.max_tensor_bytes`), so that a case's data sets share one decoding
 /// (the runner and the harness share one per case).
-pub fn check_data_set_with(
+pub(crate) fn check_data_set_with(
     backend: &dyn Backend,
     case: &TestCase,
     index: usize,
@@ -483,7 +483,7 @@ pub fn run(backend: &dyn Backend, model: &Model, inputs: &[Tensor]) -> Answer {
 /// The verdict on a backend's `answer` to the data set `data` of `model`: the one judge of
 /// every face — the command line, the harness, matrix and the fuzzer.
 /// `rules` are the rules a data set that must be refused breaks, when known.
-pub fn judge_answer(
+pub(crate) fn judge_answer(
     model: &Model,
     data: LoadedDataSet,
     rules: &[Rule],

@@ -1,5 +1,5 @@
 //! The verdict on one data set: the backend's answer judged against the case's expectation,
-//! decided once by [`judge_answer`](super::check::judge_answer) and carried typed to every report, baseline, failure group and
+//! decided once by the judge and carried typed to every report, baseline, failure group and
 //! fuzz finding. The status, the message, whether it is a defect and the cause it groups
 //! under are all functions of it; no code reads a message to recover them.
 
@@ -339,7 +339,7 @@ pub enum Expectation {
 /// The verdict on a backend's `error` when the data set expects `expectation`; under
 /// `strict_rules` a refusal naming another spec rule than the data set breaks fails. Outputs
 /// are judged by the comparison ([`super::check`]).
-pub fn judge_error(error: &BackendError, expectation: &Expectation, strict_rules: bool) -> Verdict {
+pub(crate) fn judge_error(error: &BackendError, expectation: &Expectation, strict_rules: bool) -> Verdict {
     let must_refuse = matches!(expectation, Expectation::Refusal { .. });
     match (error_kind(error), expectation) {
         (ErrorKind::Unsupported, _) => Verdict::Unsupported {

@@ -94,19 +94,19 @@ pub struct Node {
 /// inputs, outputs or attributes one node may have. Pad-family cases have a handful; the
 /// limit refuses hostile graphs before they are converted. (Nesting is bounded when the
 /// file is decoded: prost refuses messages nested over 100 deep.)
-pub const MAX_GRAPH_ITEMS: usize = 100_000;
+pub(crate) const MAX_GRAPH_ITEMS: usize = 100_000;
 
 /// Why a decoded model.onnx is not a model this project can read.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    /// The graph, or one node, has more items of a kind than [`MAX_GRAPH_ITEMS`].
+    /// The graph, or one node, has more items of a kind than 100,000.
     #[error("{what}: {count}, over the limit of {limit}")]
     TooMany {
         /// What was counted: `graph.node`, `node 3 (Concat) input`, …
         what: String,
         /// How many there are.
         count: usize,
-        /// [`MAX_GRAPH_ITEMS`].
+        /// 100,000.
         limit: usize,
     },
     /// The ModelProto has no graph.

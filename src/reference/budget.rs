@@ -10,7 +10,7 @@ use crate::tensor::Tensor;
 
 /// The most memory, in bytes, all the values one run of a model produces may take together
 /// (each one is also held to [`MAX_OUTPUT_BYTES`] and [`MAX_OUTPUT_ELEMENTS`]).
-pub const MAX_RUN_BYTES: usize = 1 << 32;
+pub(crate) const MAX_RUN_BYTES: usize = 1 << 32;
 
 /// What is left of one run's memory.
 #[derive(Clone, Debug)]

@@ -47,12 +47,12 @@ pub enum RunError {
 /// Evaluates `model` on `inputs` (in the order of the graph's non-initializer inputs) and
 /// returns the graph outputs in order. The values the nodes produce may take
 /// [`super::MAX_RUN_BYTES`] together; each is sized and checked before it is allocated.
-pub fn run_model(model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, RunError> {
+pub(crate) fn run_model(model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, RunError> {
     run_model_within(model, inputs, Budget::default())
 }
 
 /// [`run_model`] with a memory budget of its own for the values the nodes produce.
-pub fn run_model_within(model: &Model, inputs: &[Tensor], mut budget: Budget) -> Result<Vec<Tensor>, RunError> {
+pub(crate) fn run_model_within(model: &Model, inputs: &[Tensor], mut budget: Budget) -> Result<Vec<Tensor>, RunError> {
     let graph = &model.graph;
     if inputs.len() != graph.inputs.len() {
         return Err(RunError::InputCount {

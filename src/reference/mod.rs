@@ -13,8 +13,9 @@ mod stream_copy;
 #[cfg(test)]
 mod tests;
 
-pub use budget::{Budget, MAX_RUN_BYTES};
-pub use graph::{RunError, run_model, run_model_within};
+pub use budget::Budget;
+pub use graph::RunError;
+pub(crate) use graph::run_model;
 #[cfg(target_arch = "x86_64")]
 #[doc(hidden)]
 pub use stream_copy::{StreamWriter, extend_streaming};

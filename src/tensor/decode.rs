@@ -26,7 +26,7 @@ pub struct DecodeOptions {
 
 /// The highest rank a tensor may declare. ONNX sets none; numpy's is 64 and the corpus needs 6,
 /// so 1024 refuses only hostile files, before their dims are copied or printed.
-pub const MAX_RANK: usize = 1024;
+pub(crate) const MAX_RANK: usize = 1024;
 
 /// The default for [`DecodeOptions::max_bytes`]: 2 GiB.
 pub const DEFAULT_MAX_BYTES: u64 = 2 << 30;
@@ -46,12 +46,12 @@ pub enum TensorError {
     /// `data_type` is 0 (UNDEFINED) or a code no ONNX element type has.
     #[error("data_type {0} is not a known ONNX element type")]
     UnknownDataType(i32),
-    /// `dims` has more entries than [`MAX_RANK`].
+    /// `dims` has more entries than 1024.
     #[error("dims has {rank} entries, over the limit of {limit} axes")]
     TooManyDims {
         /// The declared rank.
         rank: usize,
-        /// [`MAX_RANK`].
+        /// 1024.
         limit: usize,
     },
     /// An entry of `dims` is negative.

@@ -24,7 +24,7 @@ use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
 
 pub use data_type::DataType;
-pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, MAX_RANK, TensorError, decode_tensor};
+pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor};
 pub use encode::encode_tensor;
 // Bounded reads of whole files and groups of tensor files: for the case loader and the tool.
 pub use file::{FileError, FileProblem, read_tensor_file, write_tensor_file};
