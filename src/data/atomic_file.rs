@@ -9,10 +9,12 @@
 //! would; a replaced file keeps its own mode.
 
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
+
+use super::side_file::special_kind;
 
 /// A file being written; the target is replaced only by [`AtomicFile::commit`]. Dropped
 /// without a commit, the temporary file is removed and the target left untouched.
@@ -26,7 +28,7 @@ pub struct AtomicFile {
 #[derive(Debug, thiserror::Error)]
 #[error("it is a {kind}, not a regular file; refusing to replace it")]
 pub struct NotReplaced {
-    /// `symbolic link`, `FIFO`, `socket`, `device`, `directory`.
+    /// `symbolic link`, `FIFO`, `socket`, `device`, `directory`, `special file`.
     pub kind: &'static str,
 }
 
@@ -37,21 +39,10 @@ fn target_mode(path: &Path) -> io::Result<u32> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0o666),
         other => other?,
     };
-    let file_type = metadata.file_type();
-    let kind = if file_type.is_file() {
-        return Ok(metadata.permissions().mode() & 0o7777);
-    } else if file_type.is_symlink() {
-        "symbolic link"
-    } else if file_type.is_dir() {
-        "directory"
-    } else if file_type.is_fifo() {
-        "FIFO"
-    } else if file_type.is_socket() {
-        "socket"
-    } else {
-        "device"
-    };
-    Err(io::Error::new(io::ErrorKind::InvalidInput, NotReplaced { kind }))
+    match special_kind(metadata.file_type()) {
+        None => Ok(metadata.permissions().mode() & 0o7777),
+        Some(kind) => Err(io::Error::new(io::ErrorKind::InvalidInput, NotReplaced { kind })),
+    }
 }
 
 /// The directory the temporary file goes in: the target's.

@@ -51,11 +51,13 @@ impl From<Refused> for io::Error {
     }
 }
 
-/// What `metadata` describes, when it is not a regular file.
-fn not_a_file(metadata: &std::fs::Metadata) -> Option<Refused> {
-    let file_type = metadata.file_type();
-    let kind = if file_type.is_file() {
+/// What a file type names when it is not a regular file: `symbolic link` (seen only when
+/// links are not followed), `directory`, `FIFO`, `socket`, `device`, `special file`.
+pub(crate) fn special_kind(file_type: std::fs::FileType) -> Option<&'static str> {
+    Some(if file_type.is_file() {
         return None;
+    } else if file_type.is_symlink() {
+        "symbolic link"
     } else if file_type.is_dir() {
         "directory"
     } else if file_type.is_fifo() {
@@ -66,8 +68,12 @@ fn not_a_file(metadata: &std::fs::Metadata) -> Option<Refused> {
         "device"
     } else {
         "special file"
-    };
-    Some(Refused::NotAFile { kind })
+    })
+}
+
+/// What `metadata` describes, when it is not a regular file.
+fn not_a_file(metadata: &std::fs::Metadata) -> Option<Refused> {
+    special_kind(metadata.file_type()).map(|kind| Refused::NotAFile { kind })
 }
 
 /// Opens `path` (links followed) when it is a regular file of at most `limit` bytes, and
