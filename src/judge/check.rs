@@ -322,7 +322,6 @@ pub(crate) fn check_data_set_with(
     let (model, (dtype, shape), verdict) = match load(case, index, model, &decode) {
         Loaded::Stopped(model, verdict) => (model, (None, None), verdict),
         Loaded::Ready(model, data) => {
-            setup = Some(Setup::of(model, &data.inputs));
             let input = data.inputs.first();
             let described = (input.map(|t| t.data_type()), input.map(|t| t.shape().to_vec()));
             let verdict = match Subject::of(model, &data.inputs).and_then(|s| options.profile.excludes(&s)) {
@@ -331,20 +330,23 @@ pub(crate) fn check_data_set_with(
                     detail: unsupported.to_string(),
                 }),
                 None if !options.constant_inputs(model).is_empty() => {
-                    run_with_constant_inputs(backend, model, data, case, &decode, options)
+                    run_with_constant_inputs(backend, model, &data, case, &decode, options)
                 }
                 None => {
                     let answer = run(backend, model, &data.inputs);
                     let rules = expected_rules(case, model, &data, &answer);
-                    judge(model, data, &rules, answer, options)
+                    judge(model, &data, &rules, answer, options)
                 }
             };
+            // What reproduces a failure; a pass needs none.
+            if verdict.verdict.status() != Status::Passed {
+                setup = Some(Setup::of(model, &data.inputs));
+            }
             (Some(model), described, verdict)
         }
     };
     let (op, version, mode) = describe_operator(model);
     let cause = CauseKey::of(&verdict.verdict, verdict.values.clone());
-    let status = verdict.verdict.status();
     Outcome {
         op,
         version,
@@ -355,7 +357,7 @@ pub(crate) fn check_data_set_with(
         max_abs_error: verdict.deviation.as_ref().map(|d| d.max_abs_error),
         max_rel_error: verdict.deviation.as_ref().map(|d| d.max_rel_error),
         mismatches: verdict.mismatches,
-        setup: setup.filter(|_| status != Status::Passed),
+        setup,
         cause,
         duration: start.elapsed(),
         ..Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend.name())
@@ -406,7 +408,7 @@ fn load<'a>(
 fn run_with_constant_inputs(
     backend: &dyn Backend,
     model: &Model,
-    data: LoadedDataSet,
+    data: &LoadedDataSet,
     case: &TestCase,
     decode: &crate::tensor::DecodeOptions,
     options: &CheckOptions,
@@ -432,7 +434,7 @@ fn run_with_constant_inputs(
         }
     };
     let answer = run(backend, &folded, &inputs);
-    let rules = expected_rules(case, model, &data, &answer);
+    let rules = expected_rules(case, model, data, &answer);
     // The regions of a mismatch are read off the original model and inputs.
     judge(model, data, &rules, answer, options)
 }
@@ -490,11 +492,11 @@ pub(crate) fn judge_answer(
     answer: Answer,
     options: &CheckOptions,
 ) -> Verdict {
-    judge(model, data, rules, answer, options).verdict
+    judge(model, &data, rules, answer, options).verdict
 }
 
 /// [`judge_answer`], with what the comparison measured.
-fn judge(model: &Model, data: LoadedDataSet, rules: &[Rule], answer: Answer, options: &CheckOptions) -> Judged {
+fn judge(model: &Model, data: &LoadedDataSet, rules: &[Rule], answer: Answer, options: &CheckOptions) -> Judged {
     let expectation = match &data.expected {
         Expected::Outputs(_) => Expectation::Outputs,
         Expected::Error(reason) => Expectation::Refusal {
@@ -502,7 +504,7 @@ fn judge(model: &Model, data: LoadedDataSet, rules: &[Rule], answer: Answer, opt
             rules: rules.to_vec(),
         },
     };
-    let expected = match (data.expected, answer) {
+    let expected = match (&data.expected, answer) {
         (_, Answer::Panicked(detail)) => {
             return Verdict::Failed {
                 failure: Failure::Panic,
@@ -514,12 +516,12 @@ fn judge(model: &Model, data: LoadedDataSet, rules: &[Rule], answer: Answer, opt
         (_, Answer::Refused(e)) => return judge_error(&e, &expectation, options.strict_rules).into(),
         (Expected::Error(reason), Answer::Outputs(_)) => {
             return Verdict::AcceptedMustRefuse {
-                reason,
+                reason: reason.clone(),
                 rules: rules.to_vec(),
             }
             .into();
         }
-        (Expected::Outputs(expected), Answer::Outputs(actual)) => (expected, actual),
+        (Expected::Outputs(expected), Answer::Outputs(actual)) => (expected.as_slice(), actual),
     };
     compare_outputs(model, &data.inputs, expected, &options.tolerance)
 }
@@ -528,7 +530,7 @@ fn judge(model: &Model, data: LoadedDataSet, rules: &[Rule], answer: Answer, opt
 fn compare_outputs(
     model: &Model,
     inputs: &[Tensor],
-    (expected, actual): (Vec<Tensor>, Vec<Tensor>),
+    (expected, actual): (&[Tensor], Vec<Tensor>),
     tolerance: &Tolerance,
 ) -> Judged {
     if expected.len() != actual.len() {
@@ -579,7 +581,7 @@ fn compare_outputs(
     };
     // Where the failing elements lie and how they differ: what tells one defect from another.
     let values = matches!(verdict, Verdict::Mismatch { .. })
-        .then(|| values_pattern(model, inputs, &expected, &actual, tolerance))
+        .then(|| values_pattern(model, inputs, expected, &actual, tolerance))
         .flatten();
     Judged {
         verdict,
@@ -596,4 +598,46 @@ fn describe_operator(model: Option<&Model>) -> (Option<PadOp>, Option<i64>, Opti
         return (None, None, None);
     };
     (Some(op), Some(node.version), node.pad_mode())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{Patterns, discover};
+    use crate::data::data_dir;
+
+    /// Returns the data input as the output: the wrong shape for any data set that pads.
+    struct Echo;
+
+    impl Backend for Echo {
+        fn name(&self) -> &str {
+            "echo"
+        }
+
+        fn run(&self, _: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+            Ok(vec![inputs[0].clone()])
+        }
+    }
+
+    #[test]
+    fn outcomes_name_the_operator_typed_and_only_failures_carry_their_setup() {
+        let cases = discover(&[data_dir()], &Patterns::default()).unwrap();
+        let case = cases.iter().find(|c| c.id.ends_with("node/test_edge_pad")).unwrap();
+        let options = CheckOptions::default();
+        let passed = check_data_set(&RefBackend, case, 0, &options);
+        assert_eq!(passed.status, Status::Passed);
+        assert_eq!(
+            (passed.op, passed.mode.clone()),
+            (Some(PadOp::Pad), Some(PadMode::Edge.into()))
+        );
+        assert_eq!(passed.dtype, Some(DataType::Int32));
+        assert!(passed.setup.is_none(), "{:?}", passed.setup);
+
+        let failed = check_data_set(&Echo, case, 0, &options);
+        assert_eq!(failed.status, Status::Failed);
+        let setup = failed.setup.expect("a failure carries what reproduces it");
+        assert_eq!(setup.inputs[0].dtype, DataType::Int32);
+        assert_eq!(Some(&setup.inputs[0].shape), failed.shape.as_ref());
+        assert_eq!(setup.inputs[1].name, "pads");
+    }
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::judge::compare::Comparable;
 use crate::model::{AttributeValue, Model};
-use crate::tensor::Tensor;
+use crate::tensor::{DataType, Tensor};
 
 /// The most elements an input may have for its values to be shown: pads of a rank-8 tensor.
 const MAX_SHOWN: usize = 16;
@@ -27,7 +27,7 @@ pub struct InputNote {
     /// The graph input's name.
     pub name: String,
     /// Its element type: `float`, `int64`, …
-    pub dtype: String,
+    pub dtype: DataType,
     /// Its shape.
     pub shape: Vec<usize>,
     /// Its values, `[0, 1, 0, 1]`, when it is not the first (the data) and small.
@@ -57,7 +57,7 @@ impl Setup {
                     .get(k)
                     .cloned()
                     .unwrap_or_else(|| format!("input {k}")),
-                dtype: tensor.data_type().name().to_owned(),
+                dtype: tensor.data_type(),
                 shape: tensor.shape().to_vec(),
                 values: (k > 0 && tensor.len() <= MAX_SHOWN).then(|| show_values(tensor)),
             })
