@@ -47,9 +47,12 @@ pub use backend::Backend;
 pub use case::error::Error;
 pub use data::data_dir;
 pub use harness::Harness;
-// The crates whose types appear in the public API ([`Tensor`]'s storage, its element types),
-// so a downstream crate uses the very versions this one does without pinning them.
+// The crates whose types appear in the public API ([`Tensor`]'s storage, its element types;
+// the harness's trials and arguments), so a downstream crate uses the very versions this one
+// does without pinning them. (Error sources from other crates are read through
+// `std::error::Error`, never named.)
 pub use half;
+pub use libtest_mimic;
 pub use ndarray;
 pub use num_complex;
 pub use tensor::{DataType, Tensor};
