@@ -94,9 +94,11 @@ pub struct AttributeProto {
     /// `AttributeProto.name`: the attribute's name, e.g. `mode`.
     #[prost(string, tag = "1")]
     pub name: String,
-    /// `AttributeProto.f`: the value of a FLOAT attribute.
-    #[prost(float, tag = "2")]
-    pub f: f32,
+    /// `AttributeProto.f`: the value of a FLOAT attribute. Optional, as in onnx.proto
+    /// (proto2): a value equal to the default is still written, so a -0.0 survives (a plain
+    /// field would drop it as 0.0, and the file would say +0.0).
+    #[prost(float, optional, tag = "2")]
+    pub f: Option<f32>,
     /// `AttributeProto.i`: the value of an INT attribute.
     #[prost(int64, tag = "3")]
     pub i: i64,
@@ -309,6 +311,23 @@ mod tests {
     use prost::Message;
 
     use super::{AttributeProto, TensorProto};
+
+    /// A FLOAT attribute keeps its value when it equals the default: -0.0 stays -0.0 (a Pad-2
+    /// `value` of -0.0 written as +0.0 would be another case), and 0.0 is written, not left out.
+    #[test]
+    fn a_float_attribute_of_zero_is_written_with_its_sign() {
+        for value in [-0.0f32, 0.0] {
+            let attribute = AttributeProto {
+                f: Some(value),
+                ..Default::default()
+            };
+            let bytes = attribute.encode_to_vec();
+            assert_eq!(bytes[0], 0x15, "field 2, fixed32, present");
+            let read = AttributeProto::decode(&bytes[..]).unwrap().f.unwrap();
+            assert_eq!(read.to_bits(), value.to_bits());
+        }
+        assert_eq!(AttributeProto::default().encode_to_vec(), [] as [u8; 0]);
+    }
 
     /// Written as onnx's writer writes them — `ints` and `dims` one field per value (proto2
     /// unpacked), typed data fields packed — and read in either form, as protobuf requires.
