@@ -389,7 +389,7 @@ fn load(dir: &Path) -> Result<TestCase, String> {
     }
 }
 
-/// A basis section must be a section of docs/semantics.md: `docs/semantics.md#anchor`.
+/// A basis section must be a section of docs/semantics.md: `docs/semantics.md#<section>`.
 fn check_section(basis: &BasisNote, path: &Path) -> Result<(), String> {
     let anchor = basis.section.strip_prefix("docs/semantics.md#");
     if anchor.is_some_and(|a| {
@@ -401,7 +401,7 @@ fn check_section(basis: &BasisNote, path: &Path) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{}: its basis.section is {:?}, not a section of docs/semantics.md (docs/semantics.md#anchor)",
+            "{}: its basis.section is {:?}, not a section of docs/semantics.md (docs/semantics.md#<section>)",
             path.display(),
             pad_conformance::data::side_file::excerpt(&escape_line(&basis.section), 80)
         ))
