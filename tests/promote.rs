@@ -3,7 +3,8 @@
 //! set, each case passing with the reference — hostile or inconsistent findings refused with
 //! the file named, nothing written over, and a second oracle that contradicts a finding
 //! keeping it out. Without Python: the reference-only path, and a second oracle in sh. ONNX's
-//! own evaluator confirming findings is the ignored test .ci/run runs.
+//! own evaluator confirming findings is the ignored test .ci/run runs. And `fuzz-merge`: the
+//! JSON reports of a fuzz run's shards joined are the unsharded run's report.
 
 mod support;
 
@@ -530,4 +531,104 @@ fn onnx_reference_confirms_findings() {
         "{:?}",
         read.changes[&read.version]
     );
+}
+
+fn fuzz_json(args: &[&str]) -> Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(["fuzz", "--backend", ECHO_WORKER, "--cases", "120", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn fuzz_merge(dir: &Path, reports: &[&Value]) -> (Option<i32>, String, Option<Value>) {
+    let mut paths = Vec::new();
+    for (k, report) in reports.iter().enumerate() {
+        let path = dir.join(format!("part-{}.json", k + 1));
+        std::fs::write(&path, report.to_string()).unwrap();
+        paths.push(path);
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .arg("fuzz-merge")
+        .args(&paths)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), stderr, serde_json::from_slice(&out.stdout).ok())
+}
+
+/// A report with its causes in order of key and each cause's sites in order of name, and
+/// without its timings: what the merge of its shards must equal.
+fn canonical(mut report: Value) -> Value {
+    for list in ["findings", "not_gating"] {
+        let findings = report[list].as_array_mut().unwrap();
+        findings.sort_by_key(|f| f["key"].as_str().unwrap().to_owned());
+        for finding in findings {
+            finding["seen_in"]
+                .as_array_mut()
+                .unwrap()
+                .sort_by_key(|s| s["site"].as_str().unwrap().to_owned());
+        }
+    }
+    let object = report.as_object_mut().unwrap();
+    object.remove("seconds");
+    object.remove("cases_per_second");
+    report
+}
+
+#[test]
+fn fuzz_shards_merged_are_the_unsharded_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = fuzz_json(&["--seed", "3"]);
+    let shards: Vec<Value> = (1..=3)
+        .map(|k| fuzz_json(&["--seed", "3", "--shard", &format!("{k}/3")]))
+        .collect();
+    let (code, stderr, merged) = fuzz_merge(dir.path(), &[&shards[2], &shards[0], &shards[1]]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let merged = merged.unwrap();
+    assert!(whole["findings"].as_array().unwrap().len() > 1, "{whole}");
+    assert_eq!(whole["shard"], serde_json::json!({"index": 1, "count": 1}));
+    assert_eq!(canonical(merged), canonical(whole));
+
+    // Shards of different runs, or not the whole set, are refused, naming the files.
+    let part = |k: usize| dir.path().join(format!("part-{k}.json")).display().to_string();
+    let other_seed = fuzz_json(&["--seed", "4", "--shard", "2/3"]);
+    let (code, stderr, _) = fuzz_merge(dir.path(), &[&shards[0], &other_seed, &shards[2]]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains(&format!(
+            "{}: seed 4, but {} has 3: not shards of one run",
+            part(2),
+            part(1)
+        )),
+        "{stderr}"
+    );
+    let (code, stderr, _) = fuzz_merge(dir.path(), &[&shards[0], &shards[2]]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("shards 2 of 3 are missing"), "{stderr}");
+    let (code, stderr, _) = fuzz_merge(dir.path(), &[&shards[0], &shards[0], &shards[1], &shards[2]]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains(&format!("{} and {} are both shard 1/3", part(1), part(2))),
+        "{stderr}"
+    );
+    let mut looser = shards[1].clone();
+    looser["run"]["tolerance"] = "2 ulps".into();
+    let (code, stderr, _) = fuzz_merge(dir.path(), &[&shards[0], &looser, &shards[2]]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains(&format!(
+            "{}: comparison \"2 ulps\", but {} has \"exact\"",
+            part(2),
+            part(1)
+        )),
+        "{stderr}"
+    );
+    let mut old = shards[1].clone();
+    old.as_object_mut().unwrap().remove("run");
+    let (code, stderr, _) = fuzz_merge(dir.path(), &[&shards[0], &old, &shards[2]]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains(&format!("{}: states no options", part(2))), "{stderr}");
 }

@@ -23,6 +23,7 @@ Examples:
   pad-conformance diff before.json after.json --format markdown
   pad-conformance fuzz --backend exec:'...' --time 60 --out target/findings
   pad-conformance promote target/findings --dry-run
+  pad-conformance fuzz-merge causes-1.json causes-2.json --output causes.json
   pad-conformance rules --format markdown
   pad-conformance bench
 
@@ -70,6 +71,19 @@ pub enum Command {
     /// written under the corpus's fuzz/ with its manifest and one CHANGELOG.md section, the
     /// corpus version raised once. Exits 1 when a finding was contradicted or refused.
     Promote(PromoteArgs),
+    /// Join the JSON reports of one fuzz run's shards (`fuzz --shard K/N --format json`) into
+    /// the cause report of the whole run (JSON); exits 1 when it holds a gating finding.
+    FuzzMerge(FuzzMergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FuzzMergeArgs {
+    /// The shards' JSON reports, one per shard of the same seed and options.
+    #[arg(value_name = "REPORT.json", required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Write the merged report to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

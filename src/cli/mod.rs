@@ -9,6 +9,8 @@ mod diff;
 mod failure_groups;
 mod findings;
 mod fuzz;
+mod fuzz_json;
+mod fuzz_merge;
 mod fuzz_out;
 mod listing;
 mod matrix;
@@ -61,6 +63,7 @@ pub fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Rules(args)) => rules::rules(args),
         Some(Command::Merge(args)) => merge::merge(args),
         Some(Command::Promote(args)) => promote::promote(args),
+        Some(Command::FuzzMerge(args)) => fuzz_merge::fuzz_merge(args),
         None => check::run(&cli.run),
     }
 }
