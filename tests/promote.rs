@@ -443,7 +443,7 @@ fn a_second_oracle_that_contradicts_a_finding_keeps_it_out() {
     assert_eq!(record["promotion"]["second_oracle"], "echo 1");
     assert_eq!(
         record["promotion"]["note"],
-        "the second oracle answers the case, which it does not check"
+        "echo 1 answers the case, which it does not check"
     );
     assert_eq!(record["promotion"]["finding"], name(wrap).as_str());
     assert!(
@@ -486,6 +486,15 @@ fn a_dry_run_writes_nothing_and_bad_arguments_are_refused() {
         assert_eq!(out.status.code(), Some(2), "{text}");
         assert!(text.contains(message), "{text}");
     }
+    // A fuzz run that found nothing leaves an empty directory: nothing to promote.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let (out, text) = promote(&[empty.to_str().unwrap()], &corpus);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("nothing to promote: the corpus stays at version"),
+        "{text}"
+    );
     let (out, text) = promote(&[findings_dir.to_str().unwrap()], &dir.path().join("nowhere"));
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(text.contains("nowhere/VERSION"), "{text}");

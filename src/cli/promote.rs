@@ -226,10 +226,8 @@ fn finding_dirs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Fatal> {
             .map(|entry| entry.map(|e| e.path()))
             .collect::<Result<_, _>>()
             .map_err(|e| Fatal(format!("reading {}: {e}", path.display())))?;
+        // An empty one is a fuzz run that found nothing: nothing to promote.
         entries.sort();
-        if entries.is_empty() {
-            return Err(Fatal(format!("{}: holds no findings", path.display())));
-        }
         dirs.extend(entries);
     }
     Ok(dirs)
@@ -332,7 +330,10 @@ fn examine(dir: &Path, corpus: &Corpus, oracle: Option<&Oracle>, without: &str, 
         ));
     }
     let confirmation = match oracle {
-        Some(oracle) => Confirmation::of(&check_data_set(oracle.backend.as_ref(), &case, 0, &options)),
+        Some(oracle) => Confirmation::of(
+            &check_data_set(oracle.backend.as_ref(), &case, 0, &options),
+            &oracle.label,
+        ),
         None => Confirmation::ReferenceOnly(without.to_owned()),
     };
     if let Confirmation::Contradicted(message) = &confirmation {

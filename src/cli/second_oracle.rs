@@ -54,8 +54,9 @@ pub enum OracleStatus {
 }
 
 impl Confirmation {
-    /// The verdict of the second oracle, judged on the finding as a run judges a backend.
-    pub fn of(outcome: &Outcome) -> Confirmation {
+    /// The verdict of the second oracle `oracle`, judged on the finding as a run judges a
+    /// backend.
+    pub fn of(outcome: &Outcome, oracle: &str) -> Confirmation {
         let said = || escape_line(outcome.message.lines().next().unwrap_or_default()).into_owned();
         match &outcome.verdict {
             Some(
@@ -63,19 +64,17 @@ impl Confirmation {
             ) => Confirmation::Confirmed,
             Some(Verdict::Mismatch { .. }) => Confirmation::Contradicted(said()),
             Some(Verdict::AcceptedMustRefuse { .. }) => {
-                Confirmation::ReferenceOnly("the second oracle answers the case, which it does not check".into())
+                Confirmation::ReferenceOnly(format!("{oracle} answers the case, which it does not check"))
             }
             Some(Verdict::RefusedValid { .. }) => {
-                Confirmation::ReferenceOnly(format!("the second oracle refuses the case: {}", said()))
+                Confirmation::ReferenceOnly(format!("{oracle} refuses the case: {}", said()))
             }
-            Some(Verdict::Failed { .. }) => {
-                Confirmation::ReferenceOnly(format!("the second oracle failed: {}", said()))
-            }
+            Some(Verdict::Failed { .. }) => Confirmation::ReferenceOnly(format!("{oracle} failed: {}", said())),
             Some(Verdict::Unsupported { .. }) => {
-                Confirmation::ReferenceOnly(format!("the second oracle does not support the case: {}", said()))
+                Confirmation::ReferenceOnly(format!("{oracle} does not support the case: {}", said()))
             }
             Some(Verdict::NotLoadable { .. } | Verdict::NotApplicable { .. }) | None => {
-                Confirmation::ReferenceOnly(format!("the second oracle could not judge the case: {}", said()))
+                Confirmation::ReferenceOnly(format!("{oracle} could not judge the case: {}", said()))
             }
         }
     }
