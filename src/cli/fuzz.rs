@@ -196,7 +196,7 @@ fn run_json(args: &FuzzArgs, options: &FuzzOptions, backend: &dyn Backend) -> Ru
     RunJson {
         backend: backend.name().to_owned(),
         runtime: backend.runtime().map(|r| r.label()),
-        case_limit: args.cases,
+        case_limit: options.case_limit(),
         time: args.time,
         max_elements: options.shape.max_elements,
         refusals: options.shape.refusals,

@@ -36,7 +36,8 @@ pub struct RunJson {
     pub backend: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<String>,
-    /// The cases the whole run draws (`--cases`), when a number bounds it.
+    /// The most cases the whole run draws (`--cases`, or its default without `--time`), when
+    /// a number bounds it.
     pub case_limit: Option<u64>,
     /// `--time`, when a time budget bounds it: then each shard draws what it has time for.
     pub time: Option<f64>,
