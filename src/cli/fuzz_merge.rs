@@ -194,3 +194,100 @@ pub fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, Fuz
         not_gating,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::fuzz_json::RunJson;
+    use pad_conformance::data::basis::{Basis, BasisNote};
+
+    fn cause(index: u64, drawn: Basis, sites: &[(&str, u64)]) -> FindingJson {
+        FindingJson {
+            cause: "wrong-values".into(),
+            key: "wrong-values: reflect padding, other values".into(),
+            slug: "wrong-values_reflect-padding_other-values".into(),
+            hits: sites.iter().map(|(_, n)| n).sum(),
+            seen_in: sites
+                .iter()
+                .map(|(site, cases)| SiteJson {
+                    site: (*site).into(),
+                    cases: *cases,
+                })
+                .collect(),
+            basis: BasisNote {
+                kind: drawn,
+                section: "docs/semantics.md#reflect-mode".into(),
+            },
+            drawn_basis: Some(drawn),
+            case: format!("case {index}"),
+            original: format!("drawn {index}"),
+            case_index: index,
+            message: String::new(),
+        }
+    }
+
+    fn shard(index: u32, found: FindingJson) -> (PathBuf, FuzzJson) {
+        let report = FuzzJson {
+            seed: 1,
+            shard: ShardJson { index, count: 2 },
+            cases: 10,
+            seconds: f64::from(index),
+            cases_per_second: 0.0,
+            unsupported: 1,
+            dropped: 0,
+            run: Some(RunJson {
+                backend: "b".into(),
+                runtime: None,
+                case_limit: Some(20),
+                time: None,
+                max_elements: 64,
+                refusals: 0.15,
+                tolerance: "exact".into(),
+                gating: "spec,reference".into(),
+                profile: None,
+                inputs_as_constants: false,
+                strict_rules: false,
+            }),
+            findings: Vec::new(),
+            not_gating: vec![found],
+        };
+        (PathBuf::from(format!("part-{index}.json")), report)
+    }
+
+    #[test]
+    fn a_cause_keeps_the_case_drawn_first_on_the_strongest_basis() {
+        // Shard 1 drew it first (case 0), on a project rule; shard 2 later (case 3), on the spec.
+        let merged = merge_fuzz_reports(&[
+            shard(1, cause(0, Basis::Rule, &[("Pad-18 float", 2), ("Pad-19 int", 1)])),
+            shard(2, cause(3, Basis::Spec, &[("Pad-18 float", 4)])),
+        ])
+        .unwrap();
+        assert!(merged.not_gating.is_empty());
+        let [found] = merged.findings.as_slice() else {
+            panic!("{merged:?}")
+        };
+        assert_eq!((found.case_index, found.case.as_str(), found.hits), (3, "case 3", 7));
+        assert_eq!(
+            found.seen_in,
+            [
+                SiteJson {
+                    site: "Pad-18 float".into(),
+                    cases: 6
+                },
+                SiteJson {
+                    site: "Pad-19 int".into(),
+                    cases: 1
+                }
+            ]
+        );
+        assert_eq!((merged.cases, merged.unsupported, merged.seconds), (20, 2, 2.0));
+        assert_eq!(merged.shard, ShardJson { index: 1, count: 1 });
+        // On one basis, the case drawn first.
+        let merged = merge_fuzz_reports(&[
+            shard(2, cause(1, Basis::Rule, &[("Pad-18 float", 1)])),
+            shard(1, cause(4, Basis::Rule, &[("Pad-18 float", 1)])),
+        ])
+        .unwrap();
+        assert_eq!(merged.not_gating[0].case_index, 1);
+    }
+}
