@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use super::Fatal;
 use super::args::PromoteArgs;
-use super::promote_corpus::{FUZZ_DIR, NewCase, existing, fuzz_dir, release};
+use super::promote_corpus::{CHANGELOG_FILE, FUZZ_DIR, NewCase, existing, fuzz_dir, release};
 use super::promote_finding::Finding;
 use super::second_oracle::{Confirmation, OracleStatus, PYTHON_ENV, onnx_reference_spec, onnx_reference_worker};
 use super::signals;
@@ -148,7 +148,7 @@ pub fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
             cases.len(),
             plural(cases.len()),
             fuzz_dir(&corpus).display(),
-            corpus.dir.join(pad_conformance::data::corpus::CHANGELOG_FILE).display()
+            corpus.dir.join(CHANGELOG_FILE).display()
         );
     }
     Ok(if failed == 0 {
