@@ -22,6 +22,8 @@ Examples:
   pad-conformance merge part-*.json --baseline baselines/onnxruntime.json --format json
   pad-conformance diff before.json after.json --format markdown
   pad-conformance fuzz --backend exec:'...' --time 60 --out target/findings
+  pad-conformance promote target/findings --dry-run
+  pad-conformance fuzz-merge causes-1.json causes-2.json --output causes.json
   pad-conformance rules --format markdown
   pad-conformance bench
 
@@ -63,6 +65,53 @@ pub enum Command {
     /// Join the JSON reports of a run's shards (`--shard K/N`) into the report of the whole
     /// run, and judge it against a baseline as one run; exits as that run would.
     Merge(MergeArgs),
+    /// Make findings of `fuzz --out` fixed regression tests of the corpus: each loaded and
+    /// passed with the reference, confirmed by a second oracle (ONNX's reference evaluator,
+    /// when PAD_CONFORMANCE_PYTHON names a Python with onnx) or marked reference-only, and
+    /// written under the corpus's fuzz/ with its manifest and one CHANGELOG.md section, the
+    /// corpus version raised once. Exits 1 when a finding was contradicted or refused.
+    Promote(PromoteArgs),
+    /// Join the JSON reports of one fuzz run's shards (`fuzz --shard K/N --format json`) into
+    /// the cause report of the whole run (JSON); exits 1 when it holds a gating finding.
+    FuzzMerge(FuzzMergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FuzzMergeArgs {
+    /// The shards' JSON reports, one per shard of the same seed and options.
+    #[arg(value_name = "REPORT.json", required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Write the merged report to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct PromoteArgs {
+    /// Directories `fuzz --out` wrote (each entry a finding), or findings' own directories.
+    #[arg(value_name = "FINDINGS", required = true)]
+    pub findings: Vec<PathBuf>,
+    /// The corpus to promote into: its root, holding VERSION, CHANGELOG.md and MANIFEST.tsv.
+    #[arg(long, value_name = "DIR", default_value = "onnx-testdata")]
+    pub corpus: PathBuf,
+    /// The second oracle, `exec:COMMAND` (default: ONNX's reference evaluator through
+    /// scripts/backends/onnx-reference-worker, run by the Python PAD_CONFORMANCE_PYTHON names,
+    /// when it is set; else none, and every case is marked reference-only).
+    #[arg(long, value_name = "BACKEND", conflicts_with = "reference_only")]
+    pub oracle: Option<String>,
+    /// Promote on the reference alone, marking each case reference-only, even when a second
+    /// oracle is installed.
+    #[arg(long)]
+    pub reference_only: bool,
+    /// Check every finding and report what would be promoted, writing nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The date of the CHANGELOG.md section (default: today, UTC).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub date: Option<String>,
+    /// Seconds the second oracle may take on one finding before it is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub timeout: f64,
 }
 
 #[derive(Args, Debug)]

@@ -5,15 +5,16 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use pad_conformance::backend::Backend;
 use pad_conformance::data::shard::Shard;
 use pad_conformance::fuzz::reproducer::write_reproducer;
 use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, fuzz as run_fuzz};
 use pad_conformance::judge::profile::Profile;
 use pad_conformance::text::{escape_line, escape_text, strip_ansi};
-use serde_json::json;
 
 use super::Fatal;
 use super::args::{BenchFormat, FuzzArgs};
+use super::fuzz_json::{FuzzJson, RunJson};
 use super::fuzz_out::FindingsDir;
 use super::signals::{self, CancelsRun};
 
@@ -86,7 +87,10 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     }
     let mut out = std::io::stdout().lock();
     let result = match args.format {
-        BenchFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&as_json(&report, &options))?),
+        BenchFormat::Json => {
+            let json = FuzzJson::of(&report, &options, run_json(args, &options, backend.as_ref()));
+            writeln!(out, "{}", serde_json::to_string_pretty(&json)?)
+        }
         BenchFormat::Human => write_human(&report, backend.name(), &options, &mut out),
     };
     if let Err(e) = result
@@ -187,30 +191,19 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
     Ok(())
 }
 
-fn as_json(report: &FuzzReport, options: &FuzzOptions) -> serde_json::Value {
-    let finding = |f: &Finding| {
-        json!({
-            "cause": f.key.cause,
-            "key": f.key,
-            "slug": f.key.slug(),
-            "hits": f.hits,
-            "seen_in": f.seen_in.iter().map(|(site, n)| json!({"site": site.to_string(), "cases": n})).collect::<Vec<_>>(),
-            "basis": f.basis,
-            "case": f.case.to_string(),
-            "original": f.original.to_string(),
-            "case_index": f.case_index,
-            "message": f.message,
-        })
-    };
-    json!({
-        "seed": options.seed,
-        "shard": {"index": options.shard.index(), "count": options.shard.count()},
-        "cases": report.cases,
-        "seconds": report.duration.as_secs_f64(),
-        "cases_per_second": report.cases_per_second(),
-        "unsupported": report.unsupported,
-        "dropped": report.dropped,
-        "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),
-        "not_gating": report.not_gating.iter().map(finding).collect::<Vec<_>>(),
-    })
+/// The options the report states, by which `fuzz-merge` tells shards of one run.
+fn run_json(args: &FuzzArgs, options: &FuzzOptions, backend: &dyn Backend) -> RunJson {
+    RunJson {
+        backend: backend.name().to_owned(),
+        runtime: backend.runtime().map(|r| r.label()),
+        case_limit: options.case_limit(),
+        time: args.time,
+        max_elements: options.shape.max_elements,
+        refusals: options.shape.refusals,
+        tolerance: options.check.tolerance.to_string(),
+        gating: options.check.gating.names(),
+        profile: args.profile.as_ref().map(|p| p.display().to_string()),
+        inputs_as_constants: options.check.inputs_as_constants,
+        strict_rules: options.check.strict_rules,
+    }
 }

@@ -9,15 +9,21 @@ mod diff;
 mod failure_groups;
 mod findings;
 mod fuzz;
+mod fuzz_json;
+mod fuzz_merge;
 mod fuzz_out;
 mod listing;
 mod matrix;
 mod matrix_table;
 mod merge;
 mod output;
+mod promote;
+mod promote_corpus;
+mod promote_finding;
 mod rules;
 mod run_diff;
 mod scoreboard;
+mod second_oracle;
 pub mod signals;
 
 use std::path::PathBuf;
@@ -56,6 +62,8 @@ pub fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Diff(args)) => diff::diff(args),
         Some(Command::Rules(args)) => rules::rules(args),
         Some(Command::Merge(args)) => merge::merge(args),
+        Some(Command::Promote(args)) => promote::promote(args),
+        Some(Command::FuzzMerge(args)) => fuzz_merge::fuzz_merge(args),
         None => check::run(&cli.run),
     }
 }

@@ -17,7 +17,7 @@ pub use diff_page::write_diff_html;
 pub use escape::Escaped;
 pub use heatmap::{HeatCell, Heatmap, Tally, mode_letter};
 pub use page::write_scoreboard;
-pub use rerun::Rerun;
+pub use rerun::{Rerun, shell_quote};
 
 #[cfg(test)]
 mod tests;

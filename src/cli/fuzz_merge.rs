@@ -1,0 +1,293 @@
+//! `fuzz-merge`: the JSON reports of one fuzz run's shards (`fuzz --shard K/N --format json`)
+//! joined into the report of the whole run, as `FuzzReport::merge` joins them in the library.
+//! The parts must be one run's: the same seed, backend and options, each shard of the same N
+//! once.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use pad_conformance::data::basis::Gating;
+use pad_conformance::data::json_file::read_json;
+use pad_conformance::data::shard::Shard;
+use pad_conformance::data::side_file::MAX_REPORT_BYTES;
+
+use super::Fatal;
+use super::args::FuzzMergeArgs;
+use super::fuzz_json::{FindingJson, FuzzJson, ShardJson, SiteJson};
+use super::output::{finish, open_output};
+
+pub fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
+    let parts = args
+        .reports
+        .iter()
+        .map(|path| Ok((path.clone(), read_json::<FuzzJson>(path, MAX_REPORT_BYTES)?)))
+        .collect::<Result<Vec<_>, Fatal>>()?;
+    let merged = merge_fuzz_reports(&parts)?;
+    let (mut out, _) = open_output(args.output.as_ref())?;
+    let written = writeln!(out, "{}", serde_json::to_string_pretty(&merged)?);
+    finish(written, out)?;
+    Ok(if merged.findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Why reports are not the shards of one run.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FuzzMergeError {
+    /// A report that does not state its run's options.
+    #[error("{}: states no options (\"run\"; written by an older pad-conformance): its shards cannot be checked to be one run's", path.display())]
+    NoOptions { path: PathBuf },
+    /// Another seed, or another option.
+    #[error("{}: {field} {theirs}, but {} has {ours}: not shards of one run", path.display(), first.display())]
+    Differs {
+        path: PathBuf,
+        field: &'static str,
+        theirs: String,
+        first: PathBuf,
+        ours: String,
+    },
+    /// The same shard twice.
+    #[error("{} and {} are both shard {shard}", first.display(), path.display())]
+    TwiceTheSameShard {
+        path: PathBuf,
+        first: PathBuf,
+        shard: String,
+    },
+    /// A shard that is not one (index 0 or past the count).
+    #[error("{}: shard {index}/{count} is not a shard", path.display())]
+    NotAShard { path: PathBuf, index: u32, count: u32 },
+    /// Shards missing.
+    #[error("shards {} of {count} are missing: the merge would not be the whole run", missing.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))]
+    Missing { missing: Vec<u32>, count: u32 },
+}
+
+/// The shards `parts` (each a report and its file) as the report of the whole run: causes
+/// joined by key, each with the smallest case of the shard that drew it first on the
+/// strongest basis (what the unsharded run keeps), hits and sites summed; cases summed, the
+/// slowest shard's seconds. Findings are in order of key, sites in order of name.
+pub fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, FuzzMergeError> {
+    let Some((first_path, first)) = parts.first() else {
+        return Err(FuzzMergeError::Missing {
+            missing: Vec::new(),
+            count: 0,
+        });
+    };
+    let run = |path: &Path, report: &FuzzJson| {
+        report
+            .run
+            .clone()
+            .ok_or_else(|| FuzzMergeError::NoOptions { path: path.to_owned() })
+    };
+    let ours = run(first_path, first)?;
+    let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
+    for (path, report) in parts {
+        let theirs = run(path, report)?;
+        let differs = |field, theirs: String, ours: String| FuzzMergeError::Differs {
+            path: path.clone(),
+            field,
+            theirs,
+            first: first_path.clone(),
+            ours,
+        };
+        let show = |v: &dyn std::fmt::Debug| format!("{v:?}");
+        let fields: [(&'static str, String, String); 12] = [
+            ("seed", report.seed.to_string(), first.seed.to_string()),
+            ("backend", show(&theirs.backend), show(&ours.backend)),
+            ("runtime", show(&theirs.runtime), show(&ours.runtime)),
+            ("--cases", show(&theirs.case_limit), show(&ours.case_limit)),
+            ("--max-elements", show(&theirs.max_elements), show(&ours.max_elements)),
+            ("--refusals", show(&theirs.refusals), show(&ours.refusals)),
+            ("comparison", show(&theirs.tolerance), show(&ours.tolerance)),
+            ("--basis", show(&theirs.gating), show(&ours.gating)),
+            ("--profile", show(&theirs.profile), show(&ours.profile)),
+            (
+                "--inputs-as-constants",
+                show(&theirs.inputs_as_constants),
+                show(&ours.inputs_as_constants),
+            ),
+            ("--strict-rules", show(&theirs.strict_rules), show(&ours.strict_rules)),
+            (
+                "shard count",
+                report.shard.count.to_string(),
+                first.shard.count.to_string(),
+            ),
+        ];
+        if let Some((field, theirs, ours)) = fields.into_iter().find(|(_, theirs, ours)| theirs != ours) {
+            return Err(differs(field, theirs, ours));
+        }
+        let ShardJson { index, count } = report.shard;
+        if Shard::new(index, count).is_err() {
+            return Err(FuzzMergeError::NotAShard {
+                path: path.clone(),
+                index,
+                count,
+            });
+        }
+        if let Some(first) = seen.insert(index, path) {
+            return Err(FuzzMergeError::TwiceTheSameShard {
+                path: path.clone(),
+                first: first.to_owned(),
+                shard: format!("{index}/{count}"),
+            });
+        }
+    }
+    let count = first.shard.count;
+    let missing: Vec<u32> = (1..=count).filter(|k| !seen.contains_key(k)).collect();
+    if !missing.is_empty() {
+        return Err(FuzzMergeError::Missing { missing, count });
+    }
+    let mut causes: BTreeMap<String, FindingJson> = BTreeMap::new();
+    let mut sites: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    for (_, report) in parts {
+        for finding in report.findings.iter().chain(&report.not_gating) {
+            let counts = sites.entry(finding.key.clone()).or_default();
+            for site in &finding.seen_in {
+                *counts.entry(site.site.clone()).or_default() += site.cases;
+            }
+            let rank = |f: &FindingJson| (f.drawn_basis.unwrap_or(f.basis.kind), f.case_index);
+            match causes.get_mut(&finding.key) {
+                Some(known) => {
+                    let hits = known.hits + finding.hits;
+                    if rank(finding) < rank(known) {
+                        *known = finding.clone();
+                    }
+                    known.hits = hits;
+                }
+                None => {
+                    causes.insert(finding.key.clone(), finding.clone());
+                }
+            }
+        }
+    }
+    let gating = Gating::from_names(&ours.gating.split(',').map(str::to_owned).collect::<Vec<_>>()).unwrap_or_default();
+    let (mut findings, mut not_gating) = (Vec::new(), Vec::new());
+    for (key, mut finding) in causes {
+        finding.seen_in = sites
+            .remove(&key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(site, cases)| SiteJson { site, cases })
+            .collect();
+        if gating.gates(finding.basis.kind) {
+            findings.push(finding);
+        } else {
+            not_gating.push(finding);
+        }
+    }
+    let cases = parts.iter().map(|(_, r)| r.cases).sum::<u64>();
+    let seconds = parts.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
+    Ok(FuzzJson {
+        seed: first.seed,
+        shard: ShardJson { index: 1, count: 1 },
+        cases,
+        seconds,
+        cases_per_second: cases as f64 / seconds.max(1e-9),
+        unsupported: parts.iter().map(|(_, r)| r.unsupported).sum(),
+        // Causes a shard dropped (its memory budget full), summed: another shard may have kept one.
+        dropped: parts.iter().map(|(_, r)| r.dropped).sum(),
+        run: Some(ours),
+        findings,
+        not_gating,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::fuzz_json::RunJson;
+    use pad_conformance::data::basis::{Basis, BasisNote};
+
+    fn cause(index: u64, drawn: Basis, sites: &[(&str, u64)]) -> FindingJson {
+        FindingJson {
+            cause: "wrong-values".into(),
+            key: "wrong-values: reflect padding, other values".into(),
+            slug: "wrong-values_reflect-padding_other-values".into(),
+            hits: sites.iter().map(|(_, n)| n).sum(),
+            seen_in: sites
+                .iter()
+                .map(|(site, cases)| SiteJson {
+                    site: (*site).into(),
+                    cases: *cases,
+                })
+                .collect(),
+            basis: BasisNote {
+                kind: drawn,
+                section: "docs/semantics.md#reflect-mode".into(),
+            },
+            drawn_basis: Some(drawn),
+            case: format!("case {index}"),
+            original: format!("drawn {index}"),
+            case_index: index,
+            message: String::new(),
+        }
+    }
+
+    fn shard(index: u32, found: FindingJson) -> (PathBuf, FuzzJson) {
+        let report = FuzzJson {
+            seed: 1,
+            shard: ShardJson { index, count: 2 },
+            cases: 10,
+            seconds: f64::from(index),
+            cases_per_second: 0.0,
+            unsupported: 1,
+            dropped: 0,
+            run: Some(RunJson {
+                backend: "b".into(),
+                runtime: None,
+                case_limit: Some(20),
+                time: None,
+                max_elements: 64,
+                refusals: 0.15,
+                tolerance: "exact".into(),
+                gating: "spec,reference".into(),
+                profile: None,
+                inputs_as_constants: false,
+                strict_rules: false,
+            }),
+            findings: Vec::new(),
+            not_gating: vec![found],
+        };
+        (PathBuf::from(format!("part-{index}.json")), report)
+    }
+
+    #[test]
+    fn a_cause_keeps_the_case_drawn_first_on_the_strongest_basis() {
+        // Shard 1 drew it first (case 0), on a project rule; shard 2 later (case 3), on the spec.
+        let merged = merge_fuzz_reports(&[
+            shard(1, cause(0, Basis::Rule, &[("Pad-18 float", 2), ("Pad-19 int", 1)])),
+            shard(2, cause(3, Basis::Spec, &[("Pad-18 float", 4)])),
+        ])
+        .unwrap();
+        assert!(merged.not_gating.is_empty());
+        let [found] = merged.findings.as_slice() else {
+            panic!("{merged:?}")
+        };
+        assert_eq!((found.case_index, found.case.as_str(), found.hits), (3, "case 3", 7));
+        assert_eq!(
+            found.seen_in,
+            [
+                SiteJson {
+                    site: "Pad-18 float".into(),
+                    cases: 6
+                },
+                SiteJson {
+                    site: "Pad-19 int".into(),
+                    cases: 1
+                }
+            ]
+        );
+        assert_eq!((merged.cases, merged.unsupported, merged.seconds), (20, 2, 2.0));
+        assert_eq!(merged.shard, ShardJson { index: 1, count: 1 });
+        // On one basis, the case drawn first.
+        let merged = merge_fuzz_reports(&[
+            shard(2, cause(1, Basis::Rule, &[("Pad-18 float", 1)])),
+            shard(1, cause(4, Basis::Rule, &[("Pad-18 float", 1)])),
+        ])
+        .unwrap();
+        assert_eq!(merged.not_gating[0].case_index, 1);
+    }
+}

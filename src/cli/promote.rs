@@ -1,0 +1,453 @@
+//! `promote`: findings of `fuzz --out` made fixed regression tests of a versioned corpus. Each
+//! finding is read as hostile input, loaded and run as the runner would, and must pass with
+//! the reference; a second oracle (ONNX's reference evaluator) then confirms its expected
+//! result, or cannot tell (the case is marked reference-only), or contradicts it (the finding
+//! is not promoted, and is reported). The batch becomes one corpus version: the cases under
+//! `fuzz/`, their manifest, one CHANGELOG.md section, VERSION raised once. The corpus is then
+//! read back, checksums verified, and every new case run with the reference again.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use pad_conformance::backend::{Backend, BackendOptions, RefBackend, backend_from_spec};
+use pad_conformance::case::info::{CASE_INFO_FILE, CaseInfo};
+use pad_conformance::case::{Patterns, TestCase, discover, discover_in};
+use pad_conformance::data::DataRoot;
+use pad_conformance::data::basis::BasisNote;
+use pad_conformance::data::corpus::Corpus;
+use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
+use pad_conformance::tensor::DEFAULT_MAX_BYTES;
+use pad_conformance::text::escape_line;
+use serde::Serialize;
+
+use super::Fatal;
+use super::args::PromoteArgs;
+use super::promote_corpus::{CHANGELOG_FILE, FUZZ_DIR, NewCase, existing, fuzz_dir, release};
+use super::promote_finding::Finding;
+use super::second_oracle::{Confirmation, OracleStatus, PYTHON_ENV, onnx_reference_spec, onnx_reference_worker};
+use super::signals;
+
+/// What became of one finding.
+enum Disposition {
+    /// Added as the case `name`.
+    Promoted {
+        case: NewCase,
+        basis: BasisNote,
+        confirmation: Confirmation,
+    },
+    /// The corpus, or this batch, holds the same test already.
+    Present { name: String },
+    /// The second oracle computes other outputs.
+    Contradicted { oracle: String, message: String },
+    /// Not a finding that can be promoted: unreadable, hostile, failing with the reference, or
+    /// named like an existing case of other files.
+    Refused(String),
+}
+
+/// The second oracle, and how it is named in sidecars and the changelog.
+struct Oracle {
+    backend: Box<dyn Backend>,
+    label: String,
+}
+
+pub fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
+    let date = match &args.date {
+        Some(date) => chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d")
+            .map_err(|e| Fatal(format!("--date {date:?} is not a date YYYY-MM-DD: {e}")))?
+            .format("%Y-%m-%d")
+            .to_string(),
+        None => today(),
+    };
+    let corpus = Corpus::read(&args.corpus).map_err(|e| Fatal(format!("--corpus {}: {e}", args.corpus.display())))?;
+    let dirs = finding_dirs(&args.findings)?;
+    let oracle = second_oracle(args)?;
+    // From here a signal stops the examination and nothing is written; one that comes while
+    // the corpus is written lets it finish, so that it is never left half released.
+    let _run = signals::CancelsRun::start();
+    let without = if args.reference_only {
+        "--reference-only was given".to_owned()
+    } else {
+        format!("no second oracle installed, {PYTHON_ENV} not set")
+    };
+    let mut results: Vec<(PathBuf, Disposition)> = Vec::new();
+    for dir in dirs {
+        if signals::interrupted().is_some() {
+            break;
+        }
+        let batch: Vec<&str> = results
+            .iter()
+            .filter_map(|(_, d)| match d {
+                Disposition::Promoted { case, .. } => Some(case.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        let disposition = examine(&dir, &corpus, oracle.as_ref(), &without, &batch);
+        results.push((dir, disposition));
+    }
+    if let Some(code) = signals::interrupted() {
+        eprintln!("pad-conformance: interrupted; nothing was promoted");
+        return Ok(code);
+    }
+    let promoted: Vec<&NewCase> = results
+        .iter()
+        .filter_map(|(_, d)| match d {
+            Disposition::Promoted { case, .. } => Some(case),
+            _ => None,
+        })
+        .collect();
+    for (dir, disposition) in &results {
+        println!("{}", line(dir, disposition, args.dry_run));
+    }
+    let failed = results
+        .iter()
+        .filter(|(_, d)| matches!(d, Disposition::Contradicted { .. } | Disposition::Refused(_)))
+        .count();
+    if promoted.is_empty() {
+        println!("nothing to promote: the corpus stays at version {}", corpus.version);
+    } else if args.dry_run {
+        println!(
+            "--dry-run: {} case{} would be added to {} as corpus version {}",
+            promoted.len(),
+            plural(promoted.len()),
+            fuzz_dir(&corpus).display(),
+            corpus.version + 1
+        );
+    } else {
+        let confirmed = results
+            .iter()
+            .filter(|(_, d)| {
+                matches!(
+                    d,
+                    Disposition::Promoted {
+                        confirmation: Confirmation::Confirmed,
+                        ..
+                    }
+                )
+            })
+            .count();
+        let summary = format!(
+            "Findings of `pad-conformance fuzz` made fixed regression tests by `pad-conformance promote`: {} case{}, {confirmed} confirmed by a second oracle{}, {} on the reference alone. No existing data set changed.",
+            promoted.len(),
+            plural(promoted.len()),
+            oracle.as_ref().map(|o| format!(" ({})", o.label)).unwrap_or_default(),
+            promoted.len() - confirmed
+        );
+        let cases: Vec<NewCase> = results
+            .into_iter()
+            .filter_map(|(_, d)| match d {
+                Disposition::Promoted { case, .. } => Some(case),
+                _ => None,
+            })
+            .collect();
+        let version = release(&corpus, &cases, &date, &summary)?;
+        verify_promoted(&corpus.dir, &cases)?;
+        println!(
+            "corpus version {} → {version}: {} case{} added to {}, listed in {}",
+            corpus.version,
+            cases.len(),
+            plural(cases.len()),
+            fuzz_dir(&corpus).display(),
+            corpus.dir.join(CHANGELOG_FILE).display()
+        );
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Today, UTC: the date of the changelog's section.
+fn today() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    chrono::DateTime::from_timestamp(i64::try_from(seconds).unwrap_or(0), 0)
+        .unwrap_or_default()
+        .format("%Y-%m-%d")
+        .to_string()
+}
+
+/// One line of the report on a finding.
+fn line(dir: &Path, disposition: &Disposition, dry_run: bool) -> String {
+    let from = escape_line(&dir.display().to_string()).into_owned();
+    match disposition {
+        Disposition::Promoted {
+            case,
+            basis,
+            confirmation,
+        } => format!(
+            "{}{FUZZ_DIR}/{}  basis {}, {}  (from {from})",
+            if dry_run { "would promote " } else { "promoted      " },
+            case.name,
+            basis.kind,
+            confirmation_text(confirmation)
+        ),
+        Disposition::Present { name } => {
+            format!("present       {FUZZ_DIR}/{name}: the same test is there  (from {from})")
+        }
+        Disposition::Contradicted { oracle, message } => {
+            format!("CONTRADICTED  {from}: {oracle} computes other outputs; not promoted: {message}")
+        }
+        Disposition::Refused(why) => format!("REFUSED       {why}"),
+    }
+}
+
+fn confirmation_text(confirmation: &Confirmation) -> String {
+    match confirmation {
+        Confirmation::Confirmed => "confirmed".to_owned(),
+        Confirmation::ReferenceOnly(why) => format!("reference-only: {why}"),
+        Confirmation::Contradicted(why) => format!("contradicted: {why}"),
+    }
+}
+
+/// The findings the arguments name: a directory `fuzz --out` wrote (each entry a finding),
+/// or one finding's directory (it holds model.onnx).
+fn finding_dirs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Fatal> {
+    let mut dirs = Vec::new();
+    for path in paths {
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            return Err(Fatal(format!(
+                "{}: not a directory of findings (`fuzz --out DIR`) nor a finding",
+                path.display()
+            )));
+        }
+        if std::fs::symlink_metadata(path.join("model.onnx")).is_ok() {
+            dirs.push(path.clone());
+            continue;
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| Fatal(format!("reading {}: {e}", path.display())))?
+            .map(|entry| entry.map(|e| e.path()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| Fatal(format!("reading {}: {e}", path.display())))?;
+        // An empty one is a fuzz run that found nothing: nothing to promote.
+        entries.sort();
+        dirs.extend(entries);
+    }
+    Ok(dirs)
+}
+
+/// The second oracle: `--oracle`, else ONNX's reference evaluator when PAD_CONFORMANCE_PYTHON
+/// names a Python, else none. One that is asked for but does not start is an error.
+fn second_oracle(args: &PromoteArgs) -> Result<Option<Oracle>, Fatal> {
+    if args.reference_only {
+        return Ok(None);
+    }
+    let spec = match (&args.oracle, std::env::var_os(PYTHON_ENV).filter(|p| !p.is_empty())) {
+        (Some(spec), _) if spec == "ref" => {
+            return Err(Fatal(
+                "--oracle ref: the reference cannot be its own second oracle".into(),
+            ));
+        }
+        (Some(spec), _) => spec.clone(),
+        (None, Some(python)) => {
+            let worker = onnx_reference_worker();
+            if !worker.is_file() {
+                return Err(Fatal(format!(
+                    "{PYTHON_ENV} is set, but {} is not there (a build outside its checkout): give --oracle or --reference-only",
+                    worker.display()
+                )));
+            }
+            onnx_reference_spec(Path::new(&python))
+        }
+        (None, None) => return Ok(None),
+    };
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        return Err(Fatal(format!(
+            "--timeout {} is not a positive number of seconds",
+            args.timeout
+        )));
+    }
+    let options = BackendOptions {
+        timeout: Duration::from_secs_f64(args.timeout),
+        max_tensor_bytes: DEFAULT_MAX_BYTES,
+        cancel: signals::cancel(),
+    };
+    let backend = backend_from_spec(&spec, &options).map_err(|e| {
+        Fatal(format!(
+            "the second oracle {spec}: {e}; give --reference-only to promote on the reference alone"
+        ))
+    })?;
+    let label = backend
+        .runtime()
+        .map_or_else(|| backend.name().to_owned(), |r| r.label());
+    Ok(Some(Oracle {
+        backend,
+        label: escape_line(&label).into_owned(),
+    }))
+}
+
+/// The disposition of the finding at `dir`; `batch` names the cases this run promotes before it.
+fn examine(dir: &Path, corpus: &Corpus, oracle: Option<&Oracle>, without: &str, batch: &[&str]) -> Disposition {
+    let finding = match Finding::read(dir) {
+        Ok(finding) => finding,
+        Err(e) => return Disposition::Refused(e.to_string()),
+    };
+    let digest = finding.content_digest();
+    let name = format!("test_fuzz_{}_{digest}_pad", finding.slug);
+    let test: Vec<(&str, &[u8])> = finding.test_files().collect();
+    // One test is one case, whatever cause its finding was filed under.
+    if let Some(earlier) = batch.iter().find(|n| n.ends_with(&format!("_{digest}_pad"))) {
+        return Disposition::Present {
+            name: (*earlier).to_owned(),
+        };
+    }
+    match existing(corpus, &digest, &test) {
+        Some((name, true)) => return Disposition::Present { name },
+        Some((name, false)) => {
+            return Disposition::Refused(format!(
+                "{}: {} exists with other files; an existing case is never written over",
+                dir.display(),
+                fuzz_dir(corpus).join(name).display()
+            ));
+        }
+        None => {}
+    }
+    let case = match load(dir) {
+        Ok(case) => case,
+        Err(why) => return Disposition::Refused(why),
+    };
+    let Some(info) = case.info.clone() else {
+        return Disposition::Refused(format!("{}: no case.json was read", dir.display()));
+    };
+    if let Err(why) = check_section(&info.basis, &dir.join(CASE_INFO_FILE)) {
+        return Disposition::Refused(why);
+    }
+    let options = CheckOptions::default();
+    let reference = check_data_set(&RefBackend, &case, 0, &options);
+    if reference.status != Status::Passed {
+        return Disposition::Refused(format!(
+            "{}: the reference does not pass it ({}): {}",
+            dir.display(),
+            reference.status.name(),
+            escape_line(&reference.message)
+        ));
+    }
+    let confirmation = match oracle {
+        Some(oracle) => Confirmation::of(
+            &check_data_set(oracle.backend.as_ref(), &case, 0, &options),
+            &oracle.label,
+        ),
+        None => Confirmation::ReferenceOnly(without.to_owned()),
+    };
+    if let Confirmation::Contradicted(message) = &confirmation {
+        return Disposition::Contradicted {
+            oracle: oracle.map(|o| o.label.clone()).unwrap_or_default(),
+            message: message.clone(),
+        };
+    }
+    let oracle_label = oracle.map(|o| o.label.as_str());
+    let record = PromotedInfo {
+        info: &info,
+        promotion: Promotion {
+            finding: &finding.name,
+            oracle: confirmation.status(),
+            second_oracle: oracle_label,
+            note: match &confirmation {
+                Confirmation::ReferenceOnly(why) => Some(why),
+                _ => None,
+            },
+        },
+    };
+    let json = serde_json::to_string_pretty(&record).expect("case.json serializes");
+    let files = finding
+        .files
+        .iter()
+        .map(|(file, bytes)| match file.as_str() {
+            CASE_INFO_FILE => (file.clone(), format!("{json}\n").into_bytes()),
+            _ => (file.clone(), bytes.clone()),
+        })
+        .collect();
+    let vouched = match (&confirmation, oracle_label) {
+        (Confirmation::Confirmed, Some(label)) => format!("confirmed by {label}"),
+        (Confirmation::ReferenceOnly(why), _) => format!("reference-only: {why}"),
+        _ => "confirmed".to_owned(),
+    };
+    let why = format!(
+        "new, fuzz finding `{}`; basis {}, {}; {vouched}",
+        finding.name, info.basis.kind, info.basis.section
+    );
+    Disposition::Promoted {
+        case: NewCase { name, files, why },
+        basis: info.basis.clone(),
+        confirmation,
+    }
+}
+
+/// The finding at `dir`, discovered and loaded as the runner would: its model, case.json
+/// (refused if it contradicts the model) and data set.
+fn load(dir: &Path) -> Result<TestCase, String> {
+    let cases = discover(&[dir.to_owned()], &Patterns::default()).map_err(|e| format!("{}: {e}", dir.display()))?;
+    match <[TestCase; 1]>::try_from(cases) {
+        Ok([case]) if case.data_sets.len() == 1 => Ok(case),
+        _ => Err(format!("{}: not one case of one data set", dir.display())),
+    }
+}
+
+/// A basis section must be a section of docs/semantics.md: `docs/semantics.md#<section>`.
+fn check_section(basis: &BasisNote, path: &Path) -> Result<(), String> {
+    let anchor = basis.section.strip_prefix("docs/semantics.md#");
+    if anchor.is_some_and(|a| {
+        !a.is_empty()
+            && a.len() <= 80
+            && a.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    }) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: its basis.section is {:?}, not a section of docs/semantics.md (docs/semantics.md#<section>)",
+            path.display(),
+            pad_conformance::data::side_file::excerpt(&escape_line(&basis.section), 80)
+        ))
+    }
+}
+
+/// After the release: the corpus reads, its new cases verify against the manifest and pass
+/// with the reference.
+fn verify_promoted(corpus_dir: &Path, cases: &[NewCase]) -> Result<(), Fatal> {
+    let corpus = Corpus::read(corpus_dir)?;
+    let roots = DataRoot::resolve(&[fuzz_dir(&corpus)])?;
+    let found = discover_in(&roots, &Patterns::default())?;
+    for new in cases {
+        let case = found
+            .iter()
+            .find(|c| c.dir.file_name().is_some_and(|n| *n == *new.name))
+            .ok_or_else(|| Fatal(format!("after promotion, {FUZZ_DIR}/{} is not found", new.name)))?;
+        let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
+        if outcome.status != Status::Passed {
+            return Err(Fatal(format!(
+                "after promotion, {} does not pass with the reference: {}",
+                case.dir.display(),
+                escape_line(&outcome.message)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A promoted case's case.json: the finding's, and how it was promoted.
+#[derive(Serialize)]
+struct PromotedInfo<'a> {
+    #[serde(flatten)]
+    info: &'a CaseInfo,
+    promotion: Promotion<'a>,
+}
+
+#[derive(Serialize)]
+struct Promotion<'a> {
+    /// The finding's directory name, as `fuzz --out` wrote it.
+    finding: &'a str,
+    oracle: OracleStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    second_oracle: Option<&'a str>,
+    /// Why the reference alone vouches for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a String>,
+}

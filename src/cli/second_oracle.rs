@@ -1,0 +1,89 @@
+//! The second oracle a promoted finding is checked by: ONNX's reference evaluator
+//! (onnx.reference.ReferenceEvaluator) through scripts/backends/onnx-reference-worker, run with
+//! the Python interpreter PAD_CONFORMANCE_PYTHON names, or any worker `--oracle` names. Its
+//! verdict on a finding, judged as a run judges a backend, either confirms the expected result,
+//! contradicts it, or cannot tell.
+
+use std::path::{Path, PathBuf};
+
+use pad_conformance::judge::check::Outcome;
+use pad_conformance::judge::verdict::Verdict;
+use pad_conformance::text::escape_line;
+use serde::Serialize;
+
+use crate::cli::scoreboard::shell_quote;
+
+/// The environment variable naming the Python that runs the worker.
+pub const PYTHON_ENV: &str = "PAD_CONFORMANCE_PYTHON";
+
+/// The worker script, in the checkout this binary was built from.
+pub fn onnx_reference_worker() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/backends/onnx-reference-worker")
+}
+
+/// The `exec:` backend that runs ONNX's reference evaluator with `python`.
+pub fn onnx_reference_spec(python: &Path) -> String {
+    format!(
+        "exec:{} {}",
+        shell_quote(&python.to_string_lossy()),
+        shell_quote(&onnx_reference_worker().to_string_lossy())
+    )
+}
+
+/// What the second oracle says of a finding's expected result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Confirmation {
+    /// It computes the same outputs, or refuses what must be refused.
+    Confirmed,
+    /// It cannot tell (there is none, or it refuses, fails on or does not support the case,
+    /// or answers one the reference refuses — ONNX's evaluator checks no element type, mode
+    /// or axes): the expected result rests on the reference alone.
+    ReferenceOnly(String),
+    /// It computes other outputs: the finding is not promoted.
+    Contradicted(String),
+}
+
+/// How a promoted case's sidecar records its oracles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OracleStatus {
+    /// The reference and a second oracle agree.
+    Confirmed,
+    /// The reference alone.
+    ReferenceOnly,
+}
+
+impl Confirmation {
+    /// The verdict of the second oracle `oracle`, judged on the finding as a run judges a
+    /// backend.
+    pub fn of(outcome: &Outcome, oracle: &str) -> Confirmation {
+        let said = || escape_line(outcome.message.lines().next().unwrap_or_default()).into_owned();
+        match &outcome.verdict {
+            Some(
+                Verdict::Passed { .. } | Verdict::RefusedAsRequired { .. } | Verdict::RefusedForAnotherReason { .. },
+            ) => Confirmation::Confirmed,
+            Some(Verdict::Mismatch { .. }) => Confirmation::Contradicted(said()),
+            Some(Verdict::AcceptedMustRefuse { .. }) => {
+                Confirmation::ReferenceOnly(format!("{oracle} answers the case, which it does not check"))
+            }
+            Some(Verdict::RefusedValid { .. }) => {
+                Confirmation::ReferenceOnly(format!("{oracle} refuses the case: {}", said()))
+            }
+            Some(Verdict::Failed { .. }) => Confirmation::ReferenceOnly(format!("{oracle} failed: {}", said())),
+            Some(Verdict::Unsupported { .. }) => {
+                Confirmation::ReferenceOnly(format!("{oracle} does not support the case: {}", said()))
+            }
+            Some(Verdict::NotLoadable { .. } | Verdict::NotApplicable { .. }) | None => {
+                Confirmation::ReferenceOnly(format!("{oracle} could not judge the case: {}", said()))
+            }
+        }
+    }
+
+    /// The status a promoted case records.
+    pub fn status(&self) -> OracleStatus {
+        match self {
+            Confirmation::Confirmed => OracleStatus::Confirmed,
+            _ => OracleStatus::ReferenceOnly,
+        }
+    }
+}
