@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use pad_conformance::case::EXPECTED_ERROR_FILE;
 use pad_conformance::case::info::CASE_INFO_FILE;
-use pad_conformance::data::side_file::{read_capped, read_text_capped};
+use pad_conformance::data::side_file::{read_capped, read_text_capped, special_kind};
 use sha2::{Digest, Sha256};
 
 /// The longest finding name taken: a promoted name adds 9 bytes, and a file name has 255.
@@ -242,24 +242,11 @@ fn entry_error(path: &Path, e: std::io::Error) -> FindingError {
 
 /// An entry no finding holds, or holds as another type.
 fn unexpected(path: PathBuf, kind: fs::FileType) -> FindingError {
-    use std::os::unix::fs::FileTypeExt;
-    let what = if kind.is_symlink() {
-        "a symbolic link"
-    } else if kind.is_dir() {
-        "a directory"
-    } else if kind.is_file() {
-        "a file"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "a device"
-    };
+    let what = special_kind(kind).unwrap_or("file");
     FindingError::Entry {
         path,
         problem: format!(
-            "{what} that no finding of `fuzz --out` holds (model.onnx, case.json, description.txt, test_data_set_0/ with input_K.pb, output_K.pb or expected_error.txt, regular files only)"
+            "a {what} that no finding of `fuzz --out` holds (model.onnx, case.json, description.txt, test_data_set_0/ with input_K.pb, output_K.pb or expected_error.txt, regular files only)"
         ),
     }
 }

@@ -53,7 +53,7 @@ impl From<Refused> for io::Error {
 
 /// What a file type names when it is not a regular file: `symbolic link` (seen only when
 /// links are not followed), `directory`, `FIFO`, `socket`, `device`, `special file`.
-pub(crate) fn special_kind(file_type: std::fs::FileType) -> Option<&'static str> {
+pub fn special_kind(file_type: std::fs::FileType) -> Option<&'static str> {
     Some(if file_type.is_file() {
         return None;
     } else if file_type.is_symlink() {
