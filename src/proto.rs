@@ -94,9 +94,10 @@ pub struct AttributeProto {
     /// `AttributeProto.name`: the attribute's name, e.g. `mode`.
     #[prost(string, tag = "1")]
     pub name: String,
-    /// `AttributeProto.f`: the value of a FLOAT attribute.
-    #[prost(float, tag = "2")]
-    pub f: f32,
+    /// `AttributeProto.f`: the value of a FLOAT attribute. Optional, as onnx.proto (proto2)
+    /// declares it: a -0.0 (or 0.0) is written, where a proto3 scalar would be dropped.
+    #[prost(float, optional, tag = "2")]
+    pub f: Option<f32>,
     /// `AttributeProto.i`: the value of an INT attribute.
     #[prost(int64, tag = "3")]
     pub i: i64,

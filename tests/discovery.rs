@@ -269,7 +269,7 @@ fn attribute_types_are_inferred_when_old_files_leave_them_unset() {
         },
         AttributeProto {
             name: "value".into(),
-            f: 1.5,
+            f: Some(1.5),
             ..Default::default()
         },
     ];

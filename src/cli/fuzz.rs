@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use pad_conformance::data::shard::Shard;
+use pad_conformance::fuzz::encoding::Encoding;
 use pad_conformance::fuzz::reproducer::write_reproducer;
 use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, fuzz as run_fuzz};
 use pad_conformance::judge::profile::Profile;
@@ -22,6 +23,12 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
         return Err(Fatal(format!(
             "--refusals {} is not a share from 0 to 1",
             args.refusals
+        )));
+    }
+    if !(0.0..=1.0).contains(&args.encodings) {
+        return Err(Fatal(format!(
+            "--encodings {} is not a share from 0 to 1",
+            args.encodings
         )));
     }
     if args.max_elements == 0 {
@@ -58,6 +65,7 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
         threads: args.checking.threads(),
         shard: args.shard.unwrap_or(Shard::ALL),
         cancel: signals::cancel(),
+        encodings: args.encodings,
         ..FuzzOptions::default()
     };
     // Checked before the run: findings are never lost to an --out that cannot take them.
@@ -80,7 +88,7 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     let mut written = Vec::new();
     if let Some(out_dir) = &out_dir {
         let dir = out_dir.clear_earlier()?;
-        for finding in report.findings.iter().chain(&report.not_gating) {
+        for finding in report.findings.iter().chain(&report.not_gating).chain(&report.encodings) {
             written.push(write_reproducer(finding, dir)?);
         }
     }
@@ -142,7 +150,7 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
     )?;
     writeln!(
         out,
-        "{} root cause{}: {} gating, {} not gating",
+        "{} root cause{}: {} gating, {} not gating; {} protobuf encoding cause{} apart",
         report.findings.len() + report.not_gating.len(),
         if report.findings.len() + report.not_gating.len() == 1 {
             ""
@@ -150,20 +158,35 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
             "s"
         },
         report.findings.len(),
-        report.not_gating.len()
+        report.not_gating.len(),
+        report.encodings.len(),
+        if report.encodings.len() == 1 { "" } else { "s" },
     )?;
-    for (n, (gating, finding)) in in_triage_order(report).into_iter().enumerate() {
+    let pad = in_triage_order(report).into_iter().map(|(gating, f)| {
+        let label = if gating { "CAUSE" } else { "NOT GATING" };
+        (label, f)
+    });
+    for (n, (label, finding)) in pad.chain(report.encodings.iter().map(|f| ("ENCODING", f))).enumerate() {
         writeln!(out)?;
         writeln!(
             out,
-            "{} {}  {}  ({} case{})",
-            if gating { "CAUSE" } else { "NOT GATING" },
+            "{label} {}  {}  ({} case{})",
             n + 1,
             finding.key,
             finding.hits,
             if finding.hits == 1 { "" } else { "s" }
         )?;
-        writeln!(out, "      basis: {} ({})", finding.basis.kind, finding.basis.section)?;
+        if finding.encoding != Encoding::Onnx {
+            writeln!(
+                out,
+                "      encoding: {} ({}); the same case as onnx's writer writes it is answered correctly",
+                finding.encoding,
+                finding.encoding.describe()
+            )?;
+            writeln!(out, "      basis: protobuf conformance, never gating (docs/semantics.md#encodings)")?;
+        } else {
+            writeln!(out, "      basis: {} ({})", finding.basis.kind, finding.basis.section)?;
+        }
         let seen: Vec<String> = finding.seen_in.iter().map(|(site, n)| format!("{site} ×{n}")).collect();
         writeln!(out, "      seen in: {}", seen.join(", "))?;
         writeln!(out, "      smallest: {}", finding.case)?;
@@ -202,6 +225,12 @@ fn as_json(report: &FuzzReport, options: &FuzzOptions) -> serde_json::Value {
             "message": f.message,
         })
     };
+    let encoding_finding = |f: &Finding| {
+        let mut value = finding(f);
+        value["encoding"] = json!(f.encoding);
+        value["encoding_description"] = json!(f.encoding.describe());
+        value
+    };
     json!({
         "seed": options.seed,
         "shard": {"index": options.shard.index(), "count": options.shard.count()},
@@ -212,5 +241,7 @@ fn as_json(report: &FuzzReport, options: &FuzzOptions) -> serde_json::Value {
         "dropped": report.dropped,
         "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),
         "not_gating": report.not_gating.iter().map(finding).collect::<Vec<_>>(),
+        "encodings_share": options.encodings,
+        "encodings": report.encodings.iter().map(encoding_finding).collect::<Vec<_>>(),
     })
 }

@@ -247,7 +247,7 @@ fn ints_attribute(name: &str, values: &[i64]) -> AttributeProto {
 fn float_attribute(name: &str, value: f32) -> AttributeProto {
     AttributeProto {
         name: name.into(),
-        f: value,
+        f: Some(value),
         r#type: attribute_type::FLOAT,
         ..Default::default()
     }

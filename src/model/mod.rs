@@ -391,7 +391,7 @@ fn convert_node(
 fn attribute_value(a: &AttributeProto, options: &DecodeOptions) -> Result<AttributeValue, AttributeProblem> {
     let kind = if a.r#type != 0 { a.r#type } else { inferred_type(a) };
     Ok(match kind {
-        attribute_type::FLOAT => AttributeValue::Float(a.f),
+        attribute_type::FLOAT => AttributeValue::Float(a.f.unwrap_or(0.0)),
         attribute_type::INT => AttributeValue::Int(a.i),
         attribute_type::STRING => AttributeValue::String(a.s.to_vec()),
         attribute_type::TENSOR => {
@@ -417,7 +417,7 @@ fn inferred_type(a: &AttributeProto) -> i32 {
         attribute_type::TENSOR
     } else if !a.s.is_empty() {
         attribute_type::STRING
-    } else if a.f != 0.0 {
+    } else if a.f.is_some() {
         attribute_type::FLOAT
     } else {
         attribute_type::INT
