@@ -65,10 +65,12 @@ fn unread_form(model: &[u8], refuses: Refuses) -> Option<String> {
                 }
             }
             // GraphProto.initializer → a numeric data field as single values.
-            (5, Refuses::UnpackedTypedData) => {
-                if fields(payload).iter().any(|f| matches!(f, (4 | 5 | 7 | 10 | 11, 0 | 1 | 5, _))) {
-                    return Some("tensor data must be packed".into());
-                }
+            (5, Refuses::UnpackedTypedData)
+                if fields(payload)
+                    .iter()
+                    .any(|f| matches!(f, (4 | 5 | 7 | 10 | 11, 0 | 1 | 5, _))) =>
+            {
+                return Some("tensor data must be packed".into());
             }
             _ => {}
         }
@@ -199,7 +201,38 @@ fn a_reader_of_packed_tensor_data_only_fails_on_folded_inputs_written_unpacked()
     assert!(!written.join("test_data_set_0/input_1.pb").exists());
     let cases = discover(&[dir.path().to_owned()], &Patterns::default()).unwrap();
     let check = |backend: &dyn Backend, options: &CheckOptions| check_data_set(backend, &cases[0], 0, options).status;
-    assert_eq!(check(&StrictReader(Refuses::UnpackedTypedData), &folded), Status::Errored);
+    assert_eq!(
+        check(&StrictReader(Refuses::UnpackedTypedData), &folded),
+        Status::Errored
+    );
     assert_eq!(check(&StrictReader(Refuses::Nothing), &folded), Status::Passed);
-    assert_eq!(check(&StrictReader(Refuses::Nothing), &CheckOptions::default()), Status::Passed);
+    assert_eq!(
+        check(&StrictReader(Refuses::Nothing), &CheckOptions::default()),
+        Status::Passed
+    );
+}
+
+#[test]
+fn the_command_line_takes_a_share_and_reports_encoding_causes_apart() {
+    let fuzz = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .args(["fuzz", "--cases", "20"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for bad in ["1.5", "-0.1", "NaN"] {
+        let out = fuzz(&[&format!("--encodings={bad}")]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("--encodings {bad} is not a share from 0 to 1")), "{stderr}");
+    }
+    let out = fuzz(&["--encodings", "0.5", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["encodings_share"], 0.5);
+    assert_eq!(report["encodings"], serde_json::json!([]));
+    let out = fuzz(&[]);
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(human.contains("0 gating, 0 not gating; 0 protobuf encoding causes apart"), "{human}");
 }

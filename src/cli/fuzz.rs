@@ -88,7 +88,12 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     let mut written = Vec::new();
     if let Some(out_dir) = &out_dir {
         let dir = out_dir.clear_earlier()?;
-        for finding in report.findings.iter().chain(&report.not_gating).chain(&report.encodings) {
+        for finding in report
+            .findings
+            .iter()
+            .chain(&report.not_gating)
+            .chain(&report.encodings)
+        {
             written.push(write_reproducer(finding, dir)?);
         }
     }
@@ -183,7 +188,10 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
                 finding.encoding,
                 finding.encoding.describe()
             )?;
-            writeln!(out, "      basis: protobuf conformance, never gating (docs/semantics.md#encodings)")?;
+            writeln!(
+                out,
+                "      basis: protobuf conformance, never gating (docs/semantics.md#encodings)"
+            )?;
         } else {
             writeln!(out, "      basis: {} ({})", finding.basis.kind, finding.basis.section)?;
         }

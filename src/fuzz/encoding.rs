@@ -73,9 +73,7 @@ impl Encoding {
     /// `tensor` serialized in this form, named `name`: a node test's input or output file.
     pub fn encode_tensor(self, tensor: &Tensor, name: &str) -> Vec<u8> {
         let proto = match self {
-            Encoding::TypedData | Encoding::UnpackedTypedData => {
-                crate::tensor::encode_tensor_fields(tensor, name)
-            }
+            Encoding::TypedData | Encoding::UnpackedTypedData => crate::tensor::encode_tensor_fields(tensor, name),
             _ => encode_tensor(tensor, name),
         };
         Writer(self).tensor(&proto)
@@ -136,7 +134,11 @@ impl Writer {
         let mut f = Fields::new();
         f.push(field(|b| g.node.iter().for_each(|n| nested(1, &self.node(n), b))));
         f.push(field(|b| string(2, &g.name, b)));
-        f.push(field(|b| g.initializer.iter().for_each(|t| nested(5, &self.tensor(&self.data(t)), b))));
+        f.push(field(|b| {
+            g.initializer
+                .iter()
+                .for_each(|t| nested(5, &self.tensor(&self.data(t)), b))
+        }));
         f.push(field(|b| wire::message::encode_repeated(11, &g.input, b)));
         f.push(field(|b| wire::message::encode_repeated(12, &g.output, b)));
         f.push(field(|b| wire::message::encode_repeated(13, &g.value_info, b)));
@@ -149,7 +151,9 @@ impl Writer {
         f.push(field(|b| wire::string::encode_repeated(2, &n.output, b)));
         f.push(field(|b| string(3, &n.name, b)));
         f.push(field(|b| string(4, &n.op_type, b)));
-        f.push(field(|b| n.attribute.iter().for_each(|a| nested(5, &self.attribute(a), b))));
+        f.push(field(|b| {
+            n.attribute.iter().for_each(|a| nested(5, &self.attribute(a), b))
+        }));
         f.push(field(|b| string(7, &n.domain, b)));
         self.finish(f)
     }
@@ -187,7 +191,11 @@ impl Writer {
             false => wire::int64::encode_repeated(8, &a.ints, b),
         }));
         f.push(field(|b| wire::bytes::encode_repeated(9, &a.strings, b)));
-        f.push(field(|b| a.tensors.iter().for_each(|t| nested(10, &self.tensor(&self.data(t)), b))));
+        f.push(field(|b| {
+            a.tensors
+                .iter()
+                .for_each(|t| nested(10, &self.tensor(&self.data(t)), b))
+        }));
         f.push(field(|b| {
             if a.r#type != 0 {
                 wire::int32::encode(20, &a.r#type, b);
@@ -287,5 +295,138 @@ fn int64(tag: u32, value: i64, out: &mut Vec<u8>) {
 fn string(tag: u32, value: &String, out: &mut Vec<u8>) {
     if !value.is_empty() {
         wire::string::encode(tag, value, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use super::*;
+    use crate::backend::{Backend, RefBackend};
+    use crate::fuzz::{Shape, generate_case};
+    use crate::model::Model;
+
+    /// Case `index`'s model with its inputs after the data as initializers (as the runner
+    /// folds them), and the data.
+    fn folded(index: u64) -> (ModelProto, Vec<Tensor>) {
+        let (mut model, inputs) = generate_case(11, index, &Shape::default()).build("t");
+        let graph = model.graph.as_mut().unwrap();
+        let initializers = graph.input.drain(1..).zip(&inputs[1..]);
+        graph.initializer = initializers.map(|(v, t)| encode_tensor(t, &v.name)).collect();
+        (model, inputs[..1].to_vec())
+    }
+
+    /// The reference's outputs for `bytes`, decoded by the library: their raw bytes (strings
+    /// by value), or that it refused.
+    fn reference(bytes: &[u8], inputs: &[Tensor]) -> Result<Vec<Vec<u8>>, ()> {
+        let proto = ModelProto::decode(bytes).unwrap();
+        let model = Model::from_proto(std::path::Path::new("model.onnx"), proto, &DecodeOptions::default());
+        let outputs = RefBackend.run(&model.map_err(|_| ())?, inputs).map_err(|_| ())?;
+        Ok(outputs
+            .iter()
+            .map(|t| t.raw_bytes().unwrap_or_else(|_| format!("{t:?}").into_bytes()))
+            .collect())
+    }
+
+    #[test]
+    fn the_onnx_form_is_the_plain_serialization() {
+        for index in 0..300 {
+            let (model, inputs) = generate_case(5, index, &Shape::default()).build("t");
+            assert_eq!(
+                Encoding::Onnx.encode_model(&model),
+                model.encode_to_vec(),
+                "case {index}"
+            );
+            for input in &inputs {
+                let plain = encode_tensor(input, "x").encode_to_vec();
+                assert_eq!(Encoding::Onnx.encode_tensor(input, "x"), plain, "case {index}");
+            }
+            let (model, _) = folded(index);
+            assert_eq!(
+                Encoding::Onnx.encode_model(&model),
+                model.encode_to_vec(),
+                "case {index}"
+            );
+        }
+    }
+
+    /// The library decodes every form to the model it came from, and the reference computes
+    /// the same outputs, bit for bit, or refuses alike.
+    #[test]
+    fn the_library_and_the_reference_read_every_form_alike() {
+        let mut changed = [0; Encoding::OTHERS.len()];
+        for index in 0..300 {
+            for (model, data) in [folded(index), generate_case(11, index, &Shape::default()).build("t")] {
+                let plain = model.encode_to_vec();
+                let expected = reference(&plain, &data);
+                for (n, encoding) in Encoding::OTHERS.into_iter().enumerate() {
+                    let bytes = encoding.encode_model(&model);
+                    changed[n] += usize::from(bytes != plain);
+                    assert_eq!(reference(&bytes, &data), expected, "case {index} in {encoding}");
+                    let decoded = ModelProto::decode(&bytes[..]).unwrap();
+                    if matches!(encoding, Encoding::PackedLists | Encoding::ReversedFields) {
+                        // Compared as bytes: a NaN value attribute is not equal to itself.
+                        assert_eq!(decoded.encode_to_vec(), plain, "case {index} in {encoding}");
+                    }
+                }
+            }
+        }
+        // Every form changed some models: none is a no-op by mistake.
+        assert!(changed.iter().all(|&n| n > 30), "{changed:?}");
+    }
+
+    #[test]
+    fn each_form_writes_what_it_says() {
+        let attribute = AttributeProto {
+            name: "pads".into(),
+            ints: vec![1, 300],
+            floats: vec![0.5],
+            r#type: crate::proto::attribute_type::INTS,
+            ..Default::default()
+        };
+        let node = NodeProto {
+            attribute: vec![attribute],
+            ..Default::default()
+        };
+        let model = ModelProto {
+            ir_version: 3,
+            graph: Some(GraphProto {
+                node: vec![node],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let attribute_of = |bytes: &[u8]| {
+            let graph = ModelProto::decode(bytes).unwrap().graph.unwrap();
+            graph.node[0].attribute[0].encode_to_vec()
+        };
+        let packed = Encoding::PackedLists.encode_model(&model);
+        let attribute = Writer(Encoding::PackedLists).attribute(&model.graph.as_ref().unwrap().node[0].attribute[0]);
+        // name, then floats (field 7) and ints (field 8) each as one length-delimited field.
+        assert_eq!(
+            &attribute[6..],
+            [0x3a, 4, 0, 0, 0, 0x3f, 0x42, 3, 1, 0xac, 0x02, 0xa0, 0x01, 7]
+        );
+        assert_eq!(attribute_of(&packed), attribute_of(&model.encode_to_vec()));
+        // Reversed: the graph (field 7) comes before ir_version (field 1).
+        let reversed = Encoding::ReversedFields.encode_model(&model);
+        assert_eq!(reversed[0], 0x3a);
+        assert_eq!(*reversed.iter().rev().nth(1).unwrap(), 0x08);
+        assert_eq!(ModelProto::decode(&reversed[..]).unwrap(), model);
+
+        let tensor = Tensor::from_vec(&[2], vec![1.5f32, -0.0]).unwrap();
+        let typed = Encoding::TypedData.encode_tensor(&tensor, "");
+        // dims 2 (unpacked), data_type 1, float_data packed: one key 0x22, 8 bytes.
+        assert_eq!(typed[..6], [0x08, 2, 0x10, 1, 0x22, 8]);
+        let unpacked = Encoding::UnpackedTypedData.encode_tensor(&tensor, "");
+        // float_data one fixed32 field (key 0x25) per value.
+        assert_eq!(unpacked[4], 0x25);
+        assert_eq!(unpacked[9], 0x25);
+        for bytes in [typed, unpacked] {
+            let proto = TensorProto::decode(&bytes[..]).unwrap();
+            let decoded = decode_tensor(&proto, &DecodeOptions::default()).unwrap();
+            assert_eq!(decoded.raw_bytes().unwrap(), tensor.raw_bytes().unwrap());
+        }
     }
 }

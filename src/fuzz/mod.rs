@@ -46,9 +46,9 @@ use crate::proto::ModelProto;
 use crate::tensor::{DataType, DecodeOptions, Tensor};
 
 pub use case::FuzzCase;
-use encoding::Encoding;
 #[doc(hidden)]
 pub use case::encoded_inputs;
+use encoding::Encoding;
 pub use generate::Shape;
 use generate::generate;
 
@@ -279,7 +279,12 @@ impl FuzzReport {
             merged.cases += shard.cases;
             merged.unsupported += shard.unsupported;
             merged.duration = merged.duration.max(shard.duration);
-            for finding in shard.findings.into_iter().chain(shard.not_gating).chain(shard.encodings) {
+            for finding in shard
+                .findings
+                .into_iter()
+                .chain(shard.not_gating)
+                .chain(shard.encodings)
+            {
                 match causes.get_mut(&(finding.encoding, finding.key.clone())) {
                     Some(known) => known.absorb(finding),
                     None => {
@@ -614,7 +619,9 @@ fn evaluate_in(
     } else {
         None
     };
-    let (subject, fed) = folded.as_ref().map_or((&model, &inputs[..]), |(m, data)| (m, &data[..]));
+    let (subject, fed) = folded
+        .as_ref()
+        .map_or((&model, &inputs[..]), |(m, data)| (m, &data[..]));
     let answer = run(backend, subject, fed);
     // A case the backend itself reports unsupported counts as one outside its profile.
     if matches!(&answer, Answer::Refused(e) if error_kind(e) == ErrorKind::Unsupported) {
@@ -629,14 +636,13 @@ fn evaluate_in(
         };
         let answer = run(backend, &encoded, fed);
         let expected = (&evaluation.expected, &evaluation.rules[..]);
-        evaluation.encoded = disagreement(backend.name(), &model, &inputs, expected, answer, check).map(
-            |(key, message)| Encoded {
+        evaluation.encoded =
+            disagreement(backend.name(), &model, &inputs, expected, answer, check).map(|(key, message)| Encoded {
                 encoding,
                 key,
                 message,
                 model: bytes,
-            },
-        );
+            });
     }
     Ok(evaluation)
 }

@@ -32,7 +32,12 @@ pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileEr
     };
     let encoding = finding.encoding;
     let (model, inputs) = finding.case.build(&name);
-    let names: Vec<String> = model.graph.iter().flat_map(|g| &g.input).map(|v| v.name.clone()).collect();
+    let names: Vec<String> = model
+        .graph
+        .iter()
+        .flat_map(|g| &g.input)
+        .map(|v| v.name.clone())
+        .collect();
     let model_bytes = match &finding.encoded_model {
         Some(bytes) => bytes.clone(),
         None => encoding.encode_model(&model),
@@ -49,12 +54,18 @@ pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileEr
     write(case_dir.join("model.onnx"), &model_bytes)?;
     let fed_inputs = names.iter().zip(&inputs).filter(|(n, _)| fed.contains(n));
     for (k, (name, tensor)) in fed_inputs.enumerate() {
-        write(data_dir.join(format!("input_{k}.pb")), &encoding.encode_tensor(tensor, name))?;
+        write(
+            data_dir.join(format!("input_{k}.pb")),
+            &encoding.encode_tensor(tensor, name),
+        )?;
     }
     match &finding.expected {
         Ok(outputs) => {
             for (k, output) in outputs.iter().enumerate() {
-                write(data_dir.join(format!("output_{k}.pb")), &encoding.encode_tensor(output, "y"))?;
+                write(
+                    data_dir.join(format!("output_{k}.pb")),
+                    &encoding.encode_tensor(output, "y"),
+                )?;
             }
         }
         Err(reason) => write(data_dir.join(EXPECTED_ERROR_FILE), format!("{reason}\n").as_bytes())?,

@@ -161,8 +161,20 @@ mod tests {
             Tensor::from_vec(&[1], vec![Float8E5M2FNUZ::from_bits(0x81)]).unwrap(),
             Tensor::from_vec(&[1], vec![Float8E8M0::from_bits(0xff)]).unwrap(),
             Tensor::from_vec(&[3], vec![Int4::from_bits(8), Int4::from_bits(7), Int4::from_bits(0xf)]).unwrap(),
-            Tensor::from_vec(&[3], vec![Uint4::from_bits(15), Uint4::from_bits(0), Uint4::from_bits(9)]).unwrap(),
-            Tensor::from_vec(&[3], vec![Float4E2M1::from_bits(0xf), Float4E2M1::from_bits(8), Float4E2M1::from_bits(1)]).unwrap(),
+            Tensor::from_vec(
+                &[3],
+                vec![Uint4::from_bits(15), Uint4::from_bits(0), Uint4::from_bits(9)],
+            )
+            .unwrap(),
+            Tensor::from_vec(
+                &[3],
+                vec![
+                    Float4E2M1::from_bits(0xf),
+                    Float4E2M1::from_bits(8),
+                    Float4E2M1::from_bits(1),
+                ],
+            )
+            .unwrap(),
             Tensor::from_vec(&[5], (0..5).map(|b| Int2::from_bits(b % 4)).collect()).unwrap(),
             Tensor::from_vec(&[5], (0..5).map(|b| Uint2::from_bits(3 - b % 4)).collect()).unwrap(),
         ];
@@ -171,7 +183,12 @@ mod tests {
             let proto = encode_tensor_fields(&tensor, "t");
             assert!(proto.raw_data.is_none(), "{}", tensor.describe());
             let decoded = decode_tensor(&proto, &DecodeOptions::default()).unwrap();
-            assert_eq!(decoded.raw_bytes().ok(), tensor.raw_bytes().ok(), "{}", tensor.describe());
+            assert_eq!(
+                decoded.raw_bytes().ok(),
+                tensor.raw_bytes().ok(),
+                "{}",
+                tensor.describe()
+            );
             assert_eq!(decoded.data_type(), tensor.data_type());
             assert_eq!(decoded.shape(), tensor.shape());
             if let Tensor::String(_) = tensor {
