@@ -225,7 +225,10 @@ fn the_command_line_takes_a_share_and_reports_encoding_causes_apart() {
         let out = fuzz(&[&format!("--encodings={bad}")]);
         assert_eq!(out.status.code(), Some(2), "{bad}");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(&format!("--encodings {bad} is not a share from 0 to 1")), "{stderr}");
+        assert!(
+            stderr.contains(&format!("--encodings {bad} is not a share from 0 to 1")),
+            "{stderr}"
+        );
     }
     let out = fuzz(&["--encodings", "0.5", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0));
@@ -234,5 +237,8 @@ fn the_command_line_takes_a_share_and_reports_encoding_causes_apart() {
     assert_eq!(report["encodings"], serde_json::json!([]));
     let out = fuzz(&[]);
     let human = String::from_utf8_lossy(&out.stdout);
-    assert!(human.contains("0 gating, 0 not gating; 0 protobuf encoding causes apart"), "{human}");
+    assert!(
+        human.contains("0 gating, 0 not gating; 0 protobuf encoding causes apart"),
+        "{human}"
+    );
 }

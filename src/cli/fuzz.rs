@@ -144,14 +144,15 @@ fn shard_label(shard: Shard) -> String {
 fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
-        "fuzz {}, seed {}{}: {} cases in {:.2}s ({:.0} cases/s), {} unsupported",
+        "fuzz {}, seed {}{}: {} cases in {:.2}s ({:.0} cases/s), {} unsupported, {} also re-encoded",
         escape_line(backend),
         options.seed,
         shard_label(options.shard),
         report.cases,
         report.duration.as_secs_f64(),
         report.cases_per_second(),
-        report.unsupported
+        report.unsupported,
+        report.reencoded
     )?;
     writeln!(
         out,
@@ -250,6 +251,7 @@ fn as_json(report: &FuzzReport, options: &FuzzOptions) -> serde_json::Value {
         "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),
         "not_gating": report.not_gating.iter().map(finding).collect::<Vec<_>>(),
         "encodings_share": options.encodings,
+        "reencoded": report.reencoded,
         "encodings": report.encodings.iter().map(encoding_finding).collect::<Vec<_>>(),
     })
 }

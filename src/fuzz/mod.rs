@@ -103,20 +103,45 @@ impl FuzzOptions {
         self.cases.or(self.time.is_none().then_some(DEFAULT_CASES))
     }
 
-    /// The form case `index` is also handed in, if any: drawn from a generator of its own
-    /// (the case's draws stay as they are), so a case re-encodes the same way in any run.
-    /// Only a backend that reads the model file can see an encoding.
-    fn encoding_for(&self, index: u64, backend: &dyn Backend) -> Encoding {
+    /// Whether case `index` is also handed over in another form, and which first: drawn
+    /// from a generator of its own (the case's draws stay as they are), so a case is
+    /// re-encoded the same way in any run. Only a backend that reads the model file can see
+    /// a form.
+    fn reencoding_for(&self, index: u64, backend: &dyn Backend) -> Reencode {
         use rand::RngExt;
         if self.encodings <= 0.0 || !backend.reads_model_file() {
-            return Encoding::Onnx;
+            return Reencode::No;
         }
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ ENCODING_STREAMS);
         rng.set_stream(index);
         if !rng.random_bool(self.encodings.min(1.0)) {
-            return Encoding::Onnx;
+            return Reencode::No;
         }
-        Encoding::OTHERS[rng.random_range(0..Encoding::OTHERS.len())]
+        Reencode::Drawn(rng.random())
+    }
+}
+
+/// Which other form a case is also handed over in.
+#[derive(Clone, Copy, Debug)]
+enum Reencode {
+    /// None.
+    No,
+    /// One of the forms of [`Encoding::OTHERS`] that change the model, picked by this draw
+    /// (modulo their number): a form the model holds nothing of (no list, no tensor) is never
+    /// picked.
+    Drawn(u64),
+    /// This one (shrinking an encoding finding).
+    Exactly(Encoding),
+}
+
+impl Reencode {
+    /// The forms to pick from, and the draw that picks.
+    fn forms(self) -> (Vec<Encoding>, u64) {
+        match self {
+            Reencode::No | Reencode::Exactly(Encoding::Onnx) => (Vec::new(), 0),
+            Reencode::Drawn(draw) => (Encoding::OTHERS.to_vec(), draw),
+            Reencode::Exactly(form) => (vec![form], 0),
+        }
     }
 }
 
@@ -258,6 +283,9 @@ pub struct FuzzReport {
     pub encodings: Vec<Finding>,
     /// Cases outside the backend's profile, or that the backend reports unsupported.
     pub unsupported: u64,
+    /// Cases also handed to the backend in another wire form ([`FuzzOptions::encodings`]; a
+    /// form that changes no byte of the model is not handed over).
+    pub reencoded: u64,
     /// Distinct disagreements found but not kept: the findings kept had filled
     /// [`FuzzOptions::stored_elements`], so that memory stays bounded however long the run.
     pub dropped: u64,
@@ -278,6 +306,7 @@ impl FuzzReport {
         for shard in shards {
             merged.cases += shard.cases;
             merged.unsupported += shard.unsupported;
+            merged.reencoded += shard.reencoded;
             merged.duration = merged.duration.max(shard.duration);
             for finding in shard
                 .findings
@@ -361,6 +390,8 @@ struct Evaluation {
     /// unsupported).
     disagreement: Option<(CauseKey, String)>,
     unsupported: bool,
+    /// Whether the subject was also handed the model re-encoded.
+    reencoded: bool,
     /// The plain form agreed and the model re-encoded did not: how, and the model file.
     encoded: Option<Encoded>,
 }
@@ -427,6 +458,7 @@ pub fn fuzz(
             let (case, evaluation) = evaluation?;
             report.cases += 1;
             report.unsupported += u64::from(evaluation.unsupported);
+            report.reencoded += u64::from(evaluation.reencoded);
             let Some((encoding, key)) = evaluation.shows() else {
                 continue;
             };
@@ -507,8 +539,8 @@ fn evaluate_all(
                                 return None;
                             }
                             let case = generate_case(options.seed, index, &options.shape);
-                            let encoding = options.encoding_for(index, backend);
-                            let evaluation = evaluate(backend, &case, scratch.path(), &options.check, encoding);
+                            let reencode = options.reencoding_for(index, backend);
+                            let evaluation = evaluate(backend, &case, scratch.path(), &options.check, reencode);
                             (!options.cancel.is_cancelled()).then_some(evaluation.map(|e| (case, e)))
                         })
                         .collect::<Vec<_>>()
@@ -528,12 +560,12 @@ fn evaluate(
     case: &FuzzCase,
     scratch: &Path,
     check: &CheckOptions,
-    encoding: Encoding,
+    reencode: Reencode,
 ) -> Result<Evaluation, FuzzError> {
     let folding = check.inputs_as_constants || check.profile.folds_inputs();
     let write = backend.reads_model_file() || folding;
     if !write {
-        return evaluate_in(backend, case, &scratch.join("model.onnx"), false, check, encoding);
+        return evaluate_in(backend, case, &scratch.join("model.onnx"), false, check, reencode);
     }
     // Every case gets a model file of its own (workers may cache a model by its path), and a
     // directory of its own only when the folded model needs one: a file costs less.
@@ -541,12 +573,12 @@ fn evaluate(
     if folding {
         let dir = scratch.join(number.to_string());
         std::fs::create_dir(&dir).map_err(FuzzError::Scratch)?;
-        let result = evaluate_in(backend, case, &dir.join("model.onnx"), true, check, encoding);
+        let result = evaluate_in(backend, case, &dir.join("model.onnx"), true, check, reencode);
         let _ = std::fs::remove_dir_all(&dir);
         result
     } else {
         let path = scratch.join(format!("{number}.onnx"));
-        let result = evaluate_in(backend, case, &path, true, check, encoding);
+        let result = evaluate_in(backend, case, &path, true, check, reencode);
         let _ = std::fs::remove_file(&path);
         result
     }
@@ -556,15 +588,15 @@ fn evaluate(
 static CASE_NUMBER: AtomicU64 = AtomicU64::new(0);
 
 /// [`evaluate`], the model at `path` (written there when `write`). When the subject answers
-/// the plain form correctly and `encoding` is another, it is handed the model it read
-/// re-encoded.
+/// the plain form correctly, it is handed the model it read once more in the first form of
+/// `reencode` that changes it.
 fn evaluate_in(
     backend: &dyn Backend,
     case: &FuzzCase,
     path: &Path,
     write: bool,
     check: &CheckOptions,
-    encoding: Encoding,
+    reencode: Reencode,
 ) -> Result<Evaluation, FuzzError> {
     let (proto, inputs) = case.build("test_fuzz");
     let model = load(proto, path, write).map_err(|source| FuzzError::Generator {
@@ -600,6 +632,7 @@ fn evaluate_in(
         rules,
         disagreement: None,
         unsupported: false,
+        reencoded: false,
         encoded: None,
     };
     if Subject::of(&model, &inputs).is_some_and(|s| check.profile.excludes(&s).is_some()) {
@@ -630,10 +663,12 @@ fn evaluate_in(
     }
     let expected = (&evaluation.expected, &evaluation.rules[..]);
     evaluation.disagreement = disagreement(backend.name(), &model, &inputs, expected, answer, check);
-    if encoding != Encoding::Onnx && write && evaluation.disagreement.is_none() {
-        let Some((encoded, bytes)) = reencode(&subject.path, encoding).map_err(generator)? else {
+    let (forms, draw) = reencode.forms();
+    if !forms.is_empty() && write && evaluation.disagreement.is_none() {
+        let Some((encoding, encoded, bytes)) = reencoded(&subject.path, &forms, draw).map_err(generator)? else {
             return Ok(evaluation);
         };
+        evaluation.reencoded = true;
         let answer = run(backend, &encoded, fed);
         let expected = (&evaluation.expected, &evaluation.rules[..]);
         evaluation.encoded =
@@ -647,24 +682,30 @@ fn evaluate_in(
     Ok(evaluation)
 }
 
-/// Rewrites the model file at `path` in `encoding` and loads it back as the runner would;
-/// `None` when the form changes none of its bytes (a model holding no list or tensor the
-/// form writes otherwise).
-fn reencode(
+/// Rewrites the model file at `path` in one of `forms` that change its bytes, picked by
+/// `draw`, and loads it back as the runner would; `None` when none does (a model holding no
+/// list or tensor those forms write otherwise).
+fn reencoded(
     path: &Path,
-    encoding: Encoding,
-) -> Result<Option<(Model, Vec<u8>)>, crate::model::constant_inputs::RewriteError> {
+    forms: &[Encoding],
+    draw: u64,
+) -> Result<Option<(Encoding, Model, Vec<u8>)>, crate::model::constant_inputs::RewriteError> {
     use crate::tensor::FileProblem;
     let plain = std::fs::read(path).map_err(|e| FileProblem::Io(e).at(path))?;
     let proto = ModelProto::decode(&plain[..]).map_err(|e| FileProblem::from(e).at(path))?;
-    let bytes = encoding.encode_model(&proto);
-    if bytes == plain {
+    let mut changed: Vec<(Encoding, Vec<u8>)> = forms
+        .iter()
+        .map(|&form| (form, form.encode_model(&proto)))
+        .filter(|(_, bytes)| *bytes != plain)
+        .collect();
+    if changed.is_empty() {
         return Ok(None);
     }
+    let (form, bytes) = changed.swap_remove((draw % changed.len() as u64) as usize);
     std::fs::write(path, &bytes).map_err(|e| FileProblem::Io(e).at(path))?;
     let decoded = ModelProto::decode(&bytes[..]).map_err(|e| FileProblem::from(e).at(path))?;
     let model = Model::from_proto(path, decoded, &DecodeOptions::default())?;
-    Ok(Some((model, bytes)))
+    Ok(Some((form, model, bytes)))
 }
 
 /// Loads the model as the runner would, writing it where file-reading backends find it

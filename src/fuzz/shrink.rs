@@ -11,7 +11,7 @@ use std::path::Path;
 use ndarray::{ArrayD, Axis, Slice};
 
 use super::encoding::Encoding;
-use super::{Evaluation, Finding, FuzzCase, FuzzError, FuzzOptions, Site, evaluate};
+use super::{Evaluation, Finding, FuzzCase, FuzzError, FuzzOptions, Reencode, Site, evaluate};
 use crate::backend::Backend;
 use crate::judge::cause_key::CauseKey;
 use crate::operators::PadOp;
@@ -37,7 +37,13 @@ pub(super) fn shrink(
                 break 'simpler;
             }
             runs += 1;
-            let evaluation = evaluate(backend, &candidate, scratch, &options.check, target.0)?;
+            let evaluation = evaluate(
+                backend,
+                &candidate,
+                scratch,
+                &options.check,
+                Reencode::Exactly(target.0),
+            )?;
             if options.cancel.is_cancelled() {
                 break 'simpler;
             }
