@@ -242,3 +242,31 @@ fn the_command_line_takes_a_share_and_reports_encoding_causes_apart() {
         "{human}"
     );
 }
+
+#[test]
+fn shards_merged_find_the_encoding_causes_of_the_unsharded_run() {
+    use pad_conformance::data::basis::Gating;
+    use pad_conformance::data::shard::Shard;
+    let strict = StrictReader(Refuses::PackedLists);
+    let options = |shard: Shard| FuzzOptions {
+        cases: Some(600),
+        seed: 3,
+        encodings: 0.5,
+        shard,
+        threads: 2,
+        ..FuzzOptions::default()
+    };
+    let whole = fuzz(&strict, &options(Shard::ALL), &mut |_| {}).unwrap();
+    let shards = ["1/2", "2/2"].map(|s| fuzz(&strict, &options(s.parse().unwrap()), &mut |_| {}).unwrap());
+    let merged = FuzzReport::merge(shards.to_vec(), &Gating::default());
+    assert_eq!(merged.reencoded, whole.reencoded);
+    assert!(whole.reencoded > 0);
+    let summary = |r: &FuzzReport| -> Vec<_> {
+        r.encodings
+            .iter()
+            .map(|f| (f.encoding, f.key.clone(), f.hits, f.case_index, f.case.to_string()))
+            .collect()
+    };
+    assert_eq!(summary(&merged), summary(&whole));
+    assert_eq!(whole.encodings.len(), 1);
+}

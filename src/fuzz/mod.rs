@@ -84,9 +84,9 @@ pub struct FuzzOptions {
     /// [merged](FuzzReport::merge) are the unsharded run's.
     pub shard: Shard,
     /// The share of cases, 0 to 1, that a backend reading model files is also handed in
-    /// another legal wire form ([`Encoding::OTHERS`], one drawn per case from the seed and
-    /// the case's index) when it answers the plain form correctly; what changes is reported
-    /// apart ([`FuzzReport::encodings`]). 0 turns the dimension off.
+    /// another legal wire form when it answers the plain form correctly: one of
+    /// [`Encoding::OTHERS`] that changes the model, drawn from the seed and the case's index.
+    /// What changes is reported apart ([`FuzzReport::encodings`]). 0 turns the dimension off.
     pub encodings: f64,
 }
 
@@ -588,7 +588,7 @@ fn evaluate(
 static CASE_NUMBER: AtomicU64 = AtomicU64::new(0);
 
 /// [`evaluate`], the model at `path` (written there when `write`). When the subject answers
-/// the plain form correctly, it is handed the model it read once more in the first form of
+/// the plain form correctly, it is handed the model it read once more, in a form of
 /// `reencode` that changes it.
 fn evaluate_in(
     backend: &dyn Backend,
@@ -670,6 +670,7 @@ fn evaluate_in(
         };
         evaluation.reencoded = true;
         let answer = run(backend, &encoded, fed);
+        let _ = std::fs::remove_file(&encoded.path);
         let expected = (&evaluation.expected, &evaluation.rules[..]);
         evaluation.encoded =
             disagreement(backend.name(), &model, &inputs, expected, answer, check).map(|(key, message)| Encoded {
@@ -682,9 +683,10 @@ fn evaluate_in(
     Ok(evaluation)
 }
 
-/// Rewrites the model file at `path` in one of `forms` that change its bytes, picked by
-/// `draw`, and loads it back as the runner would; `None` when none does (a model holding no
-/// list or tensor those forms write otherwise).
+/// Writes the model file at `path` in one of `forms` that change its bytes, picked by
+/// `draw`, to a file of its own beside it (a worker may cache a model by its path), and loads
+/// it back as the runner would; `None` when no form changes it (a model holding no list or
+/// tensor those forms write otherwise).
 fn reencoded(
     path: &Path,
     forms: &[Encoding],
@@ -702,6 +704,7 @@ fn reencoded(
         return Ok(None);
     }
     let (form, bytes) = changed.swap_remove((draw % changed.len() as u64) as usize);
+    let path = &path.with_extension(format!("{form}.onnx"));
     std::fs::write(path, &bytes).map_err(|e| FileProblem::Io(e).at(path))?;
     let decoded = ModelProto::decode(&bytes[..]).map_err(|e| FileProblem::from(e).at(path))?;
     let model = Model::from_proto(path, decoded, &DecodeOptions::default())?;
