@@ -156,7 +156,7 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
     )?;
     writeln!(
         out,
-        "{} root cause{}: {} gating, {} not gating; {} protobuf encoding cause{} apart",
+        "{} root cause{}: {} gating, {} not gating",
         report.findings.len() + report.not_gating.len(),
         if report.findings.len() + report.not_gating.len() == 1 {
             ""
@@ -164,10 +164,16 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
             "s"
         },
         report.findings.len(),
-        report.not_gating.len(),
-        report.encodings.len(),
-        if report.encodings.len() == 1 { "" } else { "s" },
+        report.not_gating.len()
     )?;
+    if !report.encodings.is_empty() {
+        writeln!(
+            out,
+            "{} protobuf encoding cause{} apart, never gating",
+            report.encodings.len(),
+            if report.encodings.len() == 1 { "" } else { "s" }
+        )?;
+    }
     let pad = in_triage_order(report).into_iter().map(|(gating, f)| {
         let label = if gating { "CAUSE" } else { "NOT GATING" };
         (label, f)
@@ -254,4 +260,67 @@ fn as_json(report: &FuzzReport, options: &FuzzOptions) -> serde_json::Value {
         "reencoded": report.reencoded,
         "encodings": report.encodings.iter().map(encoding_finding).collect::<Vec<_>>(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use pad_conformance::data::basis::{Basis, BasisNote};
+    use pad_conformance::fuzz::{Shape, generate_case};
+    use pad_conformance::judge::cause_key::{CauseKey, Pattern};
+    use pad_conformance::judge::verdict::Cause;
+
+    use super::*;
+
+    /// An encoding cause is listed after the Pad causes, with its form, and counted apart;
+    /// the JSON names the form.
+    #[test]
+    fn an_encoding_cause_is_reported_apart_with_its_form() {
+        let case = generate_case(1, 0, &Shape::default());
+        let finding = Finding {
+            key: CauseKey {
+                cause: Cause::RefusesValid,
+                pattern: Pattern::Any,
+            },
+            encoding: Encoding::PackedLists,
+            encoded_model: None,
+            case: case.clone(),
+            original: case,
+            case_index: 0,
+            drawn_basis: Basis::Spec,
+            expected: Ok(Vec::new()),
+            basis: BasisNote {
+                kind: Basis::Spec,
+                section: "docs/semantics.md#constant-mode".into(),
+            },
+            rules: Vec::new(),
+            message: "backend x failed: packed".into(),
+            hits: 3,
+            seen_in: BTreeMap::new(),
+        };
+        let report = FuzzReport {
+            encodings: vec![finding],
+            reencoded: 7,
+            ..FuzzReport::default()
+        };
+        let options = FuzzOptions::default();
+        let mut out = Vec::new();
+        write_human(&report, "x", &options, &mut out).unwrap();
+        let human = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = human.lines().collect();
+        assert!(lines[0].ends_with("0 unsupported, 7 also re-encoded"), "{human}");
+        assert_eq!(lines[1], "0 root causes: 0 gating, 0 not gating");
+        assert_eq!(lines[2], "1 protobuf encoding cause apart, never gating");
+        assert_eq!(lines[4], "ENCODING 1  refuses-valid  (3 cases)");
+        assert!(
+            lines[5].starts_with("      encoding: packed-lists (AttributeProto ints/floats"),
+            "{human}"
+        );
+        assert!(lines[6].contains("protobuf conformance, never gating"), "{human}");
+        let json = as_json(&report, &options);
+        assert_eq!(json["encodings"][0]["encoding"], "packed-lists");
+        assert_eq!(json["reencoded"], 7);
+        assert_eq!(json["findings"], serde_json::json!([]));
+    }
 }
