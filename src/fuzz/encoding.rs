@@ -376,6 +376,39 @@ mod tests {
         assert!(changed.iter().all(|&n| n > 30), "{changed:?}");
     }
 
+    /// Pad-2's `value` of -0.0 reaches a backend that reads the file: proto3 presence would
+    /// drop it as the default, and every such backend would be expected to pad with -0.0 it
+    /// was never given.
+    #[test]
+    fn a_negative_zero_value_attribute_is_written() {
+        use crate::fuzz::FuzzCase;
+        use crate::model::AttributeValue;
+        use crate::operators::{OpVersion, PadOp};
+        let case = FuzzCase {
+            operator: OpVersion {
+                op: PadOp::Pad,
+                version: 2,
+            },
+            mode: None,
+            data: Tensor::from_vec(&[1], vec![1.0f64]).unwrap(),
+            pads: vec![0, 1],
+            pads_2d: false,
+            constant: Some(Tensor::from_vec(&[], vec![-0.0f64]).unwrap()),
+            axes: None,
+            int32_indices: false,
+        };
+        let (model, _) = case.build("t");
+        for form in [Encoding::Onnx, Encoding::ReversedFields] {
+            let decoded = ModelProto::decode(&form.encode_model(&model)[..]).unwrap();
+            let model = Model::from_proto(std::path::Path::new("m.onnx"), decoded, &DecodeOptions::default()).unwrap();
+            let value = model.graph.nodes[0].attribute("value");
+            assert!(
+                matches!(value, Some(AttributeValue::Float(v)) if v.to_bits() == (-0.0f32).to_bits()),
+                "{value:?}"
+            );
+        }
+    }
+
     #[test]
     fn each_form_writes_what_it_says() {
         let attribute = AttributeProto {
