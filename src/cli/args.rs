@@ -191,6 +191,12 @@ pub struct FuzzArgs {
     /// Report format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: BenchFormat,
+    /// The share of cases, 0 to 1, also handed to a backend that reads model files in
+    /// another legal protobuf form (packed lists, typed data fields, reversed field order)
+    /// when it answers the plain form correctly; what changes is reported apart and never
+    /// gates. 0 turns this off.
+    #[arg(long, value_name = "SHARE", default_value_t = pad_conformance::fuzz::DEFAULT_ENCODINGS)]
+    pub encodings: f64,
     #[command(flatten)]
     pub checking: Checking,
     /// Largest tensor, in bytes, a worker's output file may declare.

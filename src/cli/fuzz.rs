@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use pad_conformance::backend::Backend;
 use pad_conformance::data::shard::Shard;
+use pad_conformance::fuzz::encoding::Encoding;
 use pad_conformance::fuzz::reproducer::write_reproducer;
 use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, fuzz as run_fuzz};
 use pad_conformance::judge::profile::Profile;
@@ -23,6 +24,12 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
         return Err(Fatal(format!(
             "--refusals {} is not a share from 0 to 1",
             args.refusals
+        )));
+    }
+    if !(0.0..=1.0).contains(&args.encodings) {
+        return Err(Fatal(format!(
+            "--encodings {} is not a share from 0 to 1",
+            args.encodings
         )));
     }
     if args.max_elements == 0 {
@@ -59,6 +66,7 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
         threads: args.checking.threads(),
         shard: args.shard.unwrap_or(Shard::ALL),
         cancel: signals::cancel(),
+        encodings: args.encodings,
         ..FuzzOptions::default()
     };
     // Checked before the run: findings are never lost to an --out that cannot take them.
@@ -81,7 +89,12 @@ pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     let mut written = Vec::new();
     if let Some(out_dir) = &out_dir {
         let dir = out_dir.clear_earlier()?;
-        for finding in report.findings.iter().chain(&report.not_gating) {
+        for finding in report
+            .findings
+            .iter()
+            .chain(&report.not_gating)
+            .chain(&report.encodings)
+        {
             written.push(write_reproducer(finding, dir)?);
         }
     }
@@ -135,14 +148,15 @@ fn shard_label(shard: Shard) -> String {
 fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
-        "fuzz {}, seed {}{}: {} cases in {:.2}s ({:.0} cases/s), {} unsupported",
+        "fuzz {}, seed {}{}: {} cases in {:.2}s ({:.0} cases/s), {} unsupported, {} also re-encoded",
         escape_line(backend),
         options.seed,
         shard_label(options.shard),
         report.cases,
         report.duration.as_secs_f64(),
         report.cases_per_second(),
-        report.unsupported
+        report.unsupported,
+        report.reencoded
     )?;
     writeln!(
         out,
@@ -156,18 +170,42 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
         report.findings.len(),
         report.not_gating.len()
     )?;
-    for (n, (gating, finding)) in in_triage_order(report).into_iter().enumerate() {
+    if !report.encodings.is_empty() {
+        writeln!(
+            out,
+            "{} protobuf encoding cause{} apart, never gating",
+            report.encodings.len(),
+            if report.encodings.len() == 1 { "" } else { "s" }
+        )?;
+    }
+    let pad = in_triage_order(report).into_iter().map(|(gating, f)| {
+        let label = if gating { "CAUSE" } else { "NOT GATING" };
+        (label, f)
+    });
+    for (n, (label, finding)) in pad.chain(report.encodings.iter().map(|f| ("ENCODING", f))).enumerate() {
         writeln!(out)?;
         writeln!(
             out,
-            "{} {}  {}  ({} case{})",
-            if gating { "CAUSE" } else { "NOT GATING" },
+            "{label} {}  {}  ({} case{})",
             n + 1,
             finding.key,
             finding.hits,
             if finding.hits == 1 { "" } else { "s" }
         )?;
-        writeln!(out, "      basis: {} ({})", finding.basis.kind, finding.basis.section)?;
+        if finding.encoding != Encoding::Onnx {
+            writeln!(
+                out,
+                "      encoding: {} ({}); the same case as onnx's writer writes it is answered correctly",
+                finding.encoding,
+                finding.encoding.describe()
+            )?;
+            writeln!(
+                out,
+                "      basis: protobuf conformance, never gating (docs/semantics.md#encodings)"
+            )?;
+        } else {
+            writeln!(out, "      basis: {} ({})", finding.basis.kind, finding.basis.section)?;
+        }
         let seen: Vec<String> = finding.seen_in.iter().map(|(site, n)| format!("{site} ×{n}")).collect();
         writeln!(out, "      seen in: {}", seen.join(", "))?;
         writeln!(out, "      smallest: {}", finding.case)?;
@@ -200,10 +238,88 @@ fn run_json(args: &FuzzArgs, options: &FuzzOptions, backend: &dyn Backend) -> Ru
         time: args.time,
         max_elements: options.shape.max_elements,
         refusals: options.shape.refusals,
+        encodings: Some(options.encodings),
         tolerance: options.check.tolerance.to_string(),
         gating: options.check.gating.names(),
         profile: args.profile.as_ref().map(|p| p.display().to_string()),
         inputs_as_constants: options.check.inputs_as_constants,
         strict_rules: options.check.strict_rules,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use pad_conformance::data::basis::{Basis, BasisNote};
+    use pad_conformance::fuzz::{Shape, generate_case};
+    use pad_conformance::judge::cause_key::{CauseKey, Pattern};
+    use pad_conformance::judge::verdict::Cause;
+
+    use super::*;
+
+    /// An encoding cause is listed after the Pad causes, with its form, and counted apart;
+    /// the JSON names the form.
+    #[test]
+    fn an_encoding_cause_is_reported_apart_with_its_form() {
+        let case = generate_case(1, 0, &Shape::default());
+        let finding = Finding {
+            key: CauseKey {
+                cause: Cause::RefusesValid,
+                pattern: Pattern::Any,
+            },
+            encoding: Encoding::PackedLists,
+            encoded_model: None,
+            case: case.clone(),
+            original: case,
+            case_index: 0,
+            drawn_basis: Basis::Spec,
+            expected: Ok(Vec::new()),
+            basis: BasisNote {
+                kind: Basis::Spec,
+                section: "docs/semantics.md#constant-mode".into(),
+            },
+            rules: Vec::new(),
+            message: "backend x failed: packed".into(),
+            hits: 3,
+            seen_in: BTreeMap::new(),
+        };
+        let report = FuzzReport {
+            encodings: vec![finding],
+            reencoded: 7,
+            ..FuzzReport::default()
+        };
+        let options = FuzzOptions::default();
+        let mut out = Vec::new();
+        write_human(&report, "x", &options, &mut out).unwrap();
+        let human = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = human.lines().collect();
+        assert!(lines[0].ends_with("0 unsupported, 7 also re-encoded"), "{human}");
+        assert_eq!(lines[1], "0 root causes: 0 gating, 0 not gating");
+        assert_eq!(lines[2], "1 protobuf encoding cause apart, never gating");
+        assert_eq!(lines[4], "ENCODING 1  refuses-valid  (3 cases)");
+        assert!(
+            lines[5].starts_with("      encoding: packed-lists (AttributeProto ints/floats"),
+            "{human}"
+        );
+        assert!(lines[6].contains("protobuf conformance, never gating"), "{human}");
+        let run = RunJson {
+            backend: "x".into(),
+            runtime: None,
+            case_limit: None,
+            time: None,
+            max_elements: 1,
+            refusals: 0.0,
+            encodings: Some(0.1),
+            tolerance: "exact".into(),
+            gating: "spec".into(),
+            profile: None,
+            inputs_as_constants: false,
+            strict_rules: false,
+        };
+        let json = serde_json::to_value(FuzzJson::of(&report, &options, run)).unwrap();
+        assert_eq!(json["encodings"][0]["encoding"], "packed-lists");
+        assert_eq!(json["reencoded"], 7);
+        assert_eq!(json["findings"], serde_json::json!([]));
     }
 }

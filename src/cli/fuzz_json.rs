@@ -21,6 +21,12 @@ pub struct FuzzJson {
     pub run: Option<RunJson>,
     pub findings: Vec<FindingJson>,
     pub not_gating: Vec<FindingJson>,
+    /// The cases handed over again in another form.
+    #[serde(default)]
+    pub reencoded: u64,
+    /// Causes shown only in another form than onnx's: protobuf conformance, never gating.
+    #[serde(default)]
+    pub encodings: Vec<FindingJson>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,6 +49,9 @@ pub struct RunJson {
     pub time: Option<f64>,
     pub max_elements: usize,
     pub refusals: f64,
+    /// `--encodings`; absent from reports written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encodings: Option<f64>,
     /// The comparison (`exact`, `2 ulps`, `rtol 0.001, atol 0`).
     pub tolerance: String,
     /// The bases that gate, `spec,reference`.
@@ -69,6 +78,12 @@ pub struct FindingJson {
     pub original: String,
     pub case_index: u64,
     pub message: String,
+    /// In `encodings` only: the form that shows the cause (`packed-lists`, …), and what a
+    /// reader of the model meets in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding_description: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,6 +117,13 @@ impl FuzzJson {
             original: f.original.to_string(),
             case_index: f.case_index,
             message: f.message.clone(),
+            encoding: None,
+            encoding_description: None,
+        };
+        let encoding_finding = |f: &Finding| FindingJson {
+            encoding: Some(f.encoding.name().to_owned()),
+            encoding_description: Some(f.encoding.describe().to_owned()),
+            ..finding(f)
         };
         FuzzJson {
             seed: options.seed,
@@ -117,6 +139,8 @@ impl FuzzJson {
             run: Some(run),
             findings: report.findings.iter().map(finding).collect(),
             not_gating: report.not_gating.iter().map(finding).collect(),
+            reencoded: report.reencoded,
+            encodings: report.encodings.iter().map(encoding_finding).collect(),
         }
     }
 }

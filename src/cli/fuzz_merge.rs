@@ -94,13 +94,14 @@ pub fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, Fuz
             ours,
         };
         let show = |v: &dyn std::fmt::Debug| format!("{v:?}");
-        let fields: [(&'static str, String, String); 12] = [
+        let fields: [(&'static str, String, String); 13] = [
             ("seed", report.seed.to_string(), first.seed.to_string()),
             ("backend", show(&theirs.backend), show(&ours.backend)),
             ("runtime", show(&theirs.runtime), show(&ours.runtime)),
             ("--cases", show(&theirs.case_limit), show(&ours.case_limit)),
             ("--max-elements", show(&theirs.max_elements), show(&ours.max_elements)),
             ("--refusals", show(&theirs.refusals), show(&ours.refusals)),
+            ("--encodings", show(&theirs.encodings), show(&ours.encodings)),
             ("comparison", show(&theirs.tolerance), show(&ours.tolerance)),
             ("--basis", show(&theirs.gating), show(&ours.gating)),
             ("--profile", show(&theirs.profile), show(&ours.profile)),
@@ -140,44 +141,11 @@ pub fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, Fuz
     if !missing.is_empty() {
         return Err(FuzzMergeError::Missing { missing, count });
     }
-    let mut causes: BTreeMap<String, FindingJson> = BTreeMap::new();
-    let mut sites: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-    for (_, report) in parts {
-        for finding in report.findings.iter().chain(&report.not_gating) {
-            let counts = sites.entry(finding.key.clone()).or_default();
-            for site in &finding.seen_in {
-                *counts.entry(site.site.clone()).or_default() += site.cases;
-            }
-            let rank = |f: &FindingJson| (f.drawn_basis.unwrap_or(f.basis.kind), f.case_index);
-            match causes.get_mut(&finding.key) {
-                Some(known) => {
-                    let hits = known.hits + finding.hits;
-                    if rank(finding) < rank(known) {
-                        *known = finding.clone();
-                    }
-                    known.hits = hits;
-                }
-                None => {
-                    causes.insert(finding.key.clone(), finding.clone());
-                }
-            }
-        }
-    }
     let gating = Gating::from_names(&ours.gating.split(',').map(str::to_owned).collect::<Vec<_>>()).unwrap_or_default();
-    let (mut findings, mut not_gating) = (Vec::new(), Vec::new());
-    for (key, mut finding) in causes {
-        finding.seen_in = sites
-            .remove(&key)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(site, cases)| SiteJson { site, cases })
-            .collect();
-        if gating.gates(finding.basis.kind) {
-            findings.push(finding);
-        } else {
-            not_gating.push(finding);
-        }
-    }
+    let (findings, not_gating) = join_causes(parts.iter().flat_map(|(_, r)| r.findings.iter().chain(&r.not_gating)))
+        .into_iter()
+        .partition(|f| gating.gates(f.basis.kind));
+    let encodings = join_causes(parts.iter().flat_map(|(_, r)| &r.encodings));
     let cases = parts.iter().map(|(_, r)| r.cases).sum::<u64>();
     let seconds = parts.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
     Ok(FuzzJson {
@@ -192,7 +160,49 @@ pub fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, Fuz
         run: Some(ours),
         findings,
         not_gating,
+        reencoded: parts.iter().map(|(_, r)| r.reencoded).sum(),
+        encodings,
     })
+}
+
+/// Causes found on several shards joined: one per key (and form, for encoding causes), with
+/// the smallest case of the shard that drew it first on the strongest basis, hits and sites
+/// summed; in order of key, sites in order of name.
+fn join_causes<'a>(found: impl Iterator<Item = &'a FindingJson>) -> Vec<FindingJson> {
+    let mut causes: BTreeMap<(Option<String>, String), FindingJson> = BTreeMap::new();
+    let mut sites: BTreeMap<(Option<String>, String), BTreeMap<String, u64>> = BTreeMap::new();
+    for finding in found {
+        let key = (finding.encoding.clone(), finding.key.clone());
+        let counts = sites.entry(key.clone()).or_default();
+        for site in &finding.seen_in {
+            *counts.entry(site.site.clone()).or_default() += site.cases;
+        }
+        let rank = |f: &FindingJson| (f.drawn_basis.unwrap_or(f.basis.kind), f.case_index);
+        match causes.get_mut(&key) {
+            Some(known) => {
+                let hits = known.hits + finding.hits;
+                if rank(finding) < rank(known) {
+                    *known = finding.clone();
+                }
+                known.hits = hits;
+            }
+            None => {
+                causes.insert(key, finding.clone());
+            }
+        }
+    }
+    causes
+        .into_iter()
+        .map(|(key, mut finding)| {
+            finding.seen_in = sites
+                .remove(&key)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(site, cases)| SiteJson { site, cases })
+                .collect();
+            finding
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -223,6 +233,8 @@ mod tests {
             original: format!("drawn {index}"),
             case_index: index,
             message: String::new(),
+            encoding: None,
+            encoding_description: None,
         }
     }
 
@@ -242,6 +254,7 @@ mod tests {
                 time: None,
                 max_elements: 64,
                 refusals: 0.15,
+                encodings: Some(0.1),
                 tolerance: "exact".into(),
                 gating: "spec,reference".into(),
                 profile: None,
@@ -250,8 +263,38 @@ mod tests {
             }),
             findings: Vec::new(),
             not_gating: vec![found],
+            reencoded: 0,
+            encodings: Vec::new(),
         };
         (PathBuf::from(format!("part-{index}.json")), report)
+    }
+
+    #[test]
+    fn encoding_causes_join_by_form_and_stay_apart_from_the_pad_causes() {
+        let in_form = |index, form: &str| FindingJson {
+            encoding: Some(form.into()),
+            ..cause(index, Basis::Spec, &[("Pad-13 float", 1)])
+        };
+        let mut one = shard(1, cause(0, Basis::Spec, &[("Pad-18 float", 1)]));
+        one.1.encodings = vec![in_form(5, "packed-lists"), in_form(6, "typed-data")];
+        one.1.reencoded = 3;
+        let mut two = shard(2, cause(1, Basis::Spec, &[("Pad-18 float", 1)]));
+        two.1.encodings = vec![in_form(2, "packed-lists")];
+        two.1.reencoded = 4;
+        let merged = merge_fuzz_reports(&[one, two]).unwrap();
+        assert_eq!(merged.findings.len(), 1, "{merged:?}");
+        let forms: Vec<(Option<&str>, u64, u64)> = merged
+            .encodings
+            .iter()
+            .map(|f| (f.encoding.as_deref(), f.case_index, f.hits))
+            .collect();
+        assert_eq!(forms, [(Some("packed-lists"), 2, 2), (Some("typed-data"), 6, 1)]);
+        assert_eq!(merged.reencoded, 7);
+        // Shards of another --encodings share are another run.
+        let mut other = shard(2, cause(1, Basis::Spec, &[]));
+        other.1.run.as_mut().unwrap().encodings = Some(0.5);
+        let error = merge_fuzz_reports(&[shard(1, cause(0, Basis::Spec, &[])), other]).unwrap_err();
+        assert!(error.to_string().contains("--encodings"), "{error}");
     }
 
     #[test]

@@ -15,6 +15,7 @@
 
 mod basis;
 mod case;
+pub mod encoding;
 mod generate;
 pub mod reproducer;
 mod shrink;
@@ -47,6 +48,7 @@ use crate::tensor::{DataType, DecodeOptions, Tensor};
 pub use case::FuzzCase;
 #[doc(hidden)]
 pub use case::encoded_inputs;
+use encoding::Encoding;
 pub use generate::Shape;
 use generate::generate;
 
@@ -81,10 +83,18 @@ pub struct FuzzOptions {
     /// K − 1 modulo N. Shards of one seed draw disjoint cases; their reports
     /// [merged](FuzzReport::merge) are the unsharded run's.
     pub shard: Shard,
+    /// The share of cases, 0 to 1, that a backend reading model files is also handed in
+    /// another legal wire form when it answers the plain form correctly: one of
+    /// [`Encoding::OTHERS`] that changes the model, drawn from the seed and the case's index.
+    /// What changes is reported apart ([`FuzzReport::encodings`]). 0 turns the dimension off.
+    pub encodings: f64,
 }
 
 /// The cases a run draws when given neither a number of cases nor a time budget.
 pub(crate) const DEFAULT_CASES: u64 = 10_000;
+
+/// The share of cases re-encoded by default: one in ten costs a tenth more subject runs.
+pub const DEFAULT_ENCODINGS: f64 = 0.1;
 
 impl FuzzOptions {
     /// The most cases the run draws: `cases`, else 10,000 unless a time budget
@@ -92,7 +102,51 @@ impl FuzzOptions {
     pub fn case_limit(&self) -> Option<u64> {
         self.cases.or(self.time.is_none().then_some(DEFAULT_CASES))
     }
+
+    /// Whether case `index` is also handed over in another form, and which first: drawn
+    /// from a generator of its own (the case's draws stay as they are), so a case is
+    /// re-encoded the same way in any run. Only a backend that reads the model file can see
+    /// a form.
+    fn reencoding_for(&self, index: u64, backend: &dyn Backend) -> Reencode {
+        use rand::RngExt;
+        if self.encodings <= 0.0 || !backend.reads_model_file() {
+            return Reencode::No;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ ENCODING_STREAMS);
+        rng.set_stream(index);
+        if !rng.random_bool(self.encodings.min(1.0)) {
+            return Reencode::No;
+        }
+        Reencode::Drawn(rng.random())
+    }
 }
+
+/// Which other form a case is also handed over in.
+#[derive(Clone, Copy, Debug)]
+enum Reencode {
+    /// None.
+    No,
+    /// One of the forms of [`Encoding::OTHERS`] that change the model, picked by this draw
+    /// (modulo their number): a form the model holds nothing of (no list, no tensor) is never
+    /// picked.
+    Drawn(u64),
+    /// This one (shrinking an encoding finding).
+    Exactly(Encoding),
+}
+
+impl Reencode {
+    /// The forms to pick from, and the draw that picks.
+    fn forms(self) -> (Vec<Encoding>, u64) {
+        match self {
+            Reencode::No | Reencode::Exactly(Encoding::Onnx) => (Vec::new(), 0),
+            Reencode::Drawn(draw) => (Encoding::OTHERS.to_vec(), draw),
+            Reencode::Exactly(form) => (vec![form], 0),
+        }
+    }
+}
+
+/// Sets the encodings' generators apart from the cases' (`"encodin"` in ASCII).
+const ENCODING_STREAMS: u64 = 0x0065_6e63_6f64_696e;
 
 impl Default for FuzzOptions {
     fn default() -> Self {
@@ -107,6 +161,7 @@ impl Default for FuzzOptions {
             shard: Shard::ALL,
             cancel: Cancel::new(),
             stored_elements: 1 << 24,
+            encodings: DEFAULT_ENCODINGS,
         }
     }
 }
@@ -148,6 +203,13 @@ impl fmt::Display for Site {
 pub struct Finding {
     /// The root cause: every drawn case that shows it counts here.
     pub key: CauseKey,
+    /// [`Encoding::Onnx`] for a Pad finding; for an encoding finding, the form whose model
+    /// shows `key` when the plain form is answered correctly — a protobuf conformance defect
+    /// that never gates (docs/semantics.md#encodings).
+    pub encoding: Encoding,
+    /// For an encoding finding, the model file the backend read (with the inputs it
+    /// folds, when it folds them): the reproducer's model.onnx.
+    pub encoded_model: Option<Vec<u8>>,
     /// The smallest case found that shows it, on the same or a stronger basis.
     pub case: FuzzCase,
     /// The drawn case it was shrunk from: the first that showed the cause on the strongest
@@ -215,8 +277,15 @@ pub struct FuzzReport {
     pub findings: Vec<Finding>,
     /// Root causes on other bases (a project rule, an undefined corner).
     pub not_gating: Vec<Finding>,
+    /// Root causes shown only when the model is written in another legal wire form
+    /// ([`FuzzOptions::encodings`]): protobuf conformance defects, never gating, counted
+    /// apart from the Pad findings whatever their basis.
+    pub encodings: Vec<Finding>,
     /// Cases outside the backend's profile, or that the backend reports unsupported.
     pub unsupported: u64,
+    /// Cases also handed to the backend in another wire form ([`FuzzOptions::encodings`]; a
+    /// form that changes no byte of the model is not handed over).
+    pub reencoded: u64,
     /// Distinct disagreements found but not kept: the findings kept had filled
     /// [`FuzzOptions::stored_elements`], so that memory stays bounded however long the run.
     pub dropped: u64,
@@ -233,16 +302,22 @@ impl FuzzReport {
     /// shard's duration.
     pub fn merge(shards: Vec<FuzzReport>, gating: &Gating) -> FuzzReport {
         let mut merged = FuzzReport::default();
-        let mut causes: BTreeMap<CauseKey, Finding> = BTreeMap::new();
+        let mut causes: BTreeMap<(Encoding, CauseKey), Finding> = BTreeMap::new();
         for shard in shards {
             merged.cases += shard.cases;
             merged.unsupported += shard.unsupported;
+            merged.reencoded += shard.reencoded;
             merged.duration = merged.duration.max(shard.duration);
-            for finding in shard.findings.into_iter().chain(shard.not_gating) {
-                match causes.get_mut(&finding.key) {
+            for finding in shard
+                .findings
+                .into_iter()
+                .chain(shard.not_gating)
+                .chain(shard.encodings)
+            {
+                match causes.get_mut(&(finding.encoding, finding.key.clone())) {
                     Some(known) => known.absorb(finding),
                     None => {
-                        causes.insert(finding.key.clone(), finding);
+                        causes.insert((finding.encoding, finding.key.clone()), finding);
                     }
                 }
             }
@@ -251,10 +326,12 @@ impl FuzzReport {
         merged
     }
 
-    /// Files each finding as gating or not by its basis.
+    /// Files each finding as an encoding finding, or as gating or not by its basis.
     fn split(&mut self, findings: impl Iterator<Item = Finding>, gating: &Gating) {
         for finding in findings {
-            if gating.gates(finding.basis.kind) {
+            if finding.encoding != Encoding::Onnx {
+                self.encodings.push(finding);
+            } else if gating.gates(finding.basis.kind) {
                 self.findings.push(finding);
             } else {
                 self.not_gating.push(finding);
@@ -313,6 +390,29 @@ struct Evaluation {
     /// unsupported).
     disagreement: Option<(CauseKey, String)>,
     unsupported: bool,
+    /// Whether the subject was also handed the model re-encoded.
+    reencoded: bool,
+    /// The plain form agreed and the model re-encoded did not: how, and the model file.
+    encoded: Option<Encoded>,
+}
+
+/// The disagreement of a re-encoded model whose plain form the subject answers correctly.
+struct Encoded {
+    encoding: Encoding,
+    key: CauseKey,
+    message: String,
+    model: Vec<u8>,
+}
+
+impl Evaluation {
+    /// The root cause it shows: a Pad cause, or the re-encoded form's.
+    fn shows(&self) -> Option<(Encoding, &CauseKey)> {
+        match (&self.disagreement, &self.encoded) {
+            (Some((key, _)), _) => Some((Encoding::Onnx, key)),
+            (None, Some(encoded)) => Some((encoded.encoding, &encoded.key)),
+            (None, None) => None,
+        }
+    }
 }
 
 /// Fuzzes `backend` against the reference. `progress` is called now and then.
@@ -338,8 +438,8 @@ pub fn fuzz(
         options.cancel.cancel_at(start + time);
     }
     let mut report = FuzzReport::default();
-    let mut seen: BTreeMap<CauseKey, Finding> = BTreeMap::new();
-    let mut dropped: BTreeSet<CauseKey> = BTreeSet::new();
+    let mut seen: BTreeMap<(Encoding, CauseKey), Finding> = BTreeMap::new();
+    let mut dropped: BTreeSet<(Encoding, CauseKey)> = BTreeSet::new();
     let mut stored = 0;
     let mut last_progress = Instant::now();
     let mut indices = options.shard.indices(options.case_limit());
@@ -358,18 +458,19 @@ pub fn fuzz(
             let (case, evaluation) = evaluation?;
             report.cases += 1;
             report.unsupported += u64::from(evaluation.unsupported);
-            let Some((key, _)) = &evaluation.disagreement else {
+            report.reencoded += u64::from(evaluation.reencoded);
+            let Some((encoding, key)) = evaluation.shows() else {
                 continue;
             };
-            match seen.get_mut(key) {
+            let key = (encoding, key.clone());
+            match seen.get_mut(&key) {
                 Some(finding) if !finding.weaker_than(evaluation.basis.kind) => finding.hit(Site::of(&case)),
                 None if stored >= options.stored_elements => {
-                    dropped.insert(key.clone());
+                    dropped.insert(key);
                 }
                 // The first case of a cause, or the first on a stronger basis: it is shrunk and
                 // reported, the counts so far kept.
                 _ => {
-                    let key = key.clone();
                     let scratch = scratches[0].path();
                     let mut finding = shrink::shrink(backend, (index, case), evaluation, &key, scratch, options)?;
                     if let Some(known) = seen.remove(&key) {
@@ -438,7 +539,8 @@ fn evaluate_all(
                                 return None;
                             }
                             let case = generate_case(options.seed, index, &options.shape);
-                            let evaluation = evaluate(backend, &case, scratch.path(), &options.check);
+                            let reencode = options.reencoding_for(index, backend);
+                            let evaluation = evaluate(backend, &case, scratch.path(), &options.check, reencode);
                             (!options.cancel.is_cancelled()).then_some(evaluation.map(|e| (case, e)))
                         })
                         .collect::<Vec<_>>()
@@ -458,11 +560,12 @@ fn evaluate(
     case: &FuzzCase,
     scratch: &Path,
     check: &CheckOptions,
+    reencode: Reencode,
 ) -> Result<Evaluation, FuzzError> {
     let folding = check.inputs_as_constants || check.profile.folds_inputs();
     let write = backend.reads_model_file() || folding;
     if !write {
-        return evaluate_in(backend, case, &scratch.join("model.onnx"), false, check);
+        return evaluate_in(backend, case, &scratch.join("model.onnx"), false, check, reencode);
     }
     // Every case gets a model file of its own (workers may cache a model by its path), and a
     // directory of its own only when the folded model needs one: a file costs less.
@@ -470,12 +573,12 @@ fn evaluate(
     if folding {
         let dir = scratch.join(number.to_string());
         std::fs::create_dir(&dir).map_err(FuzzError::Scratch)?;
-        let result = evaluate_in(backend, case, &dir.join("model.onnx"), true, check);
+        let result = evaluate_in(backend, case, &dir.join("model.onnx"), true, check, reencode);
         let _ = std::fs::remove_dir_all(&dir);
         result
     } else {
         let path = scratch.join(format!("{number}.onnx"));
-        let result = evaluate_in(backend, case, &path, true, check);
+        let result = evaluate_in(backend, case, &path, true, check, reencode);
         let _ = std::fs::remove_file(&path);
         result
     }
@@ -484,13 +587,16 @@ fn evaluate(
 /// Numbers the cases' model files.
 static CASE_NUMBER: AtomicU64 = AtomicU64::new(0);
 
-/// [`evaluate`], the model at `path` (written there when `write`).
+/// [`evaluate`], the model at `path` (written there when `write`). When the subject answers
+/// the plain form correctly, it is handed the model it read once more, in a form of
+/// `reencode` that changes it.
 fn evaluate_in(
     backend: &dyn Backend,
     case: &FuzzCase,
     path: &Path,
     write: bool,
     check: &CheckOptions,
+    reencode: Reencode,
 ) -> Result<Evaluation, FuzzError> {
     let (proto, inputs) = case.build("test_fuzz");
     let model = load(proto, path, write).map_err(|source| FuzzError::Generator {
@@ -526,27 +632,30 @@ fn evaluate_in(
         rules,
         disagreement: None,
         unsupported: false,
+        reencoded: false,
+        encoded: None,
     };
     if Subject::of(&model, &inputs).is_some_and(|s| check.profile.excludes(&s).is_some()) {
         evaluation.unsupported = true;
         return Ok(evaluation);
     }
     let constants = check.constant_inputs(&model);
-    let answer = if !constants.is_empty() {
+    let generator = |source| FuzzError::Generator {
+        case: case.to_string(),
+        source: Box::new(source),
+    };
+    let folded = if !constants.is_empty() {
         let folded_dir = path.with_file_name("constants");
         std::fs::create_dir_all(&folded_dir).map_err(FuzzError::Scratch)?;
-        match named_inputs_as_constants(&model, &inputs, &constants, &folded_dir, &DecodeOptions::default()) {
-            Ok((folded, data)) => run(backend, &folded, &data),
-            Err(source) => {
-                return Err(FuzzError::Generator {
-                    case: case.to_string(),
-                    source: Box::new(source),
-                });
-            }
-        }
+        let folded = named_inputs_as_constants(&model, &inputs, &constants, &folded_dir, &DecodeOptions::default());
+        Some(folded.map_err(generator)?)
     } else {
-        run(backend, &model, &inputs)
+        None
     };
+    let (subject, fed) = folded
+        .as_ref()
+        .map_or((&model, &inputs[..]), |(m, data)| (m, &data[..]));
+    let answer = run(backend, subject, fed);
     // A case the backend itself reports unsupported counts as one outside its profile.
     if matches!(&answer, Answer::Refused(e) if error_kind(e) == ErrorKind::Unsupported) {
         evaluation.unsupported = true;
@@ -554,7 +663,52 @@ fn evaluate_in(
     }
     let expected = (&evaluation.expected, &evaluation.rules[..]);
     evaluation.disagreement = disagreement(backend.name(), &model, &inputs, expected, answer, check);
+    let (forms, draw) = reencode.forms();
+    if !forms.is_empty() && write && evaluation.disagreement.is_none() {
+        let Some((encoding, encoded, bytes)) = reencoded(&subject.path, &forms, draw).map_err(generator)? else {
+            return Ok(evaluation);
+        };
+        evaluation.reencoded = true;
+        let answer = run(backend, &encoded, fed);
+        let _ = std::fs::remove_file(&encoded.path);
+        let expected = (&evaluation.expected, &evaluation.rules[..]);
+        evaluation.encoded =
+            disagreement(backend.name(), &model, &inputs, expected, answer, check).map(|(key, message)| Encoded {
+                encoding,
+                key,
+                message,
+                model: bytes,
+            });
+    }
     Ok(evaluation)
+}
+
+/// Writes the model file at `path` in one of `forms` that change its bytes, picked by
+/// `draw`, to a file of its own beside it (a worker may cache a model by its path), and loads
+/// it back as the runner would; `None` when no form changes it (a model holding no list or
+/// tensor those forms write otherwise).
+fn reencoded(
+    path: &Path,
+    forms: &[Encoding],
+    draw: u64,
+) -> Result<Option<(Encoding, Model, Vec<u8>)>, crate::model::constant_inputs::RewriteError> {
+    use crate::tensor::FileProblem;
+    let plain = std::fs::read(path).map_err(|e| FileProblem::Io(e).at(path))?;
+    let proto = ModelProto::decode(&plain[..]).map_err(|e| FileProblem::from(e).at(path))?;
+    let mut changed: Vec<(Encoding, Vec<u8>)> = forms
+        .iter()
+        .map(|&form| (form, form.encode_model(&proto)))
+        .filter(|(_, bytes)| *bytes != plain)
+        .collect();
+    if changed.is_empty() {
+        return Ok(None);
+    }
+    let (form, bytes) = changed.swap_remove((draw % changed.len() as u64) as usize);
+    let path = &path.with_extension(format!("{form}.onnx"));
+    std::fs::write(path, &bytes).map_err(|e| FileProblem::Io(e).at(path))?;
+    let decoded = ModelProto::decode(&bytes[..]).map_err(|e| FileProblem::from(e).at(path))?;
+    let model = Model::from_proto(path, decoded, &DecodeOptions::default())?;
+    Ok(Some((form, model, bytes)))
 }
 
 /// Loads the model as the runner would, writing it where file-reading backends find it

@@ -1,21 +1,27 @@
 //! Findings as node-test cases: `test_fuzz_<cause>_pad/` with model.onnx,
 //! test_data_set_0/input_K.pb and output_0.pb (or expected_error.txt), case.json with the
 //! basis, and description.txt — a case `pad-conformance` discovers and runs as it stands.
+//! An encoding finding is written in the form that showed it: its model.onnx the file the
+//! backend read, its tensors in that form, and `test_fuzz_<form>_<cause>_pad` its name.
 
 use std::path::{Path, PathBuf};
 
 use prost::Message;
 
 use super::Finding;
-use super::case::encoded_inputs;
+use super::encoding::Encoding;
 use crate::case::EXPECTED_ERROR_FILE;
 use crate::case::info::{CASE_INFO_FILE, CaseInfo};
 use crate::operators::PadOp;
-use crate::tensor::{FileError, FileProblem, encode_tensor};
+use crate::proto::ModelProto;
+use crate::tensor::{FileError, FileProblem};
 
 /// Writes `finding` under `dir` and returns the case directory.
 pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileError> {
-    let name = format!("test_fuzz_{}_pad", finding.key.slug());
+    let name = match finding.encoding {
+        Encoding::Onnx => format!("test_fuzz_{}_pad", finding.key.slug()),
+        encoding => format!("test_fuzz_{encoding}_{}_pad", finding.key.slug()),
+    };
     let case_dir = dir.join(&name);
     let data_dir = case_dir.join("test_data_set_0");
     let write = |path: PathBuf, bytes: &[u8]| -> Result<(), FileError> {
@@ -24,17 +30,41 @@ pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileEr
         }
         std::fs::write(&path, bytes).map_err(|e| FileProblem::Io(e).at(&path))
     };
+    let encoding = finding.encoding;
     let (model, inputs) = finding.case.build(&name);
-    write(case_dir.join("model.onnx"), &model.encode_to_vec())?;
-    for (k, tensor) in encoded_inputs(&model, &inputs).iter().enumerate() {
-        write(data_dir.join(format!("input_{k}.pb")), &tensor.encode_to_vec())?;
+    let names: Vec<String> = model
+        .graph
+        .iter()
+        .flat_map(|g| &g.input)
+        .map(|v| v.name.clone())
+        .collect();
+    let model_bytes = match &finding.encoded_model {
+        Some(bytes) => bytes.clone(),
+        None => encoding.encode_model(&model),
+    };
+    // The model the backend read may hold some inputs as initializers: the others are fed.
+    let fed: Vec<String> = match &finding.encoded_model {
+        Some(bytes) => ModelProto::decode(&bytes[..])
+            .ok()
+            .and_then(|m| m.graph)
+            .map(|g| g.input.into_iter().map(|v| v.name).collect())
+            .unwrap_or_default(),
+        None => names.clone(),
+    };
+    write(case_dir.join("model.onnx"), &model_bytes)?;
+    let fed_inputs = names.iter().zip(&inputs).filter(|(n, _)| fed.contains(n));
+    for (k, (name, tensor)) in fed_inputs.enumerate() {
+        write(
+            data_dir.join(format!("input_{k}.pb")),
+            &encoding.encode_tensor(tensor, name),
+        )?;
     }
     match &finding.expected {
         Ok(outputs) => {
             for (k, output) in outputs.iter().enumerate() {
                 write(
                     data_dir.join(format!("output_{k}.pb")),
-                    &encode_tensor(output, "y").encode_to_vec(),
+                    &encoding.encode_tensor(output, "y"),
                 )?;
             }
         }
@@ -56,7 +86,15 @@ pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileEr
     };
     let json = serde_json::to_string_pretty(&info).expect("case.json serializes");
     write(case_dir.join(CASE_INFO_FILE), format!("{json}\n").as_bytes())?;
-    let description = format!("{}: {}\n", finding.key, finding.case);
+    let description = match encoding {
+        Encoding::Onnx => format!("{}: {}\n", finding.key, finding.case),
+        _ => format!(
+            "encoding {encoding} ({}): {}: {}\nThe same case written as onnx's writer writes it is answered correctly.\n",
+            encoding.describe(),
+            finding.key,
+            finding.case
+        ),
+    };
     write(case_dir.join("description.txt"), description.as_bytes())?;
     Ok(case_dir)
 }

@@ -1,25 +1,29 @@
 //! Shrinking a disagreement: simpler cases — fewer axes, smaller extents, smaller pads, no
 //! optional inputs — are tried in turn, and one is kept only when it shows the same root
 //! cause on the same or a stronger basis (never a spec finding shrunk into a project rule's
-//! or an undefined corner's), until nothing simpler does or the run budget is spent.
+//! or an undefined corner's), until nothing simpler does or the run budget is spent. An
+//! encoding finding shrinks in its own form, to a case whose plain form is still answered
+//! correctly.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use ndarray::{ArrayD, Axis, Slice};
 
-use super::{Evaluation, Finding, FuzzCase, FuzzError, FuzzOptions, Site, evaluate};
+use super::encoding::Encoding;
+use super::{Evaluation, Finding, FuzzCase, FuzzError, FuzzOptions, Reencode, Site, evaluate};
 use crate::backend::Backend;
 use crate::judge::cause_key::CauseKey;
 use crate::operators::PadOp;
 use crate::tensor::{Element, Tensor, Visitor};
 
-/// The smallest case found that shows `target`, starting from case `index`, `case`.
+/// The smallest case found that shows `target` (in its encoding), starting from case
+/// `index`, `case`.
 pub(super) fn shrink(
     backend: &dyn Backend,
     (index, case): (u64, FuzzCase),
     evaluation: Evaluation,
-    target: &CauseKey,
+    target: &(Encoding, CauseKey),
     scratch: &Path,
     options: &FuzzOptions,
 ) -> Result<Finding, FuzzError> {
@@ -33,7 +37,13 @@ pub(super) fn shrink(
                 break 'simpler;
             }
             runs += 1;
-            let evaluation = evaluate(backend, &candidate, scratch, &options.check)?;
+            let evaluation = evaluate(
+                backend,
+                &candidate,
+                scratch,
+                &options.check,
+                Reencode::Exactly(target.0),
+            )?;
             if options.cancel.is_cancelled() {
                 break 'simpler;
             }
@@ -45,9 +55,15 @@ pub(super) fn shrink(
         }
         break;
     }
-    let message = best_evaluation.disagreement.map(|(_, m)| m).unwrap_or_default();
+    let (message, encoded_model) = match (best_evaluation.disagreement, best_evaluation.encoded) {
+        (Some((_, message)), _) => (message, None),
+        (None, Some(encoded)) => (encoded.message, Some(encoded.model)),
+        (None, None) => (String::new(), None),
+    };
     Ok(Finding {
-        key: target.clone(),
+        key: target.1.clone(),
+        encoding: target.0,
+        encoded_model,
         seen_in: BTreeMap::from([(Site::of(&original), 1)]),
         case: best,
         original,
@@ -61,9 +77,10 @@ pub(super) fn shrink(
     })
 }
 
-/// Whether `evaluation` shows the root cause `target`.
-fn shows(evaluation: &Evaluation, target: &CauseKey) -> bool {
-    matches!(&evaluation.disagreement, Some((key, _)) if key == target)
+/// Whether `evaluation` shows the root cause `target` in its encoding (and, for an
+/// encoding finding, nothing in the plain form).
+fn shows(evaluation: &Evaluation, target: &(Encoding, CauseKey)) -> bool {
+    evaluation.shows() == Some((target.0, &target.1))
 }
 
 /// Cases one step simpler than `case`, simplest steps first.

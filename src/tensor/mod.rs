@@ -26,6 +26,7 @@ use num_complex::Complex;
 pub use data_type::DataType;
 pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor};
 pub use encode::encode_tensor;
+pub(crate) use encode::encode_tensor_fields;
 // Bounded reads of whole files and groups of tensor files: for the case loader and the tool.
 pub use file::{FileError, FileProblem, read_tensor_file, write_tensor_file};
 #[doc(hidden)]
