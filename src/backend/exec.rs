@@ -20,6 +20,7 @@ use super::reply::{WorkerReply, check_reply, resolve_outputs, shortened};
 use super::worker_error::{ExecError, WorkerError, WorkerFailure};
 use super::{Backend, BackendError, RuntimeInfo, worker_groups};
 use crate::cancel::Cancel;
+use crate::data::scratch::private_dir;
 use crate::model::Model;
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_tensor_group, write_tensor_file};
 
@@ -49,6 +50,8 @@ pub struct ExecBackend {
     idle: Mutex<Vec<Worker>>,
     scratch: ScratchDir,
     next_id: AtomicU64,
+    /// Numbers the workers' output directories.
+    next_slot: AtomicU64,
     /// Tripped: requests in flight fail at once, their workers killed, and none start.
     cancel: Cancel,
 }
@@ -57,8 +60,13 @@ impl ExecBackend {
     /// Starts one worker of `command` and checks its handshake, so that a command that is not
     /// a worker is an error before any case runs.
     pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, StartError> {
+        let scratch = ScratchDir::new(max_tensor_bytes)?;
+        let slot = Slot::new(scratch.path(), 0).map_err(|source| StartError::Scratch {
+            path: scratch.path().to_owned(),
+            source,
+        })?;
         let (worker, hello) =
-            Worker::spawn(command, timeout, &Cancel::new()).map_err(|failure| StartError::Handshake {
+            Worker::spawn(command, timeout, &Cancel::new(), slot).map_err(|failure| StartError::Handshake {
                 command: command.to_owned(),
                 failure,
             })?;
@@ -69,8 +77,9 @@ impl ExecBackend {
             timeout,
             max_tensor_bytes,
             idle: Mutex::new(vec![worker]),
-            scratch: ScratchDir::new()?,
+            scratch,
             next_id: AtomicU64::new(1),
+            next_slot: AtomicU64::new(1),
             cancel: Cancel::new(),
         })
     }
@@ -95,7 +104,14 @@ impl ExecBackend {
             match idle {
                 Some(worker) if worker.is_quiet() => return Ok(worker),
                 Some(_) => continue,
-                None => return Worker::spawn(&self.command, self.timeout, &self.cancel).map(|(worker, _hello)| worker),
+                None => {
+                    let number = self.next_slot.fetch_add(1, Ordering::Relaxed);
+                    let slot = Slot::new(self.scratch.path(), number).map_err(|source| WorkerError::Scratch {
+                        path: self.scratch.path().join(number.to_string()),
+                        source,
+                    })?;
+                    return Worker::spawn(&self.command, self.timeout, &self.cancel, slot).map(|(worker, _hello)| worker);
+                }
             }
         }
     }
@@ -104,23 +120,49 @@ impl ExecBackend {
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(worker);
     }
 
-    fn run_in(&self, dir: &Path, id: u64, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
+    /// One request: the inputs written beside the worker's output directory, then removed.
+    fn request(&self, id: u64, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
         let model_path = std::fs::canonicalize(&model.path).map_err(|source| WorkerError::ModelPath {
             path: model.path.clone(),
             source,
         })?;
         let mut input_paths = Vec::with_capacity(inputs.len());
-        for (k, tensor) in inputs.iter().enumerate() {
-            let path = dir.join(format!("input_{k}.pb"));
-            let name = model.graph.inputs.get(k).map_or("", String::as_str);
-            write_tensor_file(&path, tensor, name).map_err(WorkerError::Request)?;
-            input_paths.push(path);
+        let written = (|| {
+            for (k, tensor) in inputs.iter().enumerate() {
+                let path = self.scratch.path().join(format!("{id}-input_{k}.pb"));
+                let name = model.graph.inputs.get(k).map_or("", String::as_str);
+                input_paths.push(path);
+                write_tensor_file(&input_paths[k], tensor, name).map_err(WorkerError::Request)?;
+            }
+            Ok::<_, WorkerError>(())
+        })();
+        let result = written
+            .map_err(ExecError::from)
+            .and_then(|()| self.request_written(id, &model_path, &input_paths, model));
+        for path in &input_paths {
+            let _ = std::fs::remove_file(path);
         }
+        result
+    }
+
+    /// [`request`](Self::request), its input files written at `input_paths`.
+    fn request_written(
+        &self,
+        id: u64,
+        model_path: &Path,
+        input_paths: &[PathBuf],
+        model: &Model,
+    ) -> Result<Vec<Tensor>, ExecError> {
+        let mut worker = self.take_worker()?;
+        // On failure the worker is in an unknown state: it is dropped, which kills it and
+        // removes its output directory.
+        let dir = worker.slot.emptied().map_err(|source| WorkerError::Scratch {
+            path: worker.slot.dir.clone(),
+            source,
+        })?;
         let request = json!({
             "type": "run", "id": id, "model": model_path, "inputs": input_paths, "output_dir": dir,
         });
-        let mut worker = self.take_worker()?;
-        // On failure the worker is in an unknown state: it is dropped, which kills it.
         let reply = worker.request(&request, self.timeout, &self.cancel)?;
         let checked = check_reply(&reply, id).and_then(|reply| match worker.lines.try_recv() {
             // A second line already there: two replies to one request.
@@ -143,7 +185,6 @@ impl ExecBackend {
                 })
             }
             Ok(WorkerReply::Outputs(paths)) => {
-                self.give_back(worker);
                 let failed = |error: WorkerError| {
                     ExecError::from(WorkerFailure {
                         error,
@@ -151,21 +192,30 @@ impl ExecBackend {
                     })
                 };
                 let expected = model.graph.outputs.len();
-                if paths.len() > expected {
-                    return Err(failed(WorkerError::TooManyOutputs {
+                let read = if paths.len() > expected {
+                    Err(failed(WorkerError::TooManyOutputs {
                         named: paths.len(),
                         expected,
-                    }));
-                }
-                let resolved = resolve_outputs(&paths, dir).map_err(failed)?;
-                let options = DecodeOptions {
-                    base_dir: Some(dir.to_owned()),
-                    max_bytes: self.max_tensor_bytes,
+                    }))
+                } else {
+                    self.read_outputs(&paths, &worker.slot.dir).map_err(failed)
                 };
-                read_tensor_group(&resolved, &options, group_limit(self.max_tensor_bytes), "worker reply")
-                    .map_err(|e| failed(WorkerError::Output(e)))
+                // Read before the worker goes back: its next request empties the directory.
+                self.give_back(worker);
+                read
             }
         }
+    }
+
+    /// The output files a worker named, each required to lie in its output directory `dir`.
+    fn read_outputs(&self, paths: &[PathBuf], dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
+        let resolved = resolve_outputs(paths, dir)?;
+        let options = DecodeOptions {
+            base_dir: Some(dir.to_owned()),
+            max_bytes: self.max_tensor_bytes,
+        };
+        read_tensor_group(&resolved, &options, group_limit(self.max_tensor_bytes), "worker reply")
+            .map_err(WorkerError::Output)
     }
 }
 
@@ -195,18 +245,8 @@ impl Backend for ExecBackend {
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let dir = self.scratch.path().join(id.to_string());
         // Every error is an ExecError, so that a caller can tell a refusal from a failure.
-        // Private (0700), and refused if it exists: nothing else placed files there.
-        std::fs::DirBuilder::new().mode(0o700).create(&dir).map_err(|source| {
-            ExecError::from(WorkerError::Scratch {
-                path: dir.clone(),
-                source,
-            })
-        })?;
-        let result = self.run_in(&dir, id, model, inputs);
-        let _ = std::fs::remove_dir_all(&dir);
-        Ok(result?)
+        Ok(self.request(id, model, inputs)?)
     }
 }
 
@@ -284,11 +324,13 @@ struct Worker {
     stderr_closed: Receiver<()>,
     /// The exit status, once reaped; its pid, and so its group id, may then be reused.
     status: Option<Option<ExitStatus>>,
+    /// Its output directory, removed after the worker is killed.
+    slot: Slot,
 }
 
 impl Worker {
     /// Starts `command` and performs the handshake; returns the worker and what its hello says.
-    fn spawn(command: &str, timeout: Duration, cancel: &Cancel) -> Result<(Worker, Hello), WorkerFailure> {
+    fn spawn(command: &str, timeout: Duration, cancel: &Cancel, slot: Slot) -> Result<(Worker, Hello), WorkerFailure> {
         let mut child = start_process(command).map_err(WorkerError::Start)?;
         if let Ok(group) = libc::pid_t::try_from(child.id()) {
             worker_groups::register(group);
@@ -356,6 +398,7 @@ impl Worker {
             stderr,
             stderr_closed,
             status: None,
+            slot,
         };
         let hello = json!({"type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION});
         let reply = worker
@@ -534,24 +577,59 @@ impl Drop for Worker {
 }
 
 /// A private directory for request files: an unpredictable name, mode 0700, made anew (never
-/// an existing one), removed with the backend.
+/// an existing one), removed with the backend; on a memory file system when one has room for a
+/// few requests at `max_tensor_bytes` ([`private_dir`]).
 struct ScratchDir(tempfile::TempDir);
 
 impl ScratchDir {
-    fn new() -> Result<ScratchDir, StartError> {
-        let dir = tempfile::Builder::new()
-            .prefix("pad-conformance-")
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-            .tempdir()
-            .map_err(|source| StartError::Scratch {
+    fn new(max_tensor_bytes: u64) -> Result<ScratchDir, StartError> {
+        let dir = private_dir("pad-conformance-", max_tensor_bytes.saturating_mul(4)).map_err(|source| {
+            StartError::Scratch {
                 path: std::env::temp_dir(),
                 source,
-            })?;
+            }
+        })?;
         Ok(ScratchDir(dir))
     }
 
     fn path(&self) -> &Path {
         self.0.path()
+    }
+}
+
+/// A worker's output directory in the scratch directory, kept across its requests and emptied
+/// before each, so that a request costs no directory made and removed; removed with the worker.
+/// The request's input files lie outside it: a worker cannot name one as its output.
+struct Slot {
+    /// The directory, its path resolved once when made: outputs must resolve inside this
+    /// path, so that a worker that swaps the directory for a link gains nothing.
+    dir: PathBuf,
+}
+
+impl Slot {
+    /// Makes directory `number` (0700) in `scratch`, which must not exist yet.
+    fn new(scratch: &Path, number: u64) -> std::io::Result<Slot> {
+        let dir = scratch.join(number.to_string());
+        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+        Ok(Slot {
+            dir: dir.canonicalize()?,
+        })
+    }
+
+    /// The directory, empty: whatever the worker wrote there before is removed (the directory
+    /// made anew, which never follows a link the worker put in its place).
+    fn emptied(&self) -> std::io::Result<&Path> {
+        if std::fs::read_dir(&self.dir)?.next().is_some() {
+            std::fs::remove_dir_all(&self.dir)?;
+            std::fs::DirBuilder::new().mode(0o700).create(&self.dir)?;
+        }
+        Ok(&self.dir)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

@@ -329,8 +329,11 @@ pub fn fuzz(
     // A batch's cases, expected outputs and answers are all held at once: fewer cases of a
     // larger shape, so that a batch holds about as many elements whatever the shape.
     let batch_size = (BATCH_ELEMENTS / max_elements).clamp(threads, BATCH);
+    // Model files, one per case for backends that read them: on a memory file system where
+    // one has room (a case's largest tensor, complex128, and its folded model, per thread).
+    let room = (max_elements as u64).saturating_mul(64).saturating_mul(threads as u64);
     let scratches = (0..threads)
-        .map(|_| tempfile::tempdir())
+        .map(|_| crate::data::scratch::private_dir("pad-conformance-fuzz-", room))
         .collect::<Result<Vec<_>, _>>()
         .map_err(FuzzError::Scratch)?;
     let start = Instant::now();
