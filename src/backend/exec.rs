@@ -4,13 +4,14 @@
 //! process group, and killing it kills the group: a shell or shim in front of the worker, and
 //! whatever the worker started, go with it.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
+use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -102,15 +103,19 @@ impl ExecBackend {
         loop {
             let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
             match idle {
-                Some(worker) if worker.is_quiet() => return Ok(worker),
-                Some(_) => continue,
+                Some(mut worker) => {
+                    if worker.is_quiet() {
+                        return Ok(worker);
+                    }
+                }
                 None => {
                     let number = self.next_slot.fetch_add(1, Ordering::Relaxed);
                     let slot = Slot::new(self.scratch.path(), number).map_err(|source| WorkerError::Scratch {
                         path: self.scratch.path().join(number.to_string()),
                         source,
                     })?;
-                    return Worker::spawn(&self.command, self.timeout, &self.cancel, slot).map(|(worker, _hello)| worker);
+                    return Worker::spawn(&self.command, self.timeout, &self.cancel, slot)
+                        .map(|(worker, _hello)| worker);
                 }
             }
         }
@@ -164,13 +169,13 @@ impl ExecBackend {
             "type": "run", "id": id, "model": model_path, "inputs": input_paths, "output_dir": dir,
         });
         let reply = worker.request(&request, self.timeout, &self.cancel)?;
-        let checked = check_reply(&reply, id).and_then(|reply| match worker.lines.try_recv() {
+        let checked = check_reply(&reply, id).and_then(|reply| match worker.line_already_there() {
             // A second line already there: two replies to one request.
-            Ok(extra) => Err(WorkerError::StrayReply(match extra {
+            Some(extra) => Err(WorkerError::StrayReply(match extra {
                 Ok(line) => shortened(&line),
                 Err(e) => e,
             })),
-            Err(_) => Ok(reply),
+            None => Ok(reply),
         });
         let stderr = worker.take_stderr();
         match checked {
@@ -293,6 +298,19 @@ fn start_process(command: &str) -> std::io::Result<Child> {
     piped_group(Command::new("sh").arg("-c").arg(command)).spawn()
 }
 
+/// Makes `fd` non-blocking: the runner's ends of a worker's pipes are read and written only
+/// as far as they go at once, the waiting done in poll(2).
+fn set_nonblocking(fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: fcntl(2) on a descriptor this process owns, with integer arguments only.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 /// `command` split into words, when splitting is all the shell would do with it: no quoting,
 /// expansion, redirection, operator, comment or leading assignment.
 fn plain_words(command: &str) -> Option<Vec<&str>> {
@@ -310,15 +328,19 @@ struct Hello {
     runtime: Option<RuntimeInfo>,
 }
 
-/// One running worker process, the leader of its own process group.
+/// One running worker process, the leader of its own process group. The thread that makes a
+/// request writes it and reads the reply itself, waiting in poll(2) on both pipes (their ends
+/// non-blocking): no thread of the runner stands between it and the worker, and a worker that
+/// never reads its input, or never replies, costs the request its timeout, not the run.
 struct Worker {
     child: Child,
-    /// Request lines for the thread that writes the worker's stdin, so that a worker that
-    /// never reads cannot block the runner past its timeout. None once closed at shutdown.
-    requests: Option<Sender<String>>,
-    /// Why writing to the worker's stdin failed, when it did.
-    write_failed: Receiver<String>,
-    lines: Receiver<Result<String, String>>,
+    /// The worker's stdin; `None` once closed at shutdown.
+    stdin: Option<ChildStdin>,
+    stdout: ChildStdout,
+    /// What was read from stdout and not yet taken as a line.
+    read: Vec<u8>,
+    /// Why stdout ended: end of file (`None`) or a read error; `Some` once it did.
+    stdout_ended: Option<Option<String>>,
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Disconnected once the stderr pipe reaches end of file.
     stderr_closed: Receiver<()>,
@@ -335,47 +357,9 @@ impl Worker {
         if let Ok(group) = libc::pid_t::try_from(child.id()) {
             worker_groups::register(group);
         }
-        let mut stdin = child.stdin.take().expect("piped");
-        let (requests, to_write) = channel::<String>();
-        let (write_error, write_failed) = channel();
-        // Ends when the requests sender is dropped (closing stdin), or when a write fails: a
-        // worker killed for not reading ends a blocked write with EPIPE.
-        std::thread::spawn(move || {
-            for line in to_write {
-                if let Err(e) = stdin.write_all(line.as_bytes()).and_then(|()| stdin.flush()) {
-                    let _ = write_error.send(e.to_string());
-                    break;
-                }
-            }
-        });
+        let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let stderr_pipe = child.stderr.take().expect("piped");
-        let (sender, lines) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                match (&mut reader).take(MAX_LINE).read_until(b'\n', &mut line) {
-                    Ok(0) => break,
-                    Ok(_) if !line.ends_with(b"\n") && line.len() as u64 >= MAX_LINE => {
-                        let _ = sender.send(Err(format!("a line longer than {MAX_LINE} bytes")));
-                        break;
-                    }
-                    Ok(_) => {
-                        if sender
-                            .send(Ok(String::from_utf8_lossy(&line).trim_end().to_owned()))
-                            .is_err()
-                        {
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        let _ = sender.send(Err(e.to_string()));
-                        break;
-                    }
-                }
-            }
-        });
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&stderr);
         let (stderr_open, stderr_closed) = channel::<()>();
@@ -392,14 +376,24 @@ impl Worker {
         });
         let mut worker = Worker {
             child,
-            requests: Some(requests),
-            write_failed,
-            lines,
+            stdin: Some(stdin),
+            stdout,
+            read: Vec::new(),
+            stdout_ended: None,
             stderr,
             stderr_closed,
             status: None,
             slot,
         };
+        let nonblocking = [
+            worker.stdout.as_raw_fd(),
+            worker.stdin.as_ref().expect("open").as_raw_fd(),
+        ]
+        .into_iter()
+        .try_for_each(set_nonblocking);
+        if let Err(e) = nonblocking {
+            return Err(worker.failure(WorkerError::Start(e)));
+        }
         let hello = json!({"type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION});
         let reply = worker
             .request(&hello, timeout, cancel)
@@ -418,7 +412,7 @@ impl Worker {
         let name = reply.get("name").and_then(Value::as_str).unwrap_or(command).to_owned();
         let runtime = RuntimeInfo::from_hello(reply.get("runtime"))
             .map_err(|why| WorkerError::Handshake(Box::new(WorkerError::Protocol(why))))?;
-        if worker.lines.try_recv().is_ok() {
+        if worker.line_already_there().is_some() {
             return Err(WorkerError::StrayReply("a second line after the hello".into()).into());
         }
         worker.take_stderr();
@@ -428,18 +422,26 @@ impl Worker {
     /// Sends one request line and waits for one reply line, or until `cancel` trips. Any
     /// failure leaves the worker unusable: the caller drops it, which kills it.
     fn request(&mut self, request: &Value, timeout: Duration, cancel: &Cancel) -> Result<Value, WorkerFailure> {
-        let Some(requests) = self.requests.as_ref() else {
+        if self.stdin.is_none() {
             return Err(WorkerError::ShutDown.into());
-        };
-        // The writing thread is gone only after a failed write, which it reported.
-        let _ = requests.send(format!("{request}\n"));
+        }
+        let line = format!("{request}\n").into_bytes();
+        let mut written = 0;
         let deadline = Instant::now() + timeout;
         loop {
-            if let Ok(e) = self.write_failed.try_recv() {
+            if written < line.len()
+                && let Err(e) = self.write_some(&line, &mut written)
+            {
                 return Err(self.ended(&format!("closed its input ({e})")));
             }
             if cancel.is_cancelled() {
                 return Err(self.failure(WorkerError::Cancelled));
+            }
+            if let Some(line) = self.take_line() {
+                return self.reply(line);
+            }
+            if self.stdout_ended.is_some() {
+                return Err(self.ended("closed its output"));
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -447,19 +449,97 @@ impl Worker {
                     seconds: timeout.as_secs_f64(),
                 }));
             }
-            match self.lines.recv_timeout(POLL.min(left)) {
-                Ok(line) => return self.reply(line),
-                Err(RecvTimeoutError::Disconnected) => return Err(self.ended("closed its output")),
-                Err(RecvTimeoutError::Timeout) if self.has_exited() => {
-                    // A reply printed just before exiting still counts.
-                    return match self.lines.recv_timeout(POLL) {
-                        Ok(line) => self.reply(line),
-                        Err(_) => Err(self.ended("closed its output")),
-                    };
-                }
-                Err(RecvTimeoutError::Timeout) => {}
+            let ready = self.wait(written < line.len(), POLL.min(left));
+            if !ready && self.has_exited() {
+                // A reply printed just before exiting still counts.
+                self.wait(false, POLL);
+                self.read_available();
+                return match self.take_line() {
+                    Some(line) => self.reply(line),
+                    None => Err(self.ended("closed its output")),
+                };
+            }
+            self.read_available();
+        }
+    }
+
+    /// Writes what the worker's stdin takes of `line` past `written` without blocking.
+    fn write_some(&mut self, line: &[u8], written: &mut usize) -> std::io::Result<()> {
+        let stdin = self.stdin.as_mut().ok_or(std::io::ErrorKind::BrokenPipe)?;
+        while *written < line.len() {
+            match stdin.write(&line[*written..]) {
+                Ok(n) => *written += n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
         }
+        Ok(())
+    }
+
+    /// Waits up to `timeout` for stdout to have something (or end), or, when `writing`, for
+    /// stdin to take more; says whether either happened.
+    fn wait(&self, writing: bool, timeout: Duration) -> bool {
+        let mut fds = [libc::pollfd {
+            fd: self.stdout.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }; 2];
+        let mut count = 1;
+        if writing && let Some(stdin) = &self.stdin {
+            fds[1] = libc::pollfd {
+                fd: stdin.as_raw_fd(),
+                events: libc::POLLOUT,
+                revents: 0,
+            };
+            count = 2;
+        }
+        let millis = libc::c_int::try_from(timeout.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
+        // SAFETY: poll(2) reads and writes only the `count` pollfd structs it is given.
+        unsafe { libc::poll(fds.as_mut_ptr(), count, millis) > 0 }
+    }
+
+    /// Reads whatever stdout has now, without blocking, up to one line too long to be a reply.
+    fn read_available(&mut self) {
+        let mut chunk = [0u8; 8192];
+        while self.stdout_ended.is_none() && (self.read.len() as u64) <= MAX_LINE {
+            match self.stdout.read(&mut chunk) {
+                Ok(0) => self.stdout_ended = Some(None),
+                Ok(n) => self.read.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => self.stdout_ended = Some(Some(e.to_string())),
+            }
+        }
+    }
+
+    /// The next line read, if a whole one is there: its text, or why it is no line (longer
+    /// than [`MAX_LINE`], or stdout failed).
+    fn take_line(&mut self) -> Option<Result<String, String>> {
+        match self.read.iter().position(|&b| b == b'\n') {
+            Some(end) if (end as u64) < MAX_LINE => {
+                let line = String::from_utf8_lossy(&self.read[..end]).trim_end().to_owned();
+                self.read.drain(..=end);
+                Some(Ok(line))
+            }
+            _ if self.read.len() as u64 >= MAX_LINE => Some(Err(format!("a line longer than {MAX_LINE} bytes"))),
+            _ => match &self.stdout_ended {
+                Some(Some(error)) => Some(Err(error.clone())),
+                // The last line, cut short by the end of stdout, is still a line.
+                Some(None) if !self.read.is_empty() => {
+                    let line = String::from_utf8_lossy(&self.read).trim_end().to_owned();
+                    self.read.clear();
+                    Some(Ok(line))
+                }
+                _ => None,
+            },
+        }
+    }
+
+    /// A line the worker printed after its reply, if one is there already.
+    fn line_already_there(&mut self) -> Option<Result<String, String>> {
+        self.read_available();
+        self.take_line()
     }
 
     /// A line the worker printed, as the JSON reply it must be.
@@ -533,12 +613,13 @@ impl Worker {
 
     /// Closes the worker's stdin: a well-behaved worker then exits (docs/backend-protocol.md).
     fn close_input(&mut self) {
-        self.requests = None;
+        self.stdin = None;
     }
 
     /// True when the worker printed nothing since its last reply and its output is open.
-    fn is_quiet(&self) -> bool {
-        matches!(self.lines.try_recv(), Err(TryRecvError::Empty))
+    fn is_quiet(&mut self) -> bool {
+        self.read_available();
+        self.read.is_empty() && self.stdout_ended.is_none()
     }
 
     /// Closes the worker's stdin and waits until `until` for it to exit, then kills its process

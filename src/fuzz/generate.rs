@@ -325,7 +325,9 @@ mod tests {
     fn pad_case(dims: &[usize], pads: Vec<i64>) -> FuzzCase {
         let elements = dims.iter().product();
         FuzzCase {
-            operator: OpVersion::all().find(|o| o.op == PadOp::Pad && o.version == 25).expect("Pad-25"),
+            operator: OpVersion::all()
+                .find(|o| o.op == PadOp::Pad && o.version == 25)
+                .expect("Pad-25"),
             mode: None,
             data: Tensor::from_vec(dims, vec![0f32; elements]).expect("the shape holds the values"),
             pads,
