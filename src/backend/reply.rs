@@ -123,7 +123,7 @@ pub fn resolve_outputs(paths: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf>, Wo
                 .join(named)
                 .canonicalize()
                 .map_err(|e| refuse(format!("does not resolve ({e})")))?;
-            if !resolved.starts_with(&dir) || resolved == dir {
+            if !resolved.starts_with(dir) || resolved == dir {
                 return Err(refuse(format!(
                     "resolves to {}, outside the output directory {}",
                     resolved.display(),
