@@ -6,7 +6,7 @@
 
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
@@ -15,6 +15,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use prost::Message;
 use serde_json::{Value, json};
 
 use super::reply::{WorkerReply, check_reply, resolve_outputs, shortened};
@@ -23,7 +24,7 @@ use super::{Backend, BackendError, RuntimeInfo, worker_groups};
 use crate::cancel::Cancel;
 use crate::data::scratch::private_dir;
 use crate::model::Model;
-use crate::tensor::{DecodeOptions, Tensor, group_limit, read_tensor_group, write_tensor_file};
+use crate::tensor::{DecodeOptions, FileError, FileProblem, Tensor, encode_tensor, group_limit, read_tensor_group};
 
 /// The protocol version this runner speaks.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -125,42 +126,22 @@ impl ExecBackend {
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(worker);
     }
 
-    /// One request: the inputs written beside the worker's output directory, then removed.
+    /// One request: the inputs written beside the worker's output directory, the reply read.
     fn request(&self, id: u64, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
         let model_path = std::fs::canonicalize(&model.path).map_err(|source| WorkerError::ModelPath {
             path: model.path.clone(),
             source,
         })?;
-        let mut input_paths = Vec::with_capacity(inputs.len());
-        let written = (|| {
-            for (k, tensor) in inputs.iter().enumerate() {
-                let path = self.scratch.path().join(format!("{id}-input_{k}.pb"));
-                let name = model.graph.inputs.get(k).map_or("", String::as_str);
-                input_paths.push(path);
-                write_tensor_file(&input_paths[k], tensor, name).map_err(WorkerError::Request)?;
-            }
-            Ok::<_, WorkerError>(())
-        })();
-        let result = written
-            .map_err(ExecError::from)
-            .and_then(|()| self.request_written(id, &model_path, &input_paths, model));
-        for path in &input_paths {
-            let _ = std::fs::remove_file(path);
-        }
-        result
-    }
-
-    /// [`request`](Self::request), its input files written at `input_paths`.
-    fn request_written(
-        &self,
-        id: u64,
-        model_path: &Path,
-        input_paths: &[PathBuf],
-        model: &Model,
-    ) -> Result<Vec<Tensor>, ExecError> {
         let mut worker = self.take_worker()?;
+        let input_paths = match worker.slot.write_inputs(model, inputs) {
+            Ok(paths) => paths,
+            Err(e) => {
+                self.give_back(worker);
+                return Err(WorkerError::Request(e).into());
+            }
+        };
         // On failure the worker is in an unknown state: it is dropped, which kills it and
-        // removes its output directory.
+        // removes its files.
         let dir = worker.slot.emptied().map_err(|source| WorkerError::Scratch {
             path: worker.slot.dir.clone(),
             source,
@@ -678,13 +659,20 @@ impl ScratchDir {
     }
 }
 
-/// A worker's output directory in the scratch directory, kept across its requests and emptied
-/// before each, so that a request costs no directory made and removed; removed with the worker.
-/// The request's input files lie outside it: a worker cannot name one as its output.
+/// A worker's files in the scratch directory: its output directory, kept across its requests
+/// and emptied before each, and its input files beside it (outside it: a worker cannot name
+/// one as its output), rewritten for each request. A request so makes and removes no file
+/// or directory of the runner's; all are removed with the worker.
 struct Slot {
-    /// The directory, its path resolved once when made: outputs must resolve inside this
-    /// path, so that a worker that swaps the directory for a link gains nothing.
+    /// The output directory, its path resolved once when made: outputs must resolve inside
+    /// this path, so that a worker that swaps the directory for a link gains nothing.
     dir: PathBuf,
+    /// The scratch directory.
+    scratch: PathBuf,
+    /// The worker's number, which names its files.
+    number: u64,
+    /// The most inputs a request of the worker had, so many files to remove.
+    inputs: usize,
 }
 
 impl Slot {
@@ -694,11 +682,41 @@ impl Slot {
         std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
         Ok(Slot {
             dir: dir.canonicalize()?,
+            scratch: scratch.to_owned(),
+            number,
+            inputs: 0,
         })
     }
 
-    /// The directory, empty: whatever the worker wrote there before is removed (the directory
-    /// made anew, which never follows a link the worker put in its place).
+    fn input_path(&self, k: usize) -> PathBuf {
+        self.scratch.join(format!("{}-input_{k}.pb", self.number))
+    }
+
+    /// Writes `inputs` as the worker's input files, named as `model`'s graph inputs are;
+    /// returns their paths. A link the worker put in a file's place is not followed.
+    fn write_inputs(&mut self, model: &Model, inputs: &[Tensor]) -> Result<Vec<PathBuf>, FileError> {
+        self.inputs = self.inputs.max(inputs.len());
+        let mut paths = Vec::with_capacity(inputs.len());
+        for (k, tensor) in inputs.iter().enumerate() {
+            let path = self.input_path(k);
+            let name = model.graph.inputs.get(k).map_or("", String::as_str);
+            let bytes = encode_tensor(tensor, name).encode_to_vec();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&path)
+                .and_then(|mut file| file.write_all(&bytes))
+                .map_err(|e| FileProblem::Io(e).at(&path))?;
+            paths.push(path);
+        }
+        Ok(paths)
+    }
+
+    /// The output directory, empty: whatever the worker wrote there before is removed (the
+    /// directory made anew, which never follows a link the worker put in its place).
     fn emptied(&self) -> std::io::Result<&Path> {
         if std::fs::read_dir(&self.dir)?.next().is_some() {
             std::fs::remove_dir_all(&self.dir)?;
@@ -711,6 +729,9 @@ impl Slot {
 impl Drop for Slot {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
+        for k in 0..self.inputs {
+            let _ = std::fs::remove_file(self.input_path(k));
+        }
     }
 }
 
