@@ -133,7 +133,7 @@ impl ExecBackend {
             source,
         })?;
         let mut worker = self.take_worker()?;
-        let input_paths = match worker.slot.write_inputs(model, inputs) {
+        let input_paths = match worker.slot.write_inputs(&model.graph.inputs, inputs) {
             Ok(paths) => paths,
             Err(e) => {
                 self.give_back(worker);
@@ -692,14 +692,14 @@ impl Slot {
         self.scratch.join(format!("{}-input_{k}.pb", self.number))
     }
 
-    /// Writes `inputs` as the worker's input files, named as `model`'s graph inputs are;
-    /// returns their paths. A link the worker put in a file's place is not followed.
-    fn write_inputs(&mut self, model: &Model, inputs: &[Tensor]) -> Result<Vec<PathBuf>, FileError> {
+    /// Writes `inputs` as the worker's input files, the tensors named `names` (the graph's
+    /// inputs); returns their paths. A link the worker put in a file's place is not followed.
+    fn write_inputs(&mut self, names: &[String], inputs: &[Tensor]) -> Result<Vec<PathBuf>, FileError> {
         self.inputs = self.inputs.max(inputs.len());
         let mut paths = Vec::with_capacity(inputs.len());
         for (k, tensor) in inputs.iter().enumerate() {
             let path = self.input_path(k);
-            let name = model.graph.inputs.get(k).map_or("", String::as_str);
+            let name = names.get(k).map_or("", String::as_str);
             let bytes = encode_tensor(tensor, name).encode_to_vec();
             std::fs::OpenOptions::new()
                 .write(true)
@@ -737,7 +737,45 @@ impl Drop for Slot {
 
 #[cfg(test)]
 mod tests {
-    use super::plain_words;
+    use super::{Slot, plain_words};
+    use crate::backend::reply::resolve_outputs;
+    use crate::tensor::{DecodeOptions, Tensor, read_tensor_file};
+
+    #[test]
+    fn a_worker_s_files_are_reused_kept_apart_and_removed_with_it() {
+        let scratch = tempfile::tempdir().unwrap();
+        let mut slot = Slot::new(scratch.path(), 3).unwrap();
+        let names = ["x".to_owned()];
+        let first = slot
+            .write_inputs(&names, &[Tensor::from_vec(&[2], vec![1f32, 2.0]).unwrap()])
+            .unwrap();
+        let second = Tensor::from_vec(&[1], vec![7i64]).unwrap();
+        let paths = slot.write_inputs(&names, std::slice::from_ref(&second)).unwrap();
+        assert_eq!(paths, first, "one worker's input paths repeat");
+        assert_eq!(read_tensor_file(&paths[0], &DecodeOptions::default()).unwrap(), second);
+        // An input is no output: it lies outside the output directory.
+        let named = resolve_outputs(&paths, &slot.dir).unwrap_err().to_string();
+        assert!(named.contains("outside the output directory"), "{named}");
+        // What the worker wrote for one request is gone before the next.
+        std::fs::write(slot.dir.join("output_0.pb"), b"stale").unwrap();
+        assert_eq!(std::fs::read_dir(slot.emptied().unwrap()).unwrap().count(), 0);
+        // A link put in an input's place is not followed.
+        let victim = scratch.path().join("victim");
+        std::fs::write(&victim, b"mine").unwrap();
+        std::fs::remove_file(&paths[0]).unwrap();
+        std::os::unix::fs::symlink(&victim, &paths[0]).unwrap();
+        assert!(slot.write_inputs(&names, std::slice::from_ref(&second)).is_err());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"mine");
+        std::fs::remove_file(&paths[0]).unwrap();
+        slot.write_inputs(&names, &[second.clone(), second]).unwrap();
+        let dir = slot.dir.clone();
+        drop(slot);
+        let left: Vec<_> = std::fs::read_dir(scratch.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, [std::ffi::OsString::from("victim")], "{dir:?}");
+    }
 
     #[test]
     fn plain_commands_run_without_a_shell() {
