@@ -4,24 +4,27 @@
 //! process group, and killing it kills the group: a shell or shim in front of the worker, and
 //! whatever the worker started, go with it.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::fs::DirBuilderExt;
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
+use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use prost::Message;
 use serde_json::{Value, json};
 
 use super::reply::{WorkerReply, check_reply, resolve_outputs, shortened};
 use super::worker_error::{ExecError, WorkerError, WorkerFailure};
 use super::{Backend, BackendError, RuntimeInfo, worker_groups};
 use crate::cancel::Cancel;
+use crate::data::scratch::private_dir;
 use crate::model::Model;
-use crate::tensor::{DecodeOptions, Tensor, group_limit, read_tensor_group, write_tensor_file};
+use crate::tensor::{DecodeOptions, FileError, FileProblem, Tensor, encode_tensor, group_limit, read_tensor_group};
 
 /// The protocol version this runner speaks.
 pub(crate) const PROTOCOL_VERSION: u64 = 1;
@@ -49,6 +52,8 @@ pub struct ExecBackend {
     idle: Mutex<Vec<Worker>>,
     scratch: ScratchDir,
     next_id: AtomicU64,
+    /// Numbers the workers' output directories.
+    next_slot: AtomicU64,
     /// Tripped: requests in flight fail at once, their workers killed, and none start.
     cancel: Cancel,
 }
@@ -57,8 +62,13 @@ impl ExecBackend {
     /// Starts one worker of `command` and checks its handshake, so that a command that is not
     /// a worker is an error before any case runs.
     pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, StartError> {
+        let scratch = ScratchDir::new(max_tensor_bytes)?;
+        let slot = Slot::new(scratch.path(), 0).map_err(|source| StartError::Scratch {
+            path: scratch.path().to_owned(),
+            source,
+        })?;
         let (worker, hello) =
-            Worker::spawn(command, timeout, &Cancel::new()).map_err(|failure| StartError::Handshake {
+            Worker::spawn(command, timeout, &Cancel::new(), slot).map_err(|failure| StartError::Handshake {
                 command: command.to_owned(),
                 failure,
             })?;
@@ -69,8 +79,9 @@ impl ExecBackend {
             timeout,
             max_tensor_bytes,
             idle: Mutex::new(vec![worker]),
-            scratch: ScratchDir::new()?,
+            scratch,
             next_id: AtomicU64::new(1),
+            next_slot: AtomicU64::new(1),
             cancel: Cancel::new(),
         })
     }
@@ -93,9 +104,20 @@ impl ExecBackend {
         loop {
             let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
             match idle {
-                Some(worker) if worker.is_quiet() => return Ok(worker),
-                Some(_) => continue,
-                None => return Worker::spawn(&self.command, self.timeout, &self.cancel).map(|(worker, _hello)| worker),
+                Some(mut worker) => {
+                    if worker.is_quiet() {
+                        return Ok(worker);
+                    }
+                }
+                None => {
+                    let number = self.next_slot.fetch_add(1, Ordering::Relaxed);
+                    let slot = Slot::new(self.scratch.path(), number).map_err(|source| WorkerError::Scratch {
+                        path: self.scratch.path().join(number.to_string()),
+                        source,
+                    })?;
+                    return Worker::spawn(&self.command, self.timeout, &self.cancel, slot)
+                        .map(|(worker, _hello)| worker);
+                }
             }
         }
     }
@@ -104,31 +126,37 @@ impl ExecBackend {
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(worker);
     }
 
-    fn run_in(&self, dir: &Path, id: u64, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
+    /// One request: the inputs written beside the worker's output directory, the reply read.
+    fn request(&self, id: u64, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
         let model_path = std::fs::canonicalize(&model.path).map_err(|source| WorkerError::ModelPath {
             path: model.path.clone(),
             source,
         })?;
-        let mut input_paths = Vec::with_capacity(inputs.len());
-        for (k, tensor) in inputs.iter().enumerate() {
-            let path = dir.join(format!("input_{k}.pb"));
-            let name = model.graph.inputs.get(k).map_or("", String::as_str);
-            write_tensor_file(&path, tensor, name).map_err(WorkerError::Request)?;
-            input_paths.push(path);
-        }
+        let mut worker = self.take_worker()?;
+        let input_paths = match worker.slot.write_inputs(&model.graph.inputs, inputs) {
+            Ok(paths) => paths,
+            Err(e) => {
+                self.give_back(worker);
+                return Err(WorkerError::Request(e).into());
+            }
+        };
+        // On failure the worker is in an unknown state: it is dropped, which kills it and
+        // removes its files.
+        let dir = worker.slot.emptied().map_err(|source| WorkerError::Scratch {
+            path: worker.slot.dir.clone(),
+            source,
+        })?;
         let request = json!({
             "type": "run", "id": id, "model": model_path, "inputs": input_paths, "output_dir": dir,
         });
-        let mut worker = self.take_worker()?;
-        // On failure the worker is in an unknown state: it is dropped, which kills it.
         let reply = worker.request(&request, self.timeout, &self.cancel)?;
-        let checked = check_reply(&reply, id).and_then(|reply| match worker.lines.try_recv() {
+        let checked = check_reply(&reply, id).and_then(|reply| match worker.line_already_there() {
             // A second line already there: two replies to one request.
-            Ok(extra) => Err(WorkerError::StrayReply(match extra {
+            Some(extra) => Err(WorkerError::StrayReply(match extra {
                 Ok(line) => shortened(&line),
                 Err(e) => e,
             })),
-            Err(_) => Ok(reply),
+            None => Ok(reply),
         });
         let stderr = worker.take_stderr();
         match checked {
@@ -143,7 +171,6 @@ impl ExecBackend {
                 })
             }
             Ok(WorkerReply::Outputs(paths)) => {
-                self.give_back(worker);
                 let failed = |error: WorkerError| {
                     ExecError::from(WorkerFailure {
                         error,
@@ -151,21 +178,30 @@ impl ExecBackend {
                     })
                 };
                 let expected = model.graph.outputs.len();
-                if paths.len() > expected {
-                    return Err(failed(WorkerError::TooManyOutputs {
+                let read = if paths.len() > expected {
+                    Err(failed(WorkerError::TooManyOutputs {
                         named: paths.len(),
                         expected,
-                    }));
-                }
-                let resolved = resolve_outputs(&paths, dir).map_err(failed)?;
-                let options = DecodeOptions {
-                    base_dir: Some(dir.to_owned()),
-                    max_bytes: self.max_tensor_bytes,
+                    }))
+                } else {
+                    self.read_outputs(&paths, &worker.slot.dir).map_err(failed)
                 };
-                read_tensor_group(&resolved, &options, group_limit(self.max_tensor_bytes), "worker reply")
-                    .map_err(|e| failed(WorkerError::Output(e)))
+                // Read before the worker goes back: its next request empties the directory.
+                self.give_back(worker);
+                read
             }
         }
+    }
+
+    /// The output files a worker named, each required to lie in its output directory `dir`.
+    fn read_outputs(&self, paths: &[PathBuf], dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
+        let resolved = resolve_outputs(paths, dir)?;
+        let options = DecodeOptions {
+            base_dir: Some(dir.to_owned()),
+            max_bytes: self.max_tensor_bytes,
+        };
+        read_tensor_group(&resolved, &options, group_limit(self.max_tensor_bytes), "worker reply")
+            .map_err(WorkerError::Output)
     }
 }
 
@@ -195,18 +231,8 @@ impl Backend for ExecBackend {
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let dir = self.scratch.path().join(id.to_string());
         // Every error is an ExecError, so that a caller can tell a refusal from a failure.
-        // Private (0700), and refused if it exists: nothing else placed files there.
-        std::fs::DirBuilder::new().mode(0o700).create(&dir).map_err(|source| {
-            ExecError::from(WorkerError::Scratch {
-                path: dir.clone(),
-                source,
-            })
-        })?;
-        let result = self.run_in(&dir, id, model, inputs);
-        let _ = std::fs::remove_dir_all(&dir);
-        Ok(result?)
+        Ok(self.request(id, model, inputs)?)
     }
 }
 
@@ -253,6 +279,19 @@ fn start_process(command: &str) -> std::io::Result<Child> {
     piped_group(Command::new("sh").arg("-c").arg(command)).spawn()
 }
 
+/// Makes `fd` non-blocking: the runner's ends of a worker's pipes are read and written only
+/// as far as they go at once, the waiting done in poll(2).
+fn set_nonblocking(fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: fcntl(2) on a descriptor this process owns, with integer arguments only.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 /// `command` split into words, when splitting is all the shell would do with it: no quoting,
 /// expansion, redirection, operator, comment or leading assignment.
 fn plain_words(command: &str) -> Option<Vec<&str>> {
@@ -270,70 +309,38 @@ struct Hello {
     runtime: Option<RuntimeInfo>,
 }
 
-/// One running worker process, the leader of its own process group.
+/// One running worker process, the leader of its own process group. The thread that makes a
+/// request writes it and reads the reply itself, waiting in poll(2) on both pipes (their ends
+/// non-blocking): no thread of the runner stands between it and the worker, and a worker that
+/// never reads its input, or never replies, costs the request its timeout, not the run.
 struct Worker {
     child: Child,
-    /// Request lines for the thread that writes the worker's stdin, so that a worker that
-    /// never reads cannot block the runner past its timeout. None once closed at shutdown.
-    requests: Option<Sender<String>>,
-    /// Why writing to the worker's stdin failed, when it did.
-    write_failed: Receiver<String>,
-    lines: Receiver<Result<String, String>>,
+    /// The worker's stdin; `None` once closed at shutdown.
+    stdin: Option<ChildStdin>,
+    stdout: ChildStdout,
+    /// What was read from stdout and not yet taken as a line.
+    read: Vec<u8>,
+    /// Why stdout ended: end of file (`None`) or a read error; `Some` once it did.
+    stdout_ended: Option<Option<String>>,
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Disconnected once the stderr pipe reaches end of file.
     stderr_closed: Receiver<()>,
     /// The exit status, once reaped; its pid, and so its group id, may then be reused.
     status: Option<Option<ExitStatus>>,
+    /// Its output directory, removed after the worker is killed.
+    slot: Slot,
 }
 
 impl Worker {
     /// Starts `command` and performs the handshake; returns the worker and what its hello says.
-    fn spawn(command: &str, timeout: Duration, cancel: &Cancel) -> Result<(Worker, Hello), WorkerFailure> {
+    fn spawn(command: &str, timeout: Duration, cancel: &Cancel, slot: Slot) -> Result<(Worker, Hello), WorkerFailure> {
         let mut child = start_process(command).map_err(WorkerError::Start)?;
         if let Ok(group) = libc::pid_t::try_from(child.id()) {
             worker_groups::register(group);
         }
-        let mut stdin = child.stdin.take().expect("piped");
-        let (requests, to_write) = channel::<String>();
-        let (write_error, write_failed) = channel();
-        // Ends when the requests sender is dropped (closing stdin), or when a write fails: a
-        // worker killed for not reading ends a blocked write with EPIPE.
-        std::thread::spawn(move || {
-            for line in to_write {
-                if let Err(e) = stdin.write_all(line.as_bytes()).and_then(|()| stdin.flush()) {
-                    let _ = write_error.send(e.to_string());
-                    break;
-                }
-            }
-        });
+        let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let stderr_pipe = child.stderr.take().expect("piped");
-        let (sender, lines) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                match (&mut reader).take(MAX_LINE).read_until(b'\n', &mut line) {
-                    Ok(0) => break,
-                    Ok(_) if !line.ends_with(b"\n") && line.len() as u64 >= MAX_LINE => {
-                        let _ = sender.send(Err(format!("a line longer than {MAX_LINE} bytes")));
-                        break;
-                    }
-                    Ok(_) => {
-                        if sender
-                            .send(Ok(String::from_utf8_lossy(&line).trim_end().to_owned()))
-                            .is_err()
-                        {
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        let _ = sender.send(Err(e.to_string()));
-                        break;
-                    }
-                }
-            }
-        });
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&stderr);
         let (stderr_open, stderr_closed) = channel::<()>();
@@ -350,13 +357,24 @@ impl Worker {
         });
         let mut worker = Worker {
             child,
-            requests: Some(requests),
-            write_failed,
-            lines,
+            stdin: Some(stdin),
+            stdout,
+            read: Vec::new(),
+            stdout_ended: None,
             stderr,
             stderr_closed,
             status: None,
+            slot,
         };
+        let nonblocking = [
+            worker.stdout.as_raw_fd(),
+            worker.stdin.as_ref().expect("open").as_raw_fd(),
+        ]
+        .into_iter()
+        .try_for_each(set_nonblocking);
+        if let Err(e) = nonblocking {
+            return Err(worker.failure(WorkerError::Start(e)));
+        }
         let hello = json!({"type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION});
         let reply = worker
             .request(&hello, timeout, cancel)
@@ -375,7 +393,7 @@ impl Worker {
         let name = reply.get("name").and_then(Value::as_str).unwrap_or(command).to_owned();
         let runtime = RuntimeInfo::from_hello(reply.get("runtime"))
             .map_err(|why| WorkerError::Handshake(Box::new(WorkerError::Protocol(why))))?;
-        if worker.lines.try_recv().is_ok() {
+        if worker.line_already_there().is_some() {
             return Err(WorkerError::StrayReply("a second line after the hello".into()).into());
         }
         worker.take_stderr();
@@ -385,18 +403,26 @@ impl Worker {
     /// Sends one request line and waits for one reply line, or until `cancel` trips. Any
     /// failure leaves the worker unusable: the caller drops it, which kills it.
     fn request(&mut self, request: &Value, timeout: Duration, cancel: &Cancel) -> Result<Value, WorkerFailure> {
-        let Some(requests) = self.requests.as_ref() else {
+        if self.stdin.is_none() {
             return Err(WorkerError::ShutDown.into());
-        };
-        // The writing thread is gone only after a failed write, which it reported.
-        let _ = requests.send(format!("{request}\n"));
+        }
+        let line = format!("{request}\n").into_bytes();
+        let mut written = 0;
         let deadline = Instant::now() + timeout;
         loop {
-            if let Ok(e) = self.write_failed.try_recv() {
+            if written < line.len()
+                && let Err(e) = self.write_some(&line, &mut written)
+            {
                 return Err(self.ended(&format!("closed its input ({e})")));
             }
             if cancel.is_cancelled() {
                 return Err(self.failure(WorkerError::Cancelled));
+            }
+            if let Some(line) = self.take_line() {
+                return self.reply(line);
+            }
+            if self.stdout_ended.is_some() {
+                return Err(self.ended("closed its output"));
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -404,19 +430,97 @@ impl Worker {
                     seconds: timeout.as_secs_f64(),
                 }));
             }
-            match self.lines.recv_timeout(POLL.min(left)) {
-                Ok(line) => return self.reply(line),
-                Err(RecvTimeoutError::Disconnected) => return Err(self.ended("closed its output")),
-                Err(RecvTimeoutError::Timeout) if self.has_exited() => {
-                    // A reply printed just before exiting still counts.
-                    return match self.lines.recv_timeout(POLL) {
-                        Ok(line) => self.reply(line),
-                        Err(_) => Err(self.ended("closed its output")),
-                    };
-                }
-                Err(RecvTimeoutError::Timeout) => {}
+            let ready = self.wait(written < line.len(), POLL.min(left));
+            if !ready && self.has_exited() {
+                // A reply printed just before exiting still counts.
+                self.wait(false, POLL);
+                self.read_available();
+                return match self.take_line() {
+                    Some(line) => self.reply(line),
+                    None => Err(self.ended("closed its output")),
+                };
+            }
+            self.read_available();
+        }
+    }
+
+    /// Writes what the worker's stdin takes of `line` past `written` without blocking.
+    fn write_some(&mut self, line: &[u8], written: &mut usize) -> std::io::Result<()> {
+        let stdin = self.stdin.as_mut().ok_or(std::io::ErrorKind::BrokenPipe)?;
+        while *written < line.len() {
+            match stdin.write(&line[*written..]) {
+                Ok(n) => *written += n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
         }
+        Ok(())
+    }
+
+    /// Waits up to `timeout` for stdout to have something (or end), or, when `writing`, for
+    /// stdin to take more; says whether either happened.
+    fn wait(&self, writing: bool, timeout: Duration) -> bool {
+        let mut fds = [libc::pollfd {
+            fd: self.stdout.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }; 2];
+        let mut count = 1;
+        if writing && let Some(stdin) = &self.stdin {
+            fds[1] = libc::pollfd {
+                fd: stdin.as_raw_fd(),
+                events: libc::POLLOUT,
+                revents: 0,
+            };
+            count = 2;
+        }
+        let millis = libc::c_int::try_from(timeout.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
+        // SAFETY: poll(2) reads and writes only the `count` pollfd structs it is given.
+        unsafe { libc::poll(fds.as_mut_ptr(), count, millis) > 0 }
+    }
+
+    /// Reads whatever stdout has now, without blocking, up to one line too long to be a reply.
+    fn read_available(&mut self) {
+        let mut chunk = [0u8; 8192];
+        while self.stdout_ended.is_none() && (self.read.len() as u64) <= MAX_LINE {
+            match self.stdout.read(&mut chunk) {
+                Ok(0) => self.stdout_ended = Some(None),
+                Ok(n) => self.read.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => self.stdout_ended = Some(Some(e.to_string())),
+            }
+        }
+    }
+
+    /// The next line read, if a whole one is there: its text, or why it is no line (longer
+    /// than [`MAX_LINE`], or stdout failed).
+    fn take_line(&mut self) -> Option<Result<String, String>> {
+        match self.read.iter().position(|&b| b == b'\n') {
+            Some(end) if (end as u64) < MAX_LINE => {
+                let line = String::from_utf8_lossy(&self.read[..end]).trim_end().to_owned();
+                self.read.drain(..=end);
+                Some(Ok(line))
+            }
+            _ if self.read.len() as u64 >= MAX_LINE => Some(Err(format!("a line longer than {MAX_LINE} bytes"))),
+            _ => match &self.stdout_ended {
+                Some(Some(error)) => Some(Err(error.clone())),
+                // The last line, cut short by the end of stdout, is still a line.
+                Some(None) if !self.read.is_empty() => {
+                    let line = String::from_utf8_lossy(&self.read).trim_end().to_owned();
+                    self.read.clear();
+                    Some(Ok(line))
+                }
+                _ => None,
+            },
+        }
+    }
+
+    /// A line the worker printed after its reply, if one is there already.
+    fn line_already_there(&mut self) -> Option<Result<String, String>> {
+        self.read_available();
+        self.take_line()
     }
 
     /// A line the worker printed, as the JSON reply it must be.
@@ -490,12 +594,13 @@ impl Worker {
 
     /// Closes the worker's stdin: a well-behaved worker then exits (docs/backend-protocol.md).
     fn close_input(&mut self) {
-        self.requests = None;
+        self.stdin = None;
     }
 
     /// True when the worker printed nothing since its last reply and its output is open.
-    fn is_quiet(&self) -> bool {
-        matches!(self.lines.try_recv(), Err(TryRecvError::Empty))
+    fn is_quiet(&mut self) -> bool {
+        self.read_available();
+        self.read.is_empty() && self.stdout_ended.is_none()
     }
 
     /// Closes the worker's stdin and waits until `until` for it to exit, then kills its process
@@ -534,19 +639,18 @@ impl Drop for Worker {
 }
 
 /// A private directory for request files: an unpredictable name, mode 0700, made anew (never
-/// an existing one), removed with the backend.
+/// an existing one), removed with the backend; on a memory file system when one has room for a
+/// few requests at `max_tensor_bytes` ([`private_dir`]).
 struct ScratchDir(tempfile::TempDir);
 
 impl ScratchDir {
-    fn new() -> Result<ScratchDir, StartError> {
-        let dir = tempfile::Builder::new()
-            .prefix("pad-conformance-")
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-            .tempdir()
-            .map_err(|source| StartError::Scratch {
+    fn new(max_tensor_bytes: u64) -> Result<ScratchDir, StartError> {
+        let dir = private_dir("pad-conformance-", max_tensor_bytes.saturating_mul(4)).map_err(|source| {
+            StartError::Scratch {
                 path: std::env::temp_dir(),
                 source,
-            })?;
+            }
+        })?;
         Ok(ScratchDir(dir))
     }
 
@@ -555,9 +659,123 @@ impl ScratchDir {
     }
 }
 
+/// A worker's files in the scratch directory: its output directory, kept across its requests
+/// and emptied before each, and its input files beside it (outside it: a worker cannot name
+/// one as its output), rewritten for each request. A request so makes and removes no file
+/// or directory of the runner's; all are removed with the worker.
+struct Slot {
+    /// The output directory, its path resolved once when made: outputs must resolve inside
+    /// this path, so that a worker that swaps the directory for a link gains nothing.
+    dir: PathBuf,
+    /// The scratch directory.
+    scratch: PathBuf,
+    /// The worker's number, which names its files.
+    number: u64,
+    /// The most inputs a request of the worker had, so many files to remove.
+    inputs: usize,
+}
+
+impl Slot {
+    /// Makes directory `number` (0700) in `scratch`, which must not exist yet.
+    fn new(scratch: &Path, number: u64) -> std::io::Result<Slot> {
+        let dir = scratch.join(number.to_string());
+        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+        Ok(Slot {
+            dir: dir.canonicalize()?,
+            scratch: scratch.to_owned(),
+            number,
+            inputs: 0,
+        })
+    }
+
+    fn input_path(&self, k: usize) -> PathBuf {
+        self.scratch.join(format!("{}-input_{k}.pb", self.number))
+    }
+
+    /// Writes `inputs` as the worker's input files, the tensors named `names` (the graph's
+    /// inputs); returns their paths. A link the worker put in a file's place is not followed.
+    fn write_inputs(&mut self, names: &[String], inputs: &[Tensor]) -> Result<Vec<PathBuf>, FileError> {
+        self.inputs = self.inputs.max(inputs.len());
+        let mut paths = Vec::with_capacity(inputs.len());
+        for (k, tensor) in inputs.iter().enumerate() {
+            let path = self.input_path(k);
+            let name = names.get(k).map_or("", String::as_str);
+            let bytes = encode_tensor(tensor, name).encode_to_vec();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&path)
+                .and_then(|mut file| file.write_all(&bytes))
+                .map_err(|e| FileProblem::Io(e).at(&path))?;
+            paths.push(path);
+        }
+        Ok(paths)
+    }
+
+    /// The output directory, empty: whatever the worker wrote there before is removed (the
+    /// directory made anew, which never follows a link the worker put in its place).
+    fn emptied(&self) -> std::io::Result<&Path> {
+        if std::fs::read_dir(&self.dir)?.next().is_some() {
+            std::fs::remove_dir_all(&self.dir)?;
+            std::fs::DirBuilder::new().mode(0o700).create(&self.dir)?;
+        }
+        Ok(&self.dir)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+        for k in 0..self.inputs {
+            let _ = std::fs::remove_file(self.input_path(k));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::plain_words;
+    use super::{Slot, plain_words};
+    use crate::backend::reply::resolve_outputs;
+    use crate::tensor::{DecodeOptions, Tensor, read_tensor_file};
+
+    #[test]
+    fn a_worker_s_files_are_reused_kept_apart_and_removed_with_it() {
+        let scratch = tempfile::tempdir().unwrap();
+        let mut slot = Slot::new(scratch.path(), 3).unwrap();
+        let names = ["x".to_owned()];
+        let first = slot
+            .write_inputs(&names, &[Tensor::from_vec(&[2], vec![1f32, 2.0]).unwrap()])
+            .unwrap();
+        let second = Tensor::from_vec(&[1], vec![7i64]).unwrap();
+        let paths = slot.write_inputs(&names, std::slice::from_ref(&second)).unwrap();
+        assert_eq!(paths, first, "one worker's input paths repeat");
+        assert_eq!(read_tensor_file(&paths[0], &DecodeOptions::default()).unwrap(), second);
+        // An input is no output: it lies outside the output directory.
+        let named = resolve_outputs(&paths, &slot.dir).unwrap_err().to_string();
+        assert!(named.contains("outside the output directory"), "{named}");
+        // What the worker wrote for one request is gone before the next.
+        std::fs::write(slot.dir.join("output_0.pb"), b"stale").unwrap();
+        assert_eq!(std::fs::read_dir(slot.emptied().unwrap()).unwrap().count(), 0);
+        // A link put in an input's place is not followed.
+        let victim = scratch.path().join("victim");
+        std::fs::write(&victim, b"mine").unwrap();
+        std::fs::remove_file(&paths[0]).unwrap();
+        std::os::unix::fs::symlink(&victim, &paths[0]).unwrap();
+        assert!(slot.write_inputs(&names, std::slice::from_ref(&second)).is_err());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"mine");
+        std::fs::remove_file(&paths[0]).unwrap();
+        slot.write_inputs(&names, &[second.clone(), second]).unwrap();
+        let dir = slot.dir.clone();
+        drop(slot);
+        let left: Vec<_> = std::fs::read_dir(scratch.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, [std::ffi::OsString::from("victim")], "{dir:?}");
+    }
 
     #[test]
     fn plain_commands_run_without_a_shell() {

@@ -107,13 +107,10 @@ pub(super) fn check_reply(reply: &Value, id: u64) -> Result<WorkerReply, WorkerE
     }
 }
 
-/// The output files a worker named, each resolved (relative to `output_dir`, links followed)
-/// and required to be a regular file inside `output_dir`.
-pub fn resolve_outputs(paths: &[PathBuf], output_dir: &Path) -> Result<Vec<PathBuf>, WorkerError> {
-    let dir = output_dir.canonicalize().map_err(|source| WorkerError::Scratch {
-        path: output_dir.to_owned(),
-        source,
-    })?;
+/// The output files a worker named, each resolved (relative to `dir`, links followed) and
+/// required to be a regular file inside `dir`, the output directory's path as resolved when
+/// the runner made it (so a directory the worker swapped for a link is not followed).
+pub fn resolve_outputs(paths: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf>, WorkerError> {
     paths
         .iter()
         .map(|named| {
@@ -126,7 +123,7 @@ pub fn resolve_outputs(paths: &[PathBuf], output_dir: &Path) -> Result<Vec<PathB
                 .join(named)
                 .canonicalize()
                 .map_err(|e| refuse(format!("does not resolve ({e})")))?;
-            if !resolved.starts_with(&dir) || resolved == dir {
+            if !resolved.starts_with(dir) || resolved == dir {
                 return Err(refuse(format!(
                     "resolves to {}, outside the output directory {}",
                     resolved.display(),
@@ -256,8 +253,9 @@ mod tests {
         std::os::unix::fs::symlink(root.path().join("expected.pb"), out.join("link.pb")).unwrap();
         std::os::unix::fs::symlink("output_0.pb", out.join("inside.pb")).unwrap();
         std::fs::create_dir(out.join("sub")).unwrap();
+        let out = out.canonicalize().unwrap();
         let ok = resolve_outputs(&[PathBuf::from("output_0.pb"), out.join("inside.pb")], &out).unwrap();
-        let own = out.canonicalize().unwrap().join("output_0.pb");
+        let own = out.join("output_0.pb");
         assert_eq!(ok, [own.clone(), own]);
         for (named, why) in [
             (root.path().join("expected.pb"), "outside the output directory"),
@@ -273,5 +271,12 @@ mod tests {
             assert!(message.contains(why), "{named:?}: {message}");
             assert!(message.contains(&named.display().to_string()), "{message}");
         }
+        // The worker swaps its output directory for a link to where the expected output lies.
+        std::fs::rename(&out, root.path().join("moved")).unwrap();
+        std::os::unix::fs::symlink(root.path(), &out).unwrap();
+        let message = resolve_outputs(&[PathBuf::from("expected.pb")], &out)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("outside the output directory"), "{message}");
     }
 }

@@ -12,6 +12,7 @@ pub mod json_file;
 pub mod manifest;
 // Size-capped reads of side files, for the tool too.
 mod roots;
+pub(crate) mod scratch;
 pub mod shard;
 #[doc(hidden)]
 pub mod side_file;

@@ -24,7 +24,7 @@ mod values;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use prost::Message;
@@ -429,8 +429,11 @@ pub fn fuzz(
     // A batch's cases, expected outputs and answers are all held at once: fewer cases of a
     // larger shape, so that a batch holds about as many elements whatever the shape.
     let batch_size = (BATCH_ELEMENTS / max_elements).clamp(threads, BATCH);
+    // Model files, one per case for backends that read them: on a memory file system where
+    // one has room (a case's largest tensor, complex128, and its folded model, per thread).
+    let room = (max_elements as u64).saturating_mul(64).saturating_mul(threads as u64);
     let scratches = (0..threads)
-        .map(|_| tempfile::tempdir())
+        .map(|_| crate::data::scratch::private_dir("pad-conformance-fuzz-", room))
         .collect::<Result<Vec<_>, _>>()
         .map_err(FuzzError::Scratch)?;
     let start = Instant::now();
@@ -517,41 +520,50 @@ fn elements_of(finding: &Finding) -> usize {
 }
 
 /// Draws and evaluates the cases `indices` on `scratches.len()` threads, each with its own
-/// scratch directory; results come back in the order of `indices`, `None` for those the
-/// cancellation stopped.
+/// scratch directory, each taking the next case left as it finishes one (cases differ in cost
+/// a thousandfold: fixed shares would leave a thread idle); results come back in the order of
+/// `indices`, `None` for those the cancellation stopped.
 fn evaluate_all(
     backend: &dyn Backend,
     indices: &[u64],
     scratches: &[tempfile::TempDir],
     options: &FuzzOptions,
 ) -> Vec<Option<Result<(FuzzCase, Evaluation), FuzzError>>> {
-    let chunk = indices.len().div_ceil(scratches.len()).max(1);
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<_> = indices.iter().map(|_| None).collect();
     std::thread::scope(|scope| {
-        let handles: Vec<_> = indices
-            .chunks(chunk)
-            .zip(scratches)
-            .map(|(indices, scratch)| {
+        let handles: Vec<_> = scratches
+            .iter()
+            .take(indices.len())
+            .map(|scratch| {
+                let next = &next;
                 scope.spawn(move || {
-                    indices
-                        .iter()
-                        .map(|&index| {
-                            if options.cancel.is_cancelled() {
-                                return None;
-                            }
-                            let case = generate_case(options.seed, index, &options.shape);
-                            let reencode = options.reencoding_for(index, backend);
-                            let evaluation = evaluate(backend, &case, scratch.path(), &options.check, reencode);
-                            (!options.cancel.is_cancelled()).then_some(evaluation.map(|e| (case, e)))
-                        })
-                        .collect::<Vec<_>>()
+                    let mut done = Vec::new();
+                    loop {
+                        let position = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&index) = indices.get(position) else { break };
+                        if options.cancel.is_cancelled() {
+                            break;
+                        }
+                        let case = generate_case(options.seed, index, &options.shape);
+                        let reencode = options.reencoding_for(index, backend);
+                        let evaluation = evaluate(backend, &case, scratch.path(), &options.check, reencode);
+                        if options.cancel.is_cancelled() {
+                            break;
+                        }
+                        done.push((position, evaluation.map(|e| (case, e))));
+                    }
+                    done
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("evaluation catches the backend's panics"))
-            .collect()
-    })
+        for handle in handles {
+            for (position, result) in handle.join().expect("evaluation catches the backend's panics") {
+                results[position] = Some(result);
+            }
+        }
+    });
+    results
 }
 
 /// Runs the reference and the subject on `case` and says how they disagree.

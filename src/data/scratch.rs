@@ -1,0 +1,91 @@
+//! Where the runner's private scratch directories go. A case run through a worker makes and
+//! removes a few files (its model, its inputs, the worker's outputs); on a disk file system each
+//! is a metadata update that can cost milliseconds (ext4 without a journal, mounted with
+//! `discard`, scans the inodes it freed lately on every file it makes), on a memory file system
+//! microseconds. So scratch goes on `/dev/shm` when that is a memory file system with room for
+//! what the directory may hold, unless `TMPDIR` names a place; else in the temporary directory.
+
+use std::path::{Path, PathBuf};
+
+/// The memory file system most Linux systems mount.
+const SHM: &str = "/dev/shm";
+/// The least free space the memory file system must have, whatever the caller needs.
+const MIN_ROOM: u64 = 1 << 30;
+
+/// A new private directory (mode 0700, an unpredictable name starting with `prefix`) for files
+/// that may take up to `room` bytes at once, removed when dropped.
+pub(crate) fn private_dir(prefix: &str, room: u64) -> std::io::Result<tempfile::TempDir> {
+    let make = |parent: &Path| {
+        tempfile::Builder::new()
+            .prefix(prefix)
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .tempdir_in(parent)
+    };
+    let tmpdir_set = std::env::var_os("TMPDIR").is_some_and(|v| !v.is_empty());
+    match parent(tmpdir_set, memory_fs_room(Path::new(SHM)), room) {
+        // A memory file system that cannot take the directory after all: the usual place.
+        Some(shm) => make(&shm).or_else(|_| make(&std::env::temp_dir())),
+        None => make(&std::env::temp_dir()),
+    }
+}
+
+/// The memory file system to use, or `None` for the temporary directory: never when `TMPDIR`
+/// is set (the user chose), nor when the memory file system's free bytes (`free`, `None` when
+/// it is missing or not one) are under `room` or [`MIN_ROOM`].
+fn parent(tmpdir_set: bool, free: Option<u64>, room: u64) -> Option<PathBuf> {
+    let free = free?;
+    (!tmpdir_set && free >= room.max(MIN_ROOM)).then(|| PathBuf::from(SHM))
+}
+
+/// The free bytes of the memory file system at `path`; `None` when there is none there.
+fn memory_fs_room(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statfs(2) writes only the struct it is given, zeroed here, and reads the
+    // NUL-terminated path.
+    let stat = unsafe {
+        let mut stat: libc::statfs = std::mem::zeroed();
+        if libc::statfs(path.as_ptr(), &mut stat) != 0 {
+            return None;
+        }
+        stat
+    };
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    #[allow(clippy::unnecessary_cast)] // f_type's width differs between targets
+    let memory = stat.f_type as i64 == TMPFS_MAGIC;
+    #[allow(clippy::unnecessary_cast)]
+    let free = (stat.f_bavail as u64).saturating_mul(stat.f_bsize as u64);
+    memory.then_some(free)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memory_file_system_is_used_only_with_room_and_no_tmpdir() {
+        let shm = Some(PathBuf::from(SHM));
+        assert_eq!(parent(false, Some(8 << 30), 4 << 30), shm);
+        assert_eq!(parent(false, Some(MIN_ROOM), 1), shm);
+        // Docker's default /dev/shm of 64 MiB is too small for a run's requests.
+        assert_eq!(parent(false, Some(64 << 20), 1), None);
+        assert_eq!(parent(false, Some(2 << 30), 4 << 30), None);
+        assert_eq!(parent(false, None, 1), None);
+        assert_eq!(parent(true, Some(8 << 30), 1), None);
+    }
+
+    #[test]
+    fn a_private_directory_is_made_somewhere_and_removed() {
+        let dir = private_dir("pad-conformance-test-", 1).unwrap();
+        let path = dir.path().to_owned();
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&path).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o700);
+        drop(dir);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn no_file_system_is_no_memory_file_system() {
+        assert_eq!(memory_fs_room(Path::new("/no/such/dir")), None);
+    }
+}
