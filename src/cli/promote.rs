@@ -23,10 +23,11 @@ use serde::Serialize;
 
 use super::Fatal;
 use super::args::PromoteArgs;
-use super::promote_corpus::{CHANGELOG_FILE, FUZZ_DIR, NewCase, existing, fuzz_dir, release};
+use super::promote_corpus::{FUZZ_DIR, NewCase, existing, fuzz_dir, release};
 use super::promote_finding::Finding;
 use super::second_oracle::{Confirmation, OracleStatus, PYTHON_ENV, onnx_reference_spec, onnx_reference_worker};
 use super::signals;
+use pad_conformance::data::corpus::CHANGELOG_FILE;
 
 /// What became of one finding.
 enum Disposition {

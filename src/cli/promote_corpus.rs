@@ -8,21 +8,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use pad_conformance::data::atomic_file::write_atomically;
-use pad_conformance::data::corpus::Corpus;
-use pad_conformance::data::manifest::MANIFEST_FILE;
+use pad_conformance::data::corpus::{CHANGELOG_FILE, Corpus, VERSION_FILE};
+use pad_conformance::data::manifest::{GENERATED_HEADER, MANIFEST_FILE};
 use pad_conformance::data::side_file::{MAX_CORPUS_LIST_BYTES, read_text_capped};
 use sha2::{Digest, Sha256};
 
 use super::Fatal;
 
-/// A corpus root's version and changelog (the library reads them by the same names and keeps
-/// its constants to itself; the tests read every promoted corpus back through `Corpus::read`).
-pub const VERSION_FILE: &str = "VERSION";
-pub const CHANGELOG_FILE: &str = "CHANGELOG.md";
 /// The corpus subdirectory promoted findings go in.
 pub const FUZZ_DIR: &str = "fuzz";
-/// The header of a generated-case manifest (src/data/manifest.rs).
-const MANIFEST_HEADER: &str = "case\tfile\tbytes\tsha256";
 
 const README: &str = "# Promoted fuzz findings
 
@@ -116,7 +110,7 @@ pub fn release(corpus: &Corpus, cases: &[NewCase], date: &str, summary: &str) ->
         }
     }
     lines.sort();
-    let manifest = format!("{MANIFEST_HEADER}\n{}\n", lines.join("\n"));
+    let manifest = format!("{GENERATED_HEADER}\n{}\n", lines.join("\n"));
     write_atomically(&manifest_path, manifest.as_bytes()).map_err(|e| io(&manifest_path, e))?;
     let changelog_path = corpus.dir.join(CHANGELOG_FILE);
     let changelog = read_text_capped(&changelog_path, MAX_CORPUS_LIST_BYTES)

@@ -16,10 +16,13 @@ use std::path::{Path, PathBuf};
 use crate::data::manifest::{MANIFEST_FILE, Manifest};
 use crate::data::side_file::{MAX_CORPUS_LIST_BYTES, MAX_VERSION_BYTES, excerpt, read_text_capped};
 
-/// The file holding the corpus version, a whole number.
-pub(crate) const VERSION_FILE: &str = "VERSION";
+/// The file holding the corpus version, a whole number (read here, raised by the tool's
+/// promotion).
+#[doc(hidden)]
+pub const VERSION_FILE: &str = "VERSION";
 /// The file listing what changed in each version.
-pub(crate) const CHANGELOG_FILE: &str = "CHANGELOG.md";
+#[doc(hidden)]
+pub const CHANGELOG_FILE: &str = "CHANGELOG.md";
 
 /// A versioned corpus: its directory, version and changes.
 #[derive(Clone, Debug, PartialEq, Eq)]
