@@ -8,7 +8,7 @@
 use std::fmt;
 
 use ndarray::ArrayD;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::compare::{Comparable, Tolerance};
 use super::verdict::{Cause, Failure, Verdict};
@@ -28,7 +28,8 @@ pub struct CauseKey {
 }
 
 /// What tells one defect of a cause from another.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Pattern {
     /// Nothing more: a valid case refused, a runner problem, a case that does not load.
     Any,
@@ -55,7 +56,8 @@ pub enum Pattern {
 }
 
 /// Where in a Pad-family output the differing elements lie.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Region {
     /// Only elements copied from the input.
     Interior,
@@ -68,7 +70,8 @@ pub enum Region {
 }
 
 /// How differing elements differ, worst first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Flavour {
     /// Other values.
     Values,
@@ -79,7 +82,8 @@ pub enum Flavour {
 }
 
 /// How outputs of another number, type or shape differ.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum OutputDifference {
     /// Another number of outputs.
     Count,

@@ -144,11 +144,12 @@ pub struct Outcome {
     /// attributes), for data sets that did not pass: what reproduces the failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup: Option<Setup>,
-    /// The root cause a failure groups under (the verdict's cause and, for a value mismatch,
-    /// where and how the values differ); decided by the judge, not kept in JSON reports
-    /// (read back, [`Outcome::cause_key`] falls back to the verdict's own).
-    #[serde(skip)]
-    pub cause: Option<CauseKey>,
+    /// How a mismatch's outputs differ, as the judge measured it: where the failing elements
+    /// lie and how they differ, or which of number, type and shape differ. With the verdict,
+    /// the root cause the failure groups under ([`Outcome::cause_key`]), in a report read
+    /// back or a child process's result too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<Pattern>,
     /// How the verdict weighs against the run's baseline, when it was judged against one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateResult>,
@@ -195,7 +196,7 @@ impl Outcome {
             max_rel_error: None,
             mismatches: 0,
             setup: None,
-            cause: None,
+            difference: None,
             gate: None,
             duration: Duration::ZERO,
         }
@@ -224,18 +225,16 @@ impl Outcome {
             max_rel_error: None,
             mismatches: 0,
             setup: None,
-            cause: None,
+            difference: None,
             gate: None,
             duration: Duration::ZERO,
         }
     }
 
-    /// The root cause the failure groups under: the judge's, or for an outcome read back from
-    /// a report, the verdict's own (without a value mismatch's pattern); `None` when it passed.
+    /// The root cause the failure groups under: the verdict's cause and, for a mismatch, how
+    /// the outputs differ; `None` when it passed, or in a report of format 1 (no verdict).
     pub fn cause_key(&self) -> Option<CauseKey> {
-        self.cause
-            .clone()
-            .or_else(|| self.verdict.as_ref().and_then(|v| CauseKey::of(v, None)))
+        CauseKey::of(self.verdict.as_ref()?, self.difference.clone())
     }
 
     /// Failed or errored on a basis the run gates on: this fails the run.
@@ -346,7 +345,6 @@ pub(crate) fn check_data_set_with(
         }
     };
     let (op, version, mode) = describe_operator(model);
-    let cause = CauseKey::of(&verdict.verdict, verdict.values.clone());
     Outcome {
         op,
         version,
@@ -358,7 +356,7 @@ pub(crate) fn check_data_set_with(
         max_rel_error: verdict.deviation.as_ref().map(|d| d.max_rel_error),
         mismatches: verdict.mismatches,
         setup,
-        cause,
+        difference: verdict.values.clone(),
         duration: start.elapsed(),
         ..Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend.name())
     }

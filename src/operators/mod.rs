@@ -106,7 +106,8 @@ pub mod op_fields {
 }
 
 /// How the border is filled.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum PadMode {
     /// A constant value (`constant_value`, or zero).
     Constant,

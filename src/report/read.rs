@@ -121,6 +121,48 @@ mod tests {
     }
 
     #[test]
+    fn a_mismatch_reads_back_with_its_root_cause() {
+        use crate::judge::cause_key::{Flavour, Pattern, Region};
+        use crate::judge::verdict::Verdict;
+        let pattern = Pattern::Values {
+            region: Region::Padding(Some(PadMode::Constant)),
+            flavour: Flavour::SignOfZero,
+        };
+        let outcome = Outcome {
+            verdict: Some(Verdict::Mismatch {
+                shape: false,
+                report: "output 0: 1 of 6 elements differ".into(),
+                deviation: None,
+            }),
+            difference: Some(pattern.clone()),
+            ..Outcome::example("extended/z", Status::Failed)
+        };
+        let written = outcome.cause_key().unwrap();
+        assert_eq!(written.to_string(), "wrong-values: constant padding, sign of zero");
+        let report = RunReport {
+            backend: "x".into(),
+            outcomes: vec![outcome],
+            duration: Duration::ZERO,
+            baseline: None,
+            runtime: None,
+            shard: None,
+        };
+        let mut json = Vec::new();
+        write_json(&report, &mut json).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        assert_eq!(
+            value["cases"][0]["difference"],
+            serde_json::json!({"values": {"region": {"padding": "constant"}, "flavour": "sign-of-zero"}})
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        std::fs::write(&path, &json).unwrap();
+        let read = read_json_report(&path).unwrap();
+        assert_eq!(read.outcomes[0].difference, Some(pattern));
+        assert_eq!(read.outcomes[0].cause_key(), Some(written));
+    }
+
+    #[test]
     fn operators_modes_and_types_read_from_their_names() {
         let dir = tempfile::tempdir().unwrap();
         let case = |fields: &str| {
