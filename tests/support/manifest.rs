@@ -1,6 +1,6 @@
 //! MANIFEST.tsv files: one line per vendored file with its size and sha256, parsed and
-//! checked against the files on disk. Shared by tests/manifest.rs (upstream data) and
-//! tests/extended_generator.rs (the generated corpus).
+//! checked against the files on disk. Shared by tests/it/manifest.rs (upstream data) and
+//! tests/it/extended_generator.rs (the generated corpus).
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -1,8 +1,10 @@
-//! Helpers shared by the integration tests; each test file that uses them says `mod support;`.
+//! Helpers shared by the integration tests: tests/it/main.rs and each test binary of its own
+//! that uses them say `mod support;`.
 // Every test crate compiles all of the helpers and uses some.
 #![allow(dead_code)]
 
 pub mod files;
+pub mod hanging_worker;
 pub mod manifest;
 pub mod python;
 pub mod trials;

@@ -3,7 +3,7 @@
 //! Markdown, no table row split by a newline or a pipe and no markup (`<img onerror>`,
 //! `<script>`, `<!--`).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

@@ -3,6 +3,8 @@
 //! and passes with the reference, findings grouped by root cause, faithful shrinking, and
 //! shards whose findings together are the unsharded run's.
 
+use std::sync::LazyLock;
+
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, BackendFailure, BackendUnsupported, ErrorKind, RefBackend};
 use pad_conformance::case::{Patterns, discover};
@@ -18,6 +20,8 @@ use pad_conformance::model::{AttributeValue, Model};
 use pad_conformance::operators::{PadMode, Rule};
 use prost::Message;
 use sha2::{Digest, Sha256};
+
+use crate::support::hanging_worker::{IN_REQUEST, Mark};
 
 #[test]
 fn the_same_seed_gives_the_same_cases_on_any_machine() {
@@ -134,6 +138,12 @@ struct EdgeIs(ErrorKind);
 impl Backend for EdgeIs {
     fn name(&self) -> &str {
         "edge-is"
+    }
+
+    // Runs the loaded model: the fuzzer need not write each case's model to disk (the
+    // broken backend above keeps the default, so that path stays tested).
+    fn reads_model_file(&self) -> bool {
+        false
     }
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
@@ -261,6 +271,12 @@ impl Backend for ThreeDefects {
         "three-defects"
     }
 
+    // Runs the loaded model: the fuzzer need not write each case's model to disk (the
+    // broken backend above keeps the default, so that path stays tested).
+    fn reads_model_file(&self) -> bool {
+        false
+    }
+
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let node = &model.graph.nodes[0];
         let mode = node.pad_mode().and_then(|m| m.mode());
@@ -322,10 +338,18 @@ fn keys(report: &FuzzReport) -> Vec<String> {
         .collect()
 }
 
+/// The cases of [`THREE_DEFECTS`].
+const THREE_DEFECTS_CASES: u64 = 800;
+
+/// [`ThreeDefects`] fuzzed with `exact_options(THREE_DEFECTS_CASES)`: computed once, for the
+/// tests that read the same run.
+static THREE_DEFECTS: LazyLock<FuzzReport> =
+    LazyLock::new(|| fuzz(&ThreeDefects, &exact_options(THREE_DEFECTS_CASES), &mut |_| {}).unwrap());
+
 #[test]
 fn three_injected_defects_are_three_causes() {
-    let report = fuzz(&ThreeDefects, &exact_options(800), &mut |_| {}).unwrap();
-    let mut all = keys(&report);
+    let report = &*THREE_DEFECTS;
+    let mut all = keys(report);
     all.sort();
     assert_eq!(
         all,
@@ -370,28 +394,12 @@ fn three_injected_defects_are_three_causes() {
     assert_eq!(sign.case.data_len(), 1, "shrunk: {}", sign.case);
 }
 
-/// Pads reflect mode as edge mode, however long the pads.
-struct ReflectAsEdge;
-
-impl Backend for ReflectAsEdge {
-    fn name(&self) -> &str {
-        "reflect-as-edge"
-    }
-
-    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
-        match model.graph.nodes[0].pad_mode().and_then(|m| m.mode()) {
-            Some(PadMode::Reflect) => RefBackend.run(&ThreeDefects::with_mode(model, "edge"), inputs),
-            _ => RefBackend.run(model, inputs),
-        }
-    }
-}
-
 /// Shards of one seed draw disjoint cases whose findings, merged, are the unsharded run's:
 /// the same causes, the same smallest cases, the same counts.
 #[test]
 fn shards_together_find_what_one_run_finds() {
-    let options = exact_options(600);
-    let whole = fuzz(&ThreeDefects, &options, &mut |_| {}).unwrap();
+    let options = exact_options(THREE_DEFECTS_CASES);
+    let whole = &*THREE_DEFECTS;
     let shards: Vec<FuzzReport> = (1..=3)
         .map(|index| {
             let options = FuzzOptions {
@@ -401,7 +409,7 @@ fn shards_together_find_what_one_run_finds() {
             fuzz(&ThreeDefects, &options, &mut |_| {}).unwrap()
         })
         .collect();
-    assert_eq!(shards.iter().map(|s| s.cases).collect::<Vec<_>>(), [200, 200, 200]);
+    assert_eq!(shards.iter().map(|s| s.cases).collect::<Vec<_>>(), [267, 267, 266]);
     let merged = FuzzReport::merge(shards, &options.check.gating);
     let summary = |report: &FuzzReport| -> Vec<(CauseKey, u64, u64, String, String, Vec<String>)> {
         report
@@ -421,19 +429,24 @@ fn shards_together_find_what_one_run_finds() {
             .collect()
     };
     assert!(!whole.findings.is_empty());
-    assert_eq!(summary(&merged), summary(&whole));
+    assert_eq!(summary(&merged), summary(whole));
     assert_eq!((merged.cases, merged.unsupported), (whole.cases, whole.unsupported));
 }
 
 /// Case i of a seed is the same case whether drawn alone, in a run or in a shard.
 #[test]
 fn a_case_is_drawn_again_alone_by_its_index() {
-    let report = fuzz(&ReflectAsEdge, &exact_options(500), &mut |_| {}).unwrap();
-    let finding = report.findings.first().expect("reflect as edge is found");
-    assert_eq!(
-        generate_case(2, finding.case_index, &Shape::default()),
-        finding.original
-    );
+    let report = &*THREE_DEFECTS;
+    let found: Vec<&Finding> = report.findings.iter().chain(&report.not_gating).collect();
+    assert_eq!(found.len(), 3);
+    for finding in found {
+        assert_eq!(
+            generate_case(2, finding.case_index, &Shape::default()),
+            finding.original,
+            "{}",
+            finding.key
+        );
+    }
     assert_ne!(
         generate_case(3, 0, &Shape::default()),
         generate_case(3, 1, &Shape::default())
@@ -584,20 +597,25 @@ fn numeric_arguments_out_of_range_are_refused_before_the_run() {
 /// then, whatever `--timeout` allows it. (Were it not, this run would last 600 s.)
 #[test]
 fn time_cuts_short_the_case_in_flight() {
-    let hang = r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "hang"}'; read request; sleep 600"#;
-    let out = pad_conformance(&[
-        "fuzz",
-        "--backend",
-        hang,
-        "--time",
-        "1",
-        "--timeout",
-        "600",
-        "--format",
-        "json",
-    ]);
+    let mark = Mark::new();
+    let out = mark
+        .pass_to(&mut std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance")))
+        .args([
+            "fuzz",
+            "--backend",
+            IN_REQUEST,
+            "--time",
+            "1",
+            "--timeout",
+            "600",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(mark.path().exists(), "the worker never held a case: {stderr}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     // The case cut short is not counted, and is no finding.
     assert_eq!(report["cases"], 0, "{report}");
@@ -608,21 +626,19 @@ fn time_cuts_short_the_case_in_flight() {
 /// however many distinct disagreements a long run meets.
 #[test]
 fn findings_past_the_memory_budget_are_counted_as_dropped() {
-    let run = |stored_elements| {
-        // Three root causes (a backend failing on one mode is one cause, however many).
-        let options = FuzzOptions {
-            shrink_runs: 0,
-            stored_elements,
-            ..exact_options(800)
-        };
-        fuzz(&ThreeDefects, &options, &mut |_| {}).unwrap()
-    };
-    let all = run(usize::MAX);
+    // Three root causes (a backend failing on one mode is one cause, however many), all kept
+    // within the default budget.
+    let all = &*THREE_DEFECTS;
     let kept = all.findings.len() + all.not_gating.len();
     assert_eq!(kept, 3);
     assert_eq!(all.dropped, 0);
     // A budget of one element: the first finding fills it, every other is dropped.
-    let one = run(1);
+    let options = FuzzOptions {
+        shrink_runs: 0,
+        stored_elements: 1,
+        ..exact_options(THREE_DEFECTS_CASES)
+    };
+    let one = fuzz(&ThreeDefects, &options, &mut |_| {}).unwrap();
     assert_eq!(one.findings.len() + one.not_gating.len(), 1);
     assert_eq!(one.dropped as usize, kept - 1);
 }

@@ -1,7 +1,7 @@
 //! The binary's HTML scoreboard (`--format html`, `matrix --format html`) and `diff` of two
 //! JSON reports: exit codes, and the pages parsed back.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! The libtest harness: one trial per data set, not-applicable cases ignored, and baselines
 //! whose listed failures pass while failing and fail once they pass.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

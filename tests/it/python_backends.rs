@@ -5,10 +5,10 @@
 //!
 //! The workers need the pinned Python packages. So that `cargo test` needs neither Python nor
 //! the network, every test here is ignored there; .ci/run installs the packages and runs them
-//! as a step of their own (`cargo test --test python_backends -- --ignored`), which fails CI
+//! as a step of their own (`cargo test --test it -- --ignored python_backends::`), which fails CI
 //! when they fail.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};

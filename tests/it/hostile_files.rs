@@ -3,7 +3,7 @@
 //! that would silently run nothing. Each gives a clear error naming the file, promptly, and
 //! no hang (a FIFO opened for reading without a writer would block forever).
 
-mod support;
+use crate::support;
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::Output;
 
 use support::files::{copy_dir, run, testdata};
+use support::hanging_worker::{IN_REQUEST, Mark};
 
 fn mkfifo(path: &Path) {
     let c = CString::new(path.as_os_str().as_bytes()).unwrap();
@@ -349,17 +350,18 @@ fn new_reports_and_baselines_follow_the_umask() {
 fn an_interrupted_run_writes_no_baseline_and_says_so() {
     let tree = failing_tree();
     let baseline = tree.path().join("known.json");
-    let hang = r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "hang"}'; read request; sleep 600"#;
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
-        .args(["--backend", hang, "--jobs", "1", "--write-baseline"])
+    let mark = Mark::new();
+    let child = mark
+        .pass_to(&mut std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance")))
+        .args(["--backend", IN_REQUEST, "--jobs", "1", "--write-baseline"])
         .arg(&baseline)
         .arg(tree.path())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // The first data set is under way once the worker has had time to start.
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // The first data set is under way.
+    mark.wait();
     // SAFETY: kill(2) on our own child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();

@@ -3,7 +3,7 @@
 //! Files directly in `onnx-testdata/` and everything under `extended/` are not
 //! covered by the manifest.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::fs;

@@ -6,9 +6,9 @@
 //!
 //! It needs the pinned Python packages (numpy, to run the generators) and the package index
 //! (the onnx 1.22.0 wheel), so `cargo test` ignores it; .ci/run runs it
-//! (`cargo test --test onnx_export -- --ignored`).
+//! (`cargo test --test it -- --ignored onnx_export::`).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

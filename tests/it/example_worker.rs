@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// target/<profile>/examples/toy_backend, built when `cargo test --test example_worker` ran
+/// target/<profile>/examples/toy_backend, built when `cargo test --test it example_worker` ran
 /// alone (a whole `cargo test` builds the examples first).
 fn toy_worker() -> PathBuf {
     let deps = std::env::current_exe().unwrap().parent().unwrap().to_owned();

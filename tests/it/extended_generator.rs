@@ -11,7 +11,7 @@
 //! - `committed_corpus_matches_manifest` checks the committed files against
 //!   the committed manifest (missing, extra or changed files).
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! only the union knows (an entry for no data set, an unexpected pass) included — and the
 //! same exit code.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! The built binary: exit codes on passing, failing and empty trees, and every report format
 //! parsed back.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 use pad_conformance::Tensor;
 use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
 use support::files::{copy_dir, run, testdata};
+use support::hanging_worker::{IN_REQUEST, Mark};
 
 /// A tree with two cases: test_edge_pad as vendored, and test_wrap_pad with one expected
 /// value changed.
@@ -911,17 +912,18 @@ fn write_baseline_refuses_a_malformed_baseline_and_leaves_it_untouched() {
 fn an_interrupted_run_still_writes_its_report() {
     let tree = failing_tree();
     let report = tree.path().join("report.json");
-    let hang = r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "hang"}'; read request; sleep 600"#;
-    let child = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
-        .args(["--backend", hang, "--jobs", "1", "--format", "json", "--output"])
+    let mark = Mark::new();
+    let child = mark
+        .pass_to(&mut Command::new(env!("CARGO_BIN_EXE_pad-conformance")))
+        .args(["--backend", IN_REQUEST, "--jobs", "1", "--format", "json", "--output"])
         .arg(&report)
         .arg(tree.path())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // The first data set is under way once the worker has had time to start.
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // The first data set is under way.
+    mark.wait();
     // SAFETY: kill(2) on our own child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();

@@ -6,7 +6,7 @@
 //! own evaluator confirming findings is the ignored test .ci/run runs. And `fuzz-merge`: the
 //! JSON reports of a fuzz run's shards joined are the unsharded run's report.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

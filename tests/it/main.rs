@@ -1,0 +1,35 @@
+//! The integration tests that can share a process, as modules of one test binary: libtest
+//! runs them all in parallel on every core, and a build links one binary instead of twenty.
+//!
+//! A test file joins as tests/it/NAME.rs with a `mod NAME;` line below (and `use
+//! crate::support;` for the shared helpers). A test needs a binary of its own (tests/*.rs) only
+//! when it cannot share the process: `harness = false` (upstream.rs, exec_backend.rs and
+//! isolation.rs: main() is also a worker or a gate), or process-wide state (adversarial.rs:
+//! `kill_worker_groups` ends every worker of the process). Select a file's tests by its module:
+//! `cargo test --test it -- signals::`.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bridging;
+mod cli;
+mod constant_inputs;
+mod corpus;
+mod decode;
+mod discovery;
+mod docs;
+mod escaping;
+mod example_worker;
+mod extended_generator;
+mod fuzz;
+mod fuzz_encodings;
+mod harness;
+mod hostile_files;
+mod manifest;
+mod onnx_export;
+mod promote;
+mod python_backends;
+mod refusal_judgement;
+mod scoreboard_cli;
+mod shards;
+mod signals;

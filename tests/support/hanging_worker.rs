@@ -1,0 +1,52 @@
+//! Workers, in sh, that never answer and say when they got that far: a test interrupts a run
+//! once the worker is where the test needs it, instead of guessing how long that takes (a
+//! guess that is too short on a loaded machine, and dead time on an idle one).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Completes the handshake, reads a request, marks it, and never answers: the run has a data
+/// set or case in flight once the mark is there.
+pub const IN_REQUEST: &str = r#"exec:read hello; echo '{"type": "hello", "version": 1, "name": "hang"}'; read request; touch "$HANG_MARK"; sleep 600"#;
+
+/// Marks that it started, and never says hello: the command is still starting its backend.
+pub const BEFORE_HELLO: &str = r#"exec:touch "$HANG_MARK"; sleep 600"#;
+
+/// The file a hanging worker touches (`$HANG_MARK`), in a directory of its own.
+pub struct Mark {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Mark {
+    pub fn new() -> Mark {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mark");
+        Mark { _dir: dir, path }
+    }
+
+    /// Passes the mark's path to the workers `command` starts.
+    pub fn pass_to<'a>(&self, command: &'a mut Command) -> &'a mut Command {
+        command.env("HANG_MARK", &self.path)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Blocks until the worker has made the mark. A minute without it fails the test: the
+    /// command never got the worker that far.
+    pub fn wait(&self) {
+        wait_until("the hanging worker's mark", || self.path.exists());
+    }
+}
+
+/// Polls `done` until it holds; panics naming `what` after a minute.
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "waited a minute for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
