@@ -102,17 +102,23 @@ fn corpus_root_copy(into: &Path) -> PathBuf {
     to
 }
 
-/// A copy of the whole vendored corpus, to promote into.
+/// A copy of the whole vendored corpus, to promote into. What promotion writes — the root's
+/// files and fuzz/ — is copied; the data sets it only reads are hard links where the file
+/// system allows (quick, and a write through one would show in the checkout's own tests).
 fn corpus_copy(into: &Path) -> PathBuf {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
     let to = into.join("onnx-testdata");
     for entry in walkdir::WalkDir::new(&from) {
         let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(&from).unwrap());
+        let relative = entry.path().strip_prefix(&from).unwrap();
+        let target = to.join(relative);
         if entry.file_type().is_dir() {
             std::fs::create_dir_all(&target).unwrap();
         } else {
-            std::fs::copy(entry.path(), &target).unwrap();
+            let written = relative.components().count() == 1 || relative.starts_with("fuzz");
+            if written || std::fs::hard_link(entry.path(), &target).is_err() {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
         }
     }
     to
@@ -577,14 +583,39 @@ fn onnx_reference_confirms_findings() {
     );
 }
 
-fn fuzz_json(args: &[&str]) -> Value {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
-        .args(["fuzz", "--backend", ECHO_WORKER, "--cases", "120", "--format", "json"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
+/// The JSON reports of fuzz runs against the echo worker, one per argument list, run at once
+/// (each run waits on its worker most of the time).
+fn fuzz_jsons(runs: &[Vec<String>]) -> Vec<Value> {
+    let children: Vec<_> = runs
+        .iter()
+        .map(|args| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+                .args([
+                    "fuzz",
+                    "--backend",
+                    ECHO_WORKER,
+                    "--cases",
+                    "120",
+                    "--format",
+                    "json",
+                    "--jobs",
+                    "1",
+                ])
+                .args(args)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|child| {
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+            serde_json::from_slice(&out.stdout).unwrap()
+        })
+        .collect()
 }
 
 fn fuzz_merge(dir: &Path, reports: &[&Value]) -> (Option<i32>, String, Option<Value>) {
@@ -625,10 +656,12 @@ fn canonical(mut report: Value) -> Value {
 #[test]
 fn fuzz_shards_merged_are_the_unsharded_run() {
     let dir = tempfile::tempdir().unwrap();
-    let whole = fuzz_json(&["--seed", "3"]);
-    let shards: Vec<Value> = (1..=3)
-        .map(|k| fuzz_json(&["--seed", "3", "--shard", &format!("{k}/3")]))
-        .collect();
+    let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let mut runs = vec![args(&["--seed", "3"]), args(&["--seed", "4", "--shard", "2/3"])];
+    runs.extend((1..=3).map(|k| args(&["--seed", "3", "--shard", &format!("{k}/3")])));
+    let mut reports = fuzz_jsons(&runs);
+    let shards = reports.split_off(2);
+    let [whole, other_seed] = <[Value; 2]>::try_from(reports).unwrap();
     let (code, stderr, merged) = fuzz_merge(dir.path(), &[&shards[2], &shards[0], &shards[1]]);
     assert_eq!(code, Some(1), "{stderr}");
     let merged = merged.unwrap();
@@ -638,7 +671,6 @@ fn fuzz_shards_merged_are_the_unsharded_run() {
 
     // Shards of different runs, or not the whole set, are refused, naming the files.
     let part = |k: usize| dir.path().join(format!("part-{k}.json")).display().to_string();
-    let other_seed = fuzz_json(&["--seed", "4", "--shard", "2/3"]);
     let (code, stderr, _) = fuzz_merge(dir.path(), &[&shards[0], &other_seed, &shards[2]]);
     assert_eq!(code, Some(2));
     assert!(
