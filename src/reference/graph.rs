@@ -51,8 +51,9 @@ pub(crate) fn run_model(model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>,
     run_model_within(model, inputs, Budget::default())
 }
 
-/// [`run_model`] with a memory budget of its own for the values the nodes produce.
-pub(crate) fn run_model_within(model: &Model, inputs: &[Tensor], mut budget: Budget) -> Result<Vec<Tensor>, RunError> {
+/// The reference's evaluation of `model` with a memory budget of its own for the values the nodes produce: for the
+/// cargo-fuzz targets, which evaluate hostile models within a small budget.
+pub fn run_model_within(model: &Model, inputs: &[Tensor], mut budget: Budget) -> Result<Vec<Tensor>, RunError> {
     let graph = &model.graph;
     if inputs.len() != graph.inputs.len() {
         return Err(RunError::InputCount {

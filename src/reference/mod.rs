@@ -16,6 +16,9 @@ mod tests;
 pub use budget::Budget;
 pub use graph::RunError;
 pub(crate) use graph::run_model;
+// For the cargo-fuzz targets (fuzz/): the reference within a small memory budget.
+#[doc(hidden)]
+pub use graph::run_model_within;
 #[cfg(target_arch = "x86_64")]
 #[doc(hidden)]
 pub use stream_copy::{StreamWriter, extend_streaming};

@@ -5,8 +5,7 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::model::{Graph, Model};
-use crate::reference::graph::run_model_within;
-use crate::reference::{Budget, RunError, run_model};
+use crate::reference::{Budget, RunError, run_model, run_model_within};
 
 /// A model of `nodes` over graph inputs `inputs`, returning `y`.
 fn graph(nodes: Vec<Node>, initializers: Vec<(&str, Tensor)>, inputs: &[&str]) -> Model {
