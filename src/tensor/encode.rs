@@ -11,17 +11,22 @@ use crate::proto::TensorProto;
 /// Encodes a tensor as ONNX writes it: little-endian raw_data, sub-byte types packed low bits
 /// first, strings in string_data.
 pub fn encode_tensor(tensor: &Tensor, name: &str) -> TensorProto {
-    let mut proto = TensorProto {
-        dims: tensor.shape().iter().map(|&d| d as i64).collect(),
-        data_type: tensor.data_type().code(),
-        name: name.to_owned(),
-        ..Default::default()
-    };
+    let mut proto = header(tensor, name);
     match tensor {
         Tensor::String(a) => proto.string_data = a.iter().map(|s| Bytes::from(s.clone())).collect(),
         _ => proto.raw_data = Some(Bytes::from(raw_bytes(tensor))),
     }
     proto
+}
+
+/// A tensor's shape, element type and name, without its elements.
+fn header(tensor: &Tensor, name: &str) -> TensorProto {
+    TensorProto {
+        dims: tensor.shape().iter().map(|&d| d as i64).collect(),
+        data_type: tensor.data_type().code(),
+        name: name.to_owned(),
+        ..Default::default()
+    }
 }
 
 /// Encodes a tensor as onnx's `helper.make_tensor` writes it (without `raw=True`): each
@@ -30,12 +35,7 @@ pub fn encode_tensor(tensor: &Tensor, name: &str) -> TensorProto {
 /// in string_data, and the rest in int32_data: small integers and bools by value, 16- and
 /// 8-bit floats by their bit patterns, sub-byte types one packed byte per value.
 pub(crate) fn encode_tensor_fields(tensor: &Tensor, name: &str) -> TensorProto {
-    let mut proto = TensorProto {
-        dims: tensor.shape().iter().map(|&d| d as i64).collect(),
-        data_type: tensor.data_type().code(),
-        name: name.to_owned(),
-        ..Default::default()
-    };
+    let mut proto = header(tensor, name);
     match tensor {
         Tensor::Float(a) => proto.float_data = a.iter().copied().collect(),
         Tensor::Complex64(a) => proto.float_data = a.iter().flat_map(|c| [c.re, c.im]).collect(),

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use pad_conformance::Tensor;
 use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
 use support::files::{copy_dir, run, testdata};
-use support::hanging_worker::{IN_REQUEST, Mark};
+use support::hanging_worker::{IN_REQUEST, Mark, interrupt};
 
 /// A tree with two cases: test_edge_pad as vendored, and test_wrap_pad with one expected
 /// value changed.
@@ -924,10 +924,7 @@ fn an_interrupted_run_still_writes_its_report() {
         .unwrap();
     // The first data set is under way.
     mark.wait();
-    // SAFETY: kill(2) on our own child.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (out, stderr) = interrupt(child, libc::SIGINT);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted: 0 of 2 data sets ran"), "{stderr}");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();

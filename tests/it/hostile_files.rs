@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Output;
 
 use support::files::{copy_dir, run, testdata};
-use support::hanging_worker::{IN_REQUEST, Mark};
+use support::hanging_worker::{IN_REQUEST, Mark, interrupt};
 
 fn mkfifo(path: &Path) {
     let c = CString::new(path.as_os_str().as_bytes()).unwrap();
@@ -362,10 +362,7 @@ fn an_interrupted_run_writes_no_baseline_and_says_so() {
         .unwrap();
     // The first data set is under way.
     mark.wait();
-    // SAFETY: kill(2) on our own child.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    let error = stderr(&out);
+    let (out, error) = interrupt(child, libc::SIGINT);
     assert_eq!(out.status.code(), Some(130), "{error}");
     assert!(
         error.contains(&format!("the baseline {} was not written", baseline.display())),

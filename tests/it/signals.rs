@@ -10,13 +10,13 @@ use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::support;
 use support::files::testdata;
-use support::hanging_worker::{BEFORE_HELLO, IN_REQUEST, Mark, wait_until};
+use support::hanging_worker::{BEFORE_HELLO, IN_REQUEST, Mark, interrupt, wait_until};
 
 fn command(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pad-conformance"));
@@ -31,15 +31,6 @@ fn command(args: &[&str]) -> Command {
 /// Runs the binary with `args`; its workers make `mark`.
 fn spawn(args: &[&str], mark: &Mark) -> Child {
     mark.pass_to(&mut command(args)).spawn().expect("the binary runs")
-}
-
-/// Sends `signal` to `child` and waits for it.
-fn interrupt(child: Child, signal: libc::c_int) -> (Output, String) {
-    // SAFETY: kill(2) on our own child.
-    unsafe { libc::kill(child.id() as libc::pid_t, signal) };
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out, stderr)
 }
 
 fn one_case() -> tempfile::TempDir {

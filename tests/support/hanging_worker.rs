@@ -3,7 +3,7 @@
 //! guess that is too short on a loaded machine, and dead time on an idle one).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 /// Completes the handshake, reads a request, marks it, and never answers: the run has a data
@@ -40,6 +40,15 @@ impl Mark {
     pub fn wait(&self) {
         wait_until("the hanging worker's mark", || self.path.exists());
     }
+}
+
+/// Sends `signal` to `child` and waits for it: its output, and its stderr as text.
+pub fn interrupt(child: Child, signal: libc::c_int) -> (Output, String) {
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, stderr)
 }
 
 /// Polls `done` until it holds; panics naming `what` after a minute.
