@@ -231,37 +231,3 @@ macro_rules! forward_backend {
 
 forward_backend!(Box<B>, std::sync::Arc<B>, &B);
 
-/// What external backends need to know.
-#[derive(Clone, Debug)]
-pub struct BackendOptions {
-    /// How long one data set may take before the worker is killed.
-    pub timeout: std::time::Duration,
-    /// The largest tensor a worker's output file may declare.
-    pub max_tensor_bytes: u64,
-    /// Stops the backend's requests in flight, killing their workers, once tripped.
-    pub cancel: crate::cancel::Cancel,
-}
-
-/// The backend a `--backend` value names: `ref`, or `exec:COMMAND` for an external worker
-/// (docs/backend-protocol.md).
-pub fn backend_from_spec(spec: &str, options: &BackendOptions) -> Result<Box<dyn Backend>, SpecError> {
-    match spec.split_once(':') {
-        _ if spec == "ref" => Ok(Box::new(RefBackend)),
-        Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(
-            ExecBackend::start(command, options.timeout, options.max_tensor_bytes)?
-                .cancelled_by(options.cancel.clone()),
-        )),
-        _ => Err(SpecError::Unknown(spec.to_owned())),
-    }
-}
-
-/// A `--backend` value that names no backend that can run.
-#[derive(Debug, thiserror::Error)]
-pub enum SpecError {
-    /// Neither `ref` nor `exec:COMMAND`.
-    #[error("unknown backend {0:?}; use ref or exec:COMMAND")]
-    Unknown(String),
-    /// The worker does not start.
-    #[error(transparent)]
-    Worker(#[from] StartError),
-}

@@ -2,6 +2,7 @@
 //! Every rule the CLI applies that the harness applies too lives in the library.
 
 pub mod args;
+mod backend_spec;
 mod bench;
 mod check;
 mod coverage_table;
@@ -28,10 +29,10 @@ pub mod signals;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use crate::cli::scoreboard::Rerun;
-use pad_conformance::backend::{Backend, BackendOptions, backend_from_spec};
+use crate::cli::backend_spec::backend_from_spec;
+use pad_conformance::backend::Backend;
 use pad_conformance::case::{Patterns, TestCase, discover_until};
 use pad_conformance::data::DataRoot;
 use pad_conformance::data::basis::Gating;
@@ -126,18 +127,7 @@ impl Checking {
     }
 
     fn backend(&self, spec: &str, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
-        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
-            return Err(Fatal(format!(
-                "--timeout {} is not a positive number of seconds",
-                self.timeout
-            )));
-        }
-        let options = BackendOptions {
-            timeout: Duration::from_secs_f64(self.timeout),
-            max_tensor_bytes,
-            cancel: signals::cancel(),
-        };
-        Ok(backend_from_spec(spec, &options)?)
+        backend_from_spec(spec, self.timeout, max_tensor_bytes)
     }
 
     fn threads(&self) -> usize {

@@ -8,9 +8,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
-use pad_conformance::backend::{Backend, BackendOptions, RefBackend, backend_from_spec};
+use crate::cli::backend_spec::backend_from_spec;
+use pad_conformance::backend::{Backend, RefBackend};
 use pad_conformance::case::info::{CASE_INFO_FILE, CaseInfo};
 use pad_conformance::case::{Patterns, TestCase, discover, discover_in};
 use pad_conformance::data::DataRoot;
@@ -259,18 +259,7 @@ fn second_oracle(args: &PromoteArgs) -> Result<Option<Oracle>, Fatal> {
         }
         (None, None) => return Ok(None),
     };
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        return Err(Fatal(format!(
-            "--timeout {} is not a positive number of seconds",
-            args.timeout
-        )));
-    }
-    let options = BackendOptions {
-        timeout: Duration::from_secs_f64(args.timeout),
-        max_tensor_bytes: DEFAULT_MAX_BYTES,
-        cancel: signals::cancel(),
-    };
-    let backend = backend_from_spec(&spec, &options).map_err(|e| {
+    let backend = backend_from_spec(&spec, args.timeout, DEFAULT_MAX_BYTES).map_err(|Fatal(e)| {
         Fatal(format!(
             "the second oracle {spec}: {e}; give --reference-only to promote on the reference alone"
         ))

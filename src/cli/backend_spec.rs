@@ -1,0 +1,28 @@
+//! The backend a `--backend` value names: `ref`, or `exec:COMMAND` for an external worker
+//! (docs/backend-protocol.md). A gate builds its backend itself; only the command line reads
+//! it from a string.
+
+use std::time::Duration;
+
+use pad_conformance::backend::{Backend, ExecBackend, RefBackend};
+
+use super::{Fatal, signals};
+
+/// The backend `spec` names; an external worker is killed after `timeout_seconds` on one data
+/// set, may declare outputs of at most `max_tensor_bytes`, and is stopped by the command's
+/// signal handler.
+pub fn backend_from_spec(spec: &str, timeout_seconds: f64, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
+    if !(timeout_seconds > 0.0 && timeout_seconds.is_finite()) {
+        return Err(Fatal(format!(
+            "--timeout {timeout_seconds} is not a positive number of seconds"
+        )));
+    }
+    match spec.split_once(':') {
+        _ if spec == "ref" => Ok(Box::new(RefBackend)),
+        Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(
+            ExecBackend::start(command, Duration::from_secs_f64(timeout_seconds), max_tensor_bytes)?
+                .cancelled_by(signals::cancel()),
+        )),
+        _ => Err(Fatal(format!("unknown backend {spec:?}; use ref or exec:COMMAND"))),
+    }
+}
