@@ -230,4 +230,3 @@ macro_rules! forward_backend {
 }
 
 forward_backend!(Box<B>, std::sync::Arc<B>, &B);
-

@@ -195,7 +195,7 @@ pub struct FuzzArgs {
     /// another legal protobuf form (packed lists, typed data fields, reversed field order)
     /// when it answers the plain form correctly; what changes is reported apart and never
     /// gates. 0 turns this off.
-    #[arg(long, value_name = "SHARE", default_value_t = pad_conformance::fuzz::DEFAULT_ENCODINGS)]
+    #[arg(long, value_name = "SHARE", default_value_t = pad_conformance::fuzz::FuzzOptions::default().encodings)]
     pub encodings: f64,
     #[command(flatten)]
     pub checking: Checking,

@@ -30,8 +30,8 @@ pub mod signals;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::cli::scoreboard::Rerun;
 use crate::cli::backend_spec::backend_from_spec;
+use crate::cli::scoreboard::Rerun;
 use pad_conformance::backend::Backend;
 use pad_conformance::case::{Patterns, TestCase, discover_until};
 use pad_conformance::data::DataRoot;

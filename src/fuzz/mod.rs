@@ -94,7 +94,7 @@ pub struct FuzzOptions {
 pub(crate) const DEFAULT_CASES: u64 = 10_000;
 
 /// The share of cases re-encoded by default: one in ten costs a tenth more subject runs.
-pub const DEFAULT_ENCODINGS: f64 = 0.1;
+pub(crate) const DEFAULT_ENCODINGS: f64 = 0.1;
 
 impl FuzzOptions {
     /// The most cases the run draws: `cases`, else 10,000 unless a time budget

@@ -456,7 +456,7 @@ fn expected_rules(case: &TestCase, model: &Model, data: &LoadedDataSet, answer: 
 }
 
 /// What the backend answered: outputs, its error, or the message of its panic.
-pub enum Answer {
+pub(crate) enum Answer {
     /// The outputs it returned.
     Outputs(Vec<Tensor>),
     /// The error it returned: a refusal, unless [`crate::backend::error_kind`] says otherwise.
@@ -466,7 +466,7 @@ pub enum Answer {
 }
 
 /// Runs `backend` on `model` and `inputs`, catching a panic.
-pub fn run(backend: &dyn Backend, model: &Model, inputs: &[Tensor]) -> Answer {
+pub(crate) fn run(backend: &dyn Backend, model: &Model, inputs: &[Tensor]) -> Answer {
     match catch_unwind(AssertUnwindSafe(|| backend.run(model, inputs))) {
         Ok(Ok(outputs)) => Answer::Outputs(outputs),
         Ok(Err(e)) => Answer::Refused(e),

@@ -269,7 +269,7 @@ fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
 
 /// One differing element.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ElementMismatch {
+pub(crate) struct ElementMismatch {
     /// The element's multi-index, outermost axis first.
     pub index: Vec<usize>,
     /// The expected value, as a report shows it.
@@ -282,7 +282,7 @@ pub struct ElementMismatch {
 
 /// The result of comparing one output.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     /// The output matches: same dtype and shape, and no element failing the rule.
     pub passed: bool,
     /// Every value is bit-identical (false when the dtype or shape differs).
@@ -310,7 +310,7 @@ pub struct Comparison {
 /// How the differing elements of an output split between its padding and its interior,
 /// counted over all of them (not just the listed ones).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Placement {
+pub(crate) struct Placement {
     /// Differing elements in the padding of some axis.
     pub in_padding: usize,
     /// Differing elements in the interior (copied from the input).
@@ -332,27 +332,10 @@ impl Placement {
     }
 }
 
-/// Compares `actual` with `expected`: dtype, then shape, then every value.
-///
-/// ```
-/// use pad_conformance::Tensor;
-/// use pad_conformance::judge::compare::{Tolerance, compare};
-/// let expected = Tensor::from_vec(&[2], vec![1.0f32, 2.0]).unwrap();
-/// let actual = Tensor::from_vec(&[2], vec![1.0000001f32, 2.0]).unwrap();
-/// assert!(!compare(&expected, &actual, &Tolerance::Exact).passed);
-/// let c = compare(&expected, &actual, &Tolerance::Ulps(1));
-/// assert!(c.passed && !c.bit_exact);
-/// assert_eq!(c.deviation.unwrap().max_ulps.unwrap().ulps, 1);
-/// ```
-pub fn compare(expected: &Tensor, actual: &Tensor, tolerance: &Tolerance) -> Comparison {
-    compare_in(expected, actual, tolerance, None)
-}
-
-/// [`compare`], for the output of a Pad-family node whose `regions` are known: each listed
-/// mismatch names its region, and [`Comparison::placement`] counts, in the same pass, where
-/// every differing element falls.
-#[doc(hidden)]
-pub fn compare_in(
+/// Compares `actual` with `expected`: dtype, then shape, then every value. For the output of a
+/// Pad-family node whose `regions` are known, each listed mismatch names its region, and
+/// [`Comparison::placement`] counts, in the same pass, where every differing element falls.
+pub(crate) fn compare_in(
     expected: &Tensor,
     actual: &Tensor,
     tolerance: &Tolerance,
@@ -959,6 +942,20 @@ mod tests {
     use num_complex::Complex;
 
     use super::*;
+
+    fn compare(expected: &Tensor, actual: &Tensor, tolerance: &Tolerance) -> Comparison {
+        compare_in(expected, actual, tolerance, None)
+    }
+
+    #[test]
+    fn ulps_pass_what_exact_fails() {
+        let expected = t(&[2], vec![1.0f32, 2.0]);
+        let actual = t(&[2], vec![1.0000001f32, 2.0]);
+        assert!(!compare(&expected, &actual, &Tolerance::Exact).passed);
+        let c = compare(&expected, &actual, &Tolerance::Ulps(1));
+        assert!(c.passed && !c.bit_exact);
+        assert_eq!(c.deviation.unwrap().max_ulps.unwrap().ulps, 1);
+    }
 
     fn t<T: Element>(shape: &[usize], values: Vec<T>) -> Tensor {
         Tensor::from_vec(shape, values).unwrap()

@@ -13,14 +13,13 @@ mod stream_copy;
 #[cfg(test)]
 mod tests;
 
-pub use budget::Budget;
 pub use graph::RunError;
 pub(crate) use graph::run_model;
 // For the cargo-fuzz targets (fuzz/): the reference within a small memory budget.
-#[doc(hidden)]
-pub use graph::run_model_within;
 #[cfg(target_arch = "x86_64")]
 #[doc(hidden)]
 pub use stream_copy::{StreamWriter, extend_streaming};
+#[doc(hidden)]
+pub use {budget::Budget, graph::run_model_within};
 #[cfg(test)]
 use {center_crop_pad::run_center_crop_pad, graph::run_node, pad::run_pad};

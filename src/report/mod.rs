@@ -1,6 +1,6 @@
 //! Reports of a run: human (terminal), JSON, JUnit XML and Markdown. All are written from a
-//! [`RunReport`]; docs/report-format.md documents the machine-readable ones, and
-//! [`read_json_report`] reads a JSON report back.
+//! [`RunReport`]; docs/report-format.md documents the machine-readable ones. A gate writes
+//! JSON, JUnit and Markdown; the human report and the JSON reader are the binary's.
 
 mod human;
 mod json;
@@ -15,10 +15,13 @@ use serde::Serialize;
 use crate::judge::check::{Outcome, Status};
 use crate::judge::verdict::Verdict;
 
+// The human report and the reader: the `pad-conformance` binary's, not a gate's.
+#[doc(hidden)]
 pub use human::{Colors, label, write_outcome, write_summary};
 pub use json::write_json;
 pub use junit::write_junit;
 pub use markdown::write_markdown;
+#[doc(hidden)]
 pub use read::read_json_report;
 
 /// The outcomes of one backend over a set of cases.

@@ -1,10 +1,11 @@
 //! Tensors: an element type, a shape and typed storage.
 //!
 //! [`Tensor`] is one enum over typed `ndarray` storage, one variant per ONNX element type.
-//! Kernels are generic over the element type and ask only for what they use; they are reached
-//! through [`Tensor::visit`] (any [`Element`]) or, inside the crate, `dispatch!`, which
-//! instantiates its body per variant so the body may ask more of the element (comparison,
-//! `Pod`). This module knows nothing of what is built on it.
+//! A backend reads it by element type ([`Tensor::as_array`], [`Tensor::as_slice`] for any
+//! [`Element`]) or as raw bytes. Inside the crate, kernels generic over the element type are
+//! reached through `Tensor::visit` or `dispatch!`, which instantiates its body per variant so
+//! the body may ask more of the element (comparison, `Pod`). This module knows nothing of what
+//! is built on it.
 
 mod data_type;
 mod decode;
@@ -32,7 +33,7 @@ pub use file::{FileError, FileProblem, read_tensor_file, write_tensor_file};
 #[doc(hidden)]
 pub use file::{group_limit, read_limited, read_tensor_group};
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
-pub use sub_byte::{Int2, Int4, SubByte, Uint2, Uint4};
+pub use sub_byte::{Int2, Int4, Uint2, Uint4};
 
 /// A tensor of any ONNX element type, stored in standard (row-major) layout.
 #[derive(Clone, PartialEq, Debug)]
@@ -107,7 +108,7 @@ pub trait Element: Clone + fmt::Debug + Send + Sync + 'static {
 
 /// A computation generic over the element type, applied by [`Tensor::visit`].
 /// The lifetime lets a visitor return borrows of the storage.
-pub trait Visitor<'a> {
+pub(crate) trait Visitor<'a> {
     /// What the computation returns.
     type Output;
     /// The computation on the typed array of one variant.
@@ -180,7 +181,7 @@ elements! {
 
 impl Tensor {
     /// Applies a generic computation to the typed storage.
-    pub fn visit<'a, V: Visitor<'a>>(&'a self, visitor: V) -> V::Output {
+    pub(crate) fn visit<'a, V: Visitor<'a>>(&'a self, visitor: V) -> V::Output {
         dispatch!(self, a => visitor.visit(a))
     }
 

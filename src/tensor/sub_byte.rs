@@ -21,7 +21,7 @@ pub struct Int2(pub i8);
 pub struct Uint2(pub u8);
 
 /// A sub-byte element: its width and its packed bit pattern.
-pub trait SubByte: Copy {
+pub(crate) trait SubByte: Copy {
     /// Bits per element: 4 or 2.
     const BITS: u32;
     /// The element for the low `BITS` bits of `bits` (higher bits ignored).

@@ -67,7 +67,7 @@ impl fmt::Display for InputRole {
 /// In which form a backend takes an input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum InputForm {
+pub(crate) enum InputForm {
     /// As the case gives it: a graph input fed at run time, or an initializer.
     #[default]
     Any,
@@ -82,14 +82,14 @@ pub enum InputForm {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InputLimits {
     /// The form it takes the input in.
-    pub form: InputForm,
+    pub(crate) form: InputForm,
     /// The ranks it supports; `None`: all.
-    pub ranks: Option<BTreeSet<usize>>,
+    pub(crate) ranks: Option<BTreeSet<usize>>,
     /// The smallest value it supports (integer inputs; for pads, the attribute of Pad-1 and
     /// Pad-2 too).
-    pub min: Option<i64>,
+    pub(crate) min: Option<i64>,
     /// The largest value it supports.
-    pub max: Option<i64>,
+    pub(crate) max: Option<i64>,
 }
 
 impl InputLimits {
@@ -165,12 +165,12 @@ impl InputLimits {
 
 /// Modes a backend supports on some axes only ("reflect on the last two axes").
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ModeAxes {
+pub(crate) struct ModeAxes {
     /// The modes limited.
-    pub modes: BTreeSet<PadMode>,
+    pub(crate) modes: BTreeSet<PadMode>,
     /// The only axes they may pad: non-negative from the first, negative from the last
     /// (`[-2, -1]`: the last two).
-    pub axes: Vec<i64>,
+    pub(crate) axes: Vec<i64>,
 }
 
 impl ModeAxes {

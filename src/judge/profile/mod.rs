@@ -22,7 +22,7 @@
 //!     .input(InputRole::Axes, InputLimits::absent())
 //!     // reflect pads the last two axes only
 //!     .mode_axes([PadMode::Reflect], [-2, -1]);
-//! assert!(!profile.inputs_as_constants);
+//! let harness = pad_conformance::Harness::new(pad_conformance::backend::RefBackend).profile(profile);
 //! ```
 
 mod inputs;
@@ -34,8 +34,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-pub use inputs::{InputForm, InputLimits, InputRole, ModeAxes};
-pub use subject::{GivenInput, Subject};
+use inputs::{InputForm, ModeAxes};
+pub use inputs::{InputLimits, InputRole};
+pub(crate) use subject::Subject;
 
 use crate::data::side_file::{MAX_PROFILE_BYTES, excerpt, excerpt_lines, read_text_capped};
 use crate::model::Model;
@@ -46,11 +47,11 @@ use crate::tensor::DataType;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Profile {
     /// The operator versions it supports; `None`: all.
-    pub operators: Option<BTreeSet<OpVersion>>,
+    pub(crate) operators: Option<BTreeSet<OpVersion>>,
     /// The element types of the data input it supports; `None`: all.
-    pub dtypes: Option<BTreeSet<DataType>>,
+    pub(crate) dtypes: Option<BTreeSet<DataType>>,
     /// The modes it supports; `None`: all.
-    pub modes: Option<BTreeSet<PadMode>>,
+    pub(crate) modes: Option<BTreeSet<PadMode>>,
     /// Combinations it does not support, each with a reason, as read ([`Profile::exceptions`]).
     exceptions: Vec<Exception>,
     /// The exceptions matched in one step each, and the first of them each subject matches:
@@ -59,17 +60,17 @@ pub struct Profile {
     /// It takes pads, constant_value, axes and shape only as constants (initializers), so
     /// every data set is run with its inputs after the data made constants: every input's
     /// form `initializer`, as profiles said before they could say it input by input.
-    pub inputs_as_constants: bool,
+    pub(crate) inputs_as_constants: bool,
     /// What it supports of each input after the data; an input not listed: anything.
-    pub inputs: BTreeMap<InputRole, InputLimits>,
+    pub(crate) inputs: BTreeMap<InputRole, InputLimits>,
     /// Modes it supports on some axes only.
-    pub mode_axes: Vec<ModeAxes>,
+    pub(crate) mode_axes: Vec<ModeAxes>,
 }
 
 /// A combination a backend does not support: every field that is set must match.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Exception {
+pub(crate) struct Exception {
     /// Operator versions (`Pad-19`, `Pad` for every version, `CenterCropPad-18`,
     /// `com.microsoft.Pad-1`).
     #[serde(default)]
@@ -431,13 +432,8 @@ impl Profile {
         })
     }
 
-    /// The combinations it does not support, in the order the profile lists them.
-    pub fn exceptions(&self) -> &[Exception] {
-        &self.exceptions
-    }
-
     /// Why `subject` is outside the profile, if it is.
-    pub fn excludes(&self, subject: &Subject) -> Option<Unsupported> {
+    pub(crate) fn excludes(&self, subject: &Subject) -> Option<Unsupported> {
         if let Some(operators) = &self.operators
             && !operators.contains(&subject.operator)
         {
@@ -676,6 +672,7 @@ fn parse_modes(names: &[String]) -> Result<BTreeSet<PadMode>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::profile::subject::GivenInput;
 
     fn subject(op: PadOp, version: i64, dtype: DataType, mode: Option<PadMode>) -> Subject {
         Subject {
@@ -982,7 +979,7 @@ reason = "no bfloat16 kernel before Pad-21"
         }
         std::fs::write(&path, text).unwrap();
         let profile = Profile::read(&path).unwrap();
-        assert_eq!(profile.exceptions().len(), 100_001);
+        assert_eq!(profile.exceptions.len(), 100_001);
         let reason = |op, version, dtype, mode| profile.excludes(&subject(op, version, dtype, mode)).map(|u| u.0);
         for _ in 0..100_000 {
             assert_eq!(

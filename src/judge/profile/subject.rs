@@ -11,7 +11,7 @@ use super::inputs::InputRole;
 
 /// The facts of a data set a profile is matched against.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Subject {
+pub(crate) struct Subject {
     /// The operator version under test.
     pub operator: OpVersion,
     /// The data input's element type.
@@ -29,7 +29,7 @@ pub struct Subject {
 
 /// One input after the data, as the node is given it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GivenInput {
+pub(crate) struct GivenInput {
     /// What the input is to the operator.
     pub role: InputRole,
     /// Its name in the graph.
