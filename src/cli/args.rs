@@ -76,6 +76,22 @@ pub enum Command {
     FuzzMerge(FuzzMergeArgs),
 }
 
+/// A run judged against its known failures: the main command's and `merge`'s options.
+#[derive(Args, Debug)]
+pub struct GateArgs {
+    /// Known failures (JSON): exit 0 unless a data set fails that the baseline does not list.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// With --baseline: also fail when the baseline is outdated: a listed data set passes,
+    /// fails with another status than listed, or does not exist.
+    #[arg(long, requires = "baseline")]
+    pub strict: bool,
+    /// With --baseline: also fail on verdicts that changed because the corpus changed since
+    /// the baseline was written (onnx-testdata/CHANGELOG.md), not the backend.
+    #[arg(long, requires = "baseline")]
+    pub strict_corpus: bool,
+}
+
 #[derive(Args, Debug)]
 pub struct FuzzMergeArgs {
     /// The shards' JSON reports, one per shard of the same seed and options.
@@ -125,15 +141,9 @@ pub struct MergeArgs {
     /// Write the merged report to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Known failures (JSON), judged over the union of the shards as over one run.
-    #[arg(long, value_name = "FILE")]
-    pub baseline: Option<PathBuf>,
-    /// With --baseline: also fail when the baseline is outdated (as the main command's --strict).
-    #[arg(long, requires = "baseline")]
-    pub strict: bool,
-    /// With --baseline: also fail on verdicts that changed with the corpus.
-    #[arg(long, requires = "baseline")]
-    pub strict_corpus: bool,
+    // The baseline, judged over the union of the shards as over one run.
+    #[command(flatten)]
+    pub gate: GateArgs,
     /// The directories the shards searched for cases, as the main command's PATHs (default as
     /// there): the merged report lists data sets in their order, and the baseline's entries
     /// for no data set under them are stale.
@@ -298,17 +308,8 @@ pub struct RunArgs {
     /// it are reported as unsupported, never failed.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
-    /// Known failures (JSON): exit 0 unless a data set fails that the baseline does not list.
-    #[arg(long, value_name = "FILE")]
-    pub baseline: Option<PathBuf>,
-    /// With --baseline: also fail when the baseline is outdated: a listed data set passes,
-    /// fails with another status than listed, or does not exist.
-    #[arg(long, requires = "baseline")]
-    pub strict: bool,
-    /// With --baseline: also fail on verdicts that changed because the corpus changed since
-    /// the baseline was written (onnx-testdata/CHANGELOG.md), not the backend.
-    #[arg(long, requires = "baseline")]
-    pub strict_corpus: bool,
+    #[command(flatten)]
+    pub gate: GateArgs,
     /// Record this run's failures as a baseline, keeping the reasons already in FILE (or in
     /// --baseline) and the entries of data sets --filter left out. The exit code is the run's
     /// own: 1 when something failed or errored (as it will, when there is something to

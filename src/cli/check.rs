@@ -2,7 +2,6 @@
 //! baseline; and `--list`.
 
 use std::io::{self, Write};
-use std::path::Path;
 use std::process::ExitCode;
 
 use crate::cli::listing::list_case;
@@ -19,7 +18,7 @@ use pad_conformance::run::runner::{Job, run_jobs};
 use pad_conformance::text::{escape_line, escape_text};
 
 use super::Fatal;
-use super::args::{RunArgs, RunFormat};
+use super::args::{GateArgs, RunArgs, RunFormat};
 use super::output::{Output, finish, open_output};
 use super::signals::{self, CancelsRun};
 
@@ -31,10 +30,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     if args.list {
         return list(&jobs, selection.max_tensor_bytes);
     }
-    let baseline = match &args.baseline {
-        Some(path) => Some(read_baseline(path, &roots, args.strict)?),
-        None => None,
-    };
+    let baseline = read_baseline(&args.gate, &roots)?;
     // Checked before the run: a malformed file there, or one that is no baseline, is refused
     // (exit 2) and left untouched, never replaced as if it were absent; so is a target that
     // cannot be written.
@@ -84,7 +80,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     // Judged before any report is written, so that every report shows the gate, per data set
     // and in sum.
     if let Some(baseline) = &baseline {
-        judge_against(&mut report, baseline, args.strict, args.strict_corpus, exists);
+        judge_against(&mut report, baseline, &args.gate, exists);
     }
     let view = View {
         format: args.format,
@@ -117,7 +113,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         );
         return Ok(code);
     }
-    Ok(exit_code(&report, args.strict, args.strict_corpus))
+    Ok(exit_code(&report, &args.gate))
 }
 
 /// Weighs every outcome of `report` against `baseline` (its gate result) and sums them up,
@@ -125,16 +121,15 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
 pub(super) fn judge_against(
     report: &mut RunReport,
     baseline: &Baseline,
-    strict: bool,
-    strict_corpus: bool,
+    gate: &GateArgs,
     exists: impl Fn(&str) -> bool,
 ) {
     for outcome in &mut report.outcomes {
         outcome.gate = Some(baseline.gate(outcome));
     }
     report.baseline = Some(GateSummary {
-        strict,
-        strict_corpus,
+        strict: gate.strict,
+        strict_corpus: gate.strict_corpus,
         ..baseline.judge(&report.outcomes, exists)
     });
 }
@@ -151,10 +146,10 @@ pub(super) struct View {
 
 /// 1 when the run fails — by its baseline's gate when judged against one, else when anything
 /// gating failed or errored — else 0.
-pub(super) fn exit_code(report: &RunReport, strict: bool, strict_corpus: bool) -> ExitCode {
+pub(super) fn exit_code(report: &RunReport, gate: &GateArgs) -> ExitCode {
     let summary = report.summary();
     let failed = match &report.baseline {
-        Some(verdict) => verdict.fails(strict, strict_corpus),
+        Some(verdict) => verdict.fails(gate.strict, gate.strict_corpus),
         None => summary.failed + summary.errored > 0,
     };
     if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
@@ -220,17 +215,20 @@ pub(super) fn write_report(
     Ok(())
 }
 
-/// Reads the baseline at `path` against the run's corpora. One that records no version of
-/// them excuses nothing: a warning, or under `--strict` an error.
-pub(super) fn read_baseline(path: &Path, roots: &[DataRoot], strict: bool) -> Result<Baseline, Fatal> {
+/// Reads the `--baseline`, when one is given, against the run's corpora. One that records no
+/// version of them excuses nothing: a warning, or under `--strict` an error.
+pub(super) fn read_baseline(gate: &GateArgs, roots: &[DataRoot]) -> Result<Option<Baseline>, Fatal> {
+    let (Some(path), strict) = (&gate.baseline, gate.strict) else {
+        return Ok(None);
+    };
     let baseline = Baseline::read(path)?.against(path, roots)?;
     let how = format!("--write-baseline {}", path.display());
     match baseline.unversioned_warning(path, &how) {
         Some(warning) if strict => Err(Fatal(format!("{} (--strict)", warning.trim_start_matches("warning: ")))),
         Some(warning) => {
             eprintln!("pad-conformance: {warning}");
-            Ok(baseline)
+            Ok(Some(baseline))
         }
-        None => Ok(baseline),
+        None => Ok(Some(baseline)),
     }
 }

@@ -31,14 +31,9 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     let order: Vec<String> = jobs(&cases).iter().map(|job| job.name()).collect();
     let mut report = merge_reports(parts, &order).map_err(|e| Fatal(e.to_string()))?;
     let discovered = Discovered::new(&cases, !args.patterns.is_empty());
-    let baseline = match &args.baseline {
-        Some(path) => Some(read_baseline(path, &roots, args.strict)?),
-        None => None,
-    };
+    let baseline = read_baseline(&args.gate, &roots)?;
     if let Some(baseline) = &baseline {
-        judge_against(&mut report, baseline, args.strict, args.strict_corpus, |name| {
-            discovered.contains(name)
-        });
+        judge_against(&mut report, baseline, &args.gate, |name| discovered.contains(name));
     }
     let (mut out, terminal) = open_output(args.output.as_ref())?;
     let mut written = Ok(());
@@ -56,7 +51,7 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         to_file: args.output.is_some(),
     };
     write_report(&report, &Rerun::default(), view, out, written)?;
-    Ok(exit_code(&report, args.strict, args.strict_corpus))
+    Ok(exit_code(&report, &args.gate))
 }
 
 /// Why the reports are not the parts of one run.

@@ -870,11 +870,20 @@ fn the_synopsis_is_complete() {
             .filter(|w| w.starts_with("--") && !["--help", "--version"].contains(&w.trim_end_matches(',')))
             .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()));
         for option in options {
-            assert!(synopsis.contains(option), "docs/cli.md's synopsis lacks {command:?} {option}");
+            assert!(
+                synopsis.contains(option),
+                "docs/cli.md's synopsis lacks {command:?} {option}"
+            );
         }
         if let Some(name) = command.first() {
-            assert!(synopsis.contains(&format!("pad-conformance {name} ")), "no synopsis of {name}");
-            assert!(readme.contains(&format!("pad-conformance {name} ")), "no README example of {name}");
+            assert!(
+                synopsis.contains(&format!("pad-conformance {name} ")),
+                "no synopsis of {name}"
+            );
+            assert!(
+                readme.contains(&format!("pad-conformance {name} ")),
+                "no README example of {name}"
+            );
         }
     }
     for (i, _) in readme.match_indices("--output ") {
