@@ -29,7 +29,7 @@ use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tenso
 pub(crate) const DEFAULT_PATTERNS: [&str; 3] = ["test_*_pad*", "test_center_crop_pad_*", "test_*Pad*"];
 
 /// The file in a data set that replaces the expected outputs when the case must be refused.
-pub const EXPECTED_ERROR_FILE: &str = "expected_error.txt";
+pub(crate) const EXPECTED_ERROR_FILE: &str = "expected_error.txt";
 
 /// A discovered test case: its directory and data sets, not yet loaded.
 #[derive(Clone, Debug)]

@@ -4,6 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use pad_conformance::fuzz::reproducer::is_data_set_file;
+
 use super::Fatal;
 
 /// A directory the findings can be written to.
@@ -65,7 +67,7 @@ fn is_reproducer(dir: &Path) -> bool {
         && only(dir, |name, kind| match name {
             "model.onnx" | "case.json" | "description.txt" => kind.is_file(),
             "test_data_set_0" => {
-                kind.is_dir() && only(&dir.join(name), |name, kind| kind.is_file() && is_data_file(name))
+                kind.is_dir() && only(&dir.join(name), |name, kind| kind.is_file() && is_data_set_file(name))
             }
             _ => false,
         })
@@ -86,14 +88,4 @@ fn only(dir: &Path, allowed: impl Fn(&str, fs::FileType) -> bool) -> bool {
                 .is_ok_and(|kind| allowed(&e.file_name().to_string_lossy(), kind))
         })
     })
-}
-
-/// `input_K.pb`, `output_K.pb`, `expected_error.txt`.
-fn is_data_file(name: &str) -> bool {
-    let numbered = |prefix: &str| {
-        name.strip_prefix(prefix)
-            .and_then(|rest| rest.strip_suffix(".pb"))
-            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
-    };
-    name == pad_conformance::case::EXPECTED_ERROR_FILE || numbered("input_") || numbered("output_")
 }

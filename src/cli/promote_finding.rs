@@ -6,9 +6,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pad_conformance::case::EXPECTED_ERROR_FILE;
 use pad_conformance::case::info::CASE_INFO_FILE;
 use pad_conformance::data::side_file::{read_capped, read_text_capped, special_kind};
+use pad_conformance::fuzz::reproducer::is_data_set_file;
 use sha2::{Digest, Sha256};
 
 /// The longest finding name taken: a promoted name adds 9 bytes, and a file name has 255.
@@ -122,7 +122,7 @@ impl Finding {
                     }
                     for (file, kind) in data {
                         let path = path.join(&file);
-                        if !(kind.is_file() && is_data_file(&file)) {
+                        if !(kind.is_file() && is_data_set_file(&file)) {
                             return Err(unexpected(path, kind));
                         }
                         reader.read(&path, &format!("{DATA_SET}/{file}"), MAX_FILE_BYTES)?;
@@ -249,16 +249,6 @@ fn unexpected(path: PathBuf, kind: fs::FileType) -> FindingError {
             "a {what} that no finding of `fuzz --out` holds (model.onnx, case.json, description.txt, test_data_set_0/ with input_K.pb, output_K.pb or expected_error.txt, regular files only)"
         ),
     }
-}
-
-/// `input_K.pb`, `output_K.pb`, `expected_error.txt`.
-fn is_data_file(name: &str) -> bool {
-    let numbered = |prefix: &str| {
-        name.strip_prefix(prefix)
-            .and_then(|rest| rest.strip_suffix(".pb"))
-            .is_some_and(|k| !k.is_empty() && k.len() <= 4 && k.bytes().all(|b| b.is_ascii_digit()))
-    };
-    name == EXPECTED_ERROR_FILE || numbered("input_") || numbered("output_")
 }
 
 #[cfg(test)]

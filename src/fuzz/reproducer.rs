@@ -16,6 +16,20 @@ use crate::operators::PadOp;
 use crate::proto::ModelProto;
 use crate::tensor::{FileError, FileProblem};
 
+/// Whether `name` is a file a reproducer's data set may hold: `input_K.pb` or `output_K.pb`
+/// (K of at most four digits: a reproducer has a handful of inputs) or expected_error.txt.
+/// The binary reads reproducer directories as hostile input (`fuzz --out`, `promote`) and
+/// takes nothing else.
+#[doc(hidden)]
+pub fn is_data_set_file(name: &str) -> bool {
+    let numbered = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix(".pb"))
+            .is_some_and(|k| !k.is_empty() && k.len() <= 4 && k.bytes().all(|b| b.is_ascii_digit()))
+    };
+    name == EXPECTED_ERROR_FILE || numbered("input_") || numbered("output_")
+}
+
 /// Writes `finding` under `dir` and returns the case directory.
 pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileError> {
     let name = match finding.encoding {
