@@ -11,7 +11,9 @@ use crate::data::basis::BasisNote;
 use crate::model::Model;
 use crate::model::opset::domain_name;
 
-/// The file beside model.onnx that describes a generated case.
+/// The file beside model.onnx that describes a generated case (the binary's `promote` writes
+/// one too).
+#[doc(hidden)]
 pub const CASE_INFO_FILE: &str = "case.json";
 
 /// What a generated case says it tests (its case.json).

@@ -46,7 +46,7 @@ const VALUE_INFO_NAME: u32 = 1;
 
 /// Rewrites `model` (read from `model.path`) for `inputs`, writes the result to
 /// `dir`/model.onnx, and returns it with the inputs still fed: the data alone.
-pub fn inputs_as_constants(
+pub(crate) fn inputs_as_constants(
     model: &Model,
     inputs: &[Tensor],
     dir: &Path,
