@@ -61,6 +61,16 @@ pub struct ExecBackend {
 impl ExecBackend {
     /// Starts one worker of `command` and checks its handshake, so that a command that is not
     /// a worker is an error before any case runs.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use pad_conformance::{Harness, backend::ExecBackend};
+    ///
+    /// // A worker in any language, speaking docs/backend-protocol.md; 30 s per data set.
+    /// let worker = ExecBackend::start("python3 my_worker.py", Duration::from_secs(30), 1 << 30)?;
+    /// Harness::new(worker).baseline("known-failures.json").run();
+    /// # Ok::<(), pad_conformance::backend::StartError>(())
+    /// ```
     pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, StartError> {
         let scratch = ScratchDir::new(max_tensor_bytes)?;
         let slot = Slot::new(scratch.path(), 0).map_err(|source| StartError::Scratch {

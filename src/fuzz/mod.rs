@@ -416,6 +416,17 @@ impl Evaluation {
 }
 
 /// Fuzzes `backend` against the reference. `progress` is called now and then.
+///
+/// ```
+/// use pad_conformance::backend::RefBackend;
+/// use pad_conformance::fuzz::{FuzzOptions, fuzz};
+///
+/// let options = FuzzOptions { seed: 7, cases: Some(300), ..FuzzOptions::default() };
+/// let report = fuzz(&RefBackend, &options, &mut |_progress| {})?;
+/// assert_eq!(report.cases, 300);
+/// assert!(report.findings.is_empty()); // the reference agrees with itself
+/// # Ok::<(), pad_conformance::fuzz::FuzzError>(())
+/// ```
 pub fn fuzz(
     backend: &dyn Backend,
     options: &FuzzOptions,

@@ -274,6 +274,19 @@ impl GateSummary {
 
 impl Baseline {
     /// Reads a baseline file of the format this version writes or an older one.
+    ///
+    /// ```
+    /// use pad_conformance::gate::baseline::{Baseline, GateResult};
+    /// use pad_conformance::judge::check::Status;
+    ///
+    /// let baseline = Baseline::read("examples/toy_backend.baseline.json".as_ref())?;
+    /// // A listed failure is known; the same data set passing is fixed, and an unlisted failure new.
+    /// let listed = "node/test_wrap_pad/0";
+    /// assert!(matches!(baseline.finding(listed, Status::Errored), GateResult::KnownFailure { .. }));
+    /// assert!(matches!(baseline.finding(listed, Status::Passed), GateResult::Fixed { .. }));
+    /// assert!(matches!(baseline.finding("node/test_constant_pad/0", Status::Failed), GateResult::NewFailure));
+    /// # Ok::<(), pad_conformance::gate::baseline::BaselineError>(())
+    /// ```
     pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
         let baseline: Baseline = read_json(path, MAX_BASELINE_BYTES)?;
         match baseline.format {

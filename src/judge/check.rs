@@ -299,7 +299,21 @@ impl From<Verdict> for Judged {
     }
 }
 
-/// Checks data set `index` (an index into `case.data_sets`) of `case` against `backend`.
+/// Checks data set `index` (an index into `case.data_sets`) of `case` against `backend`:
+/// load, run, judge. The CLI and the harness both check every data set through it.
+///
+/// ```
+/// use pad_conformance::backend::RefBackend;
+/// use pad_conformance::case::{Patterns, discover};
+/// use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
+/// use pad_conformance::judge::verdict::Verdict;
+///
+/// let case = &discover(&[], &Patterns::new(&["test_wrap_pad"])?)?[0];
+/// let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
+/// assert_eq!(outcome.status, Status::Passed);
+/// assert!(matches!(outcome.verdict, Some(Verdict::Passed { .. })));
+/// # Ok::<(), pad_conformance::Error>(())
+/// ```
 pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, options: &CheckOptions) -> Outcome {
     let model = case.runnable_model(&case.decode_options(options.max_tensor_bytes));
     check_data_set_with(backend, case, index, &model, options)

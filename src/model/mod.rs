@@ -238,6 +238,19 @@ impl fmt::Display for Node {
 
 impl Model {
     /// Reads and decodes model.onnx. `options.base_dir` should be the model's directory.
+    ///
+    /// ```
+    /// use pad_conformance::model::{AttributeValue, Model};
+    /// use pad_conformance::tensor::DecodeOptions;
+    ///
+    /// let dir = pad_conformance::data_dir().join("onnx-1.22.0/node/test_wrap_pad");
+    /// let options = DecodeOptions { base_dir: Some(dir.clone()), ..DecodeOptions::default() };
+    /// let model = Model::read(&dir.join("model.onnx"), &options)?;
+    /// let pad = &model.graph.nodes[0];
+    /// assert_eq!((pad.op_type.as_str(), pad.version), ("Pad", 25)); // the version its opset selects
+    /// assert_eq!(pad.attribute("mode"), Some(&AttributeValue::String(b"wrap".to_vec())));
+    /// # Ok::<(), pad_conformance::model::ReadError>(())
+    /// ```
     pub fn read(path: &Path, options: &DecodeOptions) -> Result<Model, ReadError> {
         let bytes = read_limited(path, options.max_bytes)?;
         let proto = ModelProto::decode(Bytes::from(bytes)).map_err(|e| FileProblem::from(e).at(path))?;

@@ -84,6 +84,19 @@ impl FileProblem {
 }
 
 /// Reads and decodes a serialized `TensorProto` file (input_K.pb, output_K.pb).
+///
+/// ```
+/// use pad_conformance::Tensor;
+/// use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("input_0.pb");
+/// let x = Tensor::from_vec(&[3], vec![1.5f32, -0.0, f32::NAN])?;
+/// write_tensor_file(&path, &x, "x")?;
+/// let read = read_tensor_file(&path, &DecodeOptions::default())?;
+/// assert_eq!(read.raw_bytes()?, x.raw_bytes()?); // bit for bit: -0.0 and NaN too
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn read_tensor_file(path: &Path, options: &DecodeOptions) -> Result<Tensor, FileError> {
     read_tensor_file_by(path, options).map(|(tensor, _)| tensor)
 }

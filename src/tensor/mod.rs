@@ -36,6 +36,16 @@ pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8
 pub use sub_byte::{Int2, Int4, Uint2, Uint4};
 
 /// A tensor of any ONNX element type, stored in standard (row-major) layout.
+///
+/// ```
+/// use pad_conformance::{DataType, Tensor};
+/// let t = Tensor::from_vec(&[2, 2], vec![1i64, 2, 3, 4])?;
+/// assert_eq!((t.data_type(), t.shape()), (DataType::Int64, &[2, 2][..]));
+/// assert_eq!(t.as_slice::<i64>(), Some(&[1, 2, 3, 4][..]));
+/// assert_eq!(t.as_slice::<i32>(), None); // typed access asks for the element type it holds
+/// assert_eq!(t.raw_bytes()?.len(), 4 * 8);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, PartialEq, Debug)]
 pub enum Tensor {
     /// Elements of `tensor(float)`.
