@@ -4,6 +4,8 @@
 
 use pad_conformance::data::basis::{Basis, BasisNote};
 use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport};
+use pad_conformance::judge::cause_key::Pattern;
+use pad_conformance::judge::verdict::Cause;
 use serde::{Deserialize, Serialize};
 
 /// One fuzz report.
@@ -65,7 +67,12 @@ pub struct RunJson {
 /// One root cause.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FindingJson {
-    pub cause: String,
+    pub cause: Cause,
+    /// What tells defects of that cause apart, typed: what `fuzz-merge` joins causes by.
+    /// Absent from older reports, whose causes are joined by `key`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<Pattern>,
+    /// The cause and pattern as the human report words them.
     pub key: String,
     pub slug: String,
     pub hits: u64,
@@ -96,10 +103,8 @@ impl FuzzJson {
     /// The report of `report`, a run with `options` and `run`.
     pub fn of(report: &FuzzReport, options: &FuzzOptions, run: RunJson) -> FuzzJson {
         let finding = |f: &Finding| FindingJson {
-            cause: serde_json::to_value(f.key.cause)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default(),
+            cause: f.key.cause,
+            pattern: Some(f.key.pattern.clone()),
             key: f.key.to_string(),
             slug: f.key.slug(),
             hits: f.hits,

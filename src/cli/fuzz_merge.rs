@@ -17,6 +17,8 @@ use super::Fatal;
 use super::args::FuzzMergeArgs;
 use super::fuzz_json::{FindingJson, FuzzJson, ShardJson, SiteJson};
 use super::output::{finish, open_output};
+use pad_conformance::judge::cause_key::Pattern;
+use pad_conformance::judge::verdict::Cause;
 
 pub fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
     let parts = args
@@ -165,14 +167,24 @@ pub fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, Fuz
     })
 }
 
-/// Causes found on several shards joined: one per key (and form, for encoding causes), with
-/// the smallest case of the shard that drew it first on the strongest basis, hits and sites
-/// summed; in order of key, sites in order of name.
+/// What one cause of a shard is joined by: its form, cause and pattern, typed; a report from
+/// before patterns were written gives its worded key instead (never parsed).
+type JoinKey = (Option<String>, Cause, Option<Pattern>, Option<String>);
+
+fn join_key(finding: &FindingJson) -> JoinKey {
+    let worded = finding.pattern.is_none().then(|| finding.key.clone());
+    (finding.encoding.clone(), finding.cause, finding.pattern.clone(), worded)
+}
+
+/// Causes found on several shards joined: one per cause and pattern (and form, for encoding
+/// causes), with the smallest case of the shard that drew it first on the strongest basis,
+/// hits and sites summed; in order of cause and pattern, as the unsharded run orders them,
+/// sites in order of name.
 fn join_causes<'a>(found: impl Iterator<Item = &'a FindingJson>) -> Vec<FindingJson> {
-    let mut causes: BTreeMap<(Option<String>, String), FindingJson> = BTreeMap::new();
-    let mut sites: BTreeMap<(Option<String>, String), BTreeMap<String, u64>> = BTreeMap::new();
+    let mut causes: BTreeMap<JoinKey, FindingJson> = BTreeMap::new();
+    let mut sites: BTreeMap<JoinKey, BTreeMap<String, u64>> = BTreeMap::new();
     for finding in found {
-        let key = (finding.encoding.clone(), finding.key.clone());
+        let key = join_key(finding);
         let counts = sites.entry(key.clone()).or_default();
         for site in &finding.seen_in {
             *counts.entry(site.site.clone()).or_default() += site.cases;
@@ -210,10 +222,16 @@ mod tests {
     use super::*;
     use crate::cli::fuzz_json::RunJson;
     use pad_conformance::data::basis::{Basis, BasisNote};
+    use pad_conformance::judge::cause_key::{Flavour, Region};
+    use pad_conformance::operators::PadMode;
 
     fn cause(index: u64, drawn: Basis, sites: &[(&str, u64)]) -> FindingJson {
         FindingJson {
-            cause: "wrong-values".into(),
+            cause: Cause::WrongValues,
+            pattern: Some(Pattern::Values {
+                region: Region::Padding(Some(PadMode::Reflect)),
+                flavour: Flavour::Values,
+            }),
             key: "wrong-values: reflect padding, other values".into(),
             slug: "wrong-values_reflect-padding_other-values".into(),
             hits: sites.iter().map(|(_, n)| n).sum(),
@@ -295,6 +313,36 @@ mod tests {
         other.1.run.as_mut().unwrap().encodings = Some(0.5);
         let error = merge_fuzz_reports(&[shard(1, cause(0, Basis::Spec, &[])), other]).unwrap_err();
         assert!(error.to_string().contains("--encodings"), "{error}");
+    }
+
+    #[test]
+    fn causes_join_by_their_typed_pattern_not_their_wording() {
+        // The same cause and pattern worded two ways (another version's wording) is one cause.
+        let reworded = FindingJson {
+            key: "wrong-values: padding (reflect), other values".into(),
+            ..cause(4, Basis::Spec, &[("Pad-18 float", 1)])
+        };
+        let first = cause(2, Basis::Spec, &[("Pad-18 float", 3)]);
+        let merged = merge_fuzz_reports(&[shard(1, first), shard(2, reworded)]).unwrap();
+        assert_eq!(merged.findings.len(), 1, "{merged:?}");
+        assert_eq!((merged.findings[0].case_index, merged.findings[0].hits), (2, 4));
+        // Another flavour of the same region is another cause, whatever the wording.
+        let other_flavour = FindingJson {
+            pattern: Some(Pattern::Values {
+                region: Region::Padding(Some(PadMode::Reflect)),
+                flavour: Flavour::SignOfZero,
+            }),
+            ..cause(4, Basis::Spec, &[])
+        };
+        let merged = merge_fuzz_reports(&[shard(1, cause(2, Basis::Spec, &[])), shard(2, other_flavour)]).unwrap();
+        assert_eq!(merged.findings.len(), 2, "{merged:?}");
+        // Reports written before patterns were: joined by their key, as then.
+        let old = |index| FindingJson {
+            pattern: None,
+            ..cause(index, Basis::Spec, &[("Pad-18 float", 1)])
+        };
+        let merged = merge_fuzz_reports(&[shard(1, old(2)), shard(2, old(4))]).unwrap();
+        assert_eq!((merged.findings.len(), merged.findings[0].hits), (1, 2));
     }
 
     #[test]

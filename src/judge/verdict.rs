@@ -137,7 +137,7 @@ pub enum UnsupportedBy {
 
 /// What a failure groups under: the typed part of a verdict that tells one defect from
 /// another, shared by the reports' failure groups and the fuzzer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Cause {
     /// Outputs of the right type and shape with other values.
