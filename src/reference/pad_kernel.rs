@@ -194,6 +194,16 @@ impl PadPlan {
         }
         let outer_maps = axes[..inner].iter().map(|a| a.sources(mode).collect()).collect();
         let max_runs = (MAX_PLAN_BYTES - map_bytes) / size_of::<Run>();
+        // Wrap or reflect starts a new run each time the innermost axis's data begins again,
+        // once per period of at most 2 × kept outputs: a count of runs that cannot fit is
+        // refused before the runs are enumerated up to the budget.
+        if let Some(axis) = axes.get(inner)
+            && matches!(mode, PadMode::Wrap | PadMode::Reflect)
+            && axis.kept >= 2
+            && axis.out / (2 * axis.kept) > max_runs as i128 + 1
+        {
+            return Err(plan_too_large());
+        }
         let runs = match axes.get(inner) {
             Some(axis) => runs(axis.sources(mode), max_runs),
             None => runs(std::iter::once(Some(0)), max_runs),
@@ -720,10 +730,11 @@ mod tests {
         let (shape, pads) = ([2, H as usize, W as usize], [(0, 0), (2, 3), (-1, 4)]);
         let input: Vec<i32> = (0..2 * H * W).collect();
         let value = |c: i32, h: i32, w: i32| (c * H + h) * W + w;
+        // One pair of buffers for the four modes, as a caller running many paddings keeps.
+        let (mut expected, mut out) = (Vec::new(), Vec::new());
         for mode in [PadMode::Constant, PadMode::Edge, PadMode::Reflect, PadMode::Wrap] {
             let plan = PadPlan::new(&shape, &pads, mode, 4).unwrap();
             assert!(plan.out_len() * size_of::<i32>() >= STREAM_MIN_BYTES);
-            let (mut expected, mut out) = (Vec::new(), Vec::new());
             pad_into(&input, &plan, &-7, &mut expected);
             pad_pod_into(&input, &plan, &-7, &mut out);
             assert!(out == expected, "{mode}");

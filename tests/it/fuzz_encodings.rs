@@ -3,6 +3,7 @@
 //! reads every form shows none; the reproducer holds the form that failed.
 
 use std::path::Path;
+use std::sync::LazyLock;
 
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend};
@@ -112,21 +113,29 @@ fn run(backend: &dyn Backend, check: CheckOptions, encodings: f64) -> FuzzReport
     run_cases(backend, check, encodings, 600)
 }
 
+/// [`StrictReader`] of unpacked lists only, with half the agreeing cases handed over again in
+/// another form: run once, for the tests that read the same run.
+static PACKED_LISTS_REFUSED: LazyLock<FuzzReport> =
+    LazyLock::new(|| run(&StrictReader(Refuses::PackedLists), CheckOptions::default(), 0.5));
+
 fn run_cases(backend: &dyn Backend, check: CheckOptions, encodings: f64, cases: u64) -> FuzzReport {
-    let options = FuzzOptions {
+    fuzz(backend, &options(check, encodings, cases), &mut |_| {}).unwrap()
+}
+
+fn options(check: CheckOptions, encodings: f64, cases: u64) -> FuzzOptions {
+    FuzzOptions {
         cases: Some(cases),
         seed: 3,
         encodings,
         check,
         threads: 2,
         ..FuzzOptions::default()
-    };
-    fuzz(backend, &options, &mut |_| {}).unwrap()
+    }
 }
 
 #[test]
 fn a_reader_of_unpacked_lists_only_shows_one_encoding_cause_apart_from_pad_causes() {
-    let report = run(&StrictReader(Refuses::PackedLists), CheckOptions::default(), 0.5);
+    let report = &*PACKED_LISTS_REFUSED;
     assert!(report.findings.is_empty(), "{:?}", report.findings);
     assert!(report.not_gating.is_empty(), "{:?}", report.not_gating);
     let [finding] = &report.encodings[..] else {
@@ -246,16 +255,13 @@ fn shards_merged_find_the_encoding_causes_of_the_unsharded_run() {
     use pad_conformance::data::basis::Gating;
     use pad_conformance::data::shard::Shard;
     let strict = StrictReader(Refuses::PackedLists);
-    let options = |shard: Shard| FuzzOptions {
-        cases: Some(600),
-        seed: 3,
-        encodings: 0.5,
+    // The run of [`PACKED_LISTS_REFUSED`], in shards.
+    let sharded = |shard: Shard| FuzzOptions {
         shard,
-        threads: 2,
-        ..FuzzOptions::default()
+        ..options(CheckOptions::default(), 0.5, 600)
     };
-    let whole = fuzz(&strict, &options(Shard::ALL), &mut |_| {}).unwrap();
-    let shards = ["1/2", "2/2"].map(|s| fuzz(&strict, &options(s.parse().unwrap()), &mut |_| {}).unwrap());
+    let whole = &*PACKED_LISTS_REFUSED;
+    let shards = ["1/2", "2/2"].map(|s| fuzz(&strict, &sharded(s.parse().unwrap()), &mut |_| {}).unwrap());
     let merged = FuzzReport::merge(shards.to_vec(), &Gating::default());
     assert_eq!(merged.reencoded, whole.reencoded);
     assert!(whole.reencoded > 0);
@@ -265,6 +271,6 @@ fn shards_merged_find_the_encoding_causes_of_the_unsharded_run() {
             .map(|f| (f.encoding, f.key.clone(), f.hits, f.case_index, f.case.to_string()))
             .collect()
     };
-    assert_eq!(summary(&merged), summary(&whole));
+    assert_eq!(summary(&merged), summary(whole));
     assert_eq!(whole.encodings.len(), 1);
 }

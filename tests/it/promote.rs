@@ -584,7 +584,8 @@ fn onnx_reference_confirms_findings() {
 }
 
 /// The JSON reports of fuzz runs against the echo worker, one per argument list, run at once
-/// (each run waits on its worker most of the time).
+/// (each run waits on its worker most of the time). Inputs of at most 1,024 elements: the echo
+/// copies each through a file, and shrinking a finding of the default 65,536 took seconds.
 fn fuzz_jsons(runs: &[Vec<String>]) -> Vec<Value> {
     let children: Vec<_> = runs
         .iter()
@@ -596,6 +597,8 @@ fn fuzz_jsons(runs: &[Vec<String>]) -> Vec<Value> {
                     ECHO_WORKER,
                     "--cases",
                     "120",
+                    "--max-elements",
+                    "1024",
                     "--format",
                     "json",
                     "--jobs",
@@ -657,11 +660,11 @@ fn canonical(mut report: Value) -> Value {
 fn fuzz_shards_merged_are_the_unsharded_run() {
     let dir = tempfile::tempdir().unwrap();
     let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
-    let mut runs = vec![args(&["--seed", "3"]), args(&["--seed", "4", "--shard", "2/3"])];
+    let mut runs = vec![args(&["--seed", "3"])];
     runs.extend((1..=3).map(|k| args(&["--seed", "3", "--shard", &format!("{k}/3")])));
     let mut reports = fuzz_jsons(&runs);
-    let shards = reports.split_off(2);
-    let [whole, other_seed] = <[Value; 2]>::try_from(reports).unwrap();
+    let shards = reports.split_off(1);
+    let whole = reports.pop().unwrap();
     let (code, stderr, merged) = fuzz_merge(dir.path(), &[&shards[2], &shards[0], &shards[1]]);
     assert_eq!(code, Some(1), "{stderr}");
     let merged = merged.unwrap();
@@ -671,6 +674,8 @@ fn fuzz_shards_merged_are_the_unsharded_run() {
 
     // Shards of different runs, or not the whole set, are refused, naming the files.
     let part = |k: usize| dir.path().join(format!("part-{k}.json")).display().to_string();
+    let mut other_seed = shards[1].clone();
+    other_seed["seed"] = 4.into();
     let (code, stderr, _) = fuzz_merge(dir.path(), &[&shards[0], &other_seed, &shards[2]]);
     assert_eq!(code, Some(2));
     assert!(

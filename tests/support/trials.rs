@@ -3,8 +3,13 @@
 use libtest_mimic::{Arguments, Trial};
 
 /// Runs `tests` as libtest's would (filters, --list, the summary) and exits. A panicking test
-/// is a failed trial with the panic's message.
+/// is a failed trial with the panic's message. Every trial runs at once unless --test-threads
+/// or RUST_TEST_THREADS says otherwise: these binaries' tests mostly wait on the processes they
+/// start (a worker's timeout, a gate's children), not on a core.
 pub fn run_tests(tests: Vec<(&'static str, fn())>) -> ! {
+    let mut arguments = Arguments::from_args();
+    let from_env = std::env::var("RUST_TEST_THREADS").ok().and_then(|n| n.parse().ok());
+    arguments.test_threads = arguments.test_threads.or(from_env).or(Some(tests.len().max(1)));
     let trials = tests
         .into_iter()
         .map(|(name, test)| {
@@ -14,5 +19,5 @@ pub fn run_tests(tests: Vec<(&'static str, fn())>) -> ! {
             })
         })
         .collect();
-    libtest_mimic::run(&Arguments::from_args(), trials).exit()
+    libtest_mimic::run(&arguments, trials).exit()
 }
