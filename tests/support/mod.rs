@@ -4,7 +4,9 @@
 #![allow(dead_code)]
 
 pub mod files;
+pub mod good_case;
 pub mod hanging_worker;
 pub mod manifest;
 pub mod python;
+pub mod sh_worker;
 pub mod trials;

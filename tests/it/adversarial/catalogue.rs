@@ -8,7 +8,8 @@ use pad_conformance::proto::{
 };
 use prost::Message;
 
-use super::{copy_good, good_case_dir};
+use crate::support::files::copy_dir;
+use crate::support::good_case::{copy_good, good_case_dir};
 
 /// What a hostile case's outcomes must be.
 pub enum Expect {
@@ -879,7 +880,7 @@ pub fn all() -> Vec<Hostile> {
         errored(&["test_data_set_0 and test_data_set_00 are both number 0"]),
         |dir| {
             copy_good(dir.parent().unwrap(), dir.file_name().unwrap());
-            super::copy_dir(&dir.join("test_data_set_0"), &dir.join("test_data_set_00"));
+            copy_dir(&dir.join("test_data_set_0"), &dir.join("test_data_set_00"));
         },
     ));
     all.push(h(

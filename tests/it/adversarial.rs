@@ -3,14 +3,11 @@
 //! no hang, an errored entry whose message names the file and the field or value, and the
 //! good case still passing. Misbehaving exec workers are in `adversarial/workers.rs`.
 
-#[path = "adversarial/catalogue.rs"]
 mod catalogue;
-mod support;
-#[path = "adversarial/workers.rs"]
 mod workers;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pad_conformance::backend::RefBackend;
 use pad_conformance::cancel::Cancel;
@@ -20,23 +17,8 @@ use pad_conformance::report::{Colors, write_outcome};
 use pad_conformance::run::runner::{jobs, run_jobs};
 
 use catalogue::{Expect, Hostile};
-use support::files::copy_dir;
 
-/// The vendored case every hostile one runs beside.
-pub const GOOD: &str = "test_edge_pad";
-
-pub fn good_case_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("onnx-testdata/onnx-1.22.0/node")
-        .join(GOOD)
-}
-
-/// Copies the good case into `root/name`.
-pub fn copy_good(root: &Path, name: impl AsRef<std::ffi::OsStr>) -> PathBuf {
-    let to = root.join(name.as_ref());
-    copy_dir(&good_case_dir(), &to);
-    to
-}
+use crate::support::good_case::{GOOD, copy_good};
 
 /// Runs every case under `root` with the ref backend; outcomes by data set name.
 fn run_all(root: &Path) -> BTreeMap<String, Outcome> {

@@ -1,0 +1,35 @@
+//! `kill_worker_groups` ends every worker of the process, so its test has a binary of its own
+//! (the other misbehaving workers are tests/it/adversarial/workers.rs): the library leaves the
+//! program's signal handlers alone and kills workers only when asked.
+
+mod support;
+
+use std::time::Duration;
+
+use pad_conformance::backend::{Backend, kill_worker_groups};
+use support::sh_worker::{failure, setup};
+
+#[test]
+fn the_library_installs_no_signal_handler_and_kills_workers_when_asked() {
+    let s = setup();
+    let backend = s.start("hang", 300);
+    // SAFETY: sigaction(2) with a null new action only reads the current one.
+    let handler = |signal| unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        assert_eq!(libc::sigaction(signal, std::ptr::null(), &mut current), 0);
+        current.sa_sigaction
+    };
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        assert_eq!(handler(signal), libc::SIG_DFL, "signal {signal}");
+    }
+    let mark = s.dir.path().join("mark");
+    let killer = std::thread::spawn(move || {
+        while !mark.exists() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        kill_worker_groups();
+    });
+    let message = failure(backend.run(&s.model, &s.inputs));
+    killer.join().unwrap();
+    assert!(message.starts_with("worker exited (signal: 9"), "{message}");
+}
