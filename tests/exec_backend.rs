@@ -93,7 +93,7 @@ struct Fixture {
 impl Fixture {
     /// Two vendored cases, test_edge_pad and test_wrap_pad, and the worker script.
     fn new() -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = pad_conformance::data::scratch_dir().unwrap();
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0/node");
         for case in ["test_edge_pad", "test_wrap_pad"] {
             copy_dir(&data.join(case), &dir.path().join("cases").join(case));

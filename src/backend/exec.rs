@@ -753,7 +753,7 @@ mod tests {
 
     #[test]
     fn a_worker_s_files_are_reused_kept_apart_and_removed_with_it() {
-        let scratch = tempfile::tempdir().unwrap();
+        let scratch = crate::data::scratch_dir().unwrap();
         let mut slot = Slot::new(scratch.path(), 3).unwrap();
         let names = ["x".to_owned()];
         let first = slot

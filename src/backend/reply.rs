@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn outputs_must_be_regular_files_inside_the_output_dir() {
-        let root = tempfile::tempdir().unwrap();
+        let root = crate::data::scratch_dir().unwrap();
         let out = root.path().join("out");
         std::fs::create_dir(&out).unwrap();
         std::fs::write(out.join("output_0.pb"), b"").unwrap();

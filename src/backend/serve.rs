@@ -203,7 +203,7 @@ mod tests {
 
     #[test]
     fn answers_the_handshake_and_writes_the_outputs() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let hello = r#"{"type": "hello", "protocol": "pad-conformance-backend", "version": 1}"#.to_owned();
         let (result, replies) = exchange(&Worker::new(RefBackend), &[hello, request(7, dir.path())]);
         result.unwrap();
@@ -247,7 +247,7 @@ mod tests {
 
     #[test]
     fn refusals_are_error_replies_and_constant_inputs_are_made_on_request() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let (result, replies) = exchange(&Worker::new(Picky(None)), &[request(1, dir.path())]);
         result.unwrap();
         assert_eq!(
@@ -264,7 +264,7 @@ mod tests {
 
     #[test]
     fn failures_and_unsupported_are_error_replies_of_their_kind_and_the_worker_carries_on() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let (result, replies) = exchange(
             &Worker::new(Picky(Some(ErrorKind::Failed))),
             &[request(3, dir.path()), request(4, dir.path())],
@@ -290,7 +290,7 @@ mod tests {
 
     #[test]
     fn files_that_cannot_be_read_are_failures_not_refusals() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let missing = dir.path().join("missing.onnx");
         let line = json!({
             "type": "run", "id": 6, "model": missing, "inputs": [], "output_dir": dir.path(),

@@ -808,7 +808,7 @@ mod tests {
 
     #[test]
     fn a_walk_past_its_limit_stops_with_an_error_naming_the_root() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         for i in 0..10 {
             std::fs::create_dir(dir.path().join(format!("d{i}"))).unwrap();
         }

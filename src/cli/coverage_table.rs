@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn a_missing_triple_is_reported() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = pad_conformance::data::scratch_dir().unwrap();
         let case = dir.path().join("test_one_pad");
         std::fs::create_dir(&case).unwrap();
         let json = r#"{"op": "Pad", "domain": "", "version": 21, "mode": "wrap", "dtype": "int4", "expect": "output",
@@ -215,7 +215,7 @@ mod tests {
 
     #[test]
     fn a_tree_without_case_json_is_an_error_naming_it() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = pad_conformance::data::scratch_dir().unwrap();
         std::fs::create_dir(dir.path().join("test_one_pad")).unwrap();
         let error = Coverage::read(dir.path()).unwrap_err().to_string();
         assert!(

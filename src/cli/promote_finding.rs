@@ -271,7 +271,7 @@ mod tests {
 
     #[test]
     fn a_finding_is_read_whole_and_named_by_its_content() {
-        let root = tempfile::tempdir().unwrap();
+        let root = pad_conformance::data::scratch_dir().unwrap();
         let dir = finding(root.path(), "test_fuzz_wrong-values_edge-padding_other-values_pad");
         let read = Finding::read(&dir).unwrap();
         assert_eq!(read.slug, "wrong-values_edge-padding_other-values");
@@ -296,7 +296,7 @@ mod tests {
 
     #[test]
     fn hostile_findings_are_refused_naming_the_entry() {
-        let root = tempfile::tempdir().unwrap();
+        let root = pad_conformance::data::scratch_dir().unwrap();
         let error = |dir: &Path| Finding::read(dir).unwrap_err().to_string();
         let bad = finding(root.path(), "test_fuzz_x/../y_pad");
         assert!(

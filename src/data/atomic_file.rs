@@ -116,7 +116,7 @@ mod tests {
 
     #[test]
     fn only_a_regular_file_or_nothing_is_replaced() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let real = dir.path().join("real.json");
         std::fs::write(&real, "real").unwrap();
         let link = dir.path().join("link.json");
@@ -144,7 +144,7 @@ mod tests {
 
     #[test]
     fn a_replaced_file_keeps_its_mode() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("report.json");
         std::fs::write(&path, "old").unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
@@ -155,7 +155,7 @@ mod tests {
 
     #[test]
     fn the_target_changes_only_on_commit() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("report.json");
         std::fs::write(&path, "old").unwrap();
         let mut file = AtomicFile::create(&path).unwrap();

@@ -286,7 +286,7 @@ mod tests {
 
     #[test]
     fn both_layouts_are_read_and_files_are_verified() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let root = dir.path();
         write(root, "onnx-1.0/node/test_a_pad/model.onnx", b"model");
         write(root, "extended/test_b_pad/model.onnx", b"other");
@@ -326,7 +326,7 @@ mod tests {
 
     #[test]
     fn malformed_manifests_name_the_line() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let bad = [
             ("nothing\n", "1: the header"),
             (&*format!("{UPSTREAM_HEADER}\n1.0\tc\tf\tw\t5\n"), "2: 5 fields, not 6"),

@@ -10,14 +10,17 @@ pub mod corpus;
 #[doc(hidden)]
 pub mod json_file;
 pub mod manifest;
-// Size-capped reads of side files, for the tool too.
 mod roots;
 pub(crate) mod scratch;
 pub mod shard;
+// Size-capped reads of side files, for the tool too.
 #[doc(hidden)]
 pub mod side_file;
 
 pub use json_file::JsonFileError;
+// Scratch directories where the runner makes its own: for the tool's and the tests' too.
+#[doc(hidden)]
+pub use scratch::scratch_dir;
 
 pub use roots::{DataRoot, data_dir, default_root};
 pub(crate) use roots::{corpus_name, corpus_versions};

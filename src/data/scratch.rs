@@ -29,6 +29,13 @@ pub(crate) fn private_dir(prefix: &str, room: u64) -> std::io::Result<tempfile::
     }
 }
 
+/// A private scratch directory for a few files, where the runner puts its own: for the
+/// binary's and the tests' temporary trees (a test suite makes thousands of files).
+#[doc(hidden)]
+pub fn scratch_dir() -> std::io::Result<tempfile::TempDir> {
+    private_dir("pad-conformance-", 0)
+}
+
 /// The memory file system to use, or `None` for the temporary directory: never when `TMPDIR`
 /// is set (the user chose), nor when the memory file system's free bytes (`free`, `None` when
 /// it is missing or not one) are under `room` or [`MIN_ROOM`].

@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn only_regular_files_within_the_cap_are_read() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let file = dir.path().join("VERSION");
         std::fs::write(&file, "12\n").unwrap();
         assert_eq!(read_text_capped(&file, 3).unwrap(), "12\n");

@@ -622,7 +622,7 @@ mod tests {
 
     #[test]
     fn two_recordings_into_one_file_at_once_lose_no_entry() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("known.json");
         // Each recording ran one data set; the other exists and was not run by it.
         let recording = |id: &'static str| {

@@ -210,7 +210,7 @@ mod tests {
         let model = case.load_model(&options).unwrap();
         let data = case.load_data_set(&case.data_sets[0], &options).unwrap();
         assert_eq!(model.graph.inputs.len(), 4, "x, pads, value, axes");
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let (folded, inputs) = inputs_as_constants(&model, &data.inputs, dir.path(), &options).unwrap();
         assert_eq!(folded.graph.inputs, ["x"]);
         assert_eq!(inputs.len(), 1);
@@ -236,7 +236,7 @@ mod tests {
         let options = case.decode_options(1 << 30);
         let model = case.load_model(&options).unwrap();
         let data = case.load_data_set(&case.data_sets[0], &options).unwrap();
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let names = ["pads".to_owned(), "axes".to_owned()];
         let (folded, inputs) = named_inputs_as_constants(&model, &data.inputs, &names, dir.path(), &options).unwrap();
         assert_eq!(folded.graph.inputs, ["x", "value"]);

@@ -82,7 +82,7 @@ mod tests {
         };
         let mut json = Vec::new();
         write_json(&report, &mut json).unwrap();
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("run.json");
         std::fs::write(&path, &json).unwrap();
         let read = read_json_report(&path).unwrap();
@@ -154,7 +154,7 @@ mod tests {
             value["cases"][0]["difference"],
             serde_json::json!({"values": {"region": {"padding": "constant"}, "flavour": "sign-of-zero"}})
         );
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("run.json");
         std::fs::write(&path, &json).unwrap();
         let read = read_json_report(&path).unwrap();
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn operators_modes_and_types_read_from_their_names() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let case = |fields: &str| {
             format!(
                 r#"{{"backend":"ref","cases":[{{"id":"x","data_set":0,{fields},"version":1,"status":"passed",
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn a_report_without_shapes_still_reads_and_garbage_names_the_file() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let old = dir.path().join("old.json");
         std::fs::write(
             &old,

@@ -143,7 +143,7 @@ mod tests {
     /// Writes `bytes` as a tensor file in a scratch directory and calls `read` on it; in its
     /// errors, the directory reads `DIR`, so two reads' messages compare.
     fn on_file<T>(bytes: &[u8], read: impl FnOnce(&Path) -> Result<T, String>) -> Result<T, String> {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("input_0.pb");
         std::fs::write(&path, bytes).unwrap();
         read(&path).map_err(|e| e.replace(&dir.path().display().to_string(), "DIR"))
@@ -425,7 +425,7 @@ mod tests {
     fn a_file_truncated_while_it_is_read_is_an_error_naming_it() {
         let (_, raw) = floats(BIG / 4);
         let bytes = float_file(&[(BIG / 4) as i64], &raw);
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("input_0.pb");
         std::fs::write(&path, &bytes).unwrap();
         let mut file = File::open(&path).unwrap();
@@ -453,7 +453,7 @@ mod tests {
             max_bytes: 1 << 20,
             ..options()
         };
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("input_0.pb");
         std::fs::write(&path, float_file(&[(raw.len() / 4) as i64], &raw)).unwrap();
         let error = read_tensor_file_by(&path, &small).unwrap_err();

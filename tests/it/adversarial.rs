@@ -42,7 +42,7 @@ fn run_all(root: &Path) -> BTreeMap<String, Outcome> {
 
 #[test]
 fn every_hostile_input_errors_alone_with_a_message_naming_the_file_and_field() {
-    let root = tempfile::tempdir().unwrap();
+    let root = pad_conformance::data::scratch_dir().unwrap();
     copy_good(root.path(), GOOD);
     let hostile: Vec<Hostile> = catalogue::all();
     assert!(hostile.len() >= 100, "only {} hostile inputs", hostile.len());
@@ -88,7 +88,7 @@ fn first_chars(text: &str, n: usize) -> String {
 #[test]
 #[ignore = "slow: run by .ci/run"]
 fn thousands_of_empty_data_sets_each_error_and_the_model_is_read_once() {
-    let root = tempfile::tempdir().unwrap();
+    let root = pad_conformance::data::scratch_dir().unwrap();
     copy_good(root.path(), GOOD);
     let dir = copy_good(root.path(), "test_many_data_sets_pad");
     for n in 1..5000 {
@@ -112,7 +112,7 @@ fn thousands_of_empty_data_sets_each_error_and_the_model_is_read_once() {
 #[test]
 fn names_that_are_not_utf8_keep_distinct_ids_and_forged_names_print_escaped() {
     use std::os::unix::ffi::OsStrExt;
-    let root = tempfile::tempdir().unwrap();
+    let root = pad_conformance::data::scratch_dir().unwrap();
     copy_good(root.path(), std::ffi::OsStr::from_bytes(b"test_\xff_pad"));
     copy_good(root.path(), std::ffi::OsStr::from_bytes(b"test_\xfe_pad"));
     copy_good(root.path(), "test_x\nPASS  forged  Pad-25\x1b[2K_pad");
@@ -141,7 +141,7 @@ fn names_that_are_not_utf8_keep_distinct_ids_and_forged_names_print_escaped() {
 #[test]
 fn a_data_set_whose_files_add_up_past_the_limit_is_refused_before_reading() {
     // Three sparse files of 1.5 GiB: each within the 2 GiB tensor limit, 4.5 GiB together.
-    let root = tempfile::tempdir().unwrap();
+    let root = pad_conformance::data::scratch_dir().unwrap();
     copy_good(root.path(), GOOD);
     let dir = copy_good(root.path(), "test_sparse_pad");
     for file in ["input_0.pb", "input_1.pb", "output_0.pb"] {

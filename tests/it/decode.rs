@@ -327,7 +327,7 @@ fn every_type_round_trips_through_encode() {
 
 #[test]
 fn malformed_protobuf_names_the_file() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let good = encode_tensor(&tensor(&[4], vec![1.0f32, 2.0, 3.0, 4.0]), "x").encode_to_vec();
     for (name, bytes) in [
         ("truncated.pb", &good[..good.len() / 2]),
@@ -508,7 +508,7 @@ fn external(location: &str, offset: Option<&str>, length: Option<&str>) -> Tenso
 
 #[test]
 fn external_data_is_read_inside_the_case_directory_only() {
-    let root = tempfile::tempdir().unwrap();
+    let root = pad_conformance::data::scratch_dir().unwrap();
     let case = root.path().join("case");
     std::fs::create_dir_all(case.join("weights")).unwrap();
     let bytes: Vec<u8> = [0xAAu8; 4]
@@ -580,7 +580,7 @@ fn external_data_is_read_inside_the_case_directory_only() {
 #[test]
 fn external_data_of_every_layout_decodes_as_raw_data_does() {
     // Plain types are read straight into the tensor's buffer, the others converted.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let options = DecodeOptions {
         base_dir: Some(dir.path().to_owned()),
         ..DecodeOptions::default()
@@ -604,7 +604,7 @@ fn external_data_of_every_layout_decodes_as_raw_data_does() {
 #[test]
 fn only_regular_files_are_read() {
     // A FIFO would block the reader until something writes to it; a directory never decodes.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let fifo = dir.path().join("input_0.pb");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());

@@ -116,7 +116,7 @@ fn pad_model() -> ModelProto {
 
 #[test]
 fn discovery_rules_on_a_made_tree() {
-    let root = tempfile::tempdir().unwrap();
+    let root = pad_conformance::data::scratch_dir().unwrap();
     let r = root.path();
     write_case(&r.join("a/test_my_pad"), &pad_model(), &[10, 2, 0]);
     write_case(
@@ -156,7 +156,7 @@ fn discovery_rules_on_a_made_tree() {
     let custom = discover(&[r.to_owned()], &Patterns::new(&["other_*"]).unwrap()).unwrap();
     assert_eq!(custom.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["other_case"]);
 
-    let empty = tempfile::tempdir().unwrap();
+    let empty = pad_conformance::data::scratch_dir().unwrap();
     assert!(matches!(
         discover(&[empty.path().to_owned()], &Patterns::default()),
         Err(Error::NoCases { .. })
@@ -165,9 +165,9 @@ fn discovery_rules_on_a_made_tree() {
 
 #[test]
 fn links_inside_the_root_are_not_followed_so_each_case_is_found_once_by_its_own_path() {
-    let outside = tempfile::tempdir().unwrap();
+    let outside = pad_conformance::data::scratch_dir().unwrap();
     write_case(&outside.path().join("test_far_pad"), &pad_model(), &[0]);
-    let root = tempfile::tempdir().unwrap();
+    let root = pad_conformance::data::scratch_dir().unwrap();
     write_case(&root.path().join("real/test_near_pad"), &pad_model(), &[0]);
     std::os::unix::fs::symlink(outside.path(), root.path().join("escape")).unwrap();
     std::os::unix::fs::symlink(root.path().join("real"), root.path().join("alias")).unwrap();
@@ -180,7 +180,7 @@ fn links_inside_the_root_are_not_followed_so_each_case_is_found_once_by_its_own_
     let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["real/test_near_pad"]);
     // The root itself may be a link.
-    let linked = tempfile::tempdir().unwrap();
+    let linked = pad_conformance::data::scratch_dir().unwrap();
     std::os::unix::fs::symlink(root.path(), linked.path().join("data")).unwrap();
     let cases = discover(&[linked.path().join("data")], &Patterns::default()).unwrap();
     assert_eq!(cases.len(), 1);
@@ -190,7 +190,7 @@ fn links_inside_the_root_are_not_followed_so_each_case_is_found_once_by_its_own_
 fn a_bomb_of_links_to_repeated_directories_ends_at_once() {
     // 24 levels, each holding two links to the next and one to its parent: 2^24 paths to
     // the bottom were walked when links were followed.
-    let root = tempfile::tempdir().unwrap();
+    let root = pad_conformance::data::scratch_dir().unwrap();
     let levels: Vec<PathBuf> = (0..=24).map(|i| root.path().join(format!("level{i:02}"))).collect();
     for level in &levels {
         std::fs::create_dir(level).unwrap();
@@ -282,7 +282,7 @@ fn attribute_types_are_inferred_when_old_files_leave_them_unset() {
 
 #[test]
 fn a_gap_or_a_clash_in_file_numbering_is_that_data_set_s_problem() {
-    let root = tempfile::tempdir().unwrap();
+    let root = pad_conformance::data::scratch_dir().unwrap();
     let case = root.path().join("test_gap_pad");
     write_case(&case, &pad_model(), &[0, 1, 2]);
     std::fs::remove_file(case.join("test_data_set_1/input_3.pb")).unwrap();
@@ -310,7 +310,7 @@ fn a_gap_or_a_clash_in_file_numbering_is_that_data_set_s_problem() {
 
 #[test]
 fn a_link_loop_is_walked_once() {
-    let root = tempfile::tempdir().unwrap();
+    let root = pad_conformance::data::scratch_dir().unwrap();
     write_case(&root.path().join("a/test_one_pad"), &pad_model(), &[0]);
     std::os::unix::fs::symlink(root.path(), root.path().join("a/back")).unwrap();
     let cases = discover(&[root.path().to_owned()], &Patterns::default()).unwrap();
@@ -320,7 +320,7 @@ fn a_link_loop_is_walked_once() {
 
 #[test]
 fn an_unwalkable_entry_is_an_errored_case_and_the_walk_goes_on() {
-    let root = tempfile::tempdir().unwrap();
+    let root = pad_conformance::data::scratch_dir().unwrap();
     write_case(&root.path().join("test_b_pad"), &pad_model(), &[0]);
     std::os::unix::fs::symlink(root.path().join("nowhere"), root.path().join("test_a_pad")).unwrap();
     // Named like no case: a dangling link there is none of the suite's business.

@@ -115,7 +115,7 @@ fn a_broken_backend_is_found_shrunk_and_reproduced() {
     }
     // The reproducer is a case the runner discovers: it fails with the broken backend and
     // passes with the reference.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let written = write_reproducer(edge[0], dir.path()).unwrap();
     let name = written.file_name().unwrap().to_str().unwrap().to_owned();
     assert!(name.starts_with("test_fuzz_wrong-values_edge-padding"), "{name}");
@@ -484,7 +484,7 @@ fn earlier_finding(out: &std::path::Path) -> std::path::PathBuf {
 
 #[test]
 fn an_out_directory_is_checked_before_the_run_and_cleared_of_earlier_findings_only() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let out = dir.path().join("findings");
     let earlier = earlier_finding(&out);
     let args = |out: &std::path::Path| {

@@ -153,7 +153,7 @@ fn a_reader_of_unpacked_lists_only_shows_one_encoding_cause_apart_from_pad_cause
 
     // The reproducer holds the packed form: it fails with the strict reader and passes with
     // a reader of every form.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let written = write_reproducer(finding, dir.path()).unwrap();
     let name = written.file_name().unwrap().to_str().unwrap().to_owned();
     assert!(name.starts_with("test_fuzz_packed-lists_refuses-valid"), "{name}");
@@ -202,7 +202,7 @@ fn a_reader_of_packed_tensor_data_only_fails_on_folded_inputs_written_unpacked()
     assert_eq!(finding.encoding, Encoding::UnpackedTypedData);
     // The reproducer is the folded model the reader read, its pads an unpacked initializer;
     // it still fails when the runner folds the inputs (there are none left to fold).
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let written = write_reproducer(finding, dir.path()).unwrap();
     let model = std::fs::read(written.join("model.onnx")).unwrap();
     assert!(unread_form(&model, Refuses::UnpackedTypedData).is_some());

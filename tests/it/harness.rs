@@ -72,7 +72,7 @@ fn an_unlisted_failure_fails_the_run() {
 
 #[test]
 fn a_listed_failure_passes_and_a_listed_pass_fails() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
     let conclusion = conclude(Harness::new(NoEdge).root(data()).baseline(&listed));
     assert_eq!((conclusion.num_passed, conclusion.num_failed), (23, 0));
@@ -83,7 +83,7 @@ fn a_listed_failure_passes_and_a_listed_pass_fails() {
 
 #[test]
 fn a_listed_failure_with_another_status_or_no_data_set_fails() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_edge_pad/0", "node/test_gone_pad/0"]);
     // NoEdge errors on test_edge_pad, as listed; relisted as failed, it no longer matches.
     let text = std::fs::read_to_string(&listed).unwrap();
@@ -100,7 +100,7 @@ fn a_listed_failure_with_another_status_or_no_data_set_fails() {
 
 #[test]
 fn not_applicable_cases_are_ignored_trials() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let case = dir.path().join("test_conv_pad");
     std::fs::create_dir_all(&case).unwrap();
     // A model whose graph holds only an Identity node.
@@ -214,7 +214,7 @@ fn the_default_is_exact_and_ulps_loosen_it() {
 
 #[test]
 fn recording_a_filtered_run_keeps_the_entries_it_did_not_run() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_wrap_pad/0", "node/test_gone_pad/0"]);
     let run = execute(
         Harness::new(NoEdge).root(data()).write_baseline(&listed),
@@ -274,7 +274,7 @@ fn upstream(release: &str) -> std::path::PathBuf {
 
 #[test]
 fn a_harness_recorded_baseline_dates_its_corpus_and_lets_no_regression_pass() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let path = dir.path().join("known.json");
     // Recorded by a backend that fails nothing: an empty list, dated by the corpus version.
     let recording = execute(
@@ -303,7 +303,7 @@ fn a_harness_recorded_baseline_dates_its_corpus_and_lets_no_regression_pass() {
 
 #[test]
 fn a_baseline_without_a_corpus_version_excuses_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     // Format 1, no corpus version: before, it read as version 1 and excused every change
     // on the data sets corpus versions 2 and 3 added.
     let path = baseline(dir.path(), &[]);
@@ -333,7 +333,7 @@ fn a_baseline_without_a_corpus_version_excuses_nothing() {
 
 #[test]
 fn a_baseline_from_an_older_corpus_names_what_changed_and_counts_it() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let path = dir.path().join("known.json");
     std::fs::write(
         &path,
@@ -359,7 +359,7 @@ fn a_baseline_from_an_older_corpus_names_what_changed_and_counts_it() {
 
 /// A corpus of VERSION, CHANGELOG.md, MANIFEST.tsv and onnx-1.22.0, copied.
 fn corpus_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     for file in ["VERSION", "CHANGELOG.md", "MANIFEST.tsv"] {
         std::fs::copy(upstream(file), dir.path().join(file)).unwrap();
     }
@@ -408,7 +408,7 @@ fn a_sidecar_cannot_relabel_upstream_data_and_a_changed_file_fails() {
 
 #[test]
 fn a_version_planted_in_a_parent_is_not_adopted() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     std::fs::write(dir.path().join("VERSION"), "7\n").unwrap();
     std::fs::write(dir.path().join("CHANGELOG.md"), "## 7\n").unwrap();
     std::fs::write(
@@ -435,7 +435,7 @@ fn a_version_planted_in_a_parent_is_not_adopted() {
 fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
     use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let case = dir.path().join("test_ext_pad18_err_mode_wrap");
     support::files::copy_dir(&upstream("extended/test_ext_pad18_err_mode_wrap"), &case);
     let info_path = case.join("case.json");
@@ -473,7 +473,7 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
 
 #[test]
 fn the_harness_writes_reports_that_show_the_gate() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
     let (json, junit) = (dir.path().join("run.json"), dir.path().join("run.xml"));
     let run = execute(
@@ -544,7 +544,10 @@ fn a_boxed_shared_or_borrowed_backend_is_a_backend() {
 fn two_corpora_of_one_name_are_refused() {
     // A baseline names a corpus by its directory's name: two of one name (here, temporary
     // directories renamed alike under two parents) would share one recorded version.
-    let parents = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let parents = [
+        pad_conformance::data::scratch_dir().unwrap(),
+        pad_conformance::data::scratch_dir().unwrap(),
+    ];
     let copies = [corpus_copy(), corpus_copy()];
     let roots: Vec<std::path::PathBuf> = parents
         .iter()
@@ -566,7 +569,7 @@ fn two_corpora_of_one_name_are_refused() {
 
 #[test]
 fn recording_refuses_a_json_file_that_is_no_baseline_as_the_command_line_does() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let path = dir.path().join("report.json");
     let text = r#"{"format": 3, "backend": "ref", "cases": []}"#;
     std::fs::write(&path, text).unwrap();

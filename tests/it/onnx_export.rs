@@ -90,7 +90,7 @@ fn ref_passes(case: &TestCase) {
 #[test]
 #[ignore = "needs the pinned Python packages and the package index: run by .ci/run"]
 fn exporting_onnx_1_22_0s_generators_gives_the_cases_it_shipped() {
-    let out = tempfile::tempdir().unwrap();
+    let out = pad_conformance::data::scratch_dir().unwrap();
     let status = Command::new(support::python::python())
         .arg(root().join("scripts/fetch-onnx-testdata"))
         .args(["--export", "1.22.0", "--output-dir"])

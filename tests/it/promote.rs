@@ -202,7 +202,7 @@ fn the_committed_fuzz_cases_are_those_of_their_manifest() {
 
 #[test]
 fn findings_become_one_corpus_version_that_verifies() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let written = findings(&dir.path().join("findings"));
     let corpus = corpus_copy(dir.path());
     let before = Corpus::find(&corpus).unwrap().unwrap().version;
@@ -303,7 +303,7 @@ fn findings_become_one_corpus_version_that_verifies() {
 
 #[test]
 fn promoting_again_adds_nothing_and_writes_over_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let findings_dir = dir.path().join("findings");
     let written = findings(&findings_dir);
     let corpus = corpus_root_copy(dir.path());
@@ -354,7 +354,7 @@ fn promoting_again_adds_nothing_and_writes_over_nothing() {
 
 #[test]
 fn hostile_and_inconsistent_findings_are_refused_and_the_rest_promoted() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let findings_dir = dir.path().join("findings");
     let written = findings(&findings_dir);
     let corpus = corpus_root_copy(dir.path());
@@ -451,7 +451,7 @@ const ECHO_WORKER: &str = r#"exec:read hello; echo '{"type": "hello", "version":
 
 #[test]
 fn a_second_oracle_that_contradicts_a_finding_keeps_it_out() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let findings_dir = dir.path().join("findings");
     let written = findings(&findings_dir);
     let corpus = corpus_root_copy(dir.path());
@@ -499,7 +499,7 @@ fn a_second_oracle_that_contradicts_a_finding_keeps_it_out() {
 
 #[test]
 fn a_dry_run_writes_nothing_and_bad_arguments_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let findings_dir = dir.path().join("findings");
     let written = findings(&findings_dir);
     let corpus = corpus_root_copy(dir.path());
@@ -548,7 +548,7 @@ fn a_dry_run_writes_nothing_and_bad_arguments_are_refused() {
 #[ignore = "needs Python with onnx (PAD_CONFORMANCE_PYTHON)"]
 fn onnx_reference_confirms_findings() {
     let python = support::python::python();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let findings_dir = dir.path().join("findings");
     findings(&findings_dir);
     let corpus = corpus_root_copy(dir.path());
@@ -658,7 +658,7 @@ fn canonical(mut report: Value) -> Value {
 
 #[test]
 fn fuzz_shards_merged_are_the_unsharded_run() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     let mut runs = vec![args(&["--seed", "3"])];
     runs.extend((1..=3).map(|k| args(&["--seed", "3", "--shard", &format!("{k}/3")])));

@@ -49,7 +49,7 @@ pub struct Setup {
 }
 
 pub fn setup() -> Setup {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = pad_conformance::data::scratch_dir().unwrap();
     copy_good(&dir.path().join("cases"), GOOD);
     std::fs::write(dir.path().join("worker.sh"), WORKER).unwrap();
     let cases = discover(&[dir.path().join("cases")], &Patterns::default()).unwrap();

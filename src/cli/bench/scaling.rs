@@ -210,7 +210,7 @@ mod tests {
 
     #[test]
     fn a_small_corpus_runs_and_every_data_set_counts() {
-        let scratch = tempfile::tempdir().unwrap();
+        let scratch = pad_conformance::data::scratch_dir().unwrap();
         let options = ScalingOptions {
             counts: vec![20, 40],
             threads: 1,

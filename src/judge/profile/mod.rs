@@ -711,7 +711,7 @@ mod tests {
     }
 
     fn read(text: &str) -> Result<Profile, ProfileError> {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("p.toml");
         std::fs::write(&path, text).unwrap();
         Profile::read(&path)
@@ -861,7 +861,7 @@ axes = "absent"
 
     #[test]
     fn a_toml_profile_excludes_what_it_does_not_list_and_its_exceptions() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("p.toml");
         std::fs::write(
             &path,
@@ -911,7 +911,7 @@ reason = "no bfloat16 kernel before Pad-21"
 
     #[test]
     fn unknown_names_and_keys_are_errors_naming_the_field() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("p.toml");
         for (text, expected) in [
             ("dtypes = [\"float32\"]", "dtypes: unknown element type \"float32\""),
@@ -970,7 +970,7 @@ reason = "no bfloat16 kernel before Pad-21"
 
     /// `n` exceptions, mostly repeats, and `n` rounds of four lookups.
     fn exceptions_are_matched_in_order(n: usize) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("p.toml");
         let mut text = String::new();
         for i in 0..n {
