@@ -12,17 +12,23 @@ use super::{Fatal, signals};
 /// set, may declare outputs of at most `max_tensor_bytes`, and is stopped by the command's
 /// signal handler.
 pub fn backend_from_spec(spec: &str, timeout_seconds: f64, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
-    if !(timeout_seconds > 0.0 && timeout_seconds.is_finite()) {
-        return Err(Fatal(format!(
-            "--timeout {timeout_seconds} is not a positive number of seconds"
-        )));
-    }
+    let timeout = worker_timeout(timeout_seconds)?;
     match spec.split_once(':') {
         _ if spec == "ref" => Ok(Box::new(RefBackend)),
         Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(
-            ExecBackend::start(command, Duration::from_secs_f64(timeout_seconds), max_tensor_bytes)?
-                .cancelled_by(signals::cancel()),
+            ExecBackend::start(command, timeout, max_tensor_bytes)?.cancelled_by(signals::cancel()),
         )),
         _ => Err(Fatal(format!("unknown backend {spec:?}; use ref or exec:COMMAND"))),
+    }
+}
+
+/// `--timeout`: a positive, finite number of seconds.
+pub fn worker_timeout(seconds: f64) -> Result<Duration, Fatal> {
+    if seconds > 0.0 && seconds.is_finite() {
+        Ok(Duration::from_secs_f64(seconds))
+    } else {
+        Err(Fatal(format!(
+            "--timeout {seconds} is not a positive number of seconds"
+        )))
     }
 }

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::cli::backend_spec::backend_from_spec;
+use crate::cli::backend_spec::{backend_from_spec, worker_timeout};
 use pad_conformance::backend::{Backend, RefBackend};
 use pad_conformance::case::info::{CASE_INFO_FILE, CaseInfo};
 use pad_conformance::case::{Patterns, TestCase, discover, discover_in};
@@ -259,6 +259,8 @@ fn second_oracle(args: &PromoteArgs) -> Result<Option<Oracle>, Fatal> {
         }
         (None, None) => return Ok(None),
     };
+    // A bad --timeout is the command line's mistake, not the oracle's.
+    worker_timeout(args.timeout)?;
     let backend = backend_from_spec(&spec, args.timeout, DEFAULT_MAX_BYTES).map_err(|Fatal(e)| {
         Fatal(format!(
             "the second oracle {spec}: {e}; give --reference-only to promote on the reference alone"

@@ -121,7 +121,8 @@ impl PadPlan {
     /// Plans padding `in_shape` by `pads[axis] = (begin, end)` in `mode`, for elements that
     /// take up to `element_bytes` of memory each. Outputs of more than [`MAX_OUTPUT_ELEMENTS`]
     /// elements or [`MAX_OUTPUT_BYTES`] bytes are refused before anything is allocated; a plan
-    /// that would need more than [`MAX_PLAN_BYTES`] is refused on reaching that much.
+    /// that would need more than [`MAX_PLAN_BYTES`] is refused before it is built when its
+    /// count of runs shows it, else on reaching that much.
     pub fn new(
         in_shape: &[usize],
         pads: &[(i64, i64)],
@@ -194,13 +195,11 @@ impl PadPlan {
         }
         let outer_maps = axes[..inner].iter().map(|a| a.sources(mode).collect()).collect();
         let max_runs = (MAX_PLAN_BYTES - map_bytes) / size_of::<Run>();
-        // Wrap or reflect starts a new run each time the innermost axis's data begins again,
-        // once per period of at most 2 × kept outputs: a count of runs that cannot fit is
-        // refused before the runs are enumerated up to the budget.
-        if let Some(axis) = axes.get(inner)
-            && matches!(mode, PadMode::Wrap | PadMode::Reflect)
-            && axis.kept >= 2
-            && axis.out / (2 * axis.kept) > max_runs as i128 + 1
+        // A count of runs that cannot fit is refused before the runs are enumerated up to the
+        // budget.
+        if axes
+            .get(inner)
+            .is_some_and(|axis| axis.fewest_runs(mode) > max_runs as i128)
         {
             return Err(plan_too_large());
         }
@@ -297,6 +296,20 @@ impl AxisPad {
             pad_begin: (begin as i128).max(0),
             out,
         })
+    }
+
+    /// A lower bound on the runs [`runs`] groups this axis's sources into. Wrap's data begins
+    /// again once every `kept` outputs, and reflect walks back `kept − 1` steps every
+    /// `2 (kept − 1)` outputs: each such step starts a run (a run only grows by the next index
+    /// up, or repeats one). Constant and edge make at most three runs.
+    fn fewest_runs(&self, mode: PadMode) -> i128 {
+        let (out, kept) = (self.out, self.kept);
+        match mode {
+            _ if kept < 2 || out == 0 => 0,
+            PadMode::Wrap => out / kept,
+            PadMode::Reflect => 1 + (out - 1) / (2 * (kept - 1)) * (kept - 1),
+            PadMode::Constant | PadMode::Edge => 0,
+        }
     }
 
     /// The input index each output index reads, in output order (`None`: the constant).
@@ -610,6 +623,36 @@ mod tests {
         ));
     }
 
+    /// The bound the plan refuses by is never above the runs it would enumerate, and the
+    /// enumeration itself stops at its budget.
+    #[test]
+    fn the_fewest_runs_bound_the_runs() {
+        for mode in [PadMode::Constant, PadMode::Edge, PadMode::Wrap, PadMode::Reflect] {
+            for extent in 1..9 {
+                for begin in -3..20 {
+                    for end in -3..20 {
+                        let Ok(axis) = AxisPad::new(0, extent, begin, end, mode) else {
+                            continue;
+                        };
+                        let all = runs(axis.sources(mode), usize::MAX).unwrap().len() as i128;
+                        let fewest = axis.fewest_runs(mode);
+                        assert!(fewest <= all, "{mode:?} {extent} ({begin}, {end}): {fewest} > {all}");
+                        // Close enough to refuse what cannot fit: within a factor of two once
+                        // reflect has gone back and forth twice.
+                        if mode == PadMode::Reflect && axis.kept > 2 && axis.out > 4 * (axis.kept - 1) {
+                            assert!(
+                                2 * fewest >= all,
+                                "{mode:?} {extent} ({begin}, {end}): {fewest} ≪ {all}"
+                            );
+                        }
+                        let budget = (all as usize).saturating_sub(1);
+                        assert!(all == 0 || runs(axis.sources(mode), budget).is_none());
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn runs_group_copies_repeats_and_fills() {
         let map = [None, None, Some(0), Some(0), Some(1), Some(2), Some(1), None];
@@ -649,9 +692,12 @@ mod tests {
         // Within the element limit, over the byte limit at 16 bytes an element.
         let wide = PadPlan::new(&[2], &[(0, (1 << 28) - 2)], PadMode::Constant, 16);
         assert!(matches!(wide, Err(PlanError::TooManyBytes { element_bytes: 16, .. })));
-        // Wrapping a 2-element axis 2^26 times is 2^26 copy runs: over the plan's budget.
+        // Wrapping a 2-element axis 2^26 times is 2^26 copy runs: over the plan's budget; so
+        // is reflecting a 100-element axis over 2^26 outputs (a run per step back).
         let pieces = PadPlan::new(&[2], &[(0, 1 << 27)], PadMode::Wrap, 4);
         assert!(matches!(pieces, Err(PlanError::PlanTooLarge { .. })));
+        let steps = PadPlan::new(&[100], &[(0, 1 << 26)], PadMode::Reflect, 4);
+        assert!(matches!(steps, Err(PlanError::PlanTooLarge { .. })));
         // A long edge or constant border is one run, whatever its length.
         let long = PadPlan::new(&[2], &[(1 << 20, 1 << 20)], PadMode::Edge, 4).unwrap();
         assert_eq!(

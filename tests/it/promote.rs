@@ -520,12 +520,21 @@ fn a_dry_run_writes_nothing_and_bad_arguments_are_refused() {
             "--oracle ref: the reference cannot be its own second oracle",
         ),
         (vec!["--oracle", "exec:true"], "the second oracle exec:true: "),
+        (
+            vec!["--oracle", "exec:true", "--timeout", "0"],
+            "pad-conformance: --timeout 0 is not a positive number of seconds\n",
+        ),
     ] {
         let mut all = args.clone();
         all.push(findings_dir.to_str().unwrap());
         let (out, text) = promote(&all, &corpus);
         assert_eq!(out.status.code(), Some(2), "{text}");
         assert!(text.contains(message), "{text}");
+        // A bad --timeout is named as such, not blamed on the oracle.
+        assert!(
+            !message.contains("--timeout") || !text.contains("second oracle"),
+            "{text}"
+        );
     }
     // A fuzz run that found nothing leaves an empty directory: nothing to promote.
     let empty = dir.path().join("empty");
