@@ -17,6 +17,7 @@ use super::Fatal;
 use super::args::FuzzMergeArgs;
 use super::fuzz_json::{FindingJson, FuzzJson, ShardJson, SiteJson};
 use super::output::{finish, open_output};
+use pad_conformance::fuzz::encoding::Encoding;
 use pad_conformance::judge::cause_key::Pattern;
 use pad_conformance::judge::verdict::Cause;
 
@@ -144,10 +145,18 @@ pub fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, Fuz
         return Err(FuzzMergeError::Missing { missing, count });
     }
     let gating = Gating::from_names(&ours.gating.split(',').map(str::to_owned).collect::<Vec<_>>()).unwrap_or_default();
-    let (findings, not_gating) = join_causes(parts.iter().flat_map(|(_, r)| r.findings.iter().chain(&r.not_gating)))
-        .into_iter()
-        .partition(|f| gating.gates(f.basis.kind));
-    let encodings = join_causes(parts.iter().flat_map(|(_, r)| &r.encodings));
+    // Causes are joined by their typed pattern, unless a part was written before patterns were.
+    let typed = parts
+        .iter()
+        .flat_map(|(_, r)| r.findings.iter().chain(&r.not_gating).chain(&r.encodings))
+        .all(|finding| finding.pattern.is_some());
+    let (findings, not_gating) = join_causes(
+        parts.iter().flat_map(|(_, r)| r.findings.iter().chain(&r.not_gating)),
+        typed,
+    )
+    .into_iter()
+    .partition(|f| gating.gates(f.basis.kind));
+    let encodings = join_causes(parts.iter().flat_map(|(_, r)| &r.encodings), typed);
     let cases = parts.iter().map(|(_, r)| r.cases).sum::<u64>();
     let seconds = parts.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
     Ok(FuzzJson {
@@ -167,24 +176,31 @@ pub fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, Fuz
     })
 }
 
-/// What one cause of a shard is joined by: its form, cause and pattern, typed; a report from
-/// before patterns were written gives its worded key instead (never parsed).
-type JoinKey = (Option<String>, Cause, Option<Pattern>, Option<String>);
+/// What one cause of a shard is joined by: its form (in the order of [`Encoding`], a name no
+/// form has after them), cause and pattern, typed; when any part comes from before patterns
+/// were written, the worded key instead (never parsed), so that no cause is split in two.
+type JoinKey = (Option<Result<Encoding, String>>, Cause, Option<Pattern>, Option<String>);
 
-fn join_key(finding: &FindingJson) -> JoinKey {
-    let worded = finding.pattern.is_none().then(|| finding.key.clone());
-    (finding.encoding.clone(), finding.cause, finding.pattern.clone(), worded)
+fn join_key(finding: &FindingJson, typed: bool) -> JoinKey {
+    let form = finding
+        .encoding
+        .as_deref()
+        .map(|name| Encoding::from_name(name).ok_or_else(|| name.to_owned()));
+    match typed {
+        true => (form, finding.cause, finding.pattern.clone(), None),
+        false => (form, finding.cause, None, Some(finding.key.clone())),
+    }
 }
 
 /// Causes found on several shards joined: one per cause and pattern (and form, for encoding
 /// causes), with the smallest case of the shard that drew it first on the strongest basis,
 /// hits and sites summed; in order of cause and pattern, as the unsharded run orders them,
 /// sites in order of name.
-fn join_causes<'a>(found: impl Iterator<Item = &'a FindingJson>) -> Vec<FindingJson> {
+fn join_causes<'a>(found: impl Iterator<Item = &'a FindingJson>, typed: bool) -> Vec<FindingJson> {
     let mut causes: BTreeMap<JoinKey, FindingJson> = BTreeMap::new();
     let mut sites: BTreeMap<JoinKey, BTreeMap<String, u64>> = BTreeMap::new();
     for finding in found {
-        let key = join_key(finding);
+        let key = join_key(finding, typed);
         let counts = sites.entry(key.clone()).or_default();
         for site in &finding.seen_in {
             *counts.entry(site.site.clone()).or_default() += site.cases;
@@ -294,7 +310,11 @@ mod tests {
             ..cause(index, Basis::Spec, &[("Pad-13 float", 1)])
         };
         let mut one = shard(1, cause(0, Basis::Spec, &[("Pad-18 float", 1)]));
-        one.1.encodings = vec![in_form(5, "packed-lists"), in_form(6, "typed-data")];
+        one.1.encodings = vec![
+            in_form(5, "packed-lists"),
+            in_form(6, "typed-data"),
+            in_form(7, "reversed-fields"),
+        ];
         one.1.reencoded = 3;
         let mut two = shard(2, cause(1, Basis::Spec, &[("Pad-18 float", 1)]));
         two.1.encodings = vec![in_form(2, "packed-lists")];
@@ -306,7 +326,15 @@ mod tests {
             .iter()
             .map(|f| (f.encoding.as_deref(), f.case_index, f.hits))
             .collect();
-        assert_eq!(forms, [(Some("packed-lists"), 2, 2), (Some("typed-data"), 6, 1)]);
+        // In the order of the forms, as the unsharded run lists them (not of their names).
+        assert_eq!(
+            forms,
+            [
+                (Some("packed-lists"), 2, 2),
+                (Some("typed-data"), 6, 1),
+                (Some("reversed-fields"), 7, 1)
+            ]
+        );
         assert_eq!(merged.reencoded, 7);
         // Shards of another --encodings share are another run.
         let mut other = shard(2, cause(1, Basis::Spec, &[]));
@@ -342,6 +370,10 @@ mod tests {
             ..cause(index, Basis::Spec, &[("Pad-18 float", 1)])
         };
         let merged = merge_fuzz_reports(&[shard(1, old(2)), shard(2, old(4))]).unwrap();
+        assert_eq!((merged.findings.len(), merged.findings[0].hits), (1, 2));
+        // Parts of both kinds: joined by the key, so that no cause is split in two.
+        let new = cause(4, Basis::Spec, &[("Pad-18 float", 1)]);
+        let merged = merge_fuzz_reports(&[shard(1, old(2)), shard(2, new)]).unwrap();
         assert_eq!((merged.findings.len(), merged.findings[0].hits), (1, 2));
     }
 

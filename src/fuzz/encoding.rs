@@ -54,6 +54,19 @@ impl Encoding {
         }
     }
 
+    /// The form [`name`](Encoding::name) names; `None` for any other string.
+    ///
+    /// ```
+    /// use pad_conformance::fuzz::encoding::Encoding;
+    /// assert_eq!(Encoding::from_name("typed-data"), Some(Encoding::TypedData));
+    /// assert_eq!(Encoding::from_name("typed_data"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Encoding> {
+        std::iter::once(Encoding::Onnx)
+            .chain(Encoding::OTHERS)
+            .find(|encoding| encoding.name() == name)
+    }
+
     /// What a reader of the model meets, in a sentence's words.
     pub fn describe(self) -> &'static str {
         match self {
