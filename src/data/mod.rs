@@ -18,7 +18,7 @@ pub mod shard;
 pub mod side_file;
 
 pub use json_file::JsonFileError;
-// Scratch directories where the runner makes its own: for the tool's and the tests' too.
+// Scratch directories where the runner makes its own: for the tests' too.
 #[doc(hidden)]
 pub use scratch::scratch_dir;
 

@@ -29,8 +29,8 @@ pub(crate) fn private_dir(prefix: &str, room: u64) -> std::io::Result<tempfile::
     }
 }
 
-/// A private scratch directory for a few files, where the runner puts its own: for the
-/// binary's and the tests' temporary trees (a test suite makes thousands of files).
+/// A private scratch directory for a few files, where the runner puts its own: for the tests'
+/// temporary trees (the suite makes thousands of files).
 #[doc(hidden)]
 pub fn scratch_dir() -> std::io::Result<tempfile::TempDir> {
     private_dir("pad-conformance-", 0)

@@ -15,14 +15,29 @@
 //! use pad_conformance::DataType;
 //!
 //! let profile = Profile::everything()
-//!     .without_dtypes([DataType::String, DataType::Complex64])
 //!     .without_modes([PadMode::Wrap])
 //!     // pads only as an initializer, and never negative; no axes input at all
 //!     .input(InputRole::Pads, InputLimits::initializer().within(0, i32::MAX.into()))
 //!     .input(InputRole::Axes, InputLimits::absent())
 //!     // reflect pads the last two axes only
 //!     .mode_axes([PadMode::Reflect], [-2, -1]);
+//!
+//! // The same profile as a file (`--profile`, docs/report-format.md#profiles):
+//! let file = tempfile::NamedTempFile::new()?;
+//! std::fs::write(file.path(), r#"
+//!     modes = ["constant", "reflect", "edge"]
+//!     [inputs]
+//!     pads = { form = "initializer", min = 0, max = 2147483647 }
+//!     axes = "absent"
+//!     [[mode_axes]]
+//!     modes = ["reflect"]
+//!     axes = [-2, -1]
+//! "#)?;
+//! assert_eq!(Profile::read(file.path())?, profile);
+//! assert_ne!(profile.clone().without_dtypes([DataType::String]), profile);
+//!
 //! let harness = pad_conformance::Harness::new(pad_conformance::backend::RefBackend).profile(profile);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod inputs;
