@@ -3,13 +3,14 @@
 
 use crate::support;
 
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Output};
 
 use pad_conformance::Tensor;
 use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
 use support::files::{copy_dir, run, testdata};
-use support::hanging_worker::{IN_REQUEST, Mark, interrupt};
+use support::hanging_worker::interrupt_in_request;
 
 /// A tree with two cases: test_edge_pad as vendored, and test_wrap_pad with one expected
 /// value changed.
@@ -976,19 +977,14 @@ fn write_baseline_refuses_a_malformed_baseline_and_leaves_it_untouched() {
 fn an_interrupted_run_still_writes_its_report() {
     let tree = failing_tree();
     let report = tree.path().join("report.json");
-    let mark = Mark::new();
-    let child = mark
-        .pass_to(&mut Command::new(env!("CARGO_BIN_EXE_pad-conformance")))
-        .args(["--backend", IN_REQUEST, "--jobs", "1", "--format", "json", "--output"])
-        .arg(&report)
-        .arg(tree.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The first data set is under way.
-    mark.wait();
-    let (out, stderr) = interrupt(child, libc::SIGINT);
+    let args = [
+        OsStr::new("--format"),
+        "json".as_ref(),
+        "--output".as_ref(),
+        report.as_ref(),
+        tree.path().as_ref(),
+    ];
+    let (out, stderr) = interrupt_in_request(args, libc::SIGINT);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted: 0 of 2 data sets ran"), "{stderr}");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();

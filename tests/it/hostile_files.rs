@@ -5,13 +5,13 @@
 
 use crate::support;
 
-use std::ffi::CString;
+use std::ffi::{CString, OsStr};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Output;
 
 use support::files::{copy_dir, run, testdata};
-use support::hanging_worker::{IN_REQUEST, Mark, interrupt};
+use support::hanging_worker::interrupt_in_request;
 
 fn mkfifo(path: &Path) {
     let c = CString::new(path.as_os_str().as_bytes()).unwrap();
@@ -350,19 +350,8 @@ fn new_reports_and_baselines_follow_the_umask() {
 fn an_interrupted_run_writes_no_baseline_and_says_so() {
     let tree = failing_tree();
     let baseline = tree.path().join("known.json");
-    let mark = Mark::new();
-    let child = mark
-        .pass_to(&mut std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance")))
-        .args(["--backend", IN_REQUEST, "--jobs", "1", "--write-baseline"])
-        .arg(&baseline)
-        .arg(tree.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The first data set is under way.
-    mark.wait();
-    let (out, error) = interrupt(child, libc::SIGINT);
+    let args = [OsStr::new("--write-baseline"), baseline.as_ref(), tree.path().as_ref()];
+    let (out, error) = interrupt_in_request(args, libc::SIGINT);
     assert_eq!(out.status.code(), Some(130), "{error}");
     assert!(
         error.contains(&format!("the baseline {} was not written", baseline.display())),

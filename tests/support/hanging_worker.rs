@@ -42,6 +42,27 @@ impl Mark {
     }
 }
 
+/// Runs the built binary with `args` against an [`IN_REQUEST`] worker (`--backend` and
+/// `--jobs 1` added), sends it `signal` once the first data set is under way, and waits for
+/// it: its output (stdout not kept), and its stderr as text.
+pub fn interrupt_in_request<I, S>(args: I, signal: libc::c_int) -> (Output, String)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mark = Mark::new();
+    let child = mark
+        .pass_to(&mut Command::new(env!("CARGO_BIN_EXE_pad-conformance")))
+        .args(["--backend", IN_REQUEST, "--jobs", "1"])
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    mark.wait();
+    interrupt(child, signal)
+}
+
 /// Sends `signal` to `child` and waits for it: its output, and its stderr as text.
 pub fn interrupt(child: Child, signal: libc::c_int) -> (Output, String) {
     // SAFETY: kill(2) on our own child.
