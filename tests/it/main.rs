@@ -3,8 +3,8 @@
 //!
 //! A test file joins as tests/it/NAME.rs with a `mod NAME;` line below (and `use
 //! crate::support;` for the shared helpers). A test needs a binary of its own (tests/*.rs) only
-//! when it cannot share the process: `harness = false` (upstream.rs, exec_backend.rs and
-//! isolation.rs: main() is also a worker or a gate), or process-wide state (kill_workers.rs:
+//! when it cannot share the process: `harness = false` (upstream.rs, and processes/: main() is
+//! also a worker or a gate), or process-wide state (kill_workers.rs:
 //! `kill_worker_groups` ends every worker of the process). Select a file's tests by its module:
 //! `cargo test --test it -- signals::`.
 

@@ -6,7 +6,7 @@ use libtest_mimic::{Arguments, Trial};
 /// is a failed trial with the panic's message. Every trial runs at once unless --test-threads
 /// or RUST_TEST_THREADS says otherwise: these binaries' tests mostly wait on the processes they
 /// start (a worker's timeout, a gate's children), not on a core.
-pub fn run_tests(tests: Vec<(&'static str, fn())>) -> ! {
+pub fn run_tests(tests: Vec<(String, fn())>) -> ! {
     let mut arguments = Arguments::from_args();
     let from_env = std::env::var("RUST_TEST_THREADS").ok().and_then(|n| n.parse().ok());
     arguments.test_threads = arguments.test_threads.or(from_env).or(Some(tests.len().max(1)));

@@ -2,10 +2,7 @@
 //! with GATE set, the gate under test — a backend that aborts, hangs or panics on three cases,
 //! run with `.isolate()`. The tests run the gate as a child process and read what it prints,
 //! the exit code and the baseline it records through PAD_CONFORMANCE_WRITE_BASELINE.
-//!
-//! `harness = false` (Cargo.toml): main() is the gate or libtest-mimic over the tests.
-
-mod support;
+//! main.rs runs this binary as the gate when [`gate_if_asked`] says so.
 
 use std::process::{Command, Output};
 use std::time::Duration;
@@ -14,7 +11,6 @@ use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend};
 use pad_conformance::harness::Harness;
 use pad_conformance::model::Model;
-use support::trials::run_tests;
 
 /// Aborts on test_edge_pad, panics on test_wrap_pad, and with GATE_HANG set hangs on
 /// test_reflect_pad (only one test waits out the time limit). The gate runs those three and
@@ -57,30 +53,31 @@ fn gate() -> ! {
     harness.run()
 }
 
-fn main() {
+/// Runs as the gate under test, and exits, when GATE is set.
+pub fn gate_if_asked() {
     if std::env::var_os("GATE").is_some() {
         gate();
     }
-    let tests: [(&str, fn()); 4] = [
-        (
-            "a_crash_a_hang_and_a_panic_cost_one_trial_each",
-            a_crash_a_hang_and_a_panic_cost_one_trial_each,
-        ),
-        (
-            "a_missing_baseline_says_how_to_record_it",
-            a_missing_baseline_says_how_to_record_it,
-        ),
-        (
-            "a_recorded_baseline_makes_the_gate_pass",
-            a_recorded_baseline_makes_the_gate_pass,
-        ),
-        (
-            "under_nextest_end_of_run_files_are_refused",
-            under_nextest_end_of_run_files_are_refused,
-        ),
-    ];
-    run_tests(tests.to_vec());
 }
+
+pub const TESTS: [(&str, fn()); 4] = [
+    (
+        "a_crash_a_hang_and_a_panic_cost_one_trial_each",
+        a_crash_a_hang_and_a_panic_cost_one_trial_each,
+    ),
+    (
+        "a_missing_baseline_says_how_to_record_it",
+        a_missing_baseline_says_how_to_record_it,
+    ),
+    (
+        "a_recorded_baseline_makes_the_gate_pass",
+        a_recorded_baseline_makes_the_gate_pass,
+    ),
+    (
+        "under_nextest_end_of_run_files_are_refused",
+        under_nextest_end_of_run_files_are_refused,
+    ),
+];
 
 /// Runs the gate with `env`, two trials at a time, as a gate runs on two cores: the hang's
 /// time limit is waited out beside the other trials.
@@ -125,7 +122,7 @@ fn a_crash_a_hang_and_a_panic_cost_one_trial_each() {
     // The panic's message once, in the trial's failure, with where it happened; no panic
     // message or backtrace on stderr.
     assert_eq!(stdout.matches("wrap is not implemented").count(), 1, "{stdout}");
-    assert!(stdout.contains("\n  at tests/isolation.rs:"), "{stdout}");
+    assert!(stdout.contains("\n  at tests/processes/isolation.rs:"), "{stdout}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(
         stdout.contains(
@@ -143,7 +140,7 @@ fn a_missing_baseline_says_how_to_record_it() {
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(101));
     let expected = format!(
-        "baseline {0} does not exist; record one with:\n  PAD_CONFORMANCE_WRITE_BASELINE={0} cargo test --test isolation\n",
+        "baseline {0} does not exist; record one with:\n  PAD_CONFORMANCE_WRITE_BASELINE={0} cargo test --test processes\n",
         baseline.display()
     );
     assert!(stderr.contains(&expected), "{stderr}");

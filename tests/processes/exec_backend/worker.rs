@@ -1,5 +1,5 @@
 //! The worker the protocol tests run: this test binary itself, started with the argument
-//! `worker`, so `cargo test --test exec_backend` needs nothing but Rust.
+//! `worker`, so `cargo test --test processes` needs nothing but Rust.
 //!
 //! Its behaviour on a data set is chosen by WORKER_MODE, or per case by
 //! WORKER_MODE_<case dir name>; "right" copies the case's expected output, "refuse" replies

@@ -4,81 +4,80 @@
 //! the matrix's JSON; and human lines streamed as data sets finish. Every run checks that the
 //! worker processes, and whatever they started, are gone when it ends.
 //!
-//! `harness = false` (Cargo.toml): main() is either the worker or libtest-mimic over the
-//! tests below, so no other binary or language is needed.
+//! main.rs runs this binary as the worker when [`serve_if_asked`] says so, so no other binary
+//! or language is needed.
 
-mod support;
-#[path = "exec_backend/worker.rs"]
 mod worker;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use support::files::copy_dir;
-use support::trials::run_tests;
+use crate::support::files::copy_dir;
 
-fn main() {
+/// Serves as the worker, and exits, when the first argument asks for it.
+pub fn serve_if_asked() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
-        Some(worker::ARG) => return worker::serve(),
-        Some(worker::BACKEND_ARG) => return worker::serve_backend(args.get(2).map_or("", String::as_str)),
-        _ => {}
+        Some(worker::ARG) => worker::serve(),
+        Some(worker::BACKEND_ARG) => worker::serve_backend(args.get(2).map_or("", String::as_str)),
+        _ => return,
     }
-    let tests: [(&str, fn()); 14] = [
-        (
-            "a_right_worker_passes_and_names_itself",
-            a_right_worker_passes_and_names_itself,
-        ),
-        (
-            "a_wrong_answer_fails_and_a_refusal_errors",
-            a_wrong_answer_fails_and_a_refusal_errors,
-        ),
-        (
-            "the_kind_of_an_error_reply_decides_its_verdict",
-            the_kind_of_an_error_reply_decides_its_verdict,
-        ),
-        (
-            "a_rust_backend_gets_the_same_verdict_in_process_and_through_worker",
-            a_rust_backend_gets_the_same_verdict_in_process_and_through_worker,
-        ),
-        (
-            "misbehaving_workers_cost_one_case_each",
-            misbehaving_workers_cost_one_case_each,
-        ),
-        (
-            "a_timed_out_worker_takes_its_shell_and_children_with_it",
-            a_timed_out_worker_takes_its_shell_and_children_with_it,
-        ),
-        (
-            "a_worker_that_closes_its_output_is_reported_as_closed",
-            a_worker_that_closes_its_output_is_reported_as_closed,
-        ),
-        (
-            "a_worker_that_exits_is_reported_as_exited_even_if_its_child_holds_its_output",
-            a_worker_that_exits_is_reported_as_exited_even_if_its_child_holds_its_output,
-        ),
-        (
-            "an_interrupted_run_takes_its_workers_with_it",
-            an_interrupted_run_takes_its_workers_with_it,
-        ),
-        (
-            "a_command_that_is_not_a_worker_is_an_infrastructure_error",
-            a_command_that_is_not_a_worker_is_an_infrastructure_error,
-        ),
-        ("baselines_gate_on_regressions_only", baselines_gate_on_regressions_only),
-        ("matrix_json_parses_back", matrix_json_parses_back),
-        (
-            "a_worker_states_its_runtime_as_data_apart_from_its_name",
-            a_worker_states_its_runtime_as_data_apart_from_its_name,
-        ),
-        (
-            "human_lines_appear_as_data_sets_finish",
-            human_lines_appear_as_data_sets_finish,
-        ),
-    ];
-    run_tests(tests.to_vec());
+    std::process::exit(0);
 }
+
+pub const TESTS: [(&str, fn()); 14] = [
+    (
+        "a_right_worker_passes_and_names_itself",
+        a_right_worker_passes_and_names_itself,
+    ),
+    (
+        "a_wrong_answer_fails_and_a_refusal_errors",
+        a_wrong_answer_fails_and_a_refusal_errors,
+    ),
+    (
+        "the_kind_of_an_error_reply_decides_its_verdict",
+        the_kind_of_an_error_reply_decides_its_verdict,
+    ),
+    (
+        "a_rust_backend_gets_the_same_verdict_in_process_and_through_worker",
+        a_rust_backend_gets_the_same_verdict_in_process_and_through_worker,
+    ),
+    (
+        "misbehaving_workers_cost_one_case_each",
+        misbehaving_workers_cost_one_case_each,
+    ),
+    (
+        "a_timed_out_worker_takes_its_shell_and_children_with_it",
+        a_timed_out_worker_takes_its_shell_and_children_with_it,
+    ),
+    (
+        "a_worker_that_closes_its_output_is_reported_as_closed",
+        a_worker_that_closes_its_output_is_reported_as_closed,
+    ),
+    (
+        "a_worker_that_exits_is_reported_as_exited_even_if_its_child_holds_its_output",
+        a_worker_that_exits_is_reported_as_exited_even_if_its_child_holds_its_output,
+    ),
+    (
+        "an_interrupted_run_takes_its_workers_with_it",
+        an_interrupted_run_takes_its_workers_with_it,
+    ),
+    (
+        "a_command_that_is_not_a_worker_is_an_infrastructure_error",
+        a_command_that_is_not_a_worker_is_an_infrastructure_error,
+    ),
+    ("baselines_gate_on_regressions_only", baselines_gate_on_regressions_only),
+    ("matrix_json_parses_back", matrix_json_parses_back),
+    (
+        "a_worker_states_its_runtime_as_data_apart_from_its_name",
+        a_worker_states_its_runtime_as_data_apart_from_its_name,
+    ),
+    (
+        "human_lines_appear_as_data_sets_finish",
+        human_lines_appear_as_data_sets_finish,
+    ),
+];
 
 /// `exec:` and the command that runs this binary as a worker: plain words, so the runner
 /// starts it directly, with no shell in between.
