@@ -110,7 +110,7 @@ fn fields(mut bytes: &[u8]) -> Vec<(u64, u64, &[u8])> {
 }
 
 fn run(backend: &dyn Backend, check: CheckOptions, encodings: f64) -> FuzzReport {
-    run_cases(backend, check, encodings, 600)
+    run_cases(backend, check, encodings, 300)
 }
 
 /// [`StrictReader`] of unpacked lists only, with half the agreeing cases handed over again in
@@ -258,7 +258,7 @@ fn shards_merged_find_the_encoding_causes_of_the_unsharded_run() {
     // The run of [`PACKED_LISTS_REFUSED`], in shards.
     let sharded = |shard: Shard| FuzzOptions {
         shard,
-        ..options(CheckOptions::default(), 0.5, 600)
+        ..options(CheckOptions::default(), 0.5, 300)
     };
     let whole = &*PACKED_LISTS_REFUSED;
     let shards = ["1/2", "2/2"].map(|s| fuzz(&strict, &sharded(s.parse().unwrap()), &mut |_| {}).unwrap());

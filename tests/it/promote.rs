@@ -60,7 +60,7 @@ fn findings(dir: &Path) -> Vec<PathBuf> {
     static FOUND: OnceLock<Vec<Finding>> = OnceLock::new();
     let found = FOUND.get_or_init(|| {
         let options = FuzzOptions {
-            cases: Some(600),
+            cases: Some(300),
             seed: 2,
             ..FuzzOptions::default()
         };
@@ -605,7 +605,7 @@ fn fuzz_jsons(runs: &[Vec<String>]) -> Vec<Value> {
                     "--backend",
                     ECHO_WORKER,
                     "--cases",
-                    "120",
+                    "60",
                     "--max-elements",
                     "1024",
                     "--format",
