@@ -21,6 +21,7 @@ use pad_conformance::operators::{PadMode, Rule};
 use prost::Message;
 use sha2::{Digest, Sha256};
 
+use crate::support::fuzz_shape::small_inputs;
 use crate::support::hanging_worker::{IN_REQUEST, Mark};
 
 #[test]
@@ -45,6 +46,7 @@ fn the_reference_agrees_with_itself() {
     let options = FuzzOptions {
         cases: Some(300),
         seed: 7,
+        shape: small_inputs(),
         ..FuzzOptions::default()
     };
     let report = fuzz(&RefBackend, &options, &mut |_| {}).unwrap();
@@ -83,6 +85,7 @@ impl Backend for EdgeAsConstant {
 fn a_broken_backend_is_found_shrunk_and_reproduced() {
     let options = FuzzOptions {
         cases: Some(300),
+        shape: small_inputs(),
         ..FuzzOptions::default()
     };
     let report = fuzz(&EdgeAsConstant, &options, &mut |_| {}).unwrap();
@@ -169,6 +172,7 @@ impl Backend for EdgeIs {
 fn unsupported_cases_are_counted_and_failures_are_crashes() {
     let options = FuzzOptions {
         cases: Some(300),
+        shape: small_inputs(),
         ..FuzzOptions::default()
     };
     let unsupported = fuzz(&EdgeIs(ErrorKind::Unsupported), &options, &mut |_| {}).unwrap();
@@ -325,6 +329,7 @@ fn exact_options(cases: u64) -> FuzzOptions {
     let options = FuzzOptions {
         cases: Some(cases),
         seed: 2,
+        shape: small_inputs(),
         ..FuzzOptions::default()
     };
     assert_eq!(options.check.tolerance, Tolerance::Exact);

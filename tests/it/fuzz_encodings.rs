@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
+use crate::support::fuzz_shape::small_inputs;
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend};
 use pad_conformance::case::{Patterns, discover};
@@ -129,6 +130,7 @@ fn options(check: CheckOptions, encodings: f64, cases: u64) -> FuzzOptions {
         encodings,
         check,
         threads: 2,
+        shape: small_inputs(),
         ..FuzzOptions::default()
     }
 }

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::OnceLock;
 
+use crate::support::fuzz_shape::small_inputs;
 use pad_conformance::Tensor;
 use pad_conformance::backend::{Backend, BackendError, RefBackend, refusal_rules};
 use pad_conformance::case::{Patterns, discover};
@@ -62,6 +63,7 @@ fn findings(dir: &Path) -> Vec<PathBuf> {
         let options = FuzzOptions {
             cases: Some(300),
             seed: 2,
+            shape: small_inputs(),
             ..FuzzOptions::default()
         };
         let report = fuzz(&TwoDefects, &options, &mut |_| {}).unwrap();

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod files;
+pub mod fuzz_shape;
 pub mod good_case;
 pub mod hanging_worker;
 pub mod manifest;
