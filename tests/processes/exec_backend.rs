@@ -1,5 +1,5 @@
 //! The external worker protocol end to end, through the built binary: a worker written in
-//! Rust (this test binary, re-executed with the argument `worker`: exec_backend/worker.rs)
+//! Rust (this test binary, re-executed with the argument `--serve-worker`: exec_backend/worker.rs)
 //! that answers right, answers wrong, refuses, hangs, crashes or prints garbage; baselines;
 //! the matrix's JSON; and human lines streamed as data sets finish. Every run checks that the
 //! worker processes, and whatever they started, are gone when it ends.

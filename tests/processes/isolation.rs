@@ -1,5 +1,5 @@
 //! `Harness::run` end to end, as a downstream gate runs it: this binary is both the test and,
-//! with GATE set, the gate under test — a backend that aborts, hangs or panics on three cases,
+//! with PROCESSES_GATE set, the gate under test — a backend that aborts, hangs or panics on three cases,
 //! run with `.isolate()`. The tests run the gate as a child process and read what it prints,
 //! the exit code and the baseline it records through PAD_CONFORMANCE_WRITE_BASELINE.
 //! main.rs runs this binary as the gate when [`gate_if_asked`] says so.
@@ -53,9 +53,9 @@ fn gate() -> ! {
     harness.run()
 }
 
-/// Runs as the gate under test, and exits, when GATE is set.
+/// Runs as the gate under test, and exits, when PROCESSES_GATE is set.
 pub fn gate_if_asked() {
-    if std::env::var_os("GATE").is_some() {
+    if std::env::var_os("PROCESSES_GATE").is_some() {
         gate();
     }
 }
@@ -84,7 +84,7 @@ pub const TESTS: [(&str, fn()); 4] = [
 fn run_gate(env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .env("GATE", "1")
+        .env("PROCESSES_GATE", "1")
         .env_remove("GATE_HANG")
         .env_remove("GATE_BASELINE")
         .env_remove("PAD_CONFORMANCE_WRITE_BASELINE")
@@ -201,7 +201,7 @@ fn under_nextest_end_of_run_files_are_refused() {
     assert!(!baseline.exists());
     // Without a file to write, nextest's runs are as any other.
     let mut list = Command::new(std::env::current_exe().unwrap());
-    list.env("GATE", "1")
+    list.env("PROCESSES_GATE", "1")
         .env(nextest.0, nextest.1)
         .env("PAD_CONFORMANCE_JSON_REPORT", &report);
     let listed = list.args(["--list", "--format", "terse"]).output().unwrap();

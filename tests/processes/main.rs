@@ -1,6 +1,7 @@
 //! The tests whose binary is also the other process they start, as modules of one
-//! `harness = false` binary (Cargo.toml): main() is the external worker of exec_backend.rs, the
-//! isolated gate of isolation.rs, or libtest-mimic over the tests of both. One binary, so the
+//! `harness = false` binary (Cargo.toml): main() is the external worker of exec_backend.rs
+//! (given `--serve-worker`), the isolated gate of isolation.rs (with PROCESSES_GATE set), or
+//! libtest-mimic over the tests of both. One binary, so the
 //! time limits both wait out pass side by side. Select a module's tests by its name:
 //! `cargo test --test processes -- isolation::`.
 

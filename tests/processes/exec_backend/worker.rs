@@ -1,5 +1,6 @@
 //! The worker the protocol tests run: this test binary itself, started with the argument
-//! `worker`, so `cargo test --test processes` needs nothing but Rust.
+//! `--serve-worker`, so `cargo test --test processes` needs nothing but Rust. (Arguments
+//! starting `--`: a test-name filter, which cargo passes first, can never be one.)
 //!
 //! Its behaviour on a data set is chosen by WORKER_MODE, or per case by
 //! WORKER_MODE_<case dir name>; "right" copies the case's expected output, "refuse" replies
@@ -8,7 +9,7 @@
 //! With WORKER_GATE set, a request for test_wrap_pad waits until that file exists. With
 //! WORKER_RUNTIME set, its hello gives that JSON as its `runtime`.
 //!
-//! Started with the arguments `backend-worker KIND` instead, it serves [`Kinded`], a Rust
+//! Started with the arguments `--serve-backend-worker KIND` instead, it serves [`Kinded`], a Rust
 //! backend, through the library's `Worker`.
 
 use std::io::{BufRead, Write};
@@ -21,10 +22,10 @@ use pad_conformance::model::Model;
 use serde_json::{Value, json};
 
 /// The argument that makes the test binary a worker.
-pub const ARG: &str = "worker";
+pub const ARG: &str = "--serve-worker";
 /// The argument that makes the test binary serve [`Kinded`] through `Worker`; the next
 /// argument is the kind of error it returns.
-pub const BACKEND_ARG: &str = "backend-worker";
+pub const BACKEND_ARG: &str = "--serve-backend-worker";
 
 /// A Rust backend that answers every data set with an error of one kind, each as a Rust
 /// backend says it: a plain error, a [`BackendUnsupported`], a [`BackendFailure`].
