@@ -67,13 +67,17 @@ pub fn install() {
         }
         let cancel = cancel.clone();
         let action = move || {
-            kill_worker_groups();
-            if signal != SIGHUP
+            let first = signal != SIGHUP
                 && SIGNAL
                     .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
-                    .is_ok()
-            {
+                    .is_ok();
+            // The run is cancelled before its workers are killed: a request whose worker dies
+            // must find the run cancelled, or the kill would be judged the backend's failure.
+            if first {
                 cancel.cancel();
+            }
+            kill_worker_groups();
+            if first {
                 if IN_RUN.load(Ordering::SeqCst) {
                     return;
                 }
