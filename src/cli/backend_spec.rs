@@ -8,11 +8,10 @@ use pad_conformance::backend::{Backend, ExecBackend, RefBackend};
 
 use super::{Fatal, signals};
 
-/// The backend `spec` names; an external worker is killed after `timeout_seconds` on one data
-/// set, may declare outputs of at most `max_tensor_bytes`, and is stopped by the command's
-/// signal handler.
-pub fn backend_from_spec(spec: &str, timeout_seconds: f64, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
-    let timeout = worker_timeout(timeout_seconds)?;
+/// The backend `spec` names; an external worker is killed after `timeout` (from
+/// [`worker_timeout`]) on one data set, may declare outputs of at most `max_tensor_bytes`, and
+/// is stopped by the command's signal handler.
+pub fn backend_from_spec(spec: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
     match spec.split_once(':') {
         _ if spec == "ref" => Ok(Box::new(RefBackend)),
         Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(

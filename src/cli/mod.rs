@@ -30,7 +30,7 @@ pub mod signals;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::cli::backend_spec::backend_from_spec;
+use crate::cli::backend_spec::{backend_from_spec, worker_timeout};
 use crate::cli::scoreboard::Rerun;
 use pad_conformance::backend::Backend;
 use pad_conformance::case::{Patterns, TestCase, discover_until};
@@ -127,7 +127,7 @@ impl Checking {
     }
 
     fn backend(&self, spec: &str, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
-        backend_from_spec(spec, self.timeout, max_tensor_bytes)
+        backend_from_spec(spec, worker_timeout(self.timeout)?, max_tensor_bytes)
     }
 
     fn threads(&self) -> usize {

@@ -260,8 +260,8 @@ fn second_oracle(args: &PromoteArgs) -> Result<Option<Oracle>, Fatal> {
         (None, None) => return Ok(None),
     };
     // A bad --timeout is the command line's mistake, not the oracle's.
-    worker_timeout(args.timeout)?;
-    let backend = backend_from_spec(&spec, args.timeout, DEFAULT_MAX_BYTES).map_err(|Fatal(e)| {
+    let timeout = worker_timeout(args.timeout)?;
+    let backend = backend_from_spec(&spec, timeout, DEFAULT_MAX_BYTES).map_err(|Fatal(e)| {
         Fatal(format!(
             "the second oracle {spec}: {e}; give --reference-only to promote on the reference alone"
         ))

@@ -448,7 +448,7 @@ fn a_case_is_drawn_again_alone_by_its_index() {
     assert_eq!(found.len(), 3);
     for finding in found {
         assert_eq!(
-            generate_case(2, finding.case_index, &exact_options(0).shape),
+            generate_case(2, finding.case_index, &small_inputs()),
             finding.original,
             "{}",
             finding.key
