@@ -16,10 +16,7 @@
 //!     --baseline examples/toy_backend.baseline.json
 //! ```
 
-use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, RefBackend, Worker};
-use pad_conformance::harness::Harness;
-use pad_conformance::model::{AttributeValue, Model};
+use pad_conformance::{AttributeValue, Backend, BackendError, Harness, Model, RefBackend, Tensor, Worker};
 
 struct ConstantOnly;
 

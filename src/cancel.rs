@@ -6,7 +6,7 @@
 //! atomic store, so a signal handler may call [`Cancel::cancel`].
 //!
 //! ```
-//! use pad_conformance::cancel::Cancel;
+//! use pad_conformance::testing::Cancel;
 //!
 //! let cancel = Cancel::new();
 //! let seen_by_a_worker = cancel.clone();

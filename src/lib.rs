@@ -1,68 +1,96 @@
 //! pad-conformance: a file-based conformance suite and runner for ONNX's padding operators
 //! (Pad 1–25, CenterCropPad 18, com.microsoft Pad), and the regression gate of any backend.
 //!
-//! The layers, lowest first; each uses only those below it:
-//! - `text`, [`data`], `proto`, [`cancel`]: safe text for reports; data roots, corpora,
-//!   manifests and bases; the ONNX protobuf messages; the token that stops a run.
-//! - [`tensor`]: ONNX's element types, tensor files decoded and encoded.
-//! - [`model`], [`operators`]: model.onnx read, and the table of Pad-family operators.
-//! - [`case`]: test cases discovered ([`case::discover`]) and loaded.
-//! - [`reference`](mod@reference), [`backend`]: the reference evaluation, and what runs a model.
-//! - [`judge`]: a data set checked against a backend ([`judge::check::check_data_set`]).
-//! - [`gate`]: baselines of known failures, weighing each verdict into a gate result.
-//! - [`report`]: reports of a run, every format written from one [`report::RunReport`].
-//! - [`harness`], `run`: the libtest harness a backend's own `cargo test` runs
-//!   ([`harness::Harness`]); many data sets checked on worker threads.
-//! - [`fuzz`]: differential fuzzing with the reference as the oracle.
+//! A backend's own `cargo test` gates it: implement [`Backend`] (a name and one `run`), hand it
+//! to a [`Harness`], and every bundled data set ([`data_dir`]) becomes a trial, judged against
+//! a baseline of known failures (docs/gating.md):
 //!
-//! A backend's own `cargo test` gates it with [`harness::Harness`], over the cases
-//! bundled with this crate ([`data_dir`]).
+//! ```no_run
+//! use pad_conformance::{Backend, BackendError, Harness, Model, Tensor};
+//!
+//! struct MyRuntime;
+//!
+//! impl Backend for MyRuntime {
+//!     fn name(&self) -> &str {
+//!         "my-runtime 0.1"
+//!     }
+//!     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+//!         // Load `model.path` (or read `model.graph`), run it on `inputs`, return the outputs.
+//!         # let _ = (model, inputs);
+//!         Err("not implemented yet".into())
+//!     }
+//! }
+//!
+//! Harness::new(MyRuntime).baseline("my-runtime.known-failures.json").run();
+//! ```
+//!
+//! What a gate uses is here at the crate root, one path per item: the backend side
+//! ([`Backend`], [`Refusal`] by a [`Rule`], [`Worker`] to serve a backend to the command
+//! line), the data ([`Tensor`], [`DataType`], [`Model`]), and the harness with what narrows
+//! or judges a run ([`Profile`], [`Tolerance`], [`Gating`]). The command line, the runner
+//! and the judge behind them are the crate's own.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
+// What only the command line uses is dead in the library a gate compiles (no `cli` feature).
+#![cfg_attr(not(feature = "cli"), allow(dead_code, unused_imports))]
 
-pub mod backend;
-pub mod cancel;
-pub mod case;
-pub mod data;
-pub mod fuzz;
-pub mod gate;
-pub mod harness;
-pub mod judge;
-pub mod model;
-pub mod operators;
-// The ONNX protobuf messages: for the tool, the tests and the fuzz targets, not the gate.
+// Every module is private: the gate's API is what the crate root re-exports below, one path
+// per item, and the compiler holds that line (`unreachable_pub`).
+mod backend;
+mod cancel;
+mod case;
+#[cfg(feature = "cli")]
+mod cli;
+mod data;
+mod fuzz;
+mod gate;
+mod harness;
+mod judge;
+mod model;
+mod operators;
+pub(crate) mod proto;
+mod reference;
+mod report;
+mod run;
+mod tensor;
 #[doc(hidden)]
-pub mod proto;
-pub mod reference;
-pub mod report;
-// Running many data sets on worker threads, and escaping text for terminals and tables: the
-// machinery under the harness and the report writers, which the `pad-conformance` binary
-// shares; not part of the gate's API.
-#[doc(hidden)]
-pub mod run;
-pub mod tensor;
-#[doc(hidden)]
-pub mod text;
+pub mod testing;
+mod text;
 
-pub use backend::Backend;
-pub use case::error::Error;
+pub use backend::{
+    Backend, BackendError, BackendFailure, BackendUnsupported, RefBackend, Refusal, RuntimeInfo, ServeError, Worker,
+};
+pub use data::basis::{Basis, Gating, GatingError};
 pub use data::data_dir;
-pub use harness::Harness;
-// The crates whose types appear in the public API ([`Tensor`]'s storage, its element types;
-// the harness's trials and arguments), so a downstream crate uses the very versions this one
-// does without pinning them. (Error sources from other crates are read through
-// `std::error::Error`, never named.)
+pub use harness::{Harness, HarnessError as Error};
+pub use judge::compare::Tolerance;
+pub use judge::profile::{InputLimits, InputRole, Profile, ProfileError};
+pub use model::value_info::{Dim, ValueInfo};
+pub use model::{Attribute, AttributeValue, Graph, Model, Node};
+pub use operators::{ModeAttribute, OpVersion, PadMode, PadOp, Rule};
+pub use tensor::{
+    DataType, Element, Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Int2, Int4,
+    Tensor, TensorError, Uint2, Uint4,
+};
+// The crates whose types a gate handles ([`Tensor`]'s storage and its element types), so it
+// uses the very versions this one does without pinning them.
 pub use half;
-pub use libtest_mimic;
 pub use ndarray;
 pub use num_complex;
-pub use tensor::{DataType, Tensor};
+
+/// The `pad-conformance` command (feature `cli`): the binary's whole `main`.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub fn cli_main() -> std::process::ExitCode {
+    cli::main()
+}
 
 #[cfg(test)]
 mod layers {
     use std::path::Path;
 
     /// Each layer's rank: a module may use its own rank and those below, never above.
-    const RANKS: [(&str, u8); 16] = [
+    const RANKS: [(&str, u8); 18] = [
         ("text", 0),
         ("cancel", 0),
         ("data", 0),
@@ -79,6 +107,8 @@ mod layers {
         ("harness", 8),
         ("run", 8),
         ("fuzz", 9),
+        ("testing", 10),
+        ("cli", 10),
     ];
 
     fn rank(module: &str) -> Option<u8> {

@@ -6,7 +6,8 @@ mod support;
 
 use std::time::Duration;
 
-use pad_conformance::backend::{Backend, kill_worker_groups};
+use pad_conformance::Backend;
+use pad_conformance::testing::kill_worker_groups;
 use support::sh_worker::{failure, setup};
 
 #[test]

@@ -1,8 +1,7 @@
 //! Every vendored case, upstream and extended, as its own test against the reference backend,
 //! which must reproduce each expected output bit for bit.
 
-use pad_conformance::backend::RefBackend;
-use pad_conformance::harness::Harness;
+use pad_conformance::{Harness, RefBackend};
 
 fn main() {
     // Every bit, NaN payloads included.

@@ -2,11 +2,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pad_conformance::gate::baseline::Baseline;
-use pad_conformance::judge::check::Status;
+use pad_conformance::testing::{Baseline, Status};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(baseline) = serde_json::from_slice::<Baseline>(data) else { return };
+    let Ok(baseline) = serde_json::from_slice::<Baseline>(data) else {
+        return;
+    };
     for status in [Status::Passed, Status::Failed, Status::Errored, Status::Skipped] {
         let _ = baseline.finding("onnx-1.22.0/node/test_wrap_pad/0", status);
     }

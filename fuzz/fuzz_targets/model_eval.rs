@@ -7,10 +7,7 @@ use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use pad_conformance::Tensor;
-use pad_conformance::model::Model;
-use pad_conformance::proto::{ModelProto, TensorProto};
-use pad_conformance::reference::{Budget, run_model_within};
-use pad_conformance::tensor::{DecodeOptions, decode_tensor};
+use pad_conformance::testing::{Budget, DecodeOptions, ModelProto, TensorProto, decode_tensor, run_model_within};
 use prost::Message;
 
 /// Splits `data` into messages, each after a 2-byte little-endian length.
@@ -33,7 +30,9 @@ fuzz_target!(|data: &[u8]| {
         base_dir: None,
         max_bytes: 1 << 20,
     };
-    let Ok(model) = Model::from_proto(Path::new("fuzz/model.onnx"), proto, &options) else { return };
+    let Ok(model) = pad_conformance::testing::model_from_proto(Path::new("fuzz/model.onnx"), proto, &options) else {
+        return;
+    };
     let mut inputs = Vec::new();
     for i in 0..model.graph.inputs.len() {
         let decoded = parts

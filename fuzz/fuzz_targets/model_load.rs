@@ -5,9 +5,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use pad_conformance::model::Model;
-use pad_conformance::proto::ModelProto;
-use pad_conformance::tensor::DecodeOptions;
+use pad_conformance::testing::{DecodeOptions, ModelProto};
 use prost::Message;
 
 fuzz_target!(|data: &[u8]| {
@@ -16,8 +14,8 @@ fuzz_target!(|data: &[u8]| {
         base_dir: None,
         max_bytes: 1 << 20,
     };
-    if let Ok(model) = Model::from_proto(Path::new("fuzz/model.onnx"), proto, &options) {
+    if let Ok(model) = pad_conformance::testing::model_from_proto(Path::new("fuzz/model.onnx"), proto, &options) {
         let _ = model.op_types();
-        let _ = pad_conformance::case::applicability(&model);
+        let _ = pad_conformance::testing::applicability(&model);
     }
 });

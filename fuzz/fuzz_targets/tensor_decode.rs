@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use pad_conformance::proto::TensorProto;
-use pad_conformance::tensor::{DecodeOptions, decode_tensor};
+use pad_conformance::testing::{DecodeOptions, TensorProto, decode_tensor};
 use prost::Message;
 
 fn base_dir() -> &'static PathBuf {
@@ -29,6 +28,6 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(tensor) = decode_tensor(&proto, &options) {
         // What decoded must describe itself and re-encode without panicking.
         let _ = tensor.describe();
-        let _ = pad_conformance::tensor::encode_tensor(&tensor, "t");
+        let _ = pad_conformance::testing::encode_tensor(&tensor, "t");
     }
 });

@@ -11,8 +11,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use pad_conformance::proto::TensorProto;
-use pad_conformance::tensor::{DecodeOptions, decode_tensor, read_tensor_file};
+use pad_conformance::testing::{DecodeOptions, TensorProto, decode_tensor, read_tensor_file};
 use prost::Message;
 
 fn scratch_file() -> &'static PathBuf {
@@ -48,7 +47,9 @@ fuzz_target!(|data: &[u8]| {
         max_bytes: 1 << 20,
     };
     let read = read_tensor_file(path, &options);
-    let in_memory = TensorProto::decode(&file[..]).ok().and_then(|proto| decode_tensor(&proto, &options).ok());
+    let in_memory = TensorProto::decode(&file[..])
+        .ok()
+        .and_then(|proto| decode_tensor(&proto, &options).ok());
     match (read, in_memory) {
         (Ok(read), Some(expected)) => {
             assert_eq!(read.data_type(), expected.data_type());

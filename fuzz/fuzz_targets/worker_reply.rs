@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pad_conformance::backend::{WorkerReply, parse_reply};
+use pad_conformance::testing::{WorkerReply, parse_reply};
 
 fuzz_target!(|data: &[u8]| {
     let line = String::from_utf8_lossy(data);

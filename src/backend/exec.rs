@@ -64,12 +64,13 @@ impl ExecBackend {
     ///
     /// ```no_run
     /// use std::time::Duration;
-    /// use pad_conformance::{Harness, backend::ExecBackend};
+    /// use pad_conformance::Harness;
+    /// use pad_conformance::testing::ExecBackend;
     ///
     /// // A worker in any language, speaking docs/backend-protocol.md; 30 s per data set.
     /// let worker = ExecBackend::start("python3 my_worker.py", Duration::from_secs(30), 1 << 30)?;
     /// Harness::new(worker).baseline("known-failures.json").run();
-    /// # Ok::<(), pad_conformance::backend::StartError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, StartError> {
         let scratch = ScratchDir::new(max_tensor_bytes)?;

@@ -14,15 +14,16 @@ use crate::operators::Rule;
 use crate::reference::RunError;
 use crate::tensor::Tensor;
 
+pub use exec::ExecBackend;
 pub(crate) use exec::PROTOCOL_VERSION;
-pub use exec::{ExecBackend, StartError};
 pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.
 #[doc(hidden)]
 pub use reply::{WorkerReply, parse_reply};
 pub use runtime::RuntimeInfo;
 pub use serve::{ServeError, Worker};
-pub use worker_error::{ExecError, WorkerError, WorkerFailure};
+pub use worker_error::ExecError;
+pub(crate) use worker_error::WorkerError;
 pub use worker_groups::kill_worker_groups;
 
 /// Any error a backend reports; its message ends up in the case's outcome.
@@ -63,7 +64,7 @@ impl ErrorKind {
     /// The kind a protocol `kind` value names; `None` for any other string.
     ///
     /// ```
-    /// use pad_conformance::backend::ErrorKind;
+    /// use pad_conformance::testing::ErrorKind;
     /// assert_eq!(ErrorKind::from_name("unsupported"), Some(ErrorKind::Unsupported));
     /// assert_eq!(ErrorKind::from_name("Failed"), None);
     /// ```
@@ -85,7 +86,8 @@ impl std::fmt::Display for ErrorKind {
 /// passed ([`ErrorKind::Failed`]).
 ///
 /// ```
-/// use pad_conformance::backend::{BackendError, BackendFailure, ErrorKind, error_kind};
+/// use pad_conformance::{BackendError, BackendFailure};
+/// use pad_conformance::testing::{ErrorKind, error_kind};
 /// let failure: BackendError = Box::new(BackendFailure("the GPU went away".into()));
 /// let refusal: BackendError = "mode wrap is not allowed before Pad-19".into();
 /// assert_eq!(error_kind(&failure), ErrorKind::Failed);
@@ -100,7 +102,8 @@ pub struct BackendFailure(pub String);
 /// unsupported, never passed nor failed ([`ErrorKind::Unsupported`]).
 ///
 /// ```
-/// use pad_conformance::backend::{BackendError, BackendUnsupported, ErrorKind, error_kind};
+/// use pad_conformance::{BackendError, BackendUnsupported};
+/// use pad_conformance::testing::{ErrorKind, error_kind};
 /// let unsupported: BackendError = Box::new(BackendUnsupported("float8 is not implemented".into()));
 /// assert_eq!(error_kind(&unsupported), ErrorKind::Unsupported);
 /// ```
@@ -130,13 +133,15 @@ pub fn error_kind(error: &BackendError) -> ErrorKind {
 /// return it (boxed) so that a data set whose rule is known can be compared with it.
 ///
 /// ```
-/// use pad_conformance::backend::{BackendError, Refusal, refusal_rule};
-/// use pad_conformance::operators::Rule;
-/// let refusal: BackendError = Box::new(Refusal { rule: Rule::ModeNotInVersion, message: "no wrap".into() });
+/// use pad_conformance::{BackendError, Refusal};
+/// use pad_conformance::testing::refusal_rule;
+/// use pad_conformance::Rule;
+/// let refusal: BackendError = Box::new(Refusal::new(Rule::ModeNotInVersion, "no wrap"));
 /// assert_eq!(refusal_rule(&refusal), Some(Rule::ModeNotInVersion));
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
+#[non_exhaustive]
 pub struct Refusal {
     /// The rule.
     pub rule: Rule,
@@ -144,7 +149,17 @@ pub struct Refusal {
     pub message: String,
 }
 
-/// The rule a refusal names: a [`Refusal`]'s, the reference's (its [`RunError`]; the first
+impl Refusal {
+    /// A refusal of the data set by `rule`, with the backend's own words.
+    pub fn new(rule: Rule, message: impl Into<String>) -> Refusal {
+        Refusal {
+            rule,
+            message: message.into(),
+        }
+    }
+}
+
+/// The rule a refusal names: a [`Refusal`]'s, the reference's (its `RunError`; the first
 /// of [`refusal_rules`]), or an exec worker's `rule` field; `None` when it names none.
 pub fn refusal_rule(error: &BackendError) -> Option<Rule> {
     refusal_rules(error).first().copied()
@@ -172,8 +187,8 @@ pub fn refusal_rules(error: &BackendError) -> Vec<Rule> {
 /// returns the graph's outputs in order, or an error when it refuses or fails.
 ///
 /// ```
-/// use pad_conformance::backend::{Backend, BackendError};
-/// use pad_conformance::model::Model;
+/// use pad_conformance::{Backend, BackendError};
+/// use pad_conformance::Model;
 /// use pad_conformance::Tensor;
 ///
 /// /// A backend that returns its inputs unchanged (and so fails most cases).

@@ -5,7 +5,7 @@ use crate::model::Model;
 use crate::reference::run_model;
 use crate::tensor::Tensor;
 
-/// Evaluates models with [`crate::reference`].
+/// Evaluates models with the crate's reference evaluation (SEMANTICS.md).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RefBackend;
 

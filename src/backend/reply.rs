@@ -34,7 +34,7 @@ pub enum WorkerReply {
 /// `refused`, `unsupported` or `failed` — is a protocol error.
 ///
 /// ```
-/// use pad_conformance::backend::{ErrorKind, WorkerReply, parse_reply};
+/// use pad_conformance::testing::{ErrorKind, WorkerReply, parse_reply};
 ///
 /// let reply = parse_reply(r#"{"type": "error", "id": 7, "message": "no"}"#, 7).unwrap();
 /// let refused = WorkerReply::Error { kind: ErrorKind::Refused, message: "no".into(), rule: None };
@@ -110,7 +110,7 @@ pub(super) fn check_reply(reply: &Value, id: u64) -> Result<WorkerReply, WorkerE
 /// The output files a worker named, each resolved (relative to `dir`, links followed) and
 /// required to be a regular file inside `dir`, the output directory's path as resolved when
 /// the runner made it (so a directory the worker swapped for a link is not followed).
-pub fn resolve_outputs(paths: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf>, WorkerError> {
+pub(super) fn resolve_outputs(paths: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf>, WorkerError> {
     paths
         .iter()
         .map(|named| {

@@ -12,11 +12,12 @@ const MAX_FIELD: usize = 200;
 /// A runtime's name, version and build.
 ///
 /// ```
-/// use pad_conformance::backend::RuntimeInfo;
+/// use pad_conformance::RuntimeInfo;
 /// let ort = RuntimeInfo::new("onnxruntime").version("1.32.0").build("cpu");
 /// assert_eq!(ort.label(), "onnxruntime 1.32.0 (cpu)");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RuntimeInfo {
     /// The runtime: `onnxruntime`, `openvino`, `tract`.
     pub name: String,

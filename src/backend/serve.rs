@@ -18,8 +18,8 @@ use crate::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
 /// A backend served as an external worker.
 ///
 /// ```no_run
-/// use pad_conformance::backend::{RefBackend, Worker};
-/// use pad_conformance::harness::Harness;
+/// use pad_conformance::{RefBackend, Worker};
+/// use pad_conformance::Harness;
 ///
 /// fn main() {
 ///     if std::env::args().nth(1).as_deref() == Some("worker") {
@@ -40,6 +40,7 @@ pub struct Worker<B> {
 
 /// Why a worker stopped before its input closed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ServeError {
     /// Reading a request or writing a reply failed.
     #[error("worker i/o: {0}")]

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 static GROUPS: [AtomicI32; 256] = [const { AtomicI32::new(0) }; 256];
 
 /// Records the group `group` (a worker's pid, which leads its group) as running.
-pub fn register(group: libc::pid_t) {
+pub(super) fn register(group: libc::pid_t) {
     for slot in &GROUPS {
         if slot
             .compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
@@ -27,7 +27,7 @@ pub fn register(group: libc::pid_t) {
 }
 
 /// Forgets `group`: its leader is about to be reaped, after which the id may be reused.
-pub fn unregister(group: libc::pid_t) {
+pub(super) fn unregister(group: libc::pid_t) {
     for slot in &GROUPS {
         if slot
             .compare_exchange(group, 0, Ordering::SeqCst, Ordering::SeqCst)
@@ -46,7 +46,7 @@ pub fn unregister(group: libc::pid_t) {
 ///
 /// ```
 /// // In a host program's interrupt handler, or before exiting early:
-/// pad_conformance::backend::kill_worker_groups();
+/// pad_conformance::testing::kill_worker_groups();
 /// ```
 pub fn kill_worker_groups() {
     for slot in &GROUPS {

@@ -14,7 +14,7 @@ use crate::model::opset::domain_name;
 /// The file beside model.onnx that describes a generated case (the binary's `promote` writes
 /// one too).
 #[doc(hidden)]
-pub const CASE_INFO_FILE: &str = "case.json";
+pub(crate) const CASE_INFO_FILE: &str = "case.json";
 
 /// What a generated case says it tests (its case.json).
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use walkdir::WalkDir;
 
-pub mod error;
-pub mod info;
+pub(crate) mod error;
+pub(crate) mod info;
 pub(crate) mod shared_model;
 
 use crate::cancel::Cancel;
@@ -287,12 +287,12 @@ pub(crate) const MAX_WALK_ENTRIES: usize = 10_000_000;
 /// The roots are resolved by [`DataRoot::resolve`] (no roots: the default data).
 ///
 /// ```
-/// use pad_conformance::case::{Patterns, discover};
+/// use pad_conformance::testing::{Patterns, discover};
 /// // The default data (the bundled corpus), cases named test_wrap_pad only.
 /// let cases = discover(&[], &Patterns::new(&["test_wrap_pad"])?)?;
 /// assert!(cases.iter().all(|case| case.id.ends_with("/node/test_wrap_pad")));
 /// assert_eq!(cases[0].data_set_name(0), format!("{}/0", cases[0].id));
-/// # Ok::<(), pad_conformance::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
     discover_in(&DataRoot::resolve(roots)?, patterns)
@@ -301,11 +301,11 @@ pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>,
 /// [`discover`] over roots already resolved: a case its corpus's manifest lists has its
 /// files verified against their checksums, and an upstream one rests on the spec whatever
 /// a case.json beside it says (docs/semantics.md#basis).
-pub fn discover_in(roots: &[DataRoot], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
+pub(crate) fn discover_in(roots: &[DataRoot], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
     discover_until(roots, patterns, &Cancel::new())
 }
 
-/// [`discover_in`], stopped with [`Error::Cancelled`] once `cancel` trips (checked at every
+/// `discover_in`, stopped with [`Error::Cancelled`] once `cancel` trips (checked at every
 /// entry of the walk).
 pub fn discover_until(roots: &[DataRoot], patterns: &Patterns, cancel: &Cancel) -> Result<Vec<TestCase>, Error> {
     let mut cases = Vec::new();

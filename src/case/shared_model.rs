@@ -9,11 +9,11 @@ use crate::model::Model;
 use crate::tensor::DecodeOptions;
 
 /// What [`TestCase::runnable_model`] gave, shared.
-pub type ModelResult = Arc<Result<Model, CaseError>>;
+pub(crate) type ModelResult = Arc<Result<Model, CaseError>>;
 
 /// One case's model, read on first use and kept for a known number of uses.
 #[derive(Debug)]
-pub struct SharedModel {
+pub(crate) struct SharedModel {
     slot: Mutex<Slot>,
 }
 
@@ -27,7 +27,7 @@ struct Slot {
 impl SharedModel {
     /// A model that `uses` data sets will take; after the last, it is dropped (a later use
     /// reads it again).
-    pub fn new(uses: usize) -> SharedModel {
+    pub(crate) fn new(uses: usize) -> SharedModel {
         SharedModel {
             slot: Mutex::new(Slot {
                 model: None,
@@ -39,7 +39,7 @@ impl SharedModel {
 
     /// The case's model, read with `options` on the first call. Concurrent callers wait for
     /// that one read instead of each reading the file.
-    pub fn get(&self, case: &TestCase, options: &DecodeOptions) -> ModelResult {
+    pub(crate) fn get(&self, case: &TestCase, options: &DecodeOptions) -> ModelResult {
         let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
         let model = match &slot.model {
             Some(model) => Arc::clone(model),
@@ -55,7 +55,7 @@ impl SharedModel {
 
     /// How many times model.onnx was read: 1 for a case whose data sets all ran.
     #[cfg(test)]
-    pub fn reads(&self) -> usize {
+    pub(crate) fn reads(&self) -> usize {
         self.slot.lock().unwrap_or_else(|e| e.into_inner()).reads
     }
 }

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use crate::cli::bench::BENCH_TYPES;
+use crate::data::shard::Shard;
+use crate::tensor::DEFAULT_MAX_BYTES;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use pad_conformance::data::shard::Shard;
-use pad_conformance::tensor::DEFAULT_MAX_BYTES;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -36,7 +36,7 @@ interrupted.";
 /// com.microsoft Pad).
 #[derive(Parser, Debug)]
 #[command(version, after_help = EXAMPLES, args_conflicts_with_subcommands = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     #[command(flatten)]
@@ -44,7 +44,7 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Time the reference kernels against a plain copy of the same bytes (ratios, not
     /// seconds, are the figure of merit).
     Bench(BenchArgs),
@@ -78,7 +78,7 @@ pub enum Command {
 
 /// A run judged against its known failures: the main command's and `merge`'s options.
 #[derive(Args, Debug)]
-pub struct GateArgs {
+pub(crate) struct GateArgs {
     /// Known failures (JSON): exit 0 unless a data set fails that the baseline does not list.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
@@ -93,7 +93,7 @@ pub struct GateArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct FuzzMergeArgs {
+pub(crate) struct FuzzMergeArgs {
     /// The shards' JSON reports, one per shard of the same seed and options.
     #[arg(value_name = "REPORT.json", required = true)]
     pub reports: Vec<PathBuf>,
@@ -103,7 +103,7 @@ pub struct FuzzMergeArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct PromoteArgs {
+pub(crate) struct PromoteArgs {
     /// Directories `fuzz --out` wrote (each entry a finding), or findings' own directories.
     #[arg(value_name = "FINDINGS", required = true)]
     pub findings: Vec<PathBuf>,
@@ -131,7 +131,7 @@ pub struct PromoteArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// The shards' JSON reports (`--format json`), one per part.
     #[arg(value_name = "REPORT.json", required = true)]
     pub reports: Vec<PathBuf>,
@@ -155,7 +155,7 @@ pub struct MergeArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct RulesArgs {
+pub(crate) struct RulesArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "markdown")]
     pub format: RulesFormat,
@@ -163,13 +163,13 @@ pub struct RulesArgs {
 
 /// The formats of `rules`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum RulesFormat {
+pub(crate) enum RulesFormat {
     Json,
     Markdown,
 }
 
 #[derive(Args, Debug)]
-pub struct FuzzArgs {
+pub(crate) struct FuzzArgs {
     /// The backend to check: `ref`, or `exec:COMMAND`.
     #[arg(long, value_name = "BACKEND", default_value = "ref")]
     pub backend: String,
@@ -205,7 +205,7 @@ pub struct FuzzArgs {
     /// another legal protobuf form (packed lists, typed data fields, reversed field order)
     /// when it answers the plain form correctly; what changes is reported apart and never
     /// gates. 0 turns this off.
-    #[arg(long, value_name = "SHARE", default_value_t = pad_conformance::fuzz::FuzzOptions::default().encodings)]
+    #[arg(long, value_name = "SHARE", default_value_t = crate::fuzz::FuzzOptions::default().encodings)]
     pub encodings: f64,
     #[command(flatten)]
     pub checking: Checking,
@@ -216,7 +216,7 @@ pub struct FuzzArgs {
 
 /// Which data sets to run.
 #[derive(Args, Debug)]
-pub struct Selection {
+pub(crate) struct Selection {
     /// Run only the data sets whose name (`onnx-1.22.0/node/test_wrap_pad/0`) contains
     /// PATTERN, or matches it as a glob when it holds `*`, `?` or `[`.
     #[arg(long, value_name = "PATTERN")]
@@ -241,7 +241,7 @@ pub struct Selection {
 
 /// How data sets are run and compared.
 #[derive(Args, Debug)]
-pub struct Checking {
+pub(crate) struct Checking {
     /// Loosen the exact default for finite floating values: pass when |a − e| ≤ rtol ×
     /// max(|a|, |e|) (approx's RelativeEq), or within --atol (default 0). A finite number ≥ 0.
     /// One tolerance model per run: not with --ulps or --exact.
@@ -284,7 +284,7 @@ pub struct Checking {
 }
 
 #[derive(Args, Debug)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// The backend to check: `ref`, or `exec:COMMAND` for an external worker
     /// (docs/backend-protocol.md).
     #[arg(long, value_name = "BACKEND", default_value = "ref")]
@@ -324,7 +324,7 @@ pub struct RunArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct MatrixArgs {
+pub(crate) struct MatrixArgs {
     /// A backend to run (repeatable, at least one): `ref` or `exec:COMMAND`.
     #[arg(long = "backend", value_name = "BACKEND", required = true)]
     pub backends: Vec<String>,
@@ -349,7 +349,7 @@ pub struct MatrixArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// The JSON report of the earlier run (`--format json`).
     #[arg(value_name = "OLD.json")]
     pub old: PathBuf,
@@ -365,7 +365,7 @@ pub struct DiffArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct CoverageArgs {
+pub(crate) struct CoverageArgs {
     /// The generated corpus to read case.json files from (default: the `extended/` directory
     /// of the default root, as for the main command).
     #[arg(value_name = "PATH")]
@@ -373,7 +373,7 @@ pub struct CoverageArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct BenchArgs {
+pub(crate) struct BenchArgs {
     /// Input shape, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,64,512,512")]
     pub shape: Vec<usize>,
@@ -430,7 +430,7 @@ pub struct BenchArgs {
 
 /// The formats a run writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum RunFormat {
+pub(crate) enum RunFormat {
     Human,
     Json,
     Junit,
@@ -440,14 +440,14 @@ pub enum RunFormat {
 
 /// The formats `bench` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BenchFormat {
+pub(crate) enum BenchFormat {
     Human,
     Json,
 }
 
 /// The formats `matrix` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum MatrixFormat {
+pub(crate) enum MatrixFormat {
     Markdown,
     Json,
     Html,
@@ -455,7 +455,7 @@ pub enum MatrixFormat {
 
 /// The formats `diff` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
+pub(crate) enum DiffFormat {
     Markdown,
     Html,
 }
@@ -471,7 +471,7 @@ fn threads(text: &str) -> Result<usize, String> {
 
 /// `--rtol`, `--atol`: a finite number, zero or more (NaN would pass nothing, a negative or
 /// infinite tolerance would make the comparison meaningless).
-pub fn tolerance(text: &str) -> Result<f64, String> {
+pub(crate) fn tolerance(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .trim()
         .parse()

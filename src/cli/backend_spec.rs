@@ -4,14 +4,18 @@
 
 use std::time::Duration;
 
-use pad_conformance::backend::{Backend, ExecBackend, RefBackend};
+use crate::backend::{Backend, ExecBackend, RefBackend};
 
 use super::{Fatal, signals};
 
 /// The backend `spec` names; an external worker is killed after `timeout` (from
 /// [`worker_timeout`]) on one data set, may declare outputs of at most `max_tensor_bytes`, and
 /// is stopped by the command's signal handler.
-pub fn backend_from_spec(spec: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
+pub(super) fn backend_from_spec(
+    spec: &str,
+    timeout: Duration,
+    max_tensor_bytes: u64,
+) -> Result<Box<dyn Backend>, Fatal> {
     match spec.split_once(':') {
         _ if spec == "ref" => Ok(Box::new(RefBackend)),
         Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(
@@ -22,7 +26,7 @@ pub fn backend_from_spec(spec: &str, timeout: Duration, max_tensor_bytes: u64) -
 }
 
 /// `--timeout`: a positive, finite number of seconds.
-pub fn worker_timeout(seconds: f64) -> Result<Duration, Fatal> {
+pub(super) fn worker_timeout(seconds: f64) -> Result<Duration, Fatal> {
     if seconds > 0.0 && seconds.is_finite() {
         Ok(Duration::from_secs_f64(seconds))
     } else {

@@ -4,25 +4,23 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use crate::case::TestCase;
 use crate::cli::listing::list_case;
 use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
-use pad_conformance::case::TestCase;
-use pad_conformance::data::DataRoot;
-use pad_conformance::gate::baseline::{Baseline, Discovered, GateSummary, Ran};
-use pad_conformance::judge::check::{Outcome, Status};
-use pad_conformance::judge::profile::Profile;
-use pad_conformance::report::{
-    Colors, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
-};
-use pad_conformance::run::runner::{Job, run_jobs};
-use pad_conformance::text::{escape_line, escape_text};
+use crate::data::DataRoot;
+use crate::gate::baseline::{Baseline, Discovered, GateSummary, Ran};
+use crate::judge::check::{Outcome, Status};
+use crate::judge::profile::Profile;
+use crate::report::{Colors, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary};
+use crate::run::runner::{Job, run_jobs};
+use crate::text::{escape_line, escape_text};
 
 use super::Fatal;
 use super::args::{GateArgs, RunArgs, RunFormat};
 use super::output::{Output, finish, open_output};
 use super::signals::{self, CancelsRun};
 
-pub fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
+pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
     let roots = selection.roots()?;
     let cases = selection.cases(&roots)?;

@@ -1,6 +1,6 @@
 //! `pad-conformance coverage`: which (operator version, dtype, mode) triples the generated
 //! cases cover, read from their case.json files, against every triple the operator table
-//! ([`pad_conformance::operators`]) makes legal.
+//! ([`crate::operators`]) makes legal.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -8,15 +8,15 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
-use pad_conformance::case::info::{CASE_INFO_FILE, CaseInfo};
-use pad_conformance::data::json_file::{JsonFileError, read_json};
-use pad_conformance::data::side_file::MAX_CASE_INFO_BYTES;
-use pad_conformance::operators::{OpVersion, PadMode, PadOp};
-use pad_conformance::tensor::DataType;
+use crate::case::info::{CASE_INFO_FILE, CaseInfo};
+use crate::data::json_file::{JsonFileError, read_json};
+use crate::data::side_file::MAX_CASE_INFO_BYTES;
+use crate::operators::{OpVersion, PadMode, PadOp};
+use crate::tensor::DataType;
 
 /// Why the coverage of a corpus cannot be read.
 #[derive(Debug, thiserror::Error)]
-pub enum CoverageError {
+pub(super) enum CoverageError {
     /// A directory that cannot be walked.
     #[error("reading {}: {source}", path.display())]
     Read {
@@ -50,7 +50,7 @@ pub enum CoverageError {
 /// Case counts per (operator version, dtype, mode), for cases expecting outputs; the mode is
 /// `None` for CenterCropPad, which has none.
 #[derive(Clone, Debug, Default)]
-pub struct Coverage {
+pub(super) struct Coverage {
     /// Cases per (operator version, dtype, mode).
     pub counts: BTreeMap<(OpVersion, DataType, Option<PadMode>), usize>,
     /// Cases that must be refused.
@@ -59,7 +59,7 @@ pub struct Coverage {
 
 impl Coverage {
     /// Reads every case.json under `root`; finding none is an error naming the root.
-    pub fn read(root: &Path) -> Result<Coverage, CoverageError> {
+    pub(super) fn read(root: &Path) -> Result<Coverage, CoverageError> {
         let mut coverage = Coverage::default();
         for entry in WalkDir::new(root).sort_by_file_name() {
             let entry = entry.map_err(|e| CoverageError::Read {
@@ -104,7 +104,7 @@ impl Coverage {
     }
 
     /// The legal (operator version, dtype, mode) triples no case covers.
-    pub fn missing(&self) -> Vec<(OpVersion, DataType, Option<PadMode>)> {
+    pub(super) fn missing(&self) -> Vec<(OpVersion, DataType, Option<PadMode>)> {
         let mut missing = Vec::new();
         for op in OpVersion::all() {
             for data_type in op.data_types() {
@@ -121,7 +121,7 @@ impl Coverage {
     /// Markdown: one row per dtype, one column per operator version; a cell lists the modes
     /// covered by their initials (c, r, e, w; ✓ for CenterCropPad) with the case count, `·`
     /// where the version does not accept the dtype, and MISSING for an uncovered legal triple.
-    pub fn write_markdown(&self, out: &mut dyn Write) -> io::Result<()> {
+    pub(super) fn write_markdown(&self, out: &mut dyn Write) -> io::Result<()> {
         let ops: Vec<OpVersion> = OpVersion::all().collect();
         let labels: Vec<String> = ops.iter().map(|op| op.short_label()).collect();
         writeln!(out, "| dtype | {} |", labels.join(" | "))?;
@@ -171,8 +171,8 @@ fn modes(op: OpVersion) -> Vec<Option<PadMode>> {
 mod tests {
     use std::path::Path;
 
-    use pad_conformance::operators::{OpVersion, PadMode};
-    use pad_conformance::tensor::DataType;
+    use crate::operators::{OpVersion, PadMode};
+    use crate::tensor::DataType;
 
     use super::Coverage;
 
@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn a_missing_triple_is_reported() {
-        let dir = pad_conformance::data::scratch_dir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         let case = dir.path().join("test_one_pad");
         std::fs::create_dir(&case).unwrap();
         let json = r#"{"op": "Pad", "domain": "", "version": 21, "mode": "wrap", "dtype": "int4", "expect": "output",
@@ -215,7 +215,7 @@ mod tests {
 
     #[test]
     fn a_tree_without_case_json_is_an_error_naming_it() {
-        let dir = pad_conformance::data::scratch_dir().unwrap();
+        let dir = crate::data::scratch_dir().unwrap();
         std::fs::create_dir(dir.path().join("test_one_pad")).unwrap();
         let error = Coverage::read(dir.path()).unwrap_err().to_string();
         assert!(

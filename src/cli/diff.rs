@@ -5,13 +5,13 @@ use std::process::ExitCode;
 
 use crate::cli::run_diff::RunDiff;
 use crate::cli::scoreboard::write_diff_html;
-use pad_conformance::report::read_json_report;
+use crate::report::read_json_report;
 
 use super::Fatal;
 use super::args::{DiffArgs, DiffFormat};
 use super::output::{finish, open_output};
 
-pub fn diff(args: &DiffArgs) -> Result<ExitCode, Fatal> {
+pub(super) fn diff(args: &DiffArgs) -> Result<ExitCode, Fatal> {
     let old = read_json_report(&args.old)?;
     let new = read_json_report(&args.new)?;
     if old.backend != new.backend {

@@ -6,23 +6,23 @@
 
 use std::collections::BTreeMap;
 
-use pad_conformance::data::basis::Basis;
-use pad_conformance::judge::cause_key::CauseKey;
-use pad_conformance::judge::check::{Outcome, Status};
-use pad_conformance::judge::verdict::Cause;
+use crate::data::basis::Basis;
+use crate::judge::cause_key::CauseKey;
+use crate::judge::check::{Outcome, Status};
+use crate::judge::verdict::Cause;
 
 /// The reason of a message, as a group key: its first line with every run of digits (with
 /// its dotted continuations: `1.32.0`, `0.5`) replaced by `N`, every path-like word (one
 /// holding a `/`) by `PATH`, and runs of white space collapsed.
 ///
-/// ```
+/// ```text
 /// use crate::cli::failure_groups::normalize_reason;
 /// assert_eq!(
 ///     normalize_reason("backend onnxruntime 1.32.0 failed: reading /tmp/x7/model.onnx: Pad(19)\nmore"),
 ///     "backend onnxruntime N failed: reading PATH: Pad(N)"
 /// );
 /// ```
-pub fn normalize_reason(message: &str) -> String {
+pub(super) fn normalize_reason(message: &str) -> String {
     let line = message.lines().next().unwrap_or_default();
     let words: Vec<String> = line.split_whitespace().map(normalize_word).collect();
     words.join(" ")
@@ -77,13 +77,13 @@ fn replace_numbers(word: &str) -> String {
 }
 
 /// The number of elements of a data set's input, when its shape is known.
-pub fn elements(outcome: &Outcome) -> Option<usize> {
+pub(super) fn elements(outcome: &Outcome) -> Option<usize> {
     outcome.shape.as_ref().map(|shape| shape.iter().product())
 }
 
 /// Data sets that failed or errored for the same root cause on the same basis.
 #[derive(Clone, Debug)]
-pub struct FailureGroup<'a> {
+pub(super) struct FailureGroup<'a> {
     /// The normalized first line of the smallest one's message ([`normalize_reason`]).
     pub reason: String,
     /// The root cause they share (none in a report of format 1).
@@ -103,7 +103,7 @@ pub struct FailureGroup<'a> {
 impl<'a> FailureGroup<'a> {
     /// `wrong-values: constant padding, sign of zero — output N "y": N of N elements differ`:
     /// the root cause, then the smallest one's first line.
-    pub fn headline(&self) -> String {
+    pub(super) fn headline(&self) -> String {
         match &self.key {
             Some(key) => format!("{key} — {}", self.reason),
             None => self.reason.clone(),
@@ -111,14 +111,14 @@ impl<'a> FailureGroup<'a> {
     }
 
     /// The smallest data set showing the failure.
-    pub fn smallest(&self) -> &'a Outcome {
+    pub(super) fn smallest(&self) -> &'a Outcome {
         self.outcomes[0]
     }
 }
 
 /// The failed and errored data sets of `outcomes`, grouped by (basis, status, cause key);
 /// groups ordered by basis (spec first), then by size (largest first), then by reason.
-pub fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Vec<FailureGroup<'a>> {
+pub(super) fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Vec<FailureGroup<'a>> {
     type Key = (Basis, Status, Option<CauseKey>, String);
     let mut groups: BTreeMap<Key, Vec<&'a Outcome>> = BTreeMap::new();
     for outcome in outcomes {
@@ -164,7 +164,7 @@ pub fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Ve
 mod tests {
 
     use super::*;
-    use pad_conformance::data::basis::BasisNote;
+    use crate::data::basis::BasisNote;
 
     fn outcome(id: &str, status: Status, basis: Basis, shape: Option<Vec<usize>>, message: &str) -> Outcome {
         Outcome {
@@ -260,7 +260,7 @@ mod tests {
 
     #[test]
     fn one_cause_worded_many_ways_is_one_group_and_two_causes_worded_alike_are_two() {
-        use pad_conformance::judge::verdict::{Failure, Verdict};
+        use crate::judge::verdict::{Failure, Verdict};
         let with = |id: &str, verdict: Verdict, message: &str| Outcome {
             status: verdict.status(),
             verdict: Some(verdict),

@@ -10,17 +10,17 @@ use std::io::{self, Write};
 
 use crate::cli::failure_groups::{FailureGroup, group_failures};
 use crate::cli::scoreboard::Rerun;
-use pad_conformance::data::basis::Basis;
-use pad_conformance::judge::check::{Outcome, Status};
-use pad_conformance::judge::verdict::Cause;
-use pad_conformance::model::opset::operator_label;
-use pad_conformance::report::RunReport;
-use pad_conformance::tensor::DataType;
-use pad_conformance::text::{escape_cell, first_line};
+use crate::data::basis::Basis;
+use crate::judge::check::{Outcome, Status};
+use crate::judge::verdict::Cause;
+use crate::model::opset::operator_label;
+use crate::report::RunReport;
+use crate::tensor::DataType;
+use crate::text::{escape_cell, first_line};
 
 /// What a group of failures is, as a bug report would call it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GroupKind {
+pub(super) enum GroupKind {
     /// Spec: outputs with wrong values or a wrong shape.
     WrongAnswer,
     /// Spec: answered a data set that must be refused.
@@ -38,7 +38,7 @@ impl GroupKind {
     /// The kind of a group: a function of its verdicts' cause and its basis, never of its
     /// messages. A report of format 1 has no verdicts: its failures count as wrong answers,
     /// its errors as refusals.
-    pub fn of(group: &FailureGroup<'_>) -> GroupKind {
+    pub(super) fn of(group: &FailureGroup<'_>) -> GroupKind {
         if group.basis != Basis::Spec {
             return GroupKind::NotADefect;
         }
@@ -54,7 +54,7 @@ impl GroupKind {
     }
 
     /// Whether the backend disagrees with the spec's own text.
-    pub fn is_defect(self) -> bool {
+    pub(super) fn is_defect(self) -> bool {
         matches!(
             self,
             GroupKind::WrongAnswer | GroupKind::AcceptsForbidden | GroupKind::Crash
@@ -62,7 +62,7 @@ impl GroupKind {
     }
 
     /// How the tables of docs/results.md name it.
-    pub fn label(self) -> &'static str {
+    pub(super) fn label(self) -> &'static str {
         match self {
             GroupKind::WrongAnswer => "**defect**: wrong answer",
             GroupKind::AcceptsForbidden => "**defect**: accepts what the spec forbids",
@@ -128,7 +128,7 @@ fn panic_without_noise(text: &str) -> String {
 /// Writes every backend's failure groups as one table (backend, basis, finding, count,
 /// reason, smallest data set), then each defect as a paragraph ready for a bug report, with
 /// the command that reruns it (`reruns`: each report's, in the same order).
-pub fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut dyn Write) -> io::Result<()> {
     let grouped: Vec<(&RunReport, Vec<FailureGroup<'_>>)> =
         reports.iter().map(|r| (r, group_failures(&r.outcomes))).collect();
     writeln!(
@@ -193,9 +193,9 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use pad_conformance::data::basis::BasisNote;
-    use pad_conformance::judge::verdict::{Failure, Verdict};
-    use pad_conformance::operators::PadMode;
+    use crate::data::basis::BasisNote;
+    use crate::judge::verdict::{Failure, Verdict};
+    use crate::operators::PadMode;
 
     fn outcome(id: &str, verdict: Verdict, basis: Basis, shape: Vec<usize>) -> Outcome {
         Outcome {

@@ -5,13 +5,13 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use pad_conformance::backend::Backend;
-use pad_conformance::data::shard::Shard;
-use pad_conformance::fuzz::encoding::Encoding;
-use pad_conformance::fuzz::reproducer::write_reproducer;
-use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, fuzz as run_fuzz};
-use pad_conformance::judge::profile::Profile;
-use pad_conformance::text::{escape_line, escape_text, strip_ansi};
+use crate::backend::Backend;
+use crate::data::shard::Shard;
+use crate::fuzz::encoding::Encoding;
+use crate::fuzz::reproducer::write_reproducer;
+use crate::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, fuzz as run_fuzz};
+use crate::judge::profile::Profile;
+use crate::text::{escape_line, escape_text, strip_ansi};
 
 use super::Fatal;
 use super::args::{BenchFormat, FuzzArgs};
@@ -19,7 +19,7 @@ use super::fuzz_json::{FuzzJson, RunJson};
 use super::fuzz_out::FindingsDir;
 use super::signals::{self, CancelsRun};
 
-pub fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
+pub(super) fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     if !(0.0..=1.0).contains(&args.refusals) {
         return Err(Fatal(format!(
             "--refusals {} is not a share from 0 to 1",
@@ -251,10 +251,10 @@ fn run_json(args: &FuzzArgs, options: &FuzzOptions, backend: &dyn Backend) -> Ru
 mod tests {
     use std::collections::BTreeMap;
 
-    use pad_conformance::data::basis::{Basis, BasisNote};
-    use pad_conformance::fuzz::{Shape, generate_case};
-    use pad_conformance::judge::cause_key::{CauseKey, Pattern};
-    use pad_conformance::judge::verdict::Cause;
+    use crate::data::basis::{Basis, BasisNote};
+    use crate::fuzz::{Shape, generate_case};
+    use crate::judge::cause_key::{CauseKey, Pattern};
+    use crate::judge::verdict::Cause;
 
     use super::*;
 

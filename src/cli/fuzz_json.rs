@@ -2,15 +2,15 @@
 //! `fuzz-merge`. A report states the run's options (`run`), so that shards of different runs
 //! are told apart.
 
-use pad_conformance::data::basis::{Basis, BasisNote};
-use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport};
-use pad_conformance::judge::cause_key::Pattern;
-use pad_conformance::judge::verdict::Cause;
+use crate::data::basis::{Basis, BasisNote};
+use crate::fuzz::{Finding, FuzzOptions, FuzzReport};
+use crate::judge::cause_key::Pattern;
+use crate::judge::verdict::Cause;
 use serde::{Deserialize, Serialize};
 
 /// One fuzz report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FuzzJson {
+pub(super) struct FuzzJson {
     pub seed: u64,
     pub shard: ShardJson,
     pub cases: u64,
@@ -32,14 +32,14 @@ pub struct FuzzJson {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ShardJson {
+pub(super) struct ShardJson {
     pub index: u32,
     pub count: u32,
 }
 
 /// The options a shard must share with the others of its run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunJson {
+pub(super) struct RunJson {
     /// The backend's name, and its runtime as it states it.
     pub backend: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,7 +66,7 @@ pub struct RunJson {
 
 /// One root cause.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FindingJson {
+pub(super) struct FindingJson {
     pub cause: Cause,
     /// What tells defects of that cause apart, typed: what `fuzz-merge` joins causes by.
     /// Absent from older reports, whose causes are joined by `key`.
@@ -94,14 +94,14 @@ pub struct FindingJson {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SiteJson {
+pub(super) struct SiteJson {
     pub site: String,
     pub cases: u64,
 }
 
 impl FuzzJson {
     /// The report of `report`, a run with `options` and `run`.
-    pub fn of(report: &FuzzReport, options: &FuzzOptions, run: RunJson) -> FuzzJson {
+    pub(super) fn of(report: &FuzzReport, options: &FuzzOptions, run: RunJson) -> FuzzJson {
         let finding = |f: &Finding| FindingJson {
             cause: f.key.cause,
             pattern: Some(f.key.pattern.clone()),

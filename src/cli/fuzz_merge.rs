@@ -8,20 +8,20 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use pad_conformance::data::basis::Gating;
-use pad_conformance::data::json_file::read_json;
-use pad_conformance::data::shard::Shard;
-use pad_conformance::data::side_file::MAX_REPORT_BYTES;
+use crate::data::basis::Gating;
+use crate::data::json_file::read_json;
+use crate::data::shard::Shard;
+use crate::data::side_file::MAX_REPORT_BYTES;
 
 use super::Fatal;
 use super::args::FuzzMergeArgs;
 use super::fuzz_json::{FindingJson, FuzzJson, ShardJson, SiteJson};
 use super::output::{finish, open_output};
-use pad_conformance::fuzz::encoding::Encoding;
-use pad_conformance::judge::cause_key::Pattern;
-use pad_conformance::judge::verdict::Cause;
+use crate::fuzz::encoding::Encoding;
+use crate::judge::cause_key::Pattern;
+use crate::judge::verdict::Cause;
 
-pub fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
+pub(super) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
     let parts = args
         .reports
         .iter()
@@ -40,7 +40,7 @@ pub fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
 
 /// Why reports are not the shards of one run.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
-pub enum FuzzMergeError {
+pub(super) enum FuzzMergeError {
     /// A report that does not state its run's options.
     #[error("{}: states no options (\"run\"; written by an older pad-conformance): its shards cannot be checked to be one run's", path.display())]
     NoOptions { path: PathBuf },
@@ -72,7 +72,7 @@ pub enum FuzzMergeError {
 /// joined by key, each with the smallest case of the shard that drew it first on the
 /// strongest basis (what the unsharded run keeps), hits and sites summed; cases summed, the
 /// slowest shard's seconds. Findings are in order of key, sites in order of name.
-pub fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, FuzzMergeError> {
+pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, FuzzMergeError> {
     let Some((first_path, first)) = parts.first() else {
         return Err(FuzzMergeError::Missing {
             missing: Vec::new(),
@@ -237,9 +237,9 @@ fn join_causes<'a>(found: impl Iterator<Item = &'a FindingJson>, typed: bool) ->
 mod tests {
     use super::*;
     use crate::cli::fuzz_json::RunJson;
-    use pad_conformance::data::basis::{Basis, BasisNote};
-    use pad_conformance::judge::cause_key::{Flavour, Region};
-    use pad_conformance::operators::PadMode;
+    use crate::data::basis::{Basis, BasisNote};
+    use crate::judge::cause_key::{Flavour, Region};
+    use crate::operators::PadMode;
 
     fn cause(index: u64, drawn: Basis, sites: &[(&str, u64)]) -> FindingJson {
         FindingJson {

@@ -4,12 +4,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pad_conformance::fuzz::reproducer::is_data_set_file;
+use crate::fuzz::reproducer::is_data_set_file;
 
 use super::Fatal;
 
 /// A directory the findings can be written to.
-pub struct FindingsDir {
+pub(super) struct FindingsDir {
     path: PathBuf,
     /// The reproducers an earlier run left there.
     earlier: Vec<PathBuf>,
@@ -19,7 +19,7 @@ impl FindingsDir {
     /// Makes `path` if it is missing and checks that a file can be made in it. One that
     /// holds anything but reproducers (`test_fuzz_*_pad` directories of the files `fuzz`
     /// writes) is refused: clearing it would delete what this tool did not write.
-    pub fn prepare(path: &Path) -> Result<FindingsDir, Fatal> {
+    pub(super) fn prepare(path: &Path) -> Result<FindingsDir, Fatal> {
         let problem = |what: String| Fatal(format!("--out {}: {what}", path.display()));
         fs::create_dir_all(path).map_err(|e| problem(format!("cannot make the directory ({e})")))?;
         if !fs::metadata(path).is_ok_and(|m| m.is_dir()) {
@@ -45,7 +45,7 @@ impl FindingsDir {
     }
 
     /// Removes the earlier run's reproducers; returns the directory to write into.
-    pub fn clear_earlier(&self) -> Result<&Path, Fatal> {
+    pub(super) fn clear_earlier(&self) -> Result<&Path, Fatal> {
         for dir in &self.earlier {
             fs::remove_dir_all(dir)
                 .map_err(|e| Fatal(format!("removing the earlier finding {}: {e}", dir.display())))?;

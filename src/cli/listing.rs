@@ -2,13 +2,13 @@
 
 use std::fmt::Write as _;
 
-use pad_conformance::case::{CaseError, TestCase};
-use pad_conformance::model::Model;
-use pad_conformance::tensor::{FileError, read_limited, read_tensor_file};
+use crate::case::{CaseError, TestCase};
+use crate::model::Model;
+use crate::tensor::{FileError, read_limited, read_tensor_file};
 
 /// The listing of one case: one line per data set, or one line saying why it does not run.
 #[derive(Clone, Debug, Default)]
-pub struct CaseListing {
+pub(super) struct CaseListing {
     /// The lines to print, in order.
     pub lines: Vec<String>,
     /// Whether the case, or one of its data sets, failed to load: unreadable or misnumbered
@@ -30,7 +30,7 @@ impl CaseListing {
 /// place of one that does not), then each file that failed to load, labelled
 /// `error in input_0.pb: …`. Expected outputs are decoded too, so that a listing without
 /// errors means every data set loads.
-pub fn list_case(case: &TestCase, max_bytes: u64) -> CaseListing {
+pub(super) fn list_case(case: &TestCase, max_bytes: u64) -> CaseListing {
     let options = case.decode_options(max_bytes);
     let model = match case.runnable_model(&options) {
         Ok(model) => model,

@@ -7,16 +7,16 @@ use std::process::ExitCode;
 use crate::cli::coverage_table::Coverage;
 use crate::cli::matrix_table::Matrix;
 use crate::cli::scoreboard::{Board, write_scoreboard};
-use pad_conformance::data::default_root;
-use pad_conformance::run::runner::run_jobs;
-use pad_conformance::text::escape_text;
+use crate::data::default_root;
+use crate::run::runner::run_jobs;
+use crate::text::escape_text;
 
 use super::Fatal;
 use super::args::{CoverageArgs, MatrixArgs, MatrixFormat};
 use super::output::{Output, finish, open_output};
 use super::signals::{self, CancelsRun};
 
-pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
+pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
     let cases = selection.cases(&selection.roots()?)?;
     let jobs = selection.jobs(&cases)?;
@@ -56,7 +56,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
         // Every data set counted: the counts of the line add up to the total before it.
         eprintln!(
             "{}: {} data sets: {}",
-            pad_conformance::text::escape_line(&report.backend),
+            crate::text::escape_line(&report.backend),
             report.outcomes.len(),
             report.summary().line()
         );
@@ -99,7 +99,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-pub fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
+pub(super) fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
     let path = args.path.clone().unwrap_or_else(|| default_root().join("extended"));
     let coverage = Coverage::read(&path)?;
     let mut out = Output::Stdout(io::stdout());

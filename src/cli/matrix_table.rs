@@ -6,18 +6,18 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use pad_conformance::backend::RuntimeInfo;
-use pad_conformance::data::basis::Basis;
-use pad_conformance::judge::check::{Outcome, Status};
-use pad_conformance::model::opset::operator_label;
-use pad_conformance::operators::{ModeAttribute, PadOp};
-use pad_conformance::report::{RunReport, Summary};
-use pad_conformance::tensor::DataType;
-use pad_conformance::text::{escape_cell, first_line};
+use crate::backend::RuntimeInfo;
+use crate::data::basis::Basis;
+use crate::judge::check::{Outcome, Status};
+use crate::model::opset::operator_label;
+use crate::operators::{ModeAttribute, PadOp};
+use crate::report::{RunReport, Summary};
+use crate::tensor::DataType;
+use crate::text::{escape_cell, first_line};
 
 /// The results of several backends over the same data sets.
 #[derive(Clone, Debug, Serialize)]
-pub struct Matrix {
+pub(super) struct Matrix {
     /// Each backend's totals, in the order the reports were given.
     pub backends: Vec<BackendTotals>,
     /// One row per data set, in the reports' order.
@@ -26,7 +26,7 @@ pub struct Matrix {
 
 /// One backend's name and counts.
 #[derive(Clone, Debug, Serialize)]
-pub struct BackendTotals {
+pub(super) struct BackendTotals {
     /// The backend's name, as its report gives it.
     pub name: String,
     /// The runtime behind it — name, version, build — when it says.
@@ -38,12 +38,12 @@ pub struct BackendTotals {
 
 /// One data set across the backends.
 #[derive(Clone, Debug, Serialize)]
-pub struct MatrixRow {
+pub(super) struct MatrixRow {
     /// The data set's name: `onnx-1.22.0/node/test_wrap_pad/0`.
     pub name: String,
     /// The Pad-family operator checked, from the first backend that read the model
     /// (JSON: `op` and `domain`).
-    #[serde(flatten, with = "pad_conformance::operators::op_fields")]
+    #[serde(flatten, with = "crate::operators::op_fields")]
     pub op: Option<PadOp>,
     /// The operator version the model's opset selects.
     pub version: Option<i64>,
@@ -59,7 +59,7 @@ pub struct MatrixRow {
 
 /// One backend's result on one data set.
 #[derive(Clone, Debug, Serialize)]
-pub struct Cell {
+pub(super) struct Cell {
     /// What happened on this backend.
     pub status: Status,
     /// The first line of the message: why it failed, errored or was skipped.
@@ -69,7 +69,7 @@ pub struct Cell {
 impl Matrix {
     /// Builds the matrix from reports of the same data sets in the same order (a report
     /// cut short leaves out the rows past its end).
-    pub fn new(reports: &[RunReport]) -> Matrix {
+    pub(super) fn new(reports: &[RunReport]) -> Matrix {
         let backends = reports
             .iter()
             .map(|r| BackendTotals {
@@ -113,7 +113,7 @@ impl Matrix {
 
     /// Writes the matrix as Markdown: totals, then one row per data set (only those where
     /// some backend did not pass, with `failures_only`), reasons as footnote-style lines.
-    pub fn write_markdown(&self, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
+    pub(super) fn write_markdown(&self, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
         self.write_totals(out)?;
         let all_passed = self
             .cases
@@ -131,7 +131,7 @@ impl Matrix {
     }
 
     /// Writes the totals table, one row per backend, and a blank line.
-    pub fn write_totals(&self, out: &mut dyn Write) -> io::Result<()> {
+    pub(super) fn write_totals(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "| backend | runtime | passed | failed | errored | skipped | unsupported | not gating |"

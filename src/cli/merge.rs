@@ -7,20 +7,20 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::case::{Patterns, discover_in};
 use crate::cli::scoreboard::Rerun;
-use pad_conformance::case::{Patterns, discover_in};
-use pad_conformance::data::DataRoot;
-use pad_conformance::data::shard::Shard;
-use pad_conformance::gate::baseline::Discovered;
-use pad_conformance::report::{Colors, RunReport, read_json_report, write_outcome};
-use pad_conformance::run::runner::jobs;
+use crate::data::DataRoot;
+use crate::data::shard::Shard;
+use crate::gate::baseline::Discovered;
+use crate::report::{Colors, RunReport, read_json_report, write_outcome};
+use crate::run::runner::jobs;
 
 use super::Fatal;
 use super::args::{MergeArgs, RunFormat};
 use super::check::{View, exit_code, judge_against, read_baseline, write_report};
 use super::output::open_output;
 
-pub fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
+pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     let parts = args
         .reports
         .iter()
@@ -56,7 +56,7 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
 
 /// Why the reports are not the parts of one run.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MergeError {
+pub(super) enum MergeError {
     /// Two reports of different backends.
     #[error("{}: backend {theirs:?}, but {} is of backend {ours:?}: not parts of one run", path.display(), first.display())]
     Backend {
@@ -111,7 +111,7 @@ pub enum MergeError {
 /// order of `order` (the names a single run over the same roots takes, in its order), any
 /// not there after them in the order read. Each part's own baseline judgement is dropped: the
 /// union is judged anew.
-pub fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) -> Result<RunReport, MergeError> {
+pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) -> Result<RunReport, MergeError> {
     let Some((first_path, first)) = parts.first() else {
         return Err(MergeError::Missing {
             missing: Vec::new(),
@@ -124,7 +124,7 @@ pub fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) -> Resu
         first.runtime.clone(),
         first.shard,
     );
-    let label = |runtime: &Option<pad_conformance::backend::RuntimeInfo>| {
+    let label = |runtime: &Option<crate::backend::RuntimeInfo>| {
         runtime
             .as_ref()
             .map_or("(not stated)".to_owned(), |r| format!("{:?}", r.label()))
@@ -222,8 +222,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use pad_conformance::backend::RuntimeInfo;
-    use pad_conformance::judge::check::{Outcome, Status};
+    use crate::backend::RuntimeInfo;
+    use crate::judge::check::{Outcome, Status};
 
     fn part(k: u32, n: u32, names: &[&str]) -> (PathBuf, RunReport) {
         let report = RunReport {

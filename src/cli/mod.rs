@@ -1,7 +1,7 @@
 //! The command line over the library: argument types ([`args`]) and one module per command.
 //! Every rule the CLI applies that the harness applies too lives in the library.
 
-pub mod args;
+pub(crate) mod args;
 mod backend_spec;
 mod bench;
 mod check;
@@ -25,27 +25,43 @@ mod rules;
 mod run_diff;
 mod scoreboard;
 mod second_oracle;
-pub mod signals;
+pub(crate) mod signals;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::backend::Backend;
+use crate::case::{Patterns, TestCase, discover_until};
 use crate::cli::backend_spec::{backend_from_spec, worker_timeout};
 use crate::cli::scoreboard::Rerun;
-use pad_conformance::backend::Backend;
-use pad_conformance::case::{Patterns, TestCase, discover_until};
-use pad_conformance::data::DataRoot;
-use pad_conformance::data::basis::Gating;
-use pad_conformance::judge::check::CheckOptions;
-use pad_conformance::judge::compare::Tolerance;
-use pad_conformance::judge::profile::Profile;
-use pad_conformance::run::runner::{Job, default_threads, jobs};
-use pad_conformance::run::selection::select;
+use crate::data::DataRoot;
+use crate::data::basis::Gating;
+use crate::judge::check::CheckOptions;
+use crate::judge::compare::Tolerance;
+use crate::judge::profile::Profile;
+use crate::run::runner::{Job, default_threads, jobs};
+use crate::run::selection::select;
 
 use args::{Checking, Cli, Command, Selection};
 
+/// The `pad-conformance` command: parses arguments, calls the library, maps the outcome to
+/// an exit code (0 success, 1 a check failed, 2 a usage or infrastructure error).
+pub(crate) fn main() -> ExitCode {
+    use clap::Parser;
+    let args = args::Cli::parse();
+    signals::install();
+    match dispatch(&args) {
+        Ok(code) => code,
+        Err(Fatal(message)) => {
+            // Errors quote paths and values from the data: shown, never executed.
+            eprintln!("pad-conformance: {}", crate::text::escape_text(&message));
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// A failure to run at all: exit code 2.
-pub struct Fatal(pub String);
+pub(crate) struct Fatal(pub String);
 
 impl<E: std::fmt::Display> From<E> for Fatal {
     fn from(e: E) -> Fatal {
@@ -54,7 +70,7 @@ impl<E: std::fmt::Display> From<E> for Fatal {
 }
 
 /// Runs the command `cli` names.
-pub fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
+pub(crate) fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
     match &cli.command {
         Some(Command::Bench(args)) => bench::command::bench(args),
         Some(Command::Matrix(args)) => matrix::matrix(args),

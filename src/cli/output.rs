@@ -3,13 +3,13 @@
 use std::io::{self, IsTerminal, Stdout, Write};
 use std::path::PathBuf;
 
-use pad_conformance::data::atomic_file::AtomicFile;
+use crate::data::atomic_file::AtomicFile;
 
 use super::Fatal;
 
 /// Where a report goes: `--output FILE`, written whole on [`finish`] (an interrupted or
 /// failed run leaves the previous file as it was), or standard output.
-pub enum Output {
+pub(super) enum Output {
     /// `--output FILE`.
     File(AtomicFile, PathBuf),
     /// Standard output.
@@ -33,7 +33,7 @@ impl Write for Output {
 }
 
 /// Opens `--output FILE` or standard output; says whether it is a terminal.
-pub fn open_output(path: Option<&PathBuf>) -> Result<(Output, bool), Fatal> {
+pub(super) fn open_output(path: Option<&PathBuf>) -> Result<(Output, bool), Fatal> {
     Ok(match path {
         Some(path) => {
             let file = AtomicFile::create(path).map_err(|e| Fatal(format!("writing {}: {e}", path.display())))?;
@@ -45,7 +45,7 @@ pub fn open_output(path: Option<&PathBuf>) -> Result<(Output, bool), Fatal> {
 
 /// Finishes a report write: a closed pipe is not an error, anything else is. A file is put in
 /// place only when everything was written.
-pub fn finish(written: io::Result<()>, out: Output) -> Result<(), Fatal> {
+pub(super) fn finish(written: io::Result<()>, out: Output) -> Result<(), Fatal> {
     let mut out = out;
     let flushed = written.and_then(|()| out.flush());
     match (flushed, out) {

@@ -9,16 +9,16 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::backend::{Backend, RefBackend};
+use crate::case::info::{CASE_INFO_FILE, CaseInfo};
+use crate::case::{Patterns, TestCase, discover, discover_in};
 use crate::cli::backend_spec::{backend_from_spec, worker_timeout};
-use pad_conformance::backend::{Backend, RefBackend};
-use pad_conformance::case::info::{CASE_INFO_FILE, CaseInfo};
-use pad_conformance::case::{Patterns, TestCase, discover, discover_in};
-use pad_conformance::data::DataRoot;
-use pad_conformance::data::basis::BasisNote;
-use pad_conformance::data::corpus::Corpus;
-use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
-use pad_conformance::tensor::DEFAULT_MAX_BYTES;
-use pad_conformance::text::escape_line;
+use crate::data::DataRoot;
+use crate::data::basis::BasisNote;
+use crate::data::corpus::Corpus;
+use crate::judge::check::{CheckOptions, Status, check_data_set};
+use crate::tensor::DEFAULT_MAX_BYTES;
+use crate::text::escape_line;
 use serde::Serialize;
 
 use super::Fatal;
@@ -27,7 +27,7 @@ use super::promote_corpus::{FUZZ_DIR, NewCase, existing, fuzz_dir, release};
 use super::promote_finding::Finding;
 use super::second_oracle::{Confirmation, OracleStatus, PYTHON_ENV, onnx_reference_spec, onnx_reference_worker};
 use super::signals;
-use pad_conformance::data::corpus::CHANGELOG_FILE;
+use crate::data::corpus::CHANGELOG_FILE;
 
 /// What became of one finding.
 enum Disposition {
@@ -52,7 +52,7 @@ struct Oracle {
     label: String,
 }
 
-pub fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
+pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
     let date = match &args.date {
         Some(date) => chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d")
             .map_err(|e| Fatal(format!("--date {date:?} is not a date YYYY-MM-DD: {e}")))?
@@ -396,7 +396,7 @@ fn check_section(basis: &BasisNote, path: &Path) -> Result<(), String> {
         Err(format!(
             "{}: its basis.section is {:?}, not a section of docs/semantics.md (docs/semantics.md#<section>)",
             path.display(),
-            pad_conformance::data::side_file::excerpt(&escape_line(&basis.section), 80)
+            crate::data::side_file::excerpt(&escape_line(&basis.section), 80)
         ))
     }
 }

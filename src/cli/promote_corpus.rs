@@ -7,16 +7,16 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use pad_conformance::data::atomic_file::write_atomically;
-use pad_conformance::data::corpus::{CHANGELOG_FILE, Corpus, VERSION_FILE};
-use pad_conformance::data::manifest::{GENERATED_HEADER, MANIFEST_FILE};
-use pad_conformance::data::side_file::{MAX_CORPUS_LIST_BYTES, read_text_capped};
+use crate::data::atomic_file::write_atomically;
+use crate::data::corpus::{CHANGELOG_FILE, Corpus, VERSION_FILE};
+use crate::data::manifest::{GENERATED_HEADER, MANIFEST_FILE};
+use crate::data::side_file::{MAX_CORPUS_LIST_BYTES, read_text_capped};
 use sha2::{Digest, Sha256};
 
 use super::Fatal;
 
 /// The corpus subdirectory promoted findings go in.
-pub const FUZZ_DIR: &str = "fuzz";
+pub(super) const FUZZ_DIR: &str = "fuzz";
 
 const README: &str = "# Promoted fuzz findings
 
@@ -33,7 +33,7 @@ docs/corpus.md.
 ";
 
 /// A case to add: its directory name and files (relative path, bytes).
-pub struct NewCase {
+pub(super) struct NewCase {
     /// `test_fuzz_<slug>_<digest>_pad`.
     pub name: String,
     /// Its files.
@@ -43,14 +43,14 @@ pub struct NewCase {
 }
 
 /// The corpus's `fuzz/` directory.
-pub fn fuzz_dir(corpus: &Corpus) -> PathBuf {
+pub(super) fn fuzz_dir(corpus: &Corpus) -> PathBuf {
     corpus.dir.join(FUZZ_DIR)
 }
 
 /// The case under `fuzz/` that holds the test whose digest is `digest` (its name ends in
 /// `_<digest>_pad`): `Some((name, true))` when it holds exactly `files` (bytes compared),
 /// `Some((name, false))` when other files; `None` when there is none.
-pub fn existing(corpus: &Corpus, digest: &str, files: &[(&str, &[u8])]) -> Option<(String, bool)> {
+pub(super) fn existing(corpus: &Corpus, digest: &str, files: &[(&str, &[u8])]) -> Option<(String, bool)> {
     let suffix = format!("_{digest}_pad");
     let entries = fs::read_dir(fuzz_dir(corpus)).ok()?;
     let name = entries
@@ -59,14 +59,14 @@ pub fn existing(corpus: &Corpus, digest: &str, files: &[(&str, &[u8])]) -> Optio
         .find(|name| name.starts_with("test_fuzz_") && name.ends_with(&suffix))?;
     let dir = fuzz_dir(corpus).join(&name);
     let same = files.iter().all(|(file, bytes)| {
-        pad_conformance::data::side_file::read_capped(&dir.join(file), bytes.len() as u64).is_ok_and(|b| b == *bytes)
+        crate::data::side_file::read_capped(&dir.join(file), bytes.len() as u64).is_ok_and(|b| b == *bytes)
     });
     Some((name, same))
 }
 
 /// Adds `cases` to `corpus` as version `corpus.version + 1`, dated `date`, the section's
 /// prose `summary`. Returns the new version.
-pub fn release(corpus: &Corpus, cases: &[NewCase], date: &str, summary: &str) -> Result<u32, Fatal> {
+pub(super) fn release(corpus: &Corpus, cases: &[NewCase], date: &str, summary: &str) -> Result<u32, Fatal> {
     let version = corpus.version.checked_add(1).ok_or_else(|| {
         Fatal(format!(
             "{}: version {} cannot be raised",

@@ -6,9 +6,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pad_conformance::case::info::CASE_INFO_FILE;
-use pad_conformance::data::side_file::{read_capped, read_text_capped, special_kind};
-use pad_conformance::fuzz::reproducer::is_data_set_file;
+use crate::case::info::CASE_INFO_FILE;
+use crate::data::side_file::{read_capped, read_text_capped, special_kind};
+use crate::fuzz::reproducer::is_data_set_file;
 use sha2::{Digest, Sha256};
 
 /// The longest finding name taken: a promoted name adds 9 bytes, and a file name has 255.
@@ -24,11 +24,11 @@ const MAX_DESCRIPTION_BYTES: u64 = 64 << 10;
 /// The data set a finding holds.
 const DATA_SET: &str = "test_data_set_0";
 /// The one-line description `fuzz --out` writes beside the case.
-pub const DESCRIPTION_FILE: &str = "description.txt";
+pub(super) const DESCRIPTION_FILE: &str = "description.txt";
 
 /// A finding, read and checked.
 #[derive(Debug)]
-pub struct Finding {
+pub(super) struct Finding {
     /// Its directory's name: `test_fuzz_<slug>_pad`.
     pub name: String,
     /// The cause's slug in that name.
@@ -39,7 +39,7 @@ pub struct Finding {
 
 /// Why a directory is no finding that can be promoted.
 #[derive(Debug, thiserror::Error)]
-pub enum FindingError {
+pub(super) enum FindingError {
     /// Its name is not one `fuzz --out` gives.
     #[error(
         "{}: the name {name:?} is not a finding's: test_fuzz_<slug>_pad, of ASCII letters, digits, - and _, at most {MAX_NAME} bytes",
@@ -71,7 +71,7 @@ pub enum FindingError {
 
 impl Finding {
     /// Reads the finding at `dir`.
-    pub fn read(dir: &Path) -> Result<Finding, FindingError> {
+    pub(super) fn read(dir: &Path) -> Result<Finding, FindingError> {
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -155,7 +155,7 @@ impl Finding {
 
     /// The first 8 hex digits of a sha256 over the model and the data set (names and bytes):
     /// what makes two findings the same test, whatever their sidecars say.
-    pub fn content_digest(&self) -> String {
+    pub(super) fn content_digest(&self) -> String {
         let mut digest = Sha256::new();
         for (name, bytes) in self.test_files() {
             digest.update((name.len() as u64).to_le_bytes());
@@ -167,7 +167,7 @@ impl Finding {
     }
 
     /// The model and the data set's files: the test itself, without its sidecars.
-    pub fn test_files(&self) -> impl Iterator<Item = (&str, &[u8])> {
+    pub(super) fn test_files(&self) -> impl Iterator<Item = (&str, &[u8])> {
         self.files
             .iter()
             .filter(|(name, _)| name != CASE_INFO_FILE && name != DESCRIPTION_FILE)
@@ -271,7 +271,7 @@ mod tests {
 
     #[test]
     fn a_finding_is_read_whole_and_named_by_its_content() {
-        let root = pad_conformance::data::scratch_dir().unwrap();
+        let root = crate::data::scratch_dir().unwrap();
         let dir = finding(root.path(), "test_fuzz_wrong-values_edge-padding_other-values_pad");
         let read = Finding::read(&dir).unwrap();
         assert_eq!(read.slug, "wrong-values_edge-padding_other-values");
@@ -296,7 +296,7 @@ mod tests {
 
     #[test]
     fn hostile_findings_are_refused_naming_the_entry() {
-        let root = pad_conformance::data::scratch_dir().unwrap();
+        let root = crate::data::scratch_dir().unwrap();
         let error = |dir: &Path| Finding::read(dir).unwrap_err().to_string();
         let bad = finding(root.path(), "test_fuzz_x/../y_pad");
         assert!(

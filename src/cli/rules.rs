@@ -4,14 +4,14 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use pad_conformance::operators::Rule;
+use crate::operators::Rule;
 use serde_json::json;
 
 use super::Fatal;
 use super::args::{RulesArgs, RulesFormat};
 use super::output::{Output, finish};
 
-pub fn rules(args: &RulesArgs) -> Result<ExitCode, Fatal> {
+pub(super) fn rules(args: &RulesArgs) -> Result<ExitCode, Fatal> {
     let mut out = Output::Stdout(io::stdout());
     let written = match args.format {
         RulesFormat::Json => writeln!(out, "{}", json_table()),

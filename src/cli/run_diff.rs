@@ -5,13 +5,13 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use pad_conformance::judge::check::{Outcome, Status};
-use pad_conformance::report::{RunReport, Summary};
-use pad_conformance::text::{escape_cell, first_line};
+use crate::judge::check::{Outcome, Status};
+use crate::report::{RunReport, Summary};
+use crate::text::{escape_cell, first_line};
 
 /// How a data set changed between the runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Change {
+pub(super) enum Change {
     /// Now failed or errored on a gating basis; before it passed, or was skipped or
     /// unsupported. This is what makes `diff` exit 1.
     Regressed,
@@ -28,7 +28,7 @@ pub enum Change {
 
 impl Change {
     /// Every kind, in the order reports list them.
-    pub const ALL: [Change; 5] = [
+    pub(super) const ALL: [Change; 5] = [
         Change::Regressed,
         Change::Fixed,
         Change::ChangedStatus,
@@ -37,7 +37,7 @@ impl Change {
     ];
 
     /// How reports title it.
-    pub fn title(self) -> &'static str {
+    pub(super) fn title(self) -> &'static str {
         match self {
             Change::Regressed => "Regressed",
             Change::Fixed => "Fixed",
@@ -48,7 +48,7 @@ impl Change {
     }
 
     /// A lowercase name for ids and classes.
-    pub fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Change::Regressed => "regressed",
             Change::Fixed => "fixed",
@@ -61,7 +61,7 @@ impl Change {
 
 /// One data set that changed.
 #[derive(Clone, Debug)]
-pub struct Changed<'a> {
+pub(super) struct Changed<'a> {
     /// The data set's name: `extended/test_ext_pad19_wrap/0`.
     pub name: String,
     /// How it changed.
@@ -74,14 +74,14 @@ pub struct Changed<'a> {
 
 impl<'a> Changed<'a> {
     /// The newer of its outcomes: what describes it now.
-    pub fn latest(&self) -> &'a Outcome {
+    pub(super) fn latest(&self) -> &'a Outcome {
         self.new.or(self.old).expect("a change has at least one side")
     }
 }
 
 /// Two runs compared.
 #[derive(Clone, Debug)]
-pub struct RunDiff<'a> {
+pub(super) struct RunDiff<'a> {
     /// The old run.
     pub old: &'a RunReport,
     /// The new run.
@@ -98,7 +98,7 @@ fn is_failure(status: Status) -> bool {
 }
 
 /// How `old` became `new`, or none when neither the status nor the gating changed.
-pub fn classify(old: &Outcome, new: &Outcome) -> Option<Change> {
+pub(super) fn classify(old: &Outcome, new: &Outcome) -> Option<Change> {
     if old.status == new.status && old.gates == new.gates {
         None
     } else if new.is_gating_failure() && !is_failure(old.status) {
@@ -113,7 +113,7 @@ pub fn classify(old: &Outcome, new: &Outcome) -> Option<Change> {
 impl<'a> RunDiff<'a> {
     /// Compares two runs data set by data set (by name; a name repeated in one report counts
     /// once, its last outcome).
-    pub fn new(old: &'a RunReport, new: &'a RunReport) -> RunDiff<'a> {
+    pub(super) fn new(old: &'a RunReport, new: &'a RunReport) -> RunDiff<'a> {
         let by_name = |report: &'a RunReport| -> BTreeMap<String, &'a Outcome> {
             report.outcomes.iter().map(|o| (o.name(), o)).collect()
         };
@@ -157,17 +157,17 @@ impl<'a> RunDiff<'a> {
     }
 
     /// The changes of one kind.
-    pub fn of(&self, change: Change) -> impl Iterator<Item = &Changed<'a>> {
+    pub(super) fn of(&self, change: Change) -> impl Iterator<Item = &Changed<'a>> {
         self.changes.iter().filter(move |c| c.change == change)
     }
 
     /// Whether anything regressed: `diff` exits 1.
-    pub fn regressed(&self) -> bool {
+    pub(super) fn regressed(&self) -> bool {
         self.of(Change::Regressed).next().is_some()
     }
 
     /// `3 regressed, 10 fixed, 0 changed status, 0 added, 0 removed`.
-    pub fn line(&self) -> String {
+    pub(super) fn line(&self) -> String {
         Change::ALL
             .iter()
             .map(|&c| format!("{} {}", self.of(c).count(), c.title().to_lowercase()))
@@ -177,7 +177,7 @@ impl<'a> RunDiff<'a> {
 
     /// Writes the diff as Markdown, for a pull-request comment: both runs' totals, then one
     /// table per kind of change.
-    pub fn write_markdown(&self, out: &mut dyn Write) -> io::Result<()> {
+    pub(super) fn write_markdown(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "### pad-conformance diff: `{}` → `{}`\n",
@@ -228,7 +228,7 @@ fn write_summary_row(label: &str, s: &Summary, out: &mut dyn Write) -> io::Resul
 }
 
 /// `failed`, `errored (not gating)`, or `–` when the run does not have the data set.
-pub fn status_text(outcome: Option<&Outcome>) -> String {
+pub(super) fn status_text(outcome: Option<&Outcome>) -> String {
     match outcome {
         None => "–".to_owned(),
         Some(o) if o.is_non_gating_failure() => format!("{} (not gating)", o.status.name()),
@@ -241,7 +241,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use pad_conformance::operators::PadMode;
+    use crate::operators::PadMode;
 
     fn outcome(id: &str, status: Status, gates: bool) -> Outcome {
         Outcome {

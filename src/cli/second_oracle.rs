@@ -6,23 +6,23 @@
 
 use std::path::{Path, PathBuf};
 
-use pad_conformance::judge::check::Outcome;
-use pad_conformance::judge::verdict::Verdict;
-use pad_conformance::text::escape_line;
+use crate::judge::check::Outcome;
+use crate::judge::verdict::Verdict;
+use crate::text::escape_line;
 use serde::Serialize;
 
 use crate::cli::scoreboard::shell_quote;
 
 /// The environment variable naming the Python that runs the worker.
-pub const PYTHON_ENV: &str = "PAD_CONFORMANCE_PYTHON";
+pub(super) const PYTHON_ENV: &str = "PAD_CONFORMANCE_PYTHON";
 
 /// The worker script, in the checkout this binary was built from.
-pub fn onnx_reference_worker() -> PathBuf {
+pub(super) fn onnx_reference_worker() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/backends/onnx-reference-worker")
 }
 
 /// The `exec:` backend that runs ONNX's reference evaluator with `python`.
-pub fn onnx_reference_spec(python: &Path) -> String {
+pub(super) fn onnx_reference_spec(python: &Path) -> String {
     format!(
         "exec:{} {}",
         shell_quote(&python.to_string_lossy()),
@@ -32,7 +32,7 @@ pub fn onnx_reference_spec(python: &Path) -> String {
 
 /// What the second oracle says of a finding's expected result.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Confirmation {
+pub(super) enum Confirmation {
     /// It computes the same outputs, or refuses what must be refused.
     Confirmed,
     /// It cannot tell (there is none, or it refuses, fails on or does not support the case,
@@ -46,7 +46,7 @@ pub enum Confirmation {
 /// How a promoted case's sidecar records its oracles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum OracleStatus {
+pub(super) enum OracleStatus {
     /// The reference and a second oracle agree.
     Confirmed,
     /// The reference alone.
@@ -56,7 +56,7 @@ pub enum OracleStatus {
 impl Confirmation {
     /// The verdict of the second oracle `oracle`, judged on the finding as a run judges a
     /// backend.
-    pub fn of(outcome: &Outcome, oracle: &str) -> Confirmation {
+    pub(super) fn of(outcome: &Outcome, oracle: &str) -> Confirmation {
         let said = || escape_line(outcome.message.lines().next().unwrap_or_default()).into_owned();
         match &outcome.verdict {
             Some(
@@ -80,7 +80,7 @@ impl Confirmation {
     }
 
     /// The status a promoted case records.
-    pub fn status(&self) -> OracleStatus {
+    pub(super) fn status(&self) -> OracleStatus {
         match self {
             Confirmation::Confirmed => OracleStatus::Confirmed,
             _ => OracleStatus::ReferenceOnly,

@@ -15,8 +15,8 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-use pad_conformance::backend::kill_worker_groups;
-use pad_conformance::cancel::Cancel;
+use crate::backend::kill_worker_groups;
+use crate::cancel::Cancel;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::low_level::{emulate_default_handler, register};
 
@@ -28,13 +28,13 @@ static SIGNAL: AtomicI32 = AtomicI32::new(0);
 static IN_RUN: AtomicBool = AtomicBool::new(false);
 
 /// The token commands pass to the library: tripped by the first SIGINT or SIGTERM.
-pub fn cancel() -> Cancel {
+pub(crate) fn cancel() -> Cancel {
     CANCEL.get_or_init(Cancel::new).clone()
 }
 
 /// The exit code of a command a signal stopped: 128 + the signal's number, as a shell
 /// reports it; `None` when no signal came.
-pub fn interrupted() -> Option<ExitCode> {
+pub(crate) fn interrupted() -> Option<ExitCode> {
     match SIGNAL.load(Ordering::SeqCst) {
         0 => None,
         signal => Some(ExitCode::from(u8::try_from(128 + signal).unwrap_or(130))),
@@ -43,10 +43,10 @@ pub fn interrupted() -> Option<ExitCode> {
 
 /// While alive, the first signal cancels the run, which then writes what finished, instead
 /// of exiting at once.
-pub struct CancelsRun(());
+pub(crate) struct CancelsRun(());
 
 impl CancelsRun {
-    pub fn start() -> CancelsRun {
+    pub(crate) fn start() -> CancelsRun {
         IN_RUN.store(true, Ordering::SeqCst);
         CancelsRun(())
     }
@@ -59,7 +59,7 @@ impl Drop for CancelsRun {
 }
 
 /// Installs the handlers; called once, first thing in `main`.
-pub fn install() {
+pub(crate) fn install() {
     let cancel = cancel();
     for signal in [SIGINT, SIGTERM, SIGHUP] {
         if ignored(signal) {

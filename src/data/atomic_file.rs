@@ -19,7 +19,7 @@ use super::side_file::special_kind;
 /// A file being written; the target is replaced only by [`AtomicFile::commit`]. Dropped
 /// without a commit, the temporary file is removed and the target left untouched.
 #[derive(Debug)]
-pub struct AtomicFile {
+pub(crate) struct AtomicFile {
     temp: BufWriter<NamedTempFile>,
     path: PathBuf,
 }
@@ -27,7 +27,7 @@ pub struct AtomicFile {
 /// Why a target is not replaced, as the source of an `io::Error`.
 #[derive(Debug, thiserror::Error)]
 #[error("it is a {kind}, not a regular file; refusing to replace it")]
-pub struct NotReplaced {
+pub(crate) struct NotReplaced {
     /// `symbolic link`, `FIFO`, `socket`, `device`, `directory`, `special file`.
     pub kind: &'static str,
 }
@@ -55,7 +55,7 @@ fn dir_of(path: &Path) -> &Path {
 
 /// Whether `path` could be written: a regular file or nothing there, and a temporary file
 /// can be made beside it. For a write that comes at the end of a long run, checked before it.
-pub fn check_writable(path: &Path) -> io::Result<()> {
+pub(crate) fn check_writable(path: &Path) -> io::Result<()> {
     target_mode(path)?;
     tempfile::Builder::new()
         .prefix(".pad-conformance-")
@@ -66,7 +66,7 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
 impl AtomicFile {
     /// Starts writing `path`, through a temporary file in the same directory (so that the
     /// rename stays on one file system). Refuses a target that is not a regular file.
-    pub fn create(path: &Path) -> io::Result<AtomicFile> {
+    pub(crate) fn create(path: &Path) -> io::Result<AtomicFile> {
         let mode = target_mode(path)?;
         let temp = tempfile::Builder::new()
             .prefix(".pad-conformance-")
@@ -84,7 +84,7 @@ impl AtomicFile {
 
     /// Flushes the text and puts the file in place of the target, if the target is still a
     /// regular file or nothing.
-    pub fn commit(self) -> io::Result<()> {
+    pub(crate) fn commit(self) -> io::Result<()> {
         let temp = self.temp.into_inner().map_err(io::IntoInnerError::into_error)?;
         temp.as_file().sync_all()?;
         target_mode(&self.path)?;
@@ -104,7 +104,7 @@ impl Write for AtomicFile {
 }
 
 /// Writes `bytes` to `path` whole or not at all.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = AtomicFile::create(path)?;
     file.write_all(bytes)?;
     file.commit()

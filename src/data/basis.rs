@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 /// The kind of ground an expected result stands on, strongest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Basis {
     /// The operator's page or its schema says so.
     Spec,
@@ -72,6 +73,7 @@ pub struct Gating(BTreeSet<Basis>);
 
 /// A `--basis` selection that cannot gate.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GatingError {
     /// Not a basis name.
     #[error("unknown basis {0:?}; use spec, reference or rule")]

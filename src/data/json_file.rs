@@ -43,7 +43,7 @@ pub enum JsonFileError {
 
 /// Reads `path` as JSON into a `T`: a regular file of at most `limit` bytes
 /// ([`crate::data::side_file`]).
-pub fn read_json<T: DeserializeOwned>(path: &Path, limit: u64) -> Result<T, JsonFileError> {
+pub(crate) fn read_json<T: DeserializeOwned>(path: &Path, limit: u64) -> Result<T, JsonFileError> {
     let text = read_text_capped(path, limit).map_err(|source| JsonFileError::Read {
         path: path.to_owned(),
         source,

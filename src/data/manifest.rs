@@ -20,12 +20,12 @@ use crate::data::side_file::{MAX_CORPUS_LIST_BYTES, excerpt, open_regular, read_
 
 /// The manifest file's name, at a corpus root and in its subdirectories.
 #[doc(hidden)]
-pub const MANIFEST_FILE: &str = "MANIFEST.tsv";
+pub(crate) const MANIFEST_FILE: &str = "MANIFEST.tsv";
 
 const UPSTREAM_HEADER: &str = "release\tcase\tfile\torigin\tbytes\tsha256";
 /// The header line of a manifest of generated cases (the tool's promotion writes one).
 #[doc(hidden)]
-pub const GENERATED_HEADER: &str = "case\tfile\tbytes\tsha256";
+pub(crate) const GENERATED_HEADER: &str = "case\tfile\tbytes\tsha256";
 
 /// The cases a corpus's manifests list, by directory relative to the corpus root
 /// (`onnx-1.22.0/node/test_wrap_pad`, `extended/test_ext_pad2_reflect_float_r1`).

@@ -4,23 +4,23 @@
 
 // For the tool's report files.
 #[doc(hidden)]
-pub mod atomic_file;
-pub mod basis;
-pub mod corpus;
+pub(crate) mod atomic_file;
+pub(crate) mod basis;
+pub(crate) mod corpus;
 #[doc(hidden)]
-pub mod json_file;
-pub mod manifest;
+pub(crate) mod json_file;
+pub(crate) mod manifest;
 mod roots;
 pub(crate) mod scratch;
-pub mod shard;
+pub(crate) mod shard;
 // Size-capped reads of side files, for the tool too.
 #[doc(hidden)]
-pub mod side_file;
+pub(crate) mod side_file;
 
-pub use json_file::JsonFileError;
 // Scratch directories where the runner makes its own: for the tests' too.
 #[doc(hidden)]
 pub use scratch::scratch_dir;
 
-pub use roots::{DataRoot, data_dir, default_root};
+pub(crate) use roots::default_root;
+pub use roots::{DataRoot, data_dir};
 pub(crate) use roots::{corpus_name, corpus_versions};

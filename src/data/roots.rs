@@ -40,7 +40,7 @@ fn data_dir_from(env: Option<OsString>) -> PathBuf {
 /// The default root of the command line and the harness alike: `$PAD_CONFORMANCE_DATA`
 /// when set, else `./onnx-testdata` when the current directory has one (a checkout of this
 /// repository, or a project keeping its own copy), else the bundled data.
-pub fn default_root() -> PathBuf {
+pub(crate) fn default_root() -> PathBuf {
     let env = std::env::var_os(DATA_ENV).filter(|dir| !dir.is_empty());
     let local = Path::new("onnx-testdata");
     if env.is_none() && local.is_dir() {
@@ -114,7 +114,7 @@ impl DataRoot {
 
 /// The versions of the corpora `roots` belong to, by corpus name (its directory's name):
 /// what a baseline records. Empty when no root lies in a versioned corpus.
-pub fn corpus_versions(roots: &[DataRoot]) -> BTreeMap<String, u32> {
+pub(crate) fn corpus_versions(roots: &[DataRoot]) -> BTreeMap<String, u32> {
     roots
         .iter()
         .filter_map(|root| root.corpus.as_deref())
@@ -123,7 +123,7 @@ pub fn corpus_versions(roots: &[DataRoot]) -> BTreeMap<String, u32> {
 }
 
 /// A corpus's name in a baseline: its directory's name (`onnx-testdata`).
-pub fn corpus_name(corpus: &Corpus) -> String {
+pub(crate) fn corpus_name(corpus: &Corpus) -> String {
     corpus.dir.file_name().map_or_else(
         || corpus.dir.display().to_string(),
         |n| n.to_string_lossy().into_owned(),

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// Part `index` (1 to `count`) of a run split into `count` parts.
 ///
 /// ```
-/// use pad_conformance::data::shard::Shard;
+/// use pad_conformance::testing::Shard;
 /// let parts: Vec<Shard> = (1..=3).map(|k| format!("{k}/3").parse().unwrap()).collect();
 /// let name = "onnx-1.22.0/node/test_wrap_pad/0";
 /// assert_eq!(parts.iter().filter(|shard| shard.contains(name)).count(), 1);

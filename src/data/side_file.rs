@@ -11,17 +11,17 @@ use std::path::Path;
 
 /// The largest profile read: a profile is a few lines of TOML, but a generated one may list
 /// a hundred thousand exceptions (about 8 MiB), which its matching handles in linear time.
-pub const MAX_PROFILE_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_PROFILE_BYTES: u64 = 16 << 20;
 /// The largest case.json read: a sidecar of a few fields.
-pub const MAX_CASE_INFO_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_CASE_INFO_BYTES: u64 = 1 << 20;
 /// The largest VERSION read: one number.
-pub const MAX_VERSION_BYTES: u64 = 4 << 10;
+pub(crate) const MAX_VERSION_BYTES: u64 = 4 << 10;
 /// The largest CHANGELOG.md or MANIFEST.tsv read: one line per data set of a large corpus.
-pub const MAX_CORPUS_LIST_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_CORPUS_LIST_BYTES: u64 = 64 << 20;
 /// The largest baseline read: one entry per failing data set of a large corpus.
-pub const MAX_BASELINE_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_BASELINE_BYTES: u64 = 64 << 20;
 /// The largest JSON report read (by `diff`): one record per data set, messages included.
-pub const MAX_REPORT_BYTES: u64 = 512 << 20;
+pub(crate) const MAX_REPORT_BYTES: u64 = 512 << 20;
 
 /// Why a file was not read, as the source of the caller's `io::Error`.
 #[derive(Debug, thiserror::Error)]
@@ -53,7 +53,7 @@ impl From<Refused> for io::Error {
 
 /// What a file type names when it is not a regular file: `symbolic link` (seen only when
 /// links are not followed), `directory`, `FIFO`, `socket`, `device`, `special file`.
-pub fn special_kind(file_type: std::fs::FileType) -> Option<&'static str> {
+pub(crate) fn special_kind(file_type: std::fs::FileType) -> Option<&'static str> {
     Some(if file_type.is_file() {
         return None;
     } else if file_type.is_symlink() {
@@ -78,7 +78,7 @@ fn not_a_file(metadata: &std::fs::Metadata) -> Option<Refused> {
 
 /// Opens `path` (links followed) when it is a regular file of at most `limit` bytes, and
 /// returns it with its size; anything else is refused before a byte is read.
-pub fn open_regular(path: &Path, limit: u64) -> io::Result<(File, u64)> {
+pub(crate) fn open_regular(path: &Path, limit: u64) -> io::Result<(File, u64)> {
     if let Some(refused) = not_a_file(&std::fs::metadata(path)?) {
         return Err(refused.into());
     }
@@ -103,7 +103,7 @@ pub fn open_regular(path: &Path, limit: u64) -> io::Result<(File, u64)> {
 
 /// The bytes of the regular file `path`, refused over `limit` bytes before reading (and
 /// cut off at the limit should it grow while read).
-pub fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     let (file, len) = open_regular(path, limit)?;
     let mut bytes = Vec::with_capacity(len as usize);
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
@@ -118,13 +118,13 @@ pub fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
 }
 
 /// [`read_capped`] as UTF-8 text.
-pub fn read_text_capped(path: &Path, limit: u64) -> io::Result<String> {
+pub(crate) fn read_text_capped(path: &Path, limit: u64) -> io::Result<String> {
     String::from_utf8(read_capped(path, limit)?).map_err(|_| Refused::NotText.into())
 }
 
 /// At most `max_chars` characters of `text`, cut with `…`: how an error quotes what it read
 /// (a parse error must not echo a line of a gigabyte).
-pub fn excerpt(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
+pub(crate) fn excerpt(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(max_chars) {
         None => text.into(),
         Some((cut, _)) => format!("{}…", &text[..cut]).into(),
@@ -133,7 +133,7 @@ pub fn excerpt(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
 
 /// A parser's error message with each line cut by [`excerpt`] and at most `max_lines` lines:
 /// the position and the reason stay, a quoted line of a gigabyte does not.
-pub fn excerpt_lines(text: &str, max_chars: usize, max_lines: usize) -> String {
+pub(crate) fn excerpt_lines(text: &str, max_chars: usize, max_lines: usize) -> String {
     let mut lines: Vec<std::borrow::Cow<'_, str>> = text
         .lines()
         .take(max_lines)

@@ -14,7 +14,7 @@ fn note(kind: Basis, section: &str) -> BasisNote {
 }
 
 /// The basis of the output ref computed for `case`: the weakest rule it rests on.
-pub fn of_output(case: &FuzzCase) -> BasisNote {
+pub(super) fn of_output(case: &FuzzCase) -> BasisNote {
     let dims = case.data.shape();
     let empty = case.data.is_empty();
     let dtype = case.data.data_type().name();

@@ -254,7 +254,7 @@ fn float_attribute(name: &str, value: f32) -> AttributeProto {
 }
 
 /// The serialized tensors of `inputs`, named as the graph names them.
-pub fn encoded_inputs(model: &ModelProto, inputs: &[Tensor]) -> Vec<crate::proto::TensorProto> {
+pub(crate) fn encoded_inputs(model: &ModelProto, inputs: &[Tensor]) -> Vec<crate::proto::TensorProto> {
     let names: Vec<&str> = model
         .graph
         .as_ref()

@@ -57,7 +57,7 @@ impl Encoding {
     /// The form [`name`](Encoding::name) names; `None` for any other string.
     ///
     /// ```
-    /// use pad_conformance::fuzz::encoding::Encoding;
+    /// use pad_conformance::testing::Encoding;
     /// assert_eq!(Encoding::from_name("typed-data"), Some(Encoding::TypedData));
     /// assert_eq!(Encoding::from_name("typed_data"), None);
     /// ```

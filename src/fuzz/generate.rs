@@ -38,7 +38,7 @@ impl Default for Shape {
 }
 
 /// One random configuration.
-pub fn generate(rng: &mut ChaCha8Rng, shape: &Shape) -> FuzzCase {
+pub(super) fn generate(rng: &mut ChaCha8Rng, shape: &Shape) -> FuzzCase {
     let operators: Vec<OpVersion> = OpVersion::all().collect();
     let operator = operators[rng.random_range(0..operators.len())];
     let dtypes: Vec<DataType> = operator.data_types().collect();

@@ -6,8 +6,8 @@
 //! generator of its own ([`generate_case`]), so runs split into shards.
 //!
 //! ```no_run
-//! use pad_conformance::backend::RefBackend;
-//! use pad_conformance::fuzz::{FuzzOptions, fuzz};
+//! use pad_conformance::RefBackend;
+//! use pad_conformance::testing::{FuzzOptions, fuzz};
 //!
 //! let report = fuzz(&RefBackend, &FuzzOptions { cases: Some(1000), ..FuzzOptions::default() }, &mut |_| {}).unwrap();
 //! assert!(report.findings.is_empty());
@@ -15,9 +15,9 @@
 
 mod basis;
 mod case;
-pub mod encoding;
+pub(crate) mod encoding;
 mod generate;
-pub mod reproducer;
+pub(crate) mod reproducer;
 mod shrink;
 mod values;
 
@@ -45,9 +45,9 @@ use crate::operators::{OpVersion, Rule};
 use crate::proto::ModelProto;
 use crate::tensor::{DataType, DecodeOptions, Tensor};
 
-pub use case::FuzzCase;
+pub(crate) use case::FuzzCase;
 #[doc(hidden)]
-pub use case::encoded_inputs;
+pub(crate) use case::encoded_inputs;
 use encoding::Encoding;
 pub use generate::Shape;
 use generate::generate;
@@ -418,14 +418,14 @@ impl Evaluation {
 /// Fuzzes `backend` against the reference. `progress` is called now and then.
 ///
 /// ```
-/// use pad_conformance::backend::RefBackend;
-/// use pad_conformance::fuzz::{FuzzOptions, fuzz};
+/// use pad_conformance::RefBackend;
+/// use pad_conformance::testing::{FuzzOptions, fuzz};
 ///
 /// let options = FuzzOptions { seed: 7, cases: Some(300), ..FuzzOptions::default() };
 /// let report = fuzz(&RefBackend, &options, &mut |_progress| {})?;
 /// assert_eq!(report.cases, 300);
 /// assert!(report.findings.is_empty()); // the reference agrees with itself
-/// # Ok::<(), pad_conformance::fuzz::FuzzError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn fuzz(
     backend: &dyn Backend,

@@ -21,7 +21,7 @@ use crate::tensor::{FileError, FileProblem};
 /// The binary reads reproducer directories as hostile input (`fuzz --out`, `promote`) and
 /// takes nothing else.
 #[doc(hidden)]
-pub fn is_data_set_file(name: &str) -> bool {
+pub(crate) fn is_data_set_file(name: &str) -> bool {
     let numbered = |prefix: &str| {
         name.strip_prefix(prefix)
             .and_then(|rest| rest.strip_suffix(".pb"))

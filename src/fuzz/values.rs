@@ -24,12 +24,12 @@ const CONSTANT_SPECIAL: f64 = 0.4;
 const WORDS: [&str; 9] = ["", "a", "pad", "é", "e\u{301}", "日本", "🙂", "a b", "\0x"];
 
 /// A data tensor of `dtype` and `shape` with random values.
-pub fn random_tensor(dtype: DataType, shape: &[usize], rng: &mut ChaCha8Rng) -> Tensor {
+pub(super) fn random_tensor(dtype: DataType, shape: &[usize], rng: &mut ChaCha8Rng) -> Tensor {
     random_values(dtype, shape, rng, SPECIAL)
 }
 
 /// A constant value of `dtype` and `shape`: special values more often.
-pub fn random_constant(dtype: DataType, shape: &[usize], rng: &mut ChaCha8Rng) -> Tensor {
+pub(super) fn random_constant(dtype: DataType, shape: &[usize], rng: &mut ChaCha8Rng) -> Tensor {
     random_values(dtype, shape, rng, CONSTANT_SPECIAL)
 }
 

@@ -11,7 +11,7 @@ use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::side_file::MAX_BASELINE_BYTES;
 use crate::data::{DataRoot, corpus_name, corpus_versions};
 use crate::judge::check::{Outcome, Status};
-pub use crate::judge::gate_result::GateResult;
+pub(crate) use crate::judge::gate_result::GateResult;
 use crate::judge::verdict::Verdict;
 use crate::text::first_line;
 
@@ -122,7 +122,7 @@ pub struct Expectation {
 /// leave cases undiscovered on purpose, so that no entry can be called stale. The CLI and
 /// the harness both judge staleness by it.
 #[derive(Clone, Debug)]
-pub enum Discovered {
+pub(crate) enum Discovered {
     /// Every data set name under the roots.
     All(HashSet<String>),
     /// Custom patterns: the names are not all known.
@@ -131,7 +131,7 @@ pub enum Discovered {
 
 impl Discovered {
     /// The names of `cases`' data sets, or `Partial` under custom patterns.
-    pub fn new(cases: &[crate::case::TestCase], custom_patterns: bool) -> Discovered {
+    pub(crate) fn new(cases: &[crate::case::TestCase], custom_patterns: bool) -> Discovered {
         if custom_patterns {
             return Discovered::Partial;
         }
@@ -143,7 +143,7 @@ impl Discovered {
     }
 
     /// Whether an entry for `name` can stand: the data set exists, or it cannot be known.
-    pub fn contains(&self, name: &str) -> bool {
+    pub(crate) fn contains(&self, name: &str) -> bool {
         match self {
             Discovered::All(names) => names.contains(name),
             Discovered::Partial => true,
@@ -276,8 +276,8 @@ impl Baseline {
     /// Reads a baseline file of the format this version writes or an older one.
     ///
     /// ```
-    /// use pad_conformance::gate::baseline::{Baseline, GateResult};
-    /// use pad_conformance::judge::check::Status;
+    /// use pad_conformance::testing::{Baseline, GateResult};
+    /// use pad_conformance::testing::Status;
     ///
     /// let baseline = Baseline::read("examples/toy_backend.baseline.json".as_ref())?;
     /// // A listed failure is known; the same data set passing is fixed, and an unlisted failure new.
@@ -285,7 +285,7 @@ impl Baseline {
     /// assert!(matches!(baseline.finding(listed, Status::Errored), GateResult::KnownFailure { .. }));
     /// assert!(matches!(baseline.finding(listed, Status::Passed), GateResult::Fixed { .. }));
     /// assert!(matches!(baseline.finding("node/test_constant_pad/0", Status::Failed), GateResult::NewFailure));
-    /// # Ok::<(), pad_conformance::gate::baseline::BaselineError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
         let baseline: Baseline = read_json(path, MAX_BASELINE_BYTES)?;

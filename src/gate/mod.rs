@@ -1,3 +1,3 @@
 //! The gate: known failures ([`baseline`]) against which a run is weighed.
 
-pub mod baseline;
+pub(crate) mod baseline;

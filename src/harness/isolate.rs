@@ -33,7 +33,7 @@ const OUTPUT_LINES: usize = 20;
 
 /// What a child process is asked to run, and where its result goes.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ChildRequest {
+pub(super) struct ChildRequest {
     /// The trial's name, which the result carries.
     pub name: String,
     /// The case directory.
@@ -46,7 +46,7 @@ pub struct ChildRequest {
 
 impl ChildRequest {
     /// In a child process: its request; `None` in any other process.
-    pub fn from_env() -> Option<ChildRequest> {
+    pub(super) fn from_env() -> Option<ChildRequest> {
         Some(ChildRequest {
             name: std::env::var(CHILD_TRIAL_ENV).ok()?,
             case_dir: std::env::var_os(CHILD_CASE_ENV)?.into(),
@@ -57,20 +57,20 @@ impl ChildRequest {
 }
 
 /// In a child process: hands the result to the parent.
-pub fn write_result(path: &Path, result: &Outcome) -> std::io::Result<()> {
+pub(super) fn write_result(path: &Path, result: &Outcome) -> std::io::Result<()> {
     std::fs::write(path, serde_json::to_vec(result).map_err(std::io::Error::other)?)
 }
 
 /// In a child process that cannot find its case or data set: says why and exits with
 /// [`NOT_FOUND_STATUS`].
-pub fn not_found(why: &str) -> ! {
+pub(super) fn not_found(why: &str) -> ! {
     eprintln!("{why}");
     std::process::exit(NOT_FOUND_STATUS)
 }
 
 /// Runs `trial` in a child process,
 /// killing it (and its process group) after `time_limit`.
-pub fn run_in_child(trial: &TrialRef<'_>, time_limit: Duration) -> Outcome {
+pub(super) fn run_in_child(trial: &TrialRef<'_>, time_limit: Duration) -> Outcome {
     // A child that did not take the child's path (its main does not end in Harness::run, or
     // the trials were run another way) would start children of its own, without end.
     if std::env::var_os(CHILD_TRIAL_ENV).is_some() {

@@ -4,8 +4,8 @@
 //!
 //! ```no_run
 //! // tests/conformance.rs of a backend crate, with `harness = false` in Cargo.toml:
-//! use pad_conformance::backend::RefBackend;
-//! use pad_conformance::harness::Harness;
+//! use pad_conformance::RefBackend;
+//! use pad_conformance::Harness;
 //!
 //! fn main() {
 //!     // The bundled cases, each data set in a child process, known failures listed.
@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use libtest_mimic::{Arguments, Completion, Conclusion, Trial};
 
-pub use summary::HarnessSummary;
+pub(crate) use summary::HarnessSummary;
 
 use crate::backend::Backend;
 use crate::case::error::Error;
@@ -50,6 +50,7 @@ use reports::Reports;
 
 /// Why the harness cannot build or finish its trials.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum HarnessError {
     /// The cases cannot be discovered.
     #[error(transparent)]
@@ -148,7 +149,7 @@ impl Harness {
     }
 
     /// Adds a directory to search for cases. Without any, the harness runs the command
-    /// line's default data ([`default_root`](crate::data::default_root)): the bundled cases
+    /// line's default data (`default_root`): the bundled cases
     /// unless `$PAD_CONFORMANCE_DATA` or `./onnx-testdata` says otherwise.
     pub fn root(mut self, root: impl Into<PathBuf>) -> Harness {
         self.roots.push(root.into());
@@ -275,7 +276,7 @@ impl Harness {
 
     /// One trial per case and data set. Not-applicable cases are ignored trials; a case whose
     /// model cannot be read is a trial that fails with the reason.
-    pub fn trials(&self) -> Result<Vec<Trial>, HarnessError> {
+    pub(crate) fn trials(&self) -> Result<Vec<Trial>, HarnessError> {
         Ok(self.build()?.trials)
     }
 
@@ -414,7 +415,7 @@ impl Harness {
 
     /// Runs the trials `args` selects, prints the harness's summary after libtest's, and
     /// records the baseline if asked to.
-    pub fn execute(self, args: &Arguments) -> Result<HarnessRun, HarnessError> {
+    pub(crate) fn execute(self, args: &Arguments) -> Result<HarnessRun, HarnessError> {
         if !args.list && reports::under_nextest() {
             for (asked, what) in [
                 (self.write_baseline.is_some(), "baseline"),

@@ -14,7 +14,7 @@ thread_local! {
 
 /// Runs `f` with this thread's panics silenced; returns its result and, if it panicked
 /// (even if the panic was caught inside `f`), where the last panic happened.
-pub fn quietly<R>(f: impl FnOnce() -> R) -> (R, Option<String>) {
+pub(super) fn quietly<R>(f: impl FnOnce() -> R) -> (R, Option<String>) {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let previous = std::panic::take_hook();

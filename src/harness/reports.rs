@@ -9,7 +9,7 @@ use crate::report::{RunReport, write_json, write_junit};
 
 /// Where the harness writes its reports, if anywhere.
 #[derive(Clone, Debug, Default)]
-pub struct Reports {
+pub(super) struct Reports {
     /// The JSON report's file.
     pub json: Option<PathBuf>,
     /// The JUnit XML report's file.
@@ -18,12 +18,12 @@ pub struct Reports {
 
 impl Reports {
     /// Whether any report is asked for.
-    pub fn any(&self) -> bool {
+    pub(super) fn any(&self) -> bool {
         self.json.is_some() || self.junit.is_some()
     }
 
     /// Writes each report asked for, whole or not at all.
-    pub fn write(&self, report: &RunReport) -> Result<(), HarnessError> {
+    pub(super) fn write(&self, report: &RunReport) -> Result<(), HarnessError> {
         if let Some(path) = &self.json {
             let mut text = Vec::new();
             write_json(report, &mut text).map_err(|e| write_error(path, e))?;
@@ -48,7 +48,7 @@ fn write_error(path: &Path, source: std::io::Error) -> HarnessError {
 /// Whether this process is one of cargo-nextest's: nextest runs each trial in a process of
 /// its own, so what the harness writes at the end of a run would be one trial's, each
 /// process overwriting the last.
-pub fn under_nextest() -> bool {
+pub(super) fn under_nextest() -> bool {
     std::env::var_os("NEXTEST_EXECUTION_MODE").is_some_and(|mode| mode == "process-per-test")
         || std::env::var_os("NEXTEST").is_some_and(|v| v == "1")
 }

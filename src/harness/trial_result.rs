@@ -8,7 +8,7 @@ use crate::judge::check::Outcome;
 use crate::judge::verdict::{Failure, Verdict};
 
 /// The outcome of data set `index` of `case` whose run failed as `failure`, `detail` saying how.
-pub fn failed(trial: &TrialRef<'_>, failure: Failure, detail: String) -> Outcome {
+pub(super) fn failed(trial: &TrialRef<'_>, failure: Failure, detail: String) -> Outcome {
     let verdict = Verdict::Failed {
         failure,
         detail,
@@ -18,7 +18,7 @@ pub fn failed(trial: &TrialRef<'_>, failure: Failure, detail: String) -> Outcome
 }
 
 /// The outcome of a data set the child process could not find or list: no backend is to blame.
-pub fn not_loadable(trial: &TrialRef<'_>, detail: String) -> Outcome {
+pub(super) fn not_loadable(trial: &TrialRef<'_>, detail: String) -> Outcome {
     Outcome::unanswered(
         trial.case,
         trial.index,
@@ -30,7 +30,7 @@ pub fn not_loadable(trial: &TrialRef<'_>, detail: String) -> Outcome {
 
 /// Which trial: data set `index` of `case`, run by `backend`, gated on `gating`.
 #[derive(Clone, Copy)]
-pub struct TrialRef<'a> {
+pub(super) struct TrialRef<'a> {
     /// The case.
     pub case: &'a TestCase,
     /// The data set's index among the case's.

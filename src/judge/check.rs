@@ -303,16 +303,16 @@ impl From<Verdict> for Judged {
 /// load, run, judge. The CLI and the harness both check every data set through it.
 ///
 /// ```
-/// use pad_conformance::backend::RefBackend;
-/// use pad_conformance::case::{Patterns, discover};
-/// use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
-/// use pad_conformance::judge::verdict::Verdict;
+/// use pad_conformance::RefBackend;
+/// use pad_conformance::testing::{Patterns, discover};
+/// use pad_conformance::testing::{CheckOptions, Status, check_data_set};
+/// use pad_conformance::testing::Verdict;
 ///
 /// let case = &discover(&[], &Patterns::new(&["test_wrap_pad"])?)?[0];
 /// let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
 /// assert_eq!(outcome.status, Status::Passed);
 /// assert!(matches!(outcome.verdict, Some(Verdict::Passed { .. })));
-/// # Ok::<(), pad_conformance::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, options: &CheckOptions) -> Outcome {
     let model = case.runnable_model(&case.decode_options(options.max_tensor_bytes));
@@ -511,10 +511,7 @@ pub(crate) fn judge_answer(
 fn judge(model: &Model, data: &LoadedDataSet, rules: &[Rule], answer: Answer, options: &CheckOptions) -> Judged {
     let expectation = match &data.expected {
         Expected::Outputs(_) => Expectation::Outputs,
-        Expected::Error(reason) => Expectation::Refusal {
-            reason: reason.clone(),
-            rules: rules.to_vec(),
-        },
+        Expected::Error(_) => Expectation::Refusal { rules: rules.to_vec() },
     };
     let expected = match (&data.expected, answer) {
         (_, Answer::Panicked(detail)) => {

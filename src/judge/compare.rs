@@ -25,11 +25,12 @@ use crate::tensor::{
 
 /// How many differing elements a report lists.
 #[doc(hidden)]
-pub const MAX_LISTED: usize = 10;
+pub(crate) const MAX_LISTED: usize = 10;
 
 /// How floating outputs are compared: one model per run. No model excuses a NaN for a number,
 /// an unmatched infinity or a zero of the other sign.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub enum Tolerance {
     /// Values bit for bit, the sign of zero included; every NaN matches every NaN, whatever
     /// its payload. The default: a correct Pad reproduces every value it moves.
@@ -320,7 +321,7 @@ pub(crate) struct Placement {
 impl Placement {
     /// The whole picture in a sentence: "all 24 differing elements are in padding; the
     /// interior matches".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match (self.in_padding, self.in_interior) {
             (0, 0) => "no element differs".to_owned(),
             (1, 0) => "the differing element is in padding; the interior matches".to_owned(),
@@ -587,7 +588,7 @@ fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
 
 /// The verdict on one pair of elements.
 #[doc(hidden)]
-pub struct ElementCheck {
+pub(crate) struct ElementCheck {
     /// Passes the run's rule.
     pub within: bool,
     /// The two values have identical bits.
@@ -635,7 +636,7 @@ impl ElementCheck {
 
 /// How one element type is compared and shown; implemented for every element type.
 #[doc(hidden)]
-pub trait Comparable: Clone {
+pub(crate) trait Comparable: Clone {
     /// Compared as floating values (complex by parts).
     const FLOATING: bool;
     /// The verdict on one pair.
@@ -875,7 +876,7 @@ fn complex_text(re: String, im: String) -> String {
 
 impl Comparison {
     /// Fills the region of each listed mismatch.
-    pub fn with_regions(mut self, regions: &PadRegions) -> Comparison {
+    pub(crate) fn with_regions(mut self, regions: &PadRegions) -> Comparison {
         for m in &mut self.first_mismatches {
             m.region = Some(regions.region(&m.index));
         }
@@ -892,7 +893,7 @@ impl Comparison {
     ///   infinity not matched in 1 element, first [0, 0, 0, 1]: expected -inf, got -3.4028235e38
     ///   [0, 0, 0, 1] expected -inf actual -3.4028235e38 (begin padding of axis 3)
     /// ```
-    pub fn report(&self, output_index: usize, output_name: &str) -> String {
+    pub(crate) fn report(&self, output_index: usize, output_name: &str) -> String {
         let mut text = format!("output {output_index}");
         if !output_name.is_empty() {
             write!(text, " {output_name:?}").unwrap();

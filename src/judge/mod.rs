@@ -2,11 +2,11 @@
 //! one ([`check`], [`compare`]), within what the backend declares it supports ([`profile`]),
 //! into a [`verdict`]; a baseline weighs that into a [`gate_result`].
 
-pub mod cause_key;
-pub mod check;
-pub mod compare;
-pub mod gate_result;
-pub mod profile;
-pub mod setup;
+pub(crate) mod cause_key;
+pub(crate) mod check;
+pub(crate) mod compare;
+pub(crate) mod gate_result;
+pub(crate) mod profile;
+pub(crate) mod setup;
 pub(crate) mod ulps;
-pub mod verdict;
+pub(crate) mod verdict;

@@ -13,7 +13,7 @@ use half::{bf16, f16};
 use crate::tensor::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
 
 /// A floating format's facts that the comparison needs beyond the value itself.
-pub trait FloatFormat: Copy {
+pub(crate) trait FloatFormat: Copy {
     /// The value, widened exactly (every value of these formats is an `f64`).
     fn value(self) -> f64;
     /// The value's position among the format's values in increasing order: consecutive values
@@ -26,7 +26,7 @@ pub trait FloatFormat: Copy {
 
 /// How many values of the format lie between `a` and `b` (one for neighbours, zero for equal
 /// values and for −0 against +0); `None` when either is NaN.
-pub fn ulp_distance<F: FloatFormat>(a: F, b: F) -> Option<u64> {
+pub(crate) fn ulp_distance<F: FloatFormat>(a: F, b: F) -> Option<u64> {
     Some(a.ordinal()?.abs_diff(b.ordinal()?))
 }
 

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 use prost::Message;
 
-pub mod constant_inputs;
+pub(crate) mod constant_inputs;
 // Operator-version resolution and labels: for the tool.
 #[doc(hidden)]
-pub mod opset;
-pub mod value_info;
+pub(crate) mod opset;
+pub(crate) mod value_info;
 
 use crate::operators::{ModeAttribute, PadMode, PadOp};
 use crate::proto::{AttributeProto, ModelProto, NodeProto, attribute_type};
@@ -44,6 +44,7 @@ impl From<FileError> for ReadError {
 
 /// A model read from model.onnx.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Model {
     /// The model.onnx the model was read from, for messages.
     pub path: PathBuf,
@@ -55,6 +56,7 @@ pub struct Model {
 
 /// The main graph.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct Graph {
     /// In topological order, as ONNX requires.
     pub nodes: Vec<Node>,
@@ -72,6 +74,7 @@ pub struct Graph {
 
 /// One operator call.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Node {
     /// The node's name; may be empty.
     pub name: String,
@@ -165,6 +168,7 @@ pub enum AttributeProblem {
 
 /// A named attribute value.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Attribute {
     /// The attribute's name, e.g. `mode`.
     pub name: String,
@@ -174,6 +178,7 @@ pub struct Attribute {
 
 /// The attribute kinds the Pad family and the ops of its function bodies use.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum AttributeValue {
     /// A FLOAT attribute.
     Float(f32),
@@ -240,25 +245,25 @@ impl Model {
     /// Reads and decodes model.onnx. `options.base_dir` should be the model's directory.
     ///
     /// ```
-    /// use pad_conformance::model::{AttributeValue, Model};
-    /// use pad_conformance::tensor::DecodeOptions;
+    /// use pad_conformance::{AttributeValue, Model};
+    /// use pad_conformance::testing::DecodeOptions;
     ///
     /// let dir = pad_conformance::data_dir().join("onnx-1.22.0/node/test_wrap_pad");
     /// let options = DecodeOptions { base_dir: Some(dir.clone()), ..DecodeOptions::default() };
-    /// let model = Model::read(&dir.join("model.onnx"), &options)?;
+    /// let model = pad_conformance::testing::read_model(&dir.join("model.onnx"), &options)?;
     /// let pad = &model.graph.nodes[0];
     /// assert_eq!((pad.op_type.as_str(), pad.version), ("Pad", 25)); // the version its opset selects
     /// assert_eq!(pad.attribute("mode"), Some(&AttributeValue::String(b"wrap".to_vec())));
-    /// # Ok::<(), pad_conformance::model::ReadError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn read(path: &Path, options: &DecodeOptions) -> Result<Model, ReadError> {
+    pub(crate) fn read(path: &Path, options: &DecodeOptions) -> Result<Model, ReadError> {
         let bytes = read_limited(path, options.max_bytes)?;
         let proto = ModelProto::decode(Bytes::from(bytes)).map_err(|e| FileProblem::from(e).at(path))?;
         Model::from_proto(path, proto, options)
     }
 
     /// Builds a model from a decoded `ModelProto`; `path` names it in errors.
-    pub fn from_proto(path: &Path, proto: ModelProto, options: &DecodeOptions) -> Result<Model, ReadError> {
+    pub(crate) fn from_proto(path: &Path, proto: ModelProto, options: &DecodeOptions) -> Result<Model, ReadError> {
         let error = |source: ModelError| ReadError::Model {
             path: path.to_owned(),
             source: Box::new(source),

@@ -4,22 +4,22 @@
 //! `opset_import` for the node's domain (`""` and `"ai.onnx"` are the same domain).
 
 /// The domain ONNX's standard operators live in, as models spell it most often.
-pub const ONNX_DOMAIN: &str = "";
+pub(crate) const ONNX_DOMAIN: &str = "";
 /// The domain of onnxruntime's contrib operators.
-pub const MICROSOFT_DOMAIN: &str = "com.microsoft";
+pub(crate) const MICROSOFT_DOMAIN: &str = "com.microsoft";
 
 /// `""` for the standard domain, however the model spells it.
-pub fn normalize_domain(domain: &str) -> &str {
+pub(crate) fn normalize_domain(domain: &str) -> &str {
     if domain == "ai.onnx" { ONNX_DOMAIN } else { domain }
 }
 
 /// The domain as reports spell it: `ai.onnx` for the standard one.
-pub fn domain_name(domain: &str) -> &str {
+pub(crate) fn domain_name(domain: &str) -> &str {
     if domain.is_empty() { "ai.onnx" } else { domain }
 }
 
 /// `Pad-19` for a standard operator, `com.microsoft.Pad-1` for another domain's.
-pub fn operator_label(domain: &str, op_type: &str, version: i64) -> String {
+pub(crate) fn operator_label(domain: &str, op_type: &str, version: i64) -> String {
     match normalize_domain(domain) {
         ONNX_DOMAIN => format!("{op_type}-{version}"),
         other => format!("{other}.{op_type}-{version}"),
@@ -28,7 +28,7 @@ pub fn operator_label(domain: &str, op_type: &str, version: i64) -> String {
 
 /// The versions in which an operator changed, oldest first; `None` for operators this
 /// project does not know.
-pub fn operator_versions(domain: &str, op_type: &str) -> Option<&'static [i64]> {
+pub(crate) fn operator_versions(domain: &str, op_type: &str) -> Option<&'static [i64]> {
     if let Some(op) = crate::operators::PadOp::of(domain, op_type) {
         return Some(op.versions());
     }
@@ -47,7 +47,7 @@ pub fn operator_versions(domain: &str, op_type: &str) -> Option<&'static [i64]> 
 
 /// The version of `op_type` that opset `opset` selects: `Ok(None)` for an unknown operator,
 /// `Err(first)` when the opset predates the operator's first version `first`.
-pub fn operator_version(domain: &str, op_type: &str, opset: i64) -> Result<Option<i64>, i64> {
+pub(crate) fn operator_version(domain: &str, op_type: &str, opset: i64) -> Result<Option<i64>, i64> {
     let Some(versions) = operator_versions(domain, op_type) else {
         return Ok(None);
     };

@@ -7,6 +7,7 @@ use crate::tensor::DataType;
 
 /// A graph input's or output's declared type.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ValueInfo {
     /// The value's name.
     pub name: String,
@@ -21,6 +22,7 @@ pub struct ValueInfo {
 
 /// One declared extent.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Dim {
     /// A fixed extent.
     Fixed(usize),
@@ -33,7 +35,7 @@ pub enum Dim {
 impl ValueInfo {
     /// Reads a `ValueInfoProto`. Nothing here is refused: a missing or unusual declaration
     /// reads as `None`/[`Dim::Unknown`], since the runner needs no declaration to run a case.
-    pub fn from_proto(proto: &ValueInfoProto) -> ValueInfo {
+    pub(crate) fn from_proto(proto: &ValueInfoProto) -> ValueInfo {
         let tensor = proto.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
         let elem_type = tensor.map_or(0, |t| t.elem_type);
         let shape = tensor.and_then(|t| t.shape.as_ref()).map(|shape| {

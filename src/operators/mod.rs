@@ -7,9 +7,9 @@
 // Node parameters, read and validated: for the tool's benchmarks.
 mod mode_attribute;
 #[doc(hidden)]
-pub mod params;
+pub(crate) mod params;
 pub(crate) mod regions;
-pub mod rules;
+pub(crate) mod rules;
 
 pub use mode_attribute::ModeAttribute;
 pub use rules::Rule;
@@ -22,6 +22,7 @@ use crate::tensor::DataType;
 
 /// An operator of the Pad family.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[non_exhaustive]
 pub enum PadOp {
     /// ai.onnx Pad, versions 1 to 25.
     Pad,
@@ -72,7 +73,7 @@ impl PadOp {
 /// the two, and read back from them (`#[serde(flatten, with = "op_fields")]`); the binary's
 /// fuzz reports use it too.
 #[doc(hidden)]
-pub mod op_fields {
+pub(crate) mod op_fields {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     use super::PadOp;
@@ -87,7 +88,7 @@ pub mod op_fields {
     }
 
     /// Writes `op` and `domain` (both `null` for no operator).
-    pub fn serialize<S: Serializer>(op: &Option<PadOp>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(op: &Option<PadOp>, s: S) -> Result<S::Ok, S::Error> {
         Fields {
             op: op.map(|op| op.op_type().to_owned()),
             domain: op.map(|op| domain_name(op.domain()).to_owned()),
@@ -97,7 +98,7 @@ pub mod op_fields {
 
     /// Reads `op` and `domain`; a pair that names no operator of the family is an error
     /// that quotes it.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PadOp>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PadOp>, D::Error> {
         let fields = Fields::deserialize(d)?;
         let Some(op) = fields.op else { return Ok(None) };
         let domain = fields.domain.unwrap_or_default();
@@ -110,6 +111,7 @@ pub mod op_fields {
 /// How the border is filled.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum PadMode {
     /// A constant value (`constant_value`, or zero).
     Constant,
@@ -149,7 +151,7 @@ impl fmt::Display for PadMode {
 
 /// Where a Pad version reads its pads and constant from.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum PadsFrom {
+pub(crate) enum PadsFrom {
     /// Pad-1's `paddings` or Pad-2's `pads` attribute, with a float `value` attribute.
     Attribute(&'static str),
     /// Input 1, with the constant as input 2.
@@ -247,7 +249,7 @@ impl OpVersion {
     }
 
     /// Where a Pad version reads its pads from (CenterCropPad reads a target shape instead).
-    pub fn pads_from(self) -> PadsFrom {
+    pub(crate) fn pads_from(self) -> PadsFrom {
         match (self.op, self.version) {
             (PadOp::Pad, 1) => PadsFrom::Attribute("paddings"),
             (PadOp::Pad, 2) => PadsFrom::Attribute("pads"),

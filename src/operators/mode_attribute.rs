@@ -9,6 +9,7 @@ use super::PadMode;
 /// The `mode` a Pad node names: one of the four modes, or another spelling, for which the
 /// node must be refused (kept as written, so a report shows what the node said).
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[non_exhaustive]
 pub enum ModeAttribute {
     /// One of the modes the operators define.
     Mode(PadMode),

@@ -8,7 +8,7 @@ use crate::tensor::{DataType, Float8E8M0, Tensor};
 
 /// A Pad or com.microsoft Pad node's parameters, validated.
 #[derive(Clone, Debug)]
-pub struct PadParams {
+pub(crate) struct PadParams {
     /// The `mode` attribute (constant when absent).
     pub mode: PadMode,
     /// (begin, end) per axis of the data, after applying `axes`.
@@ -22,7 +22,7 @@ impl PadParams {
     /// `inputs[i]` is `None` for an omitted input. A refusal names the first rule broken, in
     /// its message, and every other rule the node breaks independently of it
     /// ([`OpError::also`]), so that a backend naming any of them names a right one.
-    pub fn read(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<PadParams, OpError> {
+    pub(crate) fn read(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Result<PadParams, OpError> {
         Self::read_first(node, op, inputs).map_err(|mut error| {
             for rule in other_rules(node, op, inputs) {
                 if rule != error.rule && !error.also.contains(&rule) {
@@ -192,7 +192,7 @@ fn other_rules(node: &Node, op: PadOp, inputs: &[Option<&Tensor>]) -> Vec<Rule> 
 
 /// A CenterCropPad node's parameters, validated: the (begin, end) pads per axis that take
 /// each listed axis to its target extent (negative: cropped).
-pub fn center_crop_pads(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<(i64, i64)>, OpError> {
+pub(crate) fn center_crop_pads(node: &Node, inputs: &[Option<&Tensor>]) -> Result<Vec<(i64, i64)>, OpError> {
     let refuse = |rule: Rule, message: String| OpError::new(node, rule, message);
     let row = OpVersion {
         op: PadOp::CenterCropPad,
@@ -394,7 +394,7 @@ fn axes_input(node: &Node, axes: &Tensor, rank: usize) -> Result<Vec<usize>, OpE
 }
 
 /// Resolves negative axes and checks range and repeats; the message completes "axes ...".
-pub fn normalize_axes(values: &[i64], rank: usize) -> Result<Vec<usize>, (Rule, String)> {
+pub(crate) fn normalize_axes(values: &[i64], rank: usize) -> Result<Vec<usize>, (Rule, String)> {
     let r = rank as i64;
     let mut axes = Vec::with_capacity(values.len().min(rank));
     // One flag per axis, so the check is linear in the number of axes, not quadratic.
@@ -420,7 +420,7 @@ pub fn normalize_axes(values: &[i64], rank: usize) -> Result<Vec<usize>, (Rule, 
 
 /// `[1, 2, 3]`, or its first eight values and a count when it is longer: messages stay short
 /// however many values a hostile input holds.
-pub fn abbreviated(values: &[i64]) -> String {
+pub(crate) fn abbreviated(values: &[i64]) -> String {
     const SHOWN: usize = 8;
     if values.len() <= SHOWN {
         format!("{values:?}")
@@ -430,7 +430,7 @@ pub fn abbreviated(values: &[i64]) -> String {
 }
 
 /// The values of an int32 or int64 tensor.
-pub fn int_values(t: &Tensor) -> Option<Vec<i64>> {
+pub(crate) fn int_values(t: &Tensor) -> Option<Vec<i64>> {
     match t {
         Tensor::Int64(a) => Some(a.iter().copied().collect()),
         Tensor::Int32(a) => Some(a.iter().map(|&v| v as i64).collect()),
@@ -459,7 +459,7 @@ fn float_constant(data_type: DataType, value: f32) -> Tensor {
 
 /// (begin, end) pads taking an axis of `extent` to `target`: the window or the placement
 /// starts at floor(difference / 2), so an odd difference puts the extra element at the end.
-pub fn centered_pads(extent: i64, target: i64) -> (i64, i64) {
+pub(crate) fn centered_pads(extent: i64, target: i64) -> (i64, i64) {
     let diff = target - extent;
     let begin = if diff >= 0 { diff / 2 } else { -((-diff) / 2) };
     (begin, diff - begin)

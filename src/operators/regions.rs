@@ -11,7 +11,7 @@ use crate::tensor::Tensor;
 /// Regions of a Pad output: per axis the (begin, end) pads applied (negative: cropped) and
 /// the output extent, to say where an output index falls.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PadRegions {
+pub(crate) struct PadRegions {
     /// (begin, end) per axis.
     pub pads: Vec<(i64, i64)>,
     /// The output extents.
@@ -21,7 +21,7 @@ pub struct PadRegions {
 impl PadRegions {
     /// Whether the `flat`-th element (row-major) of the output lies in the padding of some
     /// axis. No allocation: it is asked for every differing element.
-    pub fn is_padding(&self, mut flat: usize) -> bool {
+    pub(crate) fn is_padding(&self, mut flat: usize) -> bool {
         let mut padding = false;
         for (&(begin, end), &extent) in self.pads.iter().zip(&self.out_shape).rev() {
             let i = (flat % extent.max(1)) as u128;
@@ -34,7 +34,7 @@ impl PadRegions {
 
     /// "interior", or the padding the index lies in: "begin padding of axis 0, end padding of
     /// axis 3".
-    pub fn region(&self, index: &[usize]) -> String {
+    pub(crate) fn region(&self, index: &[usize]) -> String {
         let mut parts = Vec::new();
         for (axis, (&i, (&(begin, end), &extent))) in
             index.iter().zip(self.pads.iter().zip(&self.out_shape)).enumerate()
@@ -56,7 +56,7 @@ impl PadRegions {
 
 /// The regions of the output of a single-node Pad-family model whose inputs are the graph's
 /// inputs; `None` for other graphs (such as the `_expanded` function bodies) or invalid nodes.
-pub fn pad_regions(model: &Model, inputs: &[Tensor]) -> Option<PadRegions> {
+pub(crate) fn pad_regions(model: &Model, inputs: &[Tensor]) -> Option<PadRegions> {
     let [node] = model.graph.nodes.as_slice() else {
         return None;
     };

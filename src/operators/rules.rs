@@ -11,6 +11,7 @@ use crate::data::basis::{Basis, BasisNote};
 /// Why the reference refuses a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Rule {
     /// An element type outside the operator version's schema.
     DataType,
@@ -160,7 +161,7 @@ impl Rule {
     }
 
     /// The basis as a data set records it.
-    pub fn basis_note(self) -> BasisNote {
+    pub(crate) fn basis_note(self) -> BasisNote {
         let (kind, section) = self.basis();
         BasisNote {
             kind,

@@ -48,7 +48,7 @@ fn int_input(node: &Node, tensor: &Tensor, index: usize, name: &str) -> Result<V
 }
 
 /// Constant: the `value` tensor, or one of the `value_int(s)` / `value_float(s)` forms.
-pub fn constant(node: &Node, budget: &Budget) -> OpResult {
+pub(super) fn constant(node: &Node, budget: &Budget) -> OpResult {
     let [attribute] = node.attributes.as_slice() else {
         return Err(OpError::new(
             node,
@@ -81,7 +81,7 @@ pub fn constant(node: &Node, budget: &Budget) -> OpResult {
 }
 
 /// Shape, with the optional `start` and `end` attributes of Shape-15.
-pub fn shape(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
+pub(super) fn shape(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
     let dims = input(node, inputs, 0, "data")?.shape();
     let rank = dims.len() as i64;
     let clamp = |v: i64| (if v < 0 { v.saturating_add(rank) } else { v }).clamp(0, rank) as usize;
@@ -98,7 +98,7 @@ pub fn shape(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResu
 }
 
 /// Gather along `axis` with rank-0 or 1-D indices.
-pub fn gather(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
+pub(super) fn gather(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
     let data = input(node, inputs, 0, "data")?;
     let indices_tensor = input(node, inputs, 1, "indices")?;
     let indices = int_input(node, indices_tensor, 1, "indices")?;
@@ -173,7 +173,7 @@ pub fn gather(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpRes
 }
 
 /// Slice-10+ (starts, ends, axes, steps inputs) and Slice-1 (attributes), positive steps only.
-pub fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
+pub(super) fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
     let data = input(node, inputs, 0, "data")?;
     let rank = data.shape().len();
     let list = |index: usize, name: &str| -> Result<Option<Vec<i64>>, OpError> {
@@ -267,7 +267,7 @@ pub fn slice(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResu
 }
 
 /// Concat along `axis`; every input of one element type and rank.
-pub fn concat(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
+pub(super) fn concat(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
     let parts: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
     let first = *parts
         .first()
@@ -331,7 +331,7 @@ pub fn concat(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpRes
 
 /// Add, Sub, Div (integer division truncates) and Max (any number of inputs), with numpy
 /// broadcasting, on int64, float and double.
-pub fn arithmetic(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
+pub(super) fn arithmetic(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
     let operands: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
     let (first, rest) = operands
         .split_first()

@@ -8,17 +8,17 @@ mod helper_ops;
 mod pad;
 // The kernel itself: for the tool's benchmarks.
 #[doc(hidden)]
-pub mod pad_kernel;
+pub(crate) mod pad_kernel;
 mod stream_copy;
 #[cfg(test)]
 mod tests;
 
-pub use graph::RunError;
+pub(crate) use graph::RunError;
 pub(crate) use graph::run_model;
 // For the cargo-fuzz targets (fuzz/): the reference within a small memory budget.
 #[cfg(target_arch = "x86_64")]
 #[doc(hidden)]
-pub use stream_copy::{StreamWriter, extend_streaming};
+pub(crate) use stream_copy::extend_streaming;
 #[doc(hidden)]
 pub use {budget::Budget, graph::run_model_within};
 #[cfg(test)]

@@ -42,7 +42,7 @@ pub(super) fn run_pad_within(
 }
 
 /// Pads any tensor by a plan; `constant` (one element of the same type) defaults to zero.
-pub fn pad_tensor(data: &Tensor, plan: &PadPlan, constant: Option<&Tensor>) -> Tensor {
+pub(super) fn pad_tensor(data: &Tensor, plan: &PadPlan, constant: Option<&Tensor>) -> Tensor {
     // One match: plain data goes to the kernel that may stream a large output, the rest
     // (strings, bool, the minifloats and sub-byte types) to the generic one.
     match data {

@@ -8,12 +8,12 @@ use bytemuck::Pod;
 
 #[cfg(target_arch = "x86_64")]
 use super::stream_copy::{StreamWriter, extend_streaming};
-pub use crate::operators::PadMode;
+pub(crate) use crate::operators::PadMode;
 use crate::operators::Rule;
 
 impl PlanError {
     /// The rule the plan breaks.
-    pub fn rule(&self) -> Rule {
+    pub(crate) fn rule(&self) -> Rule {
         match self {
             PlanError::NegativeExtent { .. } => Rule::NegativeExtent,
             PlanError::NothingToCopy { .. } => Rule::NothingToCopy,
@@ -24,7 +24,7 @@ impl PlanError {
 
 /// Why a padding cannot be planned.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum PlanError {
+pub(crate) enum PlanError {
     /// The pads crop an axis by more than its extent.
     #[error("axis {axis}: extent {extent} with pads begin {begin}, end {end} gives output extent {out}, below 0")]
     NegativeExtent {
@@ -100,7 +100,7 @@ enum Run {
 /// A padding worked out once for an input shape: per-axis source maps and the run list of the
 /// innermost padded axis.
 #[derive(Clone, Debug)]
-pub struct PadPlan {
+pub(crate) struct PadPlan {
     out_shape: Vec<usize>,
     /// For each outer axis (those before `inner`), the input index each output index reads,
     /// `None` for the constant.
@@ -123,7 +123,7 @@ impl PadPlan {
     /// elements or [`MAX_OUTPUT_BYTES`] bytes are refused before anything is allocated; a plan
     /// that would need more than [`MAX_PLAN_BYTES`] is refused before it is built when its
     /// count of runs shows it, else on reaching that much.
-    pub fn new(
+    pub(crate) fn new(
         in_shape: &[usize],
         pads: &[(i64, i64)],
         mode: PadMode,
@@ -222,19 +222,19 @@ impl PadPlan {
     }
 
     /// The output extents.
-    pub fn out_shape(&self) -> &[usize] {
+    pub(crate) fn out_shape(&self) -> &[usize] {
         &self.out_shape
     }
 
     /// The number of output elements.
-    pub fn out_len(&self) -> usize {
+    pub(crate) fn out_len(&self) -> usize {
         self.out_shape.iter().product()
     }
 }
 
 /// Whether the product of the non-zero extents of `shape` fits in `isize`, as ndarray requires
 /// of every array, empty ones included.
-pub fn nonzero_extents_fit(shape: &[usize]) -> bool {
+pub(crate) fn nonzero_extents_fit(shape: &[usize]) -> bool {
     shape
         .iter()
         .filter(|&&d| d != 0)
@@ -244,15 +244,15 @@ pub fn nonzero_extents_fit(shape: &[usize]) -> bool {
 
 /// The largest output, in elements, a plan accepts (2^28: 1 GiB of float). It bounds the
 /// plan's own per-axis maps too, so hostile pads are refused instead of exhausting memory.
-pub const MAX_OUTPUT_ELEMENTS: usize = 1 << 28;
+pub(crate) const MAX_OUTPUT_ELEMENTS: usize = 1 << 28;
 
 /// The largest output, in bytes of memory, the reference writes: 2^28 complex128 elements
 /// would be 4 GiB, so wide types are held to this as well as to [`MAX_OUTPUT_ELEMENTS`].
-pub const MAX_OUTPUT_BYTES: usize = 1 << 31;
+pub(crate) const MAX_OUTPUT_BYTES: usize = 1 << 31;
 
 /// The most memory a plan's maps and runs may take. Ordinary paddings need a few runs per
 /// axis; only wrap or reflect of a tiny axis by an enormous pad comes near this.
-pub const MAX_PLAN_BYTES: usize = 1 << 28;
+pub(crate) const MAX_PLAN_BYTES: usize = 1 << 28;
 
 /// One axis's padding, validated: the data left after cropping and the output extent.
 struct AxisPad {
@@ -396,7 +396,7 @@ const FAR_JUMP_BYTES: usize = 256;
 
 /// Pads `input` (row-major, of the shape the plan was made for) into `out`, which is cleared
 /// first and keeps its capacity, so a caller running many paddings reuses one buffer.
-pub fn pad_into<T: Clone>(input: &[T], plan: &PadPlan, constant: &T, out: &mut Vec<T>) {
+pub(crate) fn pad_into<T: Clone>(input: &[T], plan: &PadPlan, constant: &T, out: &mut Vec<T>) {
     out.clear();
     out.reserve(plan.out_len());
     crate::tensor::huge_pages::advise_capacity(out);
@@ -406,7 +406,7 @@ pub fn pad_into<T: Clone>(input: &[T], plan: &PadPlan, constant: &T, out: &mut V
 /// Pads like [`pad_into`], for plain data. On x86_64 an output of [`STREAM_MIN_BYTES`] or more
 /// is written with streaming stores, which save the read of the output's memory that an
 /// ordinary store makes first (see `stream_copy.rs`).
-pub fn pad_pod_into<T: Pod>(input: &[T], plan: &PadPlan, constant: &T, out: &mut Vec<T>) {
+pub(crate) fn pad_pod_into<T: Pod>(input: &[T], plan: &PadPlan, constant: &T, out: &mut Vec<T>) {
     #[cfg(target_arch = "x86_64")]
     if plan.out_len() * size_of::<T>() >= STREAM_MIN_BYTES && matches!(size_of::<T>(), 1 | 2 | 4 | 8 | 16) {
         return pad_streaming(input, plan, constant, out);
@@ -417,7 +417,7 @@ pub fn pad_pod_into<T: Pod>(input: &[T], plan: &PadPlan, constant: &T, out: &mut
 /// The output size from which [`pad_pod_into`] streams: a large last-level cache. Below it,
 /// input and output partly stay in the cache, and ordinary stores were as fast or faster
 /// (float32 outputs of 4 to 8 MiB, uint8 outputs of 17 MiB, with a 32 MiB L3).
-pub const STREAM_MIN_BYTES: usize = 32 << 20;
+pub(crate) const STREAM_MIN_BYTES: usize = 32 << 20;
 
 /// [`pad_into`] with streaming stores, whatever the size; the element's size must divide 16.
 #[cfg(target_arch = "x86_64")]

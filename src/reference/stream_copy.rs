@@ -21,7 +21,7 @@ use bytemuck::Pod;
 ///
 /// Panics if `write` gives more or fewer than `len` elements' bytes (`out` then keeps its
 /// elements).
-pub fn extend_streaming<T: Pod>(out: &mut Vec<T>, len: usize, write: impl FnOnce(&mut StreamWriter<'_>)) {
+pub(crate) fn extend_streaming<T: Pod>(out: &mut Vec<T>, len: usize, write: impl FnOnce(&mut StreamWriter<'_>)) {
     out.reserve(len);
     crate::tensor::huge_pages::advise_capacity(out);
     let spare = &mut out.spare_capacity_mut()[..len];
@@ -45,7 +45,7 @@ pub fn extend_streaming<T: Pod>(out: &mut Vec<T>, len: usize, write: impl FnOnce
 ///
 /// The chunk in progress is kept in a register, so that the short runs of a padding (a border
 /// of two elements) cost a few instructions each rather than a call to `memcpy`.
-pub struct StreamWriter<'a> {
+pub(crate) struct StreamWriter<'a> {
     dst: &'a mut [MaybeUninit<u8>],
     /// How far `dst` starts past a 16-byte boundary: the first chunk is partly outside `dst`.
     lead: usize,
@@ -68,7 +68,7 @@ impl<'a> StreamWriter<'a> {
 
     /// Appends `bytes`. Short writes (a padding's borders) stay in registers, inline.
     #[inline]
-    pub fn write(&mut self, bytes: &[u8]) {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
         self.check_room(bytes.len());
         match bytes.first_chunk::<16>() {
             None => self.append(load_short(bytes), bytes.len()),
@@ -78,7 +78,7 @@ impl<'a> StreamWriter<'a> {
 
     /// Appends `len` bytes of `pattern` repeated (byte `i` of the fill is `pattern[i % 16]`).
     #[inline]
-    pub fn write_repeated(&mut self, pattern: [u8; 16], len: usize) {
+    pub(crate) fn write_repeated(&mut self, pattern: [u8; 16], len: usize) {
         self.check_room(len);
         let pattern = u128::from_le_bytes(pattern);
         match len {

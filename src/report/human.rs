@@ -34,7 +34,7 @@ impl Colors {
 
 /// Writes the report's last lines: the backend's time and the summary. The outcome lines
 /// come before, written by [`write_outcome`] as each data set finishes.
-pub fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "backend {}: {:.2}s",
@@ -47,7 +47,7 @@ pub fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Result<()> 
 /// The word and ANSI colour a data set's line starts with: a function of its gate result when
 /// the run is judged against a baseline (`gate`), else of its status. A failure the baseline
 /// lists reads `KNOWN`, not `FAIL`: the gate is green on it.
-pub fn label(outcome: &Outcome, gate: Option<&GateResult>) -> (&'static str, &'static str) {
+pub(crate) fn label(outcome: &Outcome, gate: Option<&GateResult>) -> (&'static str, &'static str) {
     match (gate, outcome.status) {
         (Some(GateResult::KnownFailure { .. }), _) => ("KNOWN", "33"),
         (Some(GateResult::Fixed { .. }), _) => ("FIXED", "35"),
@@ -61,7 +61,7 @@ pub fn label(outcome: &Outcome, gate: Option<&GateResult>) -> (&'static str, &'s
     }
 }
 
-/// Writes one data set's line, labelled by [`label`], and the message under anything that did
+/// Writes one data set's line, labelled by `label`, and the message under anything that did
 /// not pass. `gate` is its result against the run's baseline, when there is one.
 pub fn write_outcome(
     outcome: &Outcome,

@@ -14,7 +14,7 @@ use crate::judge::check::Outcome;
 
 /// The JSON report's format: 2 added `format` and `baseline`; a report without `format`
 /// is format 1 and still reads.
-pub const REPORT_FORMAT: u32 = 2;
+pub(super) const REPORT_FORMAT: u32 = 2;
 
 /// The report as written and read; fields added later are optional, so older reports read.
 #[derive(Serialize, Deserialize)]
@@ -37,7 +37,7 @@ pub(super) struct JsonReport<'a> {
 }
 
 /// Writes the report as pretty-printed JSON.
-pub fn write_json(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_json(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     let json = JsonReport {
         format: Some(REPORT_FORMAT),
         baseline: report.baseline.as_ref().map(Cow::Borrowed),

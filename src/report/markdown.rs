@@ -12,7 +12,7 @@ use crate::text::escape_cell;
 
 /// Writes the report as Markdown; `failures_only` leaves out the rows of data sets that did
 /// not fail or error.
-pub fn write_markdown(report: &RunReport, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_markdown(report: &RunReport, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "### pad-conformance: backend `{}`\n", escape_cell(&report.backend))?;
     writeln!(out, "**{}**\n", report.summary().line())?;
     if let Some(verdict) = &report.baseline {

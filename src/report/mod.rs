@@ -16,22 +16,23 @@ use crate::judge::check::{Outcome, Status};
 use crate::judge::verdict::Verdict;
 
 // The human report and the reader: the `pad-conformance` binary's, not a gate's.
+pub(crate) use human::write_summary;
 #[doc(hidden)]
-pub use human::{Colors, label, write_outcome, write_summary};
-pub use json::write_json;
+pub use human::{Colors, write_outcome};
+pub(crate) use json::write_json;
 pub use junit::write_junit;
-pub use markdown::write_markdown;
+pub(crate) use markdown::write_markdown;
 #[doc(hidden)]
-pub use read::read_json_report;
+pub(crate) use read::read_json_report;
 
 /// The outcomes of one backend over a set of cases.
 ///
 /// ```
 /// use std::time::Duration;
-/// use pad_conformance::backend::RefBackend;
-/// use pad_conformance::case::{Patterns, discover};
-/// use pad_conformance::judge::check::{CheckOptions, check_data_set};
-/// use pad_conformance::report::{RunReport, write_junit};
+/// use pad_conformance::RefBackend;
+/// use pad_conformance::testing::{Patterns, discover};
+/// use pad_conformance::testing::{CheckOptions, check_data_set};
+/// use pad_conformance::testing::{RunReport, write_junit};
 ///
 /// let cases = discover(&[], &Patterns::new(&["test_constant_pad"])?)?;
 /// let options = CheckOptions::default();

@@ -13,7 +13,7 @@ use crate::data::side_file::MAX_REPORT_BYTES;
 
 /// Reads a JSON report written by `--format json`; an unreadable file or one of another
 /// shape is an error naming the file.
-pub fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
+pub(crate) fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
     let report: JsonReport<'static> = read_json(path, MAX_REPORT_BYTES)?;
     if let Some(format) = report.format.filter(|f| *f > REPORT_FORMAT) {
         return Err(JsonFileError::Format {

@@ -1,5 +1,5 @@
 //! A run: the selected data sets ([`selection`]) checked on worker threads ([`runner`]) into
 //! a report.
 
-pub mod runner;
-pub mod selection;
+pub(crate) mod runner;
+pub(crate) mod selection;

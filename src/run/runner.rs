@@ -29,7 +29,7 @@ impl Job<'_> {
 }
 
 /// The threads a run uses by default: one per core.
-pub fn default_threads() -> usize {
+pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, Into::into)
 }
 

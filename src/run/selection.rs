@@ -4,7 +4,7 @@ use crate::run::runner::Job;
 
 /// A data-set name filter: a substring, or a glob when the pattern holds `*`, `?` or `[`.
 #[derive(Clone, Debug)]
-pub enum NameFilter {
+pub(crate) enum NameFilter {
     /// Names containing the string.
     Substring(String),
     /// Names matching the glob.
@@ -13,7 +13,7 @@ pub enum NameFilter {
 
 /// A filter that cannot be applied.
 #[derive(Debug, thiserror::Error)]
-pub enum SelectionError {
+pub(crate) enum SelectionError {
     /// A pattern with glob characters that is not a glob.
     #[error("--filter {pattern:?}: {source}")]
     Pattern {
@@ -30,7 +30,7 @@ pub enum SelectionError {
 
 impl NameFilter {
     /// The filter `pattern` describes.
-    pub fn new(pattern: &str) -> Result<NameFilter, SelectionError> {
+    pub(crate) fn new(pattern: &str) -> Result<NameFilter, SelectionError> {
         if pattern.contains(['*', '?', '[']) {
             let glob = glob::Pattern::new(pattern).map_err(|source| SelectionError::Pattern {
                 pattern: pattern.to_owned(),
@@ -43,7 +43,7 @@ impl NameFilter {
     }
 
     /// Whether `name` (`onnx-1.22.0/node/test_wrap_pad/0`) passes.
-    pub fn matches(&self, name: &str) -> bool {
+    pub(crate) fn matches(&self, name: &str) -> bool {
         match self {
             NameFilter::Substring(s) => name.contains(s.as_str()),
             NameFilter::Glob(g) => g.matches(name),
@@ -52,7 +52,7 @@ impl NameFilter {
 }
 
 /// The jobs whose names pass `pattern` (all of them without one); none passing is an error.
-pub fn select<'a>(mut jobs: Vec<Job<'a>>, pattern: Option<&str>) -> Result<Vec<Job<'a>>, SelectionError> {
+pub(crate) fn select<'a>(mut jobs: Vec<Job<'a>>, pattern: Option<&str>) -> Result<Vec<Job<'a>>, SelectionError> {
     if let Some(pattern) = pattern {
         let filter = NameFilter::new(pattern)?;
         jobs.retain(|job| filter.matches(&job.name()));

@@ -5,6 +5,7 @@ use std::fmt;
 /// An ONNX element type. The discriminants are the `TensorProto.DataType` codes.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 #[repr(i32)]
+#[non_exhaustive]
 pub enum DataType {
     /// `tensor(float)`: 32-bit IEEE float.
     Float = 1,

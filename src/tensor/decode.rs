@@ -42,6 +42,7 @@ impl Default for DecodeOptions {
 
 /// Why a `TensorProto` could not be decoded.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TensorError {
     /// `data_type` is 0 (UNDEFINED) or a code no ONNX element type has.
     #[error("data_type {0} is not a known ONNX element type")]
@@ -199,7 +200,7 @@ impl Tensor {
     /// an error naming both. `tensor(string)` has no raw layout and is refused.
     ///
     /// ```
-    /// use pad_conformance::{DataType, Tensor, tensor::Int4};
+    /// use pad_conformance::{DataType, Int4, Tensor};
     /// // Two int4 values packed in one byte, low bits first: 3 and -1.
     /// let t = Tensor::from_raw(DataType::Int4, &[2], &[0xf3]).unwrap();
     /// assert_eq!(t.as_slice::<Int4>().unwrap(), &[Int4(3), Int4(-1)]);

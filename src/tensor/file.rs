@@ -87,7 +87,7 @@ impl FileProblem {
 ///
 /// ```
 /// use pad_conformance::Tensor;
-/// use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
+/// use pad_conformance::testing::{DecodeOptions, read_tensor_file, write_tensor_file};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("input_0.pb");
@@ -128,7 +128,7 @@ pub(crate) fn read_tensor_file_by(path: &Path, options: &DecodeOptions) -> Resul
 /// The most a group of tensor files read together (a data set's inputs and outputs, a worker's
 /// reply) may take when each may take `max_tensor_bytes`: twice that, an input and an output
 /// at the limit.
-pub fn group_limit(max_tensor_bytes: u64) -> u64 {
+pub(crate) fn group_limit(max_tensor_bytes: u64) -> u64 {
     max_tensor_bytes.saturating_mul(2)
 }
 
@@ -136,7 +136,7 @@ pub fn group_limit(max_tensor_bytes: u64) -> u64 {
 /// on disk are added up and refused over the limit before any is read (a file listed twice
 /// counts twice), and each file's tensor, external data included, may take only what the
 /// files before it left.
-pub fn read_tensor_group(
+pub(crate) fn read_tensor_group(
     paths: &[PathBuf],
     options: &DecodeOptions,
     limit: u64,
@@ -174,7 +174,7 @@ pub fn read_tensor_group(
 
 /// Reads a whole regular file, refusing one larger than `limit` (plus 1 MiB of protobuf
 /// framing) before reading.
-pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
     let (file, len) = open_limited(path, limit)?;
     read_open(file, len, limit).map_err(|source| FileProblem::Io(source).at(path))
 }

@@ -9,7 +9,7 @@ const HUGE_PAGE: usize = 2 << 20;
 
 /// Advises the whole 2 MiB pages inside the capacity of `buffer` for huge pages. Call it
 /// before the buffer is first written.
-pub fn advise_capacity<T>(buffer: &Vec<T>) {
+pub(crate) fn advise_capacity<T>(buffer: &Vec<T>) {
     advise(buffer.as_ptr().cast(), buffer.capacity() * size_of::<T>());
 }
 

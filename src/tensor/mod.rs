@@ -13,7 +13,7 @@ mod encode;
 mod file;
 // For the tool's benchmarks.
 #[doc(hidden)]
-pub mod huge_pages;
+pub(crate) mod huge_pages;
 mod minifloat;
 mod raw_read;
 mod sub_byte;
@@ -31,7 +31,7 @@ pub(crate) use encode::encode_tensor_fields;
 // Bounded reads of whole files and groups of tensor files: for the case loader and the tool.
 pub use file::{FileError, FileProblem, read_tensor_file, write_tensor_file};
 #[doc(hidden)]
-pub use file::{group_limit, read_limited, read_tensor_group};
+pub(crate) use file::{group_limit, read_limited, read_tensor_group};
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
 pub use sub_byte::{Int2, Int4, Uint2, Uint4};
 
@@ -47,6 +47,7 @@ pub use sub_byte::{Int2, Int4, Uint2, Uint4};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub enum Tensor {
     /// Elements of `tensor(float)`.
     Float(ArrayD<f32>),

@@ -87,14 +87,14 @@ impl SubByte for super::Float4E2M1 {
 }
 
 /// Bytes needed to pack `count` elements of `bits` bits.
-pub fn packed_len(count: usize, bits: u32) -> usize {
+pub(super) fn packed_len(count: usize, bits: u32) -> usize {
     let per_byte = (8 / bits) as usize;
     count.div_ceil(per_byte)
 }
 
 /// Unpacks `count` elements from `packed`, low bits first. `packed` must hold
 /// `packed_len(count, T::BITS)` bytes; padding bits of the last byte are ignored.
-pub fn unpack<T: SubByte>(packed: &[u8], count: usize) -> Vec<T> {
+pub(super) fn unpack<T: SubByte>(packed: &[u8], count: usize) -> Vec<T> {
     let per_byte = (8 / T::BITS) as usize;
     (0..count)
         .map(|i| T::from_bits(packed[i / per_byte] >> ((i % per_byte) as u32 * T::BITS)))
@@ -102,7 +102,7 @@ pub fn unpack<T: SubByte>(packed: &[u8], count: usize) -> Vec<T> {
 }
 
 /// Packs elements low bits first; the unused bits of the last byte are zero.
-pub fn pack<T: SubByte>(values: &[T]) -> Vec<u8> {
+pub(super) fn pack<T: SubByte>(values: &[T]) -> Vec<u8> {
     let per_byte = (8 / T::BITS) as usize;
     values
         .chunks(per_byte)

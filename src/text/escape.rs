@@ -8,13 +8,13 @@ use std::fmt::Write;
 
 /// `text` on one line: every control character, newlines included, shown as an escape
 /// (`\n`, `\r`, `\t`, `\u{1b}`). For names and one-line fields.
-pub fn escape_line(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape_line(text: &str) -> Cow<'_, str> {
     escape(text, false)
 }
 
 /// `text` keeping its line breaks (`\n`), every other control character shown as an escape.
 /// For multi-line messages and stderr, whose lines the reports indent.
-pub fn escape_text(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape_text(text: &str) -> Cow<'_, str> {
     escape(text, true)
 }
 
@@ -47,7 +47,7 @@ fn escape(text: &str, keep_newlines: bool) -> Cow<'_, str> {
 /// characters, line breaks included, shown as escapes), pipes escaped, backticks neutralized,
 /// and `&`, `<`, `>` written as HTML entities, so that no `<img onerror>`, `<script>` or
 /// `<!--` is ever markup. Every Markdown writer uses it for text from outside.
-pub fn escape_cell(text: &str) -> String {
+pub(crate) fn escape_cell(text: &str) -> String {
     let line = escape_line(text);
     let mut out = String::with_capacity(line.len());
     for c in line.chars() {

@@ -6,11 +6,11 @@ mod ansi;
 mod escape;
 
 pub use ansi::strip_ansi;
-pub use escape::{escape_cell, escape_line, escape_text};
+pub(crate) use escape::{escape_cell, escape_line, escape_text};
 
 /// The first line of `text`, cut to `max_chars` characters with `…`: how a reason fits a
 /// baseline entry or a table cell.
-pub fn first_line(text: &str, max_chars: usize) -> String {
+pub(crate) fn first_line(text: &str, max_chars: usize) -> String {
     let line = text.lines().next().unwrap_or_default();
     if line.chars().count() > max_chars {
         format!("{}…", line.chars().take(max_chars).collect::<String>())

@@ -9,12 +9,10 @@ mod workers;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use pad_conformance::backend::RefBackend;
-use pad_conformance::cancel::Cancel;
-use pad_conformance::case::{Patterns, discover};
-use pad_conformance::judge::check::{CheckOptions, Outcome, Status};
-use pad_conformance::report::{Colors, write_outcome};
-use pad_conformance::run::runner::{jobs, run_jobs};
+use pad_conformance::RefBackend;
+use pad_conformance::testing::{
+    Cancel, CheckOptions, Colors, Outcome, Patterns, Status, discover, jobs, run_jobs, write_outcome,
+};
 
 use catalogue::{Expect, Hostile};
 
@@ -58,7 +56,7 @@ fn fifty_thousand_initializers_listed_as_inputs_and_op_types_run_as_expected() {
 /// Runs `hostile` beside the good case: the good case passes, and each hostile input gets its
 /// expected status with a message naming every expected part.
 fn each_errors_alone_as_expected(hostile: &[Hostile]) {
-    let root = pad_conformance::data::scratch_dir().unwrap();
+    let root = pad_conformance::testing::scratch_dir().unwrap();
     copy_good(root.path(), GOOD);
     for (i, h) in hostile.iter().enumerate() {
         let dir = root.path().join(format!("test_h{i:03}_{}_pad", h.label));
@@ -102,7 +100,7 @@ fn first_chars(text: &str, n: usize) -> String {
 #[test]
 #[ignore = "slow: run by .ci/run"]
 fn thousands_of_empty_data_sets_each_error_and_the_model_is_read_once() {
-    let root = pad_conformance::data::scratch_dir().unwrap();
+    let root = pad_conformance::testing::scratch_dir().unwrap();
     copy_good(root.path(), GOOD);
     let dir = copy_good(root.path(), "test_many_data_sets_pad");
     for n in 1..5000 {
@@ -126,7 +124,7 @@ fn thousands_of_empty_data_sets_each_error_and_the_model_is_read_once() {
 #[test]
 fn names_that_are_not_utf8_keep_distinct_ids_and_forged_names_print_escaped() {
     use std::os::unix::ffi::OsStrExt;
-    let root = pad_conformance::data::scratch_dir().unwrap();
+    let root = pad_conformance::testing::scratch_dir().unwrap();
     copy_good(root.path(), std::ffi::OsStr::from_bytes(b"test_\xff_pad"));
     copy_good(root.path(), std::ffi::OsStr::from_bytes(b"test_\xfe_pad"));
     copy_good(root.path(), "test_x\nPASS  forged  Pad-25\x1b[2K_pad");
@@ -155,7 +153,7 @@ fn names_that_are_not_utf8_keep_distinct_ids_and_forged_names_print_escaped() {
 #[test]
 fn a_data_set_whose_files_add_up_past_the_limit_is_refused_before_reading() {
     // Three sparse files of 1.5 GiB: each within the 2 GiB tensor limit, 4.5 GiB together.
-    let root = pad_conformance::data::scratch_dir().unwrap();
+    let root = pad_conformance::testing::scratch_dir().unwrap();
     copy_good(root.path(), GOOD);
     let dir = copy_good(root.path(), "test_sparse_pad");
     for file in ["input_0.pb", "input_1.pb", "output_0.pb"] {

@@ -1,10 +1,10 @@
 //! What an adapter needs to move tensors into and out of a runtime: raw bytes in ONNX layout,
 //! typed slices, and the graph's declared types; and the re-exported crates of the public API.
 
-use pad_conformance::model::Model;
-use pad_conformance::model::value_info::Dim;
-use pad_conformance::tensor::{DecodeOptions, Float8E4M3FN, Int4, TensorError, Uint2, Uint4, encode_tensor};
-use pad_conformance::{DataType, Tensor, half, ndarray, num_complex};
+use pad_conformance::testing::{DecodeOptions, encode_tensor};
+use pad_conformance::{
+    DataType, Dim, Float8E4M3FN, Int4, Tensor, TensorError, Uint2, Uint4, half, ndarray, num_complex,
+};
 
 #[test]
 fn raw_bytes_are_onnx_raw_data_little_endian_and_packed() {
@@ -72,7 +72,7 @@ fn typed_slices_are_row_major_and_typed() {
 fn the_model_declares_its_input_and_output_types() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("onnx-testdata/onnx-1.22.0/node/test_wrap_pad/model.onnx");
-    let model = Model::read(&path, &DecodeOptions::default()).unwrap();
+    let model = pad_conformance::testing::read_model(&path, &DecodeOptions::default()).unwrap();
     let types: Vec<_> = model
         .graph
         .input_types

@@ -8,14 +8,14 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use pad_conformance::Tensor;
-use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
+use pad_conformance::testing::{DecodeOptions, read_tensor_file, write_tensor_file};
 use support::files::{copy_dir, run, testdata};
 use support::hanging_worker::interrupt_in_request;
 
 /// A tree with two cases: test_edge_pad as vendored, and test_wrap_pad with one expected
 /// value changed.
 fn failing_tree() -> tempfile::TempDir {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     copy_dir(
         &testdata("onnx-1.22.0/node/test_edge_pad"),
         &dir.path().join("test_edge_pad"),
@@ -50,7 +50,7 @@ fn a_failing_tree_exits_1_and_reports_the_difference() {
 
 #[test]
 fn an_empty_tree_exits_2() {
-    let empty = pad_conformance::data::scratch_dir().unwrap();
+    let empty = pad_conformance::testing::scratch_dir().unwrap();
     let out = run(&[empty.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -240,7 +240,7 @@ fn stderr(out: &Output) -> String {
 
 #[test]
 fn list_exits_1_when_a_data_set_fails_to_load_and_labels_each_error() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let wrap = dir.path().join("test_wrap_pad");
     copy_dir(&testdata("onnx-1.14.1/node/test_wrap_pad"), &wrap);
     std::fs::write(wrap.join("test_data_set_0/input_1.pb"), b"\xff\xff\xff").unwrap();
@@ -287,7 +287,7 @@ fn list_reports_tensors_over_the_limit_as_load_errors() {
 
 #[test]
 fn list_exits_1_on_a_gap_in_file_numbering() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let wrap = dir.path().join("test_wrap_pad");
     copy_dir(&testdata("onnx-1.14.1/node/test_wrap_pad"), &wrap);
     let data_set = wrap.join("test_data_set_0");
@@ -515,7 +515,7 @@ fn bench_skips_a_degenerate_default_center_crop_saying_why() {
 
 #[test]
 fn coverage_of_a_tree_without_cases_exits_2_naming_it() {
-    let empty = pad_conformance::data::scratch_dir().unwrap();
+    let empty = pad_conformance::testing::scratch_dir().unwrap();
     let out = run(&["coverage", empty.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty(), "no table");
@@ -528,7 +528,7 @@ fn coverage_of_a_tree_without_cases_exits_2_naming_it() {
 
 #[test]
 fn broken_data_sets_are_errored_naming_the_file_and_the_rest_run() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let case = |name: &str| {
         let path = dir.path().join(name);
         copy_dir(&testdata("onnx-1.22.0/node/test_edge_pad"), &path);
@@ -586,7 +586,7 @@ fn broken_data_sets_are_errored_naming_the_file_and_the_rest_run() {
 
 #[test]
 fn a_baseline_round_trips_for_a_case_without_data_sets_and_under_patterns() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let tree = dir.path().join("tree");
     copy_dir(&testdata("onnx-1.22.0/node/test_edge_pad"), &tree.join("test_edge_pad"));
     let bare = tree.join("test_bare_pad");
@@ -613,7 +613,7 @@ fn a_baseline_round_trips_for_a_case_without_data_sets_and_under_patterns() {
 /// one, else the bundled data; $PAD_CONFORMANCE_DATA overrides both.
 #[test]
 fn without_a_path_the_bundled_cases_are_found_from_any_directory() {
-    let elsewhere = pad_conformance::data::scratch_dir().unwrap();
+    let elsewhere = pad_conformance::testing::scratch_dir().unwrap();
     let list = |env: Option<&Path>| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pad-conformance"));
         command
@@ -640,7 +640,7 @@ fn without_a_path_the_bundled_cases_are_found_from_any_directory() {
 /// reference's output differs from it by some ULPs. Returns the tree and how many ULPs apart
 /// the two values are.
 fn lossy_tree() -> (tempfile::TempDir, u32) {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let case = dir.path().join("test_constant_pad");
     copy_dir(&testdata("onnx-1.22.0/node/test_constant_pad"), &case);
     let output = case.join("test_data_set_0/output_0.pb");
@@ -810,7 +810,7 @@ fn a_failure_report_says_where_all_the_differences_are() {
 #[test]
 fn writing_a_baseline_under_a_filter_keeps_the_entries_not_run() {
     let tree = failing_tree();
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let baseline = dir.path().join("baseline.json");
     std::fs::write(
         &baseline,
@@ -1044,7 +1044,7 @@ fn bench_scaling_runs_each_corpus_size_it_is_given() {
         stderr(&refused)
     );
     assert!(refused.stdout.is_empty());
-    let nowhere = pad_conformance::data::scratch_dir().unwrap().path().join("missing");
+    let nowhere = pad_conformance::testing::scratch_dir().unwrap().path().join("missing");
     let refused = run(&[
         "bench",
         "--scaling",
@@ -1064,7 +1064,7 @@ fn write_json(path: &Path, value: serde_json::Value) {
 
 #[test]
 fn a_baseline_of_the_default_data_records_its_corpus_version_and_format() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let path = dir.path().join("known.json");
     // No PATH: the default data, whose corpus version is recorded as any root's is.
     let out = run(&["--filter", "onnx-1.22.0/", "--write-baseline", path.to_str().unwrap()]);
@@ -1082,7 +1082,7 @@ fn a_baseline_of_the_default_data_records_its_corpus_version_and_format() {
 
 #[test]
 fn a_baseline_without_a_corpus_version_warns_and_fails_under_strict() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let path = dir.path().join("known.json");
     write_json(&path, serde_json::json!({"backend": "ref", "expected": {}}));
     let data = testdata("onnx-1.22.0");
@@ -1120,7 +1120,7 @@ fn a_baseline_without_a_corpus_version_warns_and_fails_under_strict() {
 
 #[test]
 fn a_verdict_changed_with_the_corpus_is_in_the_json_report_with_its_reason() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let path = dir.path().join("known.json");
     // Written against corpus version 2, which had no onnx-1.23.2 data: an entry there that
     // now passes is the corpus's change, shown with the changelog's line.
@@ -1169,9 +1169,9 @@ fn a_verdict_changed_with_the_corpus_is_in_the_json_report_with_its_reason() {
 #[test]
 fn the_cli_the_library_and_the_harness_give_the_same_verdicts() {
     use pad_conformance::Harness;
-    use pad_conformance::backend::RefBackend;
-    use pad_conformance::case::{Patterns, discover};
-    use pad_conformance::judge::check::{CheckOptions, check_data_set};
+    use pad_conformance::RefBackend;
+    use pad_conformance::testing::{CheckOptions, check_data_set};
+    use pad_conformance::testing::{Patterns, discover};
 
     let tree = failing_tree();
     // A data set that must be refused, refused by the reference with the rule it lists.
@@ -1211,7 +1211,7 @@ fn the_cli_the_library_and_the_harness_give_the_same_verdicts() {
     let log = tempfile::NamedTempFile::new().unwrap();
     let args =
         libtest_mimic::Arguments::from_iter(["h", "--test-threads=1", "--logfile", log.path().to_str().unwrap()]);
-    let harness = Harness::new(RefBackend).root(tree.path()).execute(&args).unwrap();
+    let harness = pad_conformance::testing::execute(Harness::new(RefBackend).root(tree.path()), &args).unwrap();
     let trials: std::collections::BTreeMap<String, serde_json::Value> = harness
         .results
         .iter()
@@ -1320,7 +1320,7 @@ fn break_wrap(root: &Path) {
 /// one copy is not hidden by the other's entry in a baseline, nor by its outcome in `diff`.
 #[test]
 fn the_same_id_under_two_roots_keeps_a_name_per_root_in_baselines_and_diff() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let (first, second) = (dir.path().join("first"), dir.path().join("second"));
     for root in [&first, &second] {
         copy_dir(&testdata("onnx-1.22.0/node/test_wrap_pad"), &root.join("test_wrap_pad"));

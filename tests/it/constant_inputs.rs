@@ -1,12 +1,8 @@
 //! Constant-input mode: a backend that takes pads, constant_value, axes and shape only as
 //! constants runs the same data sets when the runner makes them initializers.
 
-use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, RefBackend};
-use pad_conformance::case::{Patterns, discover};
-use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
-use pad_conformance::judge::profile::{InputLimits, InputRole, Profile};
-use pad_conformance::model::Model;
+use pad_conformance::testing::{CheckOptions, Patterns, Status, check_data_set, discover};
+use pad_conformance::{Backend, BackendError, InputLimits, InputRole, Model, Profile, RefBackend, Tensor};
 
 /// Like tract: anything but the data as a graph input is refused.
 struct ConstantsOnly;
@@ -21,7 +17,7 @@ impl Backend for ConstantsOnly {
             return Err(format!("{:?} must be constants", &model.graph.inputs[1..]).into());
         }
         // The file the model was read from holds the constants too.
-        let reread = Model::read(&model.path, &Default::default())?;
+        let reread = pad_conformance::testing::read_model(&model.path, &Default::default())?;
         assert_eq!(reread.graph.inputs.len(), 1);
         RefBackend.run(model, inputs)
     }

@@ -5,9 +5,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use pad_conformance::case::{Patterns, discover};
-use pad_conformance::data::basis::Basis;
-use pad_conformance::data::corpus::Corpus;
+use pad_conformance::Basis;
+use pad_conformance::testing::{Corpus, Patterns, discover};
 
 #[test]
 fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {

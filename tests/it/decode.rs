@@ -5,11 +5,13 @@ use bytes::Bytes;
 use half::{bf16, f16};
 use num_complex::Complex;
 
-use pad_conformance::proto::{Segment, StringStringEntryProto, TensorProto};
-use pad_conformance::tensor::{
-    DataType, DataType as D, DecodeOptions, FileError, FileProblem, Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ,
-    Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Int2, Int4, Tensor, TensorError, Uint2, Uint4, decode_tensor,
-    encode_tensor, read_tensor_file,
+use pad_conformance::testing::{
+    DecodeOptions, FileError, FileProblem, Segment, StringStringEntryProto, TensorProto, decode_tensor, encode_tensor,
+    read_tensor_file,
+};
+use pad_conformance::{
+    DataType, DataType as D, Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Int2,
+    Int4, Tensor, TensorError, Uint2, Uint4,
 };
 use prost::Message;
 
@@ -40,7 +42,7 @@ fn decode(p: &TensorProto) -> Result<Tensor, TensorError> {
     decode_tensor(p, &DecodeOptions::default())
 }
 
-fn tensor<T: pad_conformance::tensor::Element>(shape: &[usize], values: Vec<T>) -> Tensor {
+fn tensor<T: pad_conformance::Element>(shape: &[usize], values: Vec<T>) -> Tensor {
     Tensor::from_vec(shape, values).unwrap()
 }
 
@@ -327,7 +329,7 @@ fn every_type_round_trips_through_encode() {
 
 #[test]
 fn malformed_protobuf_names_the_file() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let good = encode_tensor(&tensor(&[4], vec![1.0f32, 2.0, 3.0, 4.0]), "x").encode_to_vec();
     for (name, bytes) in [
         ("truncated.pb", &good[..good.len() / 2]),
@@ -508,7 +510,7 @@ fn external(location: &str, offset: Option<&str>, length: Option<&str>) -> Tenso
 
 #[test]
 fn external_data_is_read_inside_the_case_directory_only() {
-    let root = pad_conformance::data::scratch_dir().unwrap();
+    let root = pad_conformance::testing::scratch_dir().unwrap();
     let case = root.path().join("case");
     std::fs::create_dir_all(case.join("weights")).unwrap();
     let bytes: Vec<u8> = [0xAAu8; 4]
@@ -580,7 +582,7 @@ fn external_data_is_read_inside_the_case_directory_only() {
 #[test]
 fn external_data_of_every_layout_decodes_as_raw_data_does() {
     // Plain types are read straight into the tensor's buffer, the others converted.
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let options = DecodeOptions {
         base_dir: Some(dir.path().to_owned()),
         ..DecodeOptions::default()
@@ -604,7 +606,7 @@ fn external_data_of_every_layout_decodes_as_raw_data_does() {
 #[test]
 fn only_regular_files_are_read() {
     // A FIFO would block the reader until something writes to it; a directory never decodes.
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let fifo = dir.path().join("input_0.pb");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());

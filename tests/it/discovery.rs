@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use pad_conformance::Error;
-use pad_conformance::case::{Applicability, Patterns, applicability, discover};
-use pad_conformance::model::{AttributeValue, Model};
-use pad_conformance::proto::{AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto};
-use pad_conformance::tensor::DecodeOptions;
+use pad_conformance::testing::{
+    Applicability, AttributeProto, DecodeOptions, DiscoveryError, GraphProto, ModelProto, NodeProto,
+    OperatorSetIdProto, Patterns, applicability, discover,
+};
+use pad_conformance::{AttributeValue, Model};
 use prost::Message;
 
 fn vendored() -> PathBuf {
@@ -116,7 +116,7 @@ fn pad_model() -> ModelProto {
 
 #[test]
 fn discovery_rules_on_a_made_tree() {
-    let root = pad_conformance::data::scratch_dir().unwrap();
+    let root = pad_conformance::testing::scratch_dir().unwrap();
     let r = root.path();
     write_case(&r.join("a/test_my_pad"), &pad_model(), &[10, 2, 0]);
     write_case(
@@ -156,18 +156,18 @@ fn discovery_rules_on_a_made_tree() {
     let custom = discover(&[r.to_owned()], &Patterns::new(&["other_*"]).unwrap()).unwrap();
     assert_eq!(custom.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["other_case"]);
 
-    let empty = pad_conformance::data::scratch_dir().unwrap();
+    let empty = pad_conformance::testing::scratch_dir().unwrap();
     assert!(matches!(
         discover(&[empty.path().to_owned()], &Patterns::default()),
-        Err(Error::NoCases { .. })
+        Err(DiscoveryError::NoCases { .. })
     ));
 }
 
 #[test]
 fn links_inside_the_root_are_not_followed_so_each_case_is_found_once_by_its_own_path() {
-    let outside = pad_conformance::data::scratch_dir().unwrap();
+    let outside = pad_conformance::testing::scratch_dir().unwrap();
     write_case(&outside.path().join("test_far_pad"), &pad_model(), &[0]);
-    let root = pad_conformance::data::scratch_dir().unwrap();
+    let root = pad_conformance::testing::scratch_dir().unwrap();
     write_case(&root.path().join("real/test_near_pad"), &pad_model(), &[0]);
     std::os::unix::fs::symlink(outside.path(), root.path().join("escape")).unwrap();
     std::os::unix::fs::symlink(root.path().join("real"), root.path().join("alias")).unwrap();
@@ -180,7 +180,7 @@ fn links_inside_the_root_are_not_followed_so_each_case_is_found_once_by_its_own_
     let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["real/test_near_pad"]);
     // The root itself may be a link.
-    let linked = pad_conformance::data::scratch_dir().unwrap();
+    let linked = pad_conformance::testing::scratch_dir().unwrap();
     std::os::unix::fs::symlink(root.path(), linked.path().join("data")).unwrap();
     let cases = discover(&[linked.path().join("data")], &Patterns::default()).unwrap();
     assert_eq!(cases.len(), 1);
@@ -190,7 +190,7 @@ fn links_inside_the_root_are_not_followed_so_each_case_is_found_once_by_its_own_
 fn a_bomb_of_links_to_repeated_directories_ends_at_once() {
     // 24 levels, each holding two links to the next and one to its parent: 2^24 paths to
     // the bottom were walked when links were followed.
-    let root = pad_conformance::data::scratch_dir().unwrap();
+    let root = pad_conformance::testing::scratch_dir().unwrap();
     let levels: Vec<PathBuf> = (0..=24).map(|i| root.path().join(format!("level{i:02}"))).collect();
     for level in &levels {
         std::fs::create_dir(level).unwrap();
@@ -214,11 +214,11 @@ fn a_system_tree_is_walked_once_and_promptly() {
         return;
     }
     let error = discover(&[PathBuf::from("/sys")], &Patterns::default()).unwrap_err();
-    assert!(matches!(error, Error::NoCases { .. }), "{error}");
+    assert!(matches!(error, DiscoveryError::NoCases { .. }), "{error}");
 }
 
-fn load(proto: ModelProto) -> Result<Model, pad_conformance::model::ReadError> {
-    Model::from_proto(Path::new("m/model.onnx"), proto, &DecodeOptions::default())
+fn load(proto: ModelProto) -> Result<Model, pad_conformance::testing::ReadError> {
+    pad_conformance::testing::model_from_proto(Path::new("m/model.onnx"), proto, &DecodeOptions::default())
 }
 
 #[test]
@@ -282,7 +282,7 @@ fn attribute_types_are_inferred_when_old_files_leave_them_unset() {
 
 #[test]
 fn a_gap_or_a_clash_in_file_numbering_is_that_data_set_s_problem() {
-    let root = pad_conformance::data::scratch_dir().unwrap();
+    let root = pad_conformance::testing::scratch_dir().unwrap();
     let case = root.path().join("test_gap_pad");
     write_case(&case, &pad_model(), &[0, 1, 2]);
     std::fs::remove_file(case.join("test_data_set_1/input_3.pb")).unwrap();
@@ -310,7 +310,7 @@ fn a_gap_or_a_clash_in_file_numbering_is_that_data_set_s_problem() {
 
 #[test]
 fn a_link_loop_is_walked_once() {
-    let root = pad_conformance::data::scratch_dir().unwrap();
+    let root = pad_conformance::testing::scratch_dir().unwrap();
     write_case(&root.path().join("a/test_one_pad"), &pad_model(), &[0]);
     std::os::unix::fs::symlink(root.path(), root.path().join("a/back")).unwrap();
     let cases = discover(&[root.path().to_owned()], &Patterns::default()).unwrap();
@@ -320,7 +320,7 @@ fn a_link_loop_is_walked_once() {
 
 #[test]
 fn an_unwalkable_entry_is_an_errored_case_and_the_walk_goes_on() {
-    let root = pad_conformance::data::scratch_dir().unwrap();
+    let root = pad_conformance::testing::scratch_dir().unwrap();
     write_case(&root.path().join("test_b_pad"), &pad_model(), &[0]);
     std::os::unix::fs::symlink(root.path().join("nowhere"), root.path().join("test_a_pad")).unwrap();
     // Named like no case: a dangling link there is none of the suite's business.
@@ -337,15 +337,15 @@ fn an_unwalkable_entry_is_an_errored_case_and_the_walk_goes_on() {
 
 #[test]
 fn a_tripped_token_stops_discovery() {
-    use pad_conformance::cancel::Cancel;
-    use pad_conformance::case::discover_until;
-    use pad_conformance::data::DataRoot;
+    use pad_conformance::testing::Cancel;
+    use pad_conformance::testing::DataRoot;
+    use pad_conformance::testing::discover_until;
     let roots = DataRoot::resolve(&[vendored()]).unwrap();
     let cancel = Cancel::new();
     assert!(discover_until(&roots, &Patterns::default(), &cancel).is_ok_and(|cases| !cases.is_empty()));
     cancel.cancel();
     assert!(matches!(
         discover_until(&roots, &Patterns::default(), &cancel),
-        Err(Error::Cancelled)
+        Err(DiscoveryError::Cancelled)
     ));
 }

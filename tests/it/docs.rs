@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use pad_conformance::case::{Patterns, discover};
-use pad_conformance::operators::OpVersion;
+use pad_conformance::OpVersion;
+use pad_conformance::testing::{Patterns, discover};
 use walkdir::WalkDir;
 
 /// GitHub's anchor for a heading: lowercase, punctuation dropped, spaces to hyphens.
@@ -86,7 +86,7 @@ fn the_semantics_lists_every_refusal_rule_as_the_code_has_it() {
         "docs/semantics.md#refusal-rules is stale: paste `pad-conformance rules`"
     );
     // One row per rule, each linking to a section the page has (the test above checks those).
-    for rule in pad_conformance::operators::Rule::ALL {
+    for rule in pad_conformance::Rule::ALL {
         assert!(
             block.contains(&format!("| `{}` | {} |", rule.id(), rule.basis().0)),
             "{rule}"
@@ -100,10 +100,7 @@ fn the_semantics_lists_every_refusal_rule_as_the_code_has_it() {
             .stdout,
     )
     .unwrap();
-    assert_eq!(
-        json.as_array().unwrap().len(),
-        pad_conformance::operators::Rule::ALL.len()
-    );
+    assert_eq!(json.as_array().unwrap().len(), pad_conformance::Rule::ALL.len());
     let repeated = json
         .as_array()
         .unwrap()
@@ -426,7 +423,7 @@ fn the_guides_command_lines_parse_and_its_recipe_is_where_check_downstream_reads
         .iter()
         .find(|c| c[0].contains('='))
         .expect("the guide records a baseline");
-    let variable = format!("{}=known-failures.json", pad_conformance::harness::WRITE_BASELINE_ENV);
+    let variable = format!("{}=known-failures.json", pad_conformance::testing::WRITE_BASELINE_ENV);
     assert_eq!(recording[..4], [variable.as_str(), "cargo", "test", "--example"]);
     assert!(
         commands

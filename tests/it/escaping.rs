@@ -18,7 +18,7 @@ const HOSTILE_CASE: &str = "test_\x1b[2J\r\n<img src=x onerror=alert(1)><script>
 const HOSTILE_WORKER: &str = r#"exec:read h; printf '%s\n' '{"type": "hello", "version": 1, "name": "w\u001b[31m|\r\n<img src=x onerror=alert(1)><script><!--"}'; read r; printf '\033[2J\033[Hgotcha' >&2; exit 3"#;
 
 fn hostile_tree() -> tempfile::TempDir {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     copy_dir(
         &testdata("onnx-1.22.0/node/test_edge_pad"),
         &dir.path().join(HOSTILE_CASE),

@@ -124,7 +124,7 @@ fn committed_corpus_matches_manifest() {
 fn generator_reproduces_the_committed_corpus() {
     let root = repo_root();
     let python = support::python::python();
-    let tmp = pad_conformance::data::scratch_dir().expect("creating a temporary directory");
+    let tmp = pad_conformance::testing::scratch_dir().expect("creating a temporary directory");
     let out = tmp.path().join("extended");
     // The refusal rules, from the built binary: the generator restates none of them.
     let rules = tmp.path().join("rules.json");

@@ -5,19 +5,14 @@
 
 use std::sync::LazyLock;
 
-use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, BackendFailure, BackendUnsupported, ErrorKind, RefBackend};
-use pad_conformance::case::{Patterns, discover};
-use pad_conformance::data::basis::Basis;
-use pad_conformance::data::shard::Shard;
-use pad_conformance::fuzz::reproducer::write_reproducer;
-use pad_conformance::fuzz::{Finding, FuzzOptions, FuzzReport, Shape, fuzz, generate_case};
-use pad_conformance::judge::cause_key::{CauseKey, Flavour, Pattern, Region};
-use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
-use pad_conformance::judge::compare::Tolerance;
-use pad_conformance::judge::verdict::Cause;
-use pad_conformance::model::{AttributeValue, Model};
-use pad_conformance::operators::{PadMode, Rule};
+use pad_conformance::testing::{
+    Cause, CauseKey, CheckOptions, ErrorKind, Finding, Flavour, FuzzOptions, FuzzReport, Pattern, Patterns, Region,
+    Shape, Shard, Status, check_data_set, discover, fuzz, generate_case, write_reproducer,
+};
+use pad_conformance::{
+    AttributeValue, Backend, BackendError, BackendFailure, BackendUnsupported, Basis, Model, PadMode, RefBackend, Rule,
+    Tensor, Tolerance,
+};
 use prost::Message;
 use sha2::{Digest, Sha256};
 
@@ -32,7 +27,7 @@ fn the_same_seed_gives_the_same_cases_on_any_machine() {
         let (model, inputs) = case.build("test_fuzz");
         digest.update(model.encode_to_vec());
         for input in &inputs {
-            digest.update(pad_conformance::tensor::encode_tensor(input, "").encode_to_vec());
+            digest.update(pad_conformance::testing::encode_tensor(input, "").encode_to_vec());
         }
     }
     let hex: String = digest.finalize().iter().map(|b| format!("{b:02x}")).collect();
@@ -120,7 +115,7 @@ fn a_broken_backend_is_found_shrunk_and_reproduced() {
     }
     // The reproducer is a case the runner discovers: it fails with the broken backend and
     // passes with the reference.
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let written = write_reproducer(edge[0], dir.path()).unwrap();
     let name = written.file_name().unwrap().to_str().unwrap().to_owned();
     assert!(name.starts_with("test_fuzz_wrong-values_edge-padding"), "{name}");
@@ -314,7 +309,7 @@ impl Backend for ThreeDefects {
             }
             // Defect 3: wrap accepted before Pad-19.
             (Err(e), Some(PadMode::Wrap))
-                if onnx_pad && pad_conformance::backend::refusal_rules(e) == [Rule::ModeNotInVersion] =>
+                if onnx_pad && pad_conformance::testing::refusal_rules(e) == [Rule::ModeNotInVersion] =>
             {
                 RefBackend.run(&Self::with_mode(model, "constant"), inputs)
             }
@@ -491,7 +486,7 @@ fn earlier_finding(out: &std::path::Path) -> std::path::PathBuf {
 
 #[test]
 fn an_out_directory_is_checked_before_the_run_and_cleared_of_earlier_findings_only() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let out = dir.path().join("findings");
     let earlier = earlier_finding(&out);
     let args = |out: &std::path::Path| {

@@ -6,17 +6,12 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use crate::support::fuzz_shape::small_inputs;
-use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, RefBackend};
-use pad_conformance::case::{Patterns, discover};
-use pad_conformance::fuzz::encoding::Encoding;
-use pad_conformance::fuzz::reproducer::write_reproducer;
-use pad_conformance::fuzz::{FuzzOptions, FuzzReport, fuzz};
-use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
-use pad_conformance::judge::verdict::Cause;
-use pad_conformance::model::Model;
-use pad_conformance::proto::ModelProto;
-use pad_conformance::tensor::DecodeOptions;
+use pad_conformance::testing::ModelProto;
+use pad_conformance::testing::{
+    Cause, CheckOptions, DecodeOptions, Encoding, FuzzOptions, FuzzReport, Patterns, Status, check_data_set, discover,
+    fuzz, write_reproducer,
+};
+use pad_conformance::{Backend, BackendError, Model, RefBackend, Tensor};
 use prost::Message;
 
 /// What a strict reader refuses.
@@ -47,7 +42,7 @@ impl Backend for StrictReader {
             return Err(problem.into());
         }
         let proto = ModelProto::decode(&bytes[..])?;
-        let own = Model::from_proto(&model.path, proto, &DecodeOptions::default())?;
+        let own = pad_conformance::testing::model_from_proto(&model.path, proto, &DecodeOptions::default())?;
         RefBackend.run(&own, inputs)
     }
 }
@@ -155,7 +150,7 @@ fn a_reader_of_unpacked_lists_only_shows_one_encoding_cause_apart_from_pad_cause
 
     // The reproducer holds the packed form: it fails with the strict reader and passes with
     // a reader of every form.
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let written = write_reproducer(finding, dir.path()).unwrap();
     let name = written.file_name().unwrap().to_str().unwrap().to_owned();
     assert!(name.starts_with("test_fuzz_packed-lists_refuses-valid"), "{name}");
@@ -204,7 +199,7 @@ fn a_reader_of_packed_tensor_data_only_fails_on_folded_inputs_written_unpacked()
     assert_eq!(finding.encoding, Encoding::UnpackedTypedData);
     // The reproducer is the folded model the reader read, its pads an unpacked initializer;
     // it still fails when the runner folds the inputs (there are none left to fold).
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let written = write_reproducer(finding, dir.path()).unwrap();
     let model = std::fs::read(written.join("model.onnx")).unwrap();
     assert!(unread_form(&model, Refuses::UnpackedTypedData).is_some());
@@ -254,8 +249,8 @@ fn the_command_line_takes_a_share_and_reports_encoding_causes_apart() {
 
 #[test]
 fn shards_merged_find_the_encoding_causes_of_the_unsharded_run() {
-    use pad_conformance::data::basis::Gating;
-    use pad_conformance::data::shard::Shard;
+    use pad_conformance::Gating;
+    use pad_conformance::testing::Shard;
     let strict = StrictReader(Refuses::PackedLists);
     // The run of [`PACKED_LISTS_REFUSED`], in shards.
     let sharded = |shard: Shard| FuzzOptions {

@@ -6,11 +6,7 @@ use crate::support;
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Conclusion};
-use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, RefBackend};
-use pad_conformance::harness::Harness;
-use pad_conformance::judge::compare::Tolerance;
-use pad_conformance::model::Model;
+use pad_conformance::{Backend, BackendError, Harness, Model, RefBackend, Tensor, Tolerance};
 
 /// Refuses the one case named `test_edge_pad`, runs the reference otherwise.
 struct NoEdge;
@@ -32,7 +28,7 @@ impl Backend for NoEdge {
 fn conclude(harness: Harness) -> Conclusion {
     let log = tempfile::NamedTempFile::new().unwrap();
     let args = Arguments::from_iter(["harness", "--test-threads=1", "--logfile", log.path().to_str().unwrap()]);
-    libtest_mimic::run(&args, harness.trials().unwrap())
+    libtest_mimic::run(&args, pad_conformance::testing::trials(&harness).unwrap())
 }
 
 fn data() -> String {
@@ -56,7 +52,7 @@ fn baseline(dir: &Path, entries: &[&str]) -> std::path::PathBuf {
 
 #[test]
 fn trials_are_named_by_case_and_data_set() {
-    let trials = Harness::new(RefBackend).root(data()).trials().unwrap();
+    let trials = pad_conformance::testing::trials(&Harness::new(RefBackend).root(data())).unwrap();
     let names: Vec<&str> = trials.iter().map(|t| t.name()).collect();
     assert_eq!(names.len(), 23);
     assert!(names.contains(&"node/test_wrap_pad/0"));
@@ -72,7 +68,7 @@ fn an_unlisted_failure_fails_the_run() {
 
 #[test]
 fn a_listed_failure_passes_and_a_listed_pass_fails() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
     let conclusion = conclude(Harness::new(NoEdge).root(data()).baseline(&listed));
     assert_eq!((conclusion.num_passed, conclusion.num_failed), (23, 0));
@@ -83,11 +79,11 @@ fn a_listed_failure_passes_and_a_listed_pass_fails() {
 
 #[test]
 fn a_listed_failure_with_another_status_or_no_data_set_fails() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_edge_pad/0", "node/test_gone_pad/0"]);
     // NoEdge errors on test_edge_pad, as listed; relisted as failed, it no longer matches.
     let text = std::fs::read_to_string(&listed).unwrap();
-    let trials = Harness::new(NoEdge).root(data()).baseline(&listed).trials().unwrap();
+    let trials = pad_conformance::testing::trials(&Harness::new(NoEdge).root(data()).baseline(&listed)).unwrap();
     let names: Vec<&str> = trials.iter().map(|t| t.name()).collect();
     assert_eq!(names.len(), 24);
     assert_eq!(names.last(), Some(&"baseline: entries for no data set"));
@@ -100,18 +96,18 @@ fn a_listed_failure_with_another_status_or_no_data_set_fails() {
 
 #[test]
 fn not_applicable_cases_are_ignored_trials() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let case = dir.path().join("test_conv_pad");
     std::fs::create_dir_all(&case).unwrap();
     // A model whose graph holds only an Identity node.
-    let model = pad_conformance::proto::ModelProto {
+    let model = pad_conformance::testing::ModelProto {
         ir_version: 8,
-        opset_import: vec![pad_conformance::proto::OperatorSetIdProto {
+        opset_import: vec![pad_conformance::testing::OperatorSetIdProto {
             domain: String::new(),
             version: 19,
         }],
-        graph: Some(pad_conformance::proto::GraphProto {
-            node: vec![pad_conformance::proto::NodeProto {
+        graph: Some(pad_conformance::testing::GraphProto {
+            node: vec![pad_conformance::testing::NodeProto {
                 op_type: "Identity".into(),
                 input: vec!["x".into()],
                 output: vec!["y".into()],
@@ -122,7 +118,7 @@ fn not_applicable_cases_are_ignored_trials() {
         ..Default::default()
     };
     std::fs::write(case.join("model.onnx"), prost::Message::encode_to_vec(&model)).unwrap();
-    let trials = Harness::new(RefBackend).root(dir.path()).trials().unwrap();
+    let trials = pad_conformance::testing::trials(&Harness::new(RefBackend).root(dir.path())).unwrap();
     assert_eq!(trials.len(), 1);
     let run = execute(Harness::new(RefBackend).root(dir.path()), None);
     let conclusion = run.conclusion;
@@ -136,7 +132,7 @@ fn not_applicable_cases_are_ignored_trials() {
 
 #[test]
 fn without_a_root_the_harness_runs_the_bundled_cases() {
-    let trials = Harness::new(RefBackend).trials().unwrap();
+    let trials = pad_conformance::testing::trials(&Harness::new(RefBackend)).unwrap();
     let names: Vec<&str> = trials.iter().map(|t| t.name()).collect();
     assert!(names.contains(&"onnx-1.22.0/node/test_wrap_pad/0"), "{names:?}");
     assert!(names.iter().any(|n| n.starts_with("extended/")));
@@ -163,11 +159,11 @@ impl Backend for Nudging {
 }
 
 /// Runs the trials through `Harness::execute`, libtest's report in a file.
-fn execute(harness: Harness, filter: Option<&str>) -> pad_conformance::harness::HarnessRun {
+fn execute(harness: Harness, filter: Option<&str>) -> pad_conformance::testing::HarnessRun {
     let log = tempfile::NamedTempFile::new().unwrap();
     let mut args = vec!["harness", "--test-threads=1", "--logfile", log.path().to_str().unwrap()];
     args.extend(filter);
-    harness.execute(&Arguments::from_iter(args)).unwrap()
+    pad_conformance::testing::execute(harness, &Arguments::from_iter(args)).unwrap()
 }
 
 #[test]
@@ -214,7 +210,7 @@ fn the_default_is_exact_and_ulps_loosen_it() {
 
 #[test]
 fn recording_a_filtered_run_keeps_the_entries_it_did_not_run() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_wrap_pad/0", "node/test_gone_pad/0"]);
     let run = execute(
         Harness::new(NoEdge).root(data()).write_baseline(&listed),
@@ -274,7 +270,7 @@ fn upstream(release: &str) -> std::path::PathBuf {
 
 #[test]
 fn a_harness_recorded_baseline_dates_its_corpus_and_lets_no_regression_pass() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let path = dir.path().join("known.json");
     // Recorded by a backend that fails nothing: an empty list, dated by the corpus version.
     let recording = execute(
@@ -303,7 +299,7 @@ fn a_harness_recorded_baseline_dates_its_corpus_and_lets_no_regression_pass() {
 
 #[test]
 fn a_baseline_without_a_corpus_version_excuses_nothing() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     // Format 1, no corpus version: before, it read as version 1 and excused every change
     // on the data sets corpus versions 2 and 3 added.
     let path = baseline(dir.path(), &[]);
@@ -317,13 +313,11 @@ fn a_baseline_without_a_corpus_version_excuses_nothing() {
             serde_json::json!({"corpus_version": bad, "expected": {}}).to_string(),
         )
         .unwrap();
-        let error = Harness::new(NoEdge)
-            .root(upstream("onnx-1.23.2"))
-            .baseline(&path)
-            .trials()
-            .err()
-            .unwrap()
-            .to_string();
+        let error =
+            pad_conformance::testing::trials(&Harness::new(NoEdge).root(upstream("onnx-1.23.2")).baseline(&path))
+                .err()
+                .unwrap()
+                .to_string();
         assert!(
             error.contains(&format!("{}: corpus_version {bad} for onnx-testdata", path.display())),
             "{error}"
@@ -333,7 +327,7 @@ fn a_baseline_without_a_corpus_version_excuses_nothing() {
 
 #[test]
 fn a_baseline_from_an_older_corpus_names_what_changed_and_counts_it() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let path = dir.path().join("known.json");
     std::fs::write(
         &path,
@@ -359,7 +353,7 @@ fn a_baseline_from_an_older_corpus_names_what_changed_and_counts_it() {
 
 /// A corpus of VERSION, CHANGELOG.md, MANIFEST.tsv and onnx-1.22.0, copied.
 fn corpus_copy() -> tempfile::TempDir {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     for file in ["VERSION", "CHANGELOG.md", "MANIFEST.tsv"] {
         std::fs::copy(upstream(file), dir.path().join(file)).unwrap();
     }
@@ -367,7 +361,7 @@ fn corpus_copy() -> tempfile::TempDir {
     dir
 }
 
-fn failures(run: &pad_conformance::harness::HarnessRun) -> usize {
+fn failures(run: &pad_conformance::testing::HarnessRun) -> usize {
     run.summary.new_failures
 }
 
@@ -399,7 +393,7 @@ fn a_sidecar_cannot_relabel_upstream_data_and_a_changed_file_fails() {
     std::fs::write(&output, bytes).unwrap();
     let run = execute(Harness::new(RefBackend).root(&root), None);
     assert_eq!((run.conclusion.num_failed, run.summary.passed), (1, 22));
-    let cases = pad_conformance::case::discover(&[root], &Default::default()).unwrap();
+    let cases = pad_conformance::testing::discover(&[root], &Default::default()).unwrap();
     let wrap = cases.iter().find(|c| c.id == "node/test_wrap_pad").unwrap();
     let problem = wrap.problem.as_ref().unwrap().to_string();
     assert!(problem.contains("output_0.pb: its sha256 differs from"), "{problem}");
@@ -408,7 +402,7 @@ fn a_sidecar_cannot_relabel_upstream_data_and_a_changed_file_fails() {
 
 #[test]
 fn a_version_planted_in_a_parent_is_not_adopted() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     std::fs::write(dir.path().join("VERSION"), "7\n").unwrap();
     std::fs::write(dir.path().join("CHANGELOG.md"), "## 7\n").unwrap();
     std::fs::write(
@@ -418,9 +412,9 @@ fn a_version_planted_in_a_parent_is_not_adopted() {
     .unwrap();
     let data = dir.path().join("mine");
     support::files::copy_dir(&upstream("onnx-1.22.0/node/test_edge_pad"), &data.join("test_edge_pad"));
-    assert!(pad_conformance::data::corpus::Corpus::find(&data).unwrap().is_none());
+    assert!(pad_conformance::testing::Corpus::find(&data).unwrap().is_none());
     // The real corpus is found from any of its data directories.
-    let found = pad_conformance::data::corpus::Corpus::find(&upstream("onnx-1.22.0/node"))
+    let found = pad_conformance::testing::Corpus::find(&upstream("onnx-1.22.0/node"))
         .unwrap()
         .unwrap();
     assert_eq!(found.dir, upstream("").canonicalize().unwrap());
@@ -433,9 +427,9 @@ fn a_version_planted_in_a_parent_is_not_adopted() {
 
 #[test]
 fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
-    use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
+    use pad_conformance::testing::{CheckOptions, Status, check_data_set};
 
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let case = dir.path().join("test_ext_pad18_err_mode_wrap");
     support::files::copy_dir(&upstream("extended/test_ext_pad18_err_mode_wrap"), &case);
     let info_path = case.join("case.json");
@@ -445,7 +439,7 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
         let mut edited = info.clone();
         edit(&mut edited);
         std::fs::write(&info_path, edited.to_string()).unwrap();
-        let cases = pad_conformance::case::discover(&[dir.path().to_owned()], &Default::default()).unwrap();
+        let cases = pad_conformance::testing::discover(&[dir.path().to_owned()], &Default::default()).unwrap();
         check_data_set(&RefBackend, &cases[0], 0, &CheckOptions::default())
     };
     // As generated: refused as required, by the rule the sidecar lists.
@@ -473,7 +467,7 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
 
 #[test]
 fn the_harness_writes_reports_that_show_the_gate() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
     let (json, junit) = (dir.path().join("run.json"), dir.path().join("run.xml"));
     let run = execute(
@@ -545,8 +539,8 @@ fn two_corpora_of_one_name_are_refused() {
     // A baseline names a corpus by its directory's name: two of one name (here, temporary
     // directories renamed alike under two parents) would share one recorded version.
     let parents = [
-        pad_conformance::data::scratch_dir().unwrap(),
-        pad_conformance::data::scratch_dir().unwrap(),
+        pad_conformance::testing::scratch_dir().unwrap(),
+        pad_conformance::testing::scratch_dir().unwrap(),
     ];
     let copies = [corpus_copy(), corpus_copy()];
     let roots: Vec<std::path::PathBuf> = parents
@@ -558,27 +552,29 @@ fn two_corpora_of_one_name_are_refused() {
             named.join("onnx-1.22.0")
         })
         .collect();
-    let error = match Harness::new(RefBackend).root(&roots[0]).root(&roots[1]).trials() {
+    let error = match pad_conformance::testing::trials(&Harness::new(RefBackend).root(&roots[0]).root(&roots[1])) {
         Err(e) => e.to_string(),
         Ok(_) => panic!("two corpora named onnx-testdata were accepted"),
     };
     assert!(error.contains("are two corpora of one name"), "{error}");
     // Either alone is fine.
-    assert_eq!(Harness::new(RefBackend).root(&roots[0]).trials().unwrap().len(), 23);
+    assert_eq!(
+        pad_conformance::testing::trials(&Harness::new(RefBackend).root(&roots[0]))
+            .unwrap()
+            .len(),
+        23
+    );
 }
 
 #[test]
 fn recording_refuses_a_json_file_that_is_no_baseline_as_the_command_line_does() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let path = dir.path().join("report.json");
     let text = r#"{"format": 3, "backend": "ref", "cases": []}"#;
     std::fs::write(&path, text).unwrap();
     let log = tempfile::NamedTempFile::new().unwrap();
     let args = Arguments::from_iter(["harness", "--logfile", log.path().to_str().unwrap()]);
-    let error = Harness::new(RefBackend)
-        .root(data())
-        .write_baseline(&path)
-        .execute(&args)
+    let error = pad_conformance::testing::execute(Harness::new(RefBackend).root(data()).write_baseline(&path), &args)
         .err()
         .expect("refused")
         .to_string();

@@ -30,7 +30,7 @@ fn stderr(out: &Output) -> String {
 
 /// One vendored case in a fresh directory.
 fn tree() -> tempfile::TempDir {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     copy_dir(
         &testdata("onnx-1.22.0/node/test_edge_pad"),
         &dir.path().join("test_edge_pad"),
@@ -175,7 +175,7 @@ fn a_case_json_that_is_a_fifo_errors_that_case_and_the_rest_runs() {
 
 /// A corpus root (VERSION, CHANGELOG.md, MANIFEST.tsv) around one generated case.
 fn corpus() -> tempfile::TempDir {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     std::fs::write(dir.path().join("VERSION"), "1\n").unwrap();
     std::fs::write(dir.path().join("CHANGELOG.md"), "## 1\n").unwrap();
     std::fs::write(

@@ -73,7 +73,7 @@ fn vendored_testdata_matches_manifest() {
 
 #[test]
 fn check_manifest_reports_changed_missing_and_extra_files() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let root = dir.path();
     let write = |rel: &str, data: &[u8]| {
         let path = root.join(rel);

@@ -13,12 +13,8 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pad_conformance::Tensor;
-use pad_conformance::backend::RefBackend;
-use pad_conformance::case::{Expected, Patterns, TestCase, discover};
-use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
-use pad_conformance::judge::compare::Tolerance;
-use pad_conformance::model::Model;
+use pad_conformance::testing::{CheckOptions, Expected, Patterns, Status, TestCase, check_data_set, discover};
+use pad_conformance::{Model, RefBackend, Tensor, Tolerance};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -90,7 +86,7 @@ fn ref_passes(case: &TestCase) {
 #[test]
 #[ignore = "needs the pinned Python packages and the package index: run by .ci/run"]
 fn exporting_onnx_1_22_0s_generators_gives_the_cases_it_shipped() {
-    let out = pad_conformance::data::scratch_dir().unwrap();
+    let out = pad_conformance::testing::scratch_dir().unwrap();
     let status = Command::new(support::python::python())
         .arg(root().join("scripts/fetch-onnx-testdata"))
         .args(["--export", "1.22.0", "--output-dir"])

@@ -13,16 +13,11 @@ use std::process::Output;
 use std::sync::OnceLock;
 
 use crate::support::fuzz_shape::small_inputs;
-use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, RefBackend, refusal_rules};
-use pad_conformance::case::{Patterns, discover};
-use pad_conformance::data::basis::Basis;
-use pad_conformance::data::corpus::Corpus;
-use pad_conformance::fuzz::reproducer::write_reproducer;
-use pad_conformance::fuzz::{Finding, FuzzOptions, fuzz};
-use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
-use pad_conformance::model::{AttributeValue, Model};
-use pad_conformance::operators::Rule;
+use pad_conformance::testing::{
+    CheckOptions, Corpus, Finding, FuzzOptions, Patterns, Status, check_data_set, discover, fuzz, refusal_rules,
+    write_reproducer,
+};
+use pad_conformance::{AttributeValue, Backend, BackendError, Basis, Model, RefBackend, Rule, Tensor};
 use serde_json::Value;
 use support::manifest::{files_on_disk, parse_manifest};
 
@@ -204,7 +199,7 @@ fn the_committed_fuzz_cases_are_those_of_their_manifest() {
 
 #[test]
 fn findings_become_one_corpus_version_that_verifies() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let written = findings(&dir.path().join("findings"));
     let corpus = corpus_copy(dir.path());
     let before = Corpus::find(&corpus).unwrap().unwrap().version;
@@ -305,7 +300,7 @@ fn findings_become_one_corpus_version_that_verifies() {
 
 #[test]
 fn promoting_again_adds_nothing_and_writes_over_nothing() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let findings_dir = dir.path().join("findings");
     let written = findings(&findings_dir);
     let corpus = corpus_root_copy(dir.path());
@@ -356,7 +351,7 @@ fn promoting_again_adds_nothing_and_writes_over_nothing() {
 
 #[test]
 fn hostile_and_inconsistent_findings_are_refused_and_the_rest_promoted() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let findings_dir = dir.path().join("findings");
     let written = findings(&findings_dir);
     let corpus = corpus_root_copy(dir.path());
@@ -453,7 +448,7 @@ const ECHO_WORKER: &str = r#"exec:read hello; echo '{"type": "hello", "version":
 
 #[test]
 fn a_second_oracle_that_contradicts_a_finding_keeps_it_out() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let findings_dir = dir.path().join("findings");
     let written = findings(&findings_dir);
     let corpus = corpus_root_copy(dir.path());
@@ -501,7 +496,7 @@ fn a_second_oracle_that_contradicts_a_finding_keeps_it_out() {
 
 #[test]
 fn a_dry_run_writes_nothing_and_bad_arguments_are_refused() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let findings_dir = dir.path().join("findings");
     let written = findings(&findings_dir);
     let corpus = corpus_root_copy(dir.path());
@@ -559,7 +554,7 @@ fn a_dry_run_writes_nothing_and_bad_arguments_are_refused() {
 #[ignore = "needs Python with onnx (PAD_CONFORMANCE_PYTHON)"]
 fn onnx_reference_confirms_findings() {
     let python = support::python::python();
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let findings_dir = dir.path().join("findings");
     findings(&findings_dir);
     let corpus = corpus_root_copy(dir.path());
@@ -669,7 +664,7 @@ fn canonical(mut report: Value) -> Value {
 
 #[test]
 fn fuzz_shards_merged_are_the_unsharded_run() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     let mut runs = vec![args(&["--seed", "3"])];
     runs.extend((1..=3).map(|k| args(&["--seed", "3", "--shard", &format!("{k}/3")])));

@@ -178,7 +178,7 @@ print(json.dumps(kinds))
 fn a_broken_adapter_fails_the_gate() {
     // onnxruntime's worker with every output replaced by the first input: wrong answers
     // where the baseline expects right ones.
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let broken = dir.path().join("broken-worker");
     let script = format!(
         r#"import runpy, shutil, sys
@@ -228,7 +228,7 @@ protocol.serve("raising", run)
 #[test]
 #[ignore = "needs the pinned Python packages: .ci/run runs it"]
 fn python_failures_are_not_refusals() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let worker = raising_worker(dir.path());
     for (raised, status, message) in [
         (
@@ -312,7 +312,7 @@ print(json.dumps([
     );
 
     // A request the worker cannot read is its failure, never the backend's refusal.
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let mut worker = Command::new(python())
         .arg(raising_worker(dir.path()))
         .arg("ValueError('unreached')")

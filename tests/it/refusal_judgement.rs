@@ -2,11 +2,8 @@
 //! must be refused, only the backend's own refusal passes; its failure or panic is errored,
 //! and its saying the data set is unsupported makes it unsupported.
 
-use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, BackendFailure, BackendUnsupported};
-use pad_conformance::case::{Patterns, discover};
-use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
-use pad_conformance::model::Model;
+use pad_conformance::testing::{CheckOptions, Patterns, Status, check_data_set, discover, refusal_rule};
+use pad_conformance::{Backend, BackendError, BackendFailure, BackendUnsupported, Model, Tensor};
 
 /// A backend that answers every data set the same way.
 enum Answer {
@@ -75,7 +72,7 @@ fn only_the_backends_own_refusal_passes_a_must_refuse_data_set() {
 
 #[test]
 fn an_exec_worker_that_crashes_on_a_must_refuse_data_set_is_errored_not_passed() {
-    use pad_conformance::backend::{ExecBackend, ExecError};
+    use pad_conformance::testing::{ExecBackend, ExecError};
     use std::time::Duration;
     // Answers the handshake, then exits on the first request: a crash, not a refusal.
     let crash = r#"read hello; echo '{"type": "hello", "version": 1, "name": "crash"}'; read request; exit 3"#;
@@ -104,8 +101,8 @@ fn an_exec_worker_that_crashes_on_a_must_refuse_data_set_is_errored_not_passed()
 /// reference refuses it by: the generator's rules and the reference's agree.
 #[test]
 fn every_extended_refusal_lists_the_rule_the_reference_reports() {
-    use pad_conformance::backend::{RefBackend, refusal_rule};
-    use pad_conformance::judge::verdict::Verdict;
+    use pad_conformance::RefBackend;
+    use pad_conformance::testing::Verdict;
 
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/extended");
     let cases = discover(&[root], &Patterns::default()).unwrap();
@@ -137,18 +134,15 @@ fn every_extended_refusal_lists_the_rule_the_reference_reports() {
     }
     assert!(checked >= 60, "{checked} refusals checked");
     // refusal_rule reads the reference's typed error, never its message.
-    let refused: BackendError = Box::new(pad_conformance::backend::Refusal {
-        rule: pad_conformance::operators::Rule::AxisRepeated,
-        message: "nothing about axes here".into(),
-    });
-    assert_eq!(
-        refusal_rule(&refused),
-        Some(pad_conformance::operators::Rule::AxisRepeated)
-    );
+    let refused: BackendError = Box::new(pad_conformance::Refusal::new(
+        pad_conformance::Rule::AxisRepeated,
+        "nothing about axes here",
+    ));
+    assert_eq!(refusal_rule(&refused), Some(pad_conformance::Rule::AxisRepeated));
 }
 
 /// A backend that refuses every data set naming `rule`.
-struct Names(pad_conformance::operators::Rule);
+struct Names(pad_conformance::Rule);
 
 impl Backend for Names {
     fn name(&self) -> &str {
@@ -156,16 +150,13 @@ impl Backend for Names {
     }
 
     fn run(&self, _: &Model, _: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
-        Err(Box::new(pad_conformance::backend::Refusal {
-            rule: self.0,
-            message: "refused".into(),
-        }))
+        Err(Box::new(pad_conformance::Refusal::new(self.0, "refused")))
     }
 }
 
 #[test]
 fn a_refusal_for_another_spec_reason_is_a_note_and_under_strict_rules_a_failure() {
-    use pad_conformance::operators::Rule;
+    use pad_conformance::Rule;
 
     let root =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/extended/test_ext_pad11_err_mode_wrap");
@@ -189,7 +180,7 @@ fn a_refusal_for_another_spec_reason_is_a_note_and_under_strict_rules_a_failure(
     // The note is seen, not buried in a passing line's message: the human report prints it,
     // the summary counts it.
     let mut line = Vec::new();
-    pad_conformance::report::write_outcome(&other, None, pad_conformance::report::Colors::Never, &mut line).unwrap();
+    pad_conformance::testing::write_outcome(&other, None, pad_conformance::testing::Colors::Never, &mut line).unwrap();
     let line = String::from_utf8(line).unwrap();
     assert!(
         line.contains(
@@ -197,7 +188,7 @@ fn a_refusal_for_another_spec_reason_is_a_note_and_under_strict_rules_a_failure(
         ),
         "{line}"
     );
-    let summary = pad_conformance::report::Summary::of([&other, &right]);
+    let summary = pad_conformance::testing::Summary::of([&other, &right]);
     assert_eq!((summary.passed, summary.notes), (2, 1));
     assert!(
         summary.line().ends_with(", 1 refused for another reason (noted)"),

@@ -6,14 +6,14 @@ use crate::support;
 use std::path::Path;
 
 use pad_conformance::Tensor;
-use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
+use pad_conformance::testing::{DecodeOptions, read_tensor_file, write_tensor_file};
 use scraper::{Html, Selector};
 use support::files::{copy_dir, run, testdata};
 
 /// test_edge_pad and test_wrap_pad as vendored, or with one expected value of test_wrap_pad
 /// changed so that it fails.
 fn tree(wrap_fails: bool) -> tempfile::TempDir {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     for case in ["test_edge_pad", "test_wrap_pad"] {
         copy_dir(&testdata(&format!("onnx-1.22.0/node/{case}")), &dir.path().join(case));
     }
@@ -46,7 +46,7 @@ fn read_page(path: &Path) -> Html {
 fn a_run_and_a_matrix_write_the_scoreboard_page() {
     let failing = tree(true);
     let root = failing.path().to_str().unwrap();
-    let out_dir = pad_conformance::data::scratch_dir().unwrap();
+    let out_dir = pad_conformance::testing::scratch_dir().unwrap();
     let page = out_dir.path().join("run.html");
     let out = run(&["--format", "html", "--output", page.to_str().unwrap(), root]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
@@ -135,7 +135,7 @@ fn a_run_and_a_matrix_write_the_scoreboard_page() {
 #[test]
 fn diff_reports_fixes_and_regressions_with_its_exit_codes() {
     let (failing, passing) = (tree(true), tree(false));
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let old = dir.path().join("old.json");
     let new = dir.path().join("new.json");
     let report = |root: &Path, file: &Path| {

@@ -8,14 +8,14 @@ use crate::support;
 use std::path::Path;
 
 use pad_conformance::Tensor;
-use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
+use pad_conformance::testing::{DecodeOptions, read_tensor_file, write_tensor_file};
 use serde_json::Value;
 use support::files::{copy_dir, run, testdata};
 
 /// onnx 1.22.0's 18 node cases, with test_wrap_pad and test_edge_pad expecting a wrong value
 /// (failed) and test_constant_pad's model broken (errored).
 fn tree() -> tempfile::TempDir {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     copy_dir(&testdata("onnx-1.22.0/node"), dir.path());
     for case in ["test_wrap_pad", "test_edge_pad"] {
         let output = dir.path().join(case).join("test_data_set_0/output_0.pb");
@@ -75,7 +75,7 @@ fn json_run(args: &[&str]) -> (Option<i32>, Value) {
 #[test]
 fn merged_shards_are_the_single_run() {
     let tree = tree();
-    let scratch = pad_conformance::data::scratch_dir().unwrap();
+    let scratch = pad_conformance::testing::scratch_dir().unwrap();
     let baseline = baseline(scratch.path());
     let (root, baseline) = (tree.path().to_str().unwrap(), baseline.to_str().unwrap());
     let common = ["--format", "json", "--jobs", "2", "--baseline", baseline];
@@ -118,7 +118,7 @@ fn merged_shards_are_the_single_run() {
 #[test]
 fn a_shard_cannot_record_a_baseline() {
     let tree = tree();
-    let scratch = pad_conformance::data::scratch_dir().unwrap();
+    let scratch = pad_conformance::testing::scratch_dir().unwrap();
     let written = scratch.path().join("b.json");
     let out = run(&[
         "--shard",

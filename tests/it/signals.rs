@@ -34,7 +34,7 @@ fn spawn(args: &[&str], mark: &Mark) -> Child {
 }
 
 fn one_case() -> tempfile::TempDir {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     support::files::copy_dir(
         &testdata("onnx-1.22.0/node/test_edge_pad"),
         &dir.path().join("test_edge_pad"),

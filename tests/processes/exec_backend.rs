@@ -92,7 +92,7 @@ struct Fixture {
 impl Fixture {
     /// Two vendored cases, test_edge_pad and test_wrap_pad, and the worker script.
     fn new() -> Fixture {
-        let dir = pad_conformance::data::scratch_dir().unwrap();
+        let dir = pad_conformance::testing::scratch_dir().unwrap();
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0/node");
         for case in ["test_edge_pad", "test_wrap_pad"] {
             copy_dir(&data.join(case), &dir.path().join("cases").join(case));
@@ -319,9 +319,10 @@ fn the_kind_of_an_error_reply_decides_its_verdict() {
 /// The Rust backend [`worker::Kinded`] checked in process and served by `Worker` to an
 /// `ExecBackend`: each kind of error gets the same status and message either way.
 fn a_rust_backend_gets_the_same_verdict_in_process_and_through_worker() {
-    use pad_conformance::backend::{Backend, ErrorKind, ExecBackend, error_kind};
-    use pad_conformance::case::{Patterns, discover};
-    use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
+    use pad_conformance::Backend;
+    use pad_conformance::testing::{CheckOptions, Status, check_data_set};
+    use pad_conformance::testing::{ErrorKind, ExecBackend, error_kind};
+    use pad_conformance::testing::{Patterns, discover};
 
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
     let roots = [data.join("extended"), data.join("onnx-1.22.0/node")];

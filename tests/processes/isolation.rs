@@ -7,10 +7,7 @@
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, RefBackend};
-use pad_conformance::harness::Harness;
-use pad_conformance::model::Model;
+use pad_conformance::{Backend, BackendError, Harness, Model, RefBackend, Tensor};
 
 /// Aborts on test_edge_pad, panics on test_wrap_pad, and with GATE_HANG set hangs on
 /// test_reflect_pad (only one test waits out the time limit). The gate runs those three and
@@ -134,7 +131,7 @@ fn a_crash_a_hang_and_a_panic_cost_one_trial_each() {
 }
 
 fn a_missing_baseline_says_how_to_record_it() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let baseline = dir.path().join("known.json");
     let out = run_gate(&[("GATE_BASELINE", baseline.to_str().unwrap())]);
     let (_, stderr) = text(&out);
@@ -147,7 +144,7 @@ fn a_missing_baseline_says_how_to_record_it() {
 }
 
 fn a_recorded_baseline_makes_the_gate_pass() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let baseline = dir.path().join("known.json");
     let path = baseline.to_str().unwrap();
     // Recording: the failures go to the file; the run still fails, as it has failures.
@@ -183,7 +180,7 @@ fn a_recorded_baseline_makes_the_gate_pass() {
 /// how to write it instead, and writes nothing; listing the trials (what nextest does first)
 /// still works.
 fn under_nextest_end_of_run_files_are_refused() {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     let report = dir.path().join("run.json");
     let nextest = ("NEXTEST_EXECUTION_MODE", "process-per-test");
     let out = run_gate(&[nextest, ("PAD_CONFORMANCE_JSON_REPORT", report.to_str().unwrap())]);

@@ -15,7 +15,7 @@ pub fn testdata(relative: &str) -> PathBuf {
 #[allow(dead_code)]
 pub fn failing_wrap(wrap: &Path) {
     use pad_conformance::Tensor;
-    use pad_conformance::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
+    use pad_conformance::testing::{DecodeOptions, read_tensor_file, write_tensor_file};
     copy_dir(&testdata("onnx-1.22.0/node/test_wrap_pad"), wrap);
     let output = wrap.join("test_data_set_0/output_0.pb");
     let Tensor::Int32(mut values) = read_tensor_file(&output, &DecodeOptions::default()).unwrap() else {

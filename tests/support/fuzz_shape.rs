@@ -1,6 +1,6 @@
 //! The shape of the cases the fuzzing tests draw.
 
-use pad_conformance::fuzz::Shape;
+use pad_conformance::testing::Shape;
 
 /// The default shape with `max_elements` 4,096 instead of 65,536: the generator's rare long
 /// last axis and its bound on the output's size stay within it (small axes of high rank are

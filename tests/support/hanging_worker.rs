@@ -21,7 +21,7 @@ pub struct Mark {
 
 impl Mark {
     pub fn new() -> Mark {
-        let dir = pad_conformance::data::scratch_dir().unwrap();
+        let dir = pad_conformance::testing::scratch_dir().unwrap();
         let path = dir.path().join("mark");
         Mark { _dir: dir, path }
     }

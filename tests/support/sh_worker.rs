@@ -5,10 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use pad_conformance::backend::{BackendError, ExecBackend, ExecError};
-use pad_conformance::case::{Expected, Patterns, discover};
-use pad_conformance::model::Model;
-use pad_conformance::tensor::{DEFAULT_MAX_BYTES, Tensor};
+use pad_conformance::testing::{DEFAULT_MAX_BYTES, ExecBackend, ExecError, Expected, Patterns, discover};
+use pad_conformance::{BackendError, Model, Tensor};
 
 use super::good_case::{GOOD, copy_good};
 
@@ -49,7 +47,7 @@ pub struct Setup {
 }
 
 pub fn setup() -> Setup {
-    let dir = pad_conformance::data::scratch_dir().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
     copy_good(&dir.path().join("cases"), GOOD);
     std::fs::write(dir.path().join("worker.sh"), WORKER).unwrap();
     let cases = discover(&[dir.path().join("cases")], &Patterns::default()).unwrap();

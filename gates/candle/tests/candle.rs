@@ -12,12 +12,8 @@
 use std::collections::HashMap;
 
 use candle_core::{DType, Device, Tensor as CandleTensor};
-use pad_conformance::backend::{Backend, BackendError, BackendFailure, Worker};
 use pad_conformance::half::{bf16, f16};
-use pad_conformance::harness::Harness;
-use pad_conformance::judge::profile::Profile;
-use pad_conformance::model::Model;
-use pad_conformance::{DataType, Tensor};
+use pad_conformance::{Backend, BackendError, BackendFailure, DataType, Harness, Model, Profile, Tensor, Worker};
 
 struct Candle;
 

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use pad_conformance::gate::baseline::Baseline;
+use pad_conformance::testing::Baseline;
 
 fn statuses(path: &Path) -> BTreeMap<String, String> {
     let baseline = Baseline::read(path).unwrap_or_else(|e| panic!("{e}"));

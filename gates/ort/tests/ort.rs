@@ -17,11 +17,7 @@ use std::path::{Path, PathBuf};
 use ort::memory::Allocator;
 use ort::session::{Session, SessionInputValue};
 use ort::value::{DynTensor, DynValue, Tensor as OrtTensor, TensorElementType, ValueType};
-use pad_conformance::backend::{Backend, BackendError, BackendFailure, Worker};
-use pad_conformance::harness::Harness;
-use pad_conformance::judge::profile::Profile;
-use pad_conformance::model::Model;
-use pad_conformance::{DataType, Tensor};
+use pad_conformance::{Backend, BackendError, BackendFailure, DataType, Harness, Model, Profile, Tensor, Worker};
 
 struct Onnxruntime {
     name: String,
@@ -142,7 +138,7 @@ fn from_ort(value: &DynValue) -> Result<Tensor, BackendError> {
         .find(|(_, element)| element == ty)
         .map(|(dtype, _)| *dtype)
         .ok_or_else(|| BackendFailure(format!("onnxruntime answered element type {ty:?}")))?;
-    let read = |e: pad_conformance::tensor::TensorError| -> BackendError {
+    let read = |e: pad_conformance::TensorError| -> BackendError {
         Box::new(BackendFailure(format!(
             "reading onnxruntime's {dtype} output of shape {dims:?}: {e}"
         )))

@@ -10,11 +10,7 @@
 //! `cargo test -p gate-tract` runs it (debug profile: .ci/run's). Record the baseline with
 //! `PAD_CONFORMANCE_WRITE_BASELINE=tract.known-failures.json cargo test -p gate-tract`.
 
-use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, BackendFailure, Worker};
-use pad_conformance::harness::Harness;
-use pad_conformance::judge::profile::Profile;
-use pad_conformance::model::Model;
+use pad_conformance::{Backend, BackendError, BackendFailure, Harness, Model, Profile, Tensor, Worker};
 use tract_onnx::prelude::{
     DatumType, Framework, InferenceFact, InferenceModelExt, IntoRunnable, TValue, TVec, Tensor as TractTensor,
     TractResult, f16, tract_ndarray,

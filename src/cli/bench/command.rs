@@ -4,16 +4,16 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+use crate::DataType;
 use crate::cli::bench::{
     BenchOptions, BenchResult, ScalingOptions, ScalingResult, bench_decode, bench_end_to_end, bench_pad, bench_scaling,
 };
-use pad_conformance::DataType;
-use pad_conformance::operators::PadMode;
+use crate::operators::PadMode;
 
 use crate::cli::Fatal;
 use crate::cli::args::{BenchArgs, BenchFormat};
 
-pub fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
+pub(crate) fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
     if args.scaling {
         return scaling(args);
     }

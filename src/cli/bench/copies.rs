@@ -17,7 +17,7 @@ pub(super) fn memcpy_into(target: &mut Vec<u8>, source: &[u8]) {
 pub(super) fn stream_copy_into(target: &mut Vec<u8>, source: &[u8]) {
     target.clear();
     #[cfg(target_arch = "x86_64")]
-    pad_conformance::reference::extend_streaming(target, source.len(), |writer| writer.write(source));
+    crate::reference::extend_streaming(target, source.len(), |writer| writer.write(source));
     #[cfg(not(target_arch = "x86_64"))]
     target.extend_from_slice(source);
     black_box(target);
@@ -27,7 +27,7 @@ pub(super) fn stream_copy_into(target: &mut Vec<u8>, source: &[u8]) {
 /// are, and frees it.
 pub(super) fn fresh_memcpy(source: &[u8]) {
     let mut target = Vec::with_capacity(source.len());
-    pad_conformance::tensor::huge_pages::advise_capacity(&target);
+    crate::tensor::huge_pages::advise_capacity(&target);
     target.extend_from_slice(source);
     black_box(target);
 }

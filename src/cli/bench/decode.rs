@@ -7,13 +7,13 @@ use prost::Message;
 
 use super::copies::{fresh_memcpy, fresh_stream_copy};
 use super::{BenchError, BenchResult, Measured, median_of_each};
-use pad_conformance::proto::TensorProto;
-use pad_conformance::tensor::{DataType, DecodeOptions, Tensor, decode_tensor, encode_tensor};
+use crate::proto::TensorProto;
+use crate::tensor::{DataType, DecodeOptions, Tensor, decode_tensor, encode_tensor};
 
 /// Decoding a serialized float TensorProto of `megabytes` MiB held in memory, against copies
 /// of the same bytes into a fresh buffer (decoding allocates its array too). Refuses zero
 /// MiB, and tensors over `max_bytes`, before allocating.
-pub fn bench_decode(megabytes: usize, repetitions: usize, max_bytes: u64) -> Result<BenchResult, BenchError> {
+pub(crate) fn bench_decode(megabytes: usize, repetitions: usize, max_bytes: u64) -> Result<BenchResult, BenchError> {
     if megabytes == 0 {
         return Err(BenchError::NoDecodeSize);
     }

@@ -6,23 +6,23 @@ use std::hint::black_box;
 use super::copies::{memcpy_into, stream_copy_into};
 use super::scratch_case::CaseFiles;
 use super::{BenchError, BenchResult, Measured, checked_bytes, median_of_each};
-use pad_conformance::backend::RefBackend;
-use pad_conformance::case::{Patterns, discover};
-use pad_conformance::fuzz::FuzzCase;
-use pad_conformance::judge::check::{CheckOptions, Status, check_data_set};
-use pad_conformance::operators::{OpVersion, PadMode, PadOp};
-use pad_conformance::reference::pad_kernel::PadPlan;
-use pad_conformance::tensor::{DataType, Tensor};
+use crate::backend::RefBackend;
+use crate::case::{Patterns, discover};
+use crate::fuzz::FuzzCase;
+use crate::judge::check::{CheckOptions, Status, check_data_set};
+use crate::operators::{OpVersion, PadMode, PadOp};
+use crate::reference::pad_kernel::PadPlan;
+use crate::tensor::{DataType, Tensor};
 
 /// The least ratio a whole data set is meant to reach: reading two files, decoding, padding
 /// and comparing move the case's bytes several times.
-pub const END_TO_END_GOAL: f64 = 0.25;
+pub(super) const END_TO_END_GOAL: f64 = 0.25;
 
 /// A whole data set as a user runs one — read the files, decode, pad with the reference,
 /// compare — for a float input of `shape` padded by `pads` in `mode`, against copies of the
 /// case's bytes (input file, expected output file, and the output produced) in the same
 /// process. The case is written to a scratch directory first.
-pub fn bench_end_to_end(
+pub(crate) fn bench_end_to_end(
     shape: &[usize],
     pads: &[(i64, i64)],
     mode: PadMode,

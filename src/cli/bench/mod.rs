@@ -5,7 +5,7 @@
 //! (the kernel streams large outputs, so an ordinary-store copy alone would flatter it), and
 //! allocating figures against a copy into a fresh buffer advised for huge pages.
 
-pub mod command;
+pub(super) mod command;
 mod copies;
 mod decode;
 mod end_to_end;
@@ -17,17 +17,17 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use pad_conformance::reference::pad_kernel::PlanError;
-use pad_conformance::tensor::DataType;
+use crate::reference::pad_kernel::PlanError;
+use crate::tensor::DataType;
 
-pub use decode::bench_decode;
-pub use end_to_end::bench_end_to_end;
-pub use pad::{BENCH_TYPES, BenchOptions, bench_pad};
-pub use scaling::{ScalingOptions, ScalingResult, bench_scaling};
+pub(super) use decode::bench_decode;
+pub(super) use end_to_end::bench_end_to_end;
+pub(super) use pad::{BENCH_TYPES, BenchOptions, bench_pad};
+pub(super) use scaling::{ScalingOptions, ScalingResult, bench_scaling};
 
 /// A configuration the benchmark refuses before allocating anything.
 #[derive(Debug, thiserror::Error)]
-pub enum BenchError {
+pub(super) enum BenchError {
     /// A tensor over the byte limit.
     #[error("{what} of shape {shape:?} needs {bytes} bytes, over the limit of {limit} bytes (--max-tensor-bytes)")]
     TooLarge {
@@ -147,7 +147,7 @@ pub enum BenchError {
 /// One measured configuration: the operation's speed, the copies it is measured against,
 /// and the goal its ratio should reach.
 #[derive(Clone, Debug, Serialize)]
-pub struct BenchResult {
+pub(super) struct BenchResult {
     /// `Pad`, `CenterCropPad`, `end-to-end` or `decode`.
     pub op: String,
     /// The mode, `-` for CenterCropPad, `raw_data` for decoding.
@@ -177,7 +177,7 @@ pub struct BenchResult {
 
 /// The kernels' figures with a fresh output per call, where page faults count.
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct FreshFigures {
+pub(super) struct FreshFigures {
     /// Median GB/s of the operation into a fresh output.
     pub gbps: f64,
     /// Median GB/s of a memcpy into a fresh buffer advised for huge pages.
@@ -189,16 +189,16 @@ pub struct FreshFigures {
 }
 
 /// The goal for a kernel's ratio with a fresh output.
-pub const FRESH_GOAL: f64 = 0.8;
+pub(super) const FRESH_GOAL: f64 = 0.8;
 
 impl BenchResult {
     /// `Pad edge float`.
-    pub fn label(&self) -> String {
+    pub(super) fn label(&self) -> String {
         format!("{} {} {}", self.op, self.mode, self.dtype)
     }
 
     /// Whether every goal this result has is met.
-    pub fn meets_goals(&self) -> bool {
+    pub(super) fn meets_goals(&self) -> bool {
         self.goal.is_none_or(|goal| self.ratio >= goal) && self.fresh.is_none_or(|f| f.ratio >= f.goal)
     }
 

@@ -7,14 +7,14 @@ use bytemuck::Pod;
 
 use super::copies::{fresh_memcpy, fresh_stream_copy, memcpy_into, stream_copy_into};
 use super::{BenchError, BenchResult, FRESH_GOAL, Measured, checked_bytes, median_of_each};
-use pad_conformance::operators::PadMode;
-use pad_conformance::operators::params::centered_pads;
-use pad_conformance::reference::pad_kernel::{PadPlan, pad_pod_into};
-use pad_conformance::tensor::{DEFAULT_MAX_BYTES, DataType, Element};
+use crate::operators::PadMode;
+use crate::operators::params::centered_pads;
+use crate::reference::pad_kernel::{PadPlan, pad_pod_into};
+use crate::tensor::{DEFAULT_MAX_BYTES, DataType, Element};
 
 /// What to pad and how often.
 #[derive(Clone, Debug)]
-pub struct BenchOptions {
+pub(crate) struct BenchOptions {
     /// The input's shape.
     pub shape: Vec<usize>,
     /// (begin, end) per axis.
@@ -50,13 +50,13 @@ impl Default for BenchOptions {
 
 impl BenchOptions {
     /// The default pads for a shape: 2 on each side of the last two axes.
-    pub fn default_pads(rank: usize) -> Vec<(i64, i64)> {
+    pub(crate) fn default_pads(rank: usize) -> Vec<(i64, i64)> {
         (0..rank).map(|i| if i + 2 >= rank { (2, 2) } else { (0, 0) }).collect()
     }
 
     /// Pads given in ONNX layout `[x1_begin, x2_begin, ..., x1_end, x2_end, ...]`, as
     /// (begin, end) per axis of `shape`.
-    pub fn pads_from_onnx(shape: &[usize], pads: &[i64]) -> Result<Vec<(i64, i64)>, BenchError> {
+    pub(crate) fn pads_from_onnx(shape: &[usize], pads: &[i64]) -> Result<Vec<(i64, i64)>, BenchError> {
         let rank = shape.len();
         if pads.len() != 2 * rank {
             return Err(BenchError::OnnxPadsMismatch {
@@ -70,7 +70,7 @@ impl BenchOptions {
     /// The default CenterCropPad target: the last two axes 8 longer and 8 shorter (pad one,
     /// crop the other). Refused when that leaves an empty axis on a shape without one: there
     /// would be nothing to time.
-    pub fn default_center_crop(shape: &[usize]) -> Result<Vec<usize>, BenchError> {
+    pub(crate) fn default_center_crop(shape: &[usize]) -> Result<Vec<usize>, BenchError> {
         let rank = shape.len();
         let target: Vec<usize> = shape
             .iter()
@@ -92,7 +92,7 @@ impl BenchOptions {
 }
 
 /// Runs the padding benchmarks.
-pub fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, BenchError> {
+pub(crate) fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, BenchError> {
     if options.shape.len() != options.pads.len() {
         return Err(BenchError::PadsMismatch {
             shape: options.shape.clone(),
@@ -114,7 +114,7 @@ pub fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, BenchError>
 
 /// The element types the padding benchmarks time: the widths 1, 2, 4 and 8 bytes, floating
 /// and integer.
-pub const BENCH_TYPES: [DataType; 7] = [
+pub(crate) const BENCH_TYPES: [DataType; 7] = [
     DataType::Float,
     DataType::Double,
     DataType::Float16,
@@ -257,7 +257,7 @@ fn measure<T: Element + Pod + Default>(
 /// `len` values in a buffer advised for huge pages before it is first written.
 fn advised<T>(values: impl Iterator<Item = T>, len: usize) -> Vec<T> {
     let mut buffer = Vec::with_capacity(len);
-    pad_conformance::tensor::huge_pages::advise_capacity(&buffer);
+    crate::tensor::huge_pages::advise_capacity(&buffer);
     buffer.extend(values.take(len));
     buffer
 }

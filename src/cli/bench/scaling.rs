@@ -11,19 +11,19 @@ use serde::Serialize;
 
 use super::BenchError;
 use super::scratch_case::CaseFiles;
-use pad_conformance::backend::RefBackend;
-use pad_conformance::cancel::Cancel;
-use pad_conformance::case::{Patterns, discover};
-use pad_conformance::fuzz::FuzzCase;
-use pad_conformance::judge::check::{CheckOptions, Status};
-use pad_conformance::operators::{OpVersion, PadMode, PadOp};
-use pad_conformance::report::{Colors, write_json, write_outcome, write_summary};
-use pad_conformance::run::runner::{jobs, run_jobs};
-use pad_conformance::tensor::Tensor;
+use crate::backend::RefBackend;
+use crate::cancel::Cancel;
+use crate::case::{Patterns, discover};
+use crate::fuzz::FuzzCase;
+use crate::judge::check::{CheckOptions, Status};
+use crate::operators::{OpVersion, PadMode, PadOp};
+use crate::report::{Colors, write_json, write_outcome, write_summary};
+use crate::run::runner::{jobs, run_jobs};
+use crate::tensor::Tensor;
 
 /// How many data sets to time, and on how many threads.
 #[derive(Clone, Debug)]
-pub struct ScalingOptions {
+pub(crate) struct ScalingOptions {
     /// The corpus sizes, in data sets, one measurement each.
     pub counts: Vec<usize>,
     /// Threads the run uses. With one, the time not spent checking data sets is the runner's.
@@ -45,7 +45,7 @@ impl Default for ScalingOptions {
 
 /// One corpus size, timed.
 #[derive(Clone, Debug, Serialize)]
-pub struct ScalingResult {
+pub(crate) struct ScalingResult {
     /// Data sets in the corpus (one per case).
     pub data_sets: usize,
     /// Seconds to find the cases.
@@ -112,7 +112,7 @@ fn write_corpus(root: &Path, count: usize, files: &[CaseFiles]) -> Result<(), Be
 /// Generates each corpus size in a scratch directory and times a whole run of `ref` over it,
 /// the reports written to a sink. `progress` hears what is under way (generating 100,000 cases
 /// takes a while).
-pub fn bench_scaling(
+pub(crate) fn bench_scaling(
     options: &ScalingOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<ScalingResult>, BenchError> {
@@ -210,7 +210,7 @@ mod tests {
 
     #[test]
     fn a_small_corpus_runs_and_every_data_set_counts() {
-        let scratch = pad_conformance::data::scratch_dir().unwrap();
+        let scratch = crate::data::scratch_dir().unwrap();
         let options = ScalingOptions {
             counts: vec![20, 40],
             threads: 1,

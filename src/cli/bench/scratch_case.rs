@@ -6,10 +6,10 @@ use std::path::Path;
 use prost::Message;
 
 use super::BenchError;
-use pad_conformance::backend::{Backend, RefBackend};
-use pad_conformance::fuzz::{FuzzCase, encoded_inputs};
-use pad_conformance::model::Model;
-use pad_conformance::tensor::{DecodeOptions, encode_tensor};
+use crate::backend::{Backend, RefBackend};
+use crate::fuzz::{FuzzCase, encoded_inputs};
+use crate::model::Model;
+use crate::tensor::{DecodeOptions, encode_tensor};
 
 /// A case's files, encoded once and written as often as wanted.
 pub(super) struct CaseFiles {

@@ -2,13 +2,13 @@
 //! it, its heatmap and its failure groups, computed from a run report.
 
 use crate::cli::failure_groups::{FailureGroup, group_failures};
-use pad_conformance::report::{RunReport, Summary};
+use crate::report::{RunReport, Summary};
 
 use super::{Heatmap, Rerun};
 
 /// Where a data set comes from, by its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Part {
+pub(crate) enum Part {
     /// An upstream onnx release: names starting `onnx-`.
     Upstream,
     /// The project's generated corpus: names starting `extended/`.
@@ -19,10 +19,10 @@ pub enum Part {
 
 impl Part {
     /// Every part, in the order the page lists them.
-    pub const ALL: [Part; 3] = [Part::Upstream, Part::Extended, Part::Other];
+    pub(crate) const ALL: [Part; 3] = [Part::Upstream, Part::Extended, Part::Other];
 
     /// The part data set `name` (`onnx-1.22.0/node/test_wrap_pad/0`) belongs to.
-    pub fn of(name: &str) -> Part {
+    pub(crate) fn of(name: &str) -> Part {
         if name.starts_with("onnx-") {
             Part::Upstream
         } else if name.starts_with("extended/") {
@@ -33,7 +33,7 @@ impl Part {
     }
 
     /// How the page names it.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Part::Upstream => "upstream releases",
             Part::Extended => "extended corpus",
@@ -44,14 +44,14 @@ impl Part {
 
 /// The share of data sets passed: passed ÷ everything but the skipped (not applicable)
 /// ones; unsupported data sets count as not passed. None when nothing counts.
-pub fn pass_share(summary: &Summary) -> Option<f64> {
+pub(crate) fn pass_share(summary: &Summary) -> Option<f64> {
     let counted = summary.passed + summary.failed + summary.errored + summary.unsupported + summary.not_gating;
     (counted > 0).then(|| summary.passed as f64 / counted as f64)
 }
 
 /// One backend on the scoreboard.
 #[derive(Clone, Debug)]
-pub struct Board<'a> {
+pub(crate) struct Board<'a> {
     /// The run.
     pub report: &'a RunReport,
     /// How to rerun one of its data sets.
@@ -68,7 +68,7 @@ pub struct Board<'a> {
 
 impl<'a> Board<'a> {
     /// Computes a backend's board from its report.
-    pub fn new(report: &'a RunReport, rerun: Rerun) -> Board<'a> {
+    pub(crate) fn new(report: &'a RunReport, rerun: Rerun) -> Board<'a> {
         let parts = Part::ALL
             .into_iter()
             .filter_map(|part| {
@@ -88,7 +88,7 @@ impl<'a> Board<'a> {
     }
 
     /// The backend's name.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.report.backend
     }
 }

@@ -4,14 +4,14 @@
 use std::io::{self, Write};
 
 use crate::cli::run_diff::{Change, Changed, RunDiff, status_text};
-use pad_conformance::report::Summary;
-use pad_conformance::tensor::DataType;
+use crate::report::Summary;
+use crate::tensor::DataType;
 
 use super::shell::{write_filter, write_foot, write_head};
 use super::{Escaped, pass_share};
 
 /// Writes `diff` as one self-contained HTML page.
-pub fn write_diff_html(diff: &RunDiff<'_>, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_diff_html(diff: &RunDiff<'_>, out: &mut dyn Write) -> io::Result<()> {
     write_head("pad-conformance diff", out)?;
     writeln!(
         out,

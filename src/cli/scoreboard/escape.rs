@@ -10,12 +10,12 @@ use std::fmt;
 /// text and as a double- or single-quoted attribute value. Not safe inside `<script>` or
 /// `<style>`, where this page puts no text from outside.
 ///
-/// ```
+/// ```text
 /// use crate::cli::scoreboard::escape;
 /// assert_eq!(escape("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
 /// assert_eq!(escape("test_wrap_pad/0"), "test_wrap_pad/0");
 /// ```
-pub fn escape(text: &str) -> Cow<'_, str> {
+pub(super) fn escape(text: &str) -> Cow<'_, str> {
     if !text.contains(['&', '<', '>', '"', '\'']) {
         return Cow::Borrowed(text);
     }
@@ -35,7 +35,7 @@ pub fn escape(text: &str) -> Cow<'_, str> {
 
 /// Displays its text escaped, for `write!(out, "<td>{}</td>", Escaped(name))`.
 #[derive(Clone, Copy, Debug)]
-pub struct Escaped<'a>(pub &'a str);
+pub(crate) struct Escaped<'a>(pub &'a str);
 
 impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -4,13 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use pad_conformance::judge::check::{Outcome, Status};
-use pad_conformance::operators::{OpVersion, PadMode, PadOp};
-use pad_conformance::tensor::DataType;
+use crate::judge::check::{Outcome, Status};
+use crate::operators::{OpVersion, PadMode, PadOp};
+use crate::tensor::DataType;
 
 /// Data sets counted by what happened to them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// Passed.
     pub passed: usize,
     /// Failed or errored, on any basis.
@@ -23,7 +23,7 @@ pub struct Tally {
 
 impl Tally {
     /// Counts one outcome.
-    pub fn add(&mut self, status: Status) {
+    pub(crate) fn add(&mut self, status: Status) {
         *match status {
             Status::Passed => &mut self.passed,
             Status::Failed | Status::Errored => &mut self.failed,
@@ -35,12 +35,12 @@ impl Tally {
     /// The data sets that count towards the pass share: all but the skipped ones. An
     /// unsupported data set counts as not passed: the page shows how much of the suite a
     /// backend passes, and says apart how much it declares unsupported.
-    pub fn counted(&self) -> usize {
+    pub(crate) fn counted(&self) -> usize {
         self.passed + self.failed + self.unsupported
     }
 
     /// passed ÷ counted, or none when nothing counts.
-    pub fn share(&self) -> Option<f64> {
+    pub(crate) fn share(&self) -> Option<f64> {
         let counted = self.counted();
         (counted > 0).then(|| self.passed as f64 / counted as f64)
     }
@@ -49,14 +49,14 @@ impl Tally {
 /// One cell: the data sets of one (operator version, element type), by mode (`None` for
 /// CenterCropPad, which has none).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HeatCell {
+pub(crate) struct HeatCell {
     /// Per mode.
     pub modes: BTreeMap<Option<PadMode>, Tally>,
 }
 
 impl HeatCell {
     /// All modes together.
-    pub fn total(&self) -> Tally {
+    pub(crate) fn total(&self) -> Tally {
         let mut total = Tally::default();
         for tally in self.modes.values() {
             total.passed += tally.passed;
@@ -71,7 +71,7 @@ impl HeatCell {
 /// A backend's cells, and the data sets that fit no cell (the model did not load, or an
 /// operator, mode or element type this project does not know).
 #[derive(Clone, Debug, Default)]
-pub struct Heatmap {
+pub(crate) struct Heatmap {
     /// Cells with at least one data set.
     pub cells: BTreeMap<(OpVersion, DataType), HeatCell>,
     /// Data sets placed in no cell.
@@ -80,7 +80,7 @@ pub struct Heatmap {
 
 impl Heatmap {
     /// Tallies `outcomes` into their cells.
-    pub fn new<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Heatmap {
+    pub(crate) fn new<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Heatmap {
         let mut heatmap = Heatmap::default();
         for outcome in outcomes {
             match place(outcome) {
@@ -99,7 +99,7 @@ impl Heatmap {
     }
 
     /// The cell of (`op`, `data_type`), if any data set falls in it.
-    pub fn cell(&self, op: OpVersion, data_type: DataType) -> Option<&HeatCell> {
+    pub(crate) fn cell(&self, op: OpVersion, data_type: DataType) -> Option<&HeatCell> {
         self.cells.get(&(op, data_type))
     }
 }
@@ -122,7 +122,7 @@ fn place(outcome: &Outcome) -> Option<((OpVersion, DataType), Option<PadMode>)> 
 
 /// The label of a mode in a cell, as the coverage table writes it: `c`, `r`, `e`, `w`, or
 /// `✓` for CenterCropPad.
-pub fn mode_letter(mode: Option<PadMode>) -> &'static str {
+pub(crate) fn mode_letter(mode: Option<PadMode>) -> &'static str {
     match mode {
         None => "✓",
         Some(m) => &m.name()[..1],
@@ -133,7 +133,7 @@ pub fn mode_letter(mode: Option<PadMode>) -> &'static str {
 mod tests {
 
     use super::*;
-    use pad_conformance::operators::ModeAttribute;
+    use crate::operators::ModeAttribute;
 
     fn outcome(op: &str, domain: &str, version: i64, mode: Option<&str>, dtype: &str, status: Status) -> Outcome {
         Outcome {

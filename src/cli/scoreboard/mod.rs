@@ -12,12 +12,12 @@ mod page;
 mod rerun;
 mod shell;
 
-pub use board::{Board, Part, pass_share};
-pub use diff_page::write_diff_html;
-pub use escape::Escaped;
-pub use heatmap::{HeatCell, Heatmap, Tally, mode_letter};
-pub use page::write_scoreboard;
-pub use rerun::{Rerun, shell_quote};
+pub(super) use board::{Board, Part, pass_share};
+pub(super) use diff_page::write_diff_html;
+pub(super) use escape::Escaped;
+pub(super) use heatmap::{HeatCell, Heatmap, Tally, mode_letter};
+pub(super) use page::write_scoreboard;
+pub(super) use rerun::{Rerun, shell_quote};
 
 #[cfg(test)]
 mod tests;

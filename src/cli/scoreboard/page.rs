@@ -4,17 +4,17 @@
 use std::io::{self, Write};
 
 use crate::cli::failure_groups::{FailureGroup, elements};
-use pad_conformance::data::basis::Basis;
-use pad_conformance::judge::check::Outcome;
-use pad_conformance::operators::OpVersion;
-use pad_conformance::report::Summary;
-use pad_conformance::tensor::DataType;
+use crate::data::basis::Basis;
+use crate::judge::check::Outcome;
+use crate::operators::OpVersion;
+use crate::report::Summary;
+use crate::tensor::DataType;
 
 use super::shell::{write_filter, write_foot, write_head};
 use super::{Board, Escaped, HeatCell, Part, Tally, mode_letter, pass_share};
 
 /// Writes the scoreboard of `boards` (one per backend, in order) as one HTML page.
-pub fn write_scoreboard(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_scoreboard(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
     write_head("pad-conformance scoreboard", out)?;
     let data_sets = boards.first().map_or(0, |b| b.report.outcomes.len());
     writeln!(

@@ -4,7 +4,7 @@
 
 /// How a backend was run, to repeat it on one data set.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Rerun {
+pub(crate) struct Rerun {
     /// The arguments after `pad-conformance` and before `--filter`: `--backend SPEC` and any
     /// option that changes a verdict. Empty when not known (a report read back from JSON).
     pub args: Vec<String>,
@@ -14,7 +14,7 @@ pub struct Rerun {
 
 impl Rerun {
     /// A rerun of backend `spec` with the given further arguments and paths.
-    pub fn new(spec: &str, options: &[String], paths: &[String]) -> Rerun {
+    pub(crate) fn new(spec: &str, options: &[String], paths: &[String]) -> Rerun {
         let mut args = vec!["--backend".to_owned(), spec.to_owned()];
         args.extend(options.iter().cloned());
         Rerun {
@@ -27,7 +27,7 @@ impl Rerun {
     /// command is not known. A name holding glob characters is passed as an escaped glob, so
     /// that it matches only itself.
     ///
-    /// ```
+    /// ```text
     /// use crate::cli::scoreboard::Rerun;
     /// let rerun = Rerun::new("exec:python w.py", &[], &[]);
     /// assert_eq!(
@@ -35,7 +35,7 @@ impl Rerun {
     ///     "pad-conformance --backend 'exec:python w.py' --filter extended/test_a/0"
     /// );
     /// ```
-    pub fn command(&self, name: &str) -> Option<String> {
+    pub(crate) fn command(&self, name: &str) -> Option<String> {
         if self.args.is_empty() {
             return None;
         }
@@ -55,7 +55,7 @@ impl Rerun {
 
 /// `word` as one word for a POSIX shell: unchanged when it holds only characters no shell
 /// treats specially, else in single quotes (a quote inside written `'\''`).
-pub fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
     if !word.is_empty() && word.chars().all(plain) {
         word.to_owned()

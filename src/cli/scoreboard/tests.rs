@@ -6,13 +6,13 @@ use std::time::Duration;
 use scraper::{ElementRef, Html, Selector};
 
 use super::*;
+use crate::backend::RuntimeInfo;
 use crate::cli::run_diff::RunDiff;
-use pad_conformance::backend::RuntimeInfo;
-use pad_conformance::data::basis::{Basis, BasisNote};
-use pad_conformance::judge::check::{Outcome, Status};
-use pad_conformance::operators::{ModeAttribute, OpVersion};
-use pad_conformance::report::RunReport;
-use pad_conformance::tensor::DataType;
+use crate::data::basis::{Basis, BasisNote};
+use crate::judge::check::{Outcome, Status};
+use crate::operators::{ModeAttribute, OpVersion};
+use crate::report::RunReport;
+use crate::tensor::DataType;
 
 const SCRIPT_NAME: &str = "<script>alert(1)</script>";
 const IMG_NAME: &str = "\"><img src=x onerror=alert(2)>";

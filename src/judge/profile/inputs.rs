@@ -15,6 +15,7 @@ use super::subject::Subject;
 
 /// What an input after the data is to its operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum InputRole {
     /// Pad's and com.microsoft Pad's input 1.
     Pads,

@@ -10,8 +10,8 @@
 //! builder:
 //!
 //! ```
-//! use pad_conformance::judge::profile::{InputLimits, InputRole, Profile};
-//! use pad_conformance::operators::PadMode;
+//! use pad_conformance::{InputLimits, InputRole, Profile};
+//! use pad_conformance::PadMode;
 //! use pad_conformance::DataType;
 //!
 //! let profile = Profile::everything()
@@ -36,7 +36,7 @@
 //! assert_eq!(Profile::read(file.path())?, profile);
 //! assert_ne!(profile.clone().without_dtypes([DataType::String]), profile);
 //!
-//! let harness = pad_conformance::Harness::new(pad_conformance::backend::RefBackend).profile(profile);
+//! let harness = pad_conformance::Harness::new(pad_conformance::RefBackend).profile(profile);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -102,7 +102,7 @@ pub(crate) struct Exception {
 
 /// Why a data set is outside a profile.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported(pub String);
+pub(crate) struct Unsupported(pub String);
 
 impl fmt::Display for Unsupported {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -112,6 +112,7 @@ impl fmt::Display for Unsupported {
 
 /// A profile file that cannot be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProfileError {
     /// The file cannot be read.
     #[error("reading {}: {source}", path.display())]

@@ -46,7 +46,7 @@ impl Subject {
     /// What a profile is matched against for `model` on `inputs` (in graph-input order): its
     /// first Pad-family node's operator version, the data's element type, the mode, the
     /// inputs and the padded axes; `None` for a model without such a node.
-    pub fn of(model: &Model, inputs: &[Tensor]) -> Option<Subject> {
+    pub(crate) fn of(model: &Model, inputs: &[Tensor]) -> Option<Subject> {
         let (node, _) = model.pad_nodes().next()?;
         let operator = OpVersion::of(node)?;
         let mode = match (operator.op, node.attribute("mode")) {
@@ -108,12 +108,12 @@ impl Subject {
     }
 
     /// The input of `role`, when the node is given one.
-    pub fn input(&self, role: InputRole) -> Option<&GivenInput> {
+    pub(crate) fn input(&self, role: InputRole) -> Option<&GivenInput> {
         self.inputs.iter().find(|g| g.role == role)
     }
 
     /// The known integer values of the input of `role` (for pads: the attribute's too).
-    pub fn values(&self, role: InputRole) -> Option<&[i64]> {
+    pub(crate) fn values(&self, role: InputRole) -> Option<&[i64]> {
         match role {
             InputRole::Pads => self.pads.as_deref(),
             _ => self.input(role)?.values.as_deref(),

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use pad_conformance::proto::{
+use pad_conformance::testing::{
     AttributeProto, GraphProto, ModelProto, NodeProto, StringStringEntryProto, TensorProto, ValueInfoProto,
 };
 use prost::Message;
@@ -383,7 +383,7 @@ pub fn all() -> Vec<Hostile> {
         },
     ));
     all.push(input_edit("segment", errored(&["input_0.pb", "segment is set"]), |t| {
-        t.segment = Some(pad_conformance::proto::Segment { begin: 0, end: 1 })
+        t.segment = Some(pad_conformance::testing::Segment { begin: 0, end: 1 })
     }));
     all.push(input_edit(
         "rank_2000",

@@ -6,9 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use pad_conformance::backend::{Backend, ExecBackend, ExecError};
-use pad_conformance::model::{Graph, Model};
-use pad_conformance::tensor::DEFAULT_MAX_BYTES;
+use pad_conformance::Backend;
+use pad_conformance::testing::{DEFAULT_MAX_BYTES, ExecBackend, ExecError};
 
 use crate::support::sh_worker::{failure, relative_expected, setup};
 
@@ -60,14 +59,9 @@ fn a_worker_that_never_reads_its_input_times_out_instead_of_blocking_the_runner(
     let backend = ExecBackend::start(&command, Duration::from_secs(1), DEFAULT_MAX_BYTES).unwrap();
     // 3,000 inputs: a request line of ~200 KB, more than a pipe holds, so writing it blocks
     // until the worker reads — which it never does.
-    let model = Model {
-        graph: Graph {
-            inputs: (0..3000).map(|i| format!("input_number_{i}")).collect(),
-            outputs: vec!["y".into()],
-            ..Graph::default()
-        },
-        ..s.model.clone()
-    };
+    let mut model = s.model.clone();
+    model.graph.inputs = (0..3000).map(|i| format!("input_number_{i}")).collect();
+    model.graph.outputs = vec!["y".into()];
     let inputs = vec![s.inputs[1].clone(); 3000];
     let message = failure(backend.run(&model, &inputs));
     assert!(message.starts_with("timed out after 1 s"), "{message}");

@@ -16,9 +16,8 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use pad_conformance::Tensor;
-use pad_conformance::backend::{Backend, BackendError, BackendFailure, BackendUnsupported, ErrorKind, Worker};
-use pad_conformance::model::Model;
+use pad_conformance::testing::ErrorKind;
+use pad_conformance::{Backend, BackendError, BackendFailure, BackendUnsupported, Model, Tensor, Worker};
 use serde_json::{Value, json};
 
 /// The argument that makes the test binary a worker.
