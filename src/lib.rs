@@ -69,8 +69,8 @@ pub use model::value_info::{Dim, ValueInfo};
 pub use model::{Attribute, AttributeValue, Graph, Model, Node};
 pub use operators::{ModeAttribute, OpVersion, PadMode, PadOp, Rule};
 pub use tensor::{
-    DataType, Element, Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Int2, Int4,
-    Tensor, TensorError, Uint2, Uint4,
+    ConversionError, DataType, Element, Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ,
+    Float8E8M0, Int2, Int4, Overflow, Tensor, TensorError, Uint2, Uint4,
 };
 // The crates whose types a gate handles ([`Tensor`]'s storage and its element types), so it
 // uses the very versions this one does without pinning them.

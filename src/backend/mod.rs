@@ -12,7 +12,7 @@ mod worker_groups;
 use crate::model::Model;
 use crate::operators::Rule;
 use crate::reference::RunError;
-use crate::tensor::Tensor;
+use crate::tensor::{ConversionError, Tensor};
 
 pub use exec::ExecBackend;
 pub(crate) use exec::PROTOCOL_VERSION;
@@ -111,15 +111,24 @@ pub struct BackendFailure(pub String);
 #[error("{0}")]
 pub struct BackendUnsupported(pub String);
 
-/// What `error` says about the data set: [`ErrorKind::Failed`] for a [`BackendFailure`] or an
-/// exec worker's crash, timeout or protocol error ([`ExecError::Failed`]);
-/// [`ErrorKind::Unsupported`] for a [`BackendUnsupported`]; the worker's own kind for an exec
+/// What `error` says about the data set: [`ErrorKind::Failed`] for a [`BackendFailure`], a
+/// [`ConversionError`] of the backend's own making (a shape its values do not fill, the wrong
+/// element type asked) or an exec worker's crash, timeout or protocol error
+/// ([`ExecError::Failed`]); [`ErrorKind::Unsupported`] for a [`BackendUnsupported`] or a
+/// conversion that does not exist ([`ConversionError::NoCast`], [`ConversionError::NotUtf8`]); the worker's own kind for an exec
 /// worker's `error` reply ([`ExecError::Refused`]); [`ErrorKind::Refused`] for anything else.
 pub fn error_kind(error: &BackendError) -> ErrorKind {
     if error.is::<BackendFailure>() {
         ErrorKind::Failed
     } else if error.is::<BackendUnsupported>() {
         ErrorKind::Unsupported
+    } else if let Some(conversion) = error.downcast_ref::<ConversionError>() {
+        // A tensor conversion is the gate's glue, never the runtime's word on the model.
+        if conversion.is_unsupported() {
+            ErrorKind::Unsupported
+        } else {
+            ErrorKind::Failed
+        }
     } else {
         match error.downcast_ref::<ExecError>() {
             Some(ExecError::Failed(_)) => ErrorKind::Failed,

@@ -7,6 +7,7 @@
 //! the body may ask more of the element (comparison, `Pod`). This module knows nothing of what
 //! is built on it.
 
+mod convert;
 mod data_type;
 mod decode;
 mod encode;
@@ -21,9 +22,10 @@ mod sub_byte;
 use std::fmt;
 
 use half::{bf16, f16};
-use ndarray::{ArrayD, IxDyn};
+use ndarray::ArrayD;
 use num_complex::Complex;
 
+pub use convert::{ConversionError, Overflow};
 pub use data_type::DataType;
 pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor};
 pub use encode::encode_tensor;
@@ -194,17 +196,6 @@ impl Tensor {
     /// Applies a generic computation to the typed storage.
     pub(crate) fn visit<'a, V: Visitor<'a>>(&'a self, visitor: V) -> V::Output {
         dispatch!(self, a => visitor.visit(a))
-    }
-
-    /// A tensor from a shape and row-major values.
-    ///
-    /// ```
-    /// use pad_conformance::Tensor;
-    /// let t = Tensor::from_vec(&[2, 2], vec![1.0f32, 2.0, 3.0, 4.0]).unwrap();
-    /// assert_eq!(t.shape(), &[2, 2]);
-    /// ```
-    pub fn from_vec<T: Element>(shape: &[usize], values: Vec<T>) -> Result<Tensor, ndarray::ShapeError> {
-        Ok(T::into_tensor(ArrayD::from_shape_vec(IxDyn(shape), values)?))
     }
 
     /// Wraps an array; it is re-laid in standard layout if it is not already.

@@ -203,3 +203,55 @@ fn a_refusal_for_another_spec_reason_is_a_note_and_under_strict_rules_a_failure(
         failed.message
     );
 }
+
+/// A runtime with fewer element types, as rten is: it keeps int64 as int32 (wrapping, as
+/// `Tensor::cast` does), computes the other types in float, and has no float8 at all.
+struct Narrowing;
+
+impl Backend for Narrowing {
+    fn name(&self) -> &str {
+        "narrowing"
+    }
+
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        use pad_conformance::{DataType, RefBackend};
+        let mut held = Vec::new();
+        for input in inputs {
+            let stored = match input.data_type() {
+                DataType::Int64 => input.cast(DataType::Int32)?,
+                _ => input.cast(DataType::Float)?,
+            };
+            held.push(stored.cast(input.data_type())?);
+        }
+        RefBackend.run(model, &held)
+    }
+}
+
+fn judged(backend: &dyn Backend, case: &str) -> (Status, String) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/extended");
+    let cases = discover(&[root], &Patterns::new(&[case]).unwrap()).unwrap();
+    assert_eq!(cases.len(), 1, "{case}");
+    let outcome = check_data_set(backend, &cases[0], 0, &CheckOptions::default());
+    (outcome.status, outcome.message)
+}
+
+#[test]
+fn a_lossy_narrowing_is_a_wrong_value_and_a_missing_element_type_is_unsupported_never_a_refusal() {
+    // int64 data over the whole range: wrapped into int32, the values come back wrong.
+    let (status, message) = judged(&Narrowing, "test_ext_pad11_edge_int64_r4");
+    assert_eq!(status, Status::Failed, "{message}");
+    assert!(
+        message.contains("expected 3313422303895007914 actual -1232817494"),
+        "{message}"
+    );
+    // No float8 in this runtime: a data set that must be refused is not passed by the
+    // conversion's error, nor is a valid one failed.
+    let (status, message) = judged(&Narrowing, "test_ext_pad13_err_dtype_float8e5m2");
+    assert_eq!(status, Status::Unsupported, "{message}");
+    assert!(message.contains("no conversion from float8e5m2 to float"), "{message}");
+    let (status, message) = judged(&Narrowing, "test_ext_pad21_constant_float8e5m2_default_value");
+    assert_eq!(status, Status::Unsupported, "{message}");
+    // What converts without loss passes.
+    let (status, message) = judged(&Narrowing, "test_ext_pad13_edge_uint8_r3");
+    assert_eq!(status, Status::Passed, "{message}");
+}
