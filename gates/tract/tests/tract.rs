@@ -10,10 +10,13 @@
 //! `cargo test -p gate-tract` runs it (debug profile: .ci/run's). Record the baseline with
 //! `PAD_CONFORMANCE_WRITE_BASELINE=tract.known-failures.json cargo test -p gate-tract`.
 
-use pad_conformance::{Backend, BackendError, BackendFailure, Harness, Model, Profile, Tensor, Worker};
+use pad_conformance::{
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Harness, Model, Profile, Tensor,
+    Worker,
+};
 use tract_onnx::prelude::{
-    DatumType, Framework, InferenceFact, InferenceModelExt, IntoRunnable, TValue, TVec, Tensor as TractTensor,
-    TractResult, f16, tract_ndarray,
+    Datum, DatumType, Framework, InferenceFact, InferenceModelExt, IntoRunnable, PlainView, TValue, TVec,
+    Tensor as TractTensor, f16, tract_ndarray,
 };
 
 struct Tract;
@@ -48,85 +51,66 @@ fn refusal(error: tract_onnx::prelude::TractError) -> BackendError {
     format!("{error:#}").into()
 }
 
+fn failure(error: tract_onnx::prelude::TractError) -> BackendError {
+    Box::new(BackendFailure(format!("{error:#}")))
+}
+
+/// tract and pad-conformance share half 2.x (one `f16`); tract's strings are `String`.
 fn to_tract(tensor: &Tensor) -> Result<TractTensor, BackendError> {
-    fn plain<T: tract_onnx::prelude::Datum + Copy>(shape: &[usize], values: &[T]) -> TractResult<TractTensor> {
-        TractTensor::from_shape(shape, values)
+    fn plain<T: Element + Datum + Copy>(tensor: &Tensor) -> Result<TractTensor, BackendError> {
+        TractTensor::from_shape(tensor.shape(), &tensor.to_vec::<T>()?).map_err(failure)
     }
-    let shape = tensor.shape();
-    let converted = match tensor {
-        Tensor::Float(_) => plain(shape, tensor.as_slice::<f32>().unwrap()),
-        Tensor::Double(_) => plain(shape, tensor.as_slice::<f64>().unwrap()),
-        Tensor::Int8(_) => plain(shape, tensor.as_slice::<i8>().unwrap()),
-        Tensor::Int16(_) => plain(shape, tensor.as_slice::<i16>().unwrap()),
-        Tensor::Int32(_) => plain(shape, tensor.as_slice::<i32>().unwrap()),
-        Tensor::Int64(_) => plain(shape, tensor.as_slice::<i64>().unwrap()),
-        Tensor::Uint8(_) => plain(shape, tensor.as_slice::<u8>().unwrap()),
-        Tensor::Uint16(_) => plain(shape, tensor.as_slice::<u16>().unwrap()),
-        Tensor::Uint32(_) => plain(shape, tensor.as_slice::<u32>().unwrap()),
-        Tensor::Uint64(_) => plain(shape, tensor.as_slice::<u64>().unwrap()),
-        Tensor::Bool(_) => plain(shape, tensor.as_slice::<bool>().unwrap()),
-        Tensor::Float16(array) => {
-            let bits: Vec<f16> = array.iter().map(|x| f16::from_bits(x.to_bits())).collect();
-            plain(shape, &bits)
-        }
-        Tensor::String(array) => {
-            let strings = array
-                .iter()
-                .map(|s| String::from_utf8(s.clone()))
-                .collect::<Result<Vec<String>, _>>()
-                .map_err(|e| BackendFailure(format!("tract strings are UTF-8; this input is not: {e}")))?;
-            let array = tract_ndarray::ArrayD::from_shape_vec(shape, strings)
-                .map_err(|e| BackendFailure(format!("string input of shape {shape:?}: {e}")))?;
-            Ok(TractTensor::from(array))
-        }
-        // tract-onnx is built without tract's `complex` feature, and has no bfloat16,
-        // float8, float4 or sub-byte types: a refusal of the data set (the profile keeps
-        // these out of the gate).
-        other => return Err(format!("tract has no element type {}", other.data_type()).into()),
-    };
-    converted.map_err(|e| BackendFailure(format!("converting {} to tract: {e:#}", tensor.describe())).into())
+    match tensor.data_type() {
+        DataType::Float => plain::<f32>(tensor),
+        DataType::Double => plain::<f64>(tensor),
+        DataType::Float16 => plain::<f16>(tensor),
+        DataType::Int8 => plain::<i8>(tensor),
+        DataType::Int16 => plain::<i16>(tensor),
+        DataType::Int32 => plain::<i32>(tensor),
+        DataType::Int64 => plain::<i64>(tensor),
+        DataType::Uint8 => plain::<u8>(tensor),
+        DataType::Uint16 => plain::<u16>(tensor),
+        DataType::Uint32 => plain::<u32>(tensor),
+        DataType::Uint64 => plain::<u64>(tensor),
+        DataType::Bool => plain::<bool>(tensor),
+        DataType::String => Ok(tract_ndarray::ArrayD::from_shape_vec(tensor.shape(), tensor.to_strings()?)?.into()),
+        // tract-onnx is built without tract's `complex` feature, and has no bfloat16, float8,
+        // float4 or sub-byte types (the profile keeps these out of the gate).
+        other => Err(Box::new(BackendUnsupported(format!(
+            "tract has no element type {other}"
+        )))),
+    }
 }
 
 fn from_tract(output: &TValue) -> Result<Tensor, BackendError> {
-    let failure = |e: tract_onnx::prelude::TractError| -> BackendError { Box::new(BackendFailure(format!("{e:#}"))) };
-    let view = output.try_as_plain_ram().map_err(failure)?;
-    let shape = view.shape().to_vec();
-    fn vec<T: tract_onnx::prelude::Datum + Clone>(view: &tract_onnx::prelude::PlainView) -> TractResult<Vec<T>> {
-        Ok(view.as_slice::<T>()?.to_vec())
+    fn plain<T: Element + Datum>(view: &PlainView) -> Result<Tensor, BackendError> {
+        Ok(Tensor::from_vec(
+            view.shape(),
+            view.as_slice::<T>().map_err(failure)?.to_vec(),
+        )?)
     }
-    let tensor = match view.datum_type() {
-        DatumType::F32 => Tensor::from_vec(&shape, vec::<f32>(&view).map_err(failure)?),
-        DatumType::F64 => Tensor::from_vec(&shape, vec::<f64>(&view).map_err(failure)?),
-        DatumType::I8 => Tensor::from_vec(&shape, vec::<i8>(&view).map_err(failure)?),
-        DatumType::I16 => Tensor::from_vec(&shape, vec::<i16>(&view).map_err(failure)?),
-        DatumType::I32 => Tensor::from_vec(&shape, vec::<i32>(&view).map_err(failure)?),
-        DatumType::I64 => Tensor::from_vec(&shape, vec::<i64>(&view).map_err(failure)?),
-        DatumType::U8 => Tensor::from_vec(&shape, vec::<u8>(&view).map_err(failure)?),
-        DatumType::U16 => Tensor::from_vec(&shape, vec::<u16>(&view).map_err(failure)?),
-        DatumType::U32 => Tensor::from_vec(&shape, vec::<u32>(&view).map_err(failure)?),
-        DatumType::U64 => Tensor::from_vec(&shape, vec::<u64>(&view).map_err(failure)?),
-        DatumType::Bool => Tensor::from_vec(&shape, vec::<bool>(&view).map_err(failure)?),
-        DatumType::F16 => {
-            let values = vec::<f16>(&view).map_err(failure)?;
-            Tensor::from_vec(
-                &shape,
-                values
-                    .iter()
-                    .map(|x| pad_conformance::half::f16::from_bits(x.to_bits()))
-                    .collect(),
-            )
-        }
-        DatumType::String => {
-            let values = vec::<String>(&view).map_err(failure)?;
-            Tensor::from_vec(&shape, values.into_iter().map(String::into_bytes).collect())
-        }
-        other => {
-            return Err(Box::new(BackendFailure(format!(
-                "tract answered with element type {other:?}"
-            ))));
-        }
-    };
-    tensor.map_err(|e| Box::new(BackendFailure(format!("tract's output of shape {shape:?}: {e}"))) as BackendError)
+    let view = output.try_as_plain_ram().map_err(failure)?;
+    match view.datum_type() {
+        DatumType::F32 => plain::<f32>(&view),
+        DatumType::F64 => plain::<f64>(&view),
+        DatumType::F16 => plain::<f16>(&view),
+        DatumType::I8 => plain::<i8>(&view),
+        DatumType::I16 => plain::<i16>(&view),
+        DatumType::I32 => plain::<i32>(&view),
+        DatumType::I64 => plain::<i64>(&view),
+        DatumType::U8 => plain::<u8>(&view),
+        DatumType::U16 => plain::<u16>(&view),
+        DatumType::U32 => plain::<u32>(&view),
+        DatumType::U64 => plain::<u64>(&view),
+        DatumType::Bool => plain::<bool>(&view),
+        DatumType::String => Ok(Tensor::from_strings(
+            view.shape(),
+            view.as_slice::<String>().map_err(failure)?.to_vec(),
+        )?),
+        other => Err(Box::new(BackendFailure(format!(
+            "tract answered with element type {other:?}"
+        )))),
+    }
 }
 
 /// With the argument `worker`, serves the backend as an external worker (for
