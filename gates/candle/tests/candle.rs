@@ -11,9 +11,11 @@
 
 use std::collections::HashMap;
 
-use candle_core::{DType, Device, Tensor as CandleTensor};
+use candle_core::{DType, Device, Tensor as CandleTensor, WithDType};
 use pad_conformance::half::{bf16, f16};
-use pad_conformance::{Backend, BackendError, BackendFailure, DataType, Harness, Model, Profile, Tensor, Worker};
+use pad_conformance::{
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Harness, Model, Profile, Tensor, Worker,
+};
 
 struct Candle;
 
@@ -51,60 +53,52 @@ fn refusal(error: candle_core::Error) -> BackendError {
     error.to_string().into()
 }
 
+fn failure(error: candle_core::Error) -> BackendError {
+    Box::new(BackendFailure(format!("candle: {error}")))
+}
+
+/// candle and pad-conformance share half 2.x (one `f16`, one `bf16`).
 fn to_candle(tensor: &Tensor) -> Result<CandleTensor, BackendError> {
-    let dtype = match tensor.data_type() {
-        DataType::Float => DType::F32,
-        DataType::Double => DType::F64,
-        DataType::Float16 => DType::F16,
-        DataType::Bfloat16 => DType::BF16,
-        DataType::Uint8 | DataType::Bool => DType::U8,
-        DataType::Uint32 => DType::U32,
-        DataType::Int16 => DType::I16,
-        DataType::Int32 => DType::I32,
-        DataType::Int64 => DType::I64,
-        other => return Err(format!("candle has no element type {other}").into()),
-    };
-    let bytes = tensor
-        .raw_bytes()
-        .map_err(|e| BackendFailure(format!("encoding {}: {e}", tensor.describe())))?;
-    CandleTensor::from_raw_buffer(&bytes, dtype, tensor.shape(), &Device::Cpu)
-        .map_err(|e| BackendFailure(format!("converting {} to candle: {e}", tensor.describe())).into())
+    fn typed<T: Element + WithDType>(tensor: &Tensor) -> Result<CandleTensor, BackendError> {
+        CandleTensor::from_vec(tensor.to_vec::<T>()?, tensor.shape(), &Device::Cpu).map_err(failure)
+    }
+    match tensor.data_type() {
+        DataType::Float => typed::<f32>(tensor),
+        DataType::Double => typed::<f64>(tensor),
+        DataType::Float16 => typed::<f16>(tensor),
+        DataType::Bfloat16 => typed::<bf16>(tensor),
+        DataType::Uint8 => typed::<u8>(tensor),
+        DataType::Uint32 => typed::<u32>(tensor),
+        DataType::Int16 => typed::<i16>(tensor),
+        DataType::Int32 => typed::<i32>(tensor),
+        DataType::Int64 => typed::<i64>(tensor),
+        DataType::Bool => typed::<u8>(&tensor.cast(DataType::Uint8)?),
+        other => Err(Box::new(BackendUnsupported(format!("candle has no element type {other}")))),
+    }
 }
 
 fn from_candle(output: &CandleTensor, declared: Option<DataType>) -> Result<Tensor, BackendError> {
-    let failure =
-        |e: candle_core::Error| -> BackendError { Box::new(BackendFailure(format!("reading candle's output: {e}"))) };
-    let shape = output.dims().to_vec();
-    let flat = output.flatten_all().map_err(failure)?;
-    let tensor = match output.dtype() {
-        DType::U8 if declared == Some(DataType::Bool) => {
-            let values = flat.to_vec1::<u8>().map_err(failure)?;
-            if values.iter().any(|&v| v > 1) {
-                return Err(Box::new(BackendFailure(format!(
-                    "candle answered a bool output with u8 values {values:?}"
-                ))));
-            }
-            Tensor::from_vec(&shape, values.into_iter().map(|v| v == 1).collect())
-        }
-        DType::U8 => Tensor::from_vec(&shape, flat.to_vec1::<u8>().map_err(failure)?),
-        DType::U32 => Tensor::from_vec(&shape, flat.to_vec1::<u32>().map_err(failure)?),
-        DType::I16 => Tensor::from_vec(&shape, flat.to_vec1::<i16>().map_err(failure)?),
-        DType::I32 => Tensor::from_vec(&shape, flat.to_vec1::<i32>().map_err(failure)?),
-        DType::I64 => Tensor::from_vec(&shape, flat.to_vec1::<i64>().map_err(failure)?),
-        DType::F32 => Tensor::from_vec(&shape, flat.to_vec1::<f32>().map_err(failure)?),
-        DType::F64 => Tensor::from_vec(&shape, flat.to_vec1::<f64>().map_err(failure)?),
-        DType::F16 => {
-            // candle-core and pad-conformance share half 2.x: the same f16 and bf16 types.
-            Tensor::from_vec(&shape, flat.to_vec1::<f16>().map_err(failure)?)
-        }
-        DType::BF16 => Tensor::from_vec(&shape, flat.to_vec1::<bf16>().map_err(failure)?),
-        other => {
-            return Err(Box::new(BackendFailure(format!(
-                "candle answered with element type {other:?}"
-            ))));
-        }
-    };
-    tensor.map_err(|e| Box::new(BackendFailure(format!("candle's output of shape {shape:?}: {e}"))) as BackendError)
+    fn typed<T: Element + WithDType>(output: &CandleTensor) -> Result<Tensor, BackendError> {
+        let values = output.flatten_all().and_then(|flat| flat.to_vec1::<T>()).map_err(failure)?;
+        Ok(Tensor::from_vec(output.dims(), values)?)
+    }
+    match output.dtype() {
+        // A bool is a u8 of 0 or 1; any other value is candle's own failure.
+        DType::U8 if declared == Some(DataType::Bool) => match typed::<u8>(output)? {
+            bytes if bytes.to_vec::<u8>()?.iter().all(|&v| v <= 1) => Ok(bytes.cast(DataType::Bool)?),
+            bytes => Err(Box::new(BackendFailure(format!("candle answered a bool output with {bytes:?}")))),
+        },
+        DType::U8 => typed::<u8>(output),
+        DType::U32 => typed::<u32>(output),
+        DType::I16 => typed::<i16>(output),
+        DType::I32 => typed::<i32>(output),
+        DType::I64 => typed::<i64>(output),
+        DType::F32 => typed::<f32>(output),
+        DType::F64 => typed::<f64>(output),
+        DType::F16 => typed::<f16>(output),
+        DType::BF16 => typed::<bf16>(output),
+        other => Err(Box::new(BackendFailure(format!("candle answered with element type {other:?}")))),
+    }
 }
 
 /// With the argument `worker`, serves the backend as an external worker (for
