@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use ort::memory::Allocator;
 use ort::session::{Session, SessionInputValue};
 use ort::value::{DynTensor, DynValue, Tensor as OrtTensor, TensorElementType, ValueType};
-use pad_conformance::{Backend, BackendError, BackendFailure, DataType, Harness, Model, Profile, Tensor, Worker};
+use pad_conformance::{
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Harness, Model, Profile, Tensor, Worker,
+};
 
 struct Onnxruntime {
     name: String,
@@ -97,12 +99,9 @@ const ELEMENT_TYPES: [(DataType, TensorElementType); 25] = [
 
 fn to_ort(tensor: &Tensor) -> Result<DynValue, BackendError> {
     let shape: Vec<i64> = tensor.shape().iter().map(|&d| d as i64).collect();
-    if let Tensor::String(array) = tensor {
-        let strings = array
-            .iter()
-            .map(|s| String::from_utf8(s.clone()))
-            .collect::<Result<Vec<String>, _>>()
-            .map_err(|e| BackendFailure(format!("ort passes strings as UTF-8; this input is not: {e}")))?;
+    if tensor.data_type() == DataType::String {
+        // ort passes strings as UTF-8: another string makes the data set unsupported.
+        let strings = tensor.to_strings()?;
         return Ok(OrtTensor::from_string_array((shape, strings.as_slice()))
             .map_err(failure)?
             .into_dyn());
@@ -111,10 +110,9 @@ fn to_ort(tensor: &Tensor) -> Result<DynValue, BackendError> {
         .iter()
         .find(|(dtype, _)| *dtype == tensor.data_type())
         .map(|(_, element)| *element)
-        .ok_or_else(|| format!("ort has no element type {}", tensor.data_type()))?;
-    let bytes = tensor
-        .raw_bytes()
-        .map_err(|e| BackendFailure(format!("encoding {}: {e}", tensor.describe())))?;
+        .ok_or_else(|| BackendUnsupported(format!("ort has no element type {}", tensor.data_type())))?;
+    // Every element type but string has a raw layout.
+    let bytes = tensor.raw_bytes().map_err(|e| BackendFailure(e.to_string()))?;
     let mut value = DynTensor::new(&Allocator::default(), element, shape).map_err(failure)?;
     if !bytes.is_empty() {
         // SAFETY: the tensor was just allocated on the CPU for this element type and shape,
@@ -145,8 +143,7 @@ fn from_ort(value: &DynValue) -> Result<Tensor, BackendError> {
     };
     if dtype == DataType::String {
         let (_, strings) = value.try_extract_strings().map_err(failure)?;
-        return Tensor::from_vec(&dims, strings.into_iter().map(String::into_bytes).collect())
-            .map_err(|e| Box::new(BackendFailure(format!("onnxruntime's string output: {e}"))) as BackendError);
+        return Ok(Tensor::from_strings(&dims, strings)?);
     }
     let len = ty.byte_size(dims.iter().product()).unwrap_or(0);
     let tensor = value
