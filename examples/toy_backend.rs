@@ -2,8 +2,8 @@
 //! `harness = false`: implement `Backend`, point the harness at the data and a baseline of
 //! known failures, and every case becomes a trial of `cargo test`.
 //!
-//! The toy backend pads in constant mode only (borrowing the reference kernel) and refuses
-//! the other modes; toy_backend.baseline.json lists those refusals, so the gate passes, and
+//! The toy backend pads in constant mode only (borrowing the reference kernel, on tensors held
+//! in its own few element types) and refuses the other modes; toy_backend.baseline.json lists those refusals, so the gate passes, and
 //! fails as soon as a listed case starts passing or an unlisted one fails.
 //!
 //! Given the argument `worker`, the same program serves the backend as an external worker,
@@ -16,7 +16,9 @@
 //!     --baseline examples/toy_backend.baseline.json
 //! ```
 
-use pad_conformance::{AttributeValue, Backend, BackendError, Harness, Model, RefBackend, Tensor, Worker};
+use pad_conformance::{
+    AttributeValue, Backend, BackendError, ConversionError, DataType, Harness, Model, RefBackend, Tensor, Worker,
+};
 
 struct ConstantOnly;
 
@@ -33,8 +35,23 @@ impl Backend for ConstantOnly {
                 return Err(format!("mode {} is not implemented", String::from_utf8_lossy(mode)).into());
             }
         }
-        RefBackend.run(model, inputs)
+        let held = inputs.iter().map(held).collect::<Result<Vec<_>, _>>()?;
+        RefBackend.run(model, &held)
     }
+}
+
+/// The toy holds tensors in the few element types a small runtime has: int64 as int32,
+/// double as float, anything else but int32, uint8 and bool as float. `Tensor::cast` narrows
+/// (a value that does not fit comes out wrong, and the judge says so) and widens back; an
+/// element type with no conversion (float8, string) makes the data set unsupported, never a
+/// refusal.
+fn held(input: &Tensor) -> Result<Tensor, ConversionError> {
+    let own = match input.data_type() {
+        DataType::Int64 | DataType::Int32 => DataType::Int32,
+        DataType::Uint8 | DataType::Bool => input.data_type(),
+        _ => DataType::Float,
+    };
+    input.cast(own)?.cast(input.data_type())
 }
 
 fn main() {
