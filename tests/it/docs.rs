@@ -430,16 +430,54 @@ fn the_guides_command_lines_parse_and_its_recipe_is_where_check_downstream_reads
             .iter()
             .any(|c| c[..] == ["cargo", "test", "--example", "conformance"])
     );
-    // scripts/check-downstream writes the block after this marker to the downstream crate.
+    // scripts/check-downstream writes the blocks after these markers to the downstream crate.
     let guide = read("docs/gating.md");
-    let (_, after) = guide
-        .split_once("<!-- recipe: examples/conformance/main.rs")
-        .expect("the recipe's marker");
+    let main = recipe_block(&guide, "examples/conformance/main.rs").expect("the recipe's main.rs");
+    assert!(main.starts_with("// examples/conformance/main.rs\n"), "{main:.200}");
+    // The dependency names the crate's own version, as on crates.io.
+    let manifest = recipe_block(&guide, "Cargo.toml").expect("the recipe's Cargo.toml");
+    let version = env!("CARGO_PKG_VERSION").rsplit_once('.').unwrap().0;
+    let dependency = format!("pad-conformance = {{ version = \"{version}\", default-features = false }}");
     assert!(
-        after.contains("```rust\n// examples/conformance/main.rs\n"),
-        "{after:.200}"
+        manifest.lines().any(|l| l == dependency),
+        "no `{dependency}` in:\n{manifest}"
     );
     let downstream = read("scripts/check-downstream");
-    assert!(downstream.contains(r"recipe: examples\/conformance\/main.rs"));
+    assert!(downstream.contains("recipe_block Cargo.toml\n"));
+    assert!(downstream.contains("recipe_block examples/conformance/main.rs >"));
+    assert!(downstream.contains("[patch.crates-io]"));
     assert!(downstream.contains("docs/ci/pad-conformance.yml"));
+}
+
+/// The code block after `<!-- recipe: {file} ` in a page.
+fn recipe_block<'a>(page: &'a str, file: &str) -> Option<&'a str> {
+    let (_, after) = page.split_once(&format!("<!-- recipe: {file} "))?;
+    let (_, code) = after.split_once("```")?;
+    let (_, code) = code.split_once('\n')?;
+    Some(code.split_once("\n```\n")?.0)
+}
+
+#[test]
+fn the_readme_shows_the_guides_gate_layout_block_for_block() {
+    let (readme, guide) = (read("README.md"), read("docs/gating.md"));
+    let files = [
+        "Cargo.toml",
+        "examples/conformance/main.rs",
+        "examples/conformance/backend.rs",
+    ];
+    for file in files {
+        let ours = recipe_block(&readme, file).unwrap_or_else(|| panic!("README.md shows no {file}"));
+        assert_eq!(
+            Some(ours),
+            recipe_block(&guide, file),
+            "README.md's {file} is not the guide's"
+        );
+    }
+    // No other layout: every gate block of the README is one of the recipe's.
+    assert_eq!(readme.matches("<!-- recipe: ").count(), files.len());
+    assert!(!readme.contains("[[test]]"), "README.md shows a second layout");
+    assert_eq!(
+        recipe_block("<!-- recipe: a.rs -->\n```rust\nx\n```\n", "a.rs"),
+        Some("x")
+    );
 }

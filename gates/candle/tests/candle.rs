@@ -14,7 +14,8 @@ use std::collections::HashMap;
 use candle_core::{DType, Device, Tensor as CandleTensor, WithDType};
 use pad_conformance::half::{bf16, f16};
 use pad_conformance::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Harness, Model, Profile, Tensor, Worker,
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Harness, Model, Profile, Tensor,
+    Worker,
 };
 
 struct Candle;
@@ -73,20 +74,27 @@ fn to_candle(tensor: &Tensor) -> Result<CandleTensor, BackendError> {
         DataType::Int32 => typed::<i32>(tensor),
         DataType::Int64 => typed::<i64>(tensor),
         DataType::Bool => typed::<u8>(&tensor.cast(DataType::Uint8)?),
-        other => Err(Box::new(BackendUnsupported(format!("candle has no element type {other}")))),
+        other => Err(Box::new(BackendUnsupported(format!(
+            "candle has no element type {other}"
+        )))),
     }
 }
 
 fn from_candle(output: &CandleTensor, declared: Option<DataType>) -> Result<Tensor, BackendError> {
     fn typed<T: Element + WithDType>(output: &CandleTensor) -> Result<Tensor, BackendError> {
-        let values = output.flatten_all().and_then(|flat| flat.to_vec1::<T>()).map_err(failure)?;
+        let values = output
+            .flatten_all()
+            .and_then(|flat| flat.to_vec1::<T>())
+            .map_err(failure)?;
         Ok(Tensor::from_vec(output.dims(), values)?)
     }
     match output.dtype() {
         // A bool is a u8 of 0 or 1; any other value is candle's own failure.
         DType::U8 if declared == Some(DataType::Bool) => match typed::<u8>(output)? {
             bytes if bytes.to_vec::<u8>()?.iter().all(|&v| v <= 1) => Ok(bytes.cast(DataType::Bool)?),
-            bytes => Err(Box::new(BackendFailure(format!("candle answered a bool output with {bytes:?}")))),
+            bytes => Err(Box::new(BackendFailure(format!(
+                "candle answered a bool output with {bytes:?}"
+            )))),
         },
         DType::U8 => typed::<u8>(output),
         DType::U32 => typed::<u32>(output),
@@ -97,7 +105,9 @@ fn from_candle(output: &CandleTensor, declared: Option<DataType>) -> Result<Tens
         DType::F64 => typed::<f64>(output),
         DType::F16 => typed::<f16>(output),
         DType::BF16 => typed::<bf16>(output),
-        other => Err(Box::new(BackendFailure(format!("candle answered with element type {other:?}")))),
+        other => Err(Box::new(BackendFailure(format!(
+            "candle answered with element type {other:?}"
+        )))),
     }
 }
 
