@@ -445,6 +445,7 @@ fn the_guides_command_lines_parse_and_its_recipe_is_where_check_downstream_reads
     let downstream = read("scripts/check-downstream");
     assert!(downstream.contains("recipe_block Cargo.toml\n"));
     assert!(downstream.contains("recipe_block examples/conformance/main.rs >"));
+    assert!(downstream.contains("recipe_block examples/conformance/backend.rs >"));
     assert!(downstream.contains("[patch.crates-io]"));
     assert!(downstream.contains("docs/ci/pad-conformance.yml"));
 }
