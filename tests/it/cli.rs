@@ -632,9 +632,16 @@ fn without_a_path_the_bundled_cases_are_found_from_any_directory() {
     };
     assert!(list(None).contains("onnx-1.22.0/node/test_wrap_pad"), "{}", list(None));
     // From the copy embedded in the binary, unpacked once into the cache.
-    let unpacked: Vec<PathBuf> = std::fs::read_dir(cache.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    let unpacked: Vec<PathBuf> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(unpacked.len(), 1, "{unpacked:?}");
-    assert!(unpacked[0].join("onnx-testdata/onnx-1.22.0/node/test_wrap_pad/model.onnx").is_file());
+    assert!(
+        unpacked[0]
+            .join("onnx-testdata/onnx-1.22.0/node/test_wrap_pad/model.onnx")
+            .is_file()
+    );
     let tree = failing_tree();
     let listed = list(Some(tree.path()));
     assert!(listed.starts_with("test_wrap_pad"), "{listed}");
