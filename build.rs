@@ -40,6 +40,12 @@ fn main() {
         index.push_str(&format!("{relative}\t{}\t{digest}\n", data.len()));
         contents.extend_from_slice(&data);
     }
+    // The bundle's name in the cache: a digest of the index, so other content never reuses it.
+    let digest: String = Sha256::digest(index.as_bytes())[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    fs::write(out.join("bundled-digest.txt"), digest).expect("writing the bundled index's digest");
     fs::write(out.join("bundled-index.tsv"), index).expect("writing the bundled index");
     fs::write(out.join("bundled-corpus.deflate"), compress(&contents)).expect("writing the bundled corpus");
 }
