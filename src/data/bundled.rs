@@ -186,7 +186,7 @@ fn bundle_name() -> String {
 fn cache_root() -> Result<PathBuf, BundleError> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(dir) = var(CACHE_ENV) {
-        return Ok(dir);
+        return absolute(&dir);
     }
     let platform = if cfg!(windows) {
         var("LOCALAPPDATA")
@@ -200,6 +200,15 @@ fn cache_root() -> Result<PathBuf, BundleError> {
     platform
         .map(|dir| dir.join("pad-conformance"))
         .ok_or(BundleError::NoCacheDir)
+}
+
+/// `dir` made absolute: the cases' paths reach reports and baselines, and must not depend on
+/// the directory a run starts in.
+fn absolute(dir: &Path) -> Result<PathBuf, BundleError> {
+    std::path::absolute(dir).map_err(|source| BundleError::Io {
+        path: dir.to_owned(),
+        source,
+    })
 }
 
 /// The bundled corpus's directory, unpacked into the cache if it is not there yet, verified.
