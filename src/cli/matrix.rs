@@ -100,7 +100,10 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
 }
 
 pub(super) fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
-    let path = args.path.clone().unwrap_or_else(|| default_root().join("extended"));
+    let path = match &args.path {
+        Some(path) => path.clone(),
+        None => default_root()?.join("extended"),
+    };
     let coverage = Coverage::read(&path)?;
     let mut out = Output::Stdout(io::stdout());
     let written = coverage.write_markdown(&mut out);

@@ -248,14 +248,12 @@ fn second_oracle(args: &PromoteArgs) -> Result<Option<Oracle>, Fatal> {
         }
         (Some(spec), _) => spec.clone(),
         (None, Some(python)) => {
-            let worker = onnx_reference_worker();
-            if !worker.is_file() {
-                return Err(Fatal(format!(
-                    "{PYTHON_ENV} is set, but {} is not there (a build outside its checkout): give --oracle or --reference-only",
-                    worker.display()
-                )));
-            }
-            onnx_reference_spec(Path::new(&python))
+            let worker = onnx_reference_worker().map_err(|e| {
+                Fatal(format!(
+                    "{PYTHON_ENV} is set, but the bundled worker cannot be unpacked ({e}): give --oracle or --reference-only"
+                ))
+            })?;
+            onnx_reference_spec(Path::new(&python), &worker)
         }
         (None, None) => return Ok(None),
     };

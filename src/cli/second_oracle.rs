@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::data::bundled::{self, BundleError};
 use crate::judge::check::Outcome;
 use crate::judge::verdict::Verdict;
 use crate::text::escape_line;
@@ -16,17 +17,18 @@ use crate::cli::scoreboard::shell_quote;
 /// The environment variable naming the Python that runs the worker.
 pub(super) const PYTHON_ENV: &str = "PAD_CONFORMANCE_PYTHON";
 
-/// The worker script, in the checkout this binary was built from.
-pub(super) fn onnx_reference_worker() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/backends/onnx-reference-worker")
+/// The worker script (with the module it imports), bundled with the corpus and unpacked with it
+/// into the cache: the binary needs no checkout.
+pub(super) fn onnx_reference_worker() -> Result<PathBuf, BundleError> {
+    bundled::unpacked_file("scripts/backends/onnx-reference-worker")
 }
 
-/// The `exec:` backend that runs ONNX's reference evaluator with `python`.
-pub(super) fn onnx_reference_spec(python: &Path) -> String {
+/// The `exec:` backend that runs ONNX's reference evaluator, the script `worker`, with `python`.
+pub(super) fn onnx_reference_spec(python: &Path, worker: &Path) -> String {
     format!(
         "exec:{} {}",
         shell_quote(&python.to_string_lossy()),
-        shell_quote(&onnx_reference_worker().to_string_lossy())
+        shell_quote(&worker.to_string_lossy())
     )
 }
 

@@ -86,6 +86,12 @@ pub enum CorpusError {
         /// The version VERSION names.
         version: u32,
     },
+    /// The embedded corpus could not be unpacked.
+    #[error(transparent)]
+    Bundle(#[from] crate::data::bundled::BundleError),
+    /// A bundled manifest that is not the one this build bundled.
+    #[error(transparent)]
+    Unanchored(#[from] crate::data::bundled::Unanchored),
     /// Roots from two corpora whose directories share a name: a baseline names a corpus by
     /// its directory's name, so it could not tell their versions apart.
     #[error(
@@ -147,6 +153,7 @@ impl Corpus {
                 version,
             });
         }
+        crate::data::bundled::anchor_manifests(dir)?;
         Ok(Corpus {
             dir: dir.to_owned(),
             version,

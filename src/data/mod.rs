@@ -6,6 +6,7 @@
 #[doc(hidden)]
 pub(crate) mod atomic_file;
 pub(crate) mod basis;
+pub(crate) mod bundled;
 pub(crate) mod corpus;
 #[doc(hidden)]
 pub(crate) mod json_file;

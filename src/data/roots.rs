@@ -1,14 +1,16 @@
 //! Where the test data is, and which corpus it belongs to: the one resolver of data roots
 //! that the CLI and the harness share. Without paths, the data is `$PAD_CONFORMANCE_DATA`,
-//! else `./onnx-testdata`, else this crate's own `onnx-testdata/`, located from the crate's
-//! manifest directory when it was built, so that a downstream crate depending on it by path
-//! or by git, and the installed binary, find the cases without being told a path.
+//! else `./onnx-testdata`, else the bundled corpus: with the `embedded-corpus` feature (the
+//! binary's), the copy embedded in the build, unpacked into a cache; without it, this crate's
+//! own `onnx-testdata/`, located from the crate's manifest directory when it was built, so that
+//! a gate depending on it by path or by git finds the cases without being told a path.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::data::bundled;
 use crate::data::corpus::{Corpus, CorpusError};
 use crate::data::manifest::ListedCase;
 
@@ -16,7 +18,9 @@ use crate::data::manifest::ListedCase;
 /// of the bundled ones.
 pub(crate) const DATA_ENV: &str = "PAD_CONFORMANCE_DATA";
 
-/// The bundled cases: `$PAD_CONFORMANCE_DATA` when set (and not empty), else this crate's
+/// The bundled cases: `$PAD_CONFORMANCE_DATA` when set (and not empty), else, with the
+/// `embedded-corpus` feature, the corpus embedded in the build, unpacked into a cache directory
+/// (`$PAD_CONFORMANCE_CACHE`, else the platform's) and verified; else this crate's
 /// `onnx-testdata/` as it was when the crate was built — for a git dependency, the checkout
 /// under cargo's home, which outlives the build.
 ///
@@ -33,20 +37,33 @@ pub fn data_dir() -> PathBuf {
 fn data_dir_from(env: Option<OsString>) -> PathBuf {
     match env {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata"),
+        // An unpacking that fails is reported by `default_root`, which the harness and the
+        // command line use; here the path shows up as missing.
+        _ => bundled_root().unwrap_or_else(|_| bundled::source_corpus()),
     }
+}
+
+/// The bundled corpus: the embedded copy in the cache (feature `embedded-corpus`), else the
+/// source tree's.
+fn bundled_root() -> Result<PathBuf, bundled::BundleError> {
+    #[cfg(feature = "embedded-corpus")]
+    return bundled::unpacked_corpus();
+    #[cfg(not(feature = "embedded-corpus"))]
+    Ok(bundled::source_corpus())
 }
 
 /// The default root of the command line and the harness alike: `$PAD_CONFORMANCE_DATA`
 /// when set, else `./onnx-testdata` when the current directory has one (a checkout of this
 /// repository, or a project keeping its own copy), else the bundled data.
-pub(crate) fn default_root() -> PathBuf {
-    let env = std::env::var_os(DATA_ENV).filter(|dir| !dir.is_empty());
-    let local = Path::new("onnx-testdata");
-    if env.is_none() && local.is_dir() {
-        return local.to_owned();
+pub(crate) fn default_root() -> Result<PathBuf, CorpusError> {
+    if let Some(dir) = std::env::var_os(DATA_ENV).filter(|dir| !dir.is_empty()) {
+        return Ok(PathBuf::from(dir));
     }
-    data_dir_from(env)
+    let local = Path::new("onnx-testdata");
+    if local.is_dir() {
+        return Ok(local.to_owned());
+    }
+    bundled_root().map_err(CorpusError::Bundle)
 }
 
 /// A directory searched for cases, with the corpus it belongs to (if any): its version
@@ -66,7 +83,7 @@ impl DataRoot {
     pub fn resolve(paths: &[PathBuf]) -> Result<Vec<DataRoot>, CorpusError> {
         let defaulted;
         let paths = if paths.is_empty() {
-            defaulted = [default_root()];
+            defaulted = [default_root()?];
             &defaulted[..]
         } else {
             paths
@@ -137,7 +154,6 @@ mod tests {
     #[test]
     fn the_bundled_data_is_this_crates_and_the_environment_overrides_it() {
         let bundled = data_dir_from(None);
-        assert_eq!(bundled, Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata"));
         assert!(bundled.join("onnx-1.22.0/node/test_wrap_pad/model.onnx").is_file());
         assert_eq!(data_dir_from(Some("".into())), bundled);
         assert_eq!(data_dir_from(Some("/elsewhere".into())), Path::new("/elsewhere"));

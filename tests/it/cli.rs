@@ -4,7 +4,7 @@
 use crate::support;
 
 use std::ffi::OsStr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use pad_conformance::Tensor;
@@ -610,14 +610,17 @@ fn a_baseline_round_trips_for_a_case_without_data_sets_and_under_patterns() {
 }
 
 /// Without a PATH the binary finds cases from any directory: ./onnx-testdata when there is
-/// one, else the bundled data; $PAD_CONFORMANCE_DATA overrides both.
+/// one, else the bundled data (embedded in the binary, unpacked into the cache);
+/// $PAD_CONFORMANCE_DATA overrides both.
 #[test]
 fn without_a_path_the_bundled_cases_are_found_from_any_directory() {
     let elsewhere = pad_conformance::testing::scratch_dir().unwrap();
+    let cache = pad_conformance::testing::scratch_dir().unwrap();
     let list = |env: Option<&Path>| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pad-conformance"));
         command
             .args(["--list", "--filter", "*test_wrap_pad*"])
+            .env("PAD_CONFORMANCE_CACHE", cache.path())
             .current_dir(elsewhere.path());
         match env {
             Some(dir) => command.env("PAD_CONFORMANCE_DATA", dir),
@@ -628,6 +631,17 @@ fn without_a_path_the_bundled_cases_are_found_from_any_directory() {
         String::from_utf8(out.stdout).unwrap()
     };
     assert!(list(None).contains("onnx-1.22.0/node/test_wrap_pad"), "{}", list(None));
+    // From the copy embedded in the binary, unpacked once into the cache.
+    let unpacked: Vec<PathBuf> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(unpacked.len(), 1, "{unpacked:?}");
+    assert!(
+        unpacked[0]
+            .join("onnx-testdata/onnx-1.22.0/node/test_wrap_pad/model.onnx")
+            .is_file()
+    );
     let tree = failing_tree();
     let listed = list(Some(tree.path()));
     assert!(listed.starts_with("test_wrap_pad"), "{listed}");

@@ -566,6 +566,8 @@ fn onnx_reference_confirms_findings() {
             corpus.to_str().unwrap(),
         ])
         .env("PAD_CONFORMANCE_PYTHON", &python)
+        // The worker script is bundled in the binary: unpacked here, not in the user's cache.
+        .env("PAD_CONFORMANCE_CACHE", dir.path().join("cache"))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
