@@ -50,7 +50,16 @@ pub(crate) fn main() -> ExitCode {
     use clap::Parser;
     let args = args::Cli::parse();
     signals::install();
-    match dispatch(&args) {
+    let result = dispatch(&args);
+    // A command that unwound from a signal (to remove its scratch) ends as the signal says.
+    if let Some(code) = signals::interrupted() {
+        if let Err(Fatal(message)) = &result {
+            eprintln!("pad-conformance: {}", crate::text::escape_text(message));
+            eprintln!("pad-conformance: interrupted; no report written");
+        }
+        return code;
+    }
+    match result {
         Ok(code) => code,
         Err(Fatal(message)) => {
             // Errors quote paths and values from the data: shown, never executed.
