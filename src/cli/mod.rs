@@ -70,6 +70,7 @@ pub(crate) fn main() -> ExitCode {
 }
 
 /// A failure to run at all: exit code 2.
+#[derive(Debug)]
 pub(crate) struct Fatal(pub String);
 
 impl<E: std::fmt::Display> From<E> for Fatal {

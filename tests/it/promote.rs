@@ -719,3 +719,42 @@ fn fuzz_shards_merged_are_the_unsharded_run() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains(&format!("{}: states no options", part(2))), "{stderr}");
 }
+
+/// Two promotions into one corpus at once: one waits for the other (the corpus's lock), so
+/// each releases a version of its own, and the corpus reads after both. Run again, they
+/// promote nothing: a rerun is idempotent.
+#[test]
+fn overlapping_promotions_release_one_version_each() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let written = findings(&dir.path().join("findings"));
+    let corpus = corpus_root_copy(dir.path());
+    let before = Corpus::read(&corpus).unwrap().version;
+    let (first, second) = written.split_at(written.len() / 2);
+    let spawn = |findings: &[PathBuf]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .args(["promote", "--date", "2026-11-25", "--corpus", corpus.to_str().unwrap()])
+            .args(findings)
+            .env_remove("PAD_CONFORMANCE_PYTHON")
+            .output()
+            .unwrap()
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| spawn(first));
+        let b = s.spawn(|| spawn(second));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    for out in [&a, &b] {
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let read = Corpus::read(&corpus).unwrap();
+    assert_eq!(read.version, before + 2);
+    let added = read.changed_since(before, &corpus);
+    assert_eq!(added.len(), written.len(), "{added:?}");
+    assert!(!corpus.join(".promote").exists());
+    let (out, text) = promote(&[dir.path().join("findings").to_str().unwrap()], &corpus);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!("the corpus stays at version {}", before + 2)),
+        "{text}"
+    );
+}
