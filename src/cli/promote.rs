@@ -289,10 +289,21 @@ fn second_oracle(args: &PromoteArgs) -> Result<Option<Oracle>, Fatal> {
 
 /// The disposition of the finding at `dir`; `batch` names the cases this run promotes before it.
 fn examine(dir: &Path, corpus: &Corpus, oracle: Option<&Oracle>, without: &str, batch: &[&str]) -> Disposition {
-    let finding = match Finding::read(dir) {
-        Ok(finding) => finding,
-        Err(e) => return Disposition::Refused(e.to_string()),
-    };
+    match Finding::read(dir) {
+        Ok(finding) => examine_finding(dir, finding, corpus, oracle, without, batch),
+        Err(e) => Disposition::Refused(e.to_string()),
+    }
+}
+
+/// [`examine`] of the finding read from `dir`: never read again.
+fn examine_finding(
+    dir: &Path,
+    finding: Finding,
+    corpus: &Corpus,
+    oracle: Option<&Oracle>,
+    without: &str,
+    batch: &[&str],
+) -> Disposition {
     let digest = finding.content_digest();
     let name = format!("test_fuzz_{}_{digest}_pad", finding.slug);
     let test: Vec<(&str, &[u8])> = finding.test_files().collect();
@@ -474,4 +485,55 @@ struct Promotion<'a> {
     /// Why the reference alone vouches for it.
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<&'a String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A finding changed on disk after it was read is checked, and promoted, as read.
+    #[test]
+    fn a_finding_is_checked_on_the_bytes_read_not_on_the_disk_after() {
+        let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("onnx-testdata/extended/test_ext_ms_pad1_edge_double_pads2d_value0d");
+        let scratch = crate::data::scratch_dir().unwrap();
+        let dir = scratch.path().join("test_fuzz_wrong-values_x_pad");
+        std::fs::create_dir_all(dir.join("test_data_set_0")).unwrap();
+        for file in [
+            "model.onnx",
+            "case.json",
+            "test_data_set_0/input_0.pb",
+            "test_data_set_0/input_1.pb",
+            "test_data_set_0/input_2.pb",
+            "test_data_set_0/output_0.pb",
+        ] {
+            std::fs::copy(case.join(file), dir.join(file)).unwrap();
+        }
+        let finding = Finding::read(&dir).unwrap();
+        let output = std::fs::read(dir.join("test_data_set_0/output_0.pb")).unwrap();
+        // Swapped after the read: the reference would not pass these outputs.
+        std::fs::copy(
+            dir.join("test_data_set_0/input_0.pb"),
+            dir.join("test_data_set_0/output_0.pb"),
+        )
+        .unwrap();
+        let corpus = Corpus {
+            dir: scratch.path().join("corpus"),
+            version: 1,
+            changes: Default::default(),
+            manifest: Default::default(),
+        };
+        match examine_finding(&dir, finding, &corpus, None, "no oracle", &[]) {
+            Disposition::Promoted { case, .. } => {
+                let published = case
+                    .files
+                    .iter()
+                    .find(|(f, _)| f == "test_data_set_0/output_0.pb")
+                    .unwrap();
+                assert_eq!(published.1, output);
+            }
+            Disposition::Refused(why) => panic!("refused: {why}"),
+            _ => panic!("neither promoted nor refused"),
+        }
+    }
 }
