@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use super::Fatal;
 use super::args::PromoteArgs;
-use super::promote_corpus::{FUZZ_DIR, NewCase, existing, fuzz_dir, lock, no_fault, recover, release};
+use super::promote_corpus::{FUZZ_DIR, NewCase, TRANSACTION_DIR, existing, fuzz_dir, lock, no_fault, recover, release};
 use super::promote_finding::Finding;
 use super::second_oracle::{Confirmation, OracleStatus, PYTHON_ENV, onnx_reference_spec, onnx_reference_worker};
 use super::signals;
@@ -69,7 +69,15 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
     // One promotion at a time per corpus, from reading it to raising its version: two would
     // both release the next version.
     let _lock = lock(&args.corpus).map_err(|Fatal(e)| Fatal(format!("--corpus: {e}")))?;
-    if let Some(done) = recover(&args.corpus)? {
+    if args.dry_run {
+        // A dry run writes nothing, not even the undoing of a promotion that died.
+        if args.corpus.join(TRANSACTION_DIR).exists() {
+            eprintln!(
+                "pad-conformance: {}: a promotion was left under way; the next promote without --dry-run finishes or undoes it",
+                args.corpus.display()
+            );
+        }
+    } else if let Some(done) = recover(&args.corpus)? {
         eprintln!("pad-conformance: {}: {done}", args.corpus.display());
     }
     let corpus = read()?;
