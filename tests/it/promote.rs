@@ -758,3 +758,68 @@ fn overlapping_promotions_release_one_version_each() {
         "{text}"
     );
 }
+
+/// A promotion killed part-way (its journal left in `.promote/`, a case moved in, the manifest
+/// and changelog already rewritten) is undone by the next promote, which then promotes.
+#[test]
+fn the_next_promote_undoes_one_that_died_part_way() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let written = findings(&dir.path().join("findings"));
+    let corpus = corpus_root_copy(dir.path());
+    let (first, rest) = written.split_at(1);
+    let (out, text) = promote(&[first[0].to_str().unwrap()], &corpus);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let version = Corpus::read(&corpus).unwrap().version;
+    // What a promotion of version + 1 leaves when killed after its changelog was written.
+    let transaction = corpus.join(".promote");
+    std::fs::create_dir(&transaction).unwrap();
+    for (from, saved) in [
+        ("fuzz/MANIFEST.tsv", "fuzz-MANIFEST.tsv.before"),
+        ("CHANGELOG.md", "CHANGELOG.md.before"),
+    ] {
+        std::fs::copy(corpus.join(from), transaction.join(saved)).unwrap();
+    }
+    let dead = "test_fuzz_dead_00000000_pad";
+    std::fs::write(
+        transaction.join("journal"),
+        format!(
+            "pad-conformance promote journal 1\nversion\t{}\nfuzz\ttrue\nmanifest\ttrue\ncase\t{dead}\n",
+            version + 1
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir(corpus.join("fuzz").join(dead)).unwrap();
+    std::fs::write(corpus.join("fuzz").join(dead).join("model.onnx"), "x").unwrap();
+    let manifest = std::fs::read_to_string(corpus.join("fuzz/MANIFEST.tsv")).unwrap();
+    std::fs::write(
+        corpus.join("fuzz/MANIFEST.tsv"),
+        format!("{manifest}{dead}\tmodel.onnx\t1\t{}\n", "0".repeat(64)),
+    )
+    .unwrap();
+    let changelog = std::fs::read_to_string(corpus.join("CHANGELOG.md")).unwrap();
+    let section = format!("## {} (2026-11-25)\n\nDead.\n\n", version + 1);
+    let at = changelog.find("\n## ").unwrap() + 1;
+    std::fs::write(
+        corpus.join("CHANGELOG.md"),
+        format!("{}{section}{}", &changelog[..at], &changelog[at..]),
+    )
+    .unwrap();
+
+    let rest: Vec<&str> = rest.iter().map(|p| p.to_str().unwrap()).collect();
+    let (out, text) = promote(&rest, &corpus);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!("undid the promotion of corpus version {}", version + 1)),
+        "{text}"
+    );
+    let read = Corpus::read(&corpus).unwrap();
+    assert_eq!(read.version, version + 1);
+    assert!(!corpus.join("fuzz").join(dead).exists());
+    assert!(!transaction.exists());
+    assert_eq!(read.changed_since(version, &corpus).len(), rest.len());
+    assert!(
+        !std::fs::read_to_string(corpus.join("CHANGELOG.md"))
+            .unwrap()
+            .contains("Dead.")
+    );
+}
