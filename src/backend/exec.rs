@@ -22,7 +22,7 @@ use super::reply::{WorkerReply, check_reply, resolve_outputs, shortened};
 use super::worker_error::{ExecError, WorkerError, WorkerFailure};
 use super::{Backend, BackendError, RuntimeInfo, worker_groups};
 use crate::cancel::Cancel;
-use crate::data::scratch::private_dir;
+use crate::data::scratch::{Scratch, private_dir};
 use crate::model::Model;
 use crate::tensor::{DecodeOptions, FileError, FileProblem, Tensor, encode_tensor, group_limit, read_tensor_group};
 
@@ -73,13 +73,24 @@ impl ExecBackend {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, StartError> {
+        Self::start_cancelled_by(command, timeout, max_tensor_bytes, Cancel::new())
+    }
+
+    /// [`ExecBackend::start`], `cancel` stopping the handshake too (a signal that comes before
+    /// the worker's process group is known cannot kill it), then [`ExecBackend::cancelled_by`].
+    pub(crate) fn start_cancelled_by(
+        command: &str,
+        timeout: Duration,
+        max_tensor_bytes: u64,
+        cancel: Cancel,
+    ) -> Result<ExecBackend, StartError> {
         let scratch = ScratchDir::new(max_tensor_bytes)?;
         let slot = Slot::new(scratch.path(), 0).map_err(|source| StartError::Scratch {
             path: scratch.path().to_owned(),
             source,
         })?;
         let (worker, hello) =
-            Worker::spawn(command, timeout, &Cancel::new(), slot).map_err(|failure| StartError::Handshake {
+            Worker::spawn(command, timeout, &cancel, slot).map_err(|failure| StartError::Handshake {
                 command: command.to_owned(),
                 failure,
             })?;
@@ -93,7 +104,7 @@ impl ExecBackend {
             scratch,
             next_id: AtomicU64::new(1),
             next_slot: AtomicU64::new(1),
-            cancel: Cancel::new(),
+            cancel,
         })
     }
 
@@ -652,7 +663,7 @@ impl Drop for Worker {
 /// A private directory for request files: an unpredictable name, mode 0700, made anew (never
 /// an existing one), removed with the backend; on a memory file system when one has room for a
 /// few requests at `max_tensor_bytes` ([`private_dir`]).
-struct ScratchDir(tempfile::TempDir);
+struct ScratchDir(Scratch);
 
 impl ScratchDir {
     fn new(max_tensor_bytes: u64) -> Result<ScratchDir, StartError> {

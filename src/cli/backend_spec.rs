@@ -18,9 +18,12 @@ pub(super) fn backend_from_spec(
 ) -> Result<Box<dyn Backend>, Fatal> {
     match spec.split_once(':') {
         _ if spec == "ref" => Ok(Box::new(RefBackend)),
-        Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(
-            ExecBackend::start(command, timeout, max_tensor_bytes)?.cancelled_by(signals::cancel()),
-        )),
+        Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(ExecBackend::start_cancelled_by(
+            command,
+            timeout,
+            max_tensor_bytes,
+            signals::cancel(),
+        )?)),
         _ => Err(Fatal(format!("unknown backend {spec:?}; use ref or exec:COMMAND"))),
     }
 }

@@ -23,6 +23,7 @@ use super::signals::{self, CancelsRun};
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
     let roots = selection.roots()?;
+    note_unanchored(&roots);
     let cases = selection.cases(&roots)?;
     let jobs = selection.jobs(&cases)?;
     if args.list {
@@ -228,5 +229,22 @@ pub(super) fn read_baseline(gate: &GateArgs, roots: &[DataRoot]) -> Result<Optio
             Ok(Some(baseline))
         }
         None => Ok(Some(baseline)),
+    }
+}
+
+/// Says, once per manifest, which of the roots' manifests nothing vouches for: their checksums
+/// are checked, but a file edited together with its row passes them. The bundled corpus's are
+/// anchored by the digests this build carries, so an ordinary run says nothing.
+fn note_unanchored(roots: &[crate::data::DataRoot]) {
+    let mut said = std::collections::BTreeSet::new();
+    for corpus in roots.iter().filter_map(|r| r.corpus.as_deref()) {
+        for path in corpus.manifest.unanchored() {
+            if said.insert(path.clone()) {
+                eprintln!(
+                    "pad-conformance: note: {} is unanchored: nothing this binary carries vouches for it, so its checksums catch accidents, not an edit made together with it",
+                    escape_line(&path.display().to_string())
+                );
+            }
+        }
     }
 }

@@ -50,7 +50,16 @@ pub(crate) fn main() -> ExitCode {
     use clap::Parser;
     let args = args::Cli::parse();
     signals::install();
-    match dispatch(&args) {
+    let result = dispatch(&args);
+    // A command that unwound from a signal (to remove its scratch) ends as the signal says.
+    if let Some(code) = signals::interrupted() {
+        // Its error follows from the signal (a worker the signal killed), not the other way.
+        if result.is_err() {
+            eprintln!("pad-conformance: interrupted; no report written");
+        }
+        return code;
+    }
+    match result {
         Ok(code) => code,
         Err(Fatal(message)) => {
             // Errors quote paths and values from the data: shown, never executed.
@@ -61,6 +70,7 @@ pub(crate) fn main() -> ExitCode {
 }
 
 /// A failure to run at all: exit code 2.
+#[derive(Debug)]
 pub(crate) struct Fatal(pub String);
 
 impl<E: std::fmt::Display> From<E> for Fatal {

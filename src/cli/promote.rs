@@ -3,8 +3,10 @@
 //! the reference; a second oracle (ONNX's reference evaluator) then confirms its expected
 //! result, or cannot tell (the case is marked reference-only), or contradicts it (the finding
 //! is not promoted, and is reported). The batch becomes one corpus version: the cases under
-//! `fuzz/`, their manifest, one CHANGELOG.md section, VERSION raised once. The corpus is then
-//! read back, checksums verified, and every new case run with the reference again.
+//! `fuzz/`, their manifest, one CHANGELOG.md section, VERSION raised once, under the corpus's
+//! lock and as one transaction (promote_corpus.rs). Each finding is read once: the checks run
+//! on a copy of the bytes read, which are the bytes published. The corpus is then read back,
+//! checksums verified, and every new case run with the reference again.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -16,6 +18,7 @@ use crate::cli::backend_spec::{backend_from_spec, worker_timeout};
 use crate::data::DataRoot;
 use crate::data::basis::BasisNote;
 use crate::data::corpus::Corpus;
+use crate::data::scratch::{Scratch, private_dir};
 use crate::judge::check::{CheckOptions, Status, check_data_set};
 use crate::tensor::DEFAULT_MAX_BYTES;
 use crate::text::escape_line;
@@ -23,7 +26,7 @@ use serde::Serialize;
 
 use super::Fatal;
 use super::args::PromoteArgs;
-use super::promote_corpus::{FUZZ_DIR, NewCase, existing, fuzz_dir, release};
+use super::promote_corpus::{FUZZ_DIR, NewCase, TRANSACTION_DIR, existing, fuzz_dir, lock, no_fault, recover, release};
 use super::promote_finding::Finding;
 use super::second_oracle::{Confirmation, OracleStatus, PYTHON_ENV, onnx_reference_spec, onnx_reference_worker};
 use super::signals;
@@ -60,7 +63,24 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
             .to_string(),
         None => today(),
     };
-    let corpus = Corpus::read(&args.corpus).map_err(|e| Fatal(format!("--corpus {}: {e}", args.corpus.display())))?;
+    let read = || Corpus::read(&args.corpus).map_err(|e| Fatal(format!("--corpus {}: {e}", args.corpus.display())));
+    // A corpus, before anything is locked or recovered in it.
+    read()?;
+    // One promotion at a time per corpus, from reading it to raising its version: two would
+    // both release the next version.
+    let _lock = lock(&args.corpus).map_err(|Fatal(e)| Fatal(format!("--corpus: {e}")))?;
+    if args.dry_run {
+        // A dry run writes nothing, not even the undoing of a promotion that died.
+        if args.corpus.join(TRANSACTION_DIR).exists() {
+            eprintln!(
+                "pad-conformance: {}: a promotion was left under way; the next promote without --dry-run finishes or undoes it",
+                args.corpus.display()
+            );
+        }
+    } else if let Some(done) = recover(&args.corpus)? {
+        eprintln!("pad-conformance: {}: {done}", args.corpus.display());
+    }
+    let corpus = read()?;
     let dirs = finding_dirs(&args.findings)?;
     let oracle = second_oracle(args)?;
     // From here a signal stops the examination and nothing is written; one that comes while
@@ -141,7 +161,7 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
                 _ => None,
             })
             .collect();
-        let version = release(&corpus, &cases, &date, &summary)?;
+        let version = release(&corpus, &cases, &date, &summary, &no_fault)?;
         verify_promoted(&corpus.dir, &cases)?;
         println!(
             "corpus version {} → {version}: {} case{} added to {}, listed in {}",
@@ -275,10 +295,21 @@ fn second_oracle(args: &PromoteArgs) -> Result<Option<Oracle>, Fatal> {
 
 /// The disposition of the finding at `dir`; `batch` names the cases this run promotes before it.
 fn examine(dir: &Path, corpus: &Corpus, oracle: Option<&Oracle>, without: &str, batch: &[&str]) -> Disposition {
-    let finding = match Finding::read(dir) {
-        Ok(finding) => finding,
-        Err(e) => return Disposition::Refused(e.to_string()),
-    };
+    match Finding::read(dir) {
+        Ok(finding) => examine_finding(dir, finding, corpus, oracle, without, batch),
+        Err(e) => Disposition::Refused(e.to_string()),
+    }
+}
+
+/// [`examine`] of the finding read from `dir`: never read again.
+fn examine_finding(
+    dir: &Path,
+    finding: Finding,
+    corpus: &Corpus,
+    oracle: Option<&Oracle>,
+    without: &str,
+    batch: &[&str],
+) -> Disposition {
     let digest = finding.content_digest();
     let name = format!("test_fuzz_{}_{digest}_pad", finding.slug);
     let test: Vec<(&str, &[u8])> = finding.test_files().collect();
@@ -299,7 +330,13 @@ fn examine(dir: &Path, corpus: &Corpus, oracle: Option<&Oracle>, without: &str, 
         }
         None => {}
     }
-    let case = match load(dir) {
+    // The checks run on the bytes read, which are the bytes published: a finding changed
+    // meanwhile on disk changes nothing.
+    let copy = match copy_of(&finding) {
+        Ok(copy) => copy,
+        Err(e) => return Disposition::Refused(format!("{}: copying it to check it: {e}", dir.display())),
+    };
+    let case = match load(&copy.path().join(&finding.name), dir) {
         Ok(case) => case,
         Err(why) => return Disposition::Refused(why),
     };
@@ -370,10 +407,24 @@ fn examine(dir: &Path, corpus: &Corpus, oracle: Option<&Oracle>, without: &str, 
     }
 }
 
-/// The finding at `dir`, discovered and loaded as the runner would: its model, case.json
-/// (refused if it contradicts the model) and data set.
-fn load(dir: &Path) -> Result<TestCase, String> {
-    let cases = discover(&[dir.to_owned()], &Patterns::default()).map_err(|e| format!("{}: {e}", dir.display()))?;
+/// The finding's files as read, written to a scratch directory of its name.
+fn copy_of(finding: &Finding) -> std::io::Result<Scratch> {
+    let scratch = private_dir("pad-conformance-promote-", 0)?;
+    let root = scratch.path().join(&finding.name);
+    for (file, bytes) in &finding.files {
+        let path = root.join(file);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, bytes)?;
+    }
+    Ok(scratch)
+}
+
+/// The finding copied to `copy` from `dir`, discovered and loaded as the runner would: its
+/// model, case.json (refused if it contradicts the model) and data set.
+fn load(copy: &Path, dir: &Path) -> Result<TestCase, String> {
+    let cases = discover(&[copy.to_owned()], &Patterns::default()).map_err(|e| format!("{}: {e}", dir.display()))?;
     match <[TestCase; 1]>::try_from(cases) {
         Ok([case]) if case.data_sets.len() == 1 => Ok(case),
         _ => Err(format!("{}: not one case of one data set", dir.display())),
@@ -440,4 +491,55 @@ struct Promotion<'a> {
     /// Why the reference alone vouches for it.
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<&'a String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A finding changed on disk after it was read is checked, and promoted, as read.
+    #[test]
+    fn a_finding_is_checked_on_the_bytes_read_not_on_the_disk_after() {
+        let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("onnx-testdata/extended/test_ext_ms_pad1_edge_double_pads2d_value0d");
+        let scratch = crate::data::scratch_dir().unwrap();
+        let dir = scratch.path().join("test_fuzz_wrong-values_x_pad");
+        std::fs::create_dir_all(dir.join("test_data_set_0")).unwrap();
+        for file in [
+            "model.onnx",
+            "case.json",
+            "test_data_set_0/input_0.pb",
+            "test_data_set_0/input_1.pb",
+            "test_data_set_0/input_2.pb",
+            "test_data_set_0/output_0.pb",
+        ] {
+            std::fs::copy(case.join(file), dir.join(file)).unwrap();
+        }
+        let finding = Finding::read(&dir).unwrap();
+        let output = std::fs::read(dir.join("test_data_set_0/output_0.pb")).unwrap();
+        // Swapped after the read: the reference would not pass these outputs.
+        std::fs::copy(
+            dir.join("test_data_set_0/input_0.pb"),
+            dir.join("test_data_set_0/output_0.pb"),
+        )
+        .unwrap();
+        let corpus = Corpus {
+            dir: scratch.path().join("corpus"),
+            version: 1,
+            changes: Default::default(),
+            manifest: Default::default(),
+        };
+        match examine_finding(&dir, finding, &corpus, None, "no oracle", &[]) {
+            Disposition::Promoted { case, .. } => {
+                let published = case
+                    .files
+                    .iter()
+                    .find(|(f, _)| f == "test_data_set_0/output_0.pb")
+                    .unwrap();
+                assert_eq!(published.1, output);
+            }
+            Disposition::Refused(why) => panic!("refused: {why}"),
+            _ => panic!("neither promoted nor refused"),
+        }
+    }
 }

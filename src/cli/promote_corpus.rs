@@ -1,7 +1,10 @@
-//! Writing promoted findings into a versioned corpus: each case under `fuzz/` in a directory of
-//! its own (never over one that exists), `fuzz/MANIFEST.tsv` with every file's size and
-//! sha256, one `## N` section of CHANGELOG.md for the whole batch, and VERSION raised by one —
-//! written in that order, each file whole or not at all, so that the corpus reads at every step.
+//! Writing promoted findings into a versioned corpus, as one transaction under the corpus's
+//! lock: each case under `fuzz/` in a directory of its own (never over one that exists),
+//! `fuzz/MANIFEST.tsv` with every file's size and sha256, one `## N` section of CHANGELOG.md
+//! for the whole batch, and VERSION raised by one. Cases are staged in `.promote/` (where
+//! discovery matches nothing), listed, moved in, then the changelog and VERSION written last,
+//! each file whole or not at all; a journal there lets the next run undo a promotion that
+//! died part-way, and a failure (a full disk) is undone at once.
 
 use std::fs;
 use std::io::Write;
@@ -64,9 +67,200 @@ pub(super) fn existing(corpus: &Corpus, digest: &str, files: &[(&str, &[u8])]) -
     Some((name, same))
 }
 
+/// The transaction's directory in the corpus: the journal, the files as they were, and the
+/// staged cases. Hidden, and its entries are not named `test_*`: discovery never lists them.
+pub(super) const TRANSACTION_DIR: &str = ".promote";
+/// The journal: what a transaction under way changes, so that the next run can undo it.
+const JOURNAL: &str = "journal";
+const JOURNAL_HEADER: &str = "pad-conformance promote journal 1";
+/// A staged case's directory name: `staged-<name>`, matched by no discovery pattern.
+const STAGED: &str = "staged-";
+/// The files as they were, beside the journal.
+const MANIFEST_BEFORE: &str = "fuzz-MANIFEST.tsv.before";
+const CHANGELOG_BEFORE: &str = "CHANGELOG.md.before";
+
+/// The steps of a release, in order: a failure at any of them is undone (`Step` names where,
+/// for the tests' injected failures).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// The journal and the files as they were are saved.
+    Journal,
+    /// The cases are written under the transaction's directory.
+    Stage,
+    /// `fuzz/MANIFEST.tsv` is written, listing them.
+    Manifest,
+    /// The cases are moved into `fuzz/`.
+    Publish,
+    /// CHANGELOG.md is written.
+    Changelog,
+    /// VERSION is written: the release is done.
+    Version,
+    /// The transaction's directory is removed.
+    Clean,
+}
+
+/// What is called before each step: production passes [`no_fault`]; the tests fail a step, as a
+/// full disk would, or stop there, as a crash would.
+pub(super) type Faults<'a> = &'a dyn Fn(Step) -> Result<(), Fault>;
+
+/// A failure injected before a step.
+#[derive(Debug)]
+pub(super) enum Fault {
+    /// The step fails with this error: the release undoes what it did.
+    Fails(std::io::Error),
+    /// The process dies here: nothing more is done, the next run recovers.
+    #[cfg(test)]
+    Crash,
+}
+
+/// No failure injected.
+pub(super) fn no_fault(_: Step) -> Result<(), Fault> {
+    Ok(())
+}
+
+/// The corpus's directory locked against other promotions (and baseline recordings into it)
+/// for as long as the returned handle lives: the lock baseline recording takes, on the
+/// directory, which leaves no file behind.
+pub(super) fn lock(dir: &Path) -> Result<fs::File, Fatal> {
+    let io = |e: std::io::Error| Fatal(format!("locking {}: {e}", dir.display()));
+    let lock = fs::File::open(dir).map_err(io)?;
+    lock.lock().map_err(io)?;
+    Ok(lock)
+}
+
+/// Finishes or undoes a promotion a previous run left under way (killed, or out of space),
+/// from its journal; a transaction directory without a journal had changed nothing and is
+/// removed. Returns what it did, for the user, or `None` when there was nothing to do. Call
+/// under [`lock`].
+pub(super) fn recover(dir: &Path) -> Result<Option<String>, Fatal> {
+    let transaction = dir.join(TRANSACTION_DIR);
+    if fs::symlink_metadata(&transaction).is_err() {
+        return Ok(None);
+    }
+    let journal_path = transaction.join(JOURNAL);
+    let said = match fs::symlink_metadata(&journal_path) {
+        Err(_) => "removed a promotion's staging that had not started".to_owned(),
+        Ok(_) => {
+            let text = read_text_capped(&journal_path, MAX_CORPUS_LIST_BYTES)
+                .map_err(|e| Fatal(format!("reading {}: {e}", journal_path.display())))?;
+            let journal = Journal::parse(&text).ok_or_else(|| {
+                Fatal(format!(
+                    "{}: not a promotion journal; remove {} by hand once the corpus is checked",
+                    journal_path.display(),
+                    transaction.display()
+                ))
+            })?;
+            let version_path = dir.join(VERSION_FILE);
+            let now = read_text_capped(&version_path, crate::data::side_file::MAX_VERSION_BYTES)
+                .ok()
+                .and_then(|t| t.trim().parse::<u32>().ok());
+            if now.is_some_and(|v| v >= journal.version) {
+                format!(
+                    "finished the promotion of corpus version {} a previous run left under way",
+                    journal.version
+                )
+            } else {
+                undo(dir, &journal)?;
+                format!(
+                    "undid the promotion of corpus version {} a previous run left unfinished",
+                    journal.version
+                )
+            }
+        }
+    };
+    fs::remove_dir_all(&transaction).map_err(|e| Fatal(format!("removing {}: {e}", transaction.display())))?;
+    Ok(Some(said))
+}
+
+/// What a promotion under way changes.
+#[derive(Debug, PartialEq, Eq)]
+struct Journal {
+    /// The version it releases.
+    version: u32,
+    /// Whether `fuzz/` was there before.
+    fuzz_existed: bool,
+    /// Whether `fuzz/MANIFEST.tsv` was there before (saved as [`MANIFEST_BEFORE`]).
+    manifest_existed: bool,
+    /// The cases it adds.
+    cases: Vec<String>,
+}
+
+impl Journal {
+    fn text(&self) -> String {
+        let mut text = format!(
+            "{JOURNAL_HEADER}\nversion\t{}\nfuzz\t{}\nmanifest\t{}\n",
+            self.version, self.fuzz_existed, self.manifest_existed
+        );
+        for case in &self.cases {
+            text.push_str(&format!("case\t{case}\n"));
+        }
+        text
+    }
+
+    fn parse(text: &str) -> Option<Journal> {
+        let mut lines = text.lines();
+        (lines.next()? == JOURNAL_HEADER).then_some(())?;
+        let mut field = |name: &str| lines.next()?.strip_prefix(name)?.strip_prefix('\t').map(str::to_owned);
+        let version = field("version")?.parse().ok()?;
+        let fuzz_existed = field("fuzz")?.parse().ok()?;
+        let manifest_existed = field("manifest")?.parse().ok()?;
+        let cases = lines
+            .map(|l| l.strip_prefix("case\t").map(str::to_owned))
+            .collect::<Option<Vec<_>>>()?;
+        // A name from the journal is removed on undo: only a promoted case's, never a path.
+        cases
+            .iter()
+            .all(|c| c.starts_with("test_fuzz_") && !c.contains('/') && !c.contains(".."))
+            .then_some(Journal {
+                version,
+                fuzz_existed,
+                manifest_existed,
+                cases,
+            })
+    }
+}
+
+/// Puts the corpus back as the journal says it was: the published cases removed, the manifest
+/// and changelog restored by renames (which need no free space).
+fn undo(dir: &Path, journal: &Journal) -> Result<(), Fatal> {
+    let transaction = dir.join(TRANSACTION_DIR);
+    let fuzz = dir.join(FUZZ_DIR);
+    let io = |path: &Path, e: std::io::Error| Fatal(format!("undoing a promotion: {}: {e}", path.display()));
+    for case in &journal.cases {
+        let published = fuzz.join(case);
+        if fs::symlink_metadata(&published).is_ok() {
+            fs::remove_dir_all(&published).map_err(|e| io(&published, e))?;
+        }
+    }
+    let restore = |saved: &str, path: &Path, existed: bool| -> Result<(), Fatal> {
+        let saved = transaction.join(saved);
+        if fs::symlink_metadata(&saved).is_ok() {
+            fs::rename(&saved, path).map_err(|e| io(path, e))?;
+        } else if !existed && fs::symlink_metadata(path).is_ok() {
+            fs::remove_file(path).map_err(|e| io(path, e))?;
+        }
+        Ok(())
+    };
+    restore(MANIFEST_BEFORE, &fuzz.join(MANIFEST_FILE), journal.manifest_existed)?;
+    restore(CHANGELOG_BEFORE, &dir.join(CHANGELOG_FILE), true)?;
+    if !journal.fuzz_existed && fs::symlink_metadata(&fuzz).is_ok() {
+        fs::remove_dir_all(&fuzz).map_err(|e| io(&fuzz, e))?;
+    }
+    Ok(())
+}
+
 /// Adds `cases` to `corpus` as version `corpus.version + 1`, dated `date`, the section's
-/// prose `summary`. Returns the new version.
-pub(super) fn release(corpus: &Corpus, cases: &[NewCase], date: &str, summary: &str) -> Result<u32, Fatal> {
+/// prose `summary`, as one transaction: journal, staged cases, `fuzz/MANIFEST.tsv` listing them,
+/// the cases moved into `fuzz/`, CHANGELOG.md, and VERSION last. A failure undoes it; a crash leaves the
+/// journal, from which the next run ([`recover`]) undoes it. Call under [`lock`], after
+/// [`recover`]. Returns the new version.
+pub(super) fn release(
+    corpus: &Corpus,
+    cases: &[NewCase],
+    date: &str,
+    summary: &str,
+    faults: Faults<'_>,
+) -> Result<u32, Fatal> {
     let version = corpus.version.checked_add(1).ok_or_else(|| {
         Fatal(format!(
             "{}: version {} cannot be raised",
@@ -75,53 +269,164 @@ pub(super) fn release(corpus: &Corpus, cases: &[NewCase], date: &str, summary: &
         ))
     })?;
     let dir = fuzz_dir(corpus);
-    let io = |path: &Path, e: std::io::Error| Fatal(format!("writing {}: {e}", path.display()));
-    let manifest_path = dir.join(MANIFEST_FILE);
-    let mut lines: Vec<String> = match fs::symlink_metadata(&dir) {
-        Err(_) => {
-            fs::create_dir(&dir).map_err(|e| io(&dir, e))?;
-            write_atomically(&dir.join("README.md"), README.as_bytes()).map_err(|e| io(&dir.join("README.md"), e))?;
-            Vec::new()
-        }
-        Ok(m) if m.is_dir() => {
-            let text = read_text_capped(&manifest_path, MAX_CORPUS_LIST_BYTES)
-                .map_err(|e| Fatal(format!("reading {}: {e}", manifest_path.display())))?;
-            text.lines().skip(1).map(str::to_owned).collect()
-        }
+    let fuzz_existed = match fs::symlink_metadata(&dir) {
+        Err(_) => false,
+        Ok(m) if m.is_dir() => true,
         Ok(_) => return Err(Fatal(format!("{}: not a directory", dir.display()))),
     };
+    let manifest_path = dir.join(MANIFEST_FILE);
+    let manifest_existed = fs::symlink_metadata(&manifest_path).is_ok();
+    if fuzz_existed && !manifest_existed {
+        return Err(Fatal(format!(
+            "{}: missing, while {} exists: the corpus's promoted cases are unlisted; restore it before promoting",
+            manifest_path.display(),
+            dir.display()
+        )));
+    }
+    let old_manifest = if manifest_existed {
+        read_text_capped(&manifest_path, MAX_CORPUS_LIST_BYTES)
+            .map_err(|e| Fatal(format!("reading {}: {e}", manifest_path.display())))?
+    } else {
+        String::new()
+    };
+    let changelog_path = corpus.dir.join(CHANGELOG_FILE);
+    let changelog = read_text_capped(&changelog_path, MAX_CORPUS_LIST_BYTES)
+        .map_err(|e| Fatal(format!("reading {}: {e}", changelog_path.display())))?;
+    let journal = Journal {
+        version,
+        fuzz_existed,
+        manifest_existed,
+        cases: cases.iter().map(|c| c.name.clone()).collect(),
+    };
+    if let Some(there) = cases
+        .iter()
+        .map(|c| dir.join(&c.name))
+        .find(|p| fs::symlink_metadata(p).is_ok())
+    {
+        return Err(Fatal(format!(
+            "{}: exists; an existing case is never written over",
+            there.display()
+        )));
+    }
+    let transaction = corpus.dir.join(TRANSACTION_DIR);
+    // Made anew: a leftover one was recovered, and one made meanwhile is another's.
+    fs::create_dir(&transaction).map_err(|e| Fatal(format!("writing {}: {e}", transaction.display())))?;
+    match transact(
+        corpus,
+        cases,
+        &journal,
+        (&old_manifest, &changelog),
+        date,
+        summary,
+        faults,
+    ) {
+        Ok(()) => {
+            // Done: VERSION names the new version, so the journal has nothing left to undo.
+            let _ = fs::remove_dir_all(&transaction);
+            Ok(version)
+        }
+        Err(Fault::Fails(e)) => {
+            let undone = undo(&corpus.dir, &journal).and_then(|()| {
+                fs::remove_dir_all(&transaction).map_err(|e| Fatal(format!("removing {}: {e}", transaction.display())))
+            });
+            Err(Fatal(match undone {
+                Ok(()) => format!("promoting into {}: {e}; nothing was changed", corpus.dir.display()),
+                Err(Fatal(why)) => format!(
+                    "promoting into {}: {e}; and undoing it: {why} (the next promote undoes it from {})",
+                    corpus.dir.display(),
+                    transaction.join(JOURNAL).display()
+                ),
+            }))
+        }
+        #[cfg(test)]
+        Err(Fault::Crash) => Err(Fatal("crashed".into())),
+    }
+}
+
+/// The release's steps, each announced to `faults` first.
+fn transact(
+    corpus: &Corpus,
+    cases: &[NewCase],
+    journal: &Journal,
+    (old_manifest, changelog): (&str, &str),
+    date: &str,
+    summary: &str,
+    faults: Faults<'_>,
+) -> Result<(), Fault> {
+    let named = |path: &Path, e: std::io::Error| {
+        Fault::Fails(std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    };
+    let transaction = corpus.dir.join(TRANSACTION_DIR);
+    let dir = fuzz_dir(corpus);
+    let manifest_path = dir.join(MANIFEST_FILE);
+    let changelog_path = corpus.dir.join(CHANGELOG_FILE);
+    faults(Step::Journal)?;
+    if journal.manifest_existed {
+        let saved = transaction.join(MANIFEST_BEFORE);
+        write_atomically(&saved, old_manifest.as_bytes()).map_err(|e| named(&saved, e))?;
+    }
+    let saved = transaction.join(CHANGELOG_BEFORE);
+    write_atomically(&saved, changelog.as_bytes()).map_err(|e| named(&saved, e))?;
+    let journal_path = transaction.join(JOURNAL);
+    write_atomically(&journal_path, journal.text().as_bytes()).map_err(|e| named(&journal_path, e))?;
+    faults(Step::Stage)?;
+    let mut lines: Vec<String> = old_manifest.lines().skip(1).map(str::to_owned).collect();
     for case in cases {
-        let case_dir = dir.join(&case.name);
-        // create_dir fails on anything there: an existing case is never written over.
-        fs::create_dir(&case_dir).map_err(|e| io(&case_dir, e))?;
+        let staged = transaction.join(format!("{STAGED}{}", case.name));
+        fs::create_dir(&staged).map_err(|e| named(&staged, e))?;
         for (file, bytes) in &case.files {
-            let path = case_dir.join(file);
+            let path = staged.join(file);
             if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+                fs::create_dir_all(parent).map_err(|e| named(parent, e))?;
             }
             let mut out = fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
                 .open(&path)
-                .map_err(|e| io(&path, e))?;
-            out.write_all(bytes).map_err(|e| io(&path, e))?;
+                .map_err(|e| named(&path, e))?;
+            out.write_all(bytes)
+                .and_then(|()| out.sync_all())
+                .map_err(|e| named(&path, e))?;
             let sha: String = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
             lines.push(format!("{}\t{file}\t{}\t{sha}", case.name, bytes.len()));
         }
     }
+    faults(Step::Manifest)?;
+    if !journal.fuzz_existed {
+        fs::create_dir(&dir).map_err(|e| named(&dir, e))?;
+        let readme = dir.join("README.md");
+        write_atomically(&readme, README.as_bytes()).map_err(|e| named(&readme, e))?;
+    }
+    // Listed before they are there: a reader never finds a promoted case its manifest does
+    // not list.
     lines.sort();
     let manifest = format!("{GENERATED_HEADER}\n{}\n", lines.join("\n"));
-    write_atomically(&manifest_path, manifest.as_bytes()).map_err(|e| io(&manifest_path, e))?;
-    let changelog_path = corpus.dir.join(CHANGELOG_FILE);
-    let changelog = read_text_capped(&changelog_path, MAX_CORPUS_LIST_BYTES)
-        .map_err(|e| Fatal(format!("reading {}: {e}", changelog_path.display())))?;
-    let section = changelog_section(version, date, summary, cases);
-    write_atomically(&changelog_path, with_section(&changelog, &section).as_bytes())
-        .map_err(|e| io(&changelog_path, e))?;
+    write_atomically(&manifest_path, manifest.as_bytes()).map_err(|e| named(&manifest_path, e))?;
+    faults(Step::Publish)?;
+    for case in cases {
+        let staged = transaction.join(format!("{STAGED}{}", case.name));
+        let published = dir.join(&case.name);
+        // An existing case is never written over (and a rename would replace an empty one).
+        if fs::symlink_metadata(&published).is_ok() {
+            return Err(named(&published, std::io::ErrorKind::AlreadyExists.into()));
+        }
+        fs::rename(&staged, &published).map_err(|e| named(&published, e))?;
+    }
+    faults(Step::Changelog)?;
+    let section = changelog_section(journal.version, date, summary, cases);
+    write_atomically(&changelog_path, with_section(changelog, &section).as_bytes())
+        .map_err(|e| named(&changelog_path, e))?;
+    faults(Step::Version)?;
     // Last: the changelog already lists the version VERSION names.
     let version_path = corpus.dir.join(VERSION_FILE);
-    write_atomically(&version_path, format!("{version}\n").as_bytes()).map_err(|e| io(&version_path, e))?;
-    Ok(version)
+    write_atomically(&version_path, format!("{}\n", journal.version).as_bytes())
+        .map_err(|e| named(&version_path, e))?;
+    match faults(Step::Clean) {
+        // Past VERSION a failure undoes nothing: the release is done.
+        Err(Fault::Fails(_)) | Ok(()) => Ok(()),
+        #[cfg(test)]
+        Err(crash) => Err(crash),
+    }
 }
 
 /// `## N (date)`, the prose, and a line per data set.
@@ -157,6 +462,156 @@ fn with_section(changelog: &str, section: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
+
+    const STEPS: [Step; 7] = [
+        Step::Journal,
+        Step::Stage,
+        Step::Manifest,
+        Step::Publish,
+        Step::Changelog,
+        Step::Version,
+        Step::Clean,
+    ];
+
+    /// A corpus of no data at version 1, with `fuzz/` holding one promoted case when `promoted`.
+    fn corpus(promoted: bool) -> tempfile::TempDir {
+        let dir = crate::data::scratch_dir().unwrap();
+        let write = |name: &str, text: &str| fs::write(dir.path().join(name), text).unwrap();
+        write(VERSION_FILE, "1\n");
+        write(CHANGELOG_FILE, "# Changes\n\n## 1 (2026-11-01)\n\nFirst.\n");
+        write(MANIFEST_FILE, "release\tcase\tfile\torigin\tbytes\tsha256\n");
+        if promoted {
+            fs::create_dir_all(dir.path().join("fuzz/test_fuzz_old_00000000_pad")).unwrap();
+            write("fuzz/test_fuzz_old_00000000_pad/a.txt", "a");
+            write(
+                "fuzz/MANIFEST.tsv",
+                &format!(
+                    "{GENERATED_HEADER}\ntest_fuzz_old_00000000_pad\ta.txt\t1\t{}\n",
+                    Sha256::digest(b"a")
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect::<String>()
+                ),
+            );
+        }
+        dir
+    }
+
+    fn cases() -> Vec<NewCase> {
+        ["test_fuzz_x_0123abcd_pad", "test_fuzz_y_4567abcd_pad"]
+            .map(|name| NewCase {
+                name: name.to_owned(),
+                files: vec![
+                    ("model.onnx".to_owned(), name.as_bytes().to_vec()),
+                    ("test_data_set_0/output_0.pb".to_owned(), b"out".to_vec()),
+                ],
+                why: "new, why".to_owned(),
+            })
+            .into()
+    }
+
+    /// Every file under `dir`, by relative path, with its bytes.
+    fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+        walkdir::WalkDir::new(dir)
+            .into_iter()
+            .map(Result::unwrap)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                let relative = e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                (relative, fs::read(e.path()).unwrap())
+            })
+            .collect()
+    }
+
+    fn release_with(dir: &Path, faults: Faults<'_>) -> Result<u32, Fatal> {
+        release(&Corpus::read(dir).unwrap(), &cases(), "2026-11-25", "Promoted.", faults)
+    }
+
+    /// The corpus after a release that succeeds.
+    fn released(promoted: bool) -> BTreeMap<String, Vec<u8>> {
+        let done = corpus(promoted);
+        assert_eq!(release_with(done.path(), &no_fault).unwrap(), 2);
+        tree(done.path())
+    }
+
+    #[test]
+    fn a_release_that_fails_at_any_step_leaves_the_corpus_as_it_was() {
+        for promoted in [false, true] {
+            for step in STEPS {
+                let dir = corpus(promoted);
+                let before = tree(dir.path());
+                let full = |at: Step| {
+                    if at == step {
+                        Err(Fault::Fails(std::io::Error::from_raw_os_error(libc::ENOSPC)))
+                    } else {
+                        Ok(())
+                    }
+                };
+                match release_with(dir.path(), &full) {
+                    // Past VERSION the release is done, and stays done.
+                    Ok(version) => {
+                        assert_eq!(step, Step::Clean);
+                        assert_eq!(version, 2);
+                        assert_eq!(tree(dir.path()), released(promoted));
+                    }
+                    Err(Fatal(e)) => {
+                        assert!(e.contains("nothing was changed"), "{step:?}: {e}");
+                        assert_eq!(tree(dir.path()), before, "{step:?}");
+                        assert!(!dir.path().join(TRANSACTION_DIR).exists(), "{step:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_release_killed_at_any_step_is_undone_or_finished_by_the_next_run() {
+        for promoted in [false, true] {
+            for step in STEPS {
+                let dir = corpus(promoted);
+                let before = tree(dir.path());
+                let crash = |at: Step| if at == step { Err(Fault::Crash) } else { Ok(()) };
+                assert!(release_with(dir.path(), &crash).is_err(), "{step:?}");
+                // Whatever was staged or half-published, discovery finds no case of it that
+                // no manifest lists.
+                if let Ok(found) = crate::case::discover(&[dir.path().to_owned()], &crate::case::Patterns::default()) {
+                    for case in found {
+                        let listed = fs::read_to_string(dir.path().join("fuzz/MANIFEST.tsv")).unwrap_or_default();
+                        let name = case.dir.file_name().unwrap().to_string_lossy().into_owned();
+                        assert!(listed.contains(&name), "{step:?}: {name} is found but unlisted");
+                    }
+                }
+                let said = recover(dir.path()).unwrap().unwrap();
+                if step == Step::Clean {
+                    assert!(said.starts_with("finished"), "{said}");
+                    assert_eq!(tree(dir.path()), released(promoted));
+                } else {
+                    let nothing_yet = step == Step::Journal && said.starts_with("removed");
+                    assert!(said.starts_with("undid") || nothing_yet, "{step:?}: {said}");
+                    assert_eq!(tree(dir.path()), before, "{step:?}");
+                    // Rerun: it promotes, once.
+                    assert_eq!(release_with(dir.path(), &no_fault).unwrap(), 2);
+                    assert_eq!(tree(dir.path()), released(promoted));
+                }
+                assert_eq!(recover(dir.path()).unwrap(), None);
+                assert!(Corpus::read(dir.path()).is_ok());
+            }
+        }
+    }
+
+    #[test]
+    fn a_journal_names_only_promoted_cases() {
+        let journal = Journal {
+            version: 3,
+            fuzz_existed: true,
+            manifest_existed: false,
+            cases: vec!["test_fuzz_a_01_pad".into()],
+        };
+        assert_eq!(Journal::parse(&journal.text()), Some(journal));
+        let hostile = format!("{JOURNAL_HEADER}\nversion\t3\nfuzz\ttrue\nmanifest\ttrue\ncase\t../../home\n");
+        assert_eq!(Journal::parse(&hostile), None);
+    }
 
     #[test]
     fn a_new_section_goes_before_the_newest() {

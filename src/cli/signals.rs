@@ -78,7 +78,9 @@ pub(crate) fn install() {
             }
             kill_worker_groups();
             if first {
-                if IN_RUN.load(Ordering::SeqCst) {
+                // A run writes what finished; a scratch directory is removed as its holder
+                // unwinds (the cancelled token, or its killed worker, stops it).
+                if IN_RUN.load(Ordering::SeqCst) || crate::data::scratch::held() {
                     return;
                 }
                 let message = b"pad-conformance: interrupted; no report written\n";

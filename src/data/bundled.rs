@@ -81,53 +81,32 @@ pub(crate) fn source_corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(CORPUS_DIR)
 }
 
-/// A bundled manifest that disagrees with the digests the binary carries.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: {problem}: the bundled corpus is not as this build of pad-conformance bundled it", path.display())]
-pub struct Unanchored {
-    /// The manifest.
-    pub path: PathBuf,
-    /// How it differs.
-    pub problem: String,
-}
-
-/// Checks the manifests of the corpus at `dir` against the bundled digests, when `dir` is the
-/// bundled corpus (the source tree's or the unpacked cache's); any other corpus is its own.
-pub(crate) fn anchor_manifests(dir: &Path) -> Result<(), Unanchored> {
+/// The sha256 this build carries for the manifest at `relative` (`MANIFEST.tsv`,
+/// `extended/MANIFEST.tsv`) of the corpus at `dir`, when `dir` is the bundled corpus (the source
+/// tree's or the unpacked cache's); any other corpus is its own, and gets `None`.
+pub(crate) fn manifest_digest(dir: &Path, relative: &str) -> Option<[u8; 32]> {
     let cached = cached_bundle().ok().map(|bundle| bundle.join(CORPUS_DIR));
-    anchor_manifests_among(dir, [Some(source_corpus()), cached].iter().flatten())
+    manifest_digest_among(dir, relative, [Some(source_corpus()), cached].iter().flatten())
 }
 
-/// [`anchor_manifests`], with the bundled corpus's places given.
-fn anchor_manifests_among<'a>(dir: &Path, mut bundled: impl Iterator<Item = &'a PathBuf>) -> Result<(), Unanchored> {
+/// [`manifest_digest`], with the bundled corpus's places given.
+fn manifest_digest_among<'a>(
+    dir: &Path,
+    relative: &str,
+    mut bundled: impl Iterator<Item = &'a PathBuf>,
+) -> Option<[u8; 32]> {
     let canonical = |path: &Path| path.canonicalize().ok();
-    let Some(dir_canonical) = canonical(dir) else {
-        return Ok(());
-    };
+    let dir_canonical = canonical(dir)?;
     if !bundled.any(|b| canonical(b).as_ref() == Some(&dir_canonical)) {
-        return Ok(());
+        return None;
     }
-    let prefix = format!("{CORPUS_DIR}/");
-    // Only the manifests' lines are parsed: every process that reads the corpus (each isolated
-    // trial of a gate) runs this.
-    let manifests = INDEX
+    let wanted = format!("{CORPUS_DIR}/{relative}");
+    // Only the wanted line is parsed: every process that reads the corpus (each isolated trial
+    // of a gate) asks.
+    INDEX
         .lines()
-        .filter(|line| {
-            line.split('\t')
-                .next()
-                .is_some_and(|path| path.rsplit('/').next() == Some(crate::data::manifest::MANIFEST_FILE))
-        })
-        .map(parse_line);
-    for file in manifests {
-        let Some(relative) = file.path.strip_prefix(&prefix) else {
-            continue;
-        };
-        check_file(&dir.join(relative), &file).map_err(|problem| Unanchored {
-            path: dir.join(relative),
-            problem,
-        })?;
-    }
-    Ok(())
+        .find(|line| line.split('\t').next() == Some(wanted.as_str()))
+        .map(|line| parse_line(line).sha256)
 }
 
 /// Whether the file at `path` is the bundled `file`: a regular file of its size and digest.
@@ -372,19 +351,20 @@ mod tests {
         assert!(!a.join("onnx-testdata/extended/test_planted_pad").exists());
         assert!(verify(&a).is_ok());
 
-        // The bundled manifests are anchored: one that disagrees is refused, naming it.
+        // The bundled corpus's manifests have the digests this build carries; another
+        // corpus (not the bundled one) is its own.
         let corpus = a.join(CORPUS_DIR);
-        assert!(anchor_manifests_among(&corpus, [corpus.clone()].iter()).is_ok());
-        let manifest = corpus.join("extended/MANIFEST.tsv");
-        let mut text = std::fs::read_to_string(&manifest).unwrap();
-        text.push_str("test_planted_pad\tmodel.onnx\t1\t");
-        text.push_str(&"0".repeat(64));
-        std::fs::write(&manifest, text).unwrap();
-        let error = anchor_manifests_among(&corpus, [corpus.clone()].iter()).unwrap_err();
-        assert_eq!(error.path, manifest);
-        assert!(error.problem.contains("bundled"), "{error}");
-        // Another corpus (not the bundled one) is its own.
-        assert!(anchor_manifests_among(&corpus, [source_corpus()].iter()).is_ok());
+        let carried = manifest_digest_among(&corpus, "extended/MANIFEST.tsv", [corpus.clone()].iter()).unwrap();
+        let text = std::fs::read(corpus.join("extended/MANIFEST.tsv")).unwrap();
+        assert_eq!(carried[..], Sha256::digest(&text)[..]);
+        assert_eq!(
+            manifest_digest_among(&corpus, "no/MANIFEST.tsv", [corpus.clone()].iter()),
+            None
+        );
+        assert_eq!(
+            manifest_digest_among(&corpus, "MANIFEST.tsv", [source_corpus()].iter()),
+            None
+        );
     }
 
     #[test]

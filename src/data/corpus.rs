@@ -89,9 +89,15 @@ pub enum CorpusError {
     /// The embedded corpus could not be unpacked.
     #[error(transparent)]
     Bundle(#[from] crate::data::bundled::BundleError),
-    /// A bundled manifest that is not the one this build bundled.
-    #[error(transparent)]
-    Unanchored(#[from] crate::data::bundled::Unanchored),
+    /// A manifest missing where the corpus's own record says it belongs: a subdirectory the
+    /// changelog names data sets in without its MANIFEST.tsv (its checksums would silently stop).
+    #[error("{}: missing, {why}", path.display())]
+    Missing {
+        /// The missing file.
+        path: PathBuf,
+        /// What says it belongs there.
+        why: String,
+    },
     /// Roots from two corpora whose directories share a name: a baseline names a corpus by
     /// its directory's name, so it could not tell their versions apart.
     #[error(
@@ -114,7 +120,13 @@ impl Corpus {
     pub fn find(root: &Path) -> Result<Option<Corpus>, CorpusError> {
         let start = root.canonicalize().unwrap_or_else(|_| root.to_owned());
         for dir in start.ancestors() {
-            if !is_corpus_root(dir) {
+            // A root holding VERSION or CHANGELOG.md is read as a corpus, and a file of it that
+            // is missing, huge or no regular file is an error naming it: never passed over.
+            let marked = dir == start
+                && [VERSION_FILE, CHANGELOG_FILE]
+                    .iter()
+                    .any(|name| std::fs::symlink_metadata(dir.join(name)).is_ok());
+            if !marked && !is_corpus_root(dir) {
                 continue;
             }
             let corpus = Corpus::read(dir)?;
@@ -153,12 +165,13 @@ impl Corpus {
                 version,
             });
         }
-        crate::data::bundled::anchor_manifests(dir)?;
+        let manifest = Manifest::read(dir)?;
+        check_manifests_kept(dir, &changes, &manifest)?;
         Ok(Corpus {
             dir: dir.to_owned(),
             version,
             changes,
-            manifest: Manifest::read(dir)?,
+            manifest,
         })
     }
 
@@ -188,6 +201,30 @@ fn is_corpus_root(dir: &Path) -> bool {
     [VERSION_FILE, CHANGELOG_FILE, MANIFEST_FILE]
         .iter()
         .all(|name| std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.is_file()))
+}
+
+/// Every subdirectory whose data sets the changelog names (generated cases: `extended/`,
+/// `fuzz/`) keeps its MANIFEST.tsv while it exists: the corpus's own record says it had one.
+fn check_manifests_kept(dir: &Path, changes: &Changes, manifest: &Manifest) -> Result<(), CorpusError> {
+    let named: std::collections::BTreeSet<&str> = changes
+        .values()
+        .flat_map(|names| names.keys())
+        .filter_map(|name| name.split_once('/').map(|(first, _)| first))
+        .collect();
+    for sub in named {
+        let path = dir.join(sub).join(MANIFEST_FILE);
+        let is_dir = std::fs::symlink_metadata(dir.join(sub)).is_ok_and(|m| m.is_dir());
+        if is_dir && !manifest.lists_upstream_under(sub) && std::fs::symlink_metadata(&path).is_err() {
+            return Err(CorpusError::Missing {
+                path,
+                why: format!(
+                    "while {} names data sets under {sub}/: its checksums would silently stop",
+                    dir.join(CHANGELOG_FILE).display()
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// `## N` headings, each followed by ``- `name`: why`` lines; other lines are prose.
@@ -256,6 +293,54 @@ mod tests {
             [("a/0".to_owned(), "corpus version 2: now refused".to_owned())]
         );
         assert!(corpus.changed_since(2, Path::new("/c")).is_empty());
+    }
+
+    fn corpus_root(dir: &Path) {
+        std::fs::write(dir.join(VERSION_FILE), "2\n").unwrap();
+        std::fs::write(
+            dir.join(CHANGELOG_FILE),
+            "## 2\n\n- `extended/test_a_pad/0`: new\n\n## 1\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join(MANIFEST_FILE), "release\tcase\tfile\torigin\tbytes\tsha256\n").unwrap();
+        std::fs::create_dir_all(dir.join("extended")).unwrap();
+        std::fs::write(dir.join("extended").join(MANIFEST_FILE), "case\tfile\tbytes\tsha256\n").unwrap();
+    }
+
+    #[test]
+    fn a_manifest_the_changelog_vouches_for_cannot_vanish() {
+        let dir = crate::data::scratch_dir().unwrap();
+        corpus_root(dir.path());
+        assert!(Corpus::find(dir.path()).unwrap().is_some());
+        std::fs::remove_file(dir.path().join("extended").join(MANIFEST_FILE)).unwrap();
+        let error = Corpus::find(&dir.path().join("extended")).unwrap_err().to_string();
+        assert!(error.contains("extended/MANIFEST.tsv: missing, while"), "{error}");
+        // Without the subdirectory, nothing of it runs unchecked.
+        std::fs::remove_dir(dir.path().join("extended")).unwrap();
+        assert!(Corpus::find(dir.path()).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_root_with_a_huge_or_lonely_corpus_file_is_refused_naming_it() {
+        for (file, size) in [(VERSION_FILE, 6u64 << 30), (CHANGELOG_FILE, 6 << 30)] {
+            let dir = crate::data::scratch_dir().unwrap();
+            corpus_root(dir.path());
+            std::fs::remove_file(dir.path().join(MANIFEST_FILE)).unwrap();
+            // Sparse: no disk is used.
+            std::fs::File::options()
+                .write(true)
+                .open(dir.path().join(file))
+                .unwrap()
+                .set_len(size)
+                .unwrap();
+            let error = Corpus::find(dir.path()).unwrap_err().to_string();
+            assert!(error.contains(&format!("{file}: 6442450944 bytes, over")), "{error}");
+        }
+        let dir = crate::data::scratch_dir().unwrap();
+        corpus_root(dir.path());
+        std::fs::remove_file(dir.path().join(MANIFEST_FILE)).unwrap();
+        let error = Corpus::find(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("MANIFEST.tsv"), "{error}");
     }
 
     #[test]

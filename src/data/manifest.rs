@@ -33,6 +33,44 @@ pub(crate) const GENERATED_HEADER: &str = "case\tfile\tbytes\tsha256";
 #[doc(hidden)]
 pub struct Manifest {
     cases: HashMap<String, ListedCase>,
+    /// The manifests read that nothing the binary carries vouches for.
+    unanchored: Vec<PathBuf>,
+}
+
+/// Whether a manifest is vouched for by more than itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Anchor {
+    /// Its sha256 is the one the binary carries for it.
+    Anchored,
+    /// Nothing vouches for it: its checksums catch accidents, not a file edited together with
+    /// its row.
+    Unanchored,
+}
+
+/// The sha256 the binary carries for the manifest at `relative` (`MANIFEST.tsv`,
+/// `extended/MANIFEST.tsv`) of the corpus at `corpus_dir`: the bundled corpus's, fixed at build
+/// time; none for any other corpus.
+pub(crate) fn carried_digest(corpus_dir: &Path, relative: &str) -> Option<[u8; 32]> {
+    crate::data::bundled::manifest_digest(corpus_dir, relative)
+}
+
+/// The manifest at `path`, whose bytes are `text`, against the digest expected of it: the
+/// hook the carried digests plug into. A digest that differs is an error: the manifest is not
+/// the one the binary vouches for.
+pub(crate) fn anchor(path: &Path, text: &str, expected: Option<[u8; 32]>) -> Result<Anchor, CorpusError> {
+    let Some(expected) = expected else {
+        return Ok(Anchor::Unanchored);
+    };
+    if <[u8; 32]>::from(Sha256::digest(text.as_bytes())) == expected {
+        Ok(Anchor::Anchored)
+    } else {
+        Err(CorpusError::Manifest {
+            path: path.to_owned(),
+            line: 1,
+            problem: "its sha256 differs from the one this binary carries for it: the manifest is not the corpus's"
+                .to_owned(),
+        })
+    }
 }
 
 /// One case as a manifest lists it.
@@ -98,7 +136,7 @@ impl Manifest {
     /// MANIFEST.tsv of each subdirectory (generated cases).
     pub fn read(dir: &Path) -> Result<Manifest, CorpusError> {
         let mut manifest = Manifest::default();
-        manifest.add(&dir.join(MANIFEST_FILE), "", true)?;
+        manifest.add(dir, &dir.join(MANIFEST_FILE), "", true)?;
         let entries = std::fs::read_dir(dir).map_err(|source| CorpusError::Read {
             path: dir.to_owned(),
             source,
@@ -114,17 +152,21 @@ impl Manifest {
             // A regular file only: a FIFO named MANIFEST.tsv must not hang discovery.
             if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
                 let prefix = format!("{}/", sub.file_name().unwrap_or_default().to_string_lossy());
-                manifest.add(&path, &prefix, false)?;
+                manifest.add(dir, &path, &prefix, false)?;
             }
         }
         Ok(manifest)
     }
 
-    fn add(&mut self, path: &Path, prefix: &str, upstream: bool) -> Result<(), CorpusError> {
+    fn add(&mut self, dir: &Path, path: &Path, prefix: &str, upstream: bool) -> Result<(), CorpusError> {
         let text = read_text_capped(path, MAX_CORPUS_LIST_BYTES).map_err(|source| CorpusError::Read {
             path: path.to_owned(),
             source,
         })?;
+        let expected = carried_digest(dir, &format!("{prefix}{MANIFEST_FILE}"));
+        if anchor(path, &text, expected)? == Anchor::Unanchored {
+            self.unanchored.push(path.to_owned());
+        }
         let problem = |line: usize, problem: String| CorpusError::Manifest {
             path: path.to_owned(),
             line,
@@ -186,6 +228,18 @@ impl Manifest {
             });
         }
         Ok(())
+    }
+
+    /// The manifests read that nothing the binary carries vouches for.
+    pub(crate) fn unanchored(&self) -> &[PathBuf] {
+        &self.unanchored
+    }
+
+    /// Whether the root manifest (upstream data) lists cases under the subdirectory `sub`.
+    pub(crate) fn lists_upstream_under(&self, sub: &str) -> bool {
+        self.cases
+            .iter()
+            .any(|(case, listed)| listed.upstream && case.strip_prefix(sub).is_some_and(|rest| rest.starts_with('/')))
     }
 
     /// The case at `dir` (relative to the corpus root, `/`-separated), if listed.
@@ -322,6 +376,27 @@ mod tests {
         std::fs::remove_file(root.join("onnx-1.0/node/test_a_pad/model.onnx")).unwrap();
         let error = upstream.verify(&root.join("onnx-1.0/node/test_a_pad")).unwrap_err();
         assert!(matches!(error, Tampered::Unreadable { .. }), "{error}");
+    }
+
+    #[test]
+    fn a_manifest_is_anchored_by_the_digest_carried_for_it_or_reported_unanchored() {
+        let text = format!("{GENERATED_HEADER}\n");
+        let digest: [u8; 32] = Sha256::digest(text.as_bytes()).into();
+        let path = Path::new("extended/MANIFEST.tsv");
+        assert_eq!(anchor(path, &text, Some(digest)).unwrap(), Anchor::Anchored);
+        assert_eq!(anchor(path, &text, None).unwrap(), Anchor::Unanchored);
+        let edited = format!("{text}test_a_pad\tmodel.onnx\t1\t{}\n", "0".repeat(64));
+        let error = anchor(path, &edited, Some(digest)).unwrap_err().to_string();
+        assert!(error.contains("extended/MANIFEST.tsv:1: its sha256 differs"), "{error}");
+        // A root with its own manifests is read, and says that nothing vouches for them.
+        let dir = crate::data::scratch_dir().unwrap();
+        write(dir.path(), MANIFEST_FILE, format!("{UPSTREAM_HEADER}\n").as_bytes());
+        write(dir.path(), "extended/MANIFEST.tsv", text.as_bytes());
+        let manifest = Manifest::read(dir.path()).unwrap();
+        assert_eq!(
+            manifest.unanchored(),
+            [dir.path().join(MANIFEST_FILE), dir.path().join("extended/MANIFEST.tsv")]
+        );
     }
 
     #[test]

@@ -6,15 +6,60 @@
 //! what the directory may hold, unless `TMPDIR` names a place; else in the temporary directory.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The memory file system most Linux systems mount.
 const SHM: &str = "/dev/shm";
 /// The least free space the memory file system must have, whatever the caller needs.
 const MIN_ROOM: u64 = 1 << 30;
 
+/// Scratch directories of this process not yet removed.
+static HELD: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether this process holds a scratch directory: a signal must then let the command unwind,
+/// so that the directory is removed, rather than end the process where it stands.
+pub(crate) fn held() -> bool {
+    HELD.load(Ordering::SeqCst) > 0
+}
+
+/// A scratch directory, removed when dropped, and counted while it lives ([`held`]).
+#[derive(Debug)]
+pub(crate) struct Scratch(tempfile::TempDir);
+
+impl Scratch {
+    fn counted(dir: tempfile::TempDir) -> Scratch {
+        HELD.fetch_add(1, Ordering::SeqCst);
+        Scratch(dir)
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // The TempDir field is removed after this, so the count falls a moment early; a
+        // signal in that moment finds the directory already going.
+        HELD.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A new scratch directory (an unpredictable name starting with `prefix`) in `parent`.
+pub(crate) fn scratch_in(parent: &Path, prefix: &str) -> std::io::Result<Scratch> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(parent)
+        .map(Scratch::counted)
+}
+
 /// A new private directory (mode 0700, an unpredictable name starting with `prefix`) for files
 /// that may take up to `room` bytes at once, removed when dropped.
-pub(crate) fn private_dir(prefix: &str, room: u64) -> std::io::Result<tempfile::TempDir> {
+pub(crate) fn private_dir(prefix: &str, room: u64) -> std::io::Result<Scratch> {
+    private_temp_dir(prefix, room).map(Scratch::counted)
+}
+
+fn private_temp_dir(prefix: &str, room: u64) -> std::io::Result<tempfile::TempDir> {
     let make = |parent: &Path| {
         tempfile::Builder::new()
             .prefix(prefix)
@@ -33,7 +78,7 @@ pub(crate) fn private_dir(prefix: &str, room: u64) -> std::io::Result<tempfile::
 /// temporary trees (the suite makes thousands of files).
 #[doc(hidden)]
 pub fn scratch_dir() -> std::io::Result<tempfile::TempDir> {
-    private_dir("pad-conformance-", 0)
+    private_temp_dir("pad-conformance-", 0)
 }
 
 /// The memory file system to use, or `None` for the temporary directory: never when `TMPDIR`

@@ -537,7 +537,7 @@ fn elements_of(finding: &Finding) -> usize {
 fn evaluate_all(
     backend: &dyn Backend,
     indices: &[u64],
-    scratches: &[tempfile::TempDir],
+    scratches: &[crate::data::scratch::Scratch],
     options: &FuzzOptions,
 ) -> Vec<Option<Result<(FuzzCase, Evaluation), FuzzError>>> {
     let next = AtomicUsize::new(0);

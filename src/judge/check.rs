@@ -425,7 +425,7 @@ fn run_with_constant_inputs(
     decode: &crate::tensor::DecodeOptions,
     options: &CheckOptions,
 ) -> Judged {
-    let scratch = match tempfile::tempdir() {
+    let scratch = match crate::data::scratch::scratch_in(&std::env::temp_dir(), "pad-conformance-") {
         Ok(dir) => dir,
         Err(e) => {
             let detail = format!("making a scratch directory: {e}");

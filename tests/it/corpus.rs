@@ -39,3 +39,32 @@ fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {
     assert_eq!(added.len(), 23);
     assert!(added.contains("onnx-1.23.2/node/test_wrap_pad/0"));
 }
+
+/// A root with its own manifests runs checked against them, and the command says that nothing
+/// vouches for those manifests; the crate's own corpus is not named.
+#[test]
+fn a_copied_corpus_runs_and_its_manifests_are_reported_unanchored() {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    for file in ["VERSION", "CHANGELOG.md", "MANIFEST.tsv"] {
+        std::fs::copy(from.join(file), dir.path().join(file)).unwrap();
+    }
+    let case = "onnx-1.22.0/node/test_edge_pad";
+    crate::support::files::copy_dir(&from.join(case), &dir.path().join(case));
+    let list = |root: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .args(["--list", root.to_str().unwrap()])
+            .env_remove("PAD_CONFORMANCE_DATA")
+            .output()
+            .unwrap()
+    };
+    let out = list(dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} is unanchored", dir.path().join("MANIFEST.tsv").display())),
+        "{stderr}"
+    );
+    let out = list(&from.join(case));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("unanchored"));
+}

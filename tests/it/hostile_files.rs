@@ -198,9 +198,15 @@ fn a_changelog_or_version_that_is_a_fifo_or_huge_is_refused_naming_it() {
     let changelog = corpus.path().join("CHANGELOG.md");
     std::fs::remove_file(&changelog).unwrap();
     mkfifo(&changelog);
-    // A FIFO is no corpus root's file: the tree is then outside any corpus, and runs.
+    // A FIFO in a corpus root is refused naming it, never read (it would block) nor passed
+    // over (the root's checksums would silently stop).
     let out = run(&[arg(corpus.path())]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("{}: not a regular file but a FIFO", changelog.display())),
+        "{}",
+        stderr(&out)
+    );
     // A huge one is refused by its size.
     std::fs::remove_file(&changelog).unwrap();
     sparse(&changelog, 3 << 30);

@@ -721,3 +721,107 @@ fn fuzz_shards_merged_are_the_unsharded_run() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains(&format!("{}: states no options", part(2))), "{stderr}");
 }
+
+/// Two promotions into one corpus at once: one waits for the other (the corpus's lock), so
+/// each releases a version of its own, and the corpus reads after both. Run again, they
+/// promote nothing: a rerun is idempotent.
+#[test]
+fn overlapping_promotions_release_one_version_each() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let written = findings(&dir.path().join("findings"));
+    let corpus = corpus_root_copy(dir.path());
+    let before = Corpus::read(&corpus).unwrap().version;
+    let (first, second) = written.split_at(written.len() / 2);
+    let spawn = |findings: &[PathBuf]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .args(["promote", "--date", "2026-11-25", "--corpus", corpus.to_str().unwrap()])
+            .args(findings)
+            .env_remove("PAD_CONFORMANCE_PYTHON")
+            .output()
+            .unwrap()
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| spawn(first));
+        let b = s.spawn(|| spawn(second));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    for out in [&a, &b] {
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let read = Corpus::read(&corpus).unwrap();
+    assert_eq!(read.version, before + 2);
+    let added = read.changed_since(before, &corpus);
+    assert_eq!(added.len(), written.len(), "{added:?}");
+    assert!(!corpus.join(".promote").exists());
+    let (out, text) = promote(&[dir.path().join("findings").to_str().unwrap()], &corpus);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!("the corpus stays at version {}", before + 2)),
+        "{text}"
+    );
+}
+
+/// A promotion killed part-way (its journal left in `.promote/`, a case moved in, the manifest
+/// and changelog already rewritten) is undone by the next promote, which then promotes.
+#[test]
+fn the_next_promote_undoes_one_that_died_part_way() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let written = findings(&dir.path().join("findings"));
+    let corpus = corpus_root_copy(dir.path());
+    let (first, rest) = written.split_at(1);
+    let (out, text) = promote(&[first[0].to_str().unwrap()], &corpus);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let version = Corpus::read(&corpus).unwrap().version;
+    // What a promotion of version + 1 leaves when killed after its changelog was written.
+    let transaction = corpus.join(".promote");
+    std::fs::create_dir(&transaction).unwrap();
+    for (from, saved) in [
+        ("fuzz/MANIFEST.tsv", "fuzz-MANIFEST.tsv.before"),
+        ("CHANGELOG.md", "CHANGELOG.md.before"),
+    ] {
+        std::fs::copy(corpus.join(from), transaction.join(saved)).unwrap();
+    }
+    let dead = "test_fuzz_dead_00000000_pad";
+    std::fs::write(
+        transaction.join("journal"),
+        format!(
+            "pad-conformance promote journal 1\nversion\t{}\nfuzz\ttrue\nmanifest\ttrue\ncase\t{dead}\n",
+            version + 1
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir(corpus.join("fuzz").join(dead)).unwrap();
+    std::fs::write(corpus.join("fuzz").join(dead).join("model.onnx"), "x").unwrap();
+    let manifest = std::fs::read_to_string(corpus.join("fuzz/MANIFEST.tsv")).unwrap();
+    std::fs::write(
+        corpus.join("fuzz/MANIFEST.tsv"),
+        format!("{manifest}{dead}\tmodel.onnx\t1\t{}\n", "0".repeat(64)),
+    )
+    .unwrap();
+    let changelog = std::fs::read_to_string(corpus.join("CHANGELOG.md")).unwrap();
+    let section = format!("## {} (2026-11-25)\n\nDead.\n\n", version + 1);
+    let at = changelog.find("\n## ").unwrap() + 1;
+    std::fs::write(
+        corpus.join("CHANGELOG.md"),
+        format!("{}{section}{}", &changelog[..at], &changelog[at..]),
+    )
+    .unwrap();
+
+    let rest: Vec<&str> = rest.iter().map(|p| p.to_str().unwrap()).collect();
+    let (out, text) = promote(&rest, &corpus);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!("undid the promotion of corpus version {}", version + 1)),
+        "{text}"
+    );
+    let read = Corpus::read(&corpus).unwrap();
+    assert_eq!(read.version, version + 1);
+    assert!(!corpus.join("fuzz").join(dead).exists());
+    assert!(!transaction.exists());
+    assert_eq!(read.changed_since(version, &corpus).len(), rest.len());
+    assert!(
+        !std::fs::read_to_string(corpus.join("CHANGELOG.md"))
+            .unwrap()
+            .contains("Dead.")
+    );
+}

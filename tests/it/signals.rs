@@ -179,26 +179,66 @@ fn an_interrupted_matrix_writes_the_backends_that_finished() {
 }
 
 /// Outside a run — here a worker's handshake that never comes — nothing is half-done that a
-/// report could hold: the command says so and exits at once.
+/// report could hold: the command says so and exits at once, its worker's scratch directory
+/// removed.
 #[test]
 fn a_signal_outside_a_run_exits_at_once_saying_nothing_was_written() {
     let tree = one_case();
+    let tmp = pad_conformance::testing::scratch_dir().unwrap();
     let mark = Mark::new();
-    let child = spawn(
-        &[
-            "--backend",
-            BEFORE_HELLO,
-            "--timeout",
-            "600",
-            tree.path().to_str().unwrap(),
-        ],
-        &mark,
-    );
+    let child = mark
+        .pass_to(
+            command(&[
+                "--backend",
+                BEFORE_HELLO,
+                "--timeout",
+                "600",
+                tree.path().to_str().unwrap(),
+            ])
+            .env("TMPDIR", tmp.path()),
+        )
+        .spawn()
+        .expect("the binary runs");
     mark.wait();
+    assert_eq!(entries(tmp.path()).len(), 1, "the worker's scratch directory is made");
     let (out, stderr) = interrupt(child, libc::SIGTERM);
     assert_eq!(out.status.code(), Some(143), "{stderr}");
     assert!(stderr.contains("interrupted; no report written"), "{stderr}");
     assert!(out.stdout.is_empty());
+    assert_eq!(entries(tmp.path()), Vec::<String>::new(), "scratch left behind");
+}
+
+/// `bench --scaling` writes a scratch corpus; a signal while it is written removes it.
+#[test]
+fn an_interrupted_scaling_bench_removes_its_scratch_corpus() {
+    let tmp = pad_conformance::testing::scratch_dir().unwrap();
+    let child = command(&[
+        "bench",
+        "--scaling",
+        "--data-sets",
+        "1000000",
+        "--scratch",
+        tmp.path().to_str().unwrap(),
+    ])
+    .spawn()
+    .expect("the binary runs");
+    wait_until("the scratch corpus to be written", || {
+        entries(tmp.path())
+            .first()
+            .is_some_and(|d| std::fs::read_dir(tmp.path().join(d)).is_ok_and(|mut e| e.next().is_some()))
+    });
+    let (out, stderr) = interrupt(child, libc::SIGINT);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert_eq!(entries(tmp.path()), Vec::<String>::new(), "scratch left behind");
+}
+
+/// The names in `dir`.
+fn entries(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
 }
 
 /// A run that cannot finish after the first signal (its report blocked on a full pipe no one

@@ -134,7 +134,7 @@ fn scaling(args: &BenchArgs) -> Result<ExitCode, Fatal> {
         scratch: args.scratch.clone(),
     };
     let terminal = std::io::stderr().is_terminal();
-    let results = bench_scaling(&options, &mut |step| {
+    let results = bench_scaling(&options, &super::super::signals::cancel(), &mut |step| {
         if terminal {
             eprintln!("pad-conformance: {step}");
         }

@@ -61,7 +61,8 @@ pub(crate) fn bench_end_to_end(
         int32_indices: false,
     };
     let files = CaseFiles::new(&case, "test_end_to_end_pad")?;
-    let scratch = tempfile::tempdir().map_err(|e| BenchError::Scratch(e.to_string()))?;
+    let scratch = crate::data::scratch::scratch_in(&std::env::temp_dir(), "pad-conformance-bench-")
+        .map_err(|e| BenchError::Scratch(e.to_string()))?;
     files.write(&scratch.path().join("test_end_to_end_pad"))?;
     // The case's files and the output the run produces: the bytes a data set moves.
     let case_bytes = files.file_bytes() + files.output_bytes;

@@ -14,6 +14,7 @@ use super::scratch_case::CaseFiles;
 use crate::backend::RefBackend;
 use crate::cancel::Cancel;
 use crate::case::{Patterns, discover};
+use crate::data::scratch::scratch_in;
 use crate::fuzz::FuzzCase;
 use crate::judge::check::{CheckOptions, Status};
 use crate::operators::{OpVersion, PadMode, PadOp};
@@ -101,9 +102,13 @@ fn variants() -> Vec<FuzzCase> {
     cases
 }
 
-/// Writes `count` cases of one data set each under `root`, a thousand to a directory.
-fn write_corpus(root: &Path, count: usize, files: &[CaseFiles]) -> Result<(), BenchError> {
+/// Writes `count` cases of one data set each under `root`, a thousand to a directory; stops
+/// when `cancel` is tripped.
+fn write_corpus(root: &Path, count: usize, files: &[CaseFiles], cancel: &Cancel) -> Result<(), BenchError> {
     for i in 0..count {
+        if cancel.is_cancelled() {
+            return Err(BenchError::Scaling("interrupted".to_owned()));
+        }
         files[i % files.len()].write(&root.join(format!("group_{:04}/test_scale_{i:07}_pad", i / 1000)))?;
     }
     Ok(())
@@ -111,9 +116,10 @@ fn write_corpus(root: &Path, count: usize, files: &[CaseFiles]) -> Result<(), Be
 
 /// Generates each corpus size in a scratch directory and times a whole run of `ref` over it,
 /// the reports written to a sink. `progress` hears what is under way (generating 100,000 cases
-/// takes a while).
+/// takes a while). A tripped `cancel` stops it, the scratch corpus removed.
 pub(crate) fn bench_scaling(
     options: &ScalingOptions,
+    cancel: &Cancel,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<ScalingResult>, BenchError> {
     if options.counts.contains(&0) {
@@ -128,11 +134,8 @@ pub(crate) fn bench_scaling(
         .collect::<Result<Vec<_>, _>>()?;
     let mut results: Vec<ScalingResult> = Vec::new();
     for &count in &options.counts {
-        let scratch = match &options.scratch {
-            Some(dir) => tempfile::tempdir_in(dir),
-            None => tempfile::tempdir(),
-        }
-        .map_err(|e| {
+        let parent = options.scratch.clone().unwrap_or_else(std::env::temp_dir);
+        let scratch = scratch_in(&parent, "pad-conformance-scaling-").map_err(|e| {
             let place = options.scratch.as_ref().map_or_else(
                 || "the temporary directory".to_owned(),
                 |dir| format!("{} (--scratch)", dir.display()),
@@ -140,7 +143,7 @@ pub(crate) fn bench_scaling(
             BenchError::Scaling(format!("making a directory in {place}: {e}"))
         })?;
         progress(&format!("writing {count} data sets"));
-        write_corpus(scratch.path(), count, &files)?;
+        write_corpus(scratch.path(), count, &files, cancel)?;
         // The corpus's dirty pages go to disk now, not while the run is timed.
         #[cfg(unix)]
         // SAFETY: sync(2) takes no arguments and cannot fail.
@@ -148,7 +151,7 @@ pub(crate) fn bench_scaling(
             libc::sync()
         };
         progress(&format!("running {count} data sets"));
-        let result = time_run(scratch.path(), count, options.threads)?;
+        let result = time_run(scratch.path(), count, options.threads, cancel)?;
         let relative = results
             .first()
             .map_or(1.0, |first| result.per_data_set_us / first.per_data_set_us);
@@ -158,7 +161,7 @@ pub(crate) fn bench_scaling(
 }
 
 /// One run over the corpus at `root`, as the main command makes it.
-fn time_run(root: &Path, count: usize, threads: usize) -> Result<ScalingResult, BenchError> {
+fn time_run(root: &Path, count: usize, threads: usize, cancel: &Cancel) -> Result<ScalingResult, BenchError> {
     let start = Instant::now();
     let cases = discover(&[root.to_owned()], &Patterns::default()).map_err(|e| BenchError::Scaling(e.to_string()))?;
     let jobs = jobs(&cases);
@@ -166,7 +169,7 @@ fn time_run(root: &Path, count: usize, threads: usize) -> Result<ScalingResult, 
     let options = CheckOptions::default();
     let mut out = BufWriter::new(io::sink());
     let mut written = Ok(());
-    let report = run_jobs(&RefBackend, &jobs, &options, threads, &Cancel::new(), &mut |outcome| {
+    let report = run_jobs(&RefBackend, &jobs, &options, threads, cancel, &mut |outcome| {
         if written.is_ok() {
             written = write_outcome(outcome, None, Colors::Never, &mut out);
         }
@@ -216,7 +219,7 @@ mod tests {
             threads: 1,
             scratch: Some(scratch.path().to_owned()),
         };
-        let results = bench_scaling(&options, &mut |_| {}).unwrap();
+        let results = bench_scaling(&options, &Cancel::new(), &mut |_| {}).unwrap();
         assert_eq!(results.iter().map(|r| r.data_sets).collect::<Vec<_>>(), [20, 40]);
         assert_eq!(results[0].relative, 1.0);
         // Each corpus is removed once timed.
