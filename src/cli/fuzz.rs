@@ -3,7 +3,6 @@
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use crate::backend::Backend;
 use crate::data::shard::Shard;
@@ -15,6 +14,7 @@ use crate::text::{escape_line, escape_text, strip_ansi};
 
 use super::Fatal;
 use super::args::{BenchFormat, FuzzArgs};
+use super::backend_spec::positive_seconds;
 use super::fuzz_json::{FuzzJson, RunJson};
 use super::fuzz_out::FindingsDir;
 use super::signals::{self, CancelsRun};
@@ -45,11 +45,7 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     if args.cases == Some(0) {
         return Err(Fatal("--cases 0 leaves nothing to run".into()));
     }
-    let time = match args.time {
-        Some(t) if t > 0.0 && t.is_finite() => Some(Duration::from_secs_f64(t)),
-        Some(t) => return Err(Fatal(format!("--time {t} is not a positive number of seconds"))),
-        None => None,
-    };
+    let time = args.time.map(|t| positive_seconds("--time", t)).transpose()?;
     let mut check = args.checking.options(args.max_tensor_bytes)?;
     if let Some(path) = &args.profile {
         check.profile = Profile::read(path)?;

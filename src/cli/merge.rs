@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use crate::case::{Patterns, discover_in};
 use crate::cli::scoreboard::Rerun;
 use crate::data::DataRoot;
-use crate::data::shard::Shard;
+use crate::data::shard::{Shard, missing_parts};
 use crate::gate::baseline::Discovered;
 use crate::report::{Colors, RunReport, read_json_report, write_outcome};
 use crate::run::runner::jobs;
@@ -96,8 +96,8 @@ pub(super) enum MergeError {
         shard: Shard,
     },
     /// Parts missing: the union would not be the whole run.
-    #[error("shards {} of {count} are missing: the merge would not be the whole run", missing.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))]
-    Missing { missing: Vec<u32>, count: u32 },
+    #[error("shards {missing} of {count} are missing: the merge would not be the whole run")]
+    Missing { missing: String, count: u32 },
     /// A data set in two reports.
     #[error("data set {name} is in both {} and {}", first.display(), path.display())]
     TwiceTheSameDataSet {
@@ -114,7 +114,7 @@ pub(super) enum MergeError {
 pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) -> Result<RunReport, MergeError> {
     let Some((first_path, first)) = parts.first() else {
         return Err(MergeError::Missing {
-            missing: Vec::new(),
+            missing: String::new(),
             count: 0,
         });
     };
@@ -176,14 +176,13 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
             }
         }
     }
-    if let Some(shard) = first_shard {
-        let missing: Vec<u32> = (1..=shard.count()).filter(|k| !seen_parts.contains_key(k)).collect();
-        if !missing.is_empty() {
-            return Err(MergeError::Missing {
-                missing,
-                count: shard.count(),
-            });
-        }
+    if let Some(shard) = first_shard
+        && let Some(missing) = missing_parts(shard.count(), |k| seen_parts.contains_key(&k))
+    {
+        return Err(MergeError::Missing {
+            missing,
+            count: shard.count(),
+        });
     }
     let position: HashMap<&str, usize> = order.iter().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
     let mut from: HashMap<String, &Path> = HashMap::new();

@@ -12,6 +12,7 @@ pub(crate) mod json_file;
 pub(crate) mod manifest;
 mod roots;
 pub(crate) mod scratch;
+pub(crate) mod seconds;
 pub(crate) mod shard;
 // Size-capped reads of side files, for the tool too.
 #[doc(hidden)]

@@ -162,10 +162,10 @@ fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> 
     s.serialize_f64(d.as_secs_f64())
 }
 
-/// A duration in seconds; a negative or non-finite one (a hand-edited report) reads as zero.
+/// A duration in seconds, within the one bound (a hand-edited `1e19` would overflow a sum).
 fn from_seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
     let seconds = <f64 as serde::Deserialize>::deserialize(d)?;
-    Ok(Duration::try_from_secs_f64(seconds).unwrap_or_default())
+    crate::data::seconds::bounded_seconds(seconds).map_err(|e| serde::de::Error::custom(format!("duration {e}")))
 }
 
 impl Outcome {

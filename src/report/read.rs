@@ -228,6 +228,17 @@ mod tests {
             )),
             "{error}"
         );
+        // A duration past the bound would overflow the run's sum: refused, naming file and field.
+        let long = dir.path().join("long.json");
+        let text = std::fs::read_to_string(&old)
+            .unwrap()
+            .replace(r#""duration":0.5"#, r#""duration":1e19"#);
+        std::fs::write(&long, text).unwrap();
+        let error = read_json_report(&long).err().unwrap().to_string();
+        assert!(
+            error.contains("long.json") && error.contains("duration 10000000000000000000 is not a number of seconds"),
+            "{error}"
+        );
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, r#"{"backend": 3}"#).unwrap();
         let error = read_json_report(&bad).unwrap_err().to_string();
