@@ -148,6 +148,17 @@ pub enum ProfileError {
         /// `operators`, `dtypes` or `modes`.
         field: &'static str,
     },
+    /// A key whose value excludes every data set it applies to: an `[[except]]` with no
+    /// operators, dtypes or modes, an input's `ranks = []`, or its `min` above its `max`.
+    #[error("{}: {field} = {value} would leave every data set unsupported", path.display())]
+    ExcludesEverything {
+        /// The file.
+        path: PathBuf,
+        /// The key (`except[0]`, `inputs.pads.ranks`).
+        field: String,
+        /// Its value as the file states it.
+        value: String,
+    },
     /// A name that is no operator version, element type or mode.
     #[error("{}: {field}: unknown {what} {value:?}", path.display())]
     Unknown {
@@ -387,7 +398,19 @@ impl Profile {
             .transpose()?;
         let labels = Labels::new();
         let mut masks = Vec::with_capacity(file.except.len());
+        let excludes_everything = |field: String, value: String| ProfileError::ExcludesEverything {
+            path: path.to_owned(),
+            field,
+            value,
+        };
         for (i, exception) in file.except.iter().enumerate() {
+            if exception.operators.is_empty() && exception.dtypes.is_empty() && exception.modes.is_empty() {
+                // Every field unset matches every data set: the reason alone is no exception.
+                return Err(excludes_everything(
+                    format!("except[{i}]"),
+                    "{ no operators, dtypes or modes }".into(),
+                ));
+            }
             let operators = labels
                 .parse(&exception.operators)
                 .map_err(|v| unknown(format!("except[{i}].operators"), "operator", &v))?;
@@ -418,6 +441,14 @@ impl Profile {
                     source: Box::new(source),
                 })?,
             };
+            if limits.ranks.as_ref().is_some_and(BTreeSet::is_empty) {
+                return Err(excludes_everything(format!("{field}.ranks"), "[]".into()));
+            }
+            if let (Some(min), Some(max)) = (limits.min, limits.max)
+                && min > max
+            {
+                return Err(excludes_everything(field, format!("{{ min = {min}, max = {max} }}")));
+            }
             inputs.insert(
                 role,
                 InputLimits {
@@ -803,6 +834,18 @@ axes = "absent"
             ),
             ("[inputs]\npads = { ranks = [-1] }", "inputs.pads: "),
             (
+                "[inputs]\npads = { min = 5, max = 1 }",
+                "inputs.pads = { min = 5, max = 1 } would leave every data set unsupported",
+            ),
+            (
+                "[inputs]\naxes = { ranks = [] }",
+                "inputs.axes.ranks = [] would leave every data set unsupported",
+            ),
+            (
+                "[[except]]\nmodes = [\"wrap\"]\nreason = \"a\"\n[[except]]\nreason = \"all\"",
+                "except[1] = { no operators, dtypes or modes } would leave every data set unsupported",
+            ),
+            (
                 "[[mode_axes]]\nmodes = [\"mirror\"]\naxes = [0]",
                 "mode_axes[0].modes: unknown mode \"mirror\"",
             ),
@@ -991,7 +1034,7 @@ reason = "no bfloat16 kernel before Pad-21"
         let mut text = String::new();
         for i in 0..n {
             // Mostly repeats and combinations of one version and element type; the first
-            // for Pad-19 int8 edge is number 7, and one without lists comes late.
+            // for Pad-19 int8 edge is number 7, and one for every element type comes late.
             let (op, dtype) = match i % 5 {
                 0 => ("Pad-13", "float"),
                 1 => ("Pad-18", "int32"),
@@ -1003,7 +1046,11 @@ reason = "no bfloat16 kernel before Pad-21"
                 "[[except]]\noperators = [\"{op}\"]\ndtypes = [\"{dtype}\"]\nmodes = {modes}\nreason = \"r{i}\"\n"
             ));
             if i == n - 10 {
-                text.push_str("[[except]]\nreason = \"everything else\"\n");
+                let every: Vec<String> = DataType::ALL.iter().map(|d| format!("{:?}", d.name())).collect();
+                text.push_str(&format!(
+                    "[[except]]\ndtypes = [{}]\nreason = \"everything else\"\n",
+                    every.join(", ")
+                ));
             }
         }
         std::fs::write(&path, text).unwrap();
@@ -1028,7 +1075,7 @@ reason = "no bfloat16 kernel before Pad-21"
                 Some("everything else".into())
             );
         }
-        // A version outside the table still meets the exception without lists.
+        // A version outside the table still meets the exception without an operator list.
         assert_eq!(
             reason(PadOp::Pad, 22, DataType::Int8, None),
             Some("everything else".into())
