@@ -42,10 +42,17 @@ pub(super) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub(super) enum FuzzMergeError {
     /// A report that does not state its run's options.
-    #[error("{}: states no options (\"run\"; written by an older pad-conformance): its shards cannot be checked to be one run's", path.display())]
+    #[error(
+        "{}: states no options (\"run\"; written by an older pad-conformance): its shards cannot be checked to be one run's",
+        crate::text::shown_path(path)
+    )]
     NoOptions { path: PathBuf },
     /// Another seed, or another option.
-    #[error("{}: {field} {theirs}, but {} has {ours}: not shards of one run", path.display(), first.display())]
+    #[error(
+        "{}: {field} {theirs}, but {} has {ours}: not shards of one run",
+        crate::text::shown_path(path),
+        crate::text::shown_path(first)
+    )]
     Differs {
         path: PathBuf,
         field: &'static str,
@@ -54,14 +61,18 @@ pub(super) enum FuzzMergeError {
         ours: String,
     },
     /// The same shard twice.
-    #[error("{} and {} are both shard {shard}", first.display(), path.display())]
+    #[error(
+        "{} and {} are both shard {shard}",
+        crate::text::shown_path(first),
+        crate::text::shown_path(path)
+    )]
     TwiceTheSameShard {
         path: PathBuf,
         first: PathBuf,
         shard: String,
     },
     /// A shard that is not one (index 0 or past the count).
-    #[error("{}: shard {index}/{count} is not a shard", path.display())]
+    #[error("{}: shard {index}/{count} is not a shard", crate::text::shown_path(path))]
     NotAShard { path: PathBuf, index: u32, count: u32 },
     /// Counts whose sum passes what a count can hold: no run draws that many cases.
     #[error("{field}: the shards' counts add up past {} (a count no run reaches)", u64::MAX)]

@@ -58,7 +58,11 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub(super) enum MergeError {
     /// Two reports of different backends.
-    #[error("{}: backend {theirs:?}, but {} is of backend {ours:?}: not parts of one run", path.display(), first.display())]
+    #[error(
+        "{}: backend {theirs:?}, but {} is of backend {ours:?}: not parts of one run",
+        crate::text::shown_path(path),
+        crate::text::shown_path(first)
+    )]
     Backend {
         path: PathBuf,
         theirs: String,
@@ -66,7 +70,11 @@ pub(super) enum MergeError {
         ours: String,
     },
     /// Two reports of different runtimes (another version, another build).
-    #[error("{}: runtime {theirs}, but {} ran {ours}: not parts of one run", path.display(), first.display())]
+    #[error(
+        "{}: runtime {theirs}, but {} ran {ours}: not parts of one run",
+        crate::text::shown_path(path),
+        crate::text::shown_path(first)
+    )]
     Runtime {
         path: PathBuf,
         theirs: String,
@@ -74,14 +82,22 @@ pub(super) enum MergeError {
         ours: String,
     },
     /// A report without a shard among reports with one.
-    #[error("{}: not a shard's report (no \"shard\"), but {} is shard {shard}", path.display(), other.display())]
+    #[error(
+        "{}: not a shard's report (no \"shard\"), but {} is shard {shard}",
+        crate::text::shown_path(path),
+        crate::text::shown_path(other)
+    )]
     NotAShard {
         path: PathBuf,
         other: PathBuf,
         shard: Shard,
     },
     /// Shards of different counts.
-    #[error("{}: shard {theirs}, but {} is shard {ours}: parts of different splits", path.display(), first.display())]
+    #[error(
+        "{}: shard {theirs}, but {} is shard {ours}: parts of different splits",
+        crate::text::shown_path(path),
+        crate::text::shown_path(first)
+    )]
     Count {
         path: PathBuf,
         theirs: Shard,
@@ -89,7 +105,11 @@ pub(super) enum MergeError {
         ours: Shard,
     },
     /// The same part twice.
-    #[error("{} and {} are both shard {shard}", first.display(), path.display())]
+    #[error(
+        "{} and {} are both shard {shard}",
+        crate::text::shown_path(first),
+        crate::text::shown_path(path)
+    )]
     TwiceTheSamePart {
         path: PathBuf,
         first: PathBuf,
@@ -99,7 +119,11 @@ pub(super) enum MergeError {
     #[error("shards {missing} of {count} are missing: the merge would not be the whole run")]
     Missing { missing: String, count: u32 },
     /// A data set in two reports.
-    #[error("data set {name} is in both {} and {}", first.display(), path.display())]
+    #[error(
+        "data set {name} is in both {} and {}",
+        crate::text::shown_path(first),
+        crate::text::shown_path(path)
+    )]
     TwiceTheSameDataSet {
         name: String,
         path: PathBuf,

@@ -62,7 +62,7 @@ pub enum HarnessError {
     #[error("{0} (strict_corpus)")]
     Unversioned(String),
     /// A report cannot be written.
-    #[error("writing {}: {source}", path.display())]
+    #[error("writing {}: {source}", crate::text::shown_path(path))]
     Write {
         /// The report's file.
         path: PathBuf,

@@ -22,7 +22,7 @@ pub enum RewriteError {
     #[error(transparent)]
     Read(#[from] ReadError),
     /// What in model.onnx's encoding stopped the rewrite.
-    #[error("rewriting {} with constant inputs: {source}", path.display())]
+    #[error("rewriting {} with constant inputs: {source}", crate::text::shown_path(path))]
     Wire {
         /// The model file.
         path: PathBuf,

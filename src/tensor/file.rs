@@ -14,7 +14,7 @@ use crate::proto::TensorProto;
 
 /// A file that could not be read or written: the path, and what went wrong.
 #[derive(Debug, thiserror::Error)]
-#[error("reading {}: {problem}", path.display())]
+#[error("reading {}: {problem}", crate::text::shown_path(path))]
 pub struct FileError {
     /// The file.
     pub path: PathBuf,

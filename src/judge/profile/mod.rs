@@ -115,7 +115,7 @@ impl fmt::Display for Unsupported {
 #[non_exhaustive]
 pub enum ProfileError {
     /// The file cannot be read.
-    #[error("reading {}: {source}", path.display())]
+    #[error("reading {}: {source}", crate::text::shown_path(path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -125,7 +125,7 @@ pub enum ProfileError {
     },
     /// Not TOML of a profile's shape. The message quotes at most a short excerpt of the
     /// line at fault.
-    #[error("reading {}: {}", path.display(), excerpt_lines(&source.to_string(), 160, 12))]
+    #[error("reading {}: {}", crate::text::shown_path(path), excerpt_lines(&source.to_string(), 160, 12))]
     Parse {
         /// The file.
         path: PathBuf,
@@ -135,13 +135,19 @@ pub enum ProfileError {
     },
     /// A file that sets nothing: most likely the wrong file, and "everything" is what leaving
     /// `--profile` out already means.
-    #[error("{}: the profile sets nothing (no key); leave it out to run every data set", path.display())]
+    #[error(
+        "{}: the profile sets nothing (no key); leave it out to run every data set",
+        crate::text::shown_path(path)
+    )]
     Empty {
         /// The file.
         path: PathBuf,
     },
     /// A list that is empty: every data set would be unsupported.
-    #[error("{}: {field} = [] would leave every data set unsupported; leave the key out to mean all", path.display())]
+    #[error(
+        "{}: {field} = [] would leave every data set unsupported; leave the key out to mean all",
+        crate::text::shown_path(path)
+    )]
     EmptyList {
         /// The file.
         path: PathBuf,
@@ -150,7 +156,10 @@ pub enum ProfileError {
     },
     /// A key whose value excludes every data set it applies to: an `[[except]]` with no
     /// operators, dtypes or modes, an input's `ranks = []`, or its `min` above its `max`.
-    #[error("{}: {field} = {value} would leave every data set unsupported", path.display())]
+    #[error(
+        "{}: {field} = {value} would leave every data set unsupported",
+        crate::text::shown_path(path)
+    )]
     ExcludesEverything {
         /// The file.
         path: PathBuf,
@@ -160,7 +169,7 @@ pub enum ProfileError {
         value: String,
     },
     /// A name that is no operator version, element type or mode.
-    #[error("{}: {field}: unknown {what} {value:?}", path.display())]
+    #[error("{}: {field}: unknown {what} {value:?}", crate::text::shown_path(path))]
     Unknown {
         /// The file.
         path: PathBuf,
@@ -172,7 +181,7 @@ pub enum ProfileError {
         value: String,
     },
     /// A value of the right type but not of a profile's shape.
-    #[error("{}: {field}: {source}", path.display())]
+    #[error("{}: {field}: {source}", crate::text::shown_path(path))]
     Field {
         /// The file.
         path: PathBuf,
