@@ -332,6 +332,7 @@ pub(crate) fn check_data_set_with(
     let start = Instant::now();
     let decode = case.decode_options(options.max_tensor_bytes);
     let mut setup = None;
+    let case_model = model;
     let (model, (dtype, shape), verdict) = match load(case, index, model, &decode) {
         Loaded::Stopped(model, verdict) => (model, (None, None), verdict),
         Loaded::Ready(model, data) => {
@@ -359,7 +360,10 @@ pub(crate) fn check_data_set_with(
         }
     };
     let (op, version, mode) = describe_operator(model);
-    Outcome {
+    // A broken case (its listing at fault: a case.json contradicting its model, files that
+    // do not make a data set) gates whatever basis it claims: its claim is what is broken.
+    let broken = matches!(case_model, Err(CaseError::Listing(_)));
+    let outcome = Outcome {
         op,
         version,
         mode,
@@ -373,6 +377,10 @@ pub(crate) fn check_data_set_with(
         difference: verdict.values.clone(),
         duration: start.elapsed(),
         ..Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend.name())
+    };
+    Outcome {
+        gates: outcome.gates || broken,
+        ..outcome
     }
 }
 

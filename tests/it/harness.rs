@@ -454,7 +454,13 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
         "{}",
         relabelled.message
     );
-    let wrong_version = run(&|i| i["version"] = 19.into());
+    // A broken case gates, whatever basis its sidecar claims.
+    assert!(relabelled.gates && relabelled.is_gating_failure());
+    let wrong_version = run(&|i| {
+        i["version"] = 19.into();
+        i["basis"]["kind"] = "reference".into();
+    });
+    assert!(wrong_version.gates, "{}", wrong_version.message);
     assert!(
         wrong_version
             .message
