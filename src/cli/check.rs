@@ -17,7 +17,7 @@ use crate::text::{escape_line, escape_text};
 
 use super::Fatal;
 use super::args::{GateArgs, RunArgs, RunFormat};
-use super::output::{Output, finish, open_output};
+use super::output::{Output, check_run_files, finish, open_output};
 use super::signals::{self, CancelsRun};
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
@@ -28,6 +28,22 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     if args.list {
         return list(&jobs, selection.max_tensor_bytes);
     }
+    // No output over an input: a report written over its baseline would lose its reasons.
+    check_run_files(
+        &[
+            ("--output", args.output.as_deref()),
+            ("--write-baseline", args.write_baseline.as_deref()),
+        ],
+        &[
+            ("--baseline", args.gate.baseline.as_deref()),
+            ("--profile", args.profile.as_deref()),
+            ("--write-baseline", args.write_baseline.as_deref()),
+        ],
+        &[
+            ("--write-baseline", "--baseline"),
+            ("--write-baseline", "--write-baseline"),
+        ],
+    )?;
     let baseline = read_baseline(&args.gate, &roots)?;
     // Checked before the run: a malformed file there, or one that is no baseline, is refused
     // (exit 2) and left untouched, never replaced as if it were absent; so is a target that

@@ -16,12 +16,14 @@ use crate::data::side_file::MAX_REPORT_BYTES;
 use super::Fatal;
 use super::args::FuzzMergeArgs;
 use super::fuzz_json::{FindingJson, FuzzJson, ShardJson, SiteJson};
-use super::output::{finish, open_output};
+use super::output::{check_run_files, finish, open_output};
 use crate::fuzz::encoding::Encoding;
 use crate::judge::cause_key::Pattern;
 use crate::judge::verdict::Cause;
 
 pub(super) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
+    let inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
+    check_run_files(&[("--output", args.output.as_deref())], &inputs, &[])?;
     let parts = args
         .reports
         .iter()

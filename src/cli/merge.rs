@@ -18,9 +18,12 @@ use crate::run::runner::jobs;
 use super::Fatal;
 use super::args::{MergeArgs, RunFormat};
 use super::check::{View, exit_code, judge_against, read_baseline, write_report};
-use super::output::open_output;
+use super::output::{check_run_files, open_output};
 
 pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
+    let mut inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
+    inputs.push(("--baseline", args.gate.baseline.as_deref()));
+    check_run_files(&[("--output", args.output.as_deref())], &inputs, &[])?;
     let parts = args
         .reports
         .iter()

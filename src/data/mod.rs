@@ -10,6 +10,7 @@ pub(crate) mod corpus;
 #[doc(hidden)]
 pub(crate) mod json_file;
 pub(crate) mod manifest;
+pub(crate) mod output_paths;
 mod roots;
 pub(crate) mod scratch;
 pub(crate) mod seconds;

@@ -1371,3 +1371,48 @@ fn the_same_id_under_two_roots_keeps_a_name_per_root_in_baselines_and_diff() {
     assert_eq!(diff.status.code(), Some(1), "{}", stderr(&diff));
     assert!(stderr(&diff).contains("1 regressed"), "{}", stderr(&diff));
 }
+
+#[test]
+fn no_output_is_written_over_a_file_the_run_reads() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let tree = dir.path().join("tree");
+    copy_dir(&testdata("onnx-1.22.0/node/test_edge_pad"), &tree.join("test_edge_pad"));
+    let baseline = dir.path().join("bl.json");
+    let text = r#"{"backend": "ref", "expected": {"test_edge_pad/0": {"status": "failed", "reason": "hand-written"}}}"#;
+    std::fs::write(&baseline, text).unwrap();
+    let same = dir.path().join(".").join("bl.json");
+    let (tree, bl, same) = (
+        tree.to_str().unwrap(),
+        baseline.to_str().unwrap(),
+        same.to_str().unwrap(),
+    );
+    for (args, message) in [
+        (vec!["--output", same, "--baseline", bl, tree], "--output "),
+        (vec!["--output", bl, "--write-baseline", same, tree], "--output "),
+        (
+            vec!["--baseline", bl, "--write-baseline", bl, "--output", same, tree],
+            "is also the --baseline",
+        ),
+        (vec!["merge", bl, "--output", same], "is also the report"),
+        (vec!["diff", bl, bl, "--output", same], "is also the OLD.json"),
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+        assert_eq!(std::fs::read_to_string(&baseline).unwrap(), text, "{args:?}");
+    }
+    // Two outputs that are one file, not there yet.
+    let new = dir.path().join("new.json");
+    let new = new.to_str().unwrap();
+    let out = run(&["--output", new, "--write-baseline", new, tree]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--output and --write-baseline both name"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!Path::new(new).exists());
+    // A baseline updated in place stays allowed.
+    let out = run(&["--baseline", bl, "--write-baseline", same, tree]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
