@@ -82,18 +82,17 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     if terminal {
         eprintln!();
     }
-    let mut written = Vec::new();
-    if let Some(out_dir) = &out_dir {
-        let dir = out_dir.clear_earlier()?;
-        for finding in report
-            .findings
-            .iter()
-            .chain(&report.not_gating)
-            .chain(&report.encodings)
-        {
-            written.push(write_reproducer(finding, dir)?);
-        }
-    }
+    let written = match out_dir {
+        Some(out_dir) => out_dir.publish(
+            report
+                .findings
+                .iter()
+                .chain(&report.not_gating)
+                .chain(&report.encodings),
+            |finding, dir| Ok(write_reproducer(finding, dir)?),
+        )?,
+        None => Vec::new(),
+    };
     let mut out = std::io::stdout().lock();
     let result = match args.format {
         BenchFormat::Json => {
