@@ -261,6 +261,7 @@ mod tests {
             baseline: None,
             runtime: None,
             shard: None,
+            run: None,
         }
     }
 

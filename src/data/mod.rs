@@ -7,6 +7,7 @@
 pub(crate) mod atomic_file;
 pub(crate) mod basis;
 pub(crate) mod corpus;
+pub(crate) mod digest;
 #[doc(hidden)]
 pub(crate) mod json_file;
 pub(crate) mod manifest;

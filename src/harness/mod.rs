@@ -455,6 +455,7 @@ impl Harness {
             duration: start.elapsed(),
             runtime: self.backend.runtime(),
             shard: None,
+            run: None,
         };
         let summary = HarnessSummary::new(&report);
         // Not after a listing, and not into libtest's JSON, which a tool parses.

@@ -989,6 +989,20 @@ fn an_interrupted_run_still_writes_its_report() {
     assert!(stderr.contains("interrupted: 0 of 2 data sets ran"), "{stderr}");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     assert_eq!(json["cases"].as_array().map(Vec::len), Some(0), "{json}");
+    // The report says it is incomplete, so that no merge takes it for a whole part.
+    assert_eq!(json["run"]["complete"], false, "{json}");
+    let merged = run(&[
+        "merge",
+        report.to_str().unwrap(),
+        "--data",
+        tree.path().to_str().unwrap(),
+    ]);
+    assert_eq!(
+        merged.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
 }
 
 #[test]

@@ -80,7 +80,22 @@ pub struct Profile {
     pub(crate) inputs: BTreeMap<InputRole, InputLimits>,
     /// Modes it supports on some axes only.
     pub(crate) mode_axes: Vec<ModeAxes>,
+    /// The sha256 of the file it was read from: how a report names the profile it ran under.
+    pub(crate) digest: SourceDigest,
 }
+
+/// Where a profile was read from, which is no part of what it means: any two compare equal,
+/// so a profile read from a file equals the same profile built.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SourceDigest(pub(crate) Option<String>);
+
+impl PartialEq for SourceDigest {
+    fn eq(&self, _: &SourceDigest) -> bool {
+        true
+    }
+}
+
+impl Eq for SourceDigest {}
 
 /// A combination a backend does not support: every field that is set must match.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -485,6 +500,7 @@ impl Profile {
             inputs_as_constants: file.inputs_as_constants.unwrap_or(false),
             inputs,
             mode_axes,
+            digest: SourceDigest(Some(crate::data::digest::bytes_digest(text.as_bytes()))),
         })
     }
 
@@ -815,7 +831,9 @@ axes = "absent"
     #[test]
     fn a_mode_limited_to_the_last_two_axes_excludes_padding_any_other() {
         let profile = read("[[mode_axes]]\nmodes = [\"reflect\"]\naxes = [-2, -1]\n").unwrap();
+        // Read from a file, it also names the file's digest, and still equals the one built.
         assert_eq!(profile, Profile::everything().mode_axes([PadMode::Reflect], [-2, -1]));
+        assert_eq!(profile.digest.0.as_ref().map(String::len), Some(64));
         let reflect = PadMode::Reflect;
         assert_eq!(profile.excludes(&given(reflect, &[], 4, &[2, 3])), None);
         assert_eq!(
