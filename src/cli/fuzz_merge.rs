@@ -16,6 +16,7 @@ use crate::data::side_file::MAX_REPORT_BYTES;
 use super::Fatal;
 use super::args::FuzzMergeArgs;
 use super::fuzz_json::{FindingJson, FuzzJson, ShardJson, SiteJson};
+use super::merge::PartsDiffer;
 use super::output::{check_run_files, finish, open_output};
 use crate::fuzz::encoding::Encoding;
 use crate::judge::cause_key::Pattern;
@@ -50,18 +51,8 @@ pub(super) enum FuzzMergeError {
     )]
     NoOptions { path: PathBuf },
     /// Another seed, or another option.
-    #[error(
-        "{}: {field} {theirs}, but {} has {ours}: not shards of one run",
-        crate::text::shown_path(path),
-        crate::text::shown_path(first)
-    )]
-    Differs {
-        path: PathBuf,
-        field: &'static str,
-        theirs: String,
-        first: PathBuf,
-        ours: String,
-    },
+    #[error(transparent)]
+    Differs(#[from] Box<PartsDiffer>),
     /// The same shard twice.
     #[error(
         "{} and {} are both shard {shard}",
@@ -105,12 +96,15 @@ pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJs
     let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
     for (path, report) in parts {
         let theirs = run(path, report)?;
-        let differs = |field, theirs: String, ours: String| FuzzMergeError::Differs {
-            path: path.clone(),
-            field,
-            theirs,
-            first: first_path.clone(),
-            ours,
+        let differs = |field, theirs: String, ours: String| {
+            FuzzMergeError::Differs(Box::new(PartsDiffer {
+                path: path.clone(),
+                field,
+                theirs,
+                first: first_path.clone(),
+                ours,
+                parts: "shards",
+            }))
         };
         let show = |v: &dyn std::fmt::Debug| format!("{v:?}");
         let fields: [(&'static str, String, String); 13] = [

@@ -61,6 +61,23 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     Ok(exit_code(&report, &args.gate))
 }
 
+/// Two reports that would be parts of one run, differing in a field both record.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{}: {field} {theirs}, but {} has {ours}: not {parts} of one run",
+    shown_path(path),
+    shown_path(first)
+)]
+pub(super) struct PartsDiffer {
+    pub path: PathBuf,
+    pub field: &'static str,
+    pub theirs: String,
+    pub first: PathBuf,
+    pub ours: String,
+    /// `parts` or `shards`: what the verb calls them.
+    pub parts: &'static str,
+}
+
 /// Why the reports are not the parts of one run.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub(super) enum MergeError {
@@ -142,18 +159,8 @@ pub(super) enum MergeError {
     )]
     Unrecorded { path: PathBuf, other: PathBuf },
     /// A part run under other options, or over another corpus or selection.
-    #[error(
-        "{}: {field} {theirs}, but {} has {ours}: not parts of one run",
-        shown_path(path),
-        shown_path(first)
-    )]
-    Differs {
-        path: PathBuf,
-        field: &'static str,
-        theirs: String,
-        first: PathBuf,
-        ours: String,
-    },
+    #[error(transparent)]
+    Differs(#[from] Box<PartsDiffer>),
     /// The parts' data sets are not the run's selection (the digest every part records).
     #[error(
         "the parts hold {count} data sets, which are not the selection their run recorded: a part is missing data sets or holds others"
@@ -220,13 +227,14 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
                     return Err(MergeError::Interrupted { path: path.clone() });
                 }
                 if let Some((field, ours, theirs)) = ours.differs(theirs) {
-                    return Err(MergeError::Differs {
+                    return Err(MergeError::Differs(Box::new(PartsDiffer {
                         path: path.clone(),
                         field,
                         theirs,
                         first: first_path.clone(),
                         ours,
-                    });
+                        parts: "parts",
+                    })));
                 }
             }
         }

@@ -171,6 +171,22 @@ mod tests {
         );
     }
 
+    /// The JSON report of backend `x` over `outcomes`.
+    fn json_of(outcomes: Vec<Outcome>) -> Vec<u8> {
+        let report = RunReport {
+            backend: "x".into(),
+            outcomes,
+            duration: Duration::ZERO,
+            baseline: None,
+            runtime: None,
+            shard: None,
+            run: None,
+        };
+        let mut json = Vec::new();
+        write_json(&report, &mut json).unwrap();
+        json
+    }
+
     #[test]
     fn a_mismatch_reads_back_with_its_root_cause() {
         use crate::judge::cause_key::{Flavour, Pattern, Region};
@@ -190,17 +206,7 @@ mod tests {
         };
         let written = outcome.cause_key().unwrap();
         assert_eq!(written.to_string(), "wrong-values: constant padding, sign of zero");
-        let report = RunReport {
-            backend: "x".into(),
-            outcomes: vec![outcome],
-            duration: Duration::ZERO,
-            baseline: None,
-            runtime: None,
-            shard: None,
-            run: None,
-        };
-        let mut json = Vec::new();
-        write_json(&report, &mut json).unwrap();
+        let json = json_of(vec![outcome]);
         let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
         assert_eq!(
             value["cases"][0]["difference"],
@@ -313,17 +319,7 @@ mod tests {
             ..Outcome::example("extended/z", Status::Failed)
         };
         let write = |outcomes: Vec<Outcome>| {
-            let report = RunReport {
-                backend: "x".into(),
-                outcomes,
-                duration: Duration::ZERO,
-                baseline: None,
-                runtime: None,
-                shard: None,
-                run: None,
-            };
-            let mut json = Vec::new();
-            write_json(&report, &mut json).unwrap();
+            let json = json_of(outcomes);
             let path = dir.path().join("run.json");
             std::fs::write(&path, &json).unwrap();
             path
