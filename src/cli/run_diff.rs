@@ -275,7 +275,6 @@ pub(super) fn status_text(outcome: Option<&Outcome>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use super::*;
     use crate::operators::PadMode;
@@ -291,15 +290,7 @@ mod tests {
     }
 
     fn report(outcomes: Vec<Outcome>) -> RunReport {
-        RunReport {
-            backend: "tract".into(),
-            outcomes,
-            duration: Duration::ZERO,
-            baseline: None,
-            runtime: None,
-            shard: None,
-            run: None,
-        }
+        RunReport::of("tract", outcomes)
     }
 
     /// Two reports of 10,000 data sets each: matched by name in a map, not by a scan of one

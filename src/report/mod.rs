@@ -73,6 +73,22 @@ pub struct RunReport {
     pub run: Option<RunFacts>,
 }
 
+#[cfg(test)]
+impl RunReport {
+    /// A report of `backend` over `outcomes`, with nothing else recorded: for tests.
+    pub(crate) fn of(backend: &str, outcomes: Vec<Outcome>) -> RunReport {
+        RunReport {
+            backend: backend.into(),
+            outcomes,
+            duration: Duration::ZERO,
+            baseline: None,
+            runtime: None,
+            shard: None,
+            run: None,
+        }
+    }
+}
+
 /// Counts per status. `failed` and `errored` count the data sets whose basis the run gates
 /// on; failures on other bases are `not_gating`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

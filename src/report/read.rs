@@ -173,17 +173,8 @@ mod tests {
 
     /// The JSON report of backend `x` over `outcomes`.
     fn json_of(outcomes: Vec<Outcome>) -> Vec<u8> {
-        let report = RunReport {
-            backend: "x".into(),
-            outcomes,
-            duration: Duration::ZERO,
-            baseline: None,
-            runtime: None,
-            shard: None,
-            run: None,
-        };
         let mut json = Vec::new();
-        write_json(&report, &mut json).unwrap();
+        write_json(&RunReport::of("x", outcomes), &mut json).unwrap();
         json
     }
 
