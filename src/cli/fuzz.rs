@@ -96,7 +96,11 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     let mut out = std::io::stdout().lock();
     let result = match args.format {
         BenchFormat::Json => {
-            let json = FuzzJson::of(&report, &options, run_json(args, &options, backend.as_ref()));
+            let json = FuzzJson {
+                // What a merge must know: this shard did not draw all its cases.
+                interrupted: signals::interrupted().is_some(),
+                ..FuzzJson::of(&report, &options, run_json(args, &options, backend.as_ref()))
+            };
             writeln!(out, "{}", serde_json::to_string_pretty(&json)?)
         }
         BenchFormat::Human => write_human(&report, backend.name(), &options, &mut out),

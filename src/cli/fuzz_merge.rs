@@ -53,6 +53,12 @@ pub(super) enum FuzzMergeError {
     /// Another seed, or another option.
     #[error(transparent)]
     Differs(#[from] Box<PartsDiffer>),
+    /// A shard a signal stopped before it drew every case.
+    #[error(
+        "{}: interrupted (\"interrupted\": true): the shard did not draw all its cases",
+        crate::text::shown_path(path)
+    )]
+    Interrupted { path: PathBuf },
     /// The same shard twice.
     #[error(
         "{} and {} are both shard {shard}",
@@ -96,6 +102,9 @@ pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJs
     let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
     for (path, report) in parts {
         let theirs = run(path, report)?;
+        if report.interrupted {
+            return Err(FuzzMergeError::Interrupted { path: path.clone() });
+        }
         let differs = |field, theirs: String, ours: String| {
             FuzzMergeError::Differs(Box::new(PartsDiffer {
                 path: path.clone(),
@@ -179,6 +188,7 @@ pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJs
         // Causes a shard dropped (its memory budget full), summed: another shard may have kept one.
         dropped: total("dropped", |r| r.dropped)?,
         run: Some(ours),
+        interrupted: false,
         findings,
         not_gating,
         reencoded: total("reencoded", |r| r.reencoded)?,
@@ -303,6 +313,7 @@ mod tests {
             cases_per_second: 0.0,
             unsupported: 1,
             dropped: 0,
+            interrupted: false,
             run: Some(RunJson {
                 backend: "b".into(),
                 runtime: None,
@@ -459,6 +470,19 @@ mod tests {
         assert!(
             matches!(error, FuzzMergeError::NotAShard { count: u32::MAX, .. }),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn an_interrupted_shard_is_refused() {
+        let mut stopped = shard(2, cause(3, Basis::Rule, &[]));
+        stopped.1.interrupted = true;
+        let error = merge_fuzz_reports(&[shard(1, cause(0, Basis::Rule, &[])), stopped]).unwrap_err();
+        assert_eq!(
+            error,
+            FuzzMergeError::Interrupted {
+                path: "part-2.json".into()
+            }
         );
     }
 }
