@@ -23,7 +23,7 @@ pub use crate::judge::gate_result::GateResult;
 pub use crate::judge::verdict::{Cause, Verdict};
 pub use crate::proto::*;
 pub use crate::reference::{Budget, run_model_within};
-pub use crate::report::{Colors, RunReport, Summary, write_junit, write_outcome};
+pub use crate::report::{Colors, RunFacts, RunReport, Summary, write_junit, write_outcome};
 pub use crate::run::runner::{jobs, run_jobs};
 pub use crate::tensor::{
     DEFAULT_MAX_BYTES, DecodeOptions, FileError, FileProblem, decode_tensor, encode_tensor, read_tensor_file,

@@ -50,7 +50,7 @@ pub enum WorkerError {
     #[error("protocol error: {0}")]
     Protocol(String),
     /// The model's path could not be resolved for the request.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {source}", crate::text::shown_path(path))]
     ModelPath {
         /// model.onnx.
         path: PathBuf,
@@ -59,7 +59,7 @@ pub enum WorkerError {
         source: std::io::Error,
     },
     /// The request's scratch directory could not be made.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {source}", crate::text::shown_path(path))]
     Scratch {
         /// The directory.
         path: PathBuf,

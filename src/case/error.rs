@@ -17,7 +17,7 @@ pub enum Error {
     #[error(transparent)]
     Model(ReadError),
     /// A root that cannot be walked at all.
-    #[error("walking {}: {source}", path.display())]
+    #[error("walking {}: {source}", crate::text::shown_path(path))]
     Walk {
         /// The root.
         path: PathBuf,
@@ -27,7 +27,10 @@ pub enum Error {
     },
     /// A root whose walk goes past 10,000,000 entries: most
     /// likely not a directory of cases at all (`/`, `/sys`).
-    #[error("walking {}: more than {limit} entries, more than any corpus of cases holds; name the directory of the cases", path.display())]
+    #[error(
+        "walking {}: more than {limit} entries, more than any corpus of cases holds; name the directory of the cases",
+        crate::text::shown_path(path)
+    )]
     WalkLimit {
         /// The root.
         path: PathBuf,

@@ -41,7 +41,7 @@ pub struct CaseInfo {
 
 /// A case.json field that says otherwise than the model it describes.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}: its {field} is {claimed:?}, but {} says {actual:?}", path.display(), if *field == "basis" { "the table of the rules it lists" } else { "the model" })]
+#[error("{}: its {field} is {claimed:?}, but {} says {actual:?}", crate::text::shown_path(path), if *field == "basis" { "the table of the rules it lists" } else { "the model" })]
 pub struct Contradiction {
     /// The case.json.
     pub path: PathBuf,

@@ -110,7 +110,7 @@ pub enum ListingProblem {
     #[error(transparent)]
     Contradicts(Arc<Contradiction>),
     /// A directory that cannot be read.
-    #[error("reading {}: {source}", path.display())]
+    #[error("reading {}: {source}", crate::text::shown_path(path))]
     Unreadable {
         /// The directory.
         path: PathBuf,
@@ -119,7 +119,7 @@ pub enum ListingProblem {
         source: Arc<std::io::Error>,
     },
     /// Two files with the same number (`output_0.pb`, `output_00.pb`).
-    #[error("{}: {first} and {second} are both number {number}", dir.display())]
+    #[error("{}: {first} and {second} are both number {number}", crate::text::shown_path(dir))]
     DuplicateNumber {
         /// The data set directory.
         dir: PathBuf,
@@ -131,7 +131,7 @@ pub enum ListingProblem {
         number: usize,
     },
     /// A gap in the numbering: later files would shift onto the wrong input or output.
-    #[error("{}: {prefix}{position}.pb is missing (found {found})", dir.display())]
+    #[error("{}: {prefix}{position}.pb is missing (found {found})", crate::text::shown_path(dir))]
     MissingNumber {
         /// The data set directory.
         dir: PathBuf,
@@ -143,19 +143,25 @@ pub enum ListingProblem {
         found: String,
     },
     /// An entry named like a numbered one whose number does not parse (or does not fit).
-    #[error("{}: the number in the name is not a non-negative integer that fits", path.display())]
+    #[error(
+        "{}: the number in the name is not a non-negative integer that fits",
+        crate::text::shown_path(path)
+    )]
     BadNumber {
         /// The entry.
         path: PathBuf,
     },
     /// A `test_data_set_N` that is not a directory.
-    #[error("{}: not a directory", path.display())]
+    #[error("{}: not a directory", crate::text::shown_path(path))]
     NotADirectory {
         /// The entry.
         path: PathBuf,
     },
     /// Both expected_error.txt and output files.
-    #[error("{}: holds both {EXPECTED_ERROR_FILE} and output_K.pb files; a data set expects one or the other", dir.display())]
+    #[error(
+        "{}: holds both {EXPECTED_ERROR_FILE} and output_K.pb files; a data set expects one or the other",
+        crate::text::shown_path(dir)
+    )]
     BothExpectations {
         /// The data set directory.
         dir: PathBuf,
@@ -163,7 +169,7 @@ pub enum ListingProblem {
     /// More or fewer files than the graph has inputs or outputs.
     #[error(
         "{}: {files} {prefix}K.pb files for {} graph {what}{} ({})",
-        dir.display(),
+        crate::text::shown_path(dir),
         names.len(),
         if names.len() == 1 { "" } else { "s" },
         names.join(", ")

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use crate::backend::{Backend, ExecBackend, RefBackend};
+use crate::data::seconds::{MAX_SECONDS, bounded_seconds};
 
 use super::{Fatal, signals};
 
@@ -28,13 +29,19 @@ pub(super) fn backend_from_spec(
     }
 }
 
-/// `--timeout`: a positive, finite number of seconds.
+/// `--timeout`: a positive number of seconds, at most [`MAX_SECONDS`].
 pub(super) fn worker_timeout(seconds: f64) -> Result<Duration, Fatal> {
-    if seconds > 0.0 && seconds.is_finite() {
-        Ok(Duration::from_secs_f64(seconds))
-    } else {
-        Err(Fatal(format!(
-            "--timeout {seconds} is not a positive number of seconds"
-        )))
+    positive_seconds("--timeout", seconds)
+}
+
+/// An option's positive number of seconds, at most [`MAX_SECONDS`] (a deadline from now must
+/// not overflow).
+pub(super) fn positive_seconds(option: &str, seconds: f64) -> Result<Duration, Fatal> {
+    match bounded_seconds(seconds) {
+        Ok(duration) if seconds > 0.0 => Ok(duration),
+        _ if seconds > MAX_SECONDS => Err(Fatal(format!(
+            "{option} {seconds} is over the bound of {MAX_SECONDS} seconds (30 days)"
+        ))),
+        _ => Err(Fatal(format!("{option} {seconds} is not a positive number of seconds"))),
     }
 }

@@ -8,16 +8,21 @@ use crate::case::TestCase;
 use crate::cli::listing::list_case;
 use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
 use crate::data::DataRoot;
+use crate::data::corpus_versions;
+use crate::data::digest::selection_digest;
 use crate::gate::baseline::{Baseline, Discovered, GateSummary, Ran};
 use crate::judge::check::{Outcome, Status};
 use crate::judge::profile::Profile;
-use crate::report::{Colors, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary};
-use crate::run::runner::{Job, run_jobs};
+use crate::report::{
+    Colors, RunFacts, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
+};
+use crate::run::runner::{Job, jobs as run_jobs_of, run_jobs};
+use crate::run::selection::select;
 use crate::text::{escape_line, escape_text};
 
 use super::Fatal;
 use super::args::{GateArgs, RunArgs, RunFormat};
-use super::output::{Output, finish, open_output};
+use super::output::{Output, check_run_files, finish, open_output};
 use super::signals::{self, CancelsRun};
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
@@ -29,6 +34,22 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     if args.list {
         return list(&jobs, selection.max_tensor_bytes);
     }
+    // No output over an input: a report written over its baseline would lose its reasons.
+    check_run_files(
+        &[
+            ("--output", args.output.as_deref()),
+            ("--write-baseline", args.write_baseline.as_deref()),
+        ],
+        &[
+            ("--baseline", args.gate.baseline.as_deref()),
+            ("--profile", args.profile.as_deref()),
+            ("--write-baseline", args.write_baseline.as_deref()),
+        ],
+        &[
+            ("--write-baseline", "--baseline"),
+            ("--write-baseline", "--write-baseline"),
+        ],
+    )?;
     let baseline = read_baseline(&args.gate, &roots)?;
     // Checked before the run: a malformed file there, or one that is no baseline, is refused
     // (exit 2) and left untouched, never replaced as if it were absent; so is a target that
@@ -72,6 +93,18 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         &mut write_line,
     );
     report.shard = selection.shard;
+    // What merging this part with the others checks, decided here once.
+    let whole = select(run_jobs_of(&cases), selection.filter.as_deref())?;
+    report.run = Some(RunFacts {
+        complete: signals::interrupted().is_none() && report.outcomes.len() == jobs.len(),
+        gating: options.gating.names(),
+        tolerance: options.tolerance.to_string(),
+        profile: options.profile.digest.0.clone(),
+        inputs_as_constants: options.inputs_as_constants,
+        strict_rules: options.strict_rules,
+        corpora: corpus_versions(&roots),
+        selection: selection_digest(whole.iter().map(Job::name)),
+    });
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
     // A shard judges the entries of its own part: another part's are neither run nor stale
     // here, so that the parts' findings add up to the whole run's (`merge`).

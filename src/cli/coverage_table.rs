@@ -18,7 +18,7 @@ use crate::tensor::DataType;
 #[derive(Debug, thiserror::Error)]
 pub(super) enum CoverageError {
     /// A directory that cannot be walked.
-    #[error("reading {}: {source}", path.display())]
+    #[error("reading {}: {source}", crate::text::shown_path(path))]
     Read {
         /// The path.
         path: PathBuf,
@@ -30,7 +30,7 @@ pub(super) enum CoverageError {
     #[error(transparent)]
     CaseJson(#[from] JsonFileError),
     /// A case.json naming an operator, element type or mode this project does not know.
-    #[error("{}: unknown {field} {value:?}", path.display())]
+    #[error("{}: unknown {field} {value:?}", crate::text::shown_path(path))]
     Unknown {
         /// The case.json.
         path: PathBuf,

@@ -9,9 +9,14 @@ use crate::report::read_json_report;
 
 use super::Fatal;
 use super::args::{DiffArgs, DiffFormat};
-use super::output::{finish, open_output};
+use super::output::{check_run_files, finish, open_output};
 
 pub(super) fn diff(args: &DiffArgs) -> Result<ExitCode, Fatal> {
+    check_run_files(
+        &[("--output", args.output.as_deref())],
+        &[("OLD.json", Some(&args.old)), ("NEW.json", Some(&args.new))],
+        &[],
+    )?;
     let old = read_json_report(&args.old)?;
     let new = read_json_report(&args.new)?;
     if old.backend != new.backend {

@@ -289,6 +289,7 @@ mod tests {
             baseline: None,
             runtime: None,
             shard: None,
+            run: None,
         };
         let mut out = Vec::new();
         write_markdown(&[report], &[Rerun::new("exec:tract-worker", &[], &[])], &mut out).unwrap();

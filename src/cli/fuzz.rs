@@ -3,7 +3,6 @@
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use crate::backend::Backend;
 use crate::data::shard::Shard;
@@ -15,6 +14,7 @@ use crate::text::{escape_line, escape_text, strip_ansi};
 
 use super::Fatal;
 use super::args::{BenchFormat, FuzzArgs};
+use super::backend_spec::positive_seconds;
 use super::fuzz_json::{FuzzJson, RunJson};
 use super::fuzz_out::FindingsDir;
 use super::signals::{self, CancelsRun};
@@ -45,11 +45,7 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     if args.cases == Some(0) {
         return Err(Fatal("--cases 0 leaves nothing to run".into()));
     }
-    let time = match args.time {
-        Some(t) if t > 0.0 && t.is_finite() => Some(Duration::from_secs_f64(t)),
-        Some(t) => return Err(Fatal(format!("--time {t} is not a positive number of seconds"))),
-        None => None,
-    };
+    let time = args.time.map(|t| positive_seconds("--time", t)).transpose()?;
     let mut check = args.checking.options(args.max_tensor_bytes)?;
     if let Some(path) = &args.profile {
         check.profile = Profile::read(path)?;
@@ -86,22 +82,25 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     if terminal {
         eprintln!();
     }
-    let mut written = Vec::new();
-    if let Some(out_dir) = &out_dir {
-        let dir = out_dir.clear_earlier()?;
-        for finding in report
-            .findings
-            .iter()
-            .chain(&report.not_gating)
-            .chain(&report.encodings)
-        {
-            written.push(write_reproducer(finding, dir)?);
-        }
-    }
+    let written = match out_dir {
+        Some(out_dir) => out_dir.publish(
+            report
+                .findings
+                .iter()
+                .chain(&report.not_gating)
+                .chain(&report.encodings),
+            |finding, dir| Ok(write_reproducer(finding, dir)?),
+        )?,
+        None => Vec::new(),
+    };
     let mut out = std::io::stdout().lock();
     let result = match args.format {
         BenchFormat::Json => {
-            let json = FuzzJson::of(&report, &options, run_json(args, &options, backend.as_ref()));
+            let json = FuzzJson {
+                // What a merge must know: this shard did not draw all its cases.
+                interrupted: signals::interrupted().is_some(),
+                ..FuzzJson::of(&report, &options, run_json(args, &options, backend.as_ref()))
+            };
             writeln!(out, "{}", serde_json::to_string_pretty(&json)?)
         }
         BenchFormat::Human => write_human(&report, backend.name(), &options, &mut out),

@@ -21,6 +21,9 @@ pub(super) struct FuzzJson {
     /// What the run checked and how; absent from reports written before it was stated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunJson>,
+    /// A signal stopped the run before it drew every case (absent: it did not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     pub findings: Vec<FindingJson>,
     pub not_gating: Vec<FindingJson>,
     /// The cases handed over again in another form.
@@ -142,6 +145,7 @@ impl FuzzJson {
             unsupported: report.unsupported,
             dropped: report.dropped,
             run: Some(run),
+            interrupted: false,
             findings: report.findings.iter().map(finding).collect(),
             not_gating: report.not_gating.iter().map(finding).collect(),
             reencoded: report.reencoded,

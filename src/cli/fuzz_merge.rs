@@ -10,18 +10,21 @@ use std::process::ExitCode;
 
 use crate::data::basis::Gating;
 use crate::data::json_file::read_json;
-use crate::data::shard::Shard;
+use crate::data::shard::{Shard, missing_parts};
 use crate::data::side_file::MAX_REPORT_BYTES;
 
 use super::Fatal;
 use super::args::FuzzMergeArgs;
 use super::fuzz_json::{FindingJson, FuzzJson, ShardJson, SiteJson};
-use super::output::{finish, open_output};
+use super::merge::PartsDiffer;
+use super::output::{check_run_files, finish, open_output};
 use crate::fuzz::encoding::Encoding;
 use crate::judge::cause_key::Pattern;
 use crate::judge::verdict::Cause;
 
 pub(super) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
+    let inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
+    check_run_files(&[("--output", args.output.as_deref())], &inputs, &[])?;
     let parts = args
         .reports
         .iter()
@@ -42,30 +45,40 @@ pub(super) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub(super) enum FuzzMergeError {
     /// A report that does not state its run's options.
-    #[error("{}: states no options (\"run\"; written by an older pad-conformance): its shards cannot be checked to be one run's", path.display())]
+    #[error(
+        "{}: states no options (\"run\"; written by an older pad-conformance): its shards cannot be checked to be one run's",
+        crate::text::shown_path(path)
+    )]
     NoOptions { path: PathBuf },
     /// Another seed, or another option.
-    #[error("{}: {field} {theirs}, but {} has {ours}: not shards of one run", path.display(), first.display())]
-    Differs {
-        path: PathBuf,
-        field: &'static str,
-        theirs: String,
-        first: PathBuf,
-        ours: String,
-    },
+    #[error(transparent)]
+    Differs(#[from] Box<PartsDiffer>),
+    /// A shard a signal stopped before it drew every case.
+    #[error(
+        "{}: interrupted (\"interrupted\": true): the shard did not draw all its cases",
+        crate::text::shown_path(path)
+    )]
+    Interrupted { path: PathBuf },
     /// The same shard twice.
-    #[error("{} and {} are both shard {shard}", first.display(), path.display())]
+    #[error(
+        "{} and {} are both shard {shard}",
+        crate::text::shown_path(first),
+        crate::text::shown_path(path)
+    )]
     TwiceTheSameShard {
         path: PathBuf,
         first: PathBuf,
         shard: String,
     },
     /// A shard that is not one (index 0 or past the count).
-    #[error("{}: shard {index}/{count} is not a shard", path.display())]
+    #[error("{}: shard {index}/{count} is not a shard", crate::text::shown_path(path))]
     NotAShard { path: PathBuf, index: u32, count: u32 },
+    /// Counts whose sum passes what a count can hold: no run draws that many cases.
+    #[error("{field}: the shards' counts add up past {} (a count no run reaches)", u64::MAX)]
+    Overflow { field: &'static str },
     /// Shards missing.
-    #[error("shards {} of {count} are missing: the merge would not be the whole run", missing.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))]
-    Missing { missing: Vec<u32>, count: u32 },
+    #[error("shards {missing} of {count} are missing: the merge would not be the whole run")]
+    Missing { missing: String, count: u32 },
 }
 
 /// The shards `parts` (each a report and its file) as the report of the whole run: causes
@@ -75,7 +88,7 @@ pub(super) enum FuzzMergeError {
 pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, FuzzMergeError> {
     let Some((first_path, first)) = parts.first() else {
         return Err(FuzzMergeError::Missing {
-            missing: Vec::new(),
+            missing: String::new(),
             count: 0,
         });
     };
@@ -89,12 +102,18 @@ pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJs
     let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
     for (path, report) in parts {
         let theirs = run(path, report)?;
-        let differs = |field, theirs: String, ours: String| FuzzMergeError::Differs {
-            path: path.clone(),
-            field,
-            theirs,
-            first: first_path.clone(),
-            ours,
+        if report.interrupted {
+            return Err(FuzzMergeError::Interrupted { path: path.clone() });
+        }
+        let differs = |field, theirs: String, ours: String| {
+            FuzzMergeError::Differs(Box::new(PartsDiffer {
+                path: path.clone(),
+                field,
+                theirs,
+                first: first_path.clone(),
+                ours,
+                parts: "shards",
+            }))
         };
         let show = |v: &dyn std::fmt::Debug| format!("{v:?}");
         let fields: [(&'static str, String, String); 13] = [
@@ -140,8 +159,7 @@ pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJs
         }
     }
     let count = first.shard.count;
-    let missing: Vec<u32> = (1..=count).filter(|k| !seen.contains_key(k)).collect();
-    if !missing.is_empty() {
+    if let Some(missing) = missing_parts(count, |k| seen.contains_key(&k)) {
         return Err(FuzzMergeError::Missing { missing, count });
     }
     let gating = Gating::from_names(&ours.gating.split(',').map(str::to_owned).collect::<Vec<_>>()).unwrap_or_default();
@@ -153,11 +171,12 @@ pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJs
     let (findings, not_gating) = join_causes(
         parts.iter().flat_map(|(_, r)| r.findings.iter().chain(&r.not_gating)),
         typed,
-    )
+    )?
     .into_iter()
     .partition(|f| gating.gates(f.basis.kind));
-    let encodings = join_causes(parts.iter().flat_map(|(_, r)| &r.encodings), typed);
-    let cases = parts.iter().map(|(_, r)| r.cases).sum::<u64>();
+    let encodings = join_causes(parts.iter().flat_map(|(_, r)| &r.encodings), typed)?;
+    let total = |field, count: fn(&FuzzJson) -> u64| total(field, parts.iter().map(|(_, r)| count(r)));
+    let cases = total("cases", |r| r.cases)?;
     let seconds = parts.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
     Ok(FuzzJson {
         seed: first.seed,
@@ -165,15 +184,24 @@ pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJs
         cases,
         seconds,
         cases_per_second: cases as f64 / seconds.max(1e-9),
-        unsupported: parts.iter().map(|(_, r)| r.unsupported).sum(),
+        unsupported: total("unsupported", |r| r.unsupported)?,
         // Causes a shard dropped (its memory budget full), summed: another shard may have kept one.
-        dropped: parts.iter().map(|(_, r)| r.dropped).sum(),
+        dropped: total("dropped", |r| r.dropped)?,
         run: Some(ours),
+        interrupted: false,
         findings,
         not_gating,
-        reencoded: parts.iter().map(|(_, r)| r.reencoded).sum(),
+        reencoded: total("reencoded", |r| r.reencoded)?,
         encodings,
     })
+}
+
+/// The sum of counts read from the shards' files, refused rather than wrapped.
+fn total(field: &'static str, counts: impl IntoIterator<Item = u64>) -> Result<u64, FuzzMergeError> {
+    counts
+        .into_iter()
+        .try_fold(0u64, u64::checked_add)
+        .ok_or(FuzzMergeError::Overflow { field })
 }
 
 /// What one cause of a shard is joined by: its form (in the order of [`Encoding`], a name no
@@ -196,19 +224,23 @@ fn join_key(finding: &FindingJson, typed: bool) -> JoinKey {
 /// causes), with the smallest case of the shard that drew it first on the strongest basis,
 /// hits and sites summed; in order of cause and pattern, as the unsharded run orders them,
 /// sites in order of name.
-fn join_causes<'a>(found: impl Iterator<Item = &'a FindingJson>, typed: bool) -> Vec<FindingJson> {
+fn join_causes<'a>(
+    found: impl Iterator<Item = &'a FindingJson>,
+    typed: bool,
+) -> Result<Vec<FindingJson>, FuzzMergeError> {
     let mut causes: BTreeMap<JoinKey, FindingJson> = BTreeMap::new();
     let mut sites: BTreeMap<JoinKey, BTreeMap<String, u64>> = BTreeMap::new();
     for finding in found {
         let key = join_key(finding, typed);
         let counts = sites.entry(key.clone()).or_default();
         for site in &finding.seen_in {
-            *counts.entry(site.site.clone()).or_default() += site.cases;
+            let count = counts.entry(site.site.clone()).or_default();
+            *count = total("seen_in cases", [*count, site.cases])?;
         }
         let rank = |f: &FindingJson| (f.drawn_basis.unwrap_or(f.basis.kind), f.case_index);
         match causes.get_mut(&key) {
             Some(known) => {
-                let hits = known.hits + finding.hits;
+                let hits = total("hits", [known.hits, finding.hits])?;
                 if rank(finding) < rank(known) {
                     *known = finding.clone();
                 }
@@ -219,7 +251,7 @@ fn join_causes<'a>(found: impl Iterator<Item = &'a FindingJson>, typed: bool) ->
             }
         }
     }
-    causes
+    Ok(causes
         .into_iter()
         .map(|(key, mut finding)| {
             finding.seen_in = sites
@@ -230,7 +262,7 @@ fn join_causes<'a>(found: impl Iterator<Item = &'a FindingJson>, typed: bool) ->
                 .collect();
             finding
         })
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]
@@ -281,6 +313,7 @@ mod tests {
             cases_per_second: 0.0,
             unsupported: 1,
             dropped: 0,
+            interrupted: false,
             run: Some(RunJson {
                 backend: "b".into(),
                 runtime: None,
@@ -412,5 +445,44 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(merged.not_gating[0].case_index, 1);
+    }
+
+    #[test]
+    fn counts_that_would_wrap_and_shard_counts_past_the_bound_are_refused() {
+        let mut one = shard(1, cause(0, Basis::Rule, &[("Pad-18 float", u64::MAX)]));
+        let two = shard(2, cause(3, Basis::Rule, &[("Pad-18 float", 1)]));
+        let error = merge_fuzz_reports(&[one.clone(), two.clone()]).unwrap_err();
+        assert_eq!(error, FuzzMergeError::Overflow { field: "seen_in cases" });
+        one.1.not_gating[0].seen_in.clear();
+        one.1.not_gating[0].hits = u64::MAX;
+        let error = merge_fuzz_reports(&[one.clone(), two.clone()]).unwrap_err();
+        assert_eq!(error, FuzzMergeError::Overflow { field: "hits" });
+        one.1.not_gating[0].hits = 1;
+        one.1.cases = u64::MAX;
+        let error = merge_fuzz_reports(&[one.clone(), two.clone()]).unwrap_err();
+        assert_eq!(error, FuzzMergeError::Overflow { field: "cases" });
+        // A part claiming to be one of 4,294,967,295 is refused before any list of the rest.
+        let mut huge = shard(1, cause(0, Basis::Rule, &[]));
+        huge.1.shard.count = u32::MAX;
+        let mut other = shard(2, cause(0, Basis::Rule, &[]));
+        other.1.shard.count = u32::MAX;
+        let error = merge_fuzz_reports(&[huge, other]).unwrap_err();
+        assert!(
+            matches!(error, FuzzMergeError::NotAShard { count: u32::MAX, .. }),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_interrupted_shard_is_refused() {
+        let mut stopped = shard(2, cause(3, Basis::Rule, &[]));
+        stopped.1.interrupted = true;
+        let error = merge_fuzz_reports(&[shard(1, cause(0, Basis::Rule, &[])), stopped]).unwrap_err();
+        assert_eq!(
+            error,
+            FuzzMergeError::Interrupted {
+                path: "part-2.json".into()
+            }
+        );
     }
 }

@@ -10,17 +10,24 @@ use std::process::ExitCode;
 use crate::case::{Patterns, discover_in};
 use crate::cli::scoreboard::Rerun;
 use crate::data::DataRoot;
-use crate::data::shard::Shard;
+use crate::data::basis::Gating;
+use crate::data::digest::selection_digest;
+use crate::data::shard::{Shard, missing_parts};
 use crate::gate::baseline::Discovered;
+use crate::judge::check::Outcome;
 use crate::report::{Colors, RunReport, read_json_report, write_outcome};
 use crate::run::runner::jobs;
+use crate::text::shown_path;
 
 use super::Fatal;
 use super::args::{MergeArgs, RunFormat};
 use super::check::{View, exit_code, judge_against, read_baseline, write_report};
-use super::output::open_output;
+use super::output::{check_run_files, open_output};
 
 pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
+    let mut inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
+    inputs.push(("--baseline", args.gate.baseline.as_deref()));
+    check_run_files(&[("--output", args.output.as_deref())], &inputs, &[])?;
     let parts = args
         .reports
         .iter()
@@ -54,11 +61,32 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     Ok(exit_code(&report, &args.gate))
 }
 
+/// Two reports that would be parts of one run, differing in a field both record.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{}: {field} {theirs}, but {} has {ours}: not {parts} of one run",
+    shown_path(path),
+    shown_path(first)
+)]
+pub(super) struct PartsDiffer {
+    pub path: PathBuf,
+    pub field: &'static str,
+    pub theirs: String,
+    pub first: PathBuf,
+    pub ours: String,
+    /// `parts` or `shards`: what the verb calls them.
+    pub parts: &'static str,
+}
+
 /// Why the reports are not the parts of one run.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub(super) enum MergeError {
     /// Two reports of different backends.
-    #[error("{}: backend {theirs:?}, but {} is of backend {ours:?}: not parts of one run", path.display(), first.display())]
+    #[error(
+        "{}: backend {theirs:?}, but {} is of backend {ours:?}: not parts of one run",
+        crate::text::shown_path(path),
+        crate::text::shown_path(first)
+    )]
     Backend {
         path: PathBuf,
         theirs: String,
@@ -66,7 +94,11 @@ pub(super) enum MergeError {
         ours: String,
     },
     /// Two reports of different runtimes (another version, another build).
-    #[error("{}: runtime {theirs}, but {} ran {ours}: not parts of one run", path.display(), first.display())]
+    #[error(
+        "{}: runtime {theirs}, but {} ran {ours}: not parts of one run",
+        crate::text::shown_path(path),
+        crate::text::shown_path(first)
+    )]
     Runtime {
         path: PathBuf,
         theirs: String,
@@ -74,14 +106,22 @@ pub(super) enum MergeError {
         ours: String,
     },
     /// A report without a shard among reports with one.
-    #[error("{}: not a shard's report (no \"shard\"), but {} is shard {shard}", path.display(), other.display())]
+    #[error(
+        "{}: not a shard's report (no \"shard\"), but {} is shard {shard}",
+        crate::text::shown_path(path),
+        crate::text::shown_path(other)
+    )]
     NotAShard {
         path: PathBuf,
         other: PathBuf,
         shard: Shard,
     },
     /// Shards of different counts.
-    #[error("{}: shard {theirs}, but {} is shard {ours}: parts of different splits", path.display(), first.display())]
+    #[error(
+        "{}: shard {theirs}, but {} is shard {ours}: parts of different splits",
+        crate::text::shown_path(path),
+        crate::text::shown_path(first)
+    )]
     Count {
         path: PathBuf,
         theirs: Shard,
@@ -89,17 +129,49 @@ pub(super) enum MergeError {
         ours: Shard,
     },
     /// The same part twice.
-    #[error("{} and {} are both shard {shard}", first.display(), path.display())]
+    #[error(
+        "{} and {} are both shard {shard}",
+        crate::text::shown_path(first),
+        crate::text::shown_path(path)
+    )]
     TwiceTheSamePart {
         path: PathBuf,
         first: PathBuf,
         shard: Shard,
     },
     /// Parts missing: the union would not be the whole run.
-    #[error("shards {} of {count} are missing: the merge would not be the whole run", missing.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))]
-    Missing { missing: Vec<u32>, count: u32 },
+    #[error("shards {missing} of {count} are missing: the merge would not be the whole run")]
+    Missing { missing: String, count: u32 },
+    /// A part a signal stopped: some of its data sets never ran.
+    #[error(
+        "{}: interrupted (\"run\": {{\"complete\": false}}): not every data set of its part ran",
+        shown_path(path)
+    )]
+    Interrupted { path: PathBuf },
+    /// A part that reports no data set.
+    #[error("{}: reports no data set: an empty part is no part of a run", shown_path(path))]
+    Empty { path: PathBuf },
+    /// A part with the run's facts among parts without (or the other way round).
+    #[error(
+        "{}: records no \"run\" (an older report, or the harness's), but {} does: not parts of one run",
+        shown_path(path),
+        shown_path(other)
+    )]
+    Unrecorded { path: PathBuf, other: PathBuf },
+    /// A part run under other options, or over another corpus or selection.
+    #[error(transparent)]
+    Differs(#[from] Box<PartsDiffer>),
+    /// The parts' data sets are not the run's selection (the digest every part records).
+    #[error(
+        "the parts hold {count} data sets, which are not the selection their run recorded: a part is missing data sets or holds others"
+    )]
+    NotTheSelection { count: usize },
     /// A data set in two reports.
-    #[error("data set {name} is in both {} and {}", first.display(), path.display())]
+    #[error(
+        "data set {name} is in both {} and {}",
+        crate::text::shown_path(first),
+        crate::text::shown_path(path)
+    )]
     TwiceTheSameDataSet {
         name: String,
         path: PathBuf,
@@ -114,7 +186,7 @@ pub(super) enum MergeError {
 pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) -> Result<RunReport, MergeError> {
     let Some((first_path, first)) = parts.first() else {
         return Err(MergeError::Missing {
-            missing: Vec::new(),
+            missing: String::new(),
             count: 0,
         });
     };
@@ -131,6 +203,41 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
     };
     let mut seen_parts: HashMap<u32, PathBuf> = HashMap::new();
     for (path, report) in &parts {
+        if report.outcomes.is_empty() {
+            return Err(MergeError::Empty { path: path.clone() });
+        }
+        match (&report.run, &first.run) {
+            (None, None) => {}
+            (Some(_), None) | (None, Some(_)) => {
+                return Err(MergeError::Unrecorded {
+                    path: if report.run.is_none() {
+                        path.clone()
+                    } else {
+                        first_path.clone()
+                    },
+                    other: if report.run.is_none() {
+                        first_path.clone()
+                    } else {
+                        path.clone()
+                    },
+                });
+            }
+            (Some(theirs), Some(ours)) => {
+                if !theirs.complete {
+                    return Err(MergeError::Interrupted { path: path.clone() });
+                }
+                if let Some((field, ours, theirs)) = ours.differs(theirs) {
+                    return Err(MergeError::Differs(Box::new(PartsDiffer {
+                        path: path.clone(),
+                        field,
+                        theirs,
+                        first: first_path.clone(),
+                        ours,
+                        parts: "parts",
+                    })));
+                }
+            }
+        }
         if report.backend != backend {
             return Err(MergeError::Backend {
                 path: path.clone(),
@@ -176,15 +283,18 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
             }
         }
     }
-    if let Some(shard) = first_shard {
-        let missing: Vec<u32> = (1..=shard.count()).filter(|k| !seen_parts.contains_key(k)).collect();
-        if !missing.is_empty() {
-            return Err(MergeError::Missing {
-                missing,
-                count: shard.count(),
-            });
-        }
+    if let Some(shard) = first_shard
+        && let Some(missing) = missing_parts(shard.count(), |k| seen_parts.contains_key(&k))
+    {
+        return Err(MergeError::Missing {
+            missing,
+            count: shard.count(),
+        });
     }
+    let gating = first.run.as_ref().and_then(|facts| {
+        let names: Vec<String> = facts.gating.split(',').map(str::to_owned).collect();
+        Gating::from_names(&names).ok()
+    });
     let position: HashMap<&str, usize> = order.iter().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
     let mut from: HashMap<String, &Path> = HashMap::new();
     let mut outcomes = Vec::new();
@@ -198,15 +308,29 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
                     first: first.to_owned(),
                 });
             }
+            // Whether a failure gates is recomputed from its basis and the run's recorded
+            // --basis, never read from the part; a part that records none gates every failure.
+            let gates = gating.as_ref().is_none_or(|g| g.gates(outcome.basis.kind));
             outcomes.push((
                 position.get(name.as_str()).copied().unwrap_or(usize::MAX),
-                outcome.clone(),
+                Outcome {
+                    gates,
+                    ..outcome.clone()
+                },
             ));
         }
+    }
+    // Every part recorded the whole run's selection: the union must be exactly it.
+    if let Some(facts) = &first.run
+        && selection_digest(outcomes.iter().map(|(_, o)| o.name())) != facts.selection
+    {
+        return Err(MergeError::NotTheSelection { count: outcomes.len() });
     }
     // Stable: names outside `order` keep the order they were read in.
     outcomes.sort_by_key(|(position, _)| *position);
     let outcomes: Vec<_> = outcomes.into_iter().map(|(_, outcome)| outcome).collect();
+    // The merged run is complete (every part was), under the options the parts share.
+    let run = first.run.clone();
     Ok(RunReport {
         backend,
         duration: outcomes.iter().map(|o| o.duration).sum(),
@@ -214,6 +338,7 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
         baseline: None,
         runtime,
         shard: None,
+        run,
     })
 }
 
@@ -223,7 +348,9 @@ mod tests {
 
     use super::*;
     use crate::backend::RuntimeInfo;
+    use crate::data::basis::Basis;
     use crate::judge::check::{Outcome, Status};
+    use crate::report::RunFacts;
 
     fn part(k: u32, n: u32, names: &[&str]) -> (PathBuf, RunReport) {
         let report = RunReport {
@@ -233,6 +360,7 @@ mod tests {
             baseline: None,
             runtime: Some(RuntimeInfo::new("rt").version("1")),
             shard: Some(Shard::new(k, n).unwrap()),
+            run: None,
         };
         (PathBuf::from(format!("part-{k}.json")), report)
     }
@@ -284,5 +412,82 @@ mod tests {
             error(vec![part(1, 2, &["a"]), whole]),
             "part-2.json: not a shard's report (no \"shard\"), but part-1.json is shard 1/2"
         );
+    }
+
+    fn facts(names: &[&str]) -> RunFacts {
+        RunFacts {
+            complete: true,
+            gating: "spec,reference".into(),
+            tolerance: "rtol 0.001, atol 0.0000001".into(),
+            profile: None,
+            inputs_as_constants: false,
+            strict_rules: false,
+            corpora: [("onnx-testdata".to_owned(), 7)].into(),
+            selection: selection_digest(names.iter().map(|n| format!("{n}/0"))),
+        }
+    }
+
+    fn recorded(k: u32, names: &[&str], all: &[&str]) -> (PathBuf, RunReport) {
+        let mut part = part(k, 2, names);
+        part.1.run = Some(facts(all));
+        part
+    }
+
+    #[test]
+    fn parts_that_do_not_fit_the_run_they_record_are_refused_naming_part_and_field() {
+        let all = ["a", "b", "c"];
+        let error = |parts| merge_reports(parts, &[]).unwrap_err().to_string();
+        assert!(merge_reports(vec![recorded(1, &["a"], &all), recorded(2, &["b", "c"], &all)], &[]).is_ok());
+        let mut stopped = recorded(2, &["b"], &all);
+        stopped.1.run.as_mut().unwrap().complete = false;
+        assert_eq!(
+            error(vec![recorded(1, &["a"], &all), stopped]),
+            "part-2.json: interrupted (\"run\": {\"complete\": false}): not every data set of its part ran"
+        );
+        let mut other_basis = recorded(2, &["b", "c"], &all);
+        other_basis.1.run.as_mut().unwrap().gating = "spec".into();
+        assert_eq!(
+            error(vec![recorded(1, &["a"], &all), other_basis]),
+            "part-2.json: gating \"spec\", but part-1.json has \"spec,reference\": not parts of one run"
+        );
+        let mut other_corpus = recorded(2, &["b", "c"], &all);
+        other_corpus.1.run.as_mut().unwrap().corpora = [("onnx-testdata".to_owned(), 8)].into();
+        assert!(error(vec![recorded(1, &["a"], &all), other_corpus]).contains("part-2.json: corpora"));
+        // A part that lost data sets (or a hand-edited one): the union is not the selection.
+        assert_eq!(
+            error(vec![recorded(1, &["a"], &all), recorded(2, &["b"], &all)]),
+            "the parts hold 2 data sets, which are not the selection their run recorded: a part is missing data sets or holds others"
+        );
+        assert_eq!(
+            error(vec![recorded(1, &["a"], &all), recorded(2, &[], &all)]),
+            "part-2.json: reports no data set: an empty part is no part of a run"
+        );
+        // Deleting "run" from one part does not pass: parts without it among parts with it.
+        assert_eq!(
+            error(vec![recorded(1, &["a"], &all), part(2, 2, &["b", "c"])]),
+            "part-2.json: records no \"run\" (an older report, or the harness's), but part-1.json does: not parts of one run"
+        );
+    }
+
+    #[test]
+    fn whether_a_failure_gates_is_recomputed_never_read_from_the_part() {
+        let all = ["a", "b"];
+        let mut one = recorded(1, &["a"], &all);
+        let mut two = recorded(2, &["b"], &all);
+        for (part, basis) in [(&mut one, Basis::Rule), (&mut two, Basis::Spec)] {
+            let outcome = &mut part.1.outcomes[0];
+            outcome.status = Status::Failed;
+            outcome.basis.kind = basis;
+            // Both claim not to gate.
+            outcome.gates = false;
+        }
+        let merged = merge_reports(vec![one.clone(), two.clone()], &[]).unwrap();
+        let gates: Vec<bool> = merged.outcomes.iter().map(|o| o.gates).collect();
+        assert_eq!(gates, [false, true]);
+        // Parts that record no --basis: every failure gates.
+        one.1.run = None;
+        two.1.run = None;
+        let merged = merge_reports(vec![one, two], &[]).unwrap();
+        assert!(merged.outcomes.iter().all(|o| o.gates));
     }
 }

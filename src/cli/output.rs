@@ -4,6 +4,7 @@ use std::io::{self, IsTerminal, Stdout, Write};
 use std::path::PathBuf;
 
 use crate::data::atomic_file::AtomicFile;
+use crate::data::output_paths::{Named, check_outputs};
 
 use super::Fatal;
 
@@ -41,6 +42,15 @@ pub(super) fn open_output(path: Option<&PathBuf>) -> Result<(Output, bool), Fata
         }
         None => (Output::Stdout(io::stdout()), io::stdout().is_terminal()),
     })
+}
+
+/// Checks before a run that no file it writes is one it reads ([`check_outputs`]).
+pub(super) fn check_run_files(
+    outputs: &[Named<'_>],
+    inputs: &[Named<'_>],
+    in_place: &[(&str, &str)],
+) -> Result<(), Fatal> {
+    Ok(check_outputs(outputs, inputs, in_place)?)
 }
 
 /// Finishes a report write: a closed pipe is not an error, anything else is. A file is put in

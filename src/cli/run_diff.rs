@@ -79,6 +79,24 @@ impl<'a> Changed<'a> {
     }
 }
 
+/// A data set's name without the prefix naming its root (`../other:node/x/0` → `node/x/0`),
+/// which a run adds when two roots hold a case of the same path.
+fn apart_from_root(name: &str) -> &str {
+    name.rsplit_once(':').map_or(name, |(_, case)| case)
+}
+
+/// The names only in `ours`, by their name apart from the root's prefix.
+fn only_in<'n>(
+    ours: &'n BTreeMap<String, &Outcome>,
+    theirs: &BTreeMap<String, &Outcome>,
+) -> BTreeMap<&'n str, Vec<&'n str>> {
+    let mut by_case: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for name in ours.keys().filter(|name| !theirs.contains_key(*name)) {
+        by_case.entry(apart_from_root(name)).or_default().push(name);
+    }
+    by_case
+}
+
 /// Two runs compared.
 #[derive(Clone, Debug)]
 pub(super) struct RunDiff<'a> {
@@ -111,8 +129,9 @@ pub(super) fn classify(old: &Outcome, new: &Outcome) -> Option<Change> {
 }
 
 impl<'a> RunDiff<'a> {
-    /// Compares two runs data set by data set (by name; a name repeated in one report counts
-    /// once, its last outcome).
+    /// Compares two runs data set by data set: by name, or, for a data set whose root's
+    /// prefix changed between the runs, by its name apart from that prefix. (A report that
+    /// repeats a name is refused when read.)
     pub(super) fn new(old: &'a RunReport, new: &'a RunReport) -> RunDiff<'a> {
         let by_name = |report: &'a RunReport| -> BTreeMap<String, &'a Outcome> {
             report.outcomes.iter().map(|o| (o.name(), o)).collect()
@@ -120,8 +139,23 @@ impl<'a> RunDiff<'a> {
         let (before, after) = (by_name(old), by_name(new));
         let mut changes = Vec::new();
         let mut unchanged = 0;
+        // A data set only in one run under a root's prefix (`../a:node/x/0`) is the same data
+        // set as one only in the other run under another prefix, when its name apart from the
+        // prefix is unique to one data set on each side: roots renamed between the runs.
+        let (gone, came) = (only_in(&before, &after), only_in(&after, &before));
+        let renamed: BTreeMap<&str, &str> = gone
+            .iter()
+            .filter_map(
+                |(case, old)| match (old.as_slice(), came.get(case).map(Vec::as_slice)) {
+                    ([old], Some([new])) => Some((*old, *new)),
+                    _ => None,
+                },
+            )
+            .collect();
+        let moved: std::collections::BTreeSet<&str> = renamed.values().copied().collect();
         for (name, &o) in &before {
-            match after.get(name) {
+            let counterpart = renamed.get(name.as_str()).map_or(name.as_str(), |new| *new);
+            match after.get(counterpart) {
                 Some(&n) => match classify(o, n) {
                     Some(change) => changes.push(Changed {
                         name: name.clone(),
@@ -139,7 +173,10 @@ impl<'a> RunDiff<'a> {
                 }),
             }
         }
-        for (name, &n) in after.iter().filter(|(name, _)| !before.contains_key(*name)) {
+        for (name, &n) in after
+            .iter()
+            .filter(|(name, _)| !before.contains_key(*name) && !moved.contains(name.as_str()))
+        {
             changes.push(Changed {
                 name: name.clone(),
                 change: Change::Added,
@@ -238,7 +275,6 @@ pub(super) fn status_text(outcome: Option<&Outcome>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use super::*;
     use crate::operators::PadMode;
@@ -254,14 +290,7 @@ mod tests {
     }
 
     fn report(outcomes: Vec<Outcome>) -> RunReport {
-        RunReport {
-            backend: "tract".into(),
-            outcomes,
-            duration: Duration::ZERO,
-            baseline: None,
-            runtime: None,
-            shard: None,
-        }
+        RunReport::of("tract", outcomes)
     }
 
     /// Two reports of 10,000 data sets each: matched by name in a map, not by a scan of one
@@ -341,6 +370,29 @@ mod tests {
             diff.line(),
             "2 regressed, 2 fixed, 2 changed status, 1 added, 1 removed"
         );
+    }
+
+    #[test]
+    fn a_regression_under_a_renamed_root_is_still_one() {
+        use Status::{Failed, Passed};
+        let old = report(vec![
+            outcome("../a:node/test_x", Passed, true),
+            outcome("../b:node/test_x", Passed, true),
+            outcome("../a:node/test_y", Passed, true),
+        ]);
+        let new = report(vec![
+            outcome("../a2:node/test_x", Failed, true),
+            outcome("../b2:node/test_x", Failed, true),
+            outcome("../a2:node/test_y", Failed, true),
+        ]);
+        let diff = RunDiff::new(&old, &new);
+        // test_y is one data set on each side: the same, regressed. test_x is two on each
+        // side: which is which cannot be told, so they stay removed and added.
+        let names = |change| diff.of(change).map(|c| c.name.as_str()).collect::<Vec<_>>();
+        assert_eq!(names(Change::Regressed), ["../a:node/test_y/0"]);
+        assert_eq!(names(Change::Removed).len(), 2);
+        assert_eq!(names(Change::Added).len(), 2);
+        assert!(diff.regressed());
     }
 
     #[test]

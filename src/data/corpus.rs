@@ -42,7 +42,7 @@ pub struct Corpus {
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
     /// The file cannot be read.
-    #[error("reading {}: {source}", path.display())]
+    #[error("reading {}: {source}", crate::text::shown_path(path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -51,7 +51,10 @@ pub enum CorpusError {
         source: std::io::Error,
     },
     /// VERSION does not hold a whole number.
-    #[error("{}: {text:?} is not a corpus version (a whole number)", path.display())]
+    #[error(
+        "{}: {text:?} is not a corpus version (a whole number)",
+        crate::text::shown_path(path)
+    )]
     Version {
         /// The VERSION file.
         path: PathBuf,
@@ -59,7 +62,7 @@ pub enum CorpusError {
         text: String,
     },
     /// A changelog line that is not `- `name`: why` under a `## N` heading.
-    #[error("{}:{line}: {problem}", path.display())]
+    #[error("{}:{line}: {problem}", crate::text::shown_path(path))]
     Changelog {
         /// The changelog.
         path: PathBuf,
@@ -69,7 +72,7 @@ pub enum CorpusError {
         problem: String,
     },
     /// A MANIFEST.tsv line that is not as its header says.
-    #[error("{}:{line}: {problem}", path.display())]
+    #[error("{}:{line}: {problem}", crate::text::shown_path(path))]
     Manifest {
         /// The manifest.
         path: PathBuf,
@@ -79,7 +82,10 @@ pub enum CorpusError {
         problem: String,
     },
     /// The changelog has no entry for the current version.
-    #[error("{}: no `## {version}` section for the current version", path.display())]
+    #[error(
+        "{}: no `## {version}` section for the current version",
+        crate::text::shown_path(path)
+    )]
     Unlisted {
         /// The changelog.
         path: PathBuf,
@@ -102,8 +108,8 @@ pub enum CorpusError {
     /// its directory's name, so it could not tell their versions apart.
     #[error(
         "{} and {} are two corpora of one name: a baseline could not tell their versions apart; rename one or run them separately",
-        first.display(),
-        second.display()
+        crate::text::shown_path(first),
+        crate::text::shown_path(second)
     )]
     SameName {
         /// One corpus's directory.

@@ -11,7 +11,7 @@ use crate::data::side_file::{excerpt_lines, read_text_capped};
 #[derive(Debug, thiserror::Error)]
 pub enum JsonFileError {
     /// The file cannot be read.
-    #[error("reading {}: {source}", path.display())]
+    #[error("reading {}: {source}", crate::text::shown_path(path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -21,7 +21,7 @@ pub enum JsonFileError {
     },
     /// Not JSON, or not of the expected shape. The message quotes at most a short excerpt of
     /// what was read.
-    #[error("reading {}: {}", path.display(), excerpt_lines(&source.to_string(), 300, 4))]
+    #[error("reading {}: {}", crate::text::shown_path(path), excerpt_lines(&source.to_string(), 300, 4))]
     Parse {
         /// The file.
         path: PathBuf,
@@ -30,7 +30,10 @@ pub enum JsonFileError {
         source: serde_json::Error,
     },
     /// A format newer than this version reads.
-    #[error("reading {}: format {format} is newer than this pad-conformance reads ({supported}); upgrade it", path.display())]
+    #[error(
+        "reading {}: format {format} is newer than this pad-conformance reads ({supported}); upgrade it",
+        crate::text::shown_path(path)
+    )]
     Format {
         /// The file.
         path: PathBuf,

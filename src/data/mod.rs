@@ -8,11 +8,14 @@ pub(crate) mod atomic_file;
 pub(crate) mod basis;
 pub(crate) mod bundled;
 pub(crate) mod corpus;
+pub(crate) mod digest;
 #[doc(hidden)]
 pub(crate) mod json_file;
 pub(crate) mod manifest;
+pub(crate) mod output_paths;
 mod roots;
 pub(crate) mod scratch;
+pub(crate) mod seconds;
 pub(crate) mod shard;
 // Size-capped reads of side files, for the tool too.
 #[doc(hidden)]

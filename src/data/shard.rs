@@ -31,8 +31,11 @@ pub enum ShardError {
     /// Not of the form `K/N` with two whole numbers.
     #[error("shard {0:?} is not of the form K/N (part K of N, e.g. 2/4)")]
     Form(String),
-    /// K outside 1..=N, or N zero.
-    #[error("shard {index}/{count}: the part must be 1 to {count}, and the number of parts at least 1")]
+    /// K outside 1..=N, or N zero or over [`Shard::MAX_COUNT`].
+    #[error(
+        "shard {index}/{count}: the part must be 1 to {count}, and the number of parts 1 to {}",
+        Shard::MAX_COUNT
+    )]
     Range {
         /// K.
         index: u32,
@@ -45,9 +48,13 @@ impl Shard {
     /// The whole: part 1 of 1.
     pub const ALL: Shard = Shard { index: 1, count: 1 };
 
+    /// The most parts a run splits into (docs/cli.md): more machines than any CI gives, and
+    /// few enough that checking every part is there costs nothing, whatever a report claims.
+    pub const MAX_COUNT: u32 = 10_000;
+
     /// Part `index` of `count`, counted from 1.
     pub fn new(index: u32, count: u32) -> Result<Shard, ShardError> {
-        if count == 0 || index == 0 || index > count {
+        if count == 0 || count > Shard::MAX_COUNT || index == 0 || index > count {
             return Err(ShardError::Range { index, count });
         }
         Ok(Shard { index, count })
@@ -103,6 +110,18 @@ impl FromStr for Shard {
             part.parse::<u32>().map_err(|_| form())
         };
         Shard::new(number(index)?, number(count)?)
+    }
+}
+
+/// The parts of `count` not in `seen`, listed for a person: the first few, then how many in all.
+pub(crate) fn missing_parts(count: u32, seen: impl Fn(u32) -> bool) -> Option<String> {
+    const SHOWN: usize = 10;
+    let missing: Vec<u32> = (1..=count.min(Shard::MAX_COUNT)).filter(|&k| !seen(k)).collect();
+    let shown: Vec<String> = missing.iter().take(SHOWN).map(u32::to_string).collect();
+    match missing.len() {
+        0 => None,
+        n if n <= SHOWN => Some(shown.join(", ")),
+        n => Some(format!("{}, … ({n} in all)", shown.join(", "))),
     }
 }
 
@@ -195,13 +214,26 @@ mod tests {
         ] {
             assert_eq!(bad.parse::<Shard>(), Err(ShardError::Form(bad.to_owned())), "{bad}");
         }
-        for (bad, index, count) in [("0/4", 0, 4), ("5/4", 5, 4), ("0/0", 0, 0), ("1/0", 1, 0)] {
+        for (bad, index, count) in [
+            ("0/4", 0, 4),
+            ("5/4", 5, 4),
+            ("0/0", 0, 0),
+            ("1/0", 1, 0),
+            ("1/4294967295", 1, u32::MAX),
+            ("1/10001", 1, 10_001),
+        ] {
             assert_eq!(bad.parse::<Shard>(), Err(ShardError::Range { index, count }), "{bad}");
         }
+        assert_eq!(missing_parts(3, |k| k == 2).as_deref(), Some("1, 3"));
+        assert_eq!(missing_parts(2, |_| true), None);
+        assert_eq!(
+            missing_parts(12, |k| k == 1).as_deref(),
+            Some("2, 3, 4, 5, 6, 7, 8, 9, 10, 11, … (11 in all)")
+        );
         let message = "5/4".parse::<Shard>().unwrap_err().to_string();
         assert_eq!(
             message,
-            "shard 5/4: the part must be 1 to 4, and the number of parts at least 1"
+            "shard 5/4: the part must be 1 to 4, and the number of parts 1 to 10000"
         );
     }
 

@@ -728,7 +728,7 @@ fn reencoded(
     }
     let (form, bytes) = changed.swap_remove((draw % changed.len() as u64) as usize);
     let path = &path.with_extension(format!("{form}.onnx"));
-    std::fs::write(path, &bytes).map_err(|e| FileProblem::Io(e).at(path))?;
+    std::fs::write(path, &bytes).map_err(|e| FileProblem::Io(e).writing(path))?;
     let decoded = ModelProto::decode(&bytes[..]).map_err(|e| FileProblem::from(e).at(path))?;
     let model = Model::from_proto(path, decoded, &DecodeOptions::default())?;
     Ok(Some((form, model, bytes)))
@@ -738,7 +738,7 @@ fn reencoded(
 /// (only for those: a file per case is most of the cost of an in-process run).
 fn load(proto: ModelProto, path: &Path, write: bool) -> Result<Model, crate::model::constant_inputs::RewriteError> {
     if write {
-        std::fs::write(path, proto.encode_to_vec()).map_err(|e| crate::tensor::FileProblem::Io(e).at(path))?;
+        std::fs::write(path, proto.encode_to_vec()).map_err(|e| crate::tensor::FileProblem::Io(e).writing(path))?;
     }
     Ok(Model::from_proto(path, proto, &DecodeOptions::default())?)
 }

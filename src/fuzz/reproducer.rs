@@ -40,9 +40,9 @@ pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileEr
     let data_dir = case_dir.join("test_data_set_0");
     let write = |path: PathBuf, bytes: &[u8]| -> Result<(), FileError> {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| FileProblem::Io(e).at(parent))?;
+            std::fs::create_dir_all(parent).map_err(|e| FileProblem::Io(e).writing(parent))?;
         }
-        std::fs::write(&path, bytes).map_err(|e| FileProblem::Io(e).at(&path))
+        std::fs::write(&path, bytes).map_err(|e| FileProblem::Io(e).writing(&path))
     };
     let encoding = finding.encoding;
     let (model, inputs) = finding.case.build(&name);

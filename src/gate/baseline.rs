@@ -58,7 +58,10 @@ pub enum BaselineError {
     #[error(transparent)]
     Read(#[from] JsonFileError),
     /// A gate names a baseline file that does not exist yet.
-    #[error("baseline {} does not exist; record one with:\n  {command}\nthen review the reasons it lists", path.display())]
+    #[error(
+        "baseline {} does not exist; record one with:\n  {command}\nthen review the reasons it lists",
+        crate::text::shown_path(path)
+    )]
     Missing {
         /// The baseline file.
         path: PathBuf,
@@ -66,7 +69,10 @@ pub enum BaselineError {
         command: String,
     },
     /// A baseline of a newer format than this version reads.
-    #[error("{}: baseline format {format} is newer than this pad-conformance reads ({BASELINE_FORMAT}); upgrade it", path.display())]
+    #[error(
+        "{}: baseline format {format} is newer than this pad-conformance reads ({BASELINE_FORMAT}); upgrade it",
+        crate::text::shown_path(path)
+    )]
     Format {
         /// The baseline file.
         path: PathBuf,
@@ -74,7 +80,10 @@ pub enum BaselineError {
         format: u32,
     },
     /// A corpus version that is not one of the corpus's: 0, or newer than it.
-    #[error("{}: corpus_version {recorded} for {corpus} is not a version of that corpus (1 to {current})", path.display())]
+    #[error(
+        "{}: corpus_version {recorded} for {corpus} is not a version of that corpus (1 to {current})",
+        crate::text::shown_path(path)
+    )]
     CorpusVersion {
         /// The baseline file.
         path: PathBuf,
@@ -87,7 +96,7 @@ pub enum BaselineError {
     },
     /// A JSON file at a path a baseline is to be written to that is not a baseline: it is
     /// left as it is, never overwritten.
-    #[error("{}: not a baseline ({}); refusing to overwrite it", path.display(), match unknown_key {
+    #[error("{}: not a baseline ({}); refusing to overwrite it", crate::text::shown_path(path), match unknown_key {
         Some(key) => format!("it has a key {:?} that no baseline has", crate::data::side_file::excerpt(key, 60)),
         None => "it has no \"expected\" object".to_owned(),
     })]
@@ -98,7 +107,7 @@ pub enum BaselineError {
         unknown_key: Option<String>,
     },
     /// The file cannot be written.
-    #[error("writing {}: {source}", path.display())]
+    #[error("writing {}: {source}", crate::text::shown_path(path))]
     Write {
         /// The baseline file.
         path: PathBuf,

@@ -40,6 +40,7 @@ use crate::case::shared_model::SharedModel;
 use crate::case::{CaseError, Patterns, TestCase, discover, discover_in};
 use crate::data::DataRoot;
 use crate::data::basis::Gating;
+use crate::data::output_paths::{OutputPathError, check_outputs};
 use crate::gate::baseline::{Baseline, BaselineError, Discovered, GateResult, Ran};
 use crate::judge::check::{CheckOptions, Outcome, Status, check_data_set_with};
 use crate::judge::compare::Tolerance;
@@ -62,7 +63,7 @@ pub enum HarnessError {
     #[error("{0} (strict_corpus)")]
     Unversioned(String),
     /// A report cannot be written.
-    #[error("writing {}: {source}", path.display())]
+    #[error("writing {}: {source}", crate::text::shown_path(path))]
     Write {
         /// The report's file.
         path: PathBuf,
@@ -426,7 +427,9 @@ impl Harness {
                 }
             }
         }
-        // Before the run, not after it: a target that is no baseline, or cannot be written.
+        // Before the run, not after it: a report over the baseline, a report that is a
+        // directory, a target that is no baseline, or cannot be written.
+        self.check_outputs()?;
         if let Some(path) = &self.write_baseline {
             Baseline::check_recordable(path)?;
         }
@@ -452,6 +455,7 @@ impl Harness {
             duration: start.elapsed(),
             runtime: self.backend.runtime(),
             shard: None,
+            run: None,
         };
         let summary = HarnessSummary::new(&report);
         // Not after a listing, and not into libtest's JSON, which a tool parses.
@@ -480,6 +484,35 @@ impl Harness {
             conclusion,
             summary,
             results: report.outcomes,
+        })
+    }
+
+    /// Refuses reports that would replace the baseline (or each other), or that are
+    /// directories; the baseline written in place of the one read stays allowed (atomic).
+    fn check_outputs(&self) -> Result<(), HarnessError> {
+        let outputs = [
+            ("JSON report", self.reports.json.as_deref()),
+            ("JUnit report", self.reports.junit.as_deref()),
+            ("baseline to write", self.write_baseline.as_deref()),
+        ];
+        let inputs = [
+            ("baseline", self.baseline.as_deref()),
+            ("baseline to write", self.write_baseline.as_deref()),
+        ];
+        let in_place = [
+            ("baseline to write", "baseline"),
+            ("baseline to write", "baseline to write"),
+        ];
+        check_outputs(&outputs, &inputs, &in_place).map_err(|e| {
+            let path = match &e {
+                OutputPathError::OverInput { path, .. }
+                | OutputPathError::TwoOutputs { path, .. }
+                | OutputPathError::Directory { path, .. } => path.clone(),
+            };
+            HarnessError::Write {
+                path,
+                source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e),
+            }
         })
     }
 

@@ -162,10 +162,10 @@ fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> 
     s.serialize_f64(d.as_secs_f64())
 }
 
-/// A duration in seconds; a negative or non-finite one (a hand-edited report) reads as zero.
+/// A duration in seconds, within the one bound (a hand-edited `1e19` would overflow a sum).
 fn from_seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
     let seconds = <f64 as serde::Deserialize>::deserialize(d)?;
-    Ok(Duration::try_from_secs_f64(seconds).unwrap_or_default())
+    crate::data::seconds::bounded_seconds(seconds).map_err(|e| serde::de::Error::custom(format!("duration {e}")))
 }
 
 impl Outcome {
@@ -332,6 +332,7 @@ pub(crate) fn check_data_set_with(
     let start = Instant::now();
     let decode = case.decode_options(options.max_tensor_bytes);
     let mut setup = None;
+    let case_model = model;
     let (model, (dtype, shape), verdict) = match load(case, index, model, &decode) {
         Loaded::Stopped(model, verdict) => (model, (None, None), verdict),
         Loaded::Ready(model, data) => {
@@ -359,7 +360,10 @@ pub(crate) fn check_data_set_with(
         }
     };
     let (op, version, mode) = describe_operator(model);
-    Outcome {
+    // A broken case (its listing at fault: a case.json contradicting its model, files that
+    // do not make a data set) gates whatever basis it claims: its claim is what is broken.
+    let broken = matches!(case_model, Err(CaseError::Listing(_)));
+    let outcome = Outcome {
         op,
         version,
         mode,
@@ -373,6 +377,10 @@ pub(crate) fn check_data_set_with(
         difference: verdict.values.clone(),
         duration: start.elapsed(),
         ..Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend.name())
+    };
+    Outcome {
+        gates: outcome.gates || broken,
+        ..outcome
     }
 }
 

@@ -22,7 +22,7 @@ pub enum RewriteError {
     #[error(transparent)]
     Read(#[from] ReadError),
     /// What in model.onnx's encoding stopped the rewrite.
-    #[error("rewriting {} with constant inputs: {source}", path.display())]
+    #[error("rewriting {} with constant inputs: {source}", crate::text::shown_path(path))]
     Wire {
         /// The model file.
         path: PathBuf,
@@ -78,7 +78,7 @@ pub(crate) fn named_inputs_as_constants(
         source,
     })?;
     let path = dir.join("model.onnx");
-    std::fs::write(&path, &rewritten).map_err(|e| FileProblem::Io(e).at(&path))?;
+    std::fs::write(&path, &rewritten).map_err(|e| FileProblem::Io(e).writing(&path))?;
     let proto = ModelProto::decode(Bytes::from(rewritten)).map_err(|e| FileProblem::from(e).at(&path))?;
     let folded = Model::from_proto(&path, proto, options)?;
     Ok((folded, fed))

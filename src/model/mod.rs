@@ -26,7 +26,7 @@ pub enum ReadError {
     #[error(transparent)]
     File(Box<FileError>),
     /// A model.onnx that decodes but is not a model this project can read.
-    #[error("reading {}: {source}", path.display())]
+    #[error("reading {}: {source}", crate::text::shown_path(path))]
     Model {
         /// The model file.
         path: PathBuf,

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use serde::{Deserialize, Serialize};
 
-use super::{RunReport, Summary};
+use super::{RunFacts, RunReport, Summary};
 use crate::backend::RuntimeInfo;
 use crate::data::shard::Shard;
 use crate::gate::baseline::GateSummary;
@@ -27,6 +27,9 @@ pub(super) struct JsonReport<'a> {
     pub runtime: Option<Cow<'a, RuntimeInfo>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// Absent in reports written before it, and in the harness's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<Cow<'a, RunFacts>>,
     /// Written for readers of the file; never read back: a reader recomputes it from the
     /// cases rather than trust it.
     #[serde(skip_deserializing)]
@@ -44,6 +47,7 @@ pub(crate) fn write_json(report: &RunReport, out: &mut dyn Write) -> io::Result<
         backend: Cow::Borrowed(&report.backend),
         runtime: report.runtime.as_ref().map(Cow::Borrowed),
         shard: report.shard,
+        run: report.run.as_ref().map(Cow::Borrowed),
         summary: report.summary(),
         cases: Cow::Borrowed(&report.outcomes),
     };

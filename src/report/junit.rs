@@ -146,6 +146,7 @@ mod tests {
             }),
             runtime: None,
             shard: None,
+            run: None,
         };
         let mut out = Vec::new();
         write_junit(&report, &mut out).unwrap();

@@ -7,6 +7,7 @@ mod json;
 mod junit;
 mod markdown;
 mod read;
+mod run_facts;
 
 use std::time::Duration;
 
@@ -24,6 +25,7 @@ pub use junit::write_junit;
 pub(crate) use markdown::write_markdown;
 #[doc(hidden)]
 pub(crate) use read::read_json_report;
+pub use run_facts::RunFacts;
 
 /// The outcomes of one backend over a set of cases.
 ///
@@ -44,6 +46,7 @@ pub(crate) use read::read_json_report;
 ///     baseline: None,
 ///     runtime: None,
 ///     shard: None,
+///     run: None,
 /// };
 /// assert_eq!(report.summary().passed, cases.len());
 /// let mut xml = Vec::new();
@@ -65,6 +68,25 @@ pub struct RunReport {
     pub runtime: Option<crate::backend::RuntimeInfo>,
     /// The part of the data sets this run took, when it took one (`--shard K/N`).
     pub shard: Option<crate::data::shard::Shard>,
+    /// What merging this run's report with other parts checks; `None` in a report that
+    /// does not record it (written by the harness, or by an older pad-conformance).
+    pub run: Option<RunFacts>,
+}
+
+#[cfg(test)]
+impl RunReport {
+    /// A report of `backend` over `outcomes`, with nothing else recorded: for tests.
+    pub(crate) fn of(backend: &str, outcomes: Vec<Outcome>) -> RunReport {
+        RunReport {
+            backend: backend.into(),
+            outcomes,
+            duration: Duration::ZERO,
+            baseline: None,
+            runtime: None,
+            shard: None,
+            run: None,
+        }
+    }
 }
 
 /// Counts per status. `failed` and `errored` count the data sets whose basis the run gates

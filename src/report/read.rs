@@ -4,25 +4,74 @@
 //! recomputed from the cases.
 
 use std::borrow::Cow;
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 use super::RunReport;
 use super::json::{JsonReport, REPORT_FORMAT};
 use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::side_file::MAX_REPORT_BYTES;
+use crate::judge::check::Status;
+use crate::judge::verdict::Verdict;
+use crate::text::shown_path;
+
+/// Why a JSON report cannot be read back: the file, or a case in it that contradicts itself.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ReportError {
+    /// Unreadable, or not a report.
+    #[error(transparent)]
+    File(#[from] JsonFileError),
+    /// A case whose status is not the one its verdict decides (an edited report).
+    #[error(
+        "{}: case {case}: status {status:?}, but its verdict is {decided:?}: the report was edited",
+        shown_path(path)
+    )]
+    StatusDisagrees {
+        path: PathBuf,
+        case: String,
+        status: Status,
+        decided: Status,
+    },
+    /// A data set reported twice.
+    #[error("{}: case {case} is reported twice", shown_path(path))]
+    Repeated { path: PathBuf, case: String },
+}
 
 /// Reads a JSON report written by `--format json`; an unreadable file or one of another
-/// shape is an error naming the file.
-pub(crate) fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> {
+/// shape is an error naming the file, and so is a case whose status its verdict does not
+/// decide, or a data set reported twice. The per-case `gate` is dropped: a gate result is
+/// recomputed from a baseline, never trusted from a file.
+pub(crate) fn read_json_report(path: &Path) -> Result<RunReport, ReportError> {
     let report: JsonReport<'static> = read_json(path, MAX_REPORT_BYTES)?;
     if let Some(format) = report.format.filter(|f| *f > REPORT_FORMAT) {
         return Err(JsonFileError::Format {
             path: path.to_owned(),
             format,
             supported: REPORT_FORMAT,
-        });
+        }
+        .into());
     }
-    let outcomes = report.cases.into_owned();
+    let mut outcomes = report.cases.into_owned();
+    let mut names = HashSet::new();
+    for outcome in &mut outcomes {
+        if let Some(decided) = outcome.verdict.as_ref().map(Verdict::status)
+            && decided != outcome.status
+        {
+            return Err(ReportError::StatusDisagrees {
+                path: path.to_owned(),
+                case: outcome.name(),
+                status: outcome.status,
+                decided,
+            });
+        }
+        if !names.insert(outcome.name()) {
+            return Err(ReportError::Repeated {
+                path: path.to_owned(),
+                case: outcome.name(),
+            });
+        }
+        outcome.gate = None;
+    }
     let duration = outcomes.iter().map(|o| o.duration).sum();
     Ok(RunReport {
         backend: report.backend.into_owned(),
@@ -31,6 +80,7 @@ pub(crate) fn read_json_report(path: &Path) -> Result<RunReport, JsonFileError> 
         baseline: report.baseline.map(Cow::into_owned),
         runtime: report.runtime.map(Cow::into_owned),
         shard: report.shard,
+        run: report.run.map(Cow::into_owned),
     })
 }
 
@@ -79,6 +129,7 @@ mod tests {
             baseline: None,
             runtime: Some(RuntimeInfo::new("tract").version("0.21.7").build("<x>")),
             shard: Some(Shard::new(2, 3).unwrap()),
+            run: None,
         };
         let mut json = Vec::new();
         write_json(&report, &mut json).unwrap();
@@ -120,6 +171,13 @@ mod tests {
         );
     }
 
+    /// The JSON report of backend `x` over `outcomes`.
+    fn json_of(outcomes: Vec<Outcome>) -> Vec<u8> {
+        let mut json = Vec::new();
+        write_json(&RunReport::of("x", outcomes), &mut json).unwrap();
+        json
+    }
+
     #[test]
     fn a_mismatch_reads_back_with_its_root_cause() {
         use crate::judge::cause_key::{Flavour, Pattern, Region};
@@ -139,16 +197,7 @@ mod tests {
         };
         let written = outcome.cause_key().unwrap();
         assert_eq!(written.to_string(), "wrong-values: constant padding, sign of zero");
-        let report = RunReport {
-            backend: "x".into(),
-            outcomes: vec![outcome],
-            duration: Duration::ZERO,
-            baseline: None,
-            runtime: None,
-            shard: None,
-        };
-        let mut json = Vec::new();
-        write_json(&report, &mut json).unwrap();
+        let json = json_of(vec![outcome]);
         let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
         assert_eq!(
             value["cases"][0]["difference"],
@@ -228,9 +277,68 @@ mod tests {
             )),
             "{error}"
         );
+        // A duration past the bound would overflow the run's sum: refused, naming file and field.
+        let long = dir.path().join("long.json");
+        let text = std::fs::read_to_string(&old)
+            .unwrap()
+            .replace(r#""duration":0.5"#, r#""duration":1e19"#);
+        std::fs::write(&long, text).unwrap();
+        let error = read_json_report(&long).err().unwrap().to_string();
+        assert!(
+            error.contains("long.json") && error.contains("duration 10000000000000000000 is not a number of seconds"),
+            "{error}"
+        );
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, r#"{"backend": 3}"#).unwrap();
         let error = read_json_report(&bad).unwrap_err().to_string();
         assert!(error.contains("bad.json"), "{error}");
+    }
+
+    #[test]
+    fn an_edited_status_a_repeated_case_and_a_claimed_gate_are_not_believed() {
+        use crate::judge::verdict::Verdict;
+        let dir = crate::data::scratch_dir().unwrap();
+        let mismatch = Outcome {
+            verdict: Some(Verdict::Mismatch {
+                shape: false,
+                report: "output 0: 1 of 6 elements differ".into(),
+                deviation: None,
+            }),
+            gate: Some(crate::judge::gate_result::GateResult::KnownFailure {
+                reason: "claimed".into(),
+            }),
+            ..Outcome::example("extended/z", Status::Failed)
+        };
+        let write = |outcomes: Vec<Outcome>| {
+            let json = json_of(outcomes);
+            let path = dir.path().join("run.json");
+            std::fs::write(&path, &json).unwrap();
+            path
+        };
+        // As written: read back, its gate result dropped (a baseline recomputes it).
+        let read = read_json_report(&write(vec![mismatch.clone()])).unwrap();
+        assert_eq!(
+            (read.outcomes[0].status, read.outcomes[0].gate.clone()),
+            (Status::Failed, None)
+        );
+        // A mismatch edited to "passed".
+        let edited = Outcome {
+            status: Status::Passed,
+            ..mismatch.clone()
+        };
+        let error = read_json_report(&write(vec![edited])).unwrap_err().to_string();
+        assert!(
+            error.ends_with(
+                "run.json: case extended/z/0: status Passed, but its verdict is Failed: the report was edited"
+            ),
+            "{error}"
+        );
+        let error = read_json_report(&write(vec![mismatch.clone(), mismatch]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.ends_with("run.json: case extended/z/0 is reported twice"),
+            "{error}"
+        );
     }
 }

@@ -117,5 +117,6 @@ pub fn run_jobs(
         baseline: None,
         runtime: backend.runtime(),
         shard: None,
+        run: None,
     }
 }

@@ -14,7 +14,7 @@ use crate::proto::TensorProto;
 
 /// A file that could not be read or written: the path, and what went wrong.
 #[derive(Debug, thiserror::Error)]
-#[error("reading {}: {problem}", path.display())]
+#[error("{} {}: {problem}", if matches!(problem, FileProblem::Write(_)) { "writing" } else { "reading" }, crate::text::shown_path(path))]
 pub struct FileError {
     /// The file.
     pub path: PathBuf,
@@ -29,6 +29,9 @@ pub enum FileProblem {
     /// The operating system refused (missing, unreadable, …).
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The operating system refused a write (a full disk, …): the error says "writing".
+    #[error("{0}")]
+    Write(std::io::Error),
     /// A directory, FIFO or device where a regular file must be.
     #[error("not a regular file")]
     NotAFile,
@@ -72,6 +75,15 @@ impl FileProblem {
             path: path.to_owned(),
             problem: self,
         }
+    }
+
+    /// `self` writing the file at `path`.
+    pub fn writing(self, path: &Path) -> FileError {
+        match self {
+            FileProblem::Io(e) => FileProblem::Write(e),
+            other => other,
+        }
+        .at(path)
     }
 
     /// `problem`, of the tensor `proto` decodes to.
@@ -234,5 +246,5 @@ fn framed(limit: u64) -> u64 {
 
 /// Writes `tensor` as a serialized `TensorProto` file.
 pub fn write_tensor_file(path: &Path, tensor: &Tensor, name: &str) -> Result<(), FileError> {
-    std::fs::write(path, encode_tensor(tensor, name).encode_to_vec()).map_err(|e| FileProblem::Io(e).at(path))
+    std::fs::write(path, encode_tensor(tensor, name).encode_to_vec()).map_err(|e| FileProblem::Io(e).writing(path))
 }

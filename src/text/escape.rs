@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Write;
+use std::path::Path;
 
 /// `text` on one line: every control character, newlines included, shown as an escape
 /// (`\n`, `\r`, `\t`, `\u{1b}`). For names and one-line fields.
@@ -16,6 +17,12 @@ pub(crate) fn escape_line(text: &str) -> Cow<'_, str> {
 /// For multi-line messages and stderr, whose lines the reports indent.
 pub(crate) fn escape_text(text: &str) -> Cow<'_, str> {
     escape(text, true)
+}
+
+/// A path as errors and reports print it: on one line, its control characters shown as escapes,
+/// so that a directory named `x\npromoted …` cannot forge a line of its own.
+pub(crate) fn shown_path(path: &Path) -> String {
+    escape_line(&path.to_string_lossy()).into_owned()
 }
 
 /// Characters that move the cursor, change the terminal's state or reorder text.

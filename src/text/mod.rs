@@ -6,7 +6,7 @@ mod ansi;
 mod escape;
 
 pub use ansi::strip_ansi;
-pub(crate) use escape::{escape_cell, escape_line, escape_text};
+pub(crate) use escape::{escape_cell, escape_line, escape_text, shown_path};
 
 /// The first line of `text`, cut to `max_chars` characters with `…`: how a reason fits a
 /// baseline entry or a table cell.

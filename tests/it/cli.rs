@@ -1003,6 +1003,20 @@ fn an_interrupted_run_still_writes_its_report() {
     assert!(stderr.contains("interrupted: 0 of 2 data sets ran"), "{stderr}");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     assert_eq!(json["cases"].as_array().map(Vec::len), Some(0), "{json}");
+    // The report says it is incomplete, so that no merge takes it for a whole part.
+    assert_eq!(json["run"]["complete"], false, "{json}");
+    let merged = run(&[
+        "merge",
+        report.to_str().unwrap(),
+        "--data",
+        tree.path().to_str().unwrap(),
+    ]);
+    assert_eq!(
+        merged.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
 }
 
 #[test]
@@ -1384,4 +1398,49 @@ fn the_same_id_under_two_roots_keeps_a_name_per_root_in_baselines_and_diff() {
     let diff = run(&["diff", before.to_str().unwrap(), after.to_str().unwrap()]);
     assert_eq!(diff.status.code(), Some(1), "{}", stderr(&diff));
     assert!(stderr(&diff).contains("1 regressed"), "{}", stderr(&diff));
+}
+
+#[test]
+fn no_output_is_written_over_a_file_the_run_reads() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let tree = dir.path().join("tree");
+    copy_dir(&testdata("onnx-1.22.0/node/test_edge_pad"), &tree.join("test_edge_pad"));
+    let baseline = dir.path().join("bl.json");
+    let text = r#"{"backend": "ref", "expected": {"test_edge_pad/0": {"status": "failed", "reason": "hand-written"}}}"#;
+    std::fs::write(&baseline, text).unwrap();
+    let same = dir.path().join(".").join("bl.json");
+    let (tree, bl, same) = (
+        tree.to_str().unwrap(),
+        baseline.to_str().unwrap(),
+        same.to_str().unwrap(),
+    );
+    for (args, message) in [
+        (vec!["--output", same, "--baseline", bl, tree], "--output "),
+        (vec!["--output", bl, "--write-baseline", same, tree], "--output "),
+        (
+            vec!["--baseline", bl, "--write-baseline", bl, "--output", same, tree],
+            "is also the --baseline",
+        ),
+        (vec!["merge", bl, "--output", same], "is also the report"),
+        (vec!["diff", bl, bl, "--output", same], "is also the OLD.json"),
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+        assert_eq!(std::fs::read_to_string(&baseline).unwrap(), text, "{args:?}");
+    }
+    // Two outputs that are one file, not there yet.
+    let new = dir.path().join("new.json");
+    let new = new.to_str().unwrap();
+    let out = run(&["--output", new, "--write-baseline", new, tree]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--output and --write-baseline both name"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!Path::new(new).exists());
+    // A baseline updated in place stays allowed.
+    let out = run(&["--baseline", bl, "--write-baseline", same, tree]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }

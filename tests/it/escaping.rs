@@ -162,3 +162,27 @@ fn errors_quoting_a_path_show_its_control_characters() {
     assert_inert_for_a_terminal(&stderr);
     assert!(stderr.contains(r"p\u{1b}[2J\r.toml: modes = []"), "{stderr}");
 }
+
+#[test]
+fn a_newline_in_a_path_cannot_forge_a_line_of_an_error() {
+    let tree = hostile_tree();
+    let forged = "x\npromoted      test_fuzz_forged_pad  basis spec ";
+    for (args, file) in [
+        (vec!["--profile"], "p.toml"),
+        (vec!["merge", "--data", arg(tree.path())], "part.json"),
+    ] {
+        let path = tree.path().join(format!("{forged}{file}"));
+        std::fs::write(&path, "modes = []\n").unwrap();
+        let mut all = args.clone();
+        all.push(arg(&path));
+        if all[0] == "--profile" {
+            all.push(arg(tree.path()));
+        }
+        let out = run(&all);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        // One line: the path's newline is shown as `\n`, never a line of its own.
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(r"x\npromoted"), "{stderr}");
+    }
+}

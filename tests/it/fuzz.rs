@@ -570,6 +570,14 @@ fn numeric_arguments_out_of_range_are_refused_before_the_run() {
         (&["--max-elements", "0"], "--max-elements 0 leaves nothing to generate"),
         (&["--cases", "0"], "--cases 0 leaves nothing to run"),
         (&["--time", "0"], "--time 0 is not a positive number of seconds"),
+        (
+            &["--time", "1e19"],
+            "--time 10000000000000000000 is over the bound of 2592000 seconds",
+        ),
+        (
+            &["--timeout", "1e20"],
+            "--timeout 100000000000000000000 is over the bound",
+        ),
     ] {
         let mut all = vec!["fuzz"];
         all.extend_from_slice(args);

@@ -454,7 +454,13 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
         "{}",
         relabelled.message
     );
-    let wrong_version = run(&|i| i["version"] = 19.into());
+    // A broken case gates, whatever basis its sidecar claims.
+    assert!(relabelled.gates && relabelled.is_gating_failure());
+    let wrong_version = run(&|i| {
+        i["version"] = 19.into();
+        i["basis"]["kind"] = "reference".into();
+    });
+    assert!(wrong_version.gates, "{}", wrong_version.message);
     assert!(
         wrong_version
             .message
@@ -583,4 +589,41 @@ fn recording_refuses_a_json_file_that_is_no_baseline_as_the_command_line_does() 
         "{error}"
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn a_report_over_the_baseline_or_a_directory_is_refused_before_any_trial() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
+    let before = std::fs::read(&listed).unwrap();
+    let args = Arguments::from_iter(["harness", "--test-threads=1"]);
+    let error = pad_conformance::testing::execute(
+        Harness::new(NoEdge).root(data()).baseline(&listed).json_report(&listed),
+        &args,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(
+        error.contains("JSON report") && error.contains("is also the baseline"),
+        "{error}"
+    );
+    assert_eq!(std::fs::read(&listed).unwrap(), before);
+    let error = pad_conformance::testing::execute(Harness::new(NoEdge).root(data()).junit_report(dir.path()), &args)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        error.contains("JUnit report") && error.contains("is a directory"),
+        "{error}"
+    );
+    // Updating the baseline it reads stays allowed.
+    let run = execute(
+        Harness::new(NoEdge)
+            .root(data())
+            .baseline(&listed)
+            .write_baseline(&listed),
+        None,
+    );
+    assert_eq!(run.conclusion.num_failed, 0);
 }

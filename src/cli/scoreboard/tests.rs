@@ -73,6 +73,7 @@ fn reports() -> (RunReport, RunReport) {
         baseline: None,
         runtime: None,
         shard: None,
+        run: None,
     };
     let mut failing = passing.clone();
     failing.backend = format!("evil {IMG_NAME}");
@@ -266,6 +267,7 @@ fn the_heatmap_is_the_coverage_grid_with_shares_and_modes() {
         baseline: None,
         runtime: None,
         shard: None,
+        run: None,
     };
     let (_, refusal_page) = page(&[refusal]);
     let outlined = cell(select(&refusal_page, "section.backend")[0], "Pad-19", "int4");

@@ -80,7 +80,22 @@ pub struct Profile {
     pub(crate) inputs: BTreeMap<InputRole, InputLimits>,
     /// Modes it supports on some axes only.
     pub(crate) mode_axes: Vec<ModeAxes>,
+    /// The sha256 of the file it was read from: how a report names the profile it ran under.
+    pub(crate) digest: SourceDigest,
 }
+
+/// Where a profile was read from, which is no part of what it means: any two compare equal,
+/// so a profile read from a file equals the same profile built.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SourceDigest(pub(crate) Option<String>);
+
+impl PartialEq for SourceDigest {
+    fn eq(&self, _: &SourceDigest) -> bool {
+        true
+    }
+}
+
+impl Eq for SourceDigest {}
 
 /// A combination a backend does not support: every field that is set must match.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -115,7 +130,7 @@ impl fmt::Display for Unsupported {
 #[non_exhaustive]
 pub enum ProfileError {
     /// The file cannot be read.
-    #[error("reading {}: {source}", path.display())]
+    #[error("reading {}: {source}", crate::text::shown_path(path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -125,7 +140,7 @@ pub enum ProfileError {
     },
     /// Not TOML of a profile's shape. The message quotes at most a short excerpt of the
     /// line at fault.
-    #[error("reading {}: {}", path.display(), excerpt_lines(&source.to_string(), 160, 12))]
+    #[error("reading {}: {}", crate::text::shown_path(path), excerpt_lines(&source.to_string(), 160, 12))]
     Parse {
         /// The file.
         path: PathBuf,
@@ -135,21 +150,41 @@ pub enum ProfileError {
     },
     /// A file that sets nothing: most likely the wrong file, and "everything" is what leaving
     /// `--profile` out already means.
-    #[error("{}: the profile sets nothing (no key); leave it out to run every data set", path.display())]
+    #[error(
+        "{}: the profile sets nothing (no key); leave it out to run every data set",
+        crate::text::shown_path(path)
+    )]
     Empty {
         /// The file.
         path: PathBuf,
     },
     /// A list that is empty: every data set would be unsupported.
-    #[error("{}: {field} = [] would leave every data set unsupported; leave the key out to mean all", path.display())]
+    #[error(
+        "{}: {field} = [] would leave every data set unsupported; leave the key out to mean all",
+        crate::text::shown_path(path)
+    )]
     EmptyList {
         /// The file.
         path: PathBuf,
         /// `operators`, `dtypes` or `modes`.
         field: &'static str,
     },
+    /// A key whose value excludes every data set it applies to: an `[[except]]` with no
+    /// operators, dtypes or modes, an input's `ranks = []`, or its `min` above its `max`.
+    #[error(
+        "{}: {field} = {value} would leave every data set unsupported",
+        crate::text::shown_path(path)
+    )]
+    ExcludesEverything {
+        /// The file.
+        path: PathBuf,
+        /// The key (`except[0]`, `inputs.pads.ranks`).
+        field: String,
+        /// Its value as the file states it.
+        value: String,
+    },
     /// A name that is no operator version, element type or mode.
-    #[error("{}: {field}: unknown {what} {value:?}", path.display())]
+    #[error("{}: {field}: unknown {what} {value:?}", crate::text::shown_path(path))]
     Unknown {
         /// The file.
         path: PathBuf,
@@ -161,7 +196,7 @@ pub enum ProfileError {
         value: String,
     },
     /// A value of the right type but not of a profile's shape.
-    #[error("{}: {field}: {source}", path.display())]
+    #[error("{}: {field}: {source}", crate::text::shown_path(path))]
     Field {
         /// The file.
         path: PathBuf,
@@ -387,7 +422,19 @@ impl Profile {
             .transpose()?;
         let labels = Labels::new();
         let mut masks = Vec::with_capacity(file.except.len());
+        let excludes_everything = |field: String, value: String| ProfileError::ExcludesEverything {
+            path: path.to_owned(),
+            field,
+            value,
+        };
         for (i, exception) in file.except.iter().enumerate() {
+            if exception.operators.is_empty() && exception.dtypes.is_empty() && exception.modes.is_empty() {
+                // Every field unset matches every data set: the reason alone is no exception.
+                return Err(excludes_everything(
+                    format!("except[{i}]"),
+                    "{ no operators, dtypes or modes }".into(),
+                ));
+            }
             let operators = labels
                 .parse(&exception.operators)
                 .map_err(|v| unknown(format!("except[{i}].operators"), "operator", &v))?;
@@ -418,6 +465,14 @@ impl Profile {
                     source: Box::new(source),
                 })?,
             };
+            if limits.ranks.as_ref().is_some_and(BTreeSet::is_empty) {
+                return Err(excludes_everything(format!("{field}.ranks"), "[]".into()));
+            }
+            if let (Some(min), Some(max)) = (limits.min, limits.max)
+                && min > max
+            {
+                return Err(excludes_everything(field, format!("{{ min = {min}, max = {max} }}")));
+            }
             inputs.insert(
                 role,
                 InputLimits {
@@ -445,6 +500,7 @@ impl Profile {
             inputs_as_constants: file.inputs_as_constants.unwrap_or(false),
             inputs,
             mode_axes,
+            digest: SourceDigest(Some(crate::data::digest::bytes_digest(text.as_bytes()))),
         })
     }
 
@@ -775,7 +831,9 @@ axes = "absent"
     #[test]
     fn a_mode_limited_to_the_last_two_axes_excludes_padding_any_other() {
         let profile = read("[[mode_axes]]\nmodes = [\"reflect\"]\naxes = [-2, -1]\n").unwrap();
+        // Read from a file, it also names the file's digest, and still equals the one built.
         assert_eq!(profile, Profile::everything().mode_axes([PadMode::Reflect], [-2, -1]));
+        assert_eq!(profile.digest.0.as_ref().map(String::len), Some(64));
         let reflect = PadMode::Reflect;
         assert_eq!(profile.excludes(&given(reflect, &[], 4, &[2, 3])), None);
         assert_eq!(
@@ -802,6 +860,18 @@ axes = "absent"
                 "inputs.pads: unknown field `minimum`",
             ),
             ("[inputs]\npads = { ranks = [-1] }", "inputs.pads: "),
+            (
+                "[inputs]\npads = { min = 5, max = 1 }",
+                "inputs.pads = { min = 5, max = 1 } would leave every data set unsupported",
+            ),
+            (
+                "[inputs]\naxes = { ranks = [] }",
+                "inputs.axes.ranks = [] would leave every data set unsupported",
+            ),
+            (
+                "[[except]]\nmodes = [\"wrap\"]\nreason = \"a\"\n[[except]]\nreason = \"all\"",
+                "except[1] = { no operators, dtypes or modes } would leave every data set unsupported",
+            ),
             (
                 "[[mode_axes]]\nmodes = [\"mirror\"]\naxes = [0]",
                 "mode_axes[0].modes: unknown mode \"mirror\"",
@@ -991,7 +1061,7 @@ reason = "no bfloat16 kernel before Pad-21"
         let mut text = String::new();
         for i in 0..n {
             // Mostly repeats and combinations of one version and element type; the first
-            // for Pad-19 int8 edge is number 7, and one without lists comes late.
+            // for Pad-19 int8 edge is number 7, and one for every element type comes late.
             let (op, dtype) = match i % 5 {
                 0 => ("Pad-13", "float"),
                 1 => ("Pad-18", "int32"),
@@ -1003,7 +1073,11 @@ reason = "no bfloat16 kernel before Pad-21"
                 "[[except]]\noperators = [\"{op}\"]\ndtypes = [\"{dtype}\"]\nmodes = {modes}\nreason = \"r{i}\"\n"
             ));
             if i == n - 10 {
-                text.push_str("[[except]]\nreason = \"everything else\"\n");
+                let every: Vec<String> = DataType::ALL.iter().map(|d| format!("{:?}", d.name())).collect();
+                text.push_str(&format!(
+                    "[[except]]\ndtypes = [{}]\nreason = \"everything else\"\n",
+                    every.join(", ")
+                ));
             }
         }
         std::fs::write(&path, text).unwrap();
@@ -1028,7 +1102,7 @@ reason = "no bfloat16 kernel before Pad-21"
                 Some("everything else".into())
             );
         }
-        // A version outside the table still meets the exception without lists.
+        // A version outside the table still meets the exception without an operator list.
         assert_eq!(
             reason(PadOp::Pad, 22, DataType::Int8, None),
             Some("everything else".into())
