@@ -63,7 +63,10 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
             .to_string(),
         None => today(),
     };
-    let read = || Corpus::read(&args.corpus).map_err(|e| Fatal(format!("--corpus {}: {e}", args.corpus.display())));
+    let read = || {
+        Corpus::read(&args.corpus)
+            .map_err(|e| Fatal(format!("--corpus {}: {e}", crate::text::shown_path(&args.corpus))))
+    };
     // A corpus, before anything is locked or recovered in it.
     read()?;
     // One promotion at a time per corpus, from reading it to raising its version: two would
@@ -74,11 +77,11 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
         if args.corpus.join(TRANSACTION_DIR).exists() {
             eprintln!(
                 "pad-conformance: {}: a promotion was left under way; the next promote without --dry-run finishes or undoes it",
-                args.corpus.display()
+                crate::text::shown_path(&args.corpus)
             );
         }
     } else if let Some(done) = recover(&args.corpus)? {
-        eprintln!("pad-conformance: {}: {done}", args.corpus.display());
+        eprintln!("pad-conformance: {}: {done}", crate::text::shown_path(&args.corpus));
     }
     let corpus = read()?;
     let dirs = finding_dirs(&args.findings)?;
@@ -131,7 +134,7 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
             "--dry-run: {} case{} would be added to {} as corpus version {}",
             promoted.len(),
             plural(promoted.len()),
-            fuzz_dir(&corpus).display(),
+            crate::text::shown_path(&fuzz_dir(&corpus)),
             corpus.version + 1
         );
     } else {
@@ -168,8 +171,8 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
             corpus.version,
             cases.len(),
             plural(cases.len()),
-            fuzz_dir(&corpus).display(),
-            corpus.dir.join(CHANGELOG_FILE).display()
+            crate::text::shown_path(&fuzz_dir(&corpus)),
+            crate::text::shown_path(&corpus.dir.join(CHANGELOG_FILE))
         );
     }
     Ok(if failed == 0 {
@@ -196,7 +199,7 @@ fn today() -> String {
 
 /// One line of the report on a finding.
 fn line(dir: &Path, disposition: &Disposition, dry_run: bool) -> String {
-    let from = escape_line(&dir.display().to_string()).into_owned();
+    let from = crate::text::shown_path(dir);
     match disposition {
         Disposition::Promoted {
             case,
@@ -235,7 +238,7 @@ fn finding_dirs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Fatal> {
         if !std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
             return Err(Fatal(format!(
                 "{}: not a directory of findings (`fuzz --out DIR`) nor a finding",
-                path.display()
+                crate::text::shown_path(path)
             )));
         }
         if std::fs::symlink_metadata(path.join("model.onnx")).is_ok() {
@@ -243,10 +246,10 @@ fn finding_dirs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Fatal> {
             continue;
         }
         let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| Fatal(format!("reading {}: {e}", path.display())))?
+            .map_err(|e| Fatal(format!("reading {}: {e}", crate::text::shown_path(path))))?
             .map(|entry| entry.map(|e| e.path()))
             .collect::<Result<_, _>>()
-            .map_err(|e| Fatal(format!("reading {}: {e}", path.display())))?;
+            .map_err(|e| Fatal(format!("reading {}: {e}", crate::text::shown_path(path))))?;
         // An empty one is a fuzz run that found nothing: nothing to promote.
         entries.sort();
         dirs.extend(entries);
@@ -324,8 +327,8 @@ fn examine_finding(
         Some((name, false)) => {
             return Disposition::Refused(format!(
                 "{}: {} exists with other files; an existing case is never written over",
-                dir.display(),
-                fuzz_dir(corpus).join(name).display()
+                crate::text::shown_path(dir),
+                crate::text::shown_path(&fuzz_dir(corpus).join(name))
             ));
         }
         None => {}
@@ -334,14 +337,16 @@ fn examine_finding(
     // meanwhile on disk changes nothing.
     let copy = match copy_of(&finding) {
         Ok(copy) => copy,
-        Err(e) => return Disposition::Refused(format!("{}: copying it to check it: {e}", dir.display())),
+        Err(e) => {
+            return Disposition::Refused(format!("{}: copying it to check it: {e}", crate::text::shown_path(dir)));
+        }
     };
     let case = match load(&copy.path().join(&finding.name), dir) {
         Ok(case) => case,
         Err(why) => return Disposition::Refused(why),
     };
     let Some(info) = case.info.clone() else {
-        return Disposition::Refused(format!("{}: no case.json was read", dir.display()));
+        return Disposition::Refused(format!("{}: no case.json was read", crate::text::shown_path(dir)));
     };
     if let Err(why) = check_section(&info.basis, &dir.join(CASE_INFO_FILE)) {
         return Disposition::Refused(why);
@@ -351,7 +356,7 @@ fn examine_finding(
     if reference.status != Status::Passed {
         return Disposition::Refused(format!(
             "{}: the reference does not pass it ({}): {}",
-            dir.display(),
+            crate::text::shown_path(dir),
             reference.status.name(),
             escape_line(&reference.message)
         ));
@@ -424,10 +429,14 @@ fn copy_of(finding: &Finding) -> std::io::Result<Scratch> {
 /// The finding copied to `copy` from `dir`, discovered and loaded as the runner would: its
 /// model, case.json (refused if it contradicts the model) and data set.
 fn load(copy: &Path, dir: &Path) -> Result<TestCase, String> {
-    let cases = discover(&[copy.to_owned()], &Patterns::default()).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let cases = discover(&[copy.to_owned()], &Patterns::default())
+        .map_err(|e| format!("{}: {e}", crate::text::shown_path(dir)))?;
     match <[TestCase; 1]>::try_from(cases) {
         Ok([case]) if case.data_sets.len() == 1 => Ok(case),
-        _ => Err(format!("{}: not one case of one data set", dir.display())),
+        _ => Err(format!(
+            "{}: not one case of one data set",
+            crate::text::shown_path(dir)
+        )),
     }
 }
 
@@ -444,7 +453,7 @@ fn check_section(basis: &BasisNote, path: &Path) -> Result<(), String> {
     } else {
         Err(format!(
             "{}: its basis.section is {:?}, not a section of docs/semantics.md (docs/semantics.md#<section>)",
-            path.display(),
+            crate::text::shown_path(path),
             crate::data::side_file::excerpt(&escape_line(&basis.section), 80)
         ))
     }

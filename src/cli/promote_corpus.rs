@@ -122,7 +122,7 @@ pub(super) fn no_fault(_: Step) -> Result<(), Fault> {
 /// for as long as the returned handle lives: the lock baseline recording takes, on the
 /// directory, which leaves no file behind.
 pub(super) fn lock(dir: &Path) -> Result<fs::File, Fatal> {
-    let io = |e: std::io::Error| Fatal(format!("locking {}: {e}", dir.display()));
+    let io = |e: std::io::Error| Fatal(format!("locking {}: {e}", crate::text::shown_path(dir)));
     let lock = fs::File::open(dir).map_err(io)?;
     lock.lock().map_err(io)?;
     Ok(lock)
@@ -225,7 +225,8 @@ impl Journal {
 fn undo(dir: &Path, journal: &Journal) -> Result<(), Fatal> {
     let transaction = dir.join(TRANSACTION_DIR);
     let fuzz = dir.join(FUZZ_DIR);
-    let io = |path: &Path, e: std::io::Error| Fatal(format!("undoing a promotion: {}: {e}", path.display()));
+    let io =
+        |path: &Path, e: std::io::Error| Fatal(format!("undoing a promotion: {}: {e}", crate::text::shown_path(path)));
     for case in &journal.cases {
         let published = fuzz.join(case);
         if fs::symlink_metadata(&published).is_ok() {
@@ -272,7 +273,7 @@ pub(super) fn release(
     let fuzz_existed = match fs::symlink_metadata(&dir) {
         Err(_) => false,
         Ok(m) if m.is_dir() => true,
-        Ok(_) => return Err(Fatal(format!("{}: not a directory", dir.display()))),
+        Ok(_) => return Err(Fatal(format!("{}: not a directory", crate::text::shown_path(&dir)))),
     };
     let manifest_path = dir.join(MANIFEST_FILE);
     let manifest_existed = fs::symlink_metadata(&manifest_path).is_ok();
@@ -280,7 +281,7 @@ pub(super) fn release(
         return Err(Fatal(format!(
             "{}: missing, while {} exists: the corpus's promoted cases are unlisted; restore it before promoting",
             manifest_path.display(),
-            dir.display()
+            crate::text::shown_path(&dir)
         )));
     }
     let old_manifest = if manifest_existed {
@@ -354,7 +355,10 @@ fn transact(
     faults: Faults<'_>,
 ) -> Result<(), Fault> {
     let named = |path: &Path, e: std::io::Error| {
-        Fault::Fails(std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        Fault::Fails(std::io::Error::new(
+            e.kind(),
+            format!("{}: {e}", crate::text::shown_path(path)),
+        ))
     };
     let transaction = corpus.dir.join(TRANSACTION_DIR);
     let dir = fuzz_dir(corpus);

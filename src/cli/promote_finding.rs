@@ -43,7 +43,7 @@ pub(super) enum FindingError {
     /// Its name is not one `fuzz --out` gives.
     #[error(
         "{}: the name {name:?} is not a finding's: test_fuzz_<slug>_pad, of ASCII letters, digits, - and _, at most {MAX_NAME} bytes",
-        dir.display()
+        crate::text::shown_path(dir)
     )]
     Name {
         /// The directory.
@@ -52,7 +52,7 @@ pub(super) enum FindingError {
         name: String,
     },
     /// A file it must hold is not there.
-    #[error("{}: no {file}: a finding of `fuzz --out` holds one", dir.display())]
+    #[error("{}: no {file}: a finding of `fuzz --out` holds one", crate::text::shown_path(dir))]
     Missing {
         /// The directory.
         dir: PathBuf,
@@ -60,7 +60,7 @@ pub(super) enum FindingError {
         file: &'static str,
     },
     /// An entry that is not as a finding holds it.
-    #[error("{}: {problem}", path.display())]
+    #[error("{}: {problem}", crate::text::shown_path(path))]
     Entry {
         /// The entry.
         path: PathBuf,

@@ -390,6 +390,8 @@ fn hostile_and_inconsistent_findings_are_refused_and_the_rest_promoted() {
     let mut record = case_json(&relabelled);
     record["version"] = 99.into();
     std::fs::write(relabelled.join("case.json"), record.to_string()).unwrap();
+    // A name whose newline would forge a line of the report.
+    copy("x\npromoted      test_fuzz_forged");
     // Something that is no finding at all.
     std::fs::write(findings_dir.join("notes.txt"), "mine").unwrap();
 
@@ -429,7 +431,12 @@ fn hostile_and_inconsistent_findings_are_refused_and_the_rest_promoted() {
             .any(|l| l.contains("the name \"notes.txt\" is not a finding's")),
         "{text}"
     );
-    assert_eq!(refused.len(), 5, "{text}");
+    assert_eq!(refused.len(), 6, "{text}");
+    // The newline is shown, never a line of its own.
+    assert!(
+        text.lines().filter(|l| l.contains("test_fuzz_forged")).all(|l| l.starts_with("REFUSED ") && l.contains(r"x\npromoted")),
+        "{text}"
+    );
     let present = format!("(from {})", path(&again));
     assert!(
         text.lines().any(|l| l.starts_with("present ") && l.ends_with(&present)),
