@@ -48,6 +48,7 @@ mod harness;
 mod judge;
 mod model;
 mod operators;
+mod platform;
 pub(crate) mod proto;
 mod reference;
 mod report;
@@ -90,11 +91,12 @@ mod layers {
     use std::path::Path;
 
     /// Each layer's rank: a module may use its own rank and those below, never above.
-    const RANKS: [(&str, u8); 18] = [
+    const RANKS: [(&str, u8); 19] = [
         ("text", 0),
         ("cancel", 0),
         ("data", 0),
         ("proto", 0),
+        ("platform", 0),
         ("tensor", 1),
         ("model", 2),
         ("operators", 2),

@@ -7,22 +7,26 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::platform::{memory_fs_free, permissions_from_mode};
+
 /// The memory file system most Linux systems mount.
 const SHM: &str = "/dev/shm";
 /// The least free space the memory file system must have, whatever the caller needs.
 const MIN_ROOM: u64 = 1 << 30;
 
-/// A new private directory (mode 0700, an unpredictable name starting with `prefix`) for files
+/// A new private directory (mode 0700 on Unix, an unpredictable name starting with `prefix`) for files
 /// that may take up to `room` bytes at once, removed when dropped.
 pub(crate) fn private_dir(prefix: &str, room: u64) -> std::io::Result<tempfile::TempDir> {
     let make = |parent: &Path| {
-        tempfile::Builder::new()
-            .prefix(prefix)
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-            .tempdir_in(parent)
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(prefix);
+        if let Some(private) = permissions_from_mode(0o700) {
+            builder.permissions(private);
+        }
+        builder.tempdir_in(parent)
     };
     let tmpdir_set = std::env::var_os("TMPDIR").is_some_and(|v| !v.is_empty());
-    match parent(tmpdir_set, memory_fs_room(Path::new(SHM)), room) {
+    match parent(tmpdir_set, memory_fs_free(Path::new(SHM)), room) {
         // A memory file system that cannot take the directory after all: the usual place.
         Some(shm) => make(&shm).or_else(|_| make(&std::env::temp_dir())),
         None => make(&std::env::temp_dir()),
@@ -42,27 +46,6 @@ pub fn scratch_dir() -> std::io::Result<tempfile::TempDir> {
 fn parent(tmpdir_set: bool, free: Option<u64>, room: u64) -> Option<PathBuf> {
     let free = free?;
     (!tmpdir_set && free >= room.max(MIN_ROOM)).then(|| PathBuf::from(SHM))
-}
-
-/// The free bytes of the memory file system at `path`; `None` when there is none there.
-fn memory_fs_room(path: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statfs(2) writes only the struct it is given, zeroed here, and reads the
-    // NUL-terminated path.
-    let stat = unsafe {
-        let mut stat: libc::statfs = std::mem::zeroed();
-        if libc::statfs(path.as_ptr(), &mut stat) != 0 {
-            return None;
-        }
-        stat
-    };
-    const TMPFS_MAGIC: i64 = 0x0102_1994;
-    #[allow(clippy::unnecessary_cast)] // f_type's width differs between targets
-    let memory = stat.f_type as i64 == TMPFS_MAGIC;
-    #[allow(clippy::unnecessary_cast)]
-    let free = (stat.f_bavail as u64).saturating_mul(stat.f_bsize as u64);
-    memory.then_some(free)
 }
 
 #[cfg(test)]
@@ -93,6 +76,6 @@ mod tests {
 
     #[test]
     fn no_file_system_is_no_memory_file_system() {
-        assert_eq!(memory_fs_room(Path::new("/no/such/dir")), None);
+        assert_eq!(memory_fs_free(Path::new("/no/such/dir")), None);
     }
 }
