@@ -125,6 +125,7 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn only_a_regular_file_or_nothing_is_replaced() {
         let dir = crate::data::scratch_dir().unwrap();

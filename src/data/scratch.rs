@@ -64,6 +64,7 @@ mod tests {
         assert_eq!(parent(true, Some(8 << 30), 1), None);
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_private_directory_is_made_somewhere_and_removed() {
         let dir = private_dir("pad-conformance-test-", 1).unwrap();

@@ -143,6 +143,7 @@ pub(crate) fn excerpt_lines(text: &str, max_chars: usize, max_lines: usize) -> S
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn only_regular_files_within_the_cap_are_read() {
         let dir = crate::data::scratch_dir().unwrap();
@@ -185,6 +186,7 @@ mod tests {
         assert_eq!(excerpt_lines("a\nb\nc", 5, 2), "a\nb\n…");
     }
 
+    #[cfg(unix)]
     fn nix_mkfifo(path: &Path) {
         use std::os::unix::ffi::OsStrExt;
         let name = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();

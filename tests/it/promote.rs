@@ -349,6 +349,7 @@ fn promoting_again_adds_nothing_and_writes_over_nothing() {
     assert_eq!(Corpus::find(&corpus).unwrap().unwrap().version, version);
 }
 
+#[cfg(unix)]
 #[test]
 fn hostile_and_inconsistent_findings_are_refused_and_the_rest_promoted() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
