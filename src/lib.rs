@@ -148,6 +148,8 @@ mod layers {
         for entry in walkdir::WalkDir::new(&src) {
             let entry = entry.unwrap();
             let relative = entry.path().strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+            // Windows separates with a backslash.
+            let relative = relative.replace(std::path::MAIN_SEPARATOR, "/");
             let top = relative.split('/').next().unwrap().trim_end_matches(".rs");
             let Some(own) = rank(top) else { continue };
             if !relative.ends_with(".rs") || relative.ends_with("tests.rs") || relative.contains("/tests/") {

@@ -23,7 +23,7 @@ use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::manifest::{ListedCase, Tampered};
 use crate::data::side_file::MAX_CASE_INFO_BYTES;
 use crate::model::Model;
-use crate::platform::lossless_name;
+use crate::platform::{lossless_name, slash_separated};
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
 
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.
@@ -543,8 +543,9 @@ fn verify_listed(listed: &ListedCase, dir: &Path, described: bool, data_sets: &m
             .chain(&data_set.outputs)
             .chain(&data_set.expected_error);
         let stray = files.into_iter().find(|path| {
-            let relative = path.strip_prefix(dir).ok().and_then(Path::to_str);
-            !relative.is_some_and(|r| listed.lists(r))
+            // Manifests separate with `/`, whatever the system.
+            let relative = path.strip_prefix(dir).ok().and_then(slash_separated);
+            !relative.is_some_and(|r| listed.lists(&r))
         });
         if let Some(path) = stray {
             data_set.problem = Some(ListingProblem::Tampered(Arc::new(unlisted(path.clone()))));

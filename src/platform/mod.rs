@@ -15,10 +15,10 @@ use windows as imp;
 mod name;
 
 pub(crate) use imp::{
-    Group, WorkerPipes, exit_signal, file_mode, has_exited, kill_group_token, memory_fs_free, no_follow_private,
-    open_nonblocking, permissions_from_mode, private_dir_builder, special_kind, start_in_new_group,
+    Group, WorkerPipes, exit_signal, file_mode, has_exited, kill_group_token, lock_dir, memory_fs_free,
+    no_follow_private, open_nonblocking, permissions_from_mode, private_dir_builder, special_kind, start_in_new_group,
 };
-pub(crate) use name::lossless_name;
+pub(crate) use name::{lossless_name, slash_separated};
 
 /// What a process's exit says when it crashed: `was killed by signal 6 (SIGABRT)` on Unix,
 /// `crashed with 0xc0000005 (STATUS_ACCESS_VIOLATION)` on Windows.

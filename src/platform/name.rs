@@ -12,6 +12,13 @@ pub(crate) fn lossless_name(name: &OsStr) -> String {
     not_unicode(name)
 }
 
+/// A relative `path` as manifests and reports spell it, its components joined by `/` on every
+/// system (Windows separates them with a backslash); `None` when a component is not Unicode.
+pub(crate) fn slash_separated(path: &std::path::Path) -> Option<String> {
+    let parts: Option<Vec<&str>> = path.components().map(|c| c.as_os_str().to_str()).collect();
+    Some(parts?.join("/"))
+}
+
 #[cfg(unix)]
 fn not_unicode(name: &OsStr) -> String {
     use std::os::unix::ffi::OsStrExt;
@@ -38,11 +45,17 @@ fn not_unicode(name: &OsStr) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::lossless_name;
+    use super::{lossless_name, slash_separated};
 
     #[test]
     fn unicode_names_are_kept_as_they_are() {
         assert_eq!(lossless_name("test_pad_é".as_ref()), "test_pad_é");
+    }
+
+    #[test]
+    fn relative_paths_are_slash_separated_on_every_system() {
+        let path = std::path::Path::new("test_data_set_0").join("input_0.pb");
+        assert_eq!(slash_separated(&path).as_deref(), Some("test_data_set_0/input_0.pb"));
     }
 
     #[cfg(unix)]

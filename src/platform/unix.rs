@@ -229,3 +229,10 @@ pub(crate) fn memory_fs_free(path: &Path) -> Option<u64> {
 pub(crate) fn memory_fs_free(_path: &Path) -> Option<u64> {
     None
 }
+
+/// Locks directory `dir` exclusively, blocking until it can; unlocked when the file closes.
+pub(crate) fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
+    let lock = std::fs::File::open(dir)?;
+    lock.lock()?;
+    Ok(lock)
+}
