@@ -21,7 +21,9 @@ use super::{Backend, BackendError, RuntimeInfo, worker_groups};
 use crate::cancel::Cancel;
 use crate::data::scratch::private_dir;
 use crate::model::Model;
-use crate::platform::{Group, WorkerPipes, has_exited, no_follow_private, private_dir_builder, start_in_new_group};
+use crate::platform::{
+    Group, PATH_SEPARATORS, WorkerPipes, has_exited, no_follow_private, private_dir_builder, shell, start_in_new_group,
+};
 use crate::tensor::{DecodeOptions, FileError, FileProblem, Tensor, encode_tensor, group_limit, read_tensor_group};
 
 /// The protocol version this runner speaks.
@@ -271,7 +273,8 @@ pub enum StartError {
 /// Starts `command` as the leader of a new process group, with piped stdio. Plain words are run
 /// directly: a shell in between would hold its own copy of the worker's stdout (dash does not
 /// exec the last command of `sh -c`), so the worker closing it would go unseen. Anything else,
-/// or words that are not a program (`exec …`, a builtin), goes through `sh -c`.
+/// or words that are not a program (`exec …`, a builtin), goes through the system's shell
+/// (`sh -c` on Unix, `cmd /d /s /c` on Windows: [`shell`]).
 fn start_process(command: &str) -> std::io::Result<Child> {
     fn piped_group(command: &mut Command) -> &mut Command {
         start_in_new_group(
@@ -286,13 +289,13 @@ fn start_process(command: &str) -> std::io::Result<Child> {
     {
         return Ok(child);
     }
-    piped_group(Command::new("sh").arg("-c").arg(command)).spawn()
+    piped_group(&mut shell(command)).spawn()
 }
 
 /// `command` split into words, when splitting is all the shell would do with it: no quoting,
 /// expansion, redirection, operator, comment or leading assignment.
 fn plain_words(command: &str) -> Option<Vec<&str>> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:,+@%=".contains(c);
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:,+@%=".contains(c) || PATH_SEPARATORS.contains(c);
     let words: Vec<&str> = command.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
     let program = words.first()?;
     (words.iter().all(|w| w.chars().all(plain)) && !program.contains('=')).then_some(words)
@@ -754,6 +757,16 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(left, [std::ffi::OsString::from("victim")], "{dir:?}");
+    }
+
+    #[test]
+    fn a_backslash_is_a_path_separator_on_windows_and_the_shell_s_escape_on_unix() {
+        let words = plain_words(r"C:\venv\Scripts\python.exe worker.py");
+        if cfg!(windows) {
+            assert_eq!(words, Some(vec![r"C:\venv\Scripts\python.exe", "worker.py"]));
+        } else {
+            assert_eq!(words, None);
+        }
     }
 
     #[test]

@@ -15,8 +15,9 @@ use windows as imp;
 mod name;
 
 pub(crate) use imp::{
-    Group, WorkerPipes, exit_signal, file_mode, has_exited, kill_group_token, lock_dir, memory_fs_free,
-    no_follow_private, open_nonblocking, permissions_from_mode, private_dir_builder, special_kind, start_in_new_group,
+    Group, PATH_SEPARATORS, WorkerPipes, exit_signal, file_mode, has_exited, kill_group_token, lock_dir,
+    memory_fs_free, no_follow_private, open_nonblocking, permissions_from_mode, private_dir_builder, shell,
+    special_kind, start_in_new_group,
 };
 pub(crate) use name::{lossless_name, slash_separated};
 

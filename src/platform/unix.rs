@@ -236,3 +236,13 @@ pub(crate) fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
     lock.lock()?;
     Ok(lock)
 }
+
+/// What separates a path's components besides `/`: nothing on Unix (a backslash is the shell's escape).
+pub(crate) const PATH_SEPARATORS: &str = "";
+
+/// `command` run by the shell: `sh -c command`.
+pub(crate) fn shell(command: &str) -> Command {
+    let mut shell = Command::new("sh");
+    shell.arg("-c").arg(command);
+    shell
+}

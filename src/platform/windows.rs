@@ -327,3 +327,15 @@ pub(crate) fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
     lock.lock()?;
     Ok(lock)
 }
+
+/// What separates a path's components besides `/`: the backslash.
+pub(crate) const PATH_SEPARATORS: &str = "\\";
+
+/// `command` run by the shell: `cmd /d /s /c "command"`, the command passed as it is written
+/// (cmd parses its own line; quoting it for a C runtime's parser would change it). /d skips
+/// AutoRun commands from the registry; /s takes the outer quotes off and nothing else.
+pub(crate) fn shell(command: &str) -> Command {
+    let mut shell = Command::new("cmd");
+    shell.raw_arg(format!("/d /s /c \"{command}\""));
+    shell
+}
