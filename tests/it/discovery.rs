@@ -209,6 +209,9 @@ fn a_bomb_of_links_to_repeated_directories_ends_at_once() {
     assert_eq!(ids, ["level24/test_deep_pad"]);
 }
 
+// Linux's /sys (under Wine, reached as Z:\sys with its links shown as directories, it never
+// ends: Windows itself has no such tree).
+#[cfg(target_os = "linux")]
 #[test]
 fn a_system_tree_is_walked_once_and_promptly() {
     // /sys is full of links between its directories; followed, its walk did not end.
