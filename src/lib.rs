@@ -48,6 +48,7 @@ mod harness;
 mod judge;
 mod model;
 mod operators;
+mod platform;
 pub(crate) mod proto;
 mod reference;
 mod report;
@@ -90,11 +91,12 @@ mod layers {
     use std::path::Path;
 
     /// Each layer's rank: a module may use its own rank and those below, never above.
-    const RANKS: [(&str, u8); 18] = [
+    const RANKS: [(&str, u8); 19] = [
         ("text", 0),
         ("cancel", 0),
         ("data", 0),
         ("proto", 0),
+        ("platform", 0),
         ("tensor", 1),
         ("model", 2),
         ("operators", 2),
@@ -146,6 +148,8 @@ mod layers {
         for entry in walkdir::WalkDir::new(&src) {
             let entry = entry.unwrap();
             let relative = entry.path().strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+            // Windows separates with a backslash.
+            let relative = relative.replace(std::path::MAIN_SEPARATOR, "/");
             let top = relative.split('/').next().unwrap().trim_end_matches(".rs");
             let Some(own) = rank(top) else { continue };
             if !relative.ends_with(".rs") || relative.ends_with("tests.rs") || relative.contains("/tests/") {

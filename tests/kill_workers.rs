@@ -1,6 +1,8 @@
 //! `kill_worker_groups` ends every worker of the process, so its test has a binary of its own
 //! (the other misbehaving workers are tests/it/adversarial/workers.rs): the library leaves the
-//! program's signal handlers alone and kills workers only when asked.
+//! program's signal handlers alone and kills workers only when asked. Its workers are sh
+//! scripts and it reads signal handlers: Unix only.
+#![cfg(unix)]
 
 mod support;
 

@@ -5,11 +5,8 @@
 //! whatever the worker started, go with it.
 
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
@@ -24,6 +21,9 @@ use super::{Backend, BackendError, RuntimeInfo, worker_groups};
 use crate::cancel::Cancel;
 use crate::data::scratch::{Scratch, private_dir};
 use crate::model::Model;
+use crate::platform::{
+    Group, PATH_SEPARATORS, WorkerPipes, has_exited, no_follow_private, private_dir_builder, shell, start_in_new_group,
+};
 use crate::tensor::{DecodeOptions, FileError, FileProblem, Tensor, encode_tensor, group_limit, read_tensor_group};
 
 /// The protocol version this runner speaks.
@@ -284,40 +284,29 @@ pub enum StartError {
 /// Starts `command` as the leader of a new process group, with piped stdio. Plain words are run
 /// directly: a shell in between would hold its own copy of the worker's stdout (dash does not
 /// exec the last command of `sh -c`), so the worker closing it would go unseen. Anything else,
-/// or words that are not a program (`exec …`, a builtin), goes through `sh -c`.
+/// or words that are not a program (`exec …`, a builtin), goes through the system's shell
+/// (`sh -c` on Unix, `cmd /d /s /c` on Windows: [`shell`]).
 fn start_process(command: &str) -> std::io::Result<Child> {
     fn piped_group(command: &mut Command) -> &mut Command {
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
+        start_in_new_group(
+            command
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        )
     }
     if let Some((program, args)) = plain_words(command).as_deref().and_then(<[&str]>::split_first)
         && let Ok(child) = piped_group(Command::new(program).args(args)).spawn()
     {
         return Ok(child);
     }
-    piped_group(Command::new("sh").arg("-c").arg(command)).spawn()
-}
-
-/// Makes `fd` non-blocking: the runner's ends of a worker's pipes are read and written only
-/// as far as they go at once, the waiting done in poll(2).
-fn set_nonblocking(fd: RawFd) -> std::io::Result<()> {
-    // SAFETY: fcntl(2) on a descriptor this process owns, with integer arguments only.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
+    piped_group(&mut shell(command)).spawn()
 }
 
 /// `command` split into words, when splitting is all the shell would do with it: no quoting,
 /// expansion, redirection, operator, comment or leading assignment.
 fn plain_words(command: &str) -> Option<Vec<&str>> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:,+@%=".contains(c);
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:,+@%=".contains(c) || PATH_SEPARATORS.contains(c);
     let words: Vec<&str> = command.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
     let program = words.first()?;
     (words.iter().all(|w| w.chars().all(plain)) && !program.contains('=')).then_some(words)
@@ -337,9 +326,11 @@ struct Hello {
 /// never reads its input, or never replies, costs the request its timeout, not the run.
 struct Worker {
     child: Child,
-    /// The worker's stdin; `None` once closed at shutdown.
-    stdin: Option<ChildStdin>,
-    stdout: ChildStdout,
+    /// Its process group (a Job object on Windows), killed with it; `None` when the system
+    /// would not make one, and then the worker alone is killed.
+    group: Option<Group>,
+    /// Its stdin and stdout.
+    pipes: WorkerPipes,
     /// What was read from stdout and not yet taken as a line.
     read: Vec<u8>,
     /// Why stdout ended: end of file (`None`) or a read error; `Some` once it did.
@@ -357,9 +348,15 @@ impl Worker {
     /// Starts `command` and performs the handshake; returns the worker and what its hello says.
     fn spawn(command: &str, timeout: Duration, cancel: &Cancel, slot: Slot) -> Result<(Worker, Hello), WorkerFailure> {
         let mut child = start_process(command).map_err(WorkerError::Start)?;
-        if let Ok(group) = libc::pid_t::try_from(child.id()) {
-            worker_groups::register(group);
-        }
+        let group = match Group::of(&child) {
+            Ok(group) => group,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(WorkerError::Start(e).into());
+            }
+        };
+        worker_groups::register(group.token());
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let stderr_pipe = child.stderr.take().expect("piped");
@@ -377,10 +374,19 @@ impl Worker {
                 kept.drain(..excess);
             }
         });
+        let pipes = match WorkerPipes::new(stdin, stdout) {
+            Ok(pipes) => pipes,
+            Err(e) => {
+                worker_groups::unregister(group.token());
+                group.kill();
+                let _ = child.wait();
+                return Err(WorkerError::Start(e).into());
+            }
+        };
         let mut worker = Worker {
             child,
-            stdin: Some(stdin),
-            stdout,
+            group: Some(group),
+            pipes,
             read: Vec::new(),
             stdout_ended: None,
             stderr,
@@ -388,15 +394,6 @@ impl Worker {
             status: None,
             slot,
         };
-        let nonblocking = [
-            worker.stdout.as_raw_fd(),
-            worker.stdin.as_ref().expect("open").as_raw_fd(),
-        ]
-        .into_iter()
-        .try_for_each(set_nonblocking);
-        if let Err(e) = nonblocking {
-            return Err(worker.failure(WorkerError::Start(e)));
-        }
         let hello = json!({"type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION});
         let reply = worker
             .request(&hello, timeout, cancel)
@@ -425,7 +422,7 @@ impl Worker {
     /// Sends one request line and waits for one reply line, or until `cancel` trips. Any
     /// failure leaves the worker unusable: the caller drops it, which kills it.
     fn request(&mut self, request: &Value, timeout: Duration, cancel: &Cancel) -> Result<Value, WorkerFailure> {
-        if self.stdin.is_none() {
+        if !self.pipes.input_open() {
             return Err(WorkerError::ShutDown.into());
         }
         let line = format!("{request}\n").into_bytes();
@@ -468,9 +465,8 @@ impl Worker {
 
     /// Writes what the worker's stdin takes of `line` past `written` without blocking.
     fn write_some(&mut self, line: &[u8], written: &mut usize) -> std::io::Result<()> {
-        let stdin = self.stdin.as_mut().ok_or(std::io::ErrorKind::BrokenPipe)?;
         while *written < line.len() {
-            match stdin.write(&line[*written..]) {
+            match self.pipes.write(&line[*written..]) {
                 Ok(n) => *written += n,
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -482,31 +478,15 @@ impl Worker {
 
     /// Waits up to `timeout` for stdout to have something (or end), or, when `writing`, for
     /// stdin to take more; says whether either happened.
-    fn wait(&self, writing: bool, timeout: Duration) -> bool {
-        let mut fds = [libc::pollfd {
-            fd: self.stdout.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        }; 2];
-        let mut count = 1;
-        if writing && let Some(stdin) = &self.stdin {
-            fds[1] = libc::pollfd {
-                fd: stdin.as_raw_fd(),
-                events: libc::POLLOUT,
-                revents: 0,
-            };
-            count = 2;
-        }
-        let millis = libc::c_int::try_from(timeout.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
-        // SAFETY: poll(2) reads and writes only the `count` pollfd structs it is given.
-        unsafe { libc::poll(fds.as_mut_ptr(), count, millis) > 0 }
+    fn wait(&mut self, writing: bool, timeout: Duration) -> bool {
+        self.pipes.wait(writing, timeout)
     }
 
     /// Reads whatever stdout has now, without blocking, up to one line too long to be a reply.
     fn read_available(&mut self) {
         let mut chunk = [0u8; 8192];
         while self.stdout_ended.is_none() && (self.read.len() as u64) <= MAX_LINE {
-            match self.stdout.read(&mut chunk) {
+            match self.pipes.read(&mut chunk) {
                 Ok(0) => self.stdout_ended = Some(None),
                 Ok(n) => self.read.extend_from_slice(&chunk[..n]),
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
@@ -587,14 +567,7 @@ impl Worker {
         if self.status.is_some() {
             return true;
         }
-        // SAFETY: waitid(2) only writes the siginfo_t it is given, which is zeroed, so that
-        // si_pid stays 0 when no child has exited (WNOHANG).
-        unsafe {
-            let mut info: libc::siginfo_t = std::mem::zeroed();
-            let options = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-            // An error means there is no such child to wait for: it is gone.
-            libc::waitid(libc::P_PID, self.child.id(), &mut info, options) != 0 || info.si_pid() != 0
-        }
+        has_exited(&self.child)
     }
 
     /// Kills the worker's process group — the worker, a shell or shim in front of it, whatever
@@ -603,11 +576,10 @@ impl Worker {
         if let Some(status) = self.status {
             return status;
         }
-        if let Ok(group) = libc::pid_t::try_from(self.child.id()) {
-            // SAFETY: kill(2) has no memory-safety preconditions. The group id is the worker's
-            // pid (process_group(0)), not reused while the worker is unreaped.
-            unsafe { libc::kill(-group, libc::SIGKILL) };
-            worker_groups::unregister(group);
+        // The group is killed before the worker is reaped: until then its id is not reused.
+        if let Some(group) = self.group.take() {
+            group.kill();
+            worker_groups::unregister(group.token());
         }
         let status = self.child.wait().ok();
         self.status = Some(status);
@@ -616,7 +588,7 @@ impl Worker {
 
     /// Closes the worker's stdin: a well-behaved worker then exits (docs/backend-protocol.md).
     fn close_input(&mut self) {
-        self.stdin = None;
+        self.pipes.close_input();
     }
 
     /// True when the worker printed nothing since its last reply and its output is open.
@@ -701,7 +673,7 @@ impl Slot {
     /// Makes directory `number` (0700) in `scratch`, which must not exist yet.
     fn new(scratch: &Path, number: u64) -> std::io::Result<Slot> {
         let dir = scratch.join(number.to_string());
-        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+        private_dir_builder().create(&dir)?;
         Ok(Slot {
             dir: dir.canonicalize()?,
             scratch: scratch.to_owned(),
@@ -723,12 +695,7 @@ impl Slot {
             let path = self.input_path(k);
             let name = names.get(k).map_or("", String::as_str);
             let bytes = encode_tensor(tensor, name).encode_to_vec();
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .custom_flags(libc::O_NOFOLLOW)
+            no_follow_private(std::fs::OpenOptions::new().write(true).create(true).truncate(true))
                 .open(&path)
                 .and_then(|mut file| file.write_all(&bytes))
                 .map_err(|e| FileProblem::Io(e).at(&path))?;
@@ -742,7 +709,7 @@ impl Slot {
     fn emptied(&self) -> std::io::Result<&Path> {
         if std::fs::read_dir(&self.dir)?.next().is_some() {
             std::fs::remove_dir_all(&self.dir)?;
-            std::fs::DirBuilder::new().mode(0o700).create(&self.dir)?;
+            private_dir_builder().create(&self.dir)?;
         }
         Ok(&self.dir)
     }
@@ -781,14 +748,18 @@ mod tests {
         // What the worker wrote for one request is gone before the next.
         std::fs::write(slot.dir.join("output_0.pb"), b"stale").unwrap();
         assert_eq!(std::fs::read_dir(slot.emptied().unwrap()).unwrap().count(), 0);
-        // A link put in an input's place is not followed.
         let victim = scratch.path().join("victim");
         std::fs::write(&victim, b"mine").unwrap();
-        std::fs::remove_file(&paths[0]).unwrap();
-        std::os::unix::fs::symlink(&victim, &paths[0]).unwrap();
-        assert!(slot.write_inputs(&names, std::slice::from_ref(&second)).is_err());
-        assert_eq!(std::fs::read(&victim).unwrap(), b"mine");
-        std::fs::remove_file(&paths[0]).unwrap();
+        // A link put in an input's place is not followed (making one on Windows takes a
+        // privilege the tests do not have).
+        #[cfg(unix)]
+        {
+            std::fs::remove_file(&paths[0]).unwrap();
+            std::os::unix::fs::symlink(&victim, &paths[0]).unwrap();
+            assert!(slot.write_inputs(&names, std::slice::from_ref(&second)).is_err());
+            assert_eq!(std::fs::read(&victim).unwrap(), b"mine");
+            std::fs::remove_file(&paths[0]).unwrap();
+        }
         slot.write_inputs(&names, &[second.clone(), second]).unwrap();
         let dir = slot.dir.clone();
         drop(slot);
@@ -797,6 +768,16 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(left, [std::ffi::OsString::from("victim")], "{dir:?}");
+    }
+
+    #[test]
+    fn a_backslash_is_a_path_separator_on_windows_and_the_shell_s_escape_on_unix() {
+        let words = plain_words(r"C:\venv\Scripts\python.exe worker.py");
+        if cfg!(windows) {
+            assert_eq!(words, Some(vec![r"C:\venv\Scripts\python.exe", "worker.py"]));
+        } else {
+            assert_eq!(words, None);
+        }
     }
 
     #[test]

@@ -243,6 +243,7 @@ mod tests {
         assert!(message.len() < 1000 && message.contains("(10002 bytes)"), "{message}");
     }
 
+    #[cfg(unix)]
     #[test]
     fn outputs_must_be_regular_files_inside_the_output_dir() {
         let root = crate::data::scratch_dir().unwrap();

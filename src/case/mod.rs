@@ -23,6 +23,7 @@ use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::manifest::{ListedCase, Tampered};
 use crate::data::side_file::MAX_CASE_INFO_BYTES;
 use crate::model::Model;
+use crate::platform::{lossless_name, slash_separated};
 use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
 
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.
@@ -460,20 +461,6 @@ fn case_id(root: &Path, dir: &Path) -> String {
     }
 }
 
-/// A file name as text, bytes that are not UTF-8 written `\xNN`: two names that differ only in
-/// such bytes keep different ids (a lossy conversion would make both `\u{fffd}`).
-fn lossless_name(name: &std::ffi::OsStr) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    let mut text = String::new();
-    for chunk in name.as_bytes().utf8_chunks() {
-        text.push_str(chunk.valid());
-        for byte in chunk.invalid() {
-            text.push_str(&format!("\\x{byte:02x}"));
-        }
-    }
-    text
-}
-
 fn load_case_dir(data_root: &DataRoot, dir: &Path) -> TestCase {
     let root = data_root.path.as_path();
     // Each directory is read once, and what is known from its entries is not asked again of
@@ -562,8 +549,9 @@ fn verify_listed(listed: &ListedCase, dir: &Path, described: bool, data_sets: &m
             .chain(&data_set.outputs)
             .chain(&data_set.expected_error);
         let stray = files.into_iter().find(|path| {
-            let relative = path.strip_prefix(dir).ok().and_then(Path::to_str);
-            !relative.is_some_and(|r| listed.lists(r))
+            // Manifests separate with `/`, whatever the system.
+            let relative = path.strip_prefix(dir).ok().and_then(slash_separated);
+            !relative.is_some_and(|r| listed.lists(&r))
         });
         if let Some(path) = stray {
             data_set.problem = Some(ListingProblem::Tampered(Arc::new(unlisted(path.clone()))));

@@ -547,7 +547,7 @@ mod tests {
                 let before = tree(dir.path());
                 let full = |at: Step| {
                     if at == step {
-                        Err(Fault::Fails(std::io::Error::from_raw_os_error(libc::ENOSPC)))
+                        Err(Fault::Fails(std::io::Error::from(std::io::ErrorKind::StorageFull)))
                     } else {
                         Ok(())
                     }

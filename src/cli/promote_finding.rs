@@ -294,6 +294,7 @@ mod tests {
         assert_ne!(Finding::read(&dir).unwrap().content_digest(), digest);
     }
 
+    #[cfg(unix)]
     #[test]
     fn hostile_findings_are_refused_naming_the_entry() {
         let root = crate::data::scratch_dir().unwrap();

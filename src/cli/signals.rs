@@ -10,6 +10,10 @@
 //! Handlers are chained through signal-hook, so others registered the same way still run; a
 //! signal the runner was told to ignore (nohup) stays ignored. The library installs none:
 //! signals belong to the program.
+//!
+//! On Windows, Ctrl-C and Ctrl-Break at the console act as SIGINT (exit 130), closing the
+//! console, logging off or shutting down as SIGTERM (143), through a console control handler;
+//! a second one ends the process as Windows does without a handler.
 
 use std::process::ExitCode;
 use std::sync::OnceLock;
@@ -17,7 +21,9 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use crate::backend::kill_worker_groups;
 use crate::cancel::Cancel;
+#[cfg(unix)]
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+#[cfg(unix)]
 use signal_hook::low_level::{emulate_default_handler, register};
 
 /// The command's token, tripped by the first SIGINT or SIGTERM.
@@ -59,6 +65,7 @@ impl Drop for CancelsRun {
 }
 
 /// Installs the handlers; called once, first thing in `main`.
+#[cfg(unix)]
 pub(crate) fn install() {
     let cancel = cancel();
     for signal in [SIGINT, SIGTERM, SIGHUP] {
@@ -103,10 +110,36 @@ pub(crate) fn install() {
 }
 
 /// Whether `signal` is ignored (SIG_IGN), as under nohup.
+#[cfg(unix)]
 fn ignored(signal: libc::c_int) -> bool {
     // SAFETY: sigaction(2) with a null new action only reads the current one into `current`.
     unsafe {
         let mut current: libc::sigaction = std::mem::zeroed();
         libc::sigaction(signal, std::ptr::null(), &mut current) == 0 && current.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+/// Installs the console control handler; called once, first thing in `main`.
+#[cfg(windows)]
+pub(crate) fn install() {
+    let handler = |signal: i32| {
+        let first = SIGNAL
+            .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok();
+        // As on Unix: the run is cancelled before its workers are killed.
+        if first {
+            cancel().cancel();
+        }
+        kill_worker_groups();
+        // As on Unix: a run writes what finished, and a scratch directory is removed as its
+        // holder unwinds.
+        if first && !IN_RUN.load(Ordering::SeqCst) && !crate::data::scratch::held() {
+            eprintln!("pad-conformance: interrupted; no report written");
+            std::process::exit(128 + signal);
+        }
+        first
+    };
+    if let Err(e) = crate::platform::on_console_interrupt(handler) {
+        eprintln!("pad-conformance: warning: cannot handle Ctrl-C: {e}");
     }
 }

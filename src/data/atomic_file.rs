@@ -7,10 +7,16 @@
 //! a rename would put a new file in place of the link or the FIFO, which is never what was
 //! meant. A new file gets the mode the umask gives (0666 less the umask), as `>` in a shell
 //! would; a replaced file keeps its own mode.
+//!
+//! On Windows the rename is MoveFileEx with MOVEFILE_REPLACE_EXISTING, which fails while
+//! another process holds the target open without sharing its deletion (an editor, a virus
+//! scanner): the write then fails with that error, the temporary file is removed and the
+//! target stays as it was.
 
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+
+use crate::platform::{file_mode, permissions_from_mode};
 
 use tempfile::NamedTempFile;
 
@@ -40,7 +46,7 @@ fn target_mode(path: &Path) -> io::Result<u32> {
         other => other?,
     };
     match special_kind(metadata.file_type()) {
-        None => Ok(metadata.permissions().mode() & 0o7777),
+        None => Ok(file_mode(&metadata)),
         Some(kind) => Err(io::Error::new(io::ErrorKind::InvalidInput, NotReplaced { kind })),
     }
 }
@@ -68,13 +74,18 @@ impl AtomicFile {
     /// rename stays on one file system). Refuses a target that is not a regular file.
     pub(crate) fn create(path: &Path) -> io::Result<AtomicFile> {
         let mode = target_mode(path)?;
-        let temp = tempfile::Builder::new()
-            .prefix(".pad-conformance-")
-            .permissions(std::fs::Permissions::from_mode(mode))
-            .tempfile_in(dir_of(path))?;
-        if mode != 0o666 {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".pad-conformance-");
+        let permissions = permissions_from_mode(mode);
+        if let Some(permissions) = &permissions {
+            builder.permissions(permissions.clone());
+        }
+        let temp = builder.tempfile_in(dir_of(path))?;
+        if let Some(permissions) = permissions
+            && mode != 0o666
+        {
             // A replaced file's mode, exactly (the umask narrowed it at creation).
-            temp.as_file().set_permissions(std::fs::Permissions::from_mode(mode))?;
+            temp.as_file().set_permissions(permissions)?;
         }
         Ok(AtomicFile {
             temp: BufWriter::new(temp),
@@ -114,6 +125,7 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn only_a_regular_file_or_nothing_is_replaced() {
         let dir = crate::data::scratch_dir().unwrap();
@@ -142,8 +154,10 @@ mod tests {
         assert!(error.to_string().starts_with("it is a device"), "{error}");
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_replaced_file_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("report.json");
         std::fs::write(&path, "old").unwrap();

@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::platform::{memory_fs_free, permissions_from_mode};
+
 /// The memory file system most Linux systems mount.
 const SHM: &str = "/dev/shm";
 /// The least free space the memory file system must have, whatever the caller needs.
@@ -53,7 +55,7 @@ pub(crate) fn scratch_in(parent: &Path, prefix: &str) -> std::io::Result<Scratch
         .map(Scratch::counted)
 }
 
-/// A new private directory (mode 0700, an unpredictable name starting with `prefix`) for files
+/// A new private directory (mode 0700 on Unix, an unpredictable name starting with `prefix`) for files
 /// that may take up to `room` bytes at once, removed when dropped.
 pub(crate) fn private_dir(prefix: &str, room: u64) -> std::io::Result<Scratch> {
     private_temp_dir(prefix, room).map(Scratch::counted)
@@ -61,13 +63,15 @@ pub(crate) fn private_dir(prefix: &str, room: u64) -> std::io::Result<Scratch> {
 
 fn private_temp_dir(prefix: &str, room: u64) -> std::io::Result<tempfile::TempDir> {
     let make = |parent: &Path| {
-        tempfile::Builder::new()
-            .prefix(prefix)
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-            .tempdir_in(parent)
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(prefix);
+        if let Some(private) = permissions_from_mode(0o700) {
+            builder.permissions(private);
+        }
+        builder.tempdir_in(parent)
     };
     let tmpdir_set = std::env::var_os("TMPDIR").is_some_and(|v| !v.is_empty());
-    match parent(tmpdir_set, memory_fs_room(Path::new(SHM)), room) {
+    match parent(tmpdir_set, memory_fs_free(Path::new(SHM)), room) {
         // A memory file system that cannot take the directory after all: the usual place.
         Some(shm) => make(&shm).or_else(|_| make(&std::env::temp_dir())),
         None => make(&std::env::temp_dir()),
@@ -89,27 +93,6 @@ fn parent(tmpdir_set: bool, free: Option<u64>, room: u64) -> Option<PathBuf> {
     (!tmpdir_set && free >= room.max(MIN_ROOM)).then(|| PathBuf::from(SHM))
 }
 
-/// The free bytes of the memory file system at `path`; `None` when there is none there.
-fn memory_fs_room(path: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statfs(2) writes only the struct it is given, zeroed here, and reads the
-    // NUL-terminated path.
-    let stat = unsafe {
-        let mut stat: libc::statfs = std::mem::zeroed();
-        if libc::statfs(path.as_ptr(), &mut stat) != 0 {
-            return None;
-        }
-        stat
-    };
-    const TMPFS_MAGIC: i64 = 0x0102_1994;
-    #[allow(clippy::unnecessary_cast)] // f_type's width differs between targets
-    let memory = stat.f_type as i64 == TMPFS_MAGIC;
-    #[allow(clippy::unnecessary_cast)]
-    let free = (stat.f_bavail as u64).saturating_mul(stat.f_bsize as u64);
-    memory.then_some(free)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +109,7 @@ mod tests {
         assert_eq!(parent(true, Some(8 << 30), 1), None);
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_private_directory_is_made_somewhere_and_removed() {
         let dir = private_dir("pad-conformance-test-", 1).unwrap();
@@ -138,6 +122,6 @@ mod tests {
 
     #[test]
     fn no_file_system_is_no_memory_file_system() {
-        assert_eq!(memory_fs_room(Path::new("/no/such/dir")), None);
+        assert_eq!(memory_fs_free(Path::new("/no/such/dir")), None);
     }
 }

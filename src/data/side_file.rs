@@ -6,8 +6,9 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
+
+use crate::platform::open_nonblocking;
 
 /// The largest profile read: a profile is a few lines of TOML, but a generated one may list
 /// a hundred thousand exceptions (about 8 MiB), which its matching handles in linear time.
@@ -60,12 +61,8 @@ pub(crate) fn special_kind(file_type: std::fs::FileType) -> Option<&'static str>
         "symbolic link"
     } else if file_type.is_dir() {
         "directory"
-    } else if file_type.is_fifo() {
-        "FIFO"
-    } else if file_type.is_socket() {
-        "socket"
-    } else if file_type.is_block_device() || file_type.is_char_device() {
-        "device"
+    } else if let Some(kind) = crate::platform::special_kind(&file_type) {
+        kind
     } else {
         "special file"
     })
@@ -82,10 +79,7 @@ pub(crate) fn open_regular(path: &Path, limit: u64) -> io::Result<(File, u64)> {
     if let Some(refused) = not_a_file(&std::fs::metadata(path)?) {
         return Err(refused.into());
     }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
+    let file = open_nonblocking(std::fs::OpenOptions::new().read(true)).open(path)?;
     // Checked again on what was opened: the path may have changed in between.
     let metadata = file.metadata()?;
     if let Some(refused) = not_a_file(&metadata) {
@@ -149,6 +143,7 @@ pub(crate) fn excerpt_lines(text: &str, max_chars: usize, max_lines: usize) -> S
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn only_regular_files_within_the_cap_are_read() {
         let dir = crate::data::scratch_dir().unwrap();
@@ -191,6 +186,7 @@ mod tests {
         assert_eq!(excerpt_lines("a\nb\nc", 5, 2), "a\nb\n…");
     }
 
+    #[cfg(unix)]
     fn nix_mkfifo(path: &Path) {
         use std::os::unix::ffi::OsStrExt;
         let name = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();

@@ -13,6 +13,7 @@ use crate::data::{DataRoot, corpus_name, corpus_versions};
 use crate::judge::check::{Outcome, Status};
 pub(crate) use crate::judge::gate_result::GateResult;
 use crate::judge::verdict::Verdict;
+use crate::platform::lock_dir;
 use crate::text::first_line;
 
 /// The baseline file format this version writes: 2 added `format`, `written_by` and the
@@ -399,8 +400,9 @@ impl Baseline {
     /// Records a baseline into `path` as [`Baseline::record`] makes it from the baseline
     /// there now (or `fallback` when there is none): read, recorded and replaced under a lock
     /// on the directory, so that two recordings into one file at once each merge into what the
-    /// other wrote and no entry is lost. (The lock is on the directory, which outlives the
-    /// rename that replaces the file, and leaves no lock file behind.)
+    /// other wrote and no entry is lost. (On Unix the lock is on the directory, which outlives
+    /// the rename that replaces the file, and leaves no lock file behind; on Windows, where a
+    /// directory takes no lock, on `.pad-conformance.lock` in it: [`lock_dir`].)
     pub fn record_into(
         path: &Path,
         fallback: Option<&Baseline>,
@@ -414,8 +416,7 @@ impl Baseline {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
         };
-        let lock = std::fs::File::open(dir).map_err(write_error)?;
-        lock.lock().map_err(write_error)?;
+        let lock = lock_dir(dir).map_err(write_error)?;
         let current = Baseline::read_if_exists(path)?;
         let recorded = record(current.as_ref().or(fallback));
         recorded.write(path)?;
@@ -648,8 +649,7 @@ mod tests {
         };
         // The first holds the directory's lock while the second starts: the second can
         // read only once the first has written, whatever the threads' timing.
-        let lock = std::fs::File::open(dir.path()).unwrap();
-        lock.lock().unwrap();
+        let lock = crate::platform::lock_dir(dir.path()).unwrap();
         let second = std::thread::spawn(recording("b"));
         std::thread::sleep(std::time::Duration::from_millis(100));
         record(&[outcome("a", Status::Failed, "wrong")], None)

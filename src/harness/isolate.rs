@@ -4,7 +4,6 @@
 //! catch_unwind covers panics only.
 
 use std::fs::File;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -12,6 +11,7 @@ use std::time::{Duration, Instant};
 use super::trial_result::{TrialRef, failed, not_loadable};
 use crate::judge::check::Outcome;
 use crate::judge::verdict::{Failure, exit_failure};
+use crate::platform::{Group, describe_crash, start_in_new_group};
 use crate::text::strip_ansi;
 
 /// Set in a child: the name of the one trial it runs.
@@ -97,17 +97,25 @@ fn spawn_and_wait(trial: &TrialRef<'_>, time_limit: Duration) -> std::io::Result
     let result_path = dir.path().join("result.json");
     let output_path = dir.path().join("output");
     let output = File::create(&output_path)?;
-    let mut child = Command::new(std::env::current_exe()?)
+    let mut command = Command::new(std::env::current_exe()?);
+    command
         .env(CHILD_TRIAL_ENV, trial.case.data_set_name(trial.index))
         .env(CHILD_CASE_ENV, &trial.case.dir)
         .env(CHILD_DATA_SET_ENV, trial.index.to_string())
         .env(CHILD_RESULT_ENV, &result_path)
         .stdin(Stdio::null())
         .stdout(output.try_clone()?)
-        .stderr(output)
-        // Its own group, so a time-out kills whatever the backend started too.
-        .process_group(0)
-        .spawn()?;
+        .stderr(output);
+    // Its own group, so a time-out kills whatever the backend started too.
+    let mut child = start_in_new_group(&mut command).spawn()?;
+    let group = match Group::of(&child) {
+        Ok(group) => group,
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+    };
     let start = Instant::now();
     let mut pause = Duration::from_millis(1);
     let status = loop {
@@ -115,9 +123,8 @@ fn spawn_and_wait(trial: &TrialRef<'_>, time_limit: Duration) -> std::io::Result
             break Some(status);
         }
         if start.elapsed() >= time_limit {
-            // SAFETY: kill(2) on the group of a child this function started and has not
-            // reaped, so the group id is still its own.
-            unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+            // Killed before it is reaped, so the group id is still its own.
+            group.kill();
             child.wait()?;
             break None;
         }
@@ -164,25 +171,10 @@ fn spawn_and_wait(trial: &TrialRef<'_>, time_limit: Duration) -> std::io::Result
 
 /// "was killed by signal 6 (SIGABRT)", "exited with status 3 without a result".
 fn describe(status: ExitStatus) -> String {
-    match (status.signal(), status.code()) {
-        (Some(signal), _) => format!("was killed by signal {signal} ({})", signal_name(signal)),
+    match (describe_crash(status), status.code()) {
+        (Some(crash), _) => crash,
         (None, Some(code)) => format!("exited with status {code} without a result"),
         (None, None) => format!("ended without a result ({status})"),
-    }
-}
-
-/// The conventional name of the signals a crashing process dies of.
-fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL: the OOM killer, or another process",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGTRAP => "SIGTRAP",
-        _ => "see signal(7)",
     }
 }
 
@@ -213,11 +205,23 @@ fn output_tail(path: &Path) -> String {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn a_signal_is_named() {
+        use std::os::unix::process::ExitStatusExt;
         let aborted = ExitStatus::from_raw(libc::SIGABRT);
         assert_eq!(describe(aborted), "was killed by signal 6 (SIGABRT)");
         let exited = ExitStatus::from_raw(3 << 8);
+        assert_eq!(describe(exited), "exited with status 3 without a result");
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn a_crash_is_named_by_its_status() {
+        use std::os::windows::process::ExitStatusExt;
+        let crashed = ExitStatus::from_raw(0xc000_0005);
+        assert_eq!(describe(crashed), "crashed with 0xc0000005 (STATUS_ACCESS_VIOLATION)");
+        let exited = ExitStatus::from_raw(3);
         assert_eq!(describe(exited), "exited with status 3 without a result");
     }
 }

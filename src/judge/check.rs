@@ -642,7 +642,7 @@ mod tests {
         let case = cases.iter().find(|c| c.dir.ends_with("test_edge_pad")).unwrap();
         let options = CheckOptions::default();
         let passed = check_data_set(&RefBackend, case, 0, &options);
-        assert_eq!(passed.status, Status::Passed);
+        assert_eq!(passed.status, Status::Passed, "{}", passed.message);
         assert_eq!(
             (passed.op, passed.mode.clone()),
             (Some(PadOp::Pad), Some(PadMode::Edge.into()))

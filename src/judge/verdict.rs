@@ -397,10 +397,9 @@ fn failure_of(error: &BackendError) -> Failure {
 
 /// A process's exit, as a crash.
 pub(crate) fn exit_failure(status: std::process::ExitStatus) -> Failure {
-    use std::os::unix::process::ExitStatusExt;
     Failure::Crash {
         code: status.code(),
-        signal: status.signal(),
+        signal: crate::platform::exit_signal(status),
     }
 }
 

@@ -219,14 +219,10 @@ fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
     Ok((file, len))
 }
 
-/// Opens `path` for reading with O_NONBLOCK, which a regular file ignores and which keeps a
-/// FIFO from blocking the open.
+/// Opens `path` for reading with O_NONBLOCK on Unix, which a regular file ignores and which
+/// keeps a FIFO from blocking the open.
 pub(crate) fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
+    crate::platform::open_nonblocking(std::fs::OpenOptions::new().read(true)).open(path)
 }
 
 /// Reads a file [`open_limited`] opened, from where it stands to its end; `len`, its size when

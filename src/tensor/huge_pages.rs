@@ -31,6 +31,9 @@ pub(crate) fn advise(start: *const u8, len: usize) {
             }
         }
     }
+    // Huge pages are advised on Linux only.
+    #[cfg(not(target_os = "linux"))]
+    let _ = start;
 }
 
 #[cfg(test)]

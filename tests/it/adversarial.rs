@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use pad_conformance::RefBackend;
-use pad_conformance::testing::{
-    Cancel, CheckOptions, Colors, Outcome, Patterns, Status, discover, jobs, run_jobs, write_outcome,
-};
+use pad_conformance::testing::{Cancel, CheckOptions, Outcome, Patterns, Status, discover, jobs, run_jobs};
+#[cfg(unix)]
+use pad_conformance::testing::{Colors, write_outcome};
 
 use catalogue::{Expect, Hostile};
 
@@ -121,6 +121,7 @@ fn thousands_of_empty_data_sets_each_error_and_the_model_is_read_once() {
     assert_eq!(outcomes.len(), 5001);
 }
 
+#[cfg(unix)]
 #[test]
 fn names_that_are_not_utf8_keep_distinct_ids_and_forged_names_print_escaped() {
     use std::os::unix::ffi::OsStrExt;

@@ -3,6 +3,7 @@
 
 use crate::support;
 
+#[cfg(unix)]
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -10,6 +11,7 @@ use std::process::{Command, Output};
 use pad_conformance::Tensor;
 use pad_conformance::testing::{DecodeOptions, read_tensor_file, write_tensor_file};
 use support::files::{copy_dir, run, testdata};
+#[cfg(unix)]
 use support::hanging_worker::interrupt_in_request;
 
 /// A tree with two cases: test_edge_pad as vendored, and test_wrap_pad with one expected
@@ -987,6 +989,7 @@ fn write_baseline_refuses_a_malformed_baseline_and_leaves_it_untouched() {
 /// SIGINT stops the run: no further data set starts, the workers are killed, and the report
 /// of the data sets that finished is written (exit 130), not lost. The data set under way,
 /// whose worker the runner killed, is no verdict on the backend: it is left out.
+#[cfg(unix)]
 #[test]
 fn an_interrupted_run_still_writes_its_report() {
     let tree = failing_tree();

@@ -508,6 +508,7 @@ fn external(location: &str, offset: Option<&str>, length: Option<&str>) -> Tenso
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn external_data_is_read_inside_the_case_directory_only() {
     let root = pad_conformance::testing::scratch_dir().unwrap();

@@ -163,6 +163,7 @@ fn discovery_rules_on_a_made_tree() {
     ));
 }
 
+#[cfg(unix)]
 #[test]
 fn links_inside_the_root_are_not_followed_so_each_case_is_found_once_by_its_own_path() {
     let outside = pad_conformance::testing::scratch_dir().unwrap();
@@ -186,6 +187,7 @@ fn links_inside_the_root_are_not_followed_so_each_case_is_found_once_by_its_own_
     assert_eq!(cases.len(), 1);
 }
 
+#[cfg(unix)]
 #[test]
 fn a_bomb_of_links_to_repeated_directories_ends_at_once() {
     // 24 levels, each holding two links to the next and one to its parent: 2^24 paths to
@@ -207,6 +209,9 @@ fn a_bomb_of_links_to_repeated_directories_ends_at_once() {
     assert_eq!(ids, ["level24/test_deep_pad"]);
 }
 
+// Linux's /sys (under Wine, reached as Z:\sys with its links shown as directories, it never
+// ends: Windows itself has no such tree).
+#[cfg(target_os = "linux")]
 #[test]
 fn a_system_tree_is_walked_once_and_promptly() {
     // /sys is full of links between its directories; followed, its walk did not end.
@@ -308,6 +313,7 @@ fn a_gap_or_a_clash_in_file_numbering_is_that_data_set_s_problem() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn a_link_loop_is_walked_once() {
     let root = pad_conformance::testing::scratch_dir().unwrap();
@@ -318,6 +324,7 @@ fn a_link_loop_is_walked_once() {
     assert_eq!(ids, ["a/test_one_pad"]);
 }
 
+#[cfg(unix)]
 #[test]
 fn an_unwalkable_entry_is_an_errored_case_and_the_walk_goes_on() {
     let root = pad_conformance::testing::scratch_dir().unwrap();

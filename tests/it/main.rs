@@ -25,6 +25,8 @@ mod extended_generator;
 mod fuzz;
 mod fuzz_encodings;
 mod harness;
+// FIFOs, devices, sparse files, modes and names that are not UTF-8: Unix only.
+#[cfg(unix)]
 mod hostile_files;
 mod manifest;
 mod onnx_export;
@@ -33,4 +35,7 @@ mod python_backends;
 mod refusal_judgement;
 mod scoreboard_cli;
 mod shards;
+// SIGINT, SIGTERM and SIGHUP sent to the binary: Unix only (docs/development.md says what
+// stands for it on Windows).
+#[cfg(unix)]
 mod signals;

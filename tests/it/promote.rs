@@ -349,6 +349,7 @@ fn promoting_again_adds_nothing_and_writes_over_nothing() {
     assert_eq!(Corpus::find(&corpus).unwrap().unwrap().version, version);
 }
 
+#[cfg(unix)]
 #[test]
 fn hostile_and_inconsistent_findings_are_refused_and_the_rest_promoted() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
@@ -434,7 +435,9 @@ fn hostile_and_inconsistent_findings_are_refused_and_the_rest_promoted() {
     assert_eq!(refused.len(), 6, "{text}");
     // The newline is shown, never a line of its own.
     assert!(
-        text.lines().filter(|l| l.contains("test_fuzz_forged")).all(|l| l.starts_with("REFUSED ") && l.contains(r"x\npromoted")),
+        text.lines()
+            .filter(|l| l.contains("test_fuzz_forged"))
+            .all(|l| l.starts_with("REFUSED ") && l.contains(r"x\npromoted")),
         "{text}"
     );
     let present = format!("(from {})", path(&again));

@@ -15,7 +15,7 @@ fn main() {
     exec_backend::serve_if_asked();
     isolation::gate_if_asked();
     let modules = [
-        ("exec_backend", &exec_backend::TESTS[..]),
+        ("exec_backend", exec_backend::TESTS),
         ("isolation", &isolation::TESTS[..]),
     ];
     let tests = modules

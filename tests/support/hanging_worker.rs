@@ -3,7 +3,9 @@
 //! guess that is too short on a loaded machine, and dead time on an idle one).
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output};
+use std::process::Command;
+#[cfg(unix)]
+use std::process::{Child, Output};
 use std::time::{Duration, Instant};
 
 /// Completes the handshake, reads a request, marks it, and never answers: the run has a data
@@ -45,6 +47,7 @@ impl Mark {
 /// Runs the built binary with `args` against an [`IN_REQUEST`] worker (`--backend` and
 /// `--jobs 1` added), sends it `signal` once the first data set is under way, and waits for
 /// it: its output (stdout not kept), and its stderr as text.
+#[cfg(unix)]
 pub fn interrupt_in_request<I, S>(args: I, signal: libc::c_int) -> (Output, String)
 where
     I: IntoIterator<Item = S>,
@@ -64,6 +67,7 @@ where
 }
 
 /// Sends `signal` to `child` and waits for it: its output, and its stderr as text.
+#[cfg(unix)]
 pub fn interrupt(child: Child, signal: libc::c_int) -> (Output, String) {
     // SAFETY: kill(2) on our own child.
     unsafe { libc::kill(child.id() as libc::pid_t, signal) };

@@ -160,6 +160,7 @@ fn external(location: &str, extra: &[(&str, &str)]) -> impl Fn(&mut TensorProto)
     }
 }
 
+#[cfg(unix)]
 fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: mkfifo(3) reads the NUL-terminated path only.
@@ -437,6 +438,7 @@ pub fn all() -> Vec<Hostile> {
         errored(&["input_0.pb", "external data location \"\""]),
         external("", &[]),
     ));
+    #[cfg(unix)]
     all.push(h("ext_symlink_out", errored(&["input_0.pb", "out.bin"]), |dir| {
         let mut t = good_tensor("input_0.pb");
         external("out.bin", &[])(&mut t);
@@ -469,12 +471,14 @@ pub fn all() -> Vec<Hostile> {
         with_tensor(dir, "input_0.pb", &t);
         std::fs::write(dir.join("data.bin"), vec![0u8; 240]).unwrap();
     }));
+    #[cfg(unix)]
     all.push(h("ext_fifo", errored(&["input_0.pb", "data.bin"]), |dir| {
         let mut t = good_tensor("input_0.pb");
         external("data.bin", &[])(&mut t);
         with_tensor(dir, "input_0.pb", &t);
         mkfifo(&dir.join("data.bin"));
     }));
+    #[cfg(unix)]
     all.push(h("ext_dev_zero", errored(&["input_0.pb", "zero.bin"]), |dir| {
         let mut t = good_tensor("input_0.pb");
         external("zero.bin", &[])(&mut t);
@@ -745,6 +749,7 @@ pub fn all() -> Vec<Hostile> {
             std::fs::create_dir(dir.join("model.onnx")).unwrap();
         },
     ));
+    #[cfg(unix)]
     all.push(h(
         "model_is_a_fifo",
         errored(&["model.onnx", "not a regular file"]),
@@ -754,6 +759,7 @@ pub fn all() -> Vec<Hostile> {
             mkfifo(&dir.join("model.onnx"));
         },
     ));
+    #[cfg(unix)]
     all.push(h(
         "model_is_dev_zero",
         errored(&["model.onnx", "not a regular file"]),
@@ -763,6 +769,7 @@ pub fn all() -> Vec<Hostile> {
             std::os::unix::fs::symlink("/dev/zero", dir.join("model.onnx")).unwrap();
         },
     ));
+    #[cfg(unix)]
     all.push(h(
         "model_dangling_link",
         errored(&["model.onnx", "No such file"]),
@@ -772,11 +779,13 @@ pub fn all() -> Vec<Hostile> {
             std::os::unix::fs::symlink("nowhere.onnx", dir.join("model.onnx")).unwrap();
         },
     ));
+    #[cfg(unix)]
     all.push(h("model_link_loop", errored(&["model.onnx"]), |dir| {
         copy_good(dir.parent().unwrap(), dir.file_name().unwrap());
         std::fs::remove_file(dir.join("model.onnx")).unwrap();
         std::os::unix::fs::symlink("model.onnx", dir.join("model.onnx")).unwrap();
     }));
+    #[cfg(unix)]
     all.push(h("directory_link_loop", Expect::Passed, |dir| {
         copy_good(dir.parent().unwrap(), dir.file_name().unwrap());
         std::os::unix::fs::symlink(".", dir.join("test_data_set_0").join("loop")).unwrap();
@@ -792,6 +801,7 @@ pub fn all() -> Vec<Hostile> {
             std::fs::create_dir(&input).unwrap();
         },
     ));
+    #[cfg(unix)]
     all.push(h(
         "input_is_a_fifo",
         errored(&["input_0.pb", "not a regular file"]),
@@ -802,6 +812,7 @@ pub fn all() -> Vec<Hostile> {
             mkfifo(&input);
         },
     ));
+    #[cfg(unix)]
     all.push(h(
         "output_is_dev_zero",
         errored(&["output_0.pb", "not a regular file"]),
@@ -869,6 +880,7 @@ pub fn all() -> Vec<Hostile> {
             std::fs::write(dir.join("test_data_set_0/input_x.pb"), b"").unwrap();
         },
     ));
+    #[cfg(unix)]
     all.push(h(
         "expected_error_fifo",
         errored(&["expected_error.txt", "not a regular file"]),
@@ -907,6 +919,7 @@ pub fn all() -> Vec<Hostile> {
             .unwrap();
         },
     ));
+    #[cfg(unix)]
     all.push(h("unreadable_data_set", errored(&["test_data_set_0"]), |dir| {
         copy_good(dir.parent().unwrap(), dir.file_name().unwrap());
         let data = dir.join("test_data_set_0");

@@ -138,8 +138,7 @@ pub fn serve() {
                 continue;
             }
             "close" => {
-                // SAFETY: closing this process's own standard output, which nothing else uses.
-                unsafe { libc::close(1) };
+                close_stdout();
                 sleep_forever();
             }
             "spawn-hang" | "spawn-exit" => {
@@ -157,4 +156,20 @@ pub fn serve() {
         }
         reply(json!({"type": "result", "id": id, "outputs": [out]}));
     }
+}
+
+/// Closes this process's standard output, which nothing else uses.
+#[cfg(unix)]
+fn close_stdout() {
+    // SAFETY: closing descriptor 1, which only this process's printing uses.
+    unsafe { libc::close(1) };
+}
+
+/// Closes this process's standard output, which nothing else uses.
+#[cfg(windows)]
+fn close_stdout() {
+    use windows_sys::Win32::Foundation::CloseHandle;
+    use windows_sys::Win32::System::Console::{GetStdHandle, STD_OUTPUT_HANDLE};
+    // SAFETY: closing the standard output handle, which only this process's printing uses.
+    unsafe { CloseHandle(GetStdHandle(STD_OUTPUT_HANDLE)) };
 }
