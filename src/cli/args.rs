@@ -392,8 +392,8 @@ pub(crate) struct BenchArgs {
     #[arg(long, default_value = "float",
           value_parser = clap::builder::PossibleValuesParser::new(BENCH_TYPES.map(|t| t.name())))]
     pub dtype: String,
-    /// Timed runs per figure (the median is reported), after one warm-up run.
-    #[arg(long, default_value_t = 10)]
+    /// Timed runs per figure (the median is reported), after one warm-up run: 1 to 10,000.
+    #[arg(long, default_value_t = 10, value_parser = repetitions)]
     pub repetitions: usize,
     /// Time whole data sets instead (write a case, then load, pad and compare it, as a run
     /// does), against copies of the case's bytes, for each --mode.
@@ -403,8 +403,8 @@ pub(crate) struct BenchArgs {
     /// and run them as the main command does, reporting the cost per data set.
     #[arg(long, conflicts_with_all = ["end_to_end", "decode"])]
     pub scaling: bool,
-    /// The corpus sizes --scaling times, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
+    /// The corpus sizes --scaling times, comma-separated: 1 to 1,000,000 data sets each.
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000", value_parser = scaling_data_sets)]
     pub data_sets: Vec<usize>,
     /// Threads for the --scaling run (with one, the time outside the checks is the runner's).
     #[arg(long, default_value_t = 1, value_parser = threads)]
@@ -467,6 +467,29 @@ fn threads(text: &str) -> Result<usize, String> {
         Ok(n) => Ok(n),
         Err(e) => Err(format!("{text:?} is not a whole number: {e}")),
     }
+}
+
+/// The most timed runs `bench --repetitions` takes: a median of more says nothing new, and the
+/// times of each are kept.
+const MAX_REPETITIONS: usize = 10_000;
+/// The largest corpus `bench --scaling` writes: a million data sets is gigabytes of scratch.
+const MAX_SCALING_DATA_SETS: usize = 1_000_000;
+
+/// A whole number from 1 to `max`, for the option `what` describes.
+fn whole_within(text: &str, max: usize, what: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        Ok(n) => Err(format!("{n} {what}: give 1 to {max}")),
+        Err(e) => Err(format!("{text:?} is not a whole number: {e}")),
+    }
+}
+
+fn repetitions(text: &str) -> Result<usize, String> {
+    whole_within(text, MAX_REPETITIONS, "timed runs")
+}
+
+fn scaling_data_sets(text: &str) -> Result<usize, String> {
+    whole_within(text, MAX_SCALING_DATA_SETS, "data sets")
 }
 
 /// `--rtol`, `--atol`: a finite number, zero or more (NaN would pass nothing, a negative or

@@ -395,6 +395,26 @@ fn assert_refused(args: &[&str], text: &str) -> Output {
 }
 
 #[test]
+fn bench_refuses_counts_out_of_bounds_before_running() {
+    // Past the bound, a repetition count made a vector of that capacity (a panic, exit 101), and
+    // a scaling corpus was written until the disk or the patience ran out; 0 timed runs
+    // reported a warm-up as a median.
+    for (args, said) in [
+        (
+            &["bench", "--repetitions", "18446744073709551615"][..],
+            "18446744073709551615 timed runs: give 1 to 10000",
+        ),
+        (&["bench", "--repetitions", "0"][..], "0 timed runs: give 1 to 10000"),
+        (
+            &["bench", "--scaling", "--data-sets", "10,18446744073709551615"][..],
+            "18446744073709551615 data sets: give 1 to 1000000",
+        ),
+    ] {
+        assert_refused(args, said);
+    }
+}
+
+#[test]
 fn bench_refuses_shapes_over_the_memory_limit_before_allocating() {
     let out = assert_refused(&["bench", "--shape", "100000,100000,100000", "--repetitions", "1"], "");
     assert_eq!(
