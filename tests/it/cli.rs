@@ -1090,7 +1090,7 @@ fn bench_scaling_runs_each_corpus_size_it_is_given() {
     let refused = run(&["bench", "--scaling", "--data-sets", "20,0"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
     assert!(
-        stderr(&refused).contains("a corpus of 0 data sets has nothing to time"),
+        stderr(&refused).contains("0 data sets: give 1 to 1000000"),
         "{}",
         stderr(&refused)
     );
