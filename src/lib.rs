@@ -42,6 +42,7 @@ mod case;
 #[cfg(feature = "cli")]
 mod cli;
 mod data;
+mod family;
 mod fuzz;
 mod gate;
 mod harness;
@@ -63,12 +64,13 @@ pub use backend::{
 };
 pub use data::basis::{Basis, Gating, GatingError};
 pub use data::data_dir;
+pub use family::{ModeAttribute, PadMode, PadOp};
 pub use harness::{Harness, HarnessError as Error};
 pub use judge::compare::Tolerance;
 pub use judge::profile::{InputLimits, InputRole, Profile, ProfileError};
 pub use model::value_info::{Dim, ValueInfo};
 pub use model::{Attribute, AttributeValue, Graph, Model, Node};
-pub use operators::{ModeAttribute, OpVersion, PadMode, PadOp, Rule};
+pub use operators::{OpVersion, Rule};
 pub use tensor::{
     ConversionError, DataType, Element, Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ,
     Float8E8M0, Int2, Int4, Overflow, Tensor, TensorError, Uint2, Uint4,
@@ -87,84 +89,4 @@ pub fn cli_main() -> std::process::ExitCode {
 }
 
 #[cfg(test)]
-mod layers {
-    use std::path::Path;
-
-    /// Each layer's rank: a module may use its own rank and those below, never above.
-    const RANKS: [(&str, u8); 19] = [
-        ("text", 0),
-        ("cancel", 0),
-        ("data", 0),
-        ("proto", 0),
-        ("platform", 0),
-        ("tensor", 1),
-        ("model", 2),
-        ("operators", 2),
-        ("case", 3),
-        ("reference", 4),
-        ("backend", 4),
-        ("judge", 5),
-        ("gate", 6),
-        ("report", 7),
-        ("harness", 8),
-        ("run", 8),
-        ("fuzz", 9),
-        ("testing", 10),
-        ("cli", 10),
-    ];
-
-    fn rank(module: &str) -> Option<u8> {
-        RANKS.iter().find(|(name, _)| *name == module).map(|(_, rank)| *rank)
-    }
-
-    /// Every `crate::layer` a file's code (not its comments, not its tests) names.
-    fn uses(text: &str) -> Vec<String> {
-        let mut found = Vec::new();
-        for line in text.lines() {
-            let line = line.trim_start();
-            if line.starts_with("#[cfg(test)]") {
-                break;
-            }
-            if line.starts_with("//") {
-                continue;
-            }
-            for (start, _) in line.match_indices("crate::") {
-                let rest = &line[start + "crate::".len()..];
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_lowercase() || *c == '_')
-                    .collect();
-                found.push(name);
-            }
-        }
-        found
-    }
-
-    #[test]
-    fn no_file_uses_a_layer_above_its_own() {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut upward = Vec::new();
-        let mut checked = 0;
-        for entry in walkdir::WalkDir::new(&src) {
-            let entry = entry.unwrap();
-            let relative = entry.path().strip_prefix(&src).unwrap().to_string_lossy().into_owned();
-            // Windows separates with a backslash.
-            let relative = relative.replace(std::path::MAIN_SEPARATOR, "/");
-            let top = relative.split('/').next().unwrap().trim_end_matches(".rs");
-            let Some(own) = rank(top) else { continue };
-            if !relative.ends_with(".rs") || relative.ends_with("tests.rs") || relative.contains("/tests/") {
-                continue;
-            }
-            checked += 1;
-            for used in uses(&std::fs::read_to_string(entry.path()).unwrap()) {
-                if rank(&used).is_some_and(|r| r > own) {
-                    upward.push(format!("{relative} uses crate::{used}"));
-                }
-            }
-        }
-        assert!(checked > 50, "{checked} files checked");
-        assert!(upward.is_empty(), "arrows pointing up:\n{}", upward.join("\n"));
-        // The check itself sees an arrow when there is one.
-        assert_eq!(uses("use crate::gate::baseline::Baseline;\n// crate::fuzz\n"), ["gate"]);
-    }
-}
+mod layers;

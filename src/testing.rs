@@ -18,8 +18,9 @@ pub use crate::fuzz::{Finding, FuzzOptions, FuzzReport, Shape, fuzz, generate_ca
 pub use crate::gate::baseline::Baseline;
 pub use crate::harness::{HarnessRun, WRITE_BASELINE_ENV};
 pub use crate::judge::cause_key::{CauseKey, Flavour, Pattern, Region};
-pub use crate::judge::check::{CheckOptions, Outcome, Status, check_data_set};
+pub use crate::judge::check::{CheckOptions, Outcome, check_data_set};
 pub use crate::judge::gate_result::GateResult;
+pub use crate::judge::status::Status;
 pub use crate::judge::verdict::{Cause, Verdict};
 pub use crate::proto::*;
 pub use crate::reference::{Budget, run_model_within};

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::data::corpus::CorpusError;
+use crate::data::corpus_error::CorpusError;
 use crate::model::ReadError;
 use crate::tensor::FileError;
 

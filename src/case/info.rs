@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::data::basis::BasisNote;
+use crate::family::domain_name;
 use crate::model::Model;
-use crate::model::opset::domain_name;
 
 /// The file beside model.onnx that describes a generated case (the binary's `promote` writes
 /// one too).

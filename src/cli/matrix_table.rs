@@ -43,7 +43,7 @@ pub(super) struct MatrixRow {
     pub name: String,
     /// The Pad-family operator checked, from the first backend that read the model
     /// (JSON: `op` and `domain`).
-    #[serde(flatten, with = "crate::operators::op_fields")]
+    #[serde(flatten, with = "crate::family::op_fields")]
     pub op: Option<PadOp>,
     /// The operator version the model's opset selects.
     pub version: Option<i64>,

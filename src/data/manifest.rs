@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::data::corpus::CorpusError;
+use crate::data::corpus_error::CorpusError;
 use crate::data::side_file::{MAX_CORPUS_LIST_BYTES, excerpt, open_regular, read_text_capped};
 
 /// The manifest file's name, at a corpus root and in its subdirectories.

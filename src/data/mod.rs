@@ -8,6 +8,7 @@ pub(crate) mod atomic_file;
 pub(crate) mod basis;
 pub(crate) mod bundled;
 pub(crate) mod corpus;
+pub(crate) mod corpus_error;
 pub(crate) mod digest;
 #[doc(hidden)]
 pub(crate) mod json_file;

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::data::bundled;
-use crate::data::corpus::{Corpus, CorpusError};
+use crate::data::corpus::Corpus;
+use crate::data::corpus_error::CorpusError;
 use crate::data::manifest::ListedCase;
 
 /// The environment variable that overrides [`data_dir`]: a directory of cases to use instead

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-use crate::platform::open_nonblocking;
+use crate::platform::open_for_reading;
 
 /// The largest profile read: a profile is a few lines of TOML, but a generated one may list
 /// a hundred thousand exceptions (about 8 MiB), which its matching handles in linear time.
@@ -79,7 +79,7 @@ pub(crate) fn open_regular(path: &Path, limit: u64) -> io::Result<(File, u64)> {
     if let Some(refused) = not_a_file(&std::fs::metadata(path)?) {
         return Err(refused.into());
     }
-    let file = open_nonblocking(std::fs::OpenOptions::new().read(true)).open(path)?;
+    let file = open_for_reading(path)?;
     // Checked again on what was opened: the path may have changed in between.
     let metadata = file.metadata()?;
     if let Some(refused) = not_a_file(&metadata) {

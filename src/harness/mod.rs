@@ -82,8 +82,8 @@ pub enum HarnessError {
     },
 }
 
-impl From<crate::data::corpus::CorpusError> for HarnessError {
-    fn from(error: crate::data::corpus::CorpusError) -> HarnessError {
+impl From<crate::data::corpus_error::CorpusError> for HarnessError {
+    fn from(error: crate::data::corpus_error::CorpusError) -> HarnessError {
         HarnessError::Cases(error.into())
     }
 }

@@ -16,6 +16,8 @@ use crate::judge::gate_result::GateResult;
 use crate::judge::profile::{Profile, Subject};
 use crate::judge::setup::Setup;
 use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
+// Where reports and the command line have always taken it from, beside `Outcome`.
+pub(crate) use crate::judge::status::Status;
 use crate::model::Model;
 use crate::model::constant_inputs::named_inputs_as_constants;
 use crate::model::opset::operator_label;
@@ -66,35 +68,6 @@ impl Default for CheckOptions {
     }
 }
 
-/// What happened to one data set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Outputs matched (or the backend refused a data set that must be refused).
-    Passed,
-    /// Outputs differ (or the backend answered a data set that must be refused).
-    Failed,
-    /// The case or the backend could not run; the message says why.
-    Errored,
-    /// Not applicable: the graph holds no Pad-family node.
-    Skipped,
-    /// Outside the backend's declared profile: counted and listed, never failed.
-    Unsupported,
-}
-
-impl Status {
-    /// The lowercase name reports and baselines use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Passed => "passed",
-            Status::Failed => "failed",
-            Status::Errored => "errored",
-            Status::Skipped => "skipped",
-            Status::Unsupported => "unsupported",
-        }
-    }
-}
-
 /// The outcome of one data set, as reports show it.
 ///
 /// The JSON report writes it and reads it back as it is (docs/report-format.md); the fields
@@ -107,7 +80,7 @@ pub struct Outcome {
     pub data_set: usize,
     /// The Pad-family operator checked, when the model was read; JSON writes it as `op`
     /// (`Pad`, `CenterCropPad`) and `domain` (`ai.onnx`, `com.microsoft`).
-    #[serde(flatten, with = "crate::operators::op_fields")]
+    #[serde(flatten, with = "crate::family::op_fields")]
     pub op: Option<PadOp>,
     /// The operator version the model's opset selects.
     pub version: Option<i64>,

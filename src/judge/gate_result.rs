@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::check::Status;
+use super::status::Status;
 
 /// How one data set's outcome compares with a baseline: its verdict weighed by basis gating
 /// and the baseline. Exit codes, labels and the reports' markers are functions of it; it is

@@ -8,5 +8,6 @@ pub(crate) mod compare;
 pub(crate) mod gate_result;
 pub(crate) mod profile;
 pub(crate) mod setup;
+pub(crate) mod status;
 pub(crate) mod ulps;
 pub(crate) mod verdict;

@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::check::Status;
+use super::status::Status;
 use crate::backend::{BackendError, ErrorKind, ExecError, WorkerError, error_kind, refusal_rule};
 use crate::judge::compare::Deviation;
 use crate::operators::Rule;

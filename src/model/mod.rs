@@ -14,7 +14,7 @@ pub(crate) mod constant_inputs;
 pub(crate) mod opset;
 pub(crate) mod value_info;
 
-use crate::operators::{ModeAttribute, PadMode, PadOp};
+use crate::family::{ModeAttribute, PadMode, PadOp};
 use crate::proto::{AttributeProto, ModelProto, NodeProto, attribute_type};
 use crate::tensor::{DecodeOptions, FileError, FileProblem, Tensor, TensorError, decode_tensor, read_limited};
 use value_info::ValueInfo;
@@ -270,7 +270,10 @@ impl Model {
         };
         let mut opset_imports = BTreeMap::new();
         for import in &proto.opset_import {
-            opset_imports.insert(opset::normalize_domain(&import.domain).to_owned(), import.version);
+            opset_imports.insert(
+                crate::family::normalize_domain(&import.domain).to_owned(),
+                import.version,
+            );
         }
         let graph = proto.graph.ok_or_else(|| error(ModelError::NoGraph))?;
         for (what, count) in [
@@ -364,7 +367,7 @@ fn convert_node(
     ] {
         check_count(&format!("{} {what}", label()), count)?;
     }
-    let domain = opset::normalize_domain(&node.domain).to_owned();
+    let domain = crate::family::normalize_domain(&node.domain).to_owned();
     let opset = *opset_imports
         .get(&domain)
         .ok_or_else(|| ModelError::DomainNotImported {

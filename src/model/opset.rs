@@ -3,20 +3,7 @@
 //! A node's version is the highest version of its operator that is not above the model's
 //! `opset_import` for the node's domain (`""` and `"ai.onnx"` are the same domain).
 
-/// The domain ONNX's standard operators live in, as models spell it most often.
-pub(crate) const ONNX_DOMAIN: &str = "";
-/// The domain of onnxruntime's contrib operators.
-pub(crate) const MICROSOFT_DOMAIN: &str = "com.microsoft";
-
-/// `""` for the standard domain, however the model spells it.
-pub(crate) fn normalize_domain(domain: &str) -> &str {
-    if domain == "ai.onnx" { ONNX_DOMAIN } else { domain }
-}
-
-/// The domain as reports spell it: `ai.onnx` for the standard one.
-pub(crate) fn domain_name(domain: &str) -> &str {
-    if domain.is_empty() { "ai.onnx" } else { domain }
-}
+use crate::family::{ONNX_DOMAIN, PadOp, normalize_domain};
 
 /// `Pad-19` for a standard operator, `com.microsoft.Pad-1` for another domain's.
 pub(crate) fn operator_label(domain: &str, op_type: &str, version: i64) -> String {
@@ -29,7 +16,7 @@ pub(crate) fn operator_label(domain: &str, op_type: &str, version: i64) -> Strin
 /// The versions in which an operator changed, oldest first; `None` for operators this
 /// project does not know.
 pub(crate) fn operator_versions(domain: &str, op_type: &str) -> Option<&'static [i64]> {
-    if let Some(op) = crate::operators::PadOp::of(domain, op_type) {
+    if let Some(op) = PadOp::of(domain, op_type) {
         return Some(op.versions());
     }
     Some(match (normalize_domain(domain), op_type) {

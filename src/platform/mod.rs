@@ -21,6 +21,12 @@ pub(crate) use imp::{
 };
 pub(crate) use name::{lossless_name, slash_separated};
 
+/// Opens `path` for reading, with O_NONBLOCK on Unix, which a regular file ignores and which
+/// keeps a FIFO from blocking the open.
+pub(crate) fn open_for_reading(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    open_nonblocking(std::fs::OpenOptions::new().read(true)).open(path)
+}
+
 /// What a process's exit says when it crashed: `was killed by signal 6 (SIGABRT)` on Unix,
 /// `crashed with 0xc0000005 (STATUS_ACCESS_VIOLATION)` on Windows.
 pub(crate) use imp::describe_crash;

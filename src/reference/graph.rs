@@ -8,7 +8,7 @@ use super::budget::Budget;
 use super::center_crop_pad::run_center_crop_pad_within;
 use super::helper_ops;
 use super::pad::run_pad_within;
-use crate::model::opset::ONNX_DOMAIN;
+use crate::family::ONNX_DOMAIN;
 use crate::model::{Model, Node};
 use crate::operators::Rule;
 use crate::operators::{OpError, PadOp};

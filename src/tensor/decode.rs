@@ -582,7 +582,7 @@ fn read_external(decoder: &Decoder, options: &DecodeOptions) -> Result<Tensor, T
     if !resolved.is_file() {
         return Err(file_err("not a regular file".to_owned()));
     }
-    let mut file = crate::tensor::file::open_nonblocking(&resolved).map_err(|e| file_err(e.to_string()))?;
+    let mut file = crate::platform::open_for_reading(&resolved).map_err(|e| file_err(e.to_string()))?;
     let metadata = file.metadata().map_err(|e| file_err(e.to_string()))?;
     if !metadata.is_file() {
         return Err(file_err("not a regular file".to_owned()));

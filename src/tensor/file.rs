@@ -8,92 +8,10 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 use prost::Message;
 
+use super::file_error::{FileError, FileProblem};
 use super::raw_read::read_direct;
-use super::{DecodeOptions, Tensor, TensorError, decode_tensor, encode_tensor};
+use super::{DecodeOptions, Tensor, decode_tensor, encode_tensor};
 use crate::proto::TensorProto;
-
-/// A file that could not be read or written: the path, and what went wrong.
-#[derive(Debug, thiserror::Error)]
-#[error("{} {}: {problem}", if matches!(problem, FileProblem::Write(_)) { "writing" } else { "reading" }, crate::text::shown_path(path))]
-pub struct FileError {
-    /// The file.
-    pub path: PathBuf,
-    /// What went wrong with it.
-    #[source]
-    pub problem: FileProblem,
-}
-
-/// What went wrong with a file.
-#[derive(Debug, thiserror::Error)]
-pub enum FileProblem {
-    /// The operating system refused (missing, unreadable, …).
-    #[error("{0}")]
-    Io(#[from] std::io::Error),
-    /// The operating system refused a write (a full disk, …): the error says "writing".
-    #[error("{0}")]
-    Write(std::io::Error),
-    /// A directory, FIFO or device where a regular file must be.
-    #[error("not a regular file")]
-    NotAFile,
-    /// Larger than the limit allows (checked before reading).
-    #[error("file of {bytes} bytes is over the limit of {limit} bytes")]
-    TooLarge {
-        /// The file's size.
-        bytes: u64,
-        /// The largest size allowed.
-        limit: u64,
-    },
-    /// A group of files read together (a data set, a worker's reply) whose sizes add up to
-    /// more than the group may take; checked before any of them is read.
-    #[error("with the files listed before it, {bytes} bytes, over the limit of {limit} bytes for one {group}")]
-    GroupTooLarge {
-        /// `data set`, `worker reply`.
-        group: &'static str,
-        /// The sizes of the files up to and including this one, added up.
-        bytes: u64,
-        /// The limit for the group.
-        limit: u64,
-    },
-    /// Not a protobuf message of the expected type.
-    #[error("malformed protobuf: {0}")]
-    Protobuf(#[from] prost::DecodeError),
-    /// A protobuf that does not decode to a tensor.
-    #[error("tensor {name:?}: {problem}")]
-    Tensor {
-        /// The TensorProto's name.
-        name: String,
-        /// Why it does not decode (boxed: it is large, and rare).
-        #[source]
-        problem: Box<TensorError>,
-    },
-}
-
-impl FileProblem {
-    /// This problem, of the file at `path`.
-    pub fn at(self, path: &Path) -> FileError {
-        FileError {
-            path: path.to_owned(),
-            problem: self,
-        }
-    }
-
-    /// `self` writing the file at `path`.
-    pub fn writing(self, path: &Path) -> FileError {
-        match self {
-            FileProblem::Io(e) => FileProblem::Write(e),
-            other => other,
-        }
-        .at(path)
-    }
-
-    /// `problem`, of the tensor `proto` decodes to.
-    pub(super) fn tensor(proto: &TensorProto, problem: TensorError) -> FileProblem {
-        FileProblem::Tensor {
-            name: proto.name.clone(),
-            problem: Box::new(problem),
-        }
-    }
-}
 
 /// Reads and decodes a serialized `TensorProto` file (input_K.pb, output_K.pb).
 ///
@@ -202,7 +120,7 @@ fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
     }
     // Non-blocking, and checked again once open: a file swapped for a FIFO in between cannot
     // block the open either.
-    let file = open_nonblocking(path).map_err(io)?;
+    let file = crate::platform::open_for_reading(path).map_err(io)?;
     let metadata = file.metadata().map_err(io)?;
     if !metadata.is_file() {
         return Err(FileProblem::NotAFile.at(path));
@@ -217,12 +135,6 @@ fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
         .at(path));
     }
     Ok((file, len))
-}
-
-/// Opens `path` for reading with O_NONBLOCK on Unix, which a regular file ignores and which
-/// keeps a FIFO from blocking the open.
-pub(crate) fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    crate::platform::open_nonblocking(std::fs::OpenOptions::new().read(true)).open(path)
 }
 
 /// Reads a file [`open_limited`] opened, from where it stands to its end; `len`, its size when

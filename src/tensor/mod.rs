@@ -12,6 +12,7 @@ mod data_type;
 mod decode;
 mod encode;
 mod file;
+mod file_error;
 // For the tool's benchmarks.
 #[doc(hidden)]
 pub(crate) mod huge_pages;
@@ -31,9 +32,10 @@ pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor};
 pub use encode::encode_tensor;
 pub(crate) use encode::encode_tensor_fields;
 // Bounded reads of whole files and groups of tensor files: for the case loader and the tool.
-pub use file::{FileError, FileProblem, read_tensor_file, write_tensor_file};
 #[doc(hidden)]
 pub(crate) use file::{group_limit, read_limited, read_tensor_group};
+pub use file::{read_tensor_file, write_tensor_file};
+pub use file_error::{FileError, FileProblem};
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
 pub use sub_byte::{Int2, Int4, Uint2, Uint4};
 

@@ -16,7 +16,8 @@ use prost::Message;
 use prost::encoding::{WireType, decode_key, decode_varint};
 
 use super::decode::{Decoder, filled_typed_field};
-use super::{DataType, DecodeOptions, FileProblem, Tensor};
+use super::file_error::FileProblem;
+use super::{DataType, DecodeOptions, Tensor};
 use crate::proto::{DATA_LOCATION_EXTERNAL, TensorProto};
 
 /// The bytes read first, in which raw_data's field must begin, and the most the fields after

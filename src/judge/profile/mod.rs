@@ -40,6 +40,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod input_role;
 mod inputs;
 mod subject;
 
@@ -49,8 +50,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+pub use input_role::InputRole;
+pub use inputs::InputLimits;
 use inputs::{InputForm, ModeAxes};
-pub use inputs::{InputLimits, InputRole};
 pub(crate) use subject::Subject;
 
 use crate::data::side_file::{MAX_PROFILE_BYTES, excerpt, excerpt_lines, read_text_capped};

@@ -7,7 +7,7 @@ use crate::operators::params::{int_values, normalize_axes};
 use crate::operators::{OpVersion, PadMode, PadOp, PadsFrom};
 use crate::tensor::{DataType, Tensor};
 
-use super::inputs::InputRole;
+use super::input_role::InputRole;
 
 /// The facts of a data set a profile is matched against.
 #[derive(Clone, Debug, PartialEq, Eq)]

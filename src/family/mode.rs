@@ -1,10 +1,50 @@
-//! A Pad node's `mode` attribute as the node spells it, kept typed in outcomes and reports.
+//! How a Pad node fills its border: the four modes, and the `mode` attribute as a node spells
+//! it, kept typed in outcomes and reports.
 
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::PadMode;
+/// How the border is filled.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum PadMode {
+    /// A constant value (`constant_value`, or zero).
+    Constant,
+    /// Mirror without repeating the edge element.
+    Reflect,
+    /// Repeat the edge element.
+    Edge,
+    /// As if the axis were a ring (Pad-19 and later).
+    Wrap,
+}
+
+impl PadMode {
+    /// Every mode, in the order tables list them.
+    pub const ALL: [PadMode; 4] = [PadMode::Constant, PadMode::Reflect, PadMode::Edge, PadMode::Wrap];
+
+    /// The mode named as ONNX's `mode` attribute spells it.
+    pub fn from_name(name: &str) -> Option<PadMode> {
+        PadMode::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The attribute spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            PadMode::Constant => "constant",
+            PadMode::Reflect => "reflect",
+            PadMode::Edge => "edge",
+            PadMode::Wrap => "wrap",
+        }
+    }
+}
+
+impl fmt::Display for PadMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// The `mode` a Pad node names: one of the four modes, or another spelling, for which the
 /// node must be refused (kept as written, so a report shows what the node said).
