@@ -119,13 +119,11 @@ pub(super) fn no_fault(_: Step) -> Result<(), Fault> {
 }
 
 /// The corpus's directory locked against other promotions (and baseline recordings into it)
-/// for as long as the returned handle lives: the lock baseline recording takes, on the
-/// directory, which leaves no file behind.
+/// for as long as the returned handle lives: the lock baseline recording takes
+/// ([`crate::platform::lock_dir`]: on the directory itself on Unix, on a file in it on
+/// Windows, which cannot open a directory as a file).
 pub(super) fn lock(dir: &Path) -> Result<fs::File, Fatal> {
-    let io = |e: std::io::Error| Fatal(format!("locking {}: {e}", crate::text::shown_path(dir)));
-    let lock = fs::File::open(dir).map_err(io)?;
-    lock.lock().map_err(io)?;
-    Ok(lock)
+    crate::platform::lock_dir(dir).map_err(|e| Fatal(format!("locking {}: {e}", crate::text::shown_path(dir))))
 }
 
 /// Finishes or undoes a promotion a previous run left under way (killed, or out of space),

@@ -80,6 +80,9 @@ pub enum HarnessError {
         /// What was to be written: `baseline`, `report`.
         what: &'static str,
     },
+    /// The profile handed to [`Harness::profile`] leaves every data set unsupported.
+    #[error(transparent)]
+    Profile(#[from] crate::judge::profile::ProfileError),
 }
 
 impl From<crate::data::corpus_error::CorpusError> for HarnessError {
@@ -430,6 +433,7 @@ impl Harness {
         // Before the run, not after it: a report over the baseline, a report that is a
         // directory, a target that is no baseline, or cannot be written.
         self.check_outputs()?;
+        self.options.profile.check_built()?;
         if let Some(path) = &self.write_baseline {
             Baseline::check_recordable(path)?;
         }

@@ -15,11 +15,56 @@ use windows as imp;
 mod name;
 
 pub(crate) use imp::{
-    Group, PATH_SEPARATORS, WorkerPipes, exit_signal, file_mode, has_exited, kill_group_token, lock_dir,
-    memory_fs_free, no_follow_private, open_nonblocking, permissions_from_mode, private_dir_builder, shell,
-    special_kind, start_in_new_group,
+    Group, PATH_SEPARATORS, WorkerPipes, exit_signal, file_mode, has_exited, kill_group_token, memory_fs_free,
+    no_follow_private, open_nonblocking, permissions_from_mode, private_dir_builder, shell, special_kind,
+    start_in_new_group,
 };
 pub(crate) use name::{lossless_name, slash_separated};
+
+/// How long [`lock_dir`] waits: a promotion or a baseline recording holds a corpus's lock for
+/// seconds, so one held for minutes belongs to a process that hangs (one that died has let go:
+/// the operating system releases its locks).
+pub(crate) const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Locks directory `dir` exclusively, unlocked when the returned file closes; while another
+/// process holds it, waits (saying so on stderr after a second) up to [`LOCK_PATIENCE`].
+pub(crate) fn lock_dir(dir: &std::path::Path) -> std::io::Result<std::fs::File> {
+    lock_dir_within(dir, LOCK_PATIENCE)
+}
+
+/// [`lock_dir`], waiting at most `patience`: then an error of kind `TimedOut`.
+pub(crate) fn lock_dir_within(dir: &std::path::Path, patience: std::time::Duration) -> std::io::Result<std::fs::File> {
+    use std::time::{Duration, Instant};
+    let file = imp::dir_lock_file(dir)?;
+    let start = Instant::now();
+    let mut said = false;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+        let waited = start.elapsed();
+        if waited >= patience {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "another process has held its lock for {} s (a promotion or a baseline recording that hangs?); end it and run again",
+                    waited.as_secs()
+                ),
+            ));
+        }
+        if !said && waited >= Duration::from_secs(1) {
+            eprintln!(
+                "pad-conformance: waiting for another process's lock on {} (at most {} s)",
+                crate::text::shown_path(dir),
+                patience.as_secs()
+            );
+            said = true;
+        }
+        std::thread::sleep(Duration::from_millis(50).min(patience.saturating_sub(waited)));
+    }
+}
 
 /// Opens `path` for reading, with O_NONBLOCK on Unix, which a regular file ignores and which
 /// keeps a FIFO from blocking the open.
@@ -32,3 +77,26 @@ pub(crate) fn open_for_reading(path: &std::path::Path) -> std::io::Result<std::f
 pub(crate) use imp::describe_crash;
 #[cfg(windows)]
 pub(crate) use imp::on_console_interrupt;
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    /// A lock another holder keeps is given up on after the patience, with an error saying
+    /// so; once let go, it is taken.
+    #[test]
+    fn a_held_directory_lock_is_waited_for_within_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = super::lock_dir(dir.path()).unwrap();
+        let error = super::lock_dir_within(dir.path(), Duration::from_millis(100)).unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::TimedOut, "{error}");
+        assert!(
+            error
+                .to_string()
+                .starts_with("another process has held its lock for 0 s"),
+            "{error}"
+        );
+        drop(held);
+        assert!(super::lock_dir_within(dir.path(), Duration::from_millis(100)).is_ok());
+    }
+}

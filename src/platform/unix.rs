@@ -230,11 +230,10 @@ pub(crate) fn memory_fs_free(_path: &Path) -> Option<u64> {
     None
 }
 
-/// Locks directory `dir` exclusively, blocking until it can; unlocked when the file closes.
-pub(crate) fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
-    let lock = std::fs::File::open(dir)?;
-    lock.lock()?;
-    Ok(lock)
+/// The file whose lock stands for directory `dir`'s: the directory itself, which leaves no
+/// file behind.
+pub(crate) fn dir_lock_file(dir: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(dir)
 }
 
 /// What separates a path's components besides `/`: nothing on Unix (a backslash is the shell's escape).

@@ -314,18 +314,16 @@ pub(crate) fn on_console_interrupt(handler: fn(i32) -> bool) -> std::io::Result<
     Ok(())
 }
 
-/// Locks directory `dir` exclusively, blocking until it can; unlocked when the file closes.
-/// Windows locks files, not directories: the lock is on `.pad-conformance.lock` in `dir`,
-/// left there (removing it would race with the next one to lock it).
-pub(crate) fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
-    let lock = OpenOptions::new()
+/// The file whose lock stands for directory `dir`'s. Windows locks files, not directories:
+/// `.pad-conformance.lock` in `dir`, left there (removing it would race with the next one to
+/// lock it).
+pub(crate) fn dir_lock_file(dir: &Path) -> std::io::Result<std::fs::File> {
+    OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .open(dir.join(".pad-conformance.lock"))?;
-    lock.lock()?;
-    Ok(lock)
+        .open(dir.join(".pad-conformance.lock"))
 }
 
 /// What separates a path's components besides `/`: the backslash.

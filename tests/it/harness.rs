@@ -6,7 +6,9 @@ use crate::support;
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Conclusion};
-use pad_conformance::{Backend, BackendError, Harness, Model, RefBackend, Tensor, Tolerance};
+use pad_conformance::{
+    Backend, BackendError, Harness, Model, PadMode, Profile, ProfileError, RefBackend, Tensor, Tolerance,
+};
 
 /// Refuses the one case named `test_edge_pad`, runs the reference otherwise.
 struct NoEdge;
@@ -626,4 +628,22 @@ fn a_report_over_the_baseline_or_a_directory_is_refused_before_any_trial() {
         None,
     );
     assert_eq!(run.conclusion.num_failed, 0);
+}
+
+/// A gate whose profile, built in code, leaves nothing to run fails before running: it would
+/// otherwise pass with every trial ignored.
+#[test]
+fn a_profile_that_leaves_every_data_set_unsupported_stops_the_gate() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let args = Arguments::from_iter(["harness", "--logfile", log.path().to_str().unwrap()]);
+    let harness = Harness::new(RefBackend)
+        .root(data())
+        .profile(Profile::everything().without_modes(PadMode::ALL));
+    let error = pad_conformance::testing::execute(harness, &args)
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(&error, pad_conformance::Error::Profile(ProfileError::BuiltExcludesEverything { field, .. }) if field == "modes"),
+        "{error}"
+    );
 }

@@ -23,7 +23,17 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
         let (pads, modes) = pads_and_modes(args)?;
         modes
             .into_iter()
-            .map(|mode| bench_end_to_end(&args.shape, &pads, mode, args.repetitions, args.max_tensor_bytes))
+            .map(|mode| {
+                let cancel = super::super::signals::cancel();
+                bench_end_to_end(
+                    &args.shape,
+                    &pads,
+                    mode,
+                    args.repetitions,
+                    args.max_tensor_bytes,
+                    &cancel,
+                )
+            })
             .collect::<Result<_, _>>()?
     } else {
         let (pads, modes) = pads_and_modes(args)?;

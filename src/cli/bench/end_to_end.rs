@@ -5,8 +5,9 @@ use std::hint::black_box;
 
 use super::copies::{memcpy_into, stream_copy_into};
 use super::scratch_case::CaseFiles;
-use super::{BenchError, BenchResult, Measured, checked_bytes, median_of_each};
+use super::{BenchError, BenchResult, Measured, checked_bytes, median_of_each_until};
 use crate::backend::RefBackend;
+use crate::cancel::Cancel;
 use crate::case::{Patterns, discover};
 use crate::fuzz::FuzzCase;
 use crate::judge::check::{CheckOptions, Status, check_data_set};
@@ -21,13 +22,15 @@ pub(super) const END_TO_END_GOAL: f64 = 0.25;
 /// A whole data set as a user runs one — read the files, decode, pad with the reference,
 /// compare — for a float input of `shape` padded by `pads` in `mode`, against copies of the
 /// case's bytes (input file, expected output file, and the output produced) in the same
-/// process. The case is written to a scratch directory first.
+/// process. The case is written to a scratch directory first, so a signal (`cancel`) stops
+/// the rounds and unwinds to remove it.
 pub(crate) fn bench_end_to_end(
     shape: &[usize],
     pads: &[(i64, i64)],
     mode: PadMode,
     repetitions: usize,
     max_bytes: u64,
+    cancel: &Cancel,
 ) -> Result<BenchResult, BenchError> {
     if shape.len() != pads.len() {
         return Err(BenchError::PadsMismatch {
@@ -78,8 +81,9 @@ pub(crate) fn bench_end_to_end(
     }
     let source = vec![7u8; case_bytes];
     let (mut memcpy_target, mut stream_target) = (Vec::new(), Vec::new());
-    let times = median_of_each(
+    let times = median_of_each_until(
         repetitions,
+        cancel,
         &mut [
             &mut || {
                 black_box(check_data_set(&RefBackend, &cases[0], 0, &options));
@@ -87,7 +91,8 @@ pub(crate) fn bench_end_to_end(
             &mut || memcpy_into(&mut memcpy_target, &source),
             &mut || stream_copy_into(&mut stream_target, &source),
         ],
-    );
+    )
+    .ok_or(BenchError::Interrupted)?;
     Measured {
         op: "end-to-end".to_owned(),
         mode: mode.name().to_owned(),
@@ -100,4 +105,26 @@ pub(crate) fn bench_end_to_end(
         goal: Some(END_TO_END_GOAL),
     }
     .result(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A signal (the cancelled token) stops the rounds: an error, not figures, and the
+    /// function returns, so its scratch directory is removed as it unwinds.
+    #[test]
+    fn a_cancelled_end_to_end_stops_before_its_rounds() {
+        let cancel = Cancel::new();
+        let pads = [(1, 1), (2, 0)];
+        let measured = bench_end_to_end(&[3, 4], &pads, PadMode::Edge, 3, 1 << 20, &cancel);
+        assert!(measured.is_ok(), "{:?}", measured.err());
+        cancel.cancel();
+        let stopped = bench_end_to_end(&[3, 4], &pads, PadMode::Edge, 10_000, 1 << 20, &cancel);
+        assert!(
+            matches!(stopped, Err(BenchError::Interrupted)),
+            "{:?}",
+            stopped.map(|_| ())
+        );
+    }
 }

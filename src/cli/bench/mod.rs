@@ -133,6 +133,9 @@ pub(super) enum BenchError {
     /// A generated case (`--end-to-end`, `--scaling`) could not be written.
     #[error("writing the generated case: {0}")]
     Scratch(String),
+    /// A signal stopped the rounds before they were done; nothing was measured.
+    #[error("interrupted before the rounds were done")]
+    Interrupted,
     /// The reference did not pass its own generated case: there is nothing honest to time.
     #[error("the generated case did not pass: {0}")]
     NotPassed(String),
@@ -310,8 +313,21 @@ fn checked_bytes(
 /// round runs every closure once, in order, so that a change of clock or of load on the
 /// machine hits them all.
 fn median_of_each(repetitions: usize, runs: &mut [&mut dyn FnMut()]) -> Vec<Duration> {
+    median_of_each_until(repetitions, &crate::cancel::Cancel::new(), runs).expect("never cancelled")
+}
+
+/// [`median_of_each`], stopping between rounds once `cancel` trips: `None` then. For what holds
+/// a scratch directory, which a signal leaves to its holder to remove.
+fn median_of_each_until(
+    repetitions: usize,
+    cancel: &crate::cancel::Cancel,
+    runs: &mut [&mut dyn FnMut()],
+) -> Option<Vec<Duration>> {
     let mut times = vec![Vec::with_capacity(repetitions); runs.len()];
     for round in 0..=repetitions.max(1) {
+        if cancel.is_cancelled() {
+            return None;
+        }
         for (run, samples) in runs.iter_mut().zip(&mut times) {
             let start = Instant::now();
             run();
@@ -320,13 +336,15 @@ fn median_of_each(repetitions: usize, runs: &mut [&mut dyn FnMut()]) -> Vec<Dura
             }
         }
     }
-    times
-        .into_iter()
-        .map(|mut samples| {
-            samples.sort();
-            samples[samples.len() / 2]
-        })
-        .collect()
+    Some(
+        times
+            .into_iter()
+            .map(|mut samples| {
+                samples.sort();
+                samples[samples.len() / 2]
+            })
+            .collect(),
+    )
 }
 
 fn gbps(bytes: f64, time: Duration) -> f64 {

@@ -197,6 +197,15 @@ pub enum ProfileError {
         /// The name.
         value: String,
     },
+    /// A profile built in code whose setting leaves every data set unsupported (a gate that
+    /// would pass by running nothing): `without_dtypes` of every type, `operators([])`, …
+    #[error("the profile handed to the harness sets {field} = {value}, which would leave every data set unsupported")]
+    BuiltExcludesEverything {
+        /// What was set: `operators`, `dtypes`, `modes`, `inputs.pads.ranks`, `inputs.pads`.
+        field: String,
+        /// What it was set to.
+        value: String,
+    },
     /// A value of the right type but not of a profile's shape.
     #[error("{}: {field}: {source}", crate::text::shown_path(path))]
     Field {
@@ -301,6 +310,38 @@ impl Profile {
             axes: axes.into_iter().collect(),
         });
         self
+    }
+
+    /// Refuses a profile whose builder calls leave every data set unsupported, as
+    /// [`Profile::read`] refuses such a file: none left of the operators, element types or
+    /// modes, or an input limited to no rank or to an empty range.
+    pub(crate) fn check_built(&self) -> Result<(), ProfileError> {
+        let refuse = |field: &str, value: String| {
+            Err(ProfileError::BuiltExcludesEverything {
+                field: field.to_owned(),
+                value,
+            })
+        };
+        for (field, empty) in [
+            ("operators", self.operators.as_ref().is_some_and(BTreeSet::is_empty)),
+            ("dtypes", self.dtypes.as_ref().is_some_and(BTreeSet::is_empty)),
+            ("modes", self.modes.as_ref().is_some_and(BTreeSet::is_empty)),
+        ] {
+            if empty {
+                return refuse(field, "[]".to_owned());
+            }
+        }
+        for (role, limits) in &self.inputs {
+            if limits.ranks.as_ref().is_some_and(BTreeSet::is_empty) {
+                return refuse(&format!("inputs.{role}.ranks"), "[]".to_owned());
+            }
+            if let (Some(min), Some(max)) = (limits.min, limits.max)
+                && min > max
+            {
+                return refuse(&format!("inputs.{role}"), format!("{{ min = {min}, max = {max} }}"));
+            }
+        }
+        Ok(())
     }
 
     /// Whether it takes some input only as an initializer, so that data sets are handed over
@@ -747,6 +788,35 @@ fn parse_modes(names: &[String]) -> Result<BTreeSet<PadMode>, String> {
 mod tests {
     use super::*;
     use crate::judge::profile::subject::GivenInput;
+
+    #[test]
+    fn a_built_profile_that_leaves_nothing_is_refused_as_a_file_would_be() {
+        let refused = |profile: Profile| match profile.check_built() {
+            Err(ProfileError::BuiltExcludesEverything { field, value }) => format!("{field} = {value}"),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(refused(Profile::everything().operators([])), "operators = []");
+        assert_eq!(
+            refused(Profile::everything().without_dtypes(DataType::ALL)),
+            "dtypes = []"
+        );
+        assert_eq!(refused(Profile::everything().without_modes(PadMode::ALL)), "modes = []");
+        assert_eq!(
+            refused(Profile::everything().input(InputRole::Pads, InputLimits::any().ranks([]))),
+            "inputs.pads.ranks = []"
+        );
+        assert_eq!(
+            refused(Profile::everything().input(InputRole::Axes, InputLimits::any().within(3, 2))),
+            "inputs.axes = { min = 3, max = 2 }"
+        );
+        // Narrowing that leaves something is fine.
+        let narrow = Profile::everything()
+            .without_dtypes(DataType::ALL.into_iter().skip(1))
+            .without_modes([PadMode::Wrap])
+            .input(InputRole::Pads, InputLimits::any().ranks([1]).within(0, 0));
+        assert!(narrow.check_built().is_ok());
+        assert!(Profile::everything().check_built().is_ok());
+    }
 
     fn subject(op: PadOp, version: i64, dtype: DataType, mode: Option<PadMode>) -> Subject {
         Subject {
