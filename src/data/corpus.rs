@@ -65,7 +65,16 @@ impl Corpus {
 
     /// `path` (canonical, inside this corpus) relative to its root, `/`-separated.
     pub fn relative(&self, path: &Path) -> Option<String> {
-        let relative = path.strip_prefix(&self.dir).ok()?;
+        // Either may be spelled through a symbolic link, or on Windows one be canonical (a
+        // verbatim `\\?\C:\…` path) and the other not: then they are compared resolved.
+        let resolved;
+        let relative = match path.strip_prefix(&self.dir) {
+            Ok(relative) => relative,
+            Err(_) => {
+                resolved = (path.canonicalize().ok()?, self.dir.canonicalize().ok()?);
+                resolved.0.strip_prefix(&resolved.1).ok()?
+            }
+        };
         let parts: Vec<String> = relative
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -105,8 +114,7 @@ impl Corpus {
     /// over `root` names them (relative to `root`, which lies in this corpus), each with the
     /// changelog's reason (the latest, when it changed more than once).
     pub fn changed_since(&self, version: u32, root: &Path) -> BTreeMap<String, String> {
-        let root = root.canonicalize().unwrap_or_else(|_| root.to_owned());
-        let Some(prefix) = self.relative(&root) else {
+        let Some(prefix) = self.relative(root) else {
             return BTreeMap::new();
         };
         let prefix = if prefix.is_empty() { prefix } else { prefix + "/" };
@@ -221,7 +229,26 @@ mod tests {
         assert!(corpus.changed_since(2, Path::new("/c")).is_empty());
     }
 
+    /// A corpus read through a symbolic link still names the changes under a root spelled
+    /// without it, and the reverse (on Windows: a canonical `\\?\` path against a plain one).
+    #[cfg(unix)]
+    #[test]
+    fn a_root_spelled_another_way_still_finds_its_changes() {
+        let dir = crate::data::scratch_dir().unwrap();
+        let real = dir.path().join("real");
+        corpus_root(&real);
+        std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
+        let through_link = Corpus::read(&dir.path().join("link")).unwrap();
+        let expected = [("test_a_pad/0".to_owned(), "corpus version 2: new".to_owned())];
+        let changed = through_link.changed_since(1, &real.join("extended"));
+        assert_eq!(changed.into_iter().collect::<Vec<_>>(), expected);
+        let direct = Corpus::read(&real).unwrap();
+        let changed = direct.changed_since(1, &dir.path().join("link").join("extended"));
+        assert_eq!(changed.into_iter().collect::<Vec<_>>(), expected);
+    }
+
     fn corpus_root(dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
         std::fs::write(dir.join(VERSION_FILE), "2\n").unwrap();
         std::fs::write(
             dir.join(CHANGELOG_FILE),

@@ -165,8 +165,9 @@ fn a_data_set_whose_files_add_up_past_the_limit_is_refused_before_reading() {
     assert_eq!(outcomes[&format!("{GOOD}/0")].status, Status::Passed);
     let sparse = &outcomes["test_sparse_pad/0"];
     assert_eq!(sparse.status, Status::Errored);
+    let output: std::path::PathBuf = ["test_sparse_pad", "test_data_set_0", "output_0.pb"].iter().collect();
     assert!(
-        sparse.message.contains("test_sparse_pad/test_data_set_0/output_0.pb"),
+        sparse.message.contains(&output.display().to_string()),
         "{}",
         sparse.message
     );

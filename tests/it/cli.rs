@@ -564,7 +564,12 @@ fn broken_data_sets_are_errored_naming_the_file_and_the_rest_run() {
     std::fs::write(both.join("expected_error.txt"), "must be refused\n").unwrap();
     let fifo = case("test_fifo_pad").join("input_1.pb");
     std::fs::remove_file(&fifo).unwrap();
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    // Windows has no FIFO in the file system: a directory of the file's name there.
+    if cfg!(unix) {
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    } else {
+        std::fs::create_dir(&fifo).unwrap();
+    }
 
     let out = run(&["--format", "json", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
@@ -1001,7 +1006,8 @@ fn write_baseline_refuses_a_malformed_baseline_and_leaves_it_untouched() {
     let names: Vec<String> = std::fs::read_dir(tree.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with('.'))
+        // Windows locks a file, not the directory, and leaves it (docs/gating.md).
+        .filter(|n| n.starts_with('.') && !(cfg!(windows) && n == ".pad-conformance.lock"))
         .collect();
     assert!(names.is_empty(), "{names:?}");
 }
