@@ -92,7 +92,7 @@ impl ExecBackend {
         let (worker, hello) =
             Worker::spawn(command, timeout, &cancel, slot).map_err(|failure| StartError::Handshake {
                 command: command.to_owned(),
-                failure,
+                failure: Box::new(failure),
             })?;
         Ok(ExecBackend {
             command: command.to_owned(),
@@ -266,9 +266,10 @@ pub enum StartError {
     Handshake {
         /// The worker command.
         command: String,
-        /// What went wrong, with what the worker printed on stderr.
+        /// What went wrong, with what the worker printed on stderr (boxed: a Windows exit
+        /// status makes it large, and it is rare).
         #[source]
-        failure: WorkerFailure,
+        failure: Box<WorkerFailure>,
     },
     /// The scratch directory for request files cannot be made.
     #[error("making {}: {source}", path.display())]
