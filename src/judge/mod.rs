@@ -7,6 +7,7 @@ pub(crate) mod check;
 pub(crate) mod compare;
 pub(crate) mod gate_result;
 pub(crate) mod profile;
+pub(crate) mod retry;
 pub(crate) mod setup;
 pub(crate) mod ulps;
 pub(crate) mod verdict;
