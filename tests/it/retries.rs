@@ -49,6 +49,10 @@ fn a_worker_that_crashes_once_then_passes_passed_after_a_crash_and_is_counted() 
     assert_eq!(outcome["status"], "passed");
     assert_eq!(outcome["retry"]["tries"], 3, "{outcome}");
     assert_eq!(outcome["retry"]["after"]["crash"]["code"], 3, "{outcome}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 passed after a crash"),
+        "{out:?}"
+    );
 }
 
 #[test]
