@@ -630,18 +630,33 @@ impl Harness {
     /// case listed alone and its model read once.
     fn serve_child(&self) -> ! {
         let cases = Mutex::new(isolate::ChildCases::new());
+        // The run's cases, discovered once as the parent did (a case listed alone would pay
+        // for reading its corpus each time), by directory.
+        let discovered: std::sync::OnceLock<std::collections::HashMap<PathBuf, TestCase>> = std::sync::OnceLock::new();
         isolate::serve(|request| {
             let listed = cases
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .get(&request.case_dir, || {
-                    let patterns = Patterns::new(&self.patterns)?;
-                    let case = discover(std::slice::from_ref(&request.case_dir), &patterns)?
-                        .into_iter()
-                        .next()
-                        .ok_or_else(|| Error::NoCases {
-                            roots: vec![request.case_dir.clone()],
-                        })?;
+                    let all = discovered.get_or_init(|| {
+                        let found = DataRoot::resolve(&self.roots)
+                            .map_err(Error::from)
+                            .and_then(|roots| discover_in(&roots, &Patterns::new(&self.patterns)?));
+                        found
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|c| (c.dir.clone(), c))
+                            .collect()
+                    });
+                    let case = match all.get(&request.case_dir) {
+                        Some(case) => case.clone(),
+                        None => discover(std::slice::from_ref(&request.case_dir), &Patterns::new(&self.patterns)?)?
+                            .into_iter()
+                            .next()
+                            .ok_or_else(|| Error::NoCases {
+                                roots: vec![request.case_dir.clone()],
+                            })?,
+                    };
                     let model = case.runnable_model(&case.decode_options(self.options.max_tensor_bytes));
                     Ok::<_, Error>((case, model))
                 });
