@@ -8,7 +8,8 @@
 //! stdout and stderr, which go to a file quoted when the child dies). A child that dies is
 //! replaced; a trial that crashed a child which had served others is run again alone in a
 //! fresh one before it is blamed, so that memory an earlier trial corrupted convicts no
-//! innocent one. The run ends its children itself ([`Pool::end`]); a child whose stdin closes
+//! innocent one (a time-out is not run again: it would cost another time limit; `retries`
+//! reruns time-outs too). The run ends its children itself ([`Pool::end`]); a child whose stdin closes
 //! (the run ended, or died) exits at once, even mid-trial, and on Windows each child's Job
 //! object ends it with the run's last handle.
 
@@ -60,6 +61,8 @@ pub(super) struct Request {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(super) enum Reply {
+    /// Started, and ready for requests: sent once, first.
+    Ready,
     /// The data set's outcome.
     Outcome(Box<Outcome>),
     /// The case or data set is not there: the trial is not loadable, no backend is to blame.
@@ -71,9 +74,9 @@ pub(super) fn is_child() -> bool {
     std::env::var_os(CHILD_SERVE_ENV).is_some()
 }
 
-/// In a child process: serves requests until stdin closes, each answered by `check` on the
-/// result pipe. Exits the process.
-pub(super) fn serve(check: impl Fn(&Request) -> Reply) -> ! {
+/// In a child process: once `prepare` has run, says it is ready and serves requests until
+/// stdin closes, each answered by `check` on the result pipe. Exits the process.
+pub(super) fn serve(prepare: impl FnOnce(), check: impl Fn(&Request) -> Reply) -> ! {
     let token = std::env::var(CHILD_SERVE_ENV).unwrap_or_default();
     let Some(results) = take_pipe(&token) else {
         eprintln!(
@@ -82,6 +85,16 @@ pub(super) fn serve(check: impl Fn(&Request) -> Reply) -> ! {
         std::process::exit(NOT_SERVING_STATUS);
     };
     let mut results = std::io::BufWriter::new(results);
+    let mut send = move |reply: &Reply| {
+        let sent = serde_json::to_writer(&mut results, reply)
+            .map_err(std::io::Error::other)
+            .and_then(|()| results.write_all(b"\n"))
+            .and_then(|()| results.flush());
+        if let Err(e) = sent {
+            eprintln!("error: writing a result to the parent: {e}");
+            std::process::exit(101);
+        }
+    };
     // Stdin on a thread of its own: when it closes, the run is over (or dead), and the child
     // exits even while a trial hangs.
     let (sender, requests) = channel();
@@ -94,19 +107,14 @@ pub(super) fn serve(check: impl Fn(&Request) -> Reply) -> ! {
         }
         std::process::exit(0)
     });
+    prepare();
+    send(&Reply::Ready);
     for line in requests {
         let reply = match serde_json::from_str::<Request>(&line) {
             Ok(request) => check(&request),
             Err(e) => Reply::NotFound(format!("the child process could not read its request: {e}")),
         };
-        let sent = serde_json::to_writer(&mut results, &reply)
-            .map_err(std::io::Error::other)
-            .and_then(|()| results.write_all(b"\n"))
-            .and_then(|()| results.flush());
-        if let Err(e) = sent {
-            eprintln!("error: writing a result to the parent: {e}");
-            std::process::exit(101);
-        }
+        send(&reply);
     }
     std::process::exit(0)
 }
@@ -251,6 +259,12 @@ impl Served {
                 ..*outcome
             },
             Served::Replied(Reply::NotFound(why)) => not_loadable(trial, why),
+            // serve() takes Ready apart from the trial's reply.
+            Served::Replied(Reply::Ready) => failed(
+                trial,
+                Failure::Protocol,
+                "the child process said it was ready in reply".to_owned(),
+            ),
             Served::Died(status, tail) => failed(
                 trial,
                 exit_failure(status),
@@ -282,6 +296,8 @@ struct Server {
     _dir: tempfile::TempDir,
     /// Trials it has answered.
     served: usize,
+    /// It said it is ready: started, its cases discovered.
+    ready: bool,
     /// Reaped: its group id may belong to another process now.
     reaped: bool,
 }
@@ -339,6 +355,7 @@ impl Server {
             output: output_path,
             _dir: dir,
             served: 0,
+            ready: false,
             reaped: false,
         })
     }
@@ -347,64 +364,88 @@ impl Server {
         !self.reaped && self.requests.is_some()
     }
 
-    /// Asks the child to run `trial` and waits, at most `time_limit`, for its reply.
+    /// Asks the child to run `trial` and waits, at most `time_limit`, for its reply. A new
+    /// child's start (the test binary's main, the cases' discovery) has a time limit of its
+    /// own before it: the trial's counts from its request.
     fn serve(&mut self, trial: &TrialRef<'_>, digest: bool, time_limit: Duration) -> Served {
+        let from = std::fs::metadata(&self.output).map_or(0, |m| m.len());
+        if !self.ready {
+            match self.reply(None, from, time_limit) {
+                Ok(Reply::Ready) => self.ready = true,
+                Ok(_) => {
+                    self.kill();
+                    return Served::Broken("the child process answered before it was asked".to_owned());
+                }
+                Err(served) => return served,
+            }
+        }
         let request = Request {
             case_dir: trial.case.dir.clone(),
             data_set: trial.index,
             digest,
         };
-        let from = std::fs::metadata(&self.output).map_or(0, |m| m.len());
         let mut line = serde_json::to_vec(&request).unwrap_or_default();
         line.push(b'\n');
         let asked = match self.requests.as_mut() {
             Some(stdin) => stdin.write_all(&line).and_then(|()| stdin.flush()),
             None => Err(std::io::Error::other("its stdin is closed")),
         };
+        match self.reply(asked.err(), from, time_limit) {
+            Ok(Reply::Ready) => {
+                self.kill();
+                Served::Broken("the child process said it was ready twice".to_owned())
+            }
+            Ok(reply) => {
+                self.served += 1;
+                Served::Replied(reply)
+            }
+            Err(served) => served,
+        }
+    }
+
+    /// The child's next reply, waited for at most `time_limit`; how the child failed when it
+    /// sent none. `unasked` is why its request could not be written, if it could not.
+    fn reply(&mut self, unasked: Option<std::io::Error>, from: u64, time_limit: Duration) -> Result<Reply, Served> {
         let start = Instant::now();
+        let parse = |line: &[u8]| serde_json::from_slice::<Reply>(line);
         loop {
             let left = time_limit.saturating_sub(start.elapsed());
             match self.results.recv_timeout(left.min(Duration::from_millis(50))) {
-                Ok(Some(Ok(reply))) => {
-                    return match serde_json::from_slice::<Reply>(&reply) {
-                        Ok(reply) => {
-                            self.served += 1;
-                            Served::Replied(reply)
-                        }
-                        Err(e) => {
-                            self.kill();
-                            Served::Broken(format!("the child process's result does not parse: {e}"))
-                        }
-                    };
+                Ok(Some(Ok(line))) => {
+                    return parse(&line).map_err(|e| {
+                        self.kill();
+                        Served::Broken(format!("the child process's result does not parse: {e}"))
+                    });
                 }
                 Ok(Some(Err(e))) => {
                     self.kill();
-                    return Served::Broken(format!("reading the child process's result: {e}"));
+                    return Err(Served::Broken(format!("reading the child process's result: {e}")));
                 }
                 // The pipe closed, or its reader ended: the child is dying.
-                Ok(None) | Err(RecvTimeoutError::Disconnected) => return self.died(from, start + time_limit),
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => return Err(self.died(from, start + time_limit)),
                 Err(RecvTimeoutError::Timeout) => {}
             }
             if let Ok(Some(_)) = self.child.try_wait() {
                 self.reaped = true;
                 // A reply sent just before it exited still counts.
-                if let Ok(Some(Ok(reply))) = self.results.try_recv()
-                    && let Ok(reply) = serde_json::from_slice::<Reply>(&reply)
+                if let Ok(Some(Ok(line))) = self.results.try_recv()
+                    && let Ok(reply) = parse(&line)
                 {
-                    self.served += 1;
-                    return Served::Replied(reply);
+                    return Ok(reply);
                 }
-                return self.died(from, start + time_limit);
+                return Err(self.died(from, start + time_limit));
             }
             if start.elapsed() >= time_limit {
                 self.kill();
-                return Served::TimedOut(output_tail(&self.output, from));
+                return Err(Served::TimedOut(output_tail(&self.output, from)));
             }
-            if let Err(e) = &asked
+            if let Some(e) = &unasked
                 && start.elapsed() >= EXIT_GRACE
             {
                 self.kill();
-                return Served::Broken(format!("could not hand the child process its request: {e}"));
+                return Err(Served::Broken(format!(
+                    "could not hand the child process its request: {e}"
+                )));
             }
         }
     }

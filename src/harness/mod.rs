@@ -633,21 +633,25 @@ impl Harness {
         // The run's cases, discovered once as the parent did (a case listed alone would pay
         // for reading its corpus each time), by directory.
         let discovered: std::sync::OnceLock<std::collections::HashMap<PathBuf, TestCase>> = std::sync::OnceLock::new();
-        isolate::serve(|request| {
+        let discover_all = || {
+            let found = DataRoot::resolve(&self.roots)
+                .map_err(Error::from)
+                .and_then(|roots| discover_in(&roots, &Patterns::new(&self.patterns)?));
+            found
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| (c.dir.clone(), c))
+                .collect()
+        };
+        let prepare = || {
+            discovered.get_or_init(discover_all);
+        };
+        isolate::serve(prepare, |request| {
             let listed = cases
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .get(&request.case_dir, || {
-                    let all = discovered.get_or_init(|| {
-                        let found = DataRoot::resolve(&self.roots)
-                            .map_err(Error::from)
-                            .and_then(|roots| discover_in(&roots, &Patterns::new(&self.patterns)?));
-                        found
-                            .unwrap_or_default()
-                            .into_iter()
-                            .map(|c| (c.dir.clone(), c))
-                            .collect()
-                    });
+                    let all = discovered.get_or_init(discover_all);
                     let case = match all.get(&request.case_dir) {
                         Some(case) => case.clone(),
                         None => discover(std::slice::from_ref(&request.case_dir), &Patterns::new(&self.patterns)?)?

@@ -91,7 +91,11 @@ pub fn gate_if_asked() {
     }
 }
 
-pub const TESTS: [(&str, fn()); 7] = [
+pub const TESTS: [(&str, fn()); 8] = [
+    (
+        "under_nextest_trials_run_in_its_process",
+        under_nextest_trials_run_in_its_process,
+    ),
     ("a_child_serves_many_trials", a_child_serves_many_trials),
     (
         "a_crash_of_a_reused_child_is_rerun_alone_and_the_innocent_trial_passes",
@@ -179,6 +183,18 @@ fn a_child_serves_many_trials() {
     // abort, the fresh one that convicts test_edge_pad, and the one serving the rest.
     assert_eq!((ran.len(), distinct.len()), (6, 3), "{ran:?}");
     assert!(!distinct.contains(&std::process::id().to_string()));
+}
+
+/// cargo-nextest starts a process per trial: the harness starts no child of its own there.
+fn under_nextest_trials_run_in_its_process() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let pids = dir.path().join("pids");
+    let env = [("NEXTEST", "1"), ("GATE_PIDS", pids.to_str().unwrap())];
+    let out = run_gate_with(&env, &["test_constant_pad"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let ran = pids_of(&pids);
+    assert_eq!(ran.len(), 2, "{ran:?}");
+    assert!(ran.iter().all(|pid| *pid == ran[0]), "{ran:?}");
 }
 
 fn a_crash_of_a_reused_child_is_rerun_alone_and_the_innocent_trial_passes() {
