@@ -281,6 +281,11 @@ pub(crate) struct Checking {
     /// Seconds an external worker may take on one data set before it is killed.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub timeout: f64,
+    /// Run a data set whose worker crashed or timed out again, alone in a fresh worker, up to
+    /// N times (0 to 10; default 0). One that then answers twice alike "passed after a
+    /// crash"; two different answers fail it; a crash is never a refusal.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = retries)]
+    pub retries: u32,
 }
 
 #[derive(Args, Debug)]
@@ -465,6 +470,16 @@ fn threads(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(0) => Err("0 threads would run nothing: give 1 or more".to_owned()),
         Ok(n) => Ok(n),
+        Err(e) => Err(format!("{text:?} is not a whole number: {e}")),
+    }
+}
+
+/// `--retries`: 0 to [`MAX_RETRIES`](crate::judge::retry::MAX_RETRIES).
+fn retries(text: &str) -> Result<u32, String> {
+    let max = crate::judge::retry::MAX_RETRIES;
+    match text.trim().parse::<u32>() {
+        Ok(n) if n <= max => Ok(n),
+        Ok(n) => Err(format!("{n} retries: give 0 to {max}")),
         Err(e) => Err(format!("{text:?} is not a whole number: {e}")),
     }
 }

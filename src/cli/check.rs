@@ -16,7 +16,7 @@ use crate::judge::profile::Profile;
 use crate::report::{
     Colors, RunFacts, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
 };
-use crate::run::runner::{Job, jobs as run_jobs_of, run_jobs};
+use crate::run::runner::{Job, jobs as run_jobs_of};
 use crate::run::selection::select;
 use crate::text::{escape_line, escape_text};
 
@@ -84,12 +84,11 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     };
     // From here a signal stops the run, and what finished is reported.
     let _run = CancelsRun::start();
-    let mut report = run_jobs(
-        backend.as_ref(),
+    let mut report = args.checking.run_jobs(
+        (&args.backend, backend.as_ref()),
         &jobs,
         &options,
-        args.checking.threads(),
-        &signals::cancel(),
+        selection.max_tensor_bytes,
         &mut write_line,
     );
     report.shard = selection.shard;

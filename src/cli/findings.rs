@@ -45,7 +45,7 @@ impl GroupKind {
         match group.cause {
             Some(Cause::WrongValues | Cause::WrongShape) => GroupKind::WrongAnswer,
             Some(Cause::AcceptsForbidden) => GroupKind::AcceptsForbidden,
-            Some(Cause::Crash | Cause::Timeout) => GroupKind::Crash,
+            Some(Cause::Crash | Cause::Timeout | Cause::Unstable) => GroupKind::Crash,
             Some(Cause::RefusesValid | Cause::OtherReason) => GroupKind::Refuses,
             Some(Cause::NotLoadable | Cause::Runner) => GroupKind::NotADefect,
             None if group.status == Status::Failed => GroupKind::WrongAnswer,

@@ -8,7 +8,6 @@ use crate::cli::coverage_table::Coverage;
 use crate::cli::matrix_table::Matrix;
 use crate::cli::scoreboard::{Board, write_scoreboard};
 use crate::data::default_root;
-use crate::run::runner::run_jobs;
 use crate::text::escape_text;
 
 use super::Fatal;
@@ -34,12 +33,11 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             Err(_) if cancel.is_cancelled() => break,
             started => started?,
         };
-        let report = run_jobs(
-            backend.as_ref(),
+        let report = args.checking.run_jobs(
+            (spec, backend.as_ref()),
             &jobs,
             &options,
-            args.checking.threads(),
-            &cancel,
+            selection.max_tensor_bytes,
             &mut |_| {},
         );
         if cancel.is_cancelled() {

@@ -36,10 +36,11 @@ use crate::cli::backend_spec::{backend_from_spec, worker_timeout};
 use crate::cli::scoreboard::Rerun;
 use crate::data::DataRoot;
 use crate::data::basis::Gating;
-use crate::judge::check::CheckOptions;
+use crate::judge::check::{CheckOptions, Outcome};
 use crate::judge::compare::Tolerance;
 use crate::judge::profile::Profile;
-use crate::run::runner::{Job, default_threads, jobs};
+use crate::report::RunReport;
+use crate::run::runner::{Job, Retries, default_threads, jobs, run_jobs_retrying};
 use crate::run::selection::select;
 
 use args::{Checking, Cli, Command, Selection};
@@ -136,6 +137,7 @@ impl Checking {
             profile: Profile::everything(),
             inputs_as_constants: self.inputs_as_constants,
             strict_rules: self.strict_rules,
+            digest_answers: false,
         })
     }
 
@@ -154,6 +156,32 @@ impl Checking {
 
     fn backend(&self, spec: &str, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
         backend_from_spec(spec, worker_timeout(self.timeout)?, max_tensor_bytes)
+    }
+
+    /// Runs `jobs` on `backend` (`spec`), retrying a crash or timeout on a fresh backend of
+    /// the same spec as `--retries` says.
+    fn run_jobs(
+        &self,
+        (spec, backend): (&str, &dyn Backend),
+        jobs: &[Job<'_>],
+        options: &CheckOptions,
+        max_tensor_bytes: u64,
+        finished: &mut dyn FnMut(&Outcome),
+    ) -> RunReport {
+        let fresh = || self.backend(spec, max_tensor_bytes).map_err(|e| e.0);
+        let retries = (self.retries > 0).then_some(Retries {
+            max: self.retries,
+            fresh: &fresh,
+        });
+        run_jobs_retrying(
+            backend,
+            jobs,
+            options,
+            self.threads(),
+            &signals::cancel(),
+            retries,
+            finished,
+        )
     }
 
     fn threads(&self) -> usize {

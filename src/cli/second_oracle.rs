@@ -64,7 +64,7 @@ impl Confirmation {
             Some(
                 Verdict::Passed { .. } | Verdict::RefusedAsRequired { .. } | Verdict::RefusedForAnotherReason { .. },
             ) => Confirmation::Confirmed,
-            Some(Verdict::Mismatch { .. }) => Confirmation::Contradicted(said()),
+            Some(Verdict::Mismatch { .. } | Verdict::Unstable { .. }) => Confirmation::Contradicted(said()),
             Some(Verdict::AcceptedMustRefuse { .. }) => {
                 Confirmation::ReferenceOnly(format!("{oracle} answers the case, which it does not check"))
             }

@@ -1,171 +1,501 @@
-//! Running each data set in a child process: the test binary itself, re-executed with the
-//! trial's name in the environment, so that an abort, a stack overflow, a segfault in native
-//! code or the OOM killer costs that one trial (errored, naming the signal) and the rest run.
-//! catch_unwind covers panics only.
+//! Running data sets in child processes: the test binary itself, re-executed to serve trials,
+//! so that an abort, a stack overflow, a segfault in native code or the OOM killer costs the
+//! trial it struck (errored, naming the signal) and the rest run. catch_unwind covers panics
+//! only.
+//!
+//! A child serves many trials, one at a time: requests arrive as JSON lines on its stdin,
+//! results leave as JSON lines on a pipe of their own (the backend may print anything on
+//! stdout and stderr, which go to a file quoted when the child dies). A child that dies is
+//! replaced; a trial that crashed a child which had served others is run again alone in a
+//! fresh one before it is blamed, so that memory an earlier trial corrupted convicts no
+//! innocent one (a time-out is not run again: it would cost another time limit; `retries`
+//! reruns time-outs too). The run ends its children itself ([`Pool::end`]); a child whose stdin closes
+//! (the run ended, or died) exits at once, even mid-trial, and on Windows each child's Job
+//! object ends it with the run's last handle.
 
+use std::collections::HashMap;
 use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
 
 use super::trial_result::{TrialRef, failed, not_loadable};
 use crate::judge::check::Outcome;
 use crate::judge::verdict::{Failure, exit_failure};
-use crate::platform::{Group, describe_crash, start_in_new_group};
+use crate::platform::{Group, describe_crash, pass_pipe, start_in_new_group, take_pipe};
 use crate::text::strip_ansi;
 
-/// Set in a child: the name of the one trial it runs.
-const CHILD_TRIAL_ENV: &str = "PAD_CONFORMANCE_CHILD_TRIAL";
-/// Set in a child: the directory of that trial's case, so the child lists that case alone
-/// rather than discovering every case again.
-const CHILD_CASE_ENV: &str = "PAD_CONFORMANCE_CHILD_CASE";
-/// Set in a child: the index of the trial's data set among the case's.
-const CHILD_DATA_SET_ENV: &str = "PAD_CONFORMANCE_CHILD_DATA_SET";
-/// Set in a child: the file it writes its [`Outcome`] to, as JSON.
-const CHILD_RESULT_ENV: &str = "PAD_CONFORMANCE_CHILD_RESULT";
+/// Set in a child: what names the write end of its result pipe ([`take_pipe`]).
+const CHILD_SERVE_ENV: &str = "PAD_CONFORMANCE_CHILD_SERVE";
 
-/// The exit status of a child that could not find its case or data set: it says why on
-/// stderr, and the trial is not loadable, not the backend's failure.
-const NOT_FOUND_STATUS: i32 = 3;
+/// The exit status of a child that cannot serve (no result pipe): it says why on stderr.
+const NOT_SERVING_STATUS: i32 = 3;
 
 /// How many lines of a crashed child's output an errored trial quotes.
 const OUTPUT_LINES: usize = 20;
 
-/// What a child process is asked to run, and where its result goes.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct ChildRequest {
-    /// The trial's name, which the result carries.
-    pub name: String,
+/// The longest result line read from a child: one data set's verdict and message are a few
+/// kilobytes, and a child that sends more is broken.
+const MAX_RESULT_BYTES: u64 = 16 << 20;
+
+/// How long a child whose stdin closed may take to exit before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// What a child is asked to run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct Request {
     /// The case directory.
     pub case_dir: PathBuf,
     /// The data set's index among the case's.
     pub data_set: usize,
-    /// Where the result goes.
-    pub result: PathBuf,
+    /// Record the digest of the backend's outputs, to compare the tries of a retry.
+    pub digest: bool,
 }
 
-impl ChildRequest {
-    /// In a child process: its request; `None` in any other process.
-    pub(super) fn from_env() -> Option<ChildRequest> {
-        Some(ChildRequest {
-            name: std::env::var(CHILD_TRIAL_ENV).ok()?,
-            case_dir: std::env::var_os(CHILD_CASE_ENV)?.into(),
-            data_set: std::env::var(CHILD_DATA_SET_ENV).ok()?.parse().ok()?,
-            result: std::env::var_os(CHILD_RESULT_ENV)?.into(),
-        })
-    }
+/// What a child answers.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum Reply {
+    /// Started, and ready for requests: sent once, first.
+    Ready,
+    /// The data set's outcome.
+    Outcome(Box<Outcome>),
+    /// The case or data set is not there: the trial is not loadable, no backend is to blame.
+    NotFound(String),
 }
 
-/// In a child process: hands the result to the parent.
-pub(super) fn write_result(path: &Path, result: &Outcome) -> std::io::Result<()> {
-    std::fs::write(path, serde_json::to_vec(result).map_err(std::io::Error::other)?)
+/// Whether this process is a child serving trials.
+pub(super) fn is_child() -> bool {
+    std::env::var_os(CHILD_SERVE_ENV).is_some()
 }
 
-/// In a child process that cannot find its case or data set: says why and exits with
-/// [`NOT_FOUND_STATUS`].
-pub(super) fn not_found(why: &str) -> ! {
-    eprintln!("{why}");
-    std::process::exit(NOT_FOUND_STATUS)
-}
-
-/// Runs `trial` in a child process,
-/// killing it (and its process group) after `time_limit`.
-pub(super) fn run_in_child(trial: &TrialRef<'_>, time_limit: Duration) -> Outcome {
-    // A child that did not take the child's path (its main does not end in Harness::run, or
-    // the trials were run another way) would start children of its own, without end.
-    if std::env::var_os(CHILD_TRIAL_ENV).is_some() {
-        return failed(
-            trial,
-            Failure::Runner,
-            "a child process started trials of its own: isolate() needs the test binary's main \
-             to call Harness::run"
-                .to_owned(),
+/// In a child process: once `prepare` has run, says it is ready and serves requests until
+/// stdin closes, each answered by `check` on the result pipe. Exits the process.
+pub(super) fn serve(prepare: impl FnOnce(), check: impl Fn(&Request) -> Reply) -> ! {
+    let token = std::env::var(CHILD_SERVE_ENV).unwrap_or_default();
+    let Some(results) = take_pipe(&token) else {
+        eprintln!(
+            "error: {CHILD_SERVE_ENV}={token:?} names no result pipe: a child process is started by Harness::isolate"
         );
+        std::process::exit(NOT_SERVING_STATUS);
+    };
+    let mut results = std::io::BufWriter::new(results);
+    let mut send = move |reply: &Reply| {
+        let sent = serde_json::to_writer(&mut results, reply)
+            .map_err(std::io::Error::other)
+            .and_then(|()| results.write_all(b"\n"))
+            .and_then(|()| results.flush());
+        if let Err(e) = sent {
+            eprintln!("error: writing a result to the parent: {e}");
+            std::process::exit(101);
+        }
+    };
+    // Stdin on a thread of its own: when it closes, the run is over (or dead), and the child
+    // exits even while a trial hangs.
+    let (sender, requests) = channel();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+        std::process::exit(0)
+    });
+    prepare();
+    send(&Reply::Ready);
+    for line in requests {
+        let reply = match serde_json::from_str::<Request>(&line) {
+            Ok(request) => check(&request),
+            Err(e) => Reply::NotFound(format!("the child process could not read its request: {e}")),
+        };
+        send(&reply);
     }
-    match spawn_and_wait(trial, time_limit) {
-        Ok(result) => result,
-        Err(e) => failed(
-            trial,
-            Failure::Runner,
-            format!("could not run the trial in a child process: {e}"),
-        ),
+    std::process::exit(0)
+}
+
+/// In a child: the cases it has listed and their models, so that the data sets of one case
+/// decode its model once. Bounded: a corpus of thousands of cases costs a re-listing now and
+/// then, never the memory of all of them.
+pub(super) struct ChildCases<T> {
+    cases: HashMap<PathBuf, Arc<T>>,
+}
+
+impl<T> ChildCases<T> {
+    const MAX_CASES: usize = 64;
+
+    pub(super) fn new() -> ChildCases<T> {
+        ChildCases { cases: HashMap::new() }
+    }
+
+    /// The case at `dir`, listed by `list` the first time.
+    pub(super) fn get<E>(&mut self, dir: &Path, list: impl FnOnce() -> Result<T, E>) -> Result<Arc<T>, E> {
+        if let Some(case) = self.cases.get(dir) {
+            return Ok(Arc::clone(case));
+        }
+        if self.cases.len() >= Self::MAX_CASES {
+            self.cases.clear();
+        }
+        let case = Arc::new(list()?);
+        self.cases.insert(dir.to_owned(), Arc::clone(&case));
+        Ok(case)
     }
 }
 
-fn spawn_and_wait(trial: &TrialRef<'_>, time_limit: Duration) -> std::io::Result<Outcome> {
-    let dir = tempfile::tempdir()?;
-    let result_path = dir.path().join("result.json");
-    let output_path = dir.path().join("output");
-    let output = File::create(&output_path)?;
-    let mut command = Command::new(std::env::current_exe()?);
-    command
-        .env(CHILD_TRIAL_ENV, trial.case.data_set_name(trial.index))
-        .env(CHILD_CASE_ENV, &trial.case.dir)
-        .env(CHILD_DATA_SET_ENV, trial.index.to_string())
-        .env(CHILD_RESULT_ENV, &result_path)
-        .stdin(Stdio::null())
-        .stdout(output.try_clone()?)
-        .stderr(output);
-    // Its own group, so a time-out kills whatever the backend started too.
-    let mut child = start_in_new_group(&mut command).spawn()?;
-    let group = match Group::of(&child) {
-        Ok(group) => group,
-        Err(e) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(e);
+/// The children of one run: idle ones wait here for the next trial.
+pub(super) struct Pool {
+    time_limit: Duration,
+    idle: Mutex<Vec<Server>>,
+}
+
+impl Pool {
+    /// A pool whose children get `time_limit` for each trial.
+    pub(super) fn new(time_limit: Duration) -> Pool {
+        Pool {
+            time_limit,
+            idle: Mutex::new(Vec::new()),
         }
-    };
-    let start = Instant::now();
-    let mut pause = Duration::from_millis(1);
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break Some(status);
+    }
+
+    /// Runs `trial` in an idle child, or a new one. A crash of a child that served other
+    /// trials before is not blamed on this one until it crashes a fresh child too.
+    pub(super) fn run(&self, trial: &TrialRef<'_>) -> Outcome {
+        if is_child() {
+            // A child that did not take the child's path (its main does not end in
+            // Harness::run) would start children of its own, without end.
+            return failed(
+                trial,
+                Failure::Runner,
+                "a child process started trials of its own: isolate() needs the test binary's main \
+                 to call Harness::run"
+                    .to_owned(),
+            );
         }
-        if start.elapsed() >= time_limit {
-            // Killed before it is reaped, so the group id is still its own.
-            group.kill();
-            child.wait()?;
-            break None;
+        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut server = match idle.map_or_else(Server::start, Ok) {
+            Ok(server) => server,
+            Err(e) => return could_not_start(trial, &e),
+        };
+        let reused = server.served > 0;
+        match server.serve(trial, false, self.time_limit) {
+            Served::Died(..) if reused => {
+                drop(server);
+                self.run_alone(trial, false)
+            }
+            served => {
+                let outcome = served.outcome(trial, self.time_limit);
+                if server.is_alive() {
+                    self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(server);
+                }
+                outcome
+            }
         }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(20));
-    };
-    let tail = output_tail(&output_path);
-    let Some(status) = status else {
-        return Ok(failed(
-            trial,
-            Failure::Timeout,
-            format!(
-                "timed out after {} s: the child process running it was killed{tail}",
-                time_limit.as_secs_f64()
-            ),
-        ));
-    };
-    // The child's result is one data set's verdict and message: a few kilobytes.
-    match crate::data::side_file::read_capped(&result_path, 16 << 20) {
-        Ok(bytes) if status.success() => match serde_json::from_slice::<Outcome>(&bytes) {
-            // The case and its basis as the parent knows them: listed alone, the case's id is
-            // its directory's name, and its corpus (whose manifest gives the basis) unknown.
-            Ok(outcome) => Ok(Outcome {
+    }
+
+    /// Runs `trial` alone in a fresh child, ended afterwards; with `digest`, the outcome
+    /// records its outputs' digest (a retry's try).
+    pub(super) fn run_alone(&self, trial: &TrialRef<'_>, digest: bool) -> Outcome {
+        match Server::start() {
+            Ok(mut server) => server
+                .serve(trial, digest, self.time_limit)
+                .outcome(trial, self.time_limit),
+            Err(e) => could_not_start(trial, &e),
+        }
+    }
+
+    /// Ends every idle child: stdin closed, a grace period to exit, then killed. After the
+    /// trials, no child is busy.
+    pub(super) fn end(&self) {
+        let mut servers = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|e| e.into_inner()));
+        for server in &mut servers {
+            server.requests = None;
+        }
+        let until = Instant::now() + EXIT_GRACE;
+        for server in &mut servers {
+            server.end(until);
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+fn could_not_start(trial: &TrialRef<'_>, e: &std::io::Error) -> Outcome {
+    failed(trial, Failure::Runner, format!("could not start a child process: {e}"))
+}
+
+/// How a child served one trial.
+enum Served {
+    /// Its reply.
+    Replied(Reply),
+    /// It died first (its output's last lines).
+    Died(ExitStatus, String),
+    /// It did not answer in time and was killed (its output's last lines).
+    TimedOut(String),
+    /// It sent what is no reply, or could not be asked.
+    Broken(String),
+}
+
+impl Served {
+    /// The trial's outcome: the child's own, or how the child failed.
+    fn outcome(self, trial: &TrialRef<'_>, time_limit: Duration) -> Outcome {
+        match self {
+            // The case and its basis as the parent knows them: the child lists the case
+            // alone, so its id is its directory's name, and its corpus (whose manifest gives
+            // the basis) unknown.
+            Served::Replied(Reply::Outcome(outcome)) => Outcome {
                 id: trial.case.id.clone(),
                 data_set: trial.case.data_number(trial.index),
                 basis: trial.case.basis.clone(),
                 gates: trial.gating.gates(trial.case.basis.kind),
-                ..outcome
-            }),
-            Err(e) => Ok(failed(
+                ..*outcome
+            },
+            Served::Replied(Reply::NotFound(why)) => not_loadable(trial, why),
+            // serve() takes Ready apart from the trial's reply.
+            Served::Replied(Reply::Ready) => failed(
                 trial,
                 Failure::Protocol,
-                format!("the child process's result does not parse: {e}{tail}"),
-            )),
-        },
-        Err(_) if status.code() == Some(NOT_FOUND_STATUS) => Ok(not_loadable(trial, tail.trim_start().to_owned())),
-        _ => Ok(failed(
-            trial,
-            exit_failure(status),
-            format!("the child process running it {}{tail}", describe(status)),
-        )),
+                "the child process said it was ready in reply".to_owned(),
+            ),
+            Served::Died(status, tail) => failed(
+                trial,
+                exit_failure(status),
+                format!("the child process running it {}{tail}", describe(status)),
+            ),
+            Served::TimedOut(tail) => failed(
+                trial,
+                Failure::Timeout,
+                format!(
+                    "timed out after {} s: the child process running it was killed{tail}",
+                    time_limit.as_secs_f64()
+                ),
+            ),
+            Served::Broken(why) => failed(trial, Failure::Protocol, why),
+        }
+    }
+}
+
+/// One child process serving trials.
+struct Server {
+    child: Child,
+    group: Group,
+    /// Its stdin; `None` once closed.
+    requests: Option<ChildStdin>,
+    /// Its result lines, read by a thread of their own; `None` when the pipe closed.
+    results: Receiver<Option<std::io::Result<Vec<u8>>>>,
+    /// Its stdout and stderr, and its scratch directory.
+    output: PathBuf,
+    _dir: tempfile::TempDir,
+    /// Trials it has answered.
+    served: usize,
+    /// It said it is ready: started, its cases discovered.
+    ready: bool,
+    /// Reaped: its group id may belong to another process now.
+    reaped: bool,
+}
+
+impl Server {
+    fn start() -> std::io::Result<Server> {
+        let dir = crate::data::scratch_dir()?;
+        let output_path = dir.path().join("output");
+        let output = File::create(&output_path)?;
+        let (reader, writer) = std::io::pipe()?;
+        let mut command = Command::new(std::env::current_exe()?);
+        let token = pass_pipe(&mut command, &writer)?;
+        command
+            .env(CHILD_SERVE_ENV, token)
+            .stdin(Stdio::piped())
+            .stdout(output.try_clone()?)
+            .stderr(output);
+        // Its own group, so a time-out kills whatever the backend started too.
+        let mut child = start_in_new_group(&mut command).spawn()?;
+        // The child holds the write end now: the pipe closes when it dies.
+        drop(writer);
+        let group = match Group::of(&child) {
+            Ok(group) => group,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
+        let (sender, results) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(reader);
+            loop {
+                let mut line = Vec::new();
+                let read = (&mut reader).take(MAX_RESULT_BYTES).read_until(b'\n', &mut line);
+                let sent = match read {
+                    Ok(0) => None,
+                    Ok(_) if line.last() != Some(&b'\n') => Some(Err(std::io::Error::other(format!(
+                        "a result line over {MAX_RESULT_BYTES} bytes, or cut short"
+                    )))),
+                    Ok(_) => Some(Ok(line)),
+                    Err(e) => Some(Err(e)),
+                };
+                let last = !matches!(sent, Some(Ok(_)));
+                if sender.send(sent).is_err() || last {
+                    break;
+                }
+            }
+        });
+        Ok(Server {
+            requests: child.stdin.take(),
+            child,
+            group,
+            results,
+            output: output_path,
+            _dir: dir,
+            served: 0,
+            ready: false,
+            reaped: false,
+        })
+    }
+
+    fn is_alive(&mut self) -> bool {
+        !self.reaped && self.requests.is_some()
+    }
+
+    /// Asks the child to run `trial` and waits, at most `time_limit`, for its reply. A new
+    /// child's start (the test binary's main, the cases' discovery) has a time limit of its
+    /// own before it: the trial's counts from its request.
+    fn serve(&mut self, trial: &TrialRef<'_>, digest: bool, time_limit: Duration) -> Served {
+        let from = std::fs::metadata(&self.output).map_or(0, |m| m.len());
+        if !self.ready {
+            match self.reply(None, from, time_limit) {
+                Ok(Reply::Ready) => self.ready = true,
+                Ok(_) => {
+                    self.kill();
+                    return Served::Broken("the child process answered before it was asked".to_owned());
+                }
+                Err(served) => return served,
+            }
+        }
+        let request = Request {
+            case_dir: trial.case.dir.clone(),
+            data_set: trial.index,
+            digest,
+        };
+        let mut line = serde_json::to_vec(&request).unwrap_or_default();
+        line.push(b'\n');
+        let asked = match self.requests.as_mut() {
+            Some(stdin) => stdin.write_all(&line).and_then(|()| stdin.flush()),
+            None => Err(std::io::Error::other("its stdin is closed")),
+        };
+        match self.reply(asked.err(), from, time_limit) {
+            Ok(Reply::Ready) => {
+                self.kill();
+                Served::Broken("the child process said it was ready twice".to_owned())
+            }
+            Ok(reply) => {
+                self.served += 1;
+                Served::Replied(reply)
+            }
+            Err(served) => served,
+        }
+    }
+
+    /// The child's next reply, waited for at most `time_limit`; how the child failed when it
+    /// sent none. `unasked` is why its request could not be written, if it could not.
+    fn reply(&mut self, unasked: Option<std::io::Error>, from: u64, time_limit: Duration) -> Result<Reply, Served> {
+        let start = Instant::now();
+        let parse = |line: &[u8]| serde_json::from_slice::<Reply>(line);
+        loop {
+            let left = time_limit.saturating_sub(start.elapsed());
+            match self.results.recv_timeout(left.min(Duration::from_millis(50))) {
+                Ok(Some(Ok(line))) => {
+                    return parse(&line).map_err(|e| {
+                        self.kill();
+                        Served::Broken(format!("the child process's result does not parse: {e}"))
+                    });
+                }
+                Ok(Some(Err(e))) => {
+                    self.kill();
+                    return Err(Served::Broken(format!("reading the child process's result: {e}")));
+                }
+                // The pipe closed, or its reader ended: the child is dying.
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => return Err(self.died(from, start + time_limit)),
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if let Ok(Some(_)) = self.child.try_wait() {
+                self.reaped = true;
+                // A reply sent just before it exited still counts.
+                if let Ok(Some(Ok(line))) = self.results.try_recv()
+                    && let Ok(reply) = parse(&line)
+                {
+                    return Ok(reply);
+                }
+                return Err(self.died(from, start + time_limit));
+            }
+            if start.elapsed() >= time_limit {
+                self.kill();
+                return Err(Served::TimedOut(output_tail(&self.output, from)));
+            }
+            if let Some(e) = &unasked
+                && start.elapsed() >= EXIT_GRACE
+            {
+                self.kill();
+                return Err(Served::Broken(format!(
+                    "could not hand the child process its request: {e}"
+                )));
+            }
+        }
+    }
+
+    /// The child's end, waited for until `until` (then killed, as a time-out).
+    fn died(&mut self, from: u64, until: Instant) -> Served {
+        self.requests = None;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    self.reaped = true;
+                    return Served::Died(status, output_tail(&self.output, from));
+                }
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
+                _ => {
+                    self.kill();
+                    return Served::TimedOut(output_tail(&self.output, from));
+                }
+            }
+        }
+    }
+
+    /// Kills the child and whatever it started, and reaps it.
+    fn kill(&mut self) {
+        self.requests = None;
+        if !self.reaped {
+            // Killed before it is reaped, so the group id is still its own.
+            self.group.kill();
+            let _ = self.child.wait();
+            self.reaped = true;
+        }
+    }
+
+    /// Waits until `until` for a child whose stdin closed to exit, then kills it.
+    fn end(&mut self, until: Instant) {
+        self.requests = None;
+        while !self.reaped && Instant::now() < until {
+            match self.child.try_wait() {
+                Ok(Some(_)) => self.reaped = true,
+                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                Err(_) => break,
+            }
+        }
+        self.kill();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
     }
 }
 
@@ -178,19 +508,21 @@ fn describe(status: ExitStatus) -> String {
     }
 }
 
-/// The last `max` bytes of the file at `path`: a child that printed gigabytes costs no more.
-fn read_tail(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
+/// At most the last `max` bytes of the file at `path` after offset `from`: a child that
+/// printed gigabytes costs no more.
+fn read_tail(path: &Path, from: u64, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Seek, SeekFrom};
     let (mut file, len) = crate::data::side_file::open_regular(path, u64::MAX)?;
-    file.seek(SeekFrom::Start(len.saturating_sub(max)))?;
+    file.seek(SeekFrom::Start(len.saturating_sub(max).max(from)))?;
     let mut bytes = Vec::new();
     file.take(max).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
-/// The last lines the child printed, escapes stripped, as a message's tail.
-fn output_tail(path: &Path) -> String {
-    let text = read_tail(path, 64 << 10).unwrap_or_default();
+/// The last lines the child printed since offset `from` (this trial's), escapes stripped, as
+/// a message's tail.
+fn output_tail(path: &Path, from: u64) -> String {
+    let text = read_tail(path, from, 64 << 10).unwrap_or_default();
     let text = String::from_utf8_lossy(&text);
     let text = strip_ansi(&text);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -223,5 +555,32 @@ mod tests {
         assert_eq!(describe(crashed), "crashed with 0xc0000005 (STATUS_ACCESS_VIOLATION)");
         let exited = ExitStatus::from_raw(3);
         assert_eq!(describe(exited), "exited with status 3 without a result");
+    }
+
+    #[test]
+    fn the_tail_is_this_trial_s_output_only() {
+        let dir = crate::data::scratch_dir().unwrap();
+        let path = dir.path().join("output");
+        std::fs::write(&path, "earlier trial\nthis one\n").unwrap();
+        assert_eq!(output_tail(&path, 14), "\n  its output:\n    this one");
+        assert_eq!(output_tail(&path, 23), "");
+    }
+
+    #[test]
+    fn a_child_lists_a_case_once_and_forgets_past_its_bound() {
+        let mut cases = ChildCases::new();
+        let mut listed = 0;
+        for round in 0..2 {
+            for i in 0..ChildCases::<usize>::MAX_CASES {
+                let case = cases.get(Path::new(&i.to_string()), || {
+                    listed += 1;
+                    Ok::<_, ()>(i)
+                });
+                assert_eq!(*case.unwrap(), i, "round {round}");
+            }
+        }
+        assert_eq!(listed, ChildCases::<usize>::MAX_CASES);
+        let _ = cases.get(Path::new("one more"), || Ok::<_, ()>(0));
+        assert_eq!(cases.cases.len(), 1);
     }
 }

@@ -45,6 +45,7 @@ use crate::gate::baseline::{Baseline, BaselineError, Discovered, GateResult, Ran
 use crate::judge::check::{CheckOptions, Outcome, Status, check_data_set_with};
 use crate::judge::compare::Tolerance;
 use crate::judge::profile::Profile;
+use crate::judge::retry::settle;
 use crate::model::Model;
 use crate::report::RunReport;
 use reports::Reports;
@@ -59,6 +60,15 @@ pub enum HarnessError {
     /// The baseline cannot be read or written.
     #[error(transparent)]
     Baseline(#[from] BaselineError),
+    /// [`Harness::retries`] or `PAD_CONFORMANCE_RETRIES` asks for more retries than the bound, or
+    /// the variable is not a number.
+    #[error("{from} {value:?}: give a whole number of retries from 0 to {max}", max = crate::judge::retry::MAX_RETRIES)]
+    Retries {
+        /// Where it was asked: `Harness::retries`, or the variable's name.
+        from: &'static str,
+        /// What was asked.
+        value: String,
+    },
     /// Under [`Harness::strict_corpus`]: the baseline records no version of the corpus.
     #[error("{0} (strict_corpus)")]
     Unversioned(String),
@@ -101,6 +111,9 @@ pub(crate) const JSON_REPORT_ENV: &str = "PAD_CONFORMANCE_JSON_REPORT";
 /// The environment variable that makes [`Harness::run`] write a JUnit XML report to the file it names.
 pub(crate) const JUNIT_REPORT_ENV: &str = "PAD_CONFORMANCE_JUNIT_REPORT";
 
+/// The environment variable that sets [`Harness::retries`] for [`Harness::run`].
+pub(crate) const RETRIES_ENV: &str = "PAD_CONFORMANCE_RETRIES";
+
 /// The per-trial time limit of [`Harness::isolate`] unless [`Harness::time_limit`] sets one.
 pub(crate) const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
 
@@ -113,6 +126,9 @@ pub struct Harness {
     baseline: Option<PathBuf>,
     write_baseline: Option<PathBuf>,
     isolation: Option<Duration>,
+    /// Retries of a data set whose child crashed or timed out; a value over the bound is an
+    /// error when the run starts.
+    retries: Result<u32, HarnessError>,
     strict_corpus: bool,
     reports: Reports,
 }
@@ -134,6 +150,8 @@ struct Built {
     baseline: Arc<Baseline>,
     discovered: Discovered,
     roots: Vec<DataRoot>,
+    /// The children of an isolated run, ended when its trials are done.
+    pool: Option<Arc<isolate::Pool>>,
 }
 
 impl Harness {
@@ -147,6 +165,7 @@ impl Harness {
             baseline: None,
             write_baseline: None,
             isolation: None,
+            retries: Ok(0),
             strict_corpus: false,
             reports: Reports::default(),
         }
@@ -260,14 +279,39 @@ impl Harness {
         self
     }
 
-    /// Runs each data set in a child process — this test binary, re-executed — so that an
+    /// Runs the data sets in child processes — this test binary, re-executed — so that an
     /// abort, a segfault or a stack overflow in the backend errors that one trial, naming the
-    /// signal, and the rest run. Each trial gets 60 s unless
+    /// signal, and the rest run. A child serves many trials and is replaced when it dies; a
+    /// trial that crashed a child which served others before is run again alone in a fresh
+    /// one before it is blamed. Each trial gets 60 s unless
     /// [`time_limit`](Harness::time_limit) says otherwise. The children re-enter the binary's
     /// `main`, which must build the same harness and call [`run`](Harness::run); whatever
-    /// `main` does before that (loading a runtime, say) is done again in each child.
+    /// `main` does before that (loading a runtime, say) is done again in each child, once.
+    /// Under cargo-nextest, which runs each trial in a process of its own, trials run in it.
     pub fn isolate(mut self) -> Harness {
         self.isolation.get_or_insert(DEFAULT_TIME_LIMIT);
+        self
+    }
+
+    /// Runs a data set whose child process crashed or timed out again, alone in a fresh
+    /// child, up to `n` times (0 to 10; also set by `PAD_CONFORMANCE_RETRIES`); isolates
+    /// the data sets (as [`isolate`](Harness::isolate)) when `n` is not 0. One that then
+    /// answers twice alike passes, "passed after a crash" in its trial's name and every
+    /// report, and counted; two different answers (other bytes) fail it; a data set that must
+    /// be refused keeps its crash, which is never a refusal. Under cargo-nextest, whose
+    /// `--retries` reruns a failed process, trials run in its processes and are not retried here.
+    pub fn retries(mut self, n: u32) -> Harness {
+        self.retries = if n <= crate::judge::retry::MAX_RETRIES {
+            Ok(n)
+        } else {
+            Err(HarnessError::Retries {
+                from: "Harness::retries",
+                value: n.to_string(),
+            })
+        };
+        if n > 0 {
+            self.isolation.get_or_insert(DEFAULT_TIME_LIMIT);
+        }
         self
     }
 
@@ -326,6 +370,21 @@ impl Harness {
         let cases = discover_in(&roots, &patterns)?;
         let baseline = Arc::new(self.read_baseline(&roots)?);
         let results = Arc::new(Mutex::new(Vec::new()));
+        let retries = match &self.retries {
+            Ok(n) => *n,
+            Err(HarnessError::Retries { from, value }) => {
+                return Err(HarnessError::Retries {
+                    from,
+                    value: value.clone(),
+                });
+            }
+            Err(_) => 0,
+        };
+        // cargo-nextest runs each trial in a process of its own already.
+        let pool = self
+            .isolation
+            .filter(|_| !reports::under_nextest())
+            .map(|limit| Arc::new(isolate::Pool::new(limit)));
         let mut trials = Vec::new();
         let discovered = Discovered::new(&cases, !self.patterns.is_empty());
         for case in cases {
@@ -354,7 +413,7 @@ impl Harness {
                     }
                     kind.push_str(&mark);
                 }
-                let run = self.runner(Arc::clone(&case), index, Arc::clone(&model));
+                let run = self.runner(Arc::clone(&case), index, Arc::clone(&model), pool.clone(), retries);
                 let (baseline, results) = (Arc::clone(&baseline), Arc::clone(&results));
                 let strict_corpus = self.strict_corpus;
                 let trial = Trial::ignorable_test(name, move || {
@@ -381,26 +440,31 @@ impl Harness {
             baseline,
             discovered,
             roots,
+            pool,
         })
     }
 
-    /// What a trial runs: the check in this process, panics quiet, or in a child.
+    /// What a trial runs: the check in this process, panics quiet, or in a child of `pool`,
+    /// retried `retries` times after a crash or time-out.
     fn runner(
         &self,
         case: Arc<TestCase>,
         index: usize,
         model: Arc<SharedModel>,
+        pool: Option<Arc<isolate::Pool>>,
+        retries: u32,
     ) -> impl FnOnce() -> Outcome + Send + 'static {
-        let (backend, options, isolation) = (Arc::clone(&self.backend), self.options.clone(), self.isolation);
-        move || match isolation {
-            Some(limit) => {
+        let (backend, options) = (Arc::clone(&self.backend), self.options.clone());
+        move || match pool {
+            Some(pool) => {
                 let trial = TrialRef {
                     case: &case,
                     index,
                     gating: &options.gating,
                     backend: backend.name(),
                 };
-                isolate::run_in_child(&trial, limit)
+                let first = pool.run(&trial);
+                settle(first, retries, backend.name(), || pool.run_alone(&trial, true))
             }
             None => {
                 let model = model.get(&case, &case.decode_options(options.max_tensor_bytes));
@@ -446,6 +510,10 @@ impl Harness {
         }
         let start = std::time::Instant::now();
         let conclusion = libtest_mimic::run(args, built.trials);
+        // Every trial is done: the run ends its children before it reports.
+        if let Some(pool) = &built.pool {
+            pool.end();
+        }
         let mut results = std::mem::take(&mut *built.results.lock().unwrap_or_else(|e| e.into_inner()));
         // In the order of the trials' names, not the order threads finished them.
         results.sort_by(|a, b| (&a.id, a.data_set).cmp(&(&b.id, b.data_set)));
@@ -526,8 +594,8 @@ impl Harness {
     /// records the baseline there. In a child process of [`isolate`](Harness::isolate), runs
     /// that child's one data set instead.
     pub fn run(mut self) -> ! {
-        if let Some(request) = isolate::ChildRequest::from_env() {
-            self.run_child(&request);
+        if isolate::is_child() {
+            self.serve_child();
         }
         let from_env = |name: &str| std::env::var_os(name).filter(|p| !p.is_empty()).map(PathBuf::from);
         if let Some(path) = from_env(WRITE_BASELINE_ENV) {
@@ -539,6 +607,19 @@ impl Harness {
         if let Some(path) = from_env(JUNIT_REPORT_ENV) {
             self.reports.junit = Some(path);
         }
+        if let Some(value) = std::env::var_os(RETRIES_ENV).filter(|v| !v.is_empty()) {
+            let value = value.to_string_lossy().into_owned();
+            self = match value.trim().parse::<u32>() {
+                Ok(n) if n <= crate::judge::retry::MAX_RETRIES => self.retries(n),
+                _ => Harness {
+                    retries: Err(HarnessError::Retries {
+                        from: RETRIES_ENV,
+                        value,
+                    }),
+                    ..self
+                },
+            };
+        }
         let args = Arguments::from_args();
         match self.execute(&args) {
             Ok(run) => run.conclusion.exit(),
@@ -549,28 +630,69 @@ impl Harness {
         }
     }
 
-    /// The child side of [`isolate`](Harness::isolate): lists the one case, runs the one
-    /// data set, writes its result.
-    fn run_child(&self, request: &isolate::ChildRequest) -> ! {
-        let found = Patterns::new(&self.patterns)
-            .and_then(|patterns| discover(std::slice::from_ref(&request.case_dir), &patterns));
-        let result = match found.as_deref() {
-            Ok([case, ..]) if case.job_indices().contains(&request.data_set) => {
-                let model = case.runnable_model(&case.decode_options(self.options.max_tensor_bytes));
-                check_quietly(self.backend.as_ref(), case, request.data_set, &model, &self.options)
-            }
-            Ok(_) => isolate::not_found(&format!(
-                "the child process found no data set {} in {}",
-                request.data_set,
-                request.case_dir.display()
-            )),
-            Err(e) => isolate::not_found(&format!("the child process could not list the case: {e}")),
+    /// The child side of [`isolate`](Harness::isolate): serves the parent's requests, each
+    /// case listed alone and its model read once.
+    fn serve_child(&self) -> ! {
+        let cases = Mutex::new(isolate::ChildCases::new());
+        // The run's cases, discovered once as the parent did (a case listed alone would pay
+        // for reading its corpus each time), by directory.
+        let discovered: std::sync::OnceLock<std::collections::HashMap<PathBuf, TestCase>> = std::sync::OnceLock::new();
+        let discover_all = || {
+            let found = DataRoot::resolve(&self.roots)
+                .map_err(Error::from)
+                .and_then(|roots| discover_in(&roots, &Patterns::new(&self.patterns)?));
+            found
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| (c.dir.clone(), c))
+                .collect()
         };
-        if let Err(e) = isolate::write_result(&request.result, &result) {
-            eprintln!("error: writing {}: {e}", request.result.display());
-            std::process::exit(101);
-        }
-        std::process::exit(0)
+        let prepare = || {
+            discovered.get_or_init(discover_all);
+        };
+        isolate::serve(prepare, |request| {
+            let listed = cases
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&request.case_dir, || {
+                    let all = discovered.get_or_init(discover_all);
+                    let case = match all.get(&request.case_dir) {
+                        Some(case) => case.clone(),
+                        None => discover(std::slice::from_ref(&request.case_dir), &Patterns::new(&self.patterns)?)?
+                            .into_iter()
+                            .next()
+                            .ok_or_else(|| Error::NoCases {
+                                roots: vec![request.case_dir.clone()],
+                            })?,
+                    };
+                    let model = case.runnable_model(&case.decode_options(self.options.max_tensor_bytes));
+                    Ok::<_, Error>((case, model))
+                });
+            let (case, model) = match listed.as_deref() {
+                Ok(listed) => listed,
+                Err(e) => {
+                    return isolate::Reply::NotFound(format!("the child process could not list the case: {e}"));
+                }
+            };
+            if !case.job_indices().contains(&request.data_set) {
+                return isolate::Reply::NotFound(format!(
+                    "the child process found no data set {} in {}",
+                    request.data_set,
+                    request.case_dir.display()
+                ));
+            }
+            let options = CheckOptions {
+                digest_answers: request.digest,
+                ..self.options.clone()
+            };
+            isolate::Reply::Outcome(Box::new(check_quietly(
+                self.backend.as_ref(),
+                case,
+                request.data_set,
+                model,
+                &options,
+            )))
+        })
     }
 }
 

@@ -14,6 +14,7 @@ use crate::judge::cause_key::{CauseKey, Pattern, values_pattern};
 use crate::judge::compare::{Deviation, Tolerance, compare_in};
 use crate::judge::gate_result::GateResult;
 use crate::judge::profile::{Profile, Subject};
+use crate::judge::retried::{Retry, answer_digest};
 use crate::judge::setup::Setup;
 use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
 // Where reports and the command line have always taken it from, beside `Outcome`.
@@ -42,6 +43,9 @@ pub struct CheckOptions {
     /// A refusal that names another spec rule than the data set breaks fails, instead of
     /// passing with a note (docs/semantics.md#refusal-rules).
     pub strict_rules: bool,
+    /// Record the sha256 of the backend's outputs in [`Outcome::answer`], so that two tries
+    /// of a retried data set can be compared byte for byte.
+    pub digest_answers: bool,
 }
 
 impl CheckOptions {
@@ -64,6 +68,7 @@ impl Default for CheckOptions {
             profile: Profile::everything(),
             inputs_as_constants: false,
             strict_rules: false,
+            digest_answers: false,
         }
     }
 }
@@ -126,6 +131,14 @@ pub struct Outcome {
     /// How the verdict weighs against the run's baseline, when it was judged against one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateResult>,
+    /// Run again after a crash or timeout: how the first try failed and how many tries were
+    /// made. A passing outcome with it "passed after a crash" (absent from older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<Retry>,
+    /// The sha256 of the backend's outputs, when the run compares tries
+    /// ([`CheckOptions::digest_answers`]).
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "answer_sha256")]
+    pub answer: Option<String>,
     /// How long loading, running and comparing took.
     #[serde(serialize_with = "seconds", deserialize_with = "from_seconds", default)]
     pub duration: Duration,
@@ -171,6 +184,8 @@ impl Outcome {
             setup: None,
             difference: None,
             gate: None,
+            retry: None,
+            answer: None,
             duration: Duration::ZERO,
         }
     }
@@ -200,6 +215,8 @@ impl Outcome {
             setup: None,
             difference: None,
             gate: None,
+            retry: None,
+            answer: None,
             duration: Duration::ZERO,
         }
     }
@@ -218,6 +235,14 @@ impl Outcome {
     /// Failed or errored on a basis the run does not gate on: reported, counted apart.
     pub fn is_non_gating_failure(&self) -> bool {
         !self.gates && matches!(self.status, Status::Failed | Status::Errored)
+    }
+
+    /// `passed after a crash` (or `after a timeout`): it passed on a retry.
+    pub fn passed_after(&self) -> Option<&'static str> {
+        self.retry
+            .as_ref()
+            .filter(|_| self.status == Status::Passed)
+            .map(Retry::passed_after)
     }
 
     /// Passed, but not bit for bit: within tolerance only.
@@ -258,6 +283,16 @@ struct Judged {
     /// Over the floating outputs, when any was compared.
     deviation: Option<Box<Deviation>>,
     mismatches: usize,
+    /// The sha256 of the outputs, under [`CheckOptions::digest_answers`].
+    answer: Option<String>,
+}
+
+/// The sha256 of the outputs in `answer`, when `options` ask for it.
+fn digest_of(answer: &Answer, options: &CheckOptions) -> Option<String> {
+    match answer {
+        Answer::Outputs(outputs) if options.digest_answers => Some(answer_digest(outputs)),
+        _ => None,
+    }
 }
 
 impl From<Verdict> for Judged {
@@ -268,6 +303,7 @@ impl From<Verdict> for Judged {
             bit_exact: None,
             deviation: None,
             mismatches: 0,
+            answer: None,
         }
     }
 }
@@ -322,7 +358,11 @@ pub(crate) fn check_data_set_with(
                 None => {
                     let answer = run(backend, model, &data.inputs);
                     let rules = expected_rules(case, model, &data, &answer);
-                    judge(model, &data, &rules, answer, options)
+                    let digest = digest_of(&answer, options);
+                    Judged {
+                        answer: digest,
+                        ..judge(model, &data, &rules, answer, options)
+                    }
                 }
             };
             // What reproduces a failure; a pass needs none.
@@ -348,6 +388,7 @@ pub(crate) fn check_data_set_with(
         mismatches: verdict.mismatches,
         setup,
         difference: verdict.values.clone(),
+        answer: verdict.answer.clone(),
         duration: start.elapsed(),
         ..Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend.name())
     };
@@ -428,8 +469,12 @@ fn run_with_constant_inputs(
     };
     let answer = run(backend, &folded, &inputs);
     let rules = expected_rules(case, model, data, &answer);
+    let digest = digest_of(&answer, options);
     // The regions of a mismatch are read off the original model and inputs.
-    judge(model, data, &rules, answer, options)
+    Judged {
+        answer: digest,
+        ..judge(model, data, &rules, answer, options)
+    }
 }
 
 /// The rules a data set that must be refused breaks: those its case.json lists, and, when the
@@ -579,6 +624,7 @@ fn compare_outputs(
         bit_exact: Some(bit_exact),
         deviation: deviation.map(Box::new),
         mismatches,
+        answer: None,
     }
 }
 

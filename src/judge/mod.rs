@@ -7,6 +7,8 @@ pub(crate) mod check;
 pub(crate) mod compare;
 pub(crate) mod gate_result;
 pub(crate) mod profile;
+pub(crate) mod retried;
+pub(crate) mod retry;
 pub(crate) mod setup;
 pub(crate) mod status;
 pub(crate) mod ulps;

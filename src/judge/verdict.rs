@@ -80,6 +80,17 @@ pub enum Verdict {
         /// The data set must be refused (the message says a failure is not a refusal).
         must_refuse: bool,
     },
+    /// Retried after a crash or timeout, the backend gave two different answers (other
+    /// outputs, byte for byte, or another verdict): it reads memory it never wrote, or
+    /// depends on something other than its inputs.
+    Unstable {
+        /// How the first try failed.
+        after: Failure,
+        /// The tries made, the first included.
+        tries: u32,
+        /// The two answers.
+        detail: String,
+    },
     /// The case or data set cannot be loaded: no backend is to blame.
     NotLoadable {
         /// Why, naming the file.
@@ -154,6 +165,8 @@ pub enum Cause {
     Crash,
     /// Did not answer in time.
     Timeout,
+    /// Answered differently on two tries.
+    Unstable,
     /// The runner could not hand the data set over.
     Runner,
     /// The case cannot be loaded.
@@ -171,6 +184,7 @@ impl Cause {
             Cause::OtherReason => "other-reason",
             Cause::Crash => "crash",
             Cause::Timeout => "timeout",
+            Cause::Unstable => "unstable",
             Cause::Runner => "runner",
             Cause::NotLoadable => "not-loadable",
         }
@@ -181,7 +195,12 @@ impl Cause {
     pub fn is_defect(self) -> bool {
         matches!(
             self,
-            Cause::WrongValues | Cause::WrongShape | Cause::AcceptsForbidden | Cause::Crash | Cause::Timeout
+            Cause::WrongValues
+                | Cause::WrongShape
+                | Cause::AcceptsForbidden
+                | Cause::Crash
+                | Cause::Timeout
+                | Cause::Unstable
         )
     }
 }
@@ -197,9 +216,10 @@ impl Verdict {
     pub fn status(&self) -> Status {
         match self {
             Verdict::Passed { .. } | Verdict::RefusedAsRequired { .. } => Status::Passed,
-            Verdict::Mismatch { .. } | Verdict::AcceptedMustRefuse { .. } | Verdict::RefusedForAnotherReason { .. } => {
-                Status::Failed
-            }
+            Verdict::Mismatch { .. }
+            | Verdict::AcceptedMustRefuse { .. }
+            | Verdict::RefusedForAnotherReason { .. }
+            | Verdict::Unstable { .. } => Status::Failed,
             Verdict::RefusedValid { .. } | Verdict::Failed { .. } | Verdict::NotLoadable { .. } => Status::Errored,
             Verdict::Unsupported { .. } => Status::Unsupported,
             Verdict::NotApplicable { .. } => Status::Skipped,
@@ -245,6 +265,7 @@ impl Verdict {
                 Failure::Runner => Cause::Runner,
                 Failure::Panic | Failure::Crash { .. } | Failure::Protocol | Failure::Reported => Cause::Crash,
             }),
+            Verdict::Unstable { .. } => Some(Cause::Unstable),
             Verdict::NotLoadable { .. } => Some(Cause::NotLoadable),
             Verdict::Passed { .. }
             | Verdict::RefusedAsRequired { .. }
@@ -295,6 +316,14 @@ impl Verdict {
                 ..
             } => format!("backend {backend} failed, which is not a refusal: {detail}"),
             Verdict::Failed { detail, .. } => format!("backend {backend} failed: {detail}"),
+            Verdict::Unstable {
+                after: Failure::Timeout,
+                detail,
+                ..
+            } => format!("backend {backend} answered differently on two tries after a timeout: {detail}"),
+            Verdict::Unstable { detail, .. } => {
+                format!("backend {backend} answered differently on two tries after a crash: {detail}")
+            }
             Verdict::NotLoadable { detail } => detail.clone(),
             Verdict::Unsupported {
                 by: UnsupportedBy::Backend,

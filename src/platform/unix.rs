@@ -245,3 +245,36 @@ pub(crate) fn shell(command: &str) -> Command {
     shell.arg("-c").arg(command);
     shell
 }
+
+/// Hands the write end of a pipe to the child `command` starts, as a descriptor it inherits
+/// (std opens pipes close-on-exec; only this child's copy is made inheritable, in the child
+/// between fork and exec). Returns what names it in the child, for [`take_pipe`].
+pub(crate) fn pass_pipe(command: &mut Command, writer: &std::io::PipeWriter) -> std::io::Result<String> {
+    let fd = writer.as_raw_fd();
+    // SAFETY: the closure calls fcntl(2) only, which is async-signal-safe, on a descriptor
+    // the parent keeps open until the child has started.
+    unsafe {
+        command.pre_exec(move || {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    Ok(fd.to_string())
+}
+
+/// In a child given a pipe by [`pass_pipe`]: its write end, named by `token`; `None` when the
+/// token names no open descriptor past the standard three.
+pub(crate) fn take_pipe(token: &str) -> Option<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    let fd: RawFd = token.parse().ok().filter(|fd| *fd > 2)?;
+    // SAFETY: fcntl(2) with F_GETFD only asks whether the descriptor is open.
+    if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+        return None;
+    }
+    // SAFETY: the descriptor is open, was handed to this process for this use alone, and is
+    // owned by the one File made from it (the caller takes it once).
+    Some(unsafe { std::fs::File::from_raw_fd(fd) })
+}

@@ -337,3 +337,27 @@ pub(crate) fn shell(command: &str) -> Command {
     shell.raw_arg(format!("/d /s /c \"{command}\""));
     shell
 }
+
+/// Hands the write end of a pipe to the child `command` starts, as a handle it inherits:
+/// std starts children inheriting every inheritable handle, so the handle is made so here and
+/// the caller drops its copy once the child has started (a sibling started meanwhile may
+/// inherit it too: the caller then sees the child's end by its exit, not the pipe's close).
+/// Returns what names it in the child, for [`take_pipe`].
+pub(crate) fn pass_pipe(_command: &mut Command, writer: &std::io::PipeWriter) -> std::io::Result<String> {
+    use windows_sys::Win32::Foundation::{HANDLE_FLAG_INHERIT, SetHandleInformation};
+    let handle = writer.as_raw_handle();
+    // SAFETY: the handle is the pipe's own, open while `writer` lives.
+    if unsafe { SetHandleInformation(handle as HANDLE, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT) } == 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok((handle as usize).to_string())
+}
+
+/// In a child given a pipe by [`pass_pipe`]: its write end, named by `token`.
+pub(crate) fn take_pipe(token: &str) -> Option<std::fs::File> {
+    use std::os::windows::io::{FromRawHandle, RawHandle};
+    let handle: usize = token.parse().ok().filter(|h| *h != 0)?;
+    // SAFETY: the handle was inherited for this use alone and is owned by the one File made
+    // from it (the caller takes it once).
+    Some(unsafe { std::fs::File::from_raw_handle(handle as RawHandle) })
+}

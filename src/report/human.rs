@@ -76,6 +76,8 @@ pub fn write_outcome(
     };
     let exact = if outcome.is_lossy_pass() {
         format!("  ({})", outcome.lossy_note())
+    } else if let Some(after) = outcome.passed_after() {
+        format!("  ({after})")
     } else {
         String::new()
     };

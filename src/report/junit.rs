@@ -21,6 +21,9 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         if outcome.is_lossy_pass() {
             case.set_system_out(outcome.lossy_note());
         }
+        if let Some(after) = outcome.passed_after() {
+            case.add_property(("retry", after));
+        }
         if let Some(note) = outcome.verdict.as_ref().and_then(Verdict::note) {
             case.add_property(("note", "refused-for-another-reason"));
             case.set_system_out(escape_text(&note));

@@ -31,7 +31,7 @@ pub(crate) fn write_markdown(report: &RunReport, failures_only: bool, out: &mut 
     let shown: Vec<_> = report
         .outcomes
         .iter()
-        .filter(|o| o.status != Status::Passed || o.is_lossy_pass() || note(o).is_some())
+        .filter(|o| o.status != Status::Passed || o.is_lossy_pass() || note(o).is_some() || o.passed_after().is_some())
         .filter(|o| !failures_only || matches!(o.status, Status::Failed | Status::Errored))
         .collect();
     if shown.is_empty() {
@@ -51,6 +51,12 @@ pub(crate) fn write_markdown(report: &RunReport, failures_only: bool, out: &mut 
         } else if outcome.is_lossy_pass() {
             let deviation = outcome.deviation().map(|d| d.describe()).unwrap_or_default();
             ("passed, not bit-identical".to_owned(), deviation)
+        } else if let Some(after) = outcome.passed_after() {
+            let first = outcome
+                .retry
+                .as_ref()
+                .map_or("", |r| r.first.lines().next().unwrap_or_default());
+            (after.to_owned(), first.to_owned())
         } else if outcome.is_non_gating_failure() {
             let first = outcome.message.lines().next().unwrap_or_default();
             (format!("{} (not gating)", outcome.status.name()), first.to_owned())

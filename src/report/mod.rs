@@ -112,6 +112,14 @@ pub struct Summary {
     /// data set breaks.
     #[serde(default)]
     pub notes: usize,
+    /// Of the passed, those that passed only when run again after a crash or timeout (absent
+    /// from a JSON summary when none did).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub after_crash: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Summary {
@@ -129,6 +137,7 @@ impl Summary {
             } += 1;
             summary.lossy += usize::from(outcome.is_lossy_pass());
             summary.notes += usize::from(outcome.verdict.as_ref().and_then(Verdict::note).is_some());
+            summary.after_crash += usize::from(outcome.passed_after().is_some());
         }
         summary
     }
@@ -150,6 +159,9 @@ impl Summary {
         }
         if self.not_gating > 0 {
             line.push_str(&format!(", {} not gating", self.not_gating));
+        }
+        if self.after_crash > 0 {
+            line.push_str(&format!(", {} passed after a crash or timeout", self.after_crash));
         }
         if self.notes > 0 {
             line.push_str(&format!(", {} refused for another reason (noted)", self.notes));

@@ -10,6 +10,8 @@ use crate::cancel::Cancel;
 use crate::case::TestCase;
 use crate::case::shared_model::SharedModel;
 use crate::judge::check::{CheckOptions, Outcome, check_data_set_with};
+use crate::judge::retry::{retryable, settle};
+use crate::judge::verdict::{Failure, Verdict};
 use crate::report::RunReport;
 
 /// One unit of work: a case and the index of one of its data sets.
@@ -57,6 +59,32 @@ pub fn run_jobs(
     cancel: &Cancel,
     finished: &mut dyn FnMut(&Outcome),
 ) -> RunReport {
+    run_jobs_retrying(backend, jobs, options, threads, cancel, None, finished)
+}
+
+/// Starts a backend of its own, a fresh process for an external worker: what a retry runs on.
+pub(crate) type FreshBackend<'a> = &'a (dyn Fn() -> Result<Box<dyn Backend>, String> + Sync);
+
+/// How a run retries a data set whose backend crashed or timed out: up to `max` more tries,
+/// each on a backend `fresh` starts for that data set alone ([`settle`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Retries<'a> {
+    /// The most retries of one data set, at most [`MAX_RETRIES`](crate::judge::retry::MAX_RETRIES).
+    pub(crate) max: u32,
+    /// Starts the backend of one retry.
+    pub(crate) fresh: FreshBackend<'a>,
+}
+
+/// [`run_jobs`], retrying crashed and timed-out data sets as `retries` says.
+pub(crate) fn run_jobs_retrying(
+    backend: &dyn Backend,
+    jobs: &[Job<'_>],
+    options: &CheckOptions,
+    threads: usize,
+    cancel: &Cancel,
+    retries: Option<Retries<'_>>,
+    finished: &mut dyn FnMut(&Outcome),
+) -> RunReport {
     let start = Instant::now();
     let next = AtomicUsize::new(0);
     // One model per case directory, read once for all of the case's jobs.
@@ -87,7 +115,10 @@ pub fn run_jobs(
                     let Some(job) = jobs.get(i) else { break };
                     let model =
                         models[slot_of_job[i]].get(job.case, &job.case.decode_options(options.max_tensor_bytes));
-                    let outcome = check_data_set_with(backend, job.case, job.data_set, &model, options);
+                    let mut outcome = check_data_set_with(backend, job.case, job.data_set, &model, options);
+                    if let Some(retries) = retries.filter(|_| retryable(&outcome).is_some()) {
+                        outcome = retry(backend.name(), job, &model, options, retries, outcome);
+                    }
                     if cancel.is_cancelled() || sender.send((i, outcome)).is_err() {
                         break;
                     }
@@ -119,4 +150,31 @@ pub fn run_jobs(
         shard: None,
         run: None,
     }
+}
+
+/// The outcome of `job` after `first` crashed or timed out: each retry on a fresh backend,
+/// its outputs' digest kept to compare tries.
+fn retry(
+    name: &str,
+    job: &Job<'_>,
+    model: &Result<crate::model::Model, crate::case::CaseError>,
+    options: &CheckOptions,
+    retries: Retries<'_>,
+    first: Outcome,
+) -> Outcome {
+    let options = CheckOptions {
+        digest_answers: true,
+        ..options.clone()
+    };
+    settle(first, retries.max, name, || match (retries.fresh)() {
+        Ok(fresh) => check_data_set_with(fresh.as_ref(), job.case, job.data_set, model, &options),
+        Err(e) => {
+            let verdict = Verdict::Failed {
+                failure: Failure::Runner,
+                detail: format!("starting a fresh backend to retry the data set: {e}"),
+                must_refuse: false,
+            };
+            Outcome::unanswered(job.case, job.data_set, verdict, &options.gating, name)
+        }
+    })
 }

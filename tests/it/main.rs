@@ -33,6 +33,9 @@ mod onnx_export;
 mod promote;
 mod python_backends;
 mod refusal_judgement;
+// Its workers are sh scripts: Unix only.
+#[cfg(unix)]
+mod retries;
 mod scoreboard_cli;
 mod shards;
 // SIGINT, SIGTERM and SIGHUP sent to the binary: Unix only (docs/development.md says what

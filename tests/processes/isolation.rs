@@ -5,9 +5,13 @@
 //! main.rs runs this binary as the gate when [`gate_if_asked`] says so.
 
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use pad_conformance::{Backend, BackendError, Harness, Model, RefBackend, Tensor};
+
+/// Set in a child by GATE_POISON's trial of test_constant_pad.
+static POISONED: AtomicBool = AtomicBool::new(false);
 
 /// Aborts on test_edge_pad, panics on test_wrap_pad, and with GATE_HANG set hangs on
 /// test_reflect_pad (only one test waits out the time limit). The gate runs those three and
@@ -21,8 +25,30 @@ impl Backend for Crashy {
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         // By component: Windows separates with a backslash.
         let case = |name: &str| model.path.components().any(|c| c.as_os_str() == name);
+        if let Some(pids) = std::env::var_os("GATE_PIDS") {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(pids)
+                .unwrap();
+            writeln!(file, "{}", std::process::id()).unwrap();
+        }
+        // Memory corruption, as a flag: test_constant_pad "corrupts" its process, and any
+        // later trial there aborts.
+        if std::env::var_os("GATE_POISON").is_some() {
+            if POISONED.load(Ordering::SeqCst) {
+                std::process::abort();
+            }
+            POISONED.store(case("test_constant_pad"), Ordering::SeqCst);
+            return RefBackend.run(model, inputs);
+        }
         if case("test_edge_pad") {
-            std::process::abort();
+            // With GATE_CRASH_ONCE naming a file: only the first try, which creates it.
+            match std::env::var_os("GATE_CRASH_ONCE") {
+                Some(mark) if std::fs::File::create_new(&mark).is_err() => return RefBackend.run(model, inputs),
+                _ => std::process::abort(),
+            }
         }
         if case("test_reflect_pad") && std::env::var_os("GATE_HANG").is_some() {
             std::thread::sleep(Duration::from_secs(600));
@@ -65,7 +91,20 @@ pub fn gate_if_asked() {
     }
 }
 
-pub const TESTS: [(&str, fn()); 4] = [
+pub const TESTS: [(&str, fn()); 8] = [
+    (
+        "under_nextest_trials_run_in_its_process",
+        under_nextest_trials_run_in_its_process,
+    ),
+    ("a_child_serves_many_trials", a_child_serves_many_trials),
+    (
+        "a_crash_of_a_reused_child_is_rerun_alone_and_the_innocent_trial_passes",
+        a_crash_of_a_reused_child_is_rerun_alone_and_the_innocent_trial_passes,
+    ),
+    (
+        "a_crash_then_a_pass_on_a_retry_passed_after_a_crash_and_is_counted",
+        a_crash_then_a_pass_on_a_retry_passed_after_a_crash_and_is_counted,
+    ),
     (
         "a_crash_a_hang_and_a_panic_cost_one_trial_each",
         a_crash_a_hang_and_a_panic_cost_one_trial_each,
@@ -87,6 +126,11 @@ pub const TESTS: [(&str, fn()); 4] = [
 /// Runs the gate with `env`, two trials at a time, as a gate runs on two cores: the hang's
 /// time limit is waited out beside the other trials.
 fn run_gate(env: &[(&str, &str)]) -> Output {
+    run_gate_with(env, &["--test-threads", "2"])
+}
+
+/// Runs the gate with `env` and libtest's `args`.
+fn run_gate_with(env: &[(&str, &str)], args: &[&str]) -> Output {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
         .env("PROCESSES_GATE", "1")
@@ -97,7 +141,12 @@ fn run_gate(env: &[(&str, &str)]) -> Output {
         .env_remove("PAD_CONFORMANCE_JUNIT_REPORT")
         .env_remove("NEXTEST")
         .env_remove("NEXTEST_EXECUTION_MODE")
-        .args(["--test-threads", "2", "--color", "never"]);
+        .env_remove("GATE_PIDS")
+        .env_remove("GATE_POISON")
+        .env_remove("GATE_CRASH_ONCE")
+        .env_remove("PAD_CONFORMANCE_RETRIES")
+        .args(args)
+        .args(["--color", "never"]);
     for (k, v) in env {
         command.env(k, v);
     }
@@ -109,6 +158,91 @@ fn text(out: &Output) -> (String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// The process ids the backend ran in, one line per data set it ran.
+fn pids_of(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn a_child_serves_many_trials() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let pids = dir.path().join("pids");
+    let out = run_gate_with(&[("GATE_PIDS", pids.to_str().unwrap())], &["--test-threads", "1"]);
+    assert_eq!(out.status.code(), Some(101), "{:?}", text(&out));
+    let ran = pids_of(&pids);
+    let mut distinct = ran.clone();
+    distinct.sort();
+    distinct.dedup();
+    // Five data sets, one run twice (test_edge_pad aborted a child that had served others,
+    // and is run again alone): six runs in three processes — the first child until the
+    // abort, the fresh one that convicts test_edge_pad, and the one serving the rest.
+    assert_eq!((ran.len(), distinct.len()), (6, 3), "{ran:?}");
+    assert!(!distinct.contains(&std::process::id().to_string()));
+}
+
+/// cargo-nextest starts a process per trial: the harness starts no child of its own there.
+fn under_nextest_trials_run_in_its_process() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let pids = dir.path().join("pids");
+    let env = [("NEXTEST", "1"), ("GATE_PIDS", pids.to_str().unwrap())];
+    let out = run_gate_with(&env, &["test_constant_pad"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let ran = pids_of(&pids);
+    assert_eq!(ran.len(), 2, "{ran:?}");
+    assert!(ran.iter().all(|pid| *pid == ran[0]), "{ran:?}");
+}
+
+fn a_crash_of_a_reused_child_is_rerun_alone_and_the_innocent_trial_passes() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let pids = dir.path().join("pids");
+    let env = [("GATE_POISON", "1"), ("GATE_PIDS", pids.to_str().unwrap())];
+    let out = run_gate_with(&env, &["--test-threads", "1", "test_constant_pad"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("test result: ok. 2 passed; 0 failed;"), "{stdout}");
+    // test_constant_pad_axes ran twice: in the poisoned child (which it crashed), then alone.
+    let ran = pids_of(&pids);
+    assert_eq!(ran.len(), 3, "{ran:?}");
+    assert_eq!(ran[0], ran[1]);
+    assert_ne!(ran[1], ran[2]);
+}
+
+fn a_crash_then_a_pass_on_a_retry_passed_after_a_crash_and_is_counted() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let mark = dir.path().join("crashed");
+    let report = dir.path().join("run.json");
+    let env = [
+        ("GATE_CRASH_ONCE", mark.to_str().unwrap()),
+        ("PAD_CONFORMANCE_RETRIES", "1"),
+        ("PAD_CONFORMANCE_JSON_REPORT", report.to_str().unwrap()),
+    ];
+    let out = run_gate_with(&env, &["--test-threads", "1", "test_edge_pad"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("1 data sets: 1 passed, 0 failed, 0 errored, 0 skipped, 1 passed after a crash or timeout"),
+        "{stdout}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let retry = &report["cases"][0]["retry"];
+    assert_eq!(retry["tries"], 3, "{report}");
+    assert!(retry["first"].as_str().unwrap().contains(ABORTED), "{report}");
+    assert_eq!(report["summary"]["after_crash"], 1, "{report}");
+    // A retry count past the bound is refused before anything runs.
+    let out = run_gate_with(&[("PAD_CONFORMANCE_RETRIES", "11")], &["test_edge_pad"]);
+    assert_eq!(out.status.code(), Some(101));
+    assert!(
+        text(&out)
+            .1
+            .contains("PAD_CONFORMANCE_RETRIES \"11\": give a whole number of retries from 0 to 10"),
+        "{:?}",
+        text(&out)
+    );
 }
 
 fn a_crash_a_hang_and_a_panic_cost_one_trial_each() {

@@ -1,6 +1,6 @@
 //! A worker in sh (no Python) that answers the good case's request in the way $MODE says,
 //! most of them wrong: the misbehaving workers of tests/it/adversarial/workers.rs, and the
-//! hanging one that tests/kill_workers.rs kills.
+//! hanging one that tests/kill_workers.rs kills, and the ones that crash once (tests/it/retries.rs).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,6 +34,17 @@ while IFS= read -r line; do
     twice) printf '{"type":"error","id":%s,"message":"no"}\n{"type":"error","id":%s,"message":"no"}\n' "$id" "$id" ;;
     scratch) printf '{"type":"error","id":%s,"message":"mode %s in %s"}\n' "$id" "$(stat -c %a "$(dirname "$out")")" "$(dirname "$out")" ;;
     hang) touch "$MARK"; sleep 600 ;;
+    # The Nth request over every process of the run, counted in $MARK: the first crashes
+    # its worker; later ones answer right, or (vary) right then with other bytes, or
+    # (refuse) refuse.
+    crashonce|vary|refuse)
+      n=$(($(cat "$MARK" 2>/dev/null || echo 0) + 1)); echo $n > "$MARK"
+      case "$MODE.$n" in
+        *.1) exit 3 ;;
+        refuse.*) printf '{"type":"error","id":%s,"message":"no"}\n' "$id" ;;
+        vary.3) cp "$(dirname "$model")/test_data_set_0/input_0.pb" "$out/output_0.pb"; reply "\"$out/output_0.pb\"" ;;
+        *) cp "$expected" "$out/output_0.pb"; reply "\"$out/output_0.pb\"" ;;
+      esac ;;
   esac
 done
 "#;

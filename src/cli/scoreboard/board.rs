@@ -111,6 +111,7 @@ mod tests {
             not_gating: 1,
             lossy: 0,
             notes: 0,
+            after_crash: 0,
         };
         assert_eq!(pass_share(&summary), Some(0.6));
         assert_eq!(pass_share(&Summary::default()), None);

@@ -1,0 +1,210 @@
+//! Crash retries: a data set whose backend crashed or timed out is run again, alone in a fresh
+//! process, up to `--retries N` times. One that then answers is confirmed by one more try,
+//! whose answer must be the same byte for byte (a Pad that writes different bytes twice reads
+//! memory it never wrote): the same answer stands, marked [`Retry`] ("passed after a crash");
+//! different answers are a failing verdict of their own, [`Verdict::Unstable`]. A crash is
+//! never a refusal, so a data set that must be refused keeps its crash whatever a retry says.
+//! The harness's children and the command line's workers both settle through [`settle`].
+use super::check::{Outcome, Status};
+use super::retried::Retry;
+use super::verdict::{Failure, Verdict};
+
+/// The most retries a run may ask for: each is a fresh process and may wait out a time limit.
+pub(crate) const MAX_RETRIES: u32 = 10;
+
+/// How `outcome` failed when a retry may help: its backend crashed or timed out.
+pub(crate) fn retryable(outcome: &Outcome) -> Option<Failure> {
+    match outcome.verdict.as_ref()? {
+        Verdict::Failed {
+            failure: failure @ (Failure::Crash { .. } | Failure::Timeout),
+            ..
+        } => Some(*failure),
+        _ => None,
+    }
+}
+
+/// The outcome of a data set whose first try gave `first`, with up to `retries` more tries,
+/// each from `again` (a fresh process running that data set alone), and one to confirm an
+/// answer. A data set that neither crashed nor timed out is returned as it is.
+pub(crate) fn settle(first: Outcome, retries: u32, backend: &str, mut again: impl FnMut() -> Outcome) -> Outcome {
+    let Some(after) = retryable(&first).filter(|_| retries > 0) else {
+        return first;
+    };
+    let mut tries = 1;
+    let mut answered = None;
+    while tries <= retries {
+        let next = again();
+        tries += 1;
+        if retryable(&next).is_none() {
+            answered = Some(next);
+            break;
+        }
+    }
+    let retry = |tries| Retry {
+        after,
+        tries,
+        first: first.message.clone(),
+    };
+    let Some(answer) = answered else {
+        return Outcome {
+            retry: Some(retry(tries)),
+            ..first
+        };
+    };
+    let confirm = again();
+    tries += 1;
+    if retryable(&confirm).is_none() && !same_answer(&answer, &confirm) {
+        let verdict = Verdict::Unstable {
+            after,
+            tries,
+            detail: format!("{}, then {}", answer_said(&answer), answer_said(&confirm)),
+        };
+        return Outcome {
+            status: verdict.status(),
+            message: verdict.message(backend),
+            verdict: Some(verdict),
+            retry: Some(retry(tries)),
+            ..answer
+        };
+    }
+    let must_refuse = matches!(first.verdict, Some(Verdict::Failed { must_refuse: true, .. }));
+    if must_refuse && answer.status == Status::Passed {
+        // A crash is never a refusal: a later refusal does not undo it.
+        return Outcome {
+            retry: Some(retry(tries)),
+            ..first
+        };
+    }
+    Outcome {
+        retry: Some(retry(tries)),
+        ..answer
+    }
+}
+
+/// Whether two tries answered alike: the same verdict, and the same outputs byte for byte.
+fn same_answer(a: &Outcome, b: &Outcome) -> bool {
+    a.answer == b.answer && a.verdict == b.verdict
+}
+
+/// `outputs sha256 1f2e3d4c…`, or the verdict's status when it returned no outputs.
+fn answer_said(outcome: &Outcome) -> String {
+    match &outcome.answer {
+        Some(digest) => format!("outputs sha256 {}…", &digest[..digest.len().min(16)]),
+        None => outcome.status.name().to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::check::Outcome;
+
+    fn crashed(must_refuse: bool) -> Outcome {
+        let verdict = Verdict::Failed {
+            failure: Failure::Crash {
+                code: None,
+                signal: Some(11),
+            },
+            detail: "worker exited (signal 11)".into(),
+            must_refuse,
+        };
+        Outcome {
+            message: verdict.message("w"),
+            verdict: Some(verdict),
+            ..Outcome::example("test_a", Status::Errored)
+        }
+    }
+
+    fn passed(digest: &str) -> Outcome {
+        Outcome {
+            verdict: Some(Verdict::Passed {
+                bit_exact: true,
+                deviation: None,
+            }),
+            answer: Some(digest.to_owned()),
+            ..Outcome::example("test_a", Status::Passed)
+        }
+    }
+
+    /// Hands out `tries` in order, counting them.
+    fn tries(tries: Vec<Outcome>) -> (impl FnMut() -> Outcome, std::rc::Rc<std::cell::Cell<usize>>) {
+        let count = std::rc::Rc::new(std::cell::Cell::new(0));
+        let counted = std::rc::Rc::clone(&count);
+        let mut tries = tries.into_iter();
+        (
+            move || {
+                counted.set(counted.get() + 1);
+                tries.next().expect("no more tries planned")
+            },
+            count,
+        )
+    }
+
+    #[test]
+    fn a_crash_then_the_same_answer_twice_passes_after_a_crash() {
+        let (again, count) = tries(vec![crashed(false), passed("ab"), passed("ab")]);
+        let outcome = settle(crashed(false), 3, "w", again);
+        assert_eq!(outcome.status, Status::Passed);
+        let retry = outcome.retry.unwrap();
+        assert_eq!(
+            (retry.tries, retry.after),
+            (
+                4,
+                Failure::Crash {
+                    code: None,
+                    signal: Some(11)
+                }
+            )
+        );
+        assert_eq!(retry.passed_after(), "passed after a crash");
+        assert_eq!(retry.first, "backend w failed: worker exited (signal 11)");
+        assert_eq!(count.get(), 3);
+    }
+
+    #[test]
+    fn different_bytes_on_two_tries_are_an_unstable_verdict() {
+        let (again, _) = tries(vec![passed("aaaa"), passed("bbbb")]);
+        let outcome = settle(crashed(false), 1, "w", again);
+        assert_eq!(outcome.status, Status::Failed);
+        let verdict = outcome.verdict.clone().unwrap();
+        assert!(matches!(verdict, Verdict::Unstable { tries: 3, .. }), "{verdict:?}");
+        assert_eq!(verdict.cause(), Some(crate::judge::verdict::Cause::Unstable));
+        assert_eq!(
+            outcome.message,
+            "backend w answered differently on two tries after a crash: outputs sha256 aaaa…, then outputs sha256 bbbb…"
+        );
+    }
+
+    #[test]
+    fn a_must_refuse_data_set_that_crashed_stays_errored_whatever_a_retry_says() {
+        let refused = Outcome {
+            verdict: Some(Verdict::RefusedAsRequired {
+                refusal: "no".into(),
+                rule: None,
+                expected: Vec::new(),
+            }),
+            ..Outcome::example("test_a", Status::Passed)
+        };
+        let (again, _) = tries(vec![refused.clone(), refused]);
+        let outcome = settle(crashed(true), 2, "w", again);
+        assert_eq!(outcome.status, Status::Errored);
+        assert!(matches!(
+            outcome.verdict,
+            Some(Verdict::Failed { must_refuse: true, .. })
+        ));
+        assert_eq!(outcome.retry.unwrap().tries, 3);
+    }
+
+    #[test]
+    fn no_retries_or_no_crash_changes_nothing_and_crashes_on_every_try_stay_crashes() {
+        let (again, count) = tries(vec![]);
+        assert!(settle(crashed(false), 0, "w", again).retry.is_none());
+        let (again, _) = tries(vec![]);
+        assert!(settle(passed("ab"), 3, "w", again).retry.is_none());
+        assert_eq!(count.get(), 0);
+        let (again, count) = tries(vec![crashed(false), crashed(false)]);
+        let outcome = settle(crashed(false), 2, "w", again);
+        assert_eq!((outcome.status, outcome.retry.unwrap().tries), (Status::Errored, 3));
+        assert_eq!(count.get(), 2);
+    }
+}

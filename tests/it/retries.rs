@@ -1,0 +1,90 @@
+//! `--retries`: a data set whose worker crashed is run again in a fresh worker; a pass after
+//! it is counted as such, two different answers fail, and a must-refuse data set keeps its crash.
+
+use std::process::Output;
+
+use crate::support;
+
+use support::files::run;
+use support::good_case::GOOD;
+use support::sh_worker::{WORKER, setup};
+
+/// Runs the good case (or, with `must_refuse`, the good case made a must-refuse one) with
+/// the sh worker in `mode` and `--retries 2`, as a JSON report.
+fn run_with_retries(mode: &str, must_refuse: bool) -> (Output, serde_json::Value) {
+    let setup = setup();
+    let dir = setup.dir.path();
+    std::fs::write(dir.join("worker.sh"), WORKER).unwrap();
+    if must_refuse {
+        let data = dir.join("cases").join(GOOD).join("test_data_set_0");
+        std::fs::remove_file(data.join("output_0.pb")).unwrap();
+        std::fs::write(data.join("expected_error.txt"), "must be refused\n").unwrap();
+    }
+    let backend = format!(
+        "exec:MODE={mode} MARK={} sh {}",
+        dir.join("mark").display(),
+        dir.join("worker.sh").display()
+    );
+    let cases = dir.join("cases");
+    let out = run(&[
+        "--backend",
+        &backend,
+        "--retries",
+        "2",
+        "--jobs",
+        "1",
+        "--format",
+        "json",
+        cases.to_str().unwrap(),
+    ]);
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    (out, report)
+}
+
+#[test]
+fn a_worker_that_crashes_once_then_passes_passed_after_a_crash_and_is_counted() {
+    let (out, report) = run_with_retries("crashonce", false);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let outcome = &report["cases"][0];
+    assert_eq!(outcome["status"], "passed");
+    assert_eq!(outcome["retry"]["tries"], 3, "{outcome}");
+    assert_eq!(outcome["retry"]["after"]["crash"]["code"], 3, "{outcome}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 passed after a crash"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_worker_whose_bytes_differ_between_tries_fails_as_unstable() {
+    let (out, report) = run_with_retries("vary", false);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let outcome = &report["cases"][0];
+    assert_eq!(outcome["status"], "failed");
+    assert_eq!(outcome["verdict"]["verdict"], "unstable", "{outcome}");
+    let message = outcome["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("backend sh-worker answered differently on two tries after a crash: outputs sha256 "),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_must_refuse_data_set_whose_worker_crashed_then_refused_stays_errored() {
+    let (out, report) = run_with_retries("refuse", true);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let outcome = &report["cases"][0];
+    assert_eq!(outcome["status"], "errored", "{outcome}");
+    assert_eq!(outcome["verdict"]["must_refuse"], true, "{outcome}");
+    assert_eq!(outcome["retry"]["tries"], 3, "{outcome}");
+}
+
+#[test]
+fn retries_are_bounded() {
+    let out = run(&["--retries", "11", "--list"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("11 retries: give 0 to 10"),
+        "{out:?}"
+    );
+}
