@@ -21,6 +21,9 @@ pub enum GateResult {
     KnownFailure {
         /// The baseline's reason.
         reason: String,
+        /// Where the failure is tracked: the entry's `tracking` link, when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tracking: Option<String>,
     },
     /// Failed or errored, not listed: a regression.
     NewFailure,

@@ -96,7 +96,7 @@ pub fn write_outcome(
         writeln!(out, "      basis: {} ({})", outcome.basis.kind, outcome.basis.section)?;
     }
     let gate_line = match gate {
-        Some(GateResult::KnownFailure { reason }) => Some(format!("known failure, in the baseline: {reason}")),
+        Some(GateResult::KnownFailure { reason, .. }) => Some(format!("known failure, in the baseline: {reason}")),
         Some(GateResult::Fixed { reason, .. }) => Some(format!(
             "listed as a known failure ({reason}): remove it from the baseline"
         )),

@@ -90,7 +90,7 @@ fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
             )),
             _ => non_success(first_line().to_owned()),
         },
-        Some((_, GateResult::KnownFailure { reason })) => skipped(format!(
+        Some((_, GateResult::KnownFailure { reason, .. })) => skipped(format!(
             "known failure (in the baseline: {reason}): {} {}",
             outcome.status.name(),
             first_line()
@@ -158,6 +158,7 @@ mod tests {
         let known = Outcome {
             gate: Some(GateResult::KnownFailure {
                 reason: "no wrap".into(),
+                tracking: None,
             }),
             message: "wrong values".into(),
             ..Outcome::example("k", Status::Failed)

@@ -79,7 +79,7 @@ pub(crate) fn write_markdown(report: &RunReport, failures_only: bool, out: &mut 
 fn gate_cell(outcome: &Outcome) -> String {
     match &outcome.gate {
         Some(GateResult::NewFailure) => "**new failure**".to_owned(),
-        Some(GateResult::KnownFailure { reason }) => format!("known: {}", escape_cell(reason)),
+        Some(GateResult::KnownFailure { reason, .. }) => format!("known: {}", escape_cell(reason)),
         Some(GateResult::Fixed { .. }) => "fixed: remove from the baseline".to_owned(),
         Some(GateResult::ChangedStatus { was, .. }) => format!("listed as {}: update the baseline", was.name()),
         Some(GateResult::ChangedWithCorpus { why, .. }) => format!("changed with the corpus: {}", escape_cell(why)),

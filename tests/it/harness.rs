@@ -627,3 +627,67 @@ fn a_report_over_the_baseline_or_a_directory_is_refused_before_any_trial() {
     );
     assert_eq!(run.conclusion.num_failed, 0);
 }
+
+#[test]
+fn recording_succeeds_into_a_new_directory_with_the_failures_shown_green() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let path = dir.path().join("baselines/debug/known.json");
+    let run = execute(
+        Harness::new(NoEdge).root(data()).config("debug").write_baseline(&path),
+        Some("test_edge"),
+    );
+    // The data set that errored is recorded, and its trial passes: the run exits 0.
+    assert_eq!((run.conclusion.num_failed, run.conclusion.num_passed), (0, 1));
+    let recorded: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(recorded["format"], 3);
+    assert_eq!(
+        recorded["expected"]["node/test_edge_pad/0"]["configs"],
+        serde_json::json!(["debug"])
+    );
+    // Judged in that configuration it is known; in another it is inert, a new failure.
+    let gate = |config: &str| {
+        let run = execute(
+            Harness::new(NoEdge).root(data()).config(config).baseline(&path),
+            Some("test_edge"),
+        );
+        (run.summary.known_failures, run.summary.new_failures)
+    };
+    assert_eq!(gate("debug"), (1, 0));
+    assert_eq!(gate("release"), (0, 1));
+}
+
+#[test]
+fn a_configuration_that_is_no_name_is_refused_naming_it() {
+    let args = Arguments::from_iter(["harness", "--test-threads=1"]);
+    let harness = Harness::new(RefBackend)
+        .root(data())
+        .config("linux x64")
+        .baseline("none.json");
+    let error = pad_conformance::testing::execute(harness, &args).err().unwrap();
+    assert!(
+        error
+            .to_string()
+            .starts_with("Harness::config: \"linux x64\" is not a configuration name"),
+        "{error}"
+    );
+}
+
+#[test]
+fn require_tracking_fails_a_gate_whose_known_failures_lack_a_link_naming_them() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
+    let run = execute(
+        Harness::new(NoEdge).root(data()).baseline(&listed).require_tracking(),
+        None,
+    );
+    // The one failing trial is the one that names the untracked entry.
+    assert_eq!((run.conclusion.num_failed, run.summary.known_failures), (1, 1));
+    let tracked = serde_json::json!({"expected": {"node/test_edge_pad/0":
+        {"status": "errored", "reason": "not implemented", "tracking": "https://bugs.example/12"}}});
+    std::fs::write(&listed, tracked.to_string()).unwrap();
+    let run = execute(
+        Harness::new(NoEdge).root(data()).baseline(&listed).require_tracking(),
+        None,
+    );
+    assert_eq!((run.conclusion.num_failed, run.summary.known_failures), (0, 1));
+}
