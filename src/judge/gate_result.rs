@@ -77,3 +77,25 @@ impl GateResult {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_known_failure_carries_its_tracking_link_in_json_only_when_it_has_one() {
+        let tracked = GateResult::KnownFailure {
+            reason: "no wrap".into(),
+            tracking: Some("https://bugs.example/7".into()),
+        };
+        let text = serde_json::to_string(&tracked).unwrap();
+        assert_eq!(
+            text,
+            r#"{"result":"known-failure","reason":"no wrap","tracking":"https://bugs.example/7"}"#
+        );
+        assert_eq!(serde_json::from_str::<GateResult>(&text).unwrap(), tracked);
+        let older = r#"{"result":"known-failure","reason":"no wrap"}"#;
+        let read: GateResult = serde_json::from_str(older).unwrap();
+        assert_eq!(serde_json::to_string(&read).unwrap(), older);
+    }
+}
