@@ -120,6 +120,10 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         to_file: args.output.is_some(),
     };
     write_report(&report, &rerun, view, out, written)?;
+    // Passes a gate cannot trust: the harness warns of the same.
+    for operator in crate::gate::refused_operator::refused_operators(&report.outcomes) {
+        eprintln!("pad-conformance: {operator}");
+    }
     let interrupted = signals::interrupted();
     match &args.write_baseline {
         // The workers of an interrupted run were killed by the runner: their failures are

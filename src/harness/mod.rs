@@ -43,6 +43,7 @@ use crate::data::basis::Gating;
 use crate::data::output_paths::{OutputPathError, check_outputs};
 use crate::gate::baseline::{Baseline, BaselineError, Discovered, GateResult, Ran};
 use crate::gate::config::{ConfigName, ConfigNameError};
+use crate::gate::refused_operator::{RefusedOperator, refused_operators};
 use crate::judge::check::{CheckOptions, Outcome, Status, check_data_set_with};
 use crate::judge::compare::Tolerance;
 use crate::judge::profile::Profile;
@@ -138,6 +139,9 @@ pub struct HarnessRun {
     pub summary: HarnessSummary,
     /// Each trial that ran, with its verdict and gate result, in the order they finished.
     pub results: Vec<Outcome>,
+    /// The operator versions whose must-refuse data sets passed only because the backend
+    /// refuses the operator outright (each also a warning on standard error).
+    pub refused_operators: Vec<RefusedOperator>,
 }
 
 /// The trials, and what the run needs to judge and record them afterwards.
@@ -539,6 +543,11 @@ impl Harness {
         if !args.list && args.format != Some(libtest_mimic::FormatSetting::Json) {
             println!("{summary}\n");
         }
+        // The command line's warning, from the same decision.
+        let refused_operators = refused_operators(&report.outcomes);
+        for operator in &refused_operators {
+            eprintln!("pad-conformance: {operator}");
+        }
         if !args.list {
             self.reports.write(&report)?;
         }
@@ -558,6 +567,7 @@ impl Harness {
             conclusion,
             summary,
             results: report.outcomes,
+            refused_operators,
         })
     }
 

@@ -691,3 +691,33 @@ fn require_tracking_fails_a_gate_whose_known_failures_lack_a_link_naming_them() 
     );
     assert_eq!((run.conclusion.num_failed, run.summary.known_failures), (0, 1));
 }
+
+/// Knows no CenterCropPad: refuses it with a plain error, as a runtime without the operator does.
+struct NoCrop;
+
+impl Backend for NoCrop {
+    fn name(&self) -> &str {
+        "no-crop"
+    }
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        if model.graph.nodes.iter().any(|n| n.op_type == "CenterCropPad") {
+            return Err("unknown operator CenterCropPad".into());
+        }
+        RefBackend.run(model, inputs)
+    }
+}
+
+#[test]
+fn must_refuse_passes_of_an_operator_refused_outright_are_warned_of() {
+    let extended = format!("{}/onnx-testdata/extended", env!("CARGO_MANIFEST_DIR"));
+    let run = execute(Harness::new(NoCrop).root(&extended), Some("center_crop_pad"));
+    let warned: Vec<(&str, bool)> = run
+        .refused_operators
+        .iter()
+        .map(|o| (o.operator.as_str(), o.hollow_passes > 0 && o.refused_valid > 0))
+        .collect();
+    assert_eq!(warned, [("CenterCropPad-18", true)]);
+    // The reference answers what it must: nothing to warn of.
+    let reference = execute(Harness::new(RefBackend).root(&extended), Some("center_crop_pad"));
+    assert!(reference.refused_operators.is_empty());
+}
