@@ -55,7 +55,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     // (exit 2) and left untouched, never replaced as if it were absent; so is a target that
     // cannot be written.
     if let Some(path) = &args.write_baseline {
-        Baseline::check_recordable(path)?;
+        Baseline::check_recordable(path, args.gate.config.as_ref())?;
     }
     let mut options = args.checking.options(selection.max_tensor_bytes)?;
     if let Some(path) = &args.profile {

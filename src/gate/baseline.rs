@@ -559,22 +559,27 @@ impl Baseline {
         let lock = lock_dir(&dir_of(path)).map_err(write_error)?;
         let current = Baseline::read_if_exists(path)?;
         let previous = current.as_ref().or(fallback);
-        if config.is_none()
-            && let Some(previous) = previous
-        {
-            let named = previous.named_configs();
-            if !named.is_empty() {
-                return Err(BaselineError::UnnamedRecording {
-                    path: path.to_owned(),
-                    configs: named.iter().map(ConfigName::as_str).collect::<Vec<_>>().join(", "),
-                });
-            }
+        if let Some(previous) = previous {
+            previous.check_recordable_in(path, config)?;
         }
         let recorded = record(previous);
         recorded.baseline.write(path)?;
         // Unlocked when `lock` closes.
         drop(lock);
         Ok(recorded)
+    }
+
+    /// Refuses to record the unnamed configuration (`config` none) into this baseline, read
+    /// from `path`, when its entries name configurations: its entries would apply everywhere.
+    fn check_recordable_in(&self, path: &Path, config: Option<&ConfigName>) -> Result<(), BaselineError> {
+        let named = self.named_configs();
+        if config.is_some() || named.is_empty() {
+            return Ok(());
+        }
+        Err(BaselineError::UnnamedRecording {
+            path: path.to_owned(),
+            configs: named.iter().map(ConfigName::as_str).collect::<Vec<_>>().join(", "),
+        })
     }
 
     /// Every configuration an entry names.
@@ -586,8 +591,9 @@ impl Baseline {
     /// Checks, before a run, that a baseline can be recorded into `path`: what is there is a
     /// baseline or nothing, a regular file, and the directory takes a new file.
     /// A missing parent directory is created (a configuration's baseline often has a
-    /// directory of its own).
-    pub fn check_recordable(path: &Path) -> Result<(), BaselineError> {
+    /// directory of its own). The unnamed configuration (`config` none) is refused here, not
+    /// after the run, when the file's entries name configurations.
+    pub fn check_recordable(path: &Path, config: Option<&ConfigName>) -> Result<(), BaselineError> {
         std::fs::create_dir_all(dir_of(path)).map_err(|source| BaselineError::Write {
             path: path.to_owned(),
             source,
@@ -597,7 +603,10 @@ impl Baseline {
             path: path.to_owned(),
             source,
         })?;
-        Baseline::read_if_exists(path).map(drop)
+        match Baseline::read_if_exists(path)? {
+            Some(baseline) => baseline.check_recordable_in(path, config),
+            None => Ok(()),
+        }
     }
 
     /// Writes the baseline as pretty JSON, entries sorted by name, whole or not at all.
@@ -1410,8 +1419,12 @@ mod config_tests {
         assert_eq!(plain.baseline.format, Some(2));
         let dir = crate::data::scratch_dir().unwrap();
         let path = dir.path().join("new/dir/known.json");
-        Baseline::check_recordable(&path).unwrap();
+        Baseline::check_recordable(&path, None).unwrap();
         std::fs::write(&path, THREE).unwrap();
+        // Refused before a run, and, should the file change during it, when it is recorded.
+        let before = Baseline::check_recordable(&path, None).unwrap_err();
+        assert!(matches!(before, BaselineError::UnnamedRecording { .. }), "{before}");
+        Baseline::check_recordable(&path, config("debug").as_ref()).unwrap();
         let error = Baseline::record_into(&path, None, None, |_| unreachable!("not recorded")).unwrap_err();
         assert!(
             error

@@ -512,7 +512,7 @@ impl Harness {
         // directory, a target that is no baseline, or cannot be written.
         self.check_outputs()?;
         if let Some(path) = &self.write_baseline {
-            Baseline::check_recordable(path)?;
+            Baseline::check_recordable(path, self.config_name()?.as_ref())?;
         }
         let built = self.build()?;
         if self.strict_corpus

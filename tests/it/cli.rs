@@ -1505,6 +1505,15 @@ fn a_configuration_records_and_gates_its_own_entries_and_require_tracking_names_
         "{}",
         stderr(&untracked)
     );
+    // The unnamed configuration would record entries for every one: refused before the run.
+    let unnamed = run(&["--write-baseline", known, tree]);
+    assert_eq!(unnamed.status.code(), Some(2));
+    assert!(
+        stderr(&unnamed).contains("its entries name configurations (linux-x64); record it with a configuration"),
+        "{}",
+        stderr(&unnamed)
+    );
+    assert!(unnamed.stdout.is_empty(), "the run must not start");
     let bad = run(&["--config", "linux x64", tree]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(
