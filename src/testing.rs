@@ -16,6 +16,7 @@ pub use crate::fuzz::encoding::Encoding;
 pub use crate::fuzz::reproducer::write_reproducer;
 pub use crate::fuzz::{Finding, FuzzOptions, FuzzReport, Shape, fuzz, generate_case};
 pub use crate::gate::baseline::Baseline;
+pub use crate::gate::refused_operator::RefusedOperator;
 pub use crate::harness::{HarnessRun, WRITE_BASELINE_ENV};
 pub use crate::judge::cause_key::{CauseKey, Flavour, Pattern, Region};
 pub use crate::judge::check::{CheckOptions, Outcome, check_data_set};

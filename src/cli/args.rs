@@ -90,6 +90,21 @@ pub(crate) struct GateArgs {
     /// the baseline was written (onnx-testdata/CHANGELOG.md), not the backend.
     #[arg(long, requires = "baseline")]
     pub strict_corpus: bool,
+    /// The configuration this run is (linux-x64-cpu, debug): baseline entries that list
+    /// configurations apply only in those, matched exactly; --write-baseline records only
+    /// this configuration's entries. 1 to 64 letters, digits, '.', '_' or '-'. Default: the
+    /// unnamed configuration, where only entries for every configuration apply.
+    #[arg(long, value_name = "NAME", value_parser = config_name)]
+    pub config: Option<crate::gate::config::ConfigName>,
+    /// With --baseline: also fail when a known failure in force for this configuration has
+    /// no "tracking" link, naming them.
+    #[arg(long, requires = "baseline")]
+    pub require_tracking: bool,
+}
+
+/// A `--config` value, checked.
+fn config_name(value: &str) -> Result<crate::gate::config::ConfigName, String> {
+    crate::gate::config::ConfigName::new(value).map_err(|e| e.to_string())
 }
 
 #[derive(Args, Debug)]
@@ -315,11 +330,12 @@ pub(crate) struct RunArgs {
     pub profile: Option<PathBuf>,
     #[command(flatten)]
     pub gate: GateArgs,
-    /// Record this run's failures as a baseline, keeping the reasons already in FILE (or in
-    /// --baseline) and the entries of data sets --filter left out. The exit code is the run's
-    /// own: 1 when something failed or errored (as it will, when there is something to
-    /// record), unless --baseline is given and nothing new failed. Not with --shard: a part
-    /// cannot tell which entries are outdated; record from a whole run.
+    /// Record this run's failures as a baseline into FILE (created, with its directory),
+    /// keeping the reasons and tracking links already in FILE (or in --baseline) of entries
+    /// that still fail, and the entries of data sets --filter left out and of other
+    /// configurations. Prints the path and the entries per kind, and exits 0 once written
+    /// (2 when it cannot be). Not with --shard: a part cannot tell which entries are
+    /// outdated; record from a whole run.
     #[arg(long, value_name = "FILE", conflicts_with = "shard")]
     pub write_baseline: Option<PathBuf>,
     #[command(flatten)]

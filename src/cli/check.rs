@@ -55,7 +55,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     // (exit 2) and left untouched, never replaced as if it were absent; so is a target that
     // cannot be written.
     if let Some(path) = &args.write_baseline {
-        Baseline::check_recordable(path)?;
+        Baseline::check_recordable(path, args.gate.config.as_ref())?;
     }
     let mut options = args.checking.options(selection.max_tensor_bytes)?;
     if let Some(path) = &args.profile {
@@ -119,6 +119,10 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         to_file: args.output.is_some(),
     };
     write_report(&report, &rerun, view, out, written)?;
+    // Passes a gate cannot trust: the harness warns of the same.
+    for operator in crate::gate::refused_operator::refused_operators(&report.outcomes) {
+        eprintln!("pad-conformance: {operator}");
+    }
     let interrupted = signals::interrupted();
     match &args.write_baseline {
         // The workers of an interrupted run were killed by the runner: their failures are
@@ -129,10 +133,17 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         ),
         Some(path) => {
             let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
-            Baseline::record_into(path, baseline.as_ref(), |previous| {
+            let config = args.gate.config.as_ref();
+            let recorded = Baseline::record_into(path, baseline.as_ref(), config, |previous| {
                 let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-                Baseline::record(&report.backend, &roots, ran, previous, |name| discovered.contains(name))
+                Baseline::record(&report.backend, &roots, ran, previous, config, |name| {
+                    discovered.contains(name)
+                })
             })?;
+            // The path is shown escaped (shown_path), the rest is ours.
+            eprintln!("pad-conformance: {}", recorded.describe(path));
+            // A recording succeeds once written: its failures are what it lists.
+            return Ok(ExitCode::SUCCESS);
         }
         None => {}
     }
@@ -158,10 +169,14 @@ pub(super) fn judge_against(
     for outcome in &mut report.outcomes {
         outcome.gate = Some(baseline.gate(outcome));
     }
+    let judged = baseline.judge(&report.outcomes, exists);
+    let ran: std::collections::HashSet<String> = report.outcomes.iter().map(Outcome::name).collect();
     report.baseline = Some(GateSummary {
         strict: gate.strict,
         strict_corpus: gate.strict_corpus,
-        ..baseline.judge(&report.outcomes, exists)
+        require_tracking: gate.require_tracking,
+        untracked: baseline.untracked(|name| ran.contains(name)),
+        ..judged
     });
 }
 
@@ -252,7 +267,9 @@ pub(super) fn read_baseline(gate: &GateArgs, roots: &[DataRoot]) -> Result<Optio
     let (Some(path), strict) = (&gate.baseline, gate.strict) else {
         return Ok(None);
     };
-    let baseline = Baseline::read(path)?.against(path, roots)?;
+    let baseline = Baseline::read(path)?
+        .against(path, roots)?
+        .for_config(gate.config.clone());
     let how = format!("--write-baseline {}", path.display());
     match baseline.unversioned_warning(path, &how) {
         Some(warning) if strict => Err(Fatal(format!("{} (--strict)", warning.trim_start_matches("warning: ")))),

@@ -2,23 +2,31 @@
 //! regressions. An expected failure that passes is reported (and fails the run under
 //! `--strict`), so a baseline cannot go stale unnoticed.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::config::ConfigName;
+pub(crate) use super::entry::{Entries, Expectation};
 use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::side_file::MAX_BASELINE_BYTES;
 use crate::data::{DataRoot, corpus_name, corpus_versions};
 use crate::judge::check::{Outcome, Status};
 pub(crate) use crate::judge::gate_result::GateResult;
-use crate::judge::verdict::Verdict;
+use crate::judge::verdict::{Failure, Verdict};
 use crate::platform::lock_dir;
 use crate::text::first_line;
 
-/// The baseline file format this version writes: 2 added `format`, `written_by` and the
-/// corpus versions; a file without `format` is format 1 and still reads.
-pub(crate) const BASELINE_FORMAT: u32 = 2;
+/// The newest baseline file format this version reads and writes: 2 added `format`,
+/// `written_by` and the corpus versions; 3 entries for named configurations (`configs`, a
+/// list of entries per data set) and intermittent crashes. A file without `format` is format
+/// 1 and still reads; a file that needs nothing of 3 is written as 2, so that the previous
+/// release still reads it.
+pub(crate) const BASELINE_FORMAT: u32 = 3;
+
+/// The format a baseline is written as when none of its entries needs format 3.
+const PLAIN_FORMAT: u32 = 2;
 
 /// A baseline file: data set name (`onnx-1.22.0/node/test_wrap_pad/0`) → expectation.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -40,8 +48,13 @@ pub struct Baseline {
     /// The versions per corpus (by its directory's name), when the roots lay in several.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub corpus_versions: BTreeMap<String, u32>,
-    /// The known failures, by data set name.
-    pub expected: BTreeMap<String, Expectation>,
+    /// The known failures, by data set name: every entry of the file, whichever
+    /// configuration it applies to.
+    pub expected: BTreeMap<String, Entries>,
+    /// The configuration the run declares (none: the unnamed one): the entries in force are
+    /// those for every configuration and those listing it.
+    #[serde(skip)]
+    pub config: Option<ConfigName>,
     /// The data sets whose expected result or basis changed in the corpus since the
     /// baseline's version (see [`Baseline::against`]), each with the changelog's reason: a
     /// different verdict on them is the corpus's doing, not the backend's.
@@ -107,6 +120,28 @@ pub enum BaselineError {
         /// The first key no baseline has; none when the `expected` object is missing.
         unknown_key: Option<String>,
     },
+    /// An entry that is not one: `problem` says which of its fields and values.
+    #[error("{}: expected.{name:?}: {problem}", crate::text::shown_path(path))]
+    Entry {
+        /// The baseline file.
+        path: PathBuf,
+        /// The data set the entry is for.
+        name: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The unnamed configuration is to be recorded into a baseline whose entries name
+    /// configurations: its entries would apply in every one of them.
+    #[error(
+        "{}: its entries name configurations ({configs}); record it with a configuration (--config NAME, Harness::config)",
+        crate::text::shown_path(path)
+    )]
+    UnnamedRecording {
+        /// The baseline file.
+        path: PathBuf,
+        /// The configurations its entries name.
+        configs: String,
+    },
     /// The file cannot be written.
     #[error("writing {}: {source}", crate::text::shown_path(path))]
     Write {
@@ -116,15 +151,6 @@ pub enum BaselineError {
         #[source]
         source: std::io::Error,
     },
-}
-
-/// A known failure.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Expectation {
-    /// `failed` or `errored`.
-    pub status: Status,
-    /// Why: kept across `--write-baseline` runs, so people can edit it.
-    pub reason: String,
 }
 
 /// The data set names a baseline's entries are checked against for staleness: every name
@@ -215,6 +241,12 @@ pub struct GateSummary {
     /// The run was judged with `--strict-corpus`: a change with the corpus fails it.
     #[serde(default)]
     pub strict_corpus: bool,
+    /// The known failures in force whose data set ran, without a `tracking` link.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub untracked: Vec<String>,
+    /// The run was judged with `--require-tracking`: an untracked known failure fails it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub require_tracking: bool,
 }
 
 impl GateSummary {
@@ -223,7 +255,10 @@ impl GateSummary {
     /// verdict that changed with the corpus only under `strict_corpus`.
     pub fn fails(&self, strict: bool, strict_corpus: bool) -> bool {
         let outdated = !self.unexpected_passes.is_empty() || !self.changed_status.is_empty() || !self.stale.is_empty();
-        !self.regressions.is_empty() || (strict && outdated) || (strict_corpus && !self.corpus_changes.is_empty())
+        !self.regressions.is_empty()
+            || (strict && outdated)
+            || (strict_corpus && !self.corpus_changes.is_empty())
+            || (self.require_tracking && !self.untracked.is_empty())
     }
 
     /// Whether one data set's gate result fails the run, under this run's strict flags.
@@ -273,6 +308,13 @@ impl GateSummary {
                 text.push_str(&format!("\n  {label}: {name}"));
             }
         }
+        if self.require_tracking {
+            for name in &self.untracked {
+                text.push_str(&format!(
+                    "\n  known failure without a tracking link (--require-tracking): {name}"
+                ));
+            }
+        }
         for change in &self.corpus_changes {
             text.push_str(&format!(
                 "\n  changed with the corpus, not the backend (rewrite the baseline): {change}"
@@ -304,8 +346,108 @@ impl Baseline {
                 path: path.to_owned(),
                 format,
             }),
-            _ => Ok(baseline),
+            _ => {
+                baseline.check_entries(path)?;
+                Ok(baseline)
+            }
         }
+    }
+
+    /// Refuses entries an older reader would misread in a file that claims its format (what
+    /// needs format 3 in a file of 1 or 2), keys format 3 does not know, and two entries of
+    /// one data set that apply in one configuration: no precedence decides between them.
+    fn check_entries(&self, path: &Path) -> Result<(), BaselineError> {
+        let format = self.format.unwrap_or(1);
+        for (name, Entries(list)) in &self.expected {
+            let problem = |problem: String| BaselineError::Entry {
+                path: path.to_owned(),
+                name: name.clone(),
+                problem,
+            };
+            if list.is_empty() {
+                return Err(problem("an empty list: give an entry, or remove the name".into()));
+            }
+            if format < 3 && list.len() > 1 {
+                return Err(problem(format!(
+                    "a list of entries needs \"format\": 3 (the file says {format})"
+                )));
+            }
+            for entry in list {
+                if format < 3 && entry.needs_format_3() {
+                    let field = match () {
+                        _ if entry.configs.is_some() => "configs",
+                        _ if entry.intermittent_crash => "intermittent_crash",
+                        _ => "status \"passed\"",
+                    };
+                    return Err(problem(format!("{field} needs \"format\": 3 (the file says {format})")));
+                }
+                if format >= 3
+                    && let Some(key) = entry.unknown.keys().next()
+                {
+                    return Err(problem(format!(
+                        "unknown key {:?} (format 3 knows status, reason, configs, tracking, intermittent_crash)",
+                        crate::data::side_file::excerpt(key, 60)
+                    )));
+                }
+                if entry.configs.as_ref().is_some_and(Vec::is_empty) {
+                    return Err(problem(
+                        "configs lists no configuration (leave it out for every configuration)".into(),
+                    ));
+                }
+                if entry.status == Status::Passed && !entry.intermittent_crash {
+                    return Err(problem(
+                        "status \"passed\" is for an entry with \"intermittent_crash\": true".into(),
+                    ));
+                }
+            }
+            for (i, a) in list.iter().enumerate() {
+                for b in &list[i + 1..] {
+                    let shared = match (&a.configs, &b.configs) {
+                        (Some(x), Some(y)) => x.iter().find(|c| y.contains(c)).map(|c| format!("configuration {c}")),
+                        _ => Some("every configuration".to_owned()),
+                    };
+                    if let Some(shared) = shared {
+                        return Err(problem(format!("two entries apply in {shared}")));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// This baseline, its entries weighed for the run's configuration (none: the unnamed one).
+    pub fn for_config(self, config: Option<ConfigName>) -> Baseline {
+        Baseline { config, ..self }
+    }
+
+    /// The entry in force for `name` in this baseline's configuration, if any.
+    pub fn in_force(&self, name: &str) -> Option<&Expectation> {
+        let Entries(list) = self.expected.get(name)?;
+        list.iter().find(|e| e.applies_to(self.config.as_ref()))
+    }
+
+    /// Adds `entry` for `name`, beside those there.
+    #[cfg(test)]
+    fn insert(&mut self, name: impl Into<String>, entry: Expectation) {
+        self.expected.entry(name.into()).or_default().0.push(entry);
+    }
+
+    /// The entries in force in this baseline's configuration, by data set name.
+    pub fn entries_in_force(&self) -> impl Iterator<Item = (&String, &Expectation)> {
+        let config = self.config.as_ref();
+        self.expected.iter().flat_map(move |(name, Entries(list))| {
+            list.iter()
+                .filter(move |e| e.applies_to(config))
+                .map(move |e| (name, e))
+        })
+    }
+
+    /// The known failures in force without a `tracking` link, among the data sets `ran` names.
+    pub fn untracked(&self, ran: impl Fn(&str) -> bool) -> Vec<String> {
+        self.entries_in_force()
+            .filter(|(name, e)| e.tracking.is_none() && ran(name))
+            .map(|(name, _)| name.clone())
+            .collect()
     }
 
     /// The version recorded for the corpus named `corpus`, if any.
@@ -402,38 +544,69 @@ impl Baseline {
     /// on the directory, so that two recordings into one file at once each merge into what the
     /// other wrote and no entry is lost. (On Unix the lock is on the directory, which outlives
     /// the rename that replaces the file, and leaves no lock file behind; on Windows, where a
-    /// directory takes no lock, on `.pad-conformance.lock` in it: [`lock_dir`].)
+    /// directory takes no lock, on `.pad-conformance.lock` in it: [`lock_dir`].) The unnamed
+    /// configuration is not recorded into a file whose entries name configurations.
     pub fn record_into(
         path: &Path,
         fallback: Option<&Baseline>,
-        record: impl FnOnce(Option<&Baseline>) -> Baseline,
-    ) -> Result<Baseline, BaselineError> {
+        config: Option<&ConfigName>,
+        record: impl FnOnce(Option<&Baseline>) -> Recording,
+    ) -> Result<Recording, BaselineError> {
         let write_error = |source| BaselineError::Write {
             path: path.to_owned(),
             source,
         };
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
-        let lock = lock_dir(dir).map_err(write_error)?;
+        let lock = lock_dir(&dir_of(path)).map_err(write_error)?;
         let current = Baseline::read_if_exists(path)?;
-        let recorded = record(current.as_ref().or(fallback));
-        recorded.write(path)?;
+        let previous = current.as_ref().or(fallback);
+        if let Some(previous) = previous {
+            previous.check_recordable_in(path, config)?;
+        }
+        let recorded = record(previous);
+        recorded.baseline.write(path)?;
         // Unlocked when `lock` closes.
         drop(lock);
         Ok(recorded)
     }
 
+    /// Refuses to record the unnamed configuration (`config` none) into this baseline, read
+    /// from `path`, when its entries name configurations: its entries would apply everywhere.
+    fn check_recordable_in(&self, path: &Path, config: Option<&ConfigName>) -> Result<(), BaselineError> {
+        let named = self.named_configs();
+        if config.is_some() || named.is_empty() {
+            return Ok(());
+        }
+        Err(BaselineError::UnnamedRecording {
+            path: path.to_owned(),
+            configs: named.iter().map(ConfigName::as_str).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// Every configuration an entry names.
+    fn named_configs(&self) -> BTreeSet<ConfigName> {
+        let lists = self.expected.values().flat_map(|Entries(list)| list);
+        lists.filter_map(|e| e.configs.as_ref()).flatten().cloned().collect()
+    }
+
     /// Checks, before a run, that a baseline can be recorded into `path`: what is there is a
     /// baseline or nothing, a regular file, and the directory takes a new file.
-    pub fn check_recordable(path: &Path) -> Result<(), BaselineError> {
+    /// A missing parent directory is created (a configuration's baseline often has a
+    /// directory of its own). The unnamed configuration (`config` none) is refused here, not
+    /// after the run, when the file's entries name configurations.
+    pub fn check_recordable(path: &Path, config: Option<&ConfigName>) -> Result<(), BaselineError> {
+        std::fs::create_dir_all(dir_of(path)).map_err(|source| BaselineError::Write {
+            path: path.to_owned(),
+            source,
+        })?;
         // The type first: a FIFO or a link is refused without being read through.
         crate::data::atomic_file::check_writable(path).map_err(|source| BaselineError::Write {
             path: path.to_owned(),
             source,
         })?;
-        Baseline::read_if_exists(path).map(drop)
+        match Baseline::read_if_exists(path)? {
+            Some(baseline) => baseline.check_recordable_in(path, config),
+            None => Ok(()),
+        }
     }
 
     /// Writes the baseline as pretty JSON, entries sorted by name, whole or not at all.
@@ -447,58 +620,95 @@ impl Baseline {
         })
     }
 
-    /// The baseline after a run over `roots`: every data set of `ran` that failed or
-    /// errored on a gating basis, with the reason `previous` gives it, or else the first line
-    /// of its message; and the entries of `previous` for data sets that did not run (a filter
-    /// left them out) but `exists`, so recording a filtered run keeps them. Entries for no
-    /// data set at all are dropped. It records the format, this tool's version and the
-    /// version of each corpus the roots lie in.
+    /// The baseline after a run over `roots` in `previous`'s configuration (none: a new
+    /// baseline for the unnamed one): every data set of `ran` that failed or errored on a
+    /// gating basis gets an entry in force, with the reason and link `previous` gives it, or
+    /// else the first line of its message; an entry in force that still holds (the same
+    /// status, or a crash it allows) is kept as it is. The entries of other configurations are
+    /// untouched, and so are entries for data sets that did not run (a filter left them out)
+    /// but `exists`; entries in force for no data set are dropped. An entry for every
+    /// configuration that this one no longer matches stays for the other configurations the
+    /// file names. It records the format (2 unless an entry needs 3), this tool's version and
+    /// the version of each corpus the roots lie in.
     pub fn record<'a>(
         backend: &str,
         roots: &[DataRoot],
         ran: impl IntoIterator<Item = Ran<'a>>,
         previous: Option<&Baseline>,
+        config: Option<&ConfigName>,
         exists: impl Fn(&str) -> bool,
-    ) -> Baseline {
+    ) -> Recording {
+        let mut counts = RecordCounts::default();
+        let mut entries = previous.map(|b| b.expected.clone()).unwrap_or_default();
+        let mut others = previous.map(Baseline::named_configs).unwrap_or_default();
+        if let Some(config) = config {
+            others.remove(config);
+        }
         let mut run_names = HashSet::new();
-        let mut expected = BTreeMap::new();
-        for Ran {
-            name,
-            status,
-            message,
-            gates,
-        } in ran
-        {
-            run_names.insert(name);
-            // A failure on a basis the run does not gate on needs no entry.
-            if !gates || !matches!(status, Status::Failed | Status::Errored) {
+        for ran in ran {
+            run_names.insert(ran.name);
+            let Entries(list) = entries.entry(ran.name.to_owned()).or_default();
+            let in_force = list.iter().position(|e| e.applies_to(config));
+            let failing = ran.gates && matches!(ran.status, Status::Failed | Status::Errored);
+            let holds = in_force.is_some_and(|i| {
+                let e = &list[i];
+                (failing && e.status == ran.status)
+                    || (e.intermittent_crash
+                        && (ran.crashed || (e.status == Status::Passed && ran.status == Status::Passed)))
+            });
+            if holds {
                 continue;
             }
-            let reason = previous
-                .and_then(|b| b.expected.get(name))
-                .map(|e| e.reason.clone())
-                .unwrap_or_else(|| first_line(message, 200));
-            expected.insert(name.to_owned(), Expectation { status, reason });
+            let old = in_force.map(|i| narrow(list, i, config, &others));
+            if !failing {
+                counts.dropped += usize::from(old.is_some());
+                continue;
+            }
+            let entry = Expectation {
+                status: ran.status,
+                configs: config.map(|c| vec![c.clone()]),
+                intermittent_crash: false,
+                ..old.unwrap_or_else(|| Expectation::new(ran.status, first_line(ran.message, 200)))
+            };
+            add(list, entry);
         }
-        for (name, entry) in previous.map(|b| &b.expected).into_iter().flatten() {
-            if !run_names.contains(name.as_str()) && exists(name) {
-                expected.insert(name.clone(), entry.clone());
+        for (name, Entries(list)) in &mut entries {
+            if !run_names.contains(name.as_str())
+                && !exists(name)
+                && let Some(i) = list.iter().position(|e| e.applies_to(config))
+            {
+                narrow(list, i, config, &others);
+                counts.stale += 1;
             }
         }
+        entries.retain(|_, Entries(list)| !list.is_empty());
         let mut versions = corpus_versions(roots);
         let corpus_version = match versions.len() {
             1 => versions.pop_first().map(|(_, v)| v),
             _ => None,
         };
-        Baseline {
-            format: Some(BASELINE_FORMAT),
+        let needs_3 = entries
+            .values()
+            .any(|Entries(list)| list.len() > 1 || list.iter().any(Expectation::needs_format_3));
+        let baseline = Baseline {
+            format: Some(if needs_3 { BASELINE_FORMAT } else { PLAIN_FORMAT }),
             written_by: Some(format!("pad-conformance {}", env!("CARGO_PKG_VERSION"))),
             backend: backend.to_owned(),
             corpus_version,
             corpus_versions: versions,
-            expected,
+            expected: entries,
+            config: config.cloned(),
             ..Baseline::default()
+        };
+        for (_, entry) in baseline.entries_in_force() {
+            match entry.status {
+                _ if entry.intermittent_crash => counts.intermittent += 1,
+                Status::Errored => counts.errored += 1,
+                _ => counts.failed += 1,
+            }
         }
+        counts.other_configs = baseline.expected.values().flat_map(|Entries(l)| l).count() - counts.in_force();
+        Recording { baseline, counts }
     }
 
     /// How one data set's outcome compares with the baseline: a failure on a basis the run
@@ -511,25 +721,33 @@ impl Baseline {
         // A data set that cannot be loaded (a file whose checksum differs from the manifest's,
         // say) is broken, not changed: the corpus's changelog never excuses it.
         let unloadable = matches!(outcome.verdict, Some(Verdict::NotLoadable { .. }));
-        self.finding_excused(&outcome.name(), outcome.status, !unloadable)
+        self.finding_excused(&outcome.name(), outcome.status, crashed(outcome), !unloadable)
     }
 
     /// How a data set named `name` with `status` compares with its entry, if any (see
     /// [`Baseline::gate`], which also weighs the basis).
     pub fn finding(&self, name: &str, status: Status) -> GateResult {
-        self.finding_excused(name, status, true)
+        self.finding_excused(name, status, false, true)
     }
 
-    /// [`Baseline::finding`], a change of the corpus excusing a difference only when
-    /// `corpus_excuses`.
-    fn finding_excused(&self, name: &str, status: Status, corpus_excuses: bool) -> GateResult {
-        let finding = match (status, self.expected.get(name)) {
+    /// [`Baseline::finding`] of a data set that `crashed` (or not), a change of the corpus
+    /// excusing a difference only when `corpus_excuses`.
+    fn finding_excused(&self, name: &str, status: Status, crashed: bool, corpus_excuses: bool) -> GateResult {
+        let known = self.in_force(name);
+        let finding = match (status, known) {
+            // A crash the entry allows is known, whatever the status it lists otherwise.
+            (_, Some(known)) if known.intermittent_crash && crashed => GateResult::KnownFailure {
+                reason: known.reason.clone(),
+                tracking: known.tracking.as_ref().map(ToString::to_string),
+            },
+            (Status::Passed, Some(known)) if known.status == Status::Passed => GateResult::Agrees,
             (Status::Failed | Status::Errored, Some(known)) if known.status != status => GateResult::ChangedStatus {
                 was: known.status,
                 reason: known.reason.clone(),
             },
             (Status::Failed | Status::Errored, Some(known)) => GateResult::KnownFailure {
                 reason: known.reason.clone(),
+                tracking: known.tracking.as_ref().map(ToString::to_string),
             },
             (Status::Failed | Status::Errored, None) => GateResult::NewFailure,
             // Listed, but the profile now declares it unsupported: the entry is outdated.
@@ -556,10 +774,13 @@ impl Baseline {
         }
     }
 
-    /// The entries naming no data set: `exists` tells whether a name exists under the roots
-    /// at all (before any filter).
+    /// The entries in force naming no data set: `exists` tells whether a name exists under
+    /// the roots at all (before any filter). An entry of another configuration is inert, never stale.
     pub fn stale(&self, exists: impl Fn(&str) -> bool) -> Vec<String> {
-        self.expected.keys().filter(|name| !exists(name)).cloned().collect()
+        self.entries_in_force()
+            .filter(|(name, _)| !exists(name))
+            .map(|(name, _)| name.clone())
+            .collect()
     }
 
     /// Compares a run with this baseline. `discovered` tells whether a data set name exists
@@ -604,6 +825,8 @@ pub struct Ran<'a> {
     pub message: &'a str,
     /// Whether its basis is one the run gates on.
     pub gates: bool,
+    /// Whether it crashed or timed out (an entry may allow that as intermittent).
+    pub crashed: bool,
 }
 
 impl<'a> Ran<'a> {
@@ -614,7 +837,133 @@ impl<'a> Ran<'a> {
             status: outcome.status,
             message: &outcome.message,
             gates: outcome.gates,
+            crashed: crashed(outcome),
         }
+    }
+}
+
+/// Whether the data set's process crashed or timed out: the typed verdict says so.
+fn crashed(outcome: &Outcome) -> bool {
+    matches!(
+        outcome.verdict,
+        Some(Verdict::Failed {
+            failure: Failure::Crash { .. } | Failure::Timeout,
+            ..
+        })
+    )
+}
+
+/// The directory a file at `path` lies in (`.` for a bare name).
+fn dir_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Takes `config` out of entry `i` of `list` (none: the unnamed configuration, whose entries
+/// apply everywhere), returning it as it was: an entry for every configuration stays for the
+/// `others` the file names; an entry left with no configuration goes.
+fn narrow(
+    list: &mut Vec<Expectation>,
+    i: usize,
+    config: Option<&ConfigName>,
+    others: &BTreeSet<ConfigName>,
+) -> Expectation {
+    let old = list[i].clone();
+    let remaining: Vec<ConfigName> = match (&old.configs, config) {
+        (Some(configs), Some(config)) => configs.iter().filter(|c| *c != config).cloned().collect(),
+        (None, Some(_)) => others.iter().cloned().collect(),
+        (_, None) => Vec::new(),
+    };
+    if remaining.is_empty() {
+        list.remove(i);
+    } else {
+        list[i].configs = Some(remaining);
+    }
+    old
+}
+
+/// Adds `entry` to `list`, into an entry for other configurations that says the same (its
+/// `configs` grows), else as an entry of its own.
+fn add(list: &mut Vec<Expectation>, entry: Expectation) {
+    let same = |e: &Expectation| {
+        Expectation {
+            configs: None,
+            ..e.clone()
+        } == Expectation {
+            configs: None,
+            ..entry.clone()
+        }
+    };
+    match (&entry.configs, list.iter_mut().find(|e| e.configs.is_some() && same(e))) {
+        (Some(new), Some(existing)) => {
+            let configs = existing.configs.get_or_insert_default();
+            configs.extend(new.iter().cloned());
+            configs.sort();
+            configs.dedup();
+        }
+        _ => list.push(entry),
+    }
+}
+
+/// A recorded baseline, and what the recording did.
+#[derive(Clone, Debug)]
+pub struct Recording {
+    /// What was written.
+    pub baseline: Baseline,
+    /// Its entries, per kind, and those the recording dropped.
+    pub counts: RecordCounts,
+}
+
+/// The entries of a recording, per kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordCounts {
+    /// In force, failing with status `failed`.
+    pub failed: usize,
+    /// In force, errored.
+    pub errored: usize,
+    /// In force, allowing an intermittent crash.
+    pub intermittent: usize,
+    /// Dropped: the data set passes now.
+    pub dropped: usize,
+    /// Dropped: no such data set.
+    pub stale: usize,
+    /// Kept untouched: entries of other configurations only.
+    pub other_configs: usize,
+}
+
+impl RecordCounts {
+    /// The entries in force.
+    pub fn in_force(&self) -> usize {
+        self.failed + self.errored + self.intermittent
+    }
+}
+
+impl Recording {
+    /// `wrote baseline known.json (configuration debug): 3 known failures (2 failed, 1
+    /// errored, 0 intermittent crashes); dropped 1 that pass now and 0 for no data set; kept 4
+    /// entries of other configurations`: what the command line and the harness print.
+    pub fn describe(&self, path: &Path) -> String {
+        let c = &self.counts;
+        let config = match &self.baseline.config {
+            Some(config) => format!(" (configuration {config})"),
+            None => String::new(),
+        };
+        let mut text = format!(
+            "wrote baseline {}{config}: {} known failures ({} failed, {} errored, {} intermittent crashes); dropped {} that pass now and {} for no data set",
+            crate::text::shown_path(path),
+            c.in_force(),
+            c.failed,
+            c.errored,
+            c.intermittent,
+            c.dropped,
+            c.stale
+        );
+        if c.other_configs > 0 {
+            text.push_str(&format!("; kept {} entries of other configurations", c.other_configs));
+        }
+        text
     }
 }
 
@@ -638,11 +987,11 @@ mod tests {
         let recording = |id: &'static str| {
             let path = path.clone();
             move || {
-                Baseline::record_into(&path, None, |previous| {
+                Baseline::record_into(&path, None, None, |previous| {
                     let run = [outcome(id, Status::Failed, "wrong")];
                     let names: Vec<String> = run.iter().map(Outcome::name).collect();
                     let ran = run.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-                    Baseline::record("x", &[], ran, previous, |_| true)
+                    Baseline::record("x", &[], ran, previous, None, |_| true)
                 })
                 .unwrap()
             }
@@ -667,7 +1016,7 @@ mod tests {
     fn record(run: &[Outcome], previous: Option<&Baseline>) -> Baseline {
         let names: Vec<String> = run.iter().map(Outcome::name).collect();
         let ran = run.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-        Baseline::record("x", &[], ran, previous, |_| true)
+        Baseline::record("x", &[], ran, previous, None, |_| true).baseline
     }
 
     #[test]
@@ -682,13 +1031,7 @@ mod tests {
         let baseline = record(&run[..3], None);
         assert_eq!(baseline.expected.len(), 2);
         let mut with_c = baseline.clone();
-        with_c.expected.insert(
-            "c/0".into(),
-            Expectation {
-                status: Status::Failed,
-                reason: "was broken".into(),
-            },
-        );
+        with_c.insert("c/0", Expectation::new(Status::Failed, "was broken"));
         let everything = |_: &str| true;
         let verdict = with_c.judge(&run, everything);
         assert_eq!(verdict.expected_failures, ["a/0", "b/0"]);
@@ -708,14 +1051,8 @@ mod tests {
             outcome("b", Status::Errored, "x"),
         ];
         let mut baseline = record(&run, None);
-        baseline.expected.get_mut("a/0").unwrap().status = Status::Errored;
-        baseline.expected.insert(
-            "gone/0".into(),
-            Expectation {
-                status: Status::Failed,
-                reason: "renamed since".into(),
-            },
-        );
+        baseline.expected.get_mut("a/0").unwrap().0[0].status = Status::Errored;
+        baseline.insert("gone/0", Expectation::new(Status::Failed, "renamed since"));
         let verdict = baseline.judge(&run, |name| name != "gone/0");
         assert_eq!(verdict.expected_failures, ["b/0"]);
         assert_eq!(verdict.changed_status, ["a/0: expected errored, now failed"]);
@@ -757,13 +1094,7 @@ mod tests {
             outcome("regressed", Status::Failed, "y"),
         ];
         let mut baseline = Baseline::default();
-        baseline.expected.insert(
-            "now_refused/0".into(),
-            Expectation {
-                status: Status::Failed,
-                reason: "was expected to pad".into(),
-            },
-        );
+        baseline.insert("now_refused/0", Expectation::new(Status::Failed, "was expected to pad"));
         baseline.changed_with_corpus = ["now_refused/0", "now_failing/0"]
             .map(|name| (name.to_owned(), format!("why {name}")))
             .into();
@@ -801,17 +1132,11 @@ mod tests {
             outcome("b", Status::Errored, "boom"),
         ];
         let mut previous = Baseline::default();
-        previous.expected.insert(
-            "a/0".into(),
-            Expectation {
-                status: Status::Failed,
-                reason: "edited by hand".into(),
-            },
-        );
+        previous.insert("a/0", Expectation::new(Status::Failed, "edited by hand"));
         let recorded = record(&run, Some(&previous));
-        assert_eq!(recorded.expected["a/0"].reason, "edited by hand");
-        assert_eq!(recorded.expected["b/0"].reason, "boom");
-        assert_eq!(recorded.expected["b/0"].status, Status::Errored);
+        assert_eq!(recorded.in_force("a/0").unwrap().reason, "edited by hand");
+        assert_eq!(recorded.in_force("b/0").unwrap().reason, "boom");
+        assert_eq!(recorded.in_force("b/0").unwrap().status, Status::Errored);
         let text = serde_json::to_string(&recorded).unwrap();
         assert_eq!(serde_json::from_str::<Baseline>(&text).unwrap(), recorded);
     }
@@ -849,13 +1174,7 @@ mod tests {
     fn recording_a_filtered_run_keeps_the_entries_of_data_sets_not_run() {
         let mut previous = Baseline::default();
         for name in ["a/0", "elsewhere/0", "gone/0"] {
-            previous.expected.insert(
-                name.into(),
-                Expectation {
-                    status: Status::Failed,
-                    reason: format!("{name} by hand"),
-                },
-            );
+            previous.insert(name, Expectation::new(Status::Failed, format!("{name} by hand")));
         }
         // a/0 ran and passed: dropped. elsewhere/0 did not run and exists: kept. gone/0
         // names no data set: dropped. b/0 is new.
@@ -865,20 +1184,253 @@ mod tests {
                 status: Status::Passed,
                 message: "",
                 gates: true,
+                crashed: false,
             },
             Ran {
                 name: "b/0",
                 status: Status::Errored,
                 message: "boom\nmore",
                 gates: true,
+                crashed: false,
             },
         ];
-        let recorded = Baseline::record("x", &[], ran, Some(&previous), |name| name != "gone/0");
+        let recorded = Baseline::record("x", &[], ran, Some(&previous), None, |name| name != "gone/0").baseline;
         let entries: Vec<(&str, &str)> = recorded
-            .expected
-            .iter()
+            .entries_in_force()
             .map(|(name, e)| (name.as_str(), e.reason.as_str()))
             .collect();
         assert_eq!(entries, [("b/0", "boom"), ("elsewhere/0", "elsewhere/0 by hand")]);
+    }
+}
+
+#[cfg(test)]
+mod config_tests {
+    use super::*;
+
+    fn config(name: &str) -> Option<ConfigName> {
+        Some(ConfigName::new(name).unwrap())
+    }
+
+    fn written(text: &str) -> Result<Baseline, BaselineError> {
+        let dir = crate::data::scratch_dir().unwrap();
+        let path = dir.path().join("known.json");
+        std::fs::write(&path, text).unwrap();
+        Baseline::read(&path)
+    }
+
+    /// A format-3 file: one data set failing in debug and errored in release, one failing
+    /// everywhere, one that crashes at random in release only.
+    const THREE: &str = r#"{"format": 3, "backend": "x", "expected": {
+        "a/0": [{"status": "failed", "reason": "overflow wraps", "configs": ["release"]},
+                {"status": "errored", "reason": "overflow panics", "configs": ["debug"], "tracking": "https://bugs.example/7"}],
+        "b/0": {"status": "failed", "reason": "no wrap"},
+        "c/0": {"status": "passed", "reason": "heap corruption", "configs": ["release"], "intermittent_crash": true}
+    }}"#;
+
+    #[test]
+    fn entries_apply_in_the_configurations_they_list_and_are_inert_elsewhere() {
+        let baseline = written(THREE).unwrap();
+        let debug = baseline.clone().for_config(config("debug"));
+        let release = baseline.clone().for_config(config("release"));
+        let unnamed = baseline.for_config(None);
+        assert_eq!(debug.in_force("a/0").unwrap().reason, "overflow panics");
+        assert_eq!(release.in_force("a/0").unwrap().reason, "overflow wraps");
+        assert!(unnamed.in_force("a/0").is_none());
+        assert_eq!(unnamed.in_force("b/0").unwrap().reason, "no wrap");
+        assert!(matches!(
+            debug.finding("a/0", Status::Errored),
+            GateResult::KnownFailure { tracking: Some(link), .. } if link == "https://bugs.example/7"
+        ));
+        assert!(matches!(
+            release.finding("a/0", Status::Errored),
+            GateResult::ChangedStatus { .. }
+        ));
+        assert_eq!(unnamed.finding("a/0", Status::Failed), GateResult::NewFailure);
+        // An entry of another configuration is inert, not stale; one in force for no data set is.
+        assert_eq!(debug.stale(|name| name != "c/0"), Vec::<String>::new());
+        assert_eq!(release.stale(|name| name != "c/0"), ["c/0"]);
+        assert_eq!(debug.untracked(|_| true), ["b/0"]);
+    }
+
+    #[test]
+    fn an_intermittent_crash_is_known_and_every_other_outcome_judged_as_usual() {
+        let release = written(THREE).unwrap().for_config(config("release"));
+        let crash = Outcome {
+            verdict: Some(Verdict::Failed {
+                failure: Failure::Crash {
+                    code: None,
+                    signal: Some(11),
+                },
+                detail: "SIGSEGV".into(),
+                must_refuse: false,
+            }),
+            ..Outcome::example("c", Status::Errored)
+        };
+        assert!(matches!(release.gate(&crash), GateResult::KnownFailure { .. }));
+        assert_eq!(release.gate(&Outcome::example("c", Status::Passed)), GateResult::Agrees);
+        assert!(matches!(
+            release.gate(&Outcome::example("c", Status::Failed)),
+            GateResult::ChangedStatus { .. }
+        ));
+        // In debug the entry is inert: the crash is a regression.
+        let debug = written(THREE).unwrap().for_config(config("debug"));
+        assert_eq!(debug.gate(&crash), GateResult::NewFailure);
+    }
+
+    #[test]
+    fn entries_an_older_reader_would_misread_or_that_overlap_are_refused_naming_them() {
+        let cases = [
+            (
+                r#"{"format": 2, "expected": {"a/0": {"status": "failed", "reason": "r", "configs": ["debug"]}}}"#,
+                r#"expected."a/0": configs needs "format": 3 (the file says 2)"#,
+            ),
+            (
+                r#"{"expected": {"a/0": [{"status": "failed", "reason": "r"}, {"status": "errored", "reason": "s"}]}}"#,
+                r#"expected."a/0": a list of entries needs "format": 3 (the file says 1)"#,
+            ),
+            (
+                r#"{"format": 3, "expected": {"a/0": {"status": "failed", "reason": "r", "config": ["debug"]}}}"#,
+                r#"expected."a/0": unknown key "config""#,
+            ),
+            (
+                r#"{"format": 3, "expected": {"a/0": [{"status": "failed", "reason": "r", "configs": ["x", "debug"]}, {"status": "errored", "reason": "s", "configs": ["debug"]}]}}"#,
+                r#"expected."a/0": two entries apply in configuration debug"#,
+            ),
+            (
+                r#"{"format": 3, "expected": {"a/0": [{"status": "failed", "reason": "r"}, {"status": "errored", "reason": "s", "configs": ["debug"]}]}}"#,
+                r#"expected."a/0": two entries apply in every configuration"#,
+            ),
+            (
+                r#"{"format": 3, "expected": {"a/0": {"status": "failed", "reason": "r", "configs": []}}}"#,
+                r#"expected."a/0": configs lists no configuration"#,
+            ),
+            (
+                r#"{"format": 3, "expected": {"a/0": {"status": "passed", "reason": "r"}}}"#,
+                r#"expected."a/0": status "passed" is for an entry with "intermittent_crash": true"#,
+            ),
+            (
+                r#"{"format": 3, "expected": {"a/0": {"status": "failed", "reason": "r", "tracking": "see bug 7"}}}"#,
+                r#"tracking "see bug 7" is not an http(s) link"#,
+            ),
+            (
+                r#"{"format": 4, "expected": {}}"#,
+                "baseline format 4 is newer than this pad-conformance reads (3)",
+            ),
+        ];
+        for (text, expected) in cases {
+            let error = written(text).unwrap_err().to_string();
+            assert!(
+                error.contains("known.json") && error.contains(expected),
+                "{error}\n  wanted: {expected}"
+            );
+        }
+        // A format-2 file with a key of its own still reads, and keeps it when rewritten.
+        let two =
+            written(r#"{"format": 2, "expected": {"a/0": {"status": "failed", "reason": "r", "note": 1}}}"#).unwrap();
+        assert!(serde_json::to_string(&two).unwrap().contains(r#""note":1"#));
+    }
+
+    fn ran(name: &'static str, status: Status) -> Ran<'static> {
+        Ran {
+            name,
+            status,
+            message: "new message",
+            gates: true,
+            crashed: false,
+        }
+    }
+
+    #[test]
+    fn recording_a_configuration_touches_only_its_own_entries_and_counts_them() {
+        let previous = written(THREE).unwrap();
+        // Release: a/0 now passes, b/0 still fails, c/0 crashes (allowed), d/0 is new.
+        let run = [
+            ran("a/0", Status::Passed),
+            ran("b/0", Status::Failed),
+            Ran {
+                crashed: true,
+                ..ran("c/0", Status::Errored)
+            },
+            ran("d/0", Status::Errored),
+        ];
+        let release = config("release");
+        let recorded = Baseline::record("x", &[], run, Some(&previous), release.as_ref(), |_| true);
+        let b = &recorded.baseline;
+        assert_eq!(b.format, Some(3));
+        // debug's entry of a/0 is untouched; release's is dropped.
+        assert_eq!(b.expected["a/0"].0.len(), 1);
+        assert_eq!(b.expected["a/0"].0[0].reason, "overflow panics");
+        assert_eq!(b.expected["b/0"], previous.expected["b/0"]);
+        assert_eq!(b.expected["c/0"], previous.expected["c/0"]);
+        let d = &b.expected["d/0"].0[0];
+        assert_eq!((d.status, d.reason.as_str()), (Status::Errored, "new message"));
+        assert_eq!(d.configs, Some(vec![ConfigName::new("release").unwrap()]));
+        let counts = RecordCounts {
+            failed: 1,
+            errored: 1,
+            intermittent: 1,
+            dropped: 1,
+            stale: 0,
+            other_configs: 1,
+        };
+        assert_eq!(recorded.counts, counts);
+        assert_eq!(
+            recorded.describe(Path::new("k.json")),
+            "wrote baseline k.json (configuration release): 3 known failures (1 failed, 1 errored, 1 intermittent crashes); dropped 1 that pass now and 0 for no data set; kept 1 entries of other configurations"
+        );
+        // Debug now errs on d/0 the same way, with release's reason: one entry for both.
+        let again = Baseline::record(
+            "x",
+            &[],
+            [ran("d/0", Status::Errored)],
+            Some(b),
+            config("debug").as_ref(),
+            |_| true,
+        );
+        let d = &again.baseline.expected["d/0"].0;
+        assert_eq!(d.len(), 1);
+        let names: Vec<&str> = d[0].configs.iter().flatten().map(ConfigName::as_str).collect();
+        assert_eq!(names, ["debug", "release"]);
+    }
+
+    #[test]
+    fn an_entry_for_every_configuration_that_one_contradicts_stays_for_the_others() {
+        let previous = written(THREE).unwrap();
+        // b/0 (every configuration) passes in debug: it stays for release, the other named.
+        let recorded = Baseline::record(
+            "x",
+            &[],
+            [ran("b/0", Status::Passed)],
+            Some(&previous),
+            config("debug").as_ref(),
+            |_| true,
+        );
+        let b = &recorded.baseline.expected["b/0"].0;
+        assert_eq!(b.len(), 1);
+        assert_eq!(b[0].configs, Some(vec![ConfigName::new("release").unwrap()]));
+        assert_eq!(b[0].reason, "no wrap");
+        assert_eq!(recorded.counts.dropped, 1);
+    }
+
+    #[test]
+    fn a_file_that_needs_nothing_of_format_3_is_written_as_2_and_the_unnamed_configuration_does_not_record_into_one_that_does()
+     {
+        let plain = Baseline::record("x", &[], [ran("a/0", Status::Failed)], None, None, |_| true);
+        assert_eq!(plain.baseline.format, Some(2));
+        let dir = crate::data::scratch_dir().unwrap();
+        let path = dir.path().join("new/dir/known.json");
+        Baseline::check_recordable(&path, None).unwrap();
+        std::fs::write(&path, THREE).unwrap();
+        // Refused before a run, and, should the file change during it, when it is recorded.
+        let before = Baseline::check_recordable(&path, None).unwrap_err();
+        assert!(matches!(before, BaselineError::UnnamedRecording { .. }), "{before}");
+        Baseline::check_recordable(&path, config("debug").as_ref()).unwrap();
+        let error = Baseline::record_into(&path, None, None, |_| unreachable!("not recorded")).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .ends_with("known.json: its entries name configurations (debug, release); record it with a configuration (--config NAME, Harness::config)"),
+            "{error}"
+        );
     }
 }

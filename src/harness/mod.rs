@@ -42,6 +42,8 @@ use crate::data::DataRoot;
 use crate::data::basis::Gating;
 use crate::data::output_paths::{OutputPathError, check_outputs};
 use crate::gate::baseline::{Baseline, BaselineError, Discovered, GateResult, Ran};
+use crate::gate::config::{ConfigName, ConfigNameError};
+use crate::gate::refused_operator::{RefusedOperator, refused_operators};
 use crate::judge::check::{CheckOptions, Outcome, Status, check_data_set_with};
 use crate::judge::compare::Tolerance;
 use crate::judge::profile::Profile;
@@ -72,6 +74,15 @@ pub enum HarnessError {
     /// Under [`Harness::strict_corpus`]: the baseline records no version of the corpus.
     #[error("{0} (strict_corpus)")]
     Unversioned(String),
+    /// The configuration's name is not one.
+    #[error("{from}: {source}")]
+    Config {
+        /// Where it was given: `Harness::config`, `PAD_CONFORMANCE_CONFIG`.
+        from: &'static str,
+        /// Why it is not a name.
+        #[source]
+        source: ConfigNameError,
+    },
     /// A report cannot be written.
     #[error("writing {}: {source}", crate::text::shown_path(path))]
     Write {
@@ -105,6 +116,10 @@ impl From<crate::data::corpus_error::CorpusError> for HarnessError {
 /// baseline, into the file it names.
 pub const WRITE_BASELINE_ENV: &str = "PAD_CONFORMANCE_WRITE_BASELINE";
 
+/// The environment variable that names the configuration [`Harness::run`] runs in (as
+/// [`Harness::config`] does).
+pub(crate) const CONFIG_ENV: &str = "PAD_CONFORMANCE_CONFIG";
+
 /// The environment variable that makes [`Harness::run`] write a JSON report to the file it names.
 pub(crate) const JSON_REPORT_ENV: &str = "PAD_CONFORMANCE_JSON_REPORT";
 
@@ -130,6 +145,8 @@ pub struct Harness {
     /// error when the run starts.
     retries: Result<u32, HarnessError>,
     strict_corpus: bool,
+    config: Option<String>,
+    require_tracking: bool,
     reports: Reports,
 }
 
@@ -141,6 +158,9 @@ pub struct HarnessRun {
     pub summary: HarnessSummary,
     /// Each trial that ran, with its verdict and gate result, in the order they finished.
     pub results: Vec<Outcome>,
+    /// The operator versions whose must-refuse data sets passed only because the backend
+    /// refuses the operator outright (each also a warning on standard error).
+    pub refused_operators: Vec<RefusedOperator>,
 }
 
 /// The trials, and what the run needs to judge and record them afterwards.
@@ -167,6 +187,8 @@ impl Harness {
             isolation: None,
             retries: Ok(0),
             strict_corpus: false,
+            config: None,
+            require_tracking: false,
             reports: Reports::default(),
         }
     }
@@ -223,6 +245,31 @@ impl Harness {
     /// be re-recorded (the command line's `--strict-corpus`).
     pub fn strict_corpus(mut self) -> Harness {
         self.strict_corpus = true;
+        self
+    }
+
+    /// The configuration this gate runs in (`linux-x64-cpu`, `debug`; also set by
+    /// `PAD_CONFORMANCE_CONFIG`, which wins), as the command line's `--config`: the
+    /// baseline's entries that list configurations apply only in those they list, matched
+    /// exactly, and a recording touches only this configuration's entries. Without it the run
+    /// is the unnamed configuration, where only entries for every configuration apply. A name
+    /// is 1 to 64 letters, digits, `.`, `_` or `-`; another is an error when the run starts.
+    ///
+    /// ```no_run
+    /// # use pad_conformance::{Harness, RefBackend};
+    /// // One baseline for a debug and a release build: entries list where they apply.
+    /// let config = if cfg!(debug_assertions) { "debug" } else { "release" };
+    /// Harness::new(RefBackend).config(config).baseline("known-failures.json").run();
+    /// ```
+    pub fn config(mut self, name: impl Into<String>) -> Harness {
+        self.config = Some(name.into());
+        self
+    }
+
+    /// Fails the run when a known failure in force for this configuration has no
+    /// `tracking` link (the command line's `--require-tracking`): one trial names them.
+    pub fn require_tracking(mut self) -> Harness {
+        self.require_tracking = true;
         self
     }
 
@@ -363,12 +410,27 @@ impl Harness {
         .into())
     }
 
+    /// The configuration's name, checked.
+    fn config_name(&self) -> Result<Option<ConfigName>, HarnessError> {
+        let from = match std::env::var_os(CONFIG_ENV) {
+            Some(_) => CONFIG_ENV,
+            None => "Harness::config",
+        };
+        self.config
+            .as_deref()
+            .map(ConfigName::new)
+            .transpose()
+            .map_err(|source| HarnessError::Config { from, source })
+    }
+
     fn build(&self) -> Result<Built, HarnessError> {
         // The same resolver as the command line's: the same data gives the same corpus.
         let roots = DataRoot::resolve(&self.roots)?;
         let patterns = Patterns::new(&self.patterns)?;
+        // Checked first: a bad name is the gate's own mistake, whatever the data.
+        self.config_name()?;
         let cases = discover_in(&roots, &patterns)?;
-        let baseline = Arc::new(self.read_baseline(&roots)?);
+        let baseline = Arc::new(self.read_baseline(&roots)?.for_config(self.config_name()?));
         let results = Arc::new(Mutex::new(Vec::new()));
         let retries = match &self.retries {
             Ok(n) => *n,
@@ -400,7 +462,7 @@ impl Harness {
                 // changed its expected result since the baseline was written.
                 let mut kind = operator.clone();
                 let marks = [
-                    (baseline.expected.contains_key(&name), "known failure".to_owned()),
+                    (baseline.in_force(&name).is_some(), "known failure".to_owned()),
                     (!gates, format!("not gating: {} basis", case.basis.kind)),
                     (
                         baseline.changed_with_corpus.contains_key(&name),
@@ -416,10 +478,15 @@ impl Harness {
                 let run = self.runner(Arc::clone(&case), index, Arc::clone(&model), pool.clone(), retries);
                 let (baseline, results) = (Arc::clone(&baseline), Arc::clone(&results));
                 let strict_corpus = self.strict_corpus;
+                let recording = self.write_baseline.is_some();
                 let trial = Trial::ignorable_test(name, move || {
                     let mut outcome = run();
                     let gate = baseline.gate(&outcome);
-                    let completion = completion(&outcome, &gate, strict_corpus);
+                    let completion = match completion(&outcome, &gate, strict_corpus) {
+                        // Recorded, not failed: the run's purpose is to list it.
+                        Err(_) if recording => Ok(Completion::Completed),
+                        judged => judged,
+                    };
                     outcome.gate = Some(gate);
                     results.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
                     completion
@@ -427,12 +494,26 @@ impl Harness {
                 trials.push(trial.with_kind(kind));
             }
         }
-        // Entries naming no data set (renamed or removed since): one trial that lists them.
+        // Entries naming no data set (renamed or removed since): one trial that lists them,
+        // unless this run records the baseline, which drops them.
         let stale = baseline.stale(|name| discovered.contains(name));
-        if !stale.is_empty() {
+        if !stale.is_empty() && self.write_baseline.is_none() {
             trials.push(Trial::test("baseline: entries for no data set", move || {
                 Err(format!("remove them from the baseline:\n  {}", stale.join("\n  ")).into())
             }));
+        }
+        let untracked = baseline.untracked(|name| discovered.contains(name));
+        if self.require_tracking && !untracked.is_empty() && self.write_baseline.is_none() {
+            trials.push(Trial::test(
+                "baseline: known failures without a tracking link",
+                move || {
+                    Err(format!(
+                        "give each a \"tracking\" link to its bug (require_tracking):\n  {}",
+                        untracked.join("\n  ")
+                    )
+                    .into())
+                },
+            ));
         }
         Ok(Built {
             trials,
@@ -499,7 +580,7 @@ impl Harness {
         self.check_outputs()?;
         self.options.profile.check_built()?;
         if let Some(path) = &self.write_baseline {
-            Baseline::check_recordable(path)?;
+            Baseline::check_recordable(path, self.config_name()?.as_ref())?;
         }
         let built = self.build()?;
         if self.strict_corpus
@@ -534,28 +615,31 @@ impl Harness {
         if !args.list && args.format != Some(libtest_mimic::FormatSetting::Json) {
             println!("{summary}\n");
         }
+        // The command line's warning, from the same decision.
+        let refused_operators = refused_operators(&report.outcomes);
+        for operator in &refused_operators {
+            eprintln!("pad-conformance: {operator}");
+        }
         if !args.list {
             self.reports.write(&report)?;
         }
         if let Some(path) = &self.write_baseline {
             // The command line's rules: only a baseline is replaced, merged under a lock.
             let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
-            let recorded = Baseline::record_into(path, Some(&built.baseline), |previous| {
+            let config = built.baseline.config.as_ref();
+            let recorded = Baseline::record_into(path, Some(&built.baseline), config, |previous| {
                 let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-                Baseline::record(self.backend.name(), &built.roots, ran, previous, |name| {
+                Baseline::record(self.backend.name(), &built.roots, ran, previous, config, |name| {
                     built.discovered.contains(name)
                 })
             })?;
-            println!(
-                "pad-conformance: wrote {} known failures to {}\n",
-                recorded.expected.len(),
-                path.display()
-            );
+            println!("pad-conformance: {}\n", recorded.describe(path));
         }
         Ok(HarnessRun {
             conclusion,
             summary,
             results: report.outcomes,
+            refused_operators,
         })
     }
 
@@ -589,9 +673,10 @@ impl Harness {
     }
 
     /// Parses libtest's command line (filter, --exact, --skip, --list, --ignored,
-    /// --test-threads, …), runs the trials and exits: 0 when nothing failed, 101 otherwise
-    /// (a recording run too, when it records failures). [`WRITE_BASELINE_ENV`] set to a file
-    /// records the baseline there. In a child process of [`isolate`](Harness::isolate), runs
+    /// --test-threads, …), runs the trials and exits: 0 when nothing failed, 101 otherwise.
+    /// [`WRITE_BASELINE_ENV`] set to a file records the baseline there (creating the file
+    /// and its directory): the trials it records pass, the path and the entries per kind
+    /// are printed, and the run exits 0 once the file is written. In a child process of [`isolate`](Harness::isolate), runs
     /// that child's one data set instead.
     pub fn run(mut self) -> ! {
         if isolate::is_child() {
@@ -600,6 +685,9 @@ impl Harness {
         let from_env = |name: &str| std::env::var_os(name).filter(|p| !p.is_empty()).map(PathBuf::from);
         if let Some(path) = from_env(WRITE_BASELINE_ENV) {
             self.write_baseline = Some(path);
+        }
+        if let Some(name) = std::env::var_os(CONFIG_ENV) {
+            self.config = Some(name.to_string_lossy().into_owned());
         }
         if let Some(path) = from_env(JSON_REPORT_ENV) {
             self.reports.json = Some(path);

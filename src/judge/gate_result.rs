@@ -21,6 +21,9 @@ pub enum GateResult {
     KnownFailure {
         /// The baseline's reason.
         reason: String,
+        /// Where the failure is tracked: the entry's `tracking` link, when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tracking: Option<String>,
     },
     /// Failed or errored, not listed: a regression.
     NewFailure,
@@ -72,5 +75,27 @@ impl GateResult {
             GateResult::ChangedWithCorpus { .. } => strict_corpus,
             GateResult::Agrees | GateResult::NotGating | GateResult::KnownFailure { .. } => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_known_failure_carries_its_tracking_link_in_json_only_when_it_has_one() {
+        let tracked = GateResult::KnownFailure {
+            reason: "no wrap".into(),
+            tracking: Some("https://bugs.example/7".into()),
+        };
+        let text = serde_json::to_string(&tracked).unwrap();
+        assert_eq!(
+            text,
+            r#"{"result":"known-failure","reason":"no wrap","tracking":"https://bugs.example/7"}"#
+        );
+        assert_eq!(serde_json::from_str::<GateResult>(&text).unwrap(), tracked);
+        let older = r#"{"result":"known-failure","reason":"no wrap"}"#;
+        let read: GateResult = serde_json::from_str(older).unwrap();
+        assert_eq!(serde_json::to_string(&read).unwrap(), older);
     }
 }

@@ -5,6 +5,7 @@
 //! different answers are a failing verdict of their own, [`Verdict::Unstable`]. A crash is
 //! never a refusal, so a data set that must be refused keeps its crash whatever a retry says.
 //! The harness's children and the command line's workers both settle through [`settle`].
+
 use super::check::{Outcome, Status};
 use super::retried::Retry;
 use super::verdict::{Failure, Verdict};

@@ -98,7 +98,7 @@ pub fn write_outcome(
         writeln!(out, "      basis: {} ({})", outcome.basis.kind, outcome.basis.section)?;
     }
     let gate_line = match gate {
-        Some(GateResult::KnownFailure { reason }) => Some(format!("known failure, in the baseline: {reason}")),
+        Some(GateResult::KnownFailure { reason, .. }) => Some(format!("known failure, in the baseline: {reason}")),
         Some(GateResult::Fixed { reason, .. }) => Some(format!(
             "listed as a known failure ({reason}): remove it from the baseline"
         )),
@@ -112,6 +112,12 @@ pub fn write_outcome(
     };
     if let Some(line) = gate_line {
         writeln!(out, "      {}", escape_line(&line))?;
+    }
+    if let Some(GateResult::KnownFailure {
+        tracking: Some(link), ..
+    }) = gate
+    {
+        writeln!(out, "      tracking: {}", escape_line(link))?;
     }
     if let Some(note) = outcome.verdict.as_ref().and_then(Verdict::note) {
         writeln!(out, "      note: {}", escape_line(&note))?;
@@ -143,5 +149,22 @@ mod tests {
         write_outcome(&outcome, None, Colors::Never, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.ends_with("\n        stderr: ERROR boom\n"), "{text:?}");
+    }
+    #[test]
+    fn a_known_failure_shows_its_tracking_link_under_its_reason() {
+        let outcome = Outcome::example("test_wrap_pad", Status::Failed);
+        let gate = GateResult::KnownFailure {
+            reason: "no wrap".into(),
+            tracking: Some("https://bugs.example/7\x1b[2J".into()),
+        };
+        let mut out = Vec::new();
+        write_outcome(&outcome, Some(&gate), Colors::Never, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(
+                "\n      known failure, in the baseline: no wrap\n      tracking: https://bugs.example/7\\u{1b}[2J\n"
+            ),
+            "{text:?}"
+        );
     }
 }

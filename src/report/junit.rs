@@ -93,8 +93,12 @@ fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
             )),
             _ => non_success(first_line().to_owned()),
         },
-        Some((_, GateResult::KnownFailure { reason })) => skipped(format!(
-            "known failure (in the baseline: {reason}): {} {}",
+        Some((_, GateResult::KnownFailure { reason, tracking })) => skipped(format!(
+            "known failure (in the baseline: {reason}{}): {} {}",
+            tracking
+                .as_ref()
+                .map(|link| format!(", tracking {link}"))
+                .unwrap_or_default(),
             outcome.status.name(),
             first_line()
         )),
@@ -161,6 +165,7 @@ mod tests {
         let known = Outcome {
             gate: Some(GateResult::KnownFailure {
                 reason: "no wrap".into(),
+                tracking: None,
             }),
             message: "wrong values".into(),
             ..Outcome::example("k", Status::Failed)
@@ -171,6 +176,19 @@ mod tests {
             "{xml}"
         );
         assert!(xml.contains("failures=\"0\""), "{xml}");
+        let tracked = Outcome {
+            gate: Some(GateResult::KnownFailure {
+                reason: "no wrap".into(),
+                tracking: Some("https://bugs.example/7".into()),
+            }),
+            message: "wrong values".into(),
+            ..Outcome::example("k", Status::Failed)
+        };
+        let xml = junit(tracked, true);
+        assert!(
+            xml.contains("message=\"known failure (in the baseline: no wrap, tracking https://bugs.example/7): failed"),
+            "{xml}"
+        );
         let fixed = Outcome {
             gate: Some(GateResult::Fixed {
                 was: Status::Failed,

@@ -85,7 +85,10 @@ pub(crate) fn write_markdown(report: &RunReport, failures_only: bool, out: &mut 
 fn gate_cell(outcome: &Outcome) -> String {
     match &outcome.gate {
         Some(GateResult::NewFailure) => "**new failure**".to_owned(),
-        Some(GateResult::KnownFailure { reason }) => format!("known: {}", escape_cell(reason)),
+        Some(GateResult::KnownFailure { reason, tracking }) => match tracking {
+            Some(link) => format!("known: {} ([tracking]({}))", escape_cell(reason), escape_cell(link)),
+            None => format!("known: {}", escape_cell(reason)),
+        },
         Some(GateResult::Fixed { .. }) => "fixed: remove from the baseline".to_owned(),
         Some(GateResult::ChangedStatus { was, .. }) => format!("listed as {}: update the baseline", was.name()),
         Some(GateResult::ChangedWithCorpus { why, .. }) => format!("changed with the corpus: {}", escape_cell(why)),
@@ -97,4 +100,26 @@ fn gate_cell(outcome: &Outcome) -> String {
 /// The note of a passing verdict a reader should still see (a refusal for another reason).
 fn note(outcome: &Outcome) -> Option<String> {
     outcome.verdict.as_ref().and_then(Verdict::note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::check::Status;
+
+    #[test]
+    fn a_known_failure_links_its_tracking_bug() {
+        let gate = |tracking: Option<&str>| Outcome {
+            gate: Some(GateResult::KnownFailure {
+                reason: "no | wrap".into(),
+                tracking: tracking.map(str::to_owned),
+            }),
+            ..Outcome::example("k", Status::Failed)
+        };
+        assert_eq!(
+            gate_cell(&gate(Some("https://bugs.example/7"))),
+            "known: no \\| wrap ([tracking](https://bugs.example/7))"
+        );
+        assert_eq!(gate_cell(&gate(None)), "known: no \\| wrap");
+    }
 }

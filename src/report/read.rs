@@ -306,6 +306,7 @@ mod tests {
             }),
             gate: Some(crate::judge::gate_result::GateResult::KnownFailure {
                 reason: "claimed".into(),
+                tracking: None,
             }),
             ..Outcome::example("extended/z", Status::Failed)
         };

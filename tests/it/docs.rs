@@ -381,6 +381,12 @@ fn guide_commands() -> Vec<Vec<String>> {
             .flat_map(|l| l.split(" && "))
             .map(str::to_owned),
     );
+    // The fan-out's lines as its first part runs them, without the redirection of a report.
+    lines.extend(fanout_steps().iter().map(|step| {
+        let step = step.replace("${{ matrix.shard }}", "1");
+        step.split_once(" > ")
+            .map_or(step.clone(), |(command, _)| command.to_owned())
+    }));
     lines
         .iter()
         .map(|line| shlex::split(line).unwrap_or_else(|| panic!("not a shell command line: {line}")))
@@ -448,6 +454,57 @@ fn the_guides_command_lines_parse_and_its_recipe_is_where_check_downstream_reads
     assert!(downstream.contains("recipe_block examples/conformance/backend.rs >"));
     assert!(downstream.contains("[patch.crates-io]"));
     assert!(downstream.contains("docs/ci/pad-conformance.yml"));
+}
+
+/// docs/ci/pad-conformance-fanout.yml's `run:` lines, but for installing the tool.
+fn fanout_steps() -> Vec<String> {
+    read("docs/ci/pad-conformance-fanout.yml")
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("run: "))
+        .filter(|l| !l.starts_with("cargo install "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_fan_out_workflow_runs_every_part_and_joins_them_all_without_hiding_an_exit_code() {
+    let workflow = read("docs/ci/pad-conformance-fanout.yml");
+    let shards: Vec<&str> = workflow
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("shard: ["))
+        .expect("a matrix of shards")
+        .trim_end_matches(']')
+        .split(", ")
+        .collect();
+    assert_eq!(shards, ["1", "2", "3"]);
+    let n = shards.len();
+    let steps = fanout_steps();
+    // Each part: the full run and the fuzz campaign, as part K of the matrix's N.
+    let part = format!("--shard ${{{{ matrix.shard }}}}/{n} ");
+    let parts: Vec<&String> = steps.iter().filter(|s| s.contains(&part)).collect();
+    assert_eq!(parts.len(), 2, "{steps:?}");
+    assert!(parts[0].starts_with("pad-conformance --backend ") && parts[0].contains("--baseline known-failures.json"));
+    assert!(parts[1].starts_with("pad-conformance fuzz "));
+    // The join names every part's report, once.
+    for (verb, stem) in [("merge", "run"), ("fuzz-merge", "fuzz")] {
+        let join = steps
+            .iter()
+            .find(|s| s.starts_with(&format!("pad-conformance {verb} ")))
+            .unwrap_or_else(|| panic!("no {verb}"));
+        let reports: Vec<String> = (1..=n)
+            .map(|k| format!("target/pad-conformance/{stem}-{k}.json"))
+            .collect();
+        let named: Vec<&str> = join
+            .split(' ')
+            .filter(|w| w.starts_with(&format!("target/pad-conformance/{stem}-")))
+            .collect();
+        assert_eq!(named, reports, "{join}");
+    }
+    // No part's failure is hidden: neither in a command nor by the job's settings.
+    assert!(!workflow.contains("|| true") && !workflow.contains("continue-on-error"));
+    assert!(workflow.contains("fail-fast: false") && workflow.contains("needs: part\n    if: always()"));
+    let downstream = read("scripts/check-downstream");
+    assert!(downstream.contains("docs/ci/pad-conformance-fanout.yml"));
 }
 
 /// The code block after `<!-- recipe: {file} ` in a page.

@@ -656,3 +656,97 @@ fn a_profile_that_leaves_every_data_set_unsupported_stops_the_gate() {
         "{error}"
     );
 }
+
+#[test]
+fn recording_succeeds_into_a_new_directory_with_the_failures_shown_green() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let path = dir.path().join("baselines/debug/known.json");
+    let run = execute(
+        Harness::new(NoEdge).root(data()).config("debug").write_baseline(&path),
+        Some("test_edge"),
+    );
+    // The data set that errored is recorded, and its trial passes: the run exits 0.
+    assert_eq!((run.conclusion.num_failed, run.conclusion.num_passed), (0, 1));
+    let recorded: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(recorded["format"], 3);
+    assert_eq!(
+        recorded["expected"]["node/test_edge_pad/0"]["configs"],
+        serde_json::json!(["debug"])
+    );
+    // Judged in that configuration it is known; in another it is inert, a new failure.
+    let gate = |config: &str| {
+        let run = execute(
+            Harness::new(NoEdge).root(data()).config(config).baseline(&path),
+            Some("test_edge"),
+        );
+        (run.summary.known_failures, run.summary.new_failures)
+    };
+    assert_eq!(gate("debug"), (1, 0));
+    assert_eq!(gate("release"), (0, 1));
+}
+
+#[test]
+fn a_configuration_that_is_no_name_is_refused_naming_it() {
+    let args = Arguments::from_iter(["harness", "--test-threads=1"]);
+    let harness = Harness::new(RefBackend)
+        .root(data())
+        .config("linux x64")
+        .baseline("none.json");
+    let error = pad_conformance::testing::execute(harness, &args).err().unwrap();
+    assert!(
+        error
+            .to_string()
+            .starts_with("Harness::config: \"linux x64\" is not a configuration name"),
+        "{error}"
+    );
+}
+
+#[test]
+fn require_tracking_fails_a_gate_whose_known_failures_lack_a_link_naming_them() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
+    let run = execute(
+        Harness::new(NoEdge).root(data()).baseline(&listed).require_tracking(),
+        None,
+    );
+    // The one failing trial is the one that names the untracked entry.
+    assert_eq!((run.conclusion.num_failed, run.summary.known_failures), (1, 1));
+    let tracked = serde_json::json!({"expected": {"node/test_edge_pad/0":
+        {"status": "errored", "reason": "not implemented", "tracking": "https://bugs.example/12"}}});
+    std::fs::write(&listed, tracked.to_string()).unwrap();
+    let run = execute(
+        Harness::new(NoEdge).root(data()).baseline(&listed).require_tracking(),
+        None,
+    );
+    assert_eq!((run.conclusion.num_failed, run.summary.known_failures), (0, 1));
+}
+
+/// Knows no CenterCropPad: refuses it with a plain error, as a runtime without the operator does.
+struct NoCrop;
+
+impl Backend for NoCrop {
+    fn name(&self) -> &str {
+        "no-crop"
+    }
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        if model.graph.nodes.iter().any(|n| n.op_type == "CenterCropPad") {
+            return Err("unknown operator CenterCropPad".into());
+        }
+        RefBackend.run(model, inputs)
+    }
+}
+
+#[test]
+fn must_refuse_passes_of_an_operator_refused_outright_are_warned_of() {
+    let extended = format!("{}/onnx-testdata/extended", env!("CARGO_MANIFEST_DIR"));
+    let run = execute(Harness::new(NoCrop).root(&extended), Some("center_crop_pad"));
+    let warned: Vec<(&str, bool)> = run
+        .refused_operators
+        .iter()
+        .map(|o| (o.operator.as_str(), o.hollow_passes > 0 && o.refused_valid > 0))
+        .collect();
+    assert_eq!(warned, [("CenterCropPad-18", true)]);
+    // The reference answers what it must: nothing to warn of.
+    let reference = execute(Harness::new(RefBackend).root(&extended), Some("center_crop_pad"));
+    assert!(reference.refused_operators.is_empty());
+}
