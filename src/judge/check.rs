@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::backend::{Backend, BackendError, RefBackend, refusal_rule, refusal_rules};
+use crate::backend::{Backend, BackendError, RefBackend, error_code, refusal_rule, refusal_rules};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
 use crate::judge::cause_key::{CauseKey, Pattern, values_pattern};
@@ -153,6 +153,10 @@ pub struct Outcome {
     /// How the verdict weighs against the run's baseline, when it was judged against one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateResult>,
+    /// The backend's own code for its error (a worker's `code`, a `CodedError`'s), when it
+    /// gave one: failure groups split by it; it never decides the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
     /// How long loading, running and comparing took.
     #[serde(serialize_with = "seconds", deserialize_with = "from_seconds", default)]
     pub duration: Duration,
@@ -198,6 +202,7 @@ impl Outcome {
             setup: None,
             difference: None,
             gate: None,
+            code: None,
             duration: Duration::ZERO,
         }
     }
@@ -227,6 +232,7 @@ impl Outcome {
             setup: None,
             difference: None,
             gate: None,
+            code: None,
             duration: Duration::ZERO,
         }
     }
@@ -285,6 +291,8 @@ struct Judged {
     /// Over the floating outputs, when any was compared.
     deviation: Option<Box<Deviation>>,
     mismatches: usize,
+    /// The backend's own code for its error, when it gave one.
+    code: Option<String>,
 }
 
 impl From<Verdict> for Judged {
@@ -295,6 +303,7 @@ impl From<Verdict> for Judged {
             bit_exact: None,
             deviation: None,
             mismatches: 0,
+            code: None,
         }
     }
 }
@@ -375,6 +384,7 @@ pub(crate) fn check_data_set_with(
         mismatches: verdict.mismatches,
         setup,
         difference: verdict.values.clone(),
+        code: verdict.code.clone(),
         duration: start.elapsed(),
         ..Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend.name())
     };
@@ -530,7 +540,12 @@ fn judge(model: &Model, data: &LoadedDataSet, rules: &[Rule], answer: Answer, op
             }
             .into();
         }
-        (_, Answer::Refused(e)) => return judge_error(&e, &expectation, options.strict_rules).into(),
+        (_, Answer::Refused(e)) => {
+            return Judged {
+                code: error_code(&e).map(str::to_owned),
+                ..judge_error(&e, &expectation, options.strict_rules).into()
+            };
+        }
         (Expected::Error(reason), Answer::Outputs(_)) => {
             return Verdict::AcceptedMustRefuse {
                 reason: reason.clone(),
@@ -606,6 +621,7 @@ fn compare_outputs(
         bit_exact: Some(bit_exact),
         deviation: deviation.map(Box::new),
         mismatches,
+        code: None,
     }
 }
 

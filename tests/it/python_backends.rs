@@ -234,12 +234,12 @@ fn python_failures_are_not_refusals() {
         (
             "MemoryError()",
             "errored",
-            "backend raising failed, which is not a refusal: MemoryError",
+            "backend raising failed (it reported an internal failure, kind failed), which is not a refusal: MemoryError",
         ),
         (
             "RecursionError('maximum recursion depth exceeded')",
             "errored",
-            "backend raising failed, which is not a refusal: RecursionError: maximum recursion depth exceeded",
+            "backend raising failed (it reported an internal failure, kind failed), which is not a refusal: RecursionError: maximum recursion depth exceeded",
         ),
         (
             "ValueError('wrap is not allowed before Pad-19')",

@@ -99,7 +99,7 @@ fn a_run_and_a_matrix_write_the_scoreboard_page() {
     );
     let message = texts(&html, "pre.message").concat();
     assert!(
-        message.starts_with("output 0 \"y\": 1 of 126 elements differ"),
+        message.starts_with("mismatch: output 0 \"y\": 1 of 126 elements differ"),
         "{message}"
     );
     assert!(

@@ -322,7 +322,7 @@ fn failures_are_grouped_by_reason_and_basis_with_the_smallest_first() {
     assert!(text_of(second).contains("not gating"));
     assert_eq!(
         text_of(within(second, "span.reason")[0]),
-        "output N \"y\": N of N elements differ"
+        "output N \"NAME\": N of N elements differ"
     );
 }
 
