@@ -135,9 +135,10 @@ pub(crate) struct MergeArgs {
     /// The shards' JSON reports (`--format json`), one per part.
     #[arg(value_name = "REPORT.json", required = true)]
     pub reports: Vec<PathBuf>,
-    /// Report format of the merged run.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: RunFormat,
+    /// Report format of the merged run [default: human, or json when --output names a .json
+    /// file].
+    #[arg(long, value_enum)]
+    pub format: Option<RunFormat>,
     /// Write the merged report to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -156,14 +157,18 @@ pub(crate) struct MergeArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct RulesArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value = "markdown")]
-    pub format: RulesFormat,
+    /// Output format [default: human, or json when --output names a .json file].
+    #[arg(long, value_enum)]
+    pub format: Option<RulesFormat>,
+    /// Write the table to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// The formats of `rules`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum RulesFormat {
+    Human,
     Json,
     Markdown,
 }
@@ -198,9 +203,13 @@ pub(crate) struct FuzzArgs {
     /// What the backend supports (TOML): nothing outside it is a finding.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
-    /// Report format.
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: BenchFormat,
+    /// Report format [default: human, or json when --output names a .json file].
+    #[arg(long, value_enum)]
+    pub format: Option<BenchFormat>,
+    /// Write the report to FILE instead of standard output (the findings' cases go to
+    /// --out DIR).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// The share of cases, 0 to 1, also handed to a backend that reads model files in
     /// another legal protobuf form (packed lists, typed data fields, reversed field order)
     /// when it answers the plain form correctly; what changes is reported apart and never
@@ -289,9 +298,9 @@ pub(crate) struct RunArgs {
     /// (docs/backend-protocol.md).
     #[arg(long, value_name = "BACKEND", default_value = "ref")]
     pub backend: String,
-    /// Report format.
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: RunFormat,
+    /// Report format [default: human, or json when --output names a .json file].
+    #[arg(long, value_enum)]
+    pub format: Option<RunFormat>,
     /// Write the report to FILE instead of standard output (the summary line still goes to
     /// standard error).
     #[arg(long, value_name = "FILE")]

@@ -516,12 +516,14 @@ fn an_interrupted_run_takes_its_workers_with_it() {
     let pids = fixture.dir.path().join("pids");
     let backend = fixture.backend();
     let cases = fixture.cases();
-    let mut runner = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+    let runner = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
         .args(["--backend", &backend, "--jobs", "1", "--timeout", "600"])
         .arg(&cases)
         .env("WORKER_PIDS", &pids)
         .env("WORKER_MODE", "spawn-hang")
         .stdout(std::process::Stdio::null())
+        // Captured and asserted: what it says on being interrupted is no failure of cargo test.
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     // Both pids recorded: the worker is inside its request, its child started.
@@ -538,8 +540,10 @@ fn an_interrupted_run_takes_its_workers_with_it() {
     let sent = unsafe { libc::kill(runner.id() as libc::pid_t, libc::SIGINT) };
     assert_eq!(sent, 0);
     // The first SIGINT stops the run (reporting what ran, exit 130), killing the workers.
-    let status = runner.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{status:?}");
+    let out = runner.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted: 0 of 2 data sets ran"), "{stderr}");
     for pid in recorded.lines() {
         assert_gone(pid.parse().unwrap(), &["(interrupted)"]);
     }
