@@ -350,8 +350,8 @@ fn the_diff_page_lists_each_kind_of_change_and_escapes_it() {
         names,
         [format!("extended/{SCRIPT_NAME}/0"), "extended/test_a/0".to_owned()]
     );
-    let changed = within(select(&html, "section#changed")[0], "ol > li");
-    assert_eq!(changed.len(), 1, "the rule failure does not gate");
+    let broke = within(select(&html, "section#broke-not-gating")[0], "ol > li");
+    assert_eq!(broke.len(), 1, "the rule failure is a breakage that does not gate");
     let pre: Vec<String> = select(&html, "pre.message").into_iter().map(text_of).collect();
     assert!(pre.contains(&failing.outcomes[1].message));
 }
