@@ -133,7 +133,7 @@ pub(super) fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut 
         reports.iter().map(|r| (r, group_failures(&r.outcomes))).collect();
     writeln!(
         out,
-        "| backend | basis | finding | data sets | root cause — first line of the smallest (numbers as N) | smallest data set |"
+        "| backend | basis | finding | data sets | root cause — the messages it holds, normalised, with counts | smallest data set |"
     )?;
     writeln!(out, "|---|---|---|---:|---|---|")?;
     for (report, groups) in &grouped {

@@ -835,7 +835,7 @@ fn matrix_groups_lists_failure_groups_and_defects_instead_of_data_sets() {
     assert!(stdout.contains(&ref_line), "{stdout}");
     assert!(
         stdout.contains(
-            "| backend | basis | finding | data sets | root cause — first line of the smallest (numbers as N) | smallest data set |"
+            "| backend | basis | finding | data sets | root cause — the messages it holds, normalised, with counts | smallest data set |"
         ),
         "{stdout}"
     );

@@ -282,6 +282,17 @@ fn write_cell(op: OpVersion, data_type: DataType, cell: Option<&HeatCell>, out: 
     let mut letters = String::new();
     for (&mode, tally) in &cell.modes {
         let letter = mode_letter(mode);
+        // A mode the version does not accept holds only data sets that must be refused: its
+        // letter would read as the mode supported.
+        let mode_accepted = mode.is_none_or(|m| op.modes().contains(&m));
+        if !mode_accepted {
+            details.push(format!(
+                "{} (not accepted by the version, must be refused): {}",
+                mode.map_or("CenterCropPad", |m| m.name()),
+                describe(tally)
+            ));
+            continue;
+        }
         if tally.passed == tally.counted() {
             letters.push_str(letter);
         } else {

@@ -272,6 +272,27 @@ fn the_heatmap_is_the_coverage_grid_with_shares_and_modes() {
     let (_, refusal_page) = page(&[refusal]);
     let outlined = cell(select(&refusal_page, "section.backend")[0], "Pad-19", "int4");
     assert!(outlined.value().classes().any(|c| c == "refusals"));
+    // A mode the version does not accept, refused as it must be: no letter says it is
+    // supported; the tooltip says what it holds.
+    let wrap_before_19 = RunReport::of(
+        "ref",
+        vec![
+            data("extended/test_ext_pad11_err_wrap", 11, "wrap", "float", Status::Passed),
+            data("extended/test_ext_pad11_edge", 11, "edge", "float", Status::Passed),
+        ],
+    );
+    let (_, wrap_page) = page(&[wrap_before_19]);
+    let pad11 = cell(select(&wrap_page, "section.backend")[0], "Pad-11", "float");
+    assert_eq!(text_of(pad11), "e2/2");
+    assert!(
+        pad11
+            .value()
+            .attr("title")
+            .unwrap()
+            .contains("wrap (not accepted by the version, must be refused): 1 of 1 passed"),
+        "{:?}",
+        pad11.value().attr("title")
+    );
     assert!(!ok.value().classes().any(|c| c == "refusals"));
     // Legal, without data here.
     assert!(
