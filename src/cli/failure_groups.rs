@@ -132,6 +132,25 @@ fn replace_numbers(word: &str) -> String {
     out
 }
 
+/// A data set on which backend `backend` reported a failure of its own, coded `code`: for
+/// the tests of groups and what shows them.
+#[cfg(test)]
+pub(super) fn reported_failure(id: &str, backend: &str, code: Option<&str>, detail: &str) -> Outcome {
+    let verdict = Verdict::Failed {
+        failure: Failure::Reported,
+        detail: detail.to_owned(),
+        must_refuse: false,
+    };
+    Outcome {
+        status: verdict.status(),
+        message: verdict.message(backend),
+        verdict: Some(verdict),
+        code: code.map(str::to_owned),
+        shape: Some(vec![1]),
+        ..Outcome::example(id, Status::Errored)
+    }
+}
+
 /// The number of elements of a data set's input, when its shape is known.
 pub(super) fn elements(outcome: &Outcome) -> Option<usize> {
     outcome.shape.as_ref().map(|shape| shape.iter().product())
@@ -415,20 +434,7 @@ mod tests {
 
     #[test]
     fn a_backends_code_groups_its_errors_and_the_label_counts_each_message() {
-        let failed = |id: &str, code: Option<&str>, detail: &str| {
-            let verdict = Verdict::Failed {
-                failure: Failure::Reported,
-                detail: detail.to_owned(),
-                must_refuse: false,
-            };
-            Outcome {
-                status: verdict.status(),
-                message: verdict.message("numpy.pad"),
-                verdict: Some(verdict),
-                code: code.map(str::to_owned),
-                ..outcome(id, Status::Errored, Basis::Spec, Some(vec![1]), "")
-            }
-        };
+        let failed = |id: &str, code: Option<&str>, detail: &str| reported_failure(id, "numpy.pad", code, detail);
         let outcomes = [
             failed("a", None, "TypeError: `pad_width` must be of integral type."),
             failed("b", None, "ValueError: too many values to unpack (expected 1)"),

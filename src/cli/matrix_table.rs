@@ -256,24 +256,11 @@ impl Matrix {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::verdict::{Failure, Verdict};
+    use crate::cli::failure_groups::reported_failure;
 
     #[test]
     fn the_json_lists_each_backends_groups_with_their_messages_and_code() {
-        let failed = |id: &str, detail: &str| {
-            let verdict = Verdict::Failed {
-                failure: Failure::Reported,
-                detail: detail.to_owned(),
-                must_refuse: false,
-            };
-            Outcome {
-                status: verdict.status(),
-                message: verdict.message("w"),
-                verdict: Some(verdict),
-                code: Some("ValueError".into()),
-                ..Outcome::example(id, Status::Passed)
-            }
-        };
+        let failed = |id: &str, detail: &str| reported_failure(id, "w", Some("ValueError"), detail);
         let report = RunReport::of(
             "w",
             vec![failed("a", "unpack 1"), failed("b", "unpack 2"), failed("c", "shape")],

@@ -1493,3 +1493,20 @@ fn fuzz_writes_its_report_to_output_as_json_when_the_file_says_so() {
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     assert_eq!(json["cases"], 20, "{json}");
 }
+
+#[test]
+fn bench_mode_times_only_that_mode_and_labels_its_columns() {
+    let args = ["bench", "--shape", "1,4,20,20", "--mode", "wrap", "--repetitions", "1"];
+    let out = run(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows = bench_results(&out.stdout);
+    let timed: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r["op"].as_str().unwrap(), r["mode"].as_str().unwrap()))
+        .collect();
+    assert_eq!(timed, [("Pad", "wrap")], "no CenterCropPad unless asked");
+    let table = String::from_utf8(run(&args).stdout).unwrap();
+    let header = table.lines().next().unwrap();
+    assert!(header.contains(" ratio ") && header.contains(" f.ratio "), "{table}");
+    assert!(table.contains("\nGB/s: the kernel into a reused output;"), "{table}");
+}
