@@ -31,7 +31,7 @@ pub(super) fn rules(args: &RulesArgs) -> Result<ExitCode, Fatal> {
 /// in plain words (no Markdown: a terminal shows it as it is).
 fn human_table() -> String {
     let mut text = format!(
-        "{} refusal rules (docs/semantics.md#refusal-rules); a worker names one as its error's `rule`:\n\n",
+        "{} refusal rules (docs/semantics.md#refusal-rules); a worker names one in its error reply's rule field:\n\n",
         Rule::ALL.len()
     );
     for rule in Rule::ALL {

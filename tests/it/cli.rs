@@ -1510,3 +1510,18 @@ fn bench_mode_times_only_that_mode_and_labels_its_columns() {
     assert!(header.contains(" ratio ") && header.contains(" f.ratio "), "{table}");
     assert!(table.contains("\nGB/s: the kernel into a reused output;"), "{table}");
 }
+
+#[test]
+fn rules_are_plain_text_by_default_and_markdown_only_when_asked() {
+    let plain = String::from_utf8(run(&["rules"]).stdout).unwrap();
+    assert!(plain.contains("\naxis-repeated\n    refuses: "), "{plain}");
+    assert!(
+        !plain.contains(['|', '`']) && !plain.contains("](") && !plain.contains("**"),
+        "{plain}"
+    );
+    let markdown = String::from_utf8(run(&["rules", "--format", "markdown"]).stdout).unwrap();
+    assert!(
+        markdown.starts_with("| rule | basis | section | refuses |"),
+        "{markdown}"
+    );
+}

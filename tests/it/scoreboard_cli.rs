@@ -177,7 +177,10 @@ fn diff_reports_fixes_and_regressions_with_its_exit_codes() {
     ]);
     assert_eq!(regressed.status.code(), Some(1));
     let stderr = String::from_utf8(regressed.stderr).unwrap();
-    assert!(stderr.contains("1 regressed, 0 broke (not gating), 0 fixed"), "{stderr}");
+    assert!(
+        stderr.contains("1 regressed, 0 broke (not gating), 0 fixed"),
+        "{stderr}"
+    );
     let html = read_page(&page);
     assert_eq!(texts(&html, "section#regressed li code"), ["test_wrap_pad/0"]);
     assert_eq!(count(&html, "section#fixed li"), 0);

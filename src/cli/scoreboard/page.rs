@@ -373,6 +373,12 @@ fn write_what_fails(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io:
         return Ok(());
     }
     writeln!(out, "<h3>What fails</h3>")?;
+    writeln!(
+        out,
+        "<p class=\"muted\">Grouped by basis, status and root cause, and a backend's errors and refusals \
+         further by its own error code or, without one, its message with numbers, hex, paths and quoted names \
+         replaced; each reason lists the messages its group holds, with counts.</p>"
+    )?;
     writeln!(out, "<div class=\"wrap\"><table class=\"what-fails\">")?;
     writeln!(
         out,
