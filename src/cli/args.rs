@@ -72,7 +72,7 @@ pub(crate) enum Command {
     /// corpus version raised once. Exits 1 when a finding was contradicted or refused.
     Promote(PromoteArgs),
     /// Join the JSON reports of one fuzz run's shards (`fuzz --shard K/N --format json`) into
-    /// the cause report of the whole run (JSON); exits 1 when it holds a gating finding.
+    /// the cause report of the whole run; exits 1 when it holds a gating finding.
     FuzzMerge(FuzzMergeArgs),
 }
 
@@ -100,6 +100,9 @@ pub(crate) struct FuzzMergeArgs {
     /// Write the merged report to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Report format [default: human, or json when --output names a .json file].
+    #[arg(long, value_enum)]
+    pub format: Option<BenchFormat>,
 }
 
 #[derive(Args, Debug)]
