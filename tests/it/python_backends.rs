@@ -327,6 +327,6 @@ print(json.dumps([
     let reply: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         reply,
-        serde_json::json!({"type": "error", "id": 4, "kind": "failed", "message": "KeyError: 'model'"})
+        serde_json::json!({"type": "error", "id": 4, "kind": "failed", "code": "KeyError", "message": "KeyError: 'model'"})
     );
 }
