@@ -60,7 +60,8 @@ pub mod testing;
 mod text;
 
 pub use backend::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, RefBackend, Refusal, RuntimeInfo, ServeError, Worker,
+    Backend, BackendError, BackendFailure, BackendUnsupported, CodedError, RefBackend, Refusal, RuntimeInfo,
+    ServeError, Worker,
 };
 pub use data::basis::{Basis, Gating, GatingError};
 pub use data::data_dir;

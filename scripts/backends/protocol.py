@@ -163,7 +163,9 @@ def serve(name, run, runtime=None, kind_of=None):
             text = str(error).strip()
             message = f"{type(error).__name__}: {text}" if text else type(error).__name__
             kind = kind_of(error) if running else "failed"
-            reply = {"type": "error", "id": request_id, "kind": kind, "message": message}
+            # The exception's type as the error's code: reports group errors by it, never judge.
+            reply = {"type": "error", "id": request_id, "kind": kind, "code": type(error).__name__[:100],
+                     "message": message}
         sys.stderr.flush()
         replies.write(json.dumps(reply) + "\n")
         replies.flush()

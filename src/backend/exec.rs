@@ -183,12 +183,18 @@ impl ExecBackend {
         let stderr = worker.take_stderr();
         match checked {
             Err(error) => Err(WorkerFailure { error, stderr }.into()),
-            Ok(WorkerReply::Error { kind, message, rule }) => {
+            Ok(WorkerReply::Error {
+                kind,
+                message,
+                rule,
+                code,
+            }) => {
                 self.give_back(worker);
                 Err(ExecError::Refused {
                     kind,
                     message,
                     rule,
+                    code,
                     stderr,
                 })
             }

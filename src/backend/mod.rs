@@ -118,6 +118,9 @@ pub struct BackendUnsupported(pub String);
 /// conversion that does not exist ([`ConversionError::NoCast`], [`ConversionError::NotUtf8`]); the worker's own kind for an exec
 /// worker's `error` reply ([`ExecError::Refused`]); [`ErrorKind::Refused`] for anything else.
 pub fn error_kind(error: &BackendError) -> ErrorKind {
+    if let Some(coded) = error.downcast_ref::<CodedError>() {
+        return error_kind(&coded.error);
+    }
     if error.is::<BackendFailure>() {
         ErrorKind::Failed
     } else if error.is::<BackendUnsupported>() {
@@ -177,6 +180,9 @@ pub fn refusal_rule(error: &BackendError) -> Option<Rule> {
 /// Every rule a refusal names: the reference names each rule the node breaks, the first
 /// being the one its message states; others name one at most.
 pub fn refusal_rules(error: &BackendError) -> Vec<Rule> {
+    if let Some(coded) = error.downcast_ref::<CodedError>() {
+        return refusal_rules(&coded.error);
+    }
     if let Some(refusal) = error.downcast_ref::<Refusal>() {
         return vec![refusal.rule];
     }
@@ -186,6 +192,50 @@ pub fn refusal_rules(error: &BackendError) -> Vec<Rule> {
     match error.downcast_ref::<ExecError>() {
         Some(ExecError::Refused { rule, .. }) => rule.iter().copied().collect(),
         _ => Vec::new(),
+    }
+}
+
+/// A backend's error with the backend's own code for it — an exception's type, a status name
+/// — so that reports can tell apart failures that share a verdict (failure groups split by
+/// it). The code never decides a verdict: the kind and rule are the wrapped error's.
+///
+/// ```
+/// use pad_conformance::{BackendError, BackendFailure, CodedError};
+/// use pad_conformance::testing::{ErrorKind, error_code, error_kind};
+/// let error: BackendError = Box::new(CodedError::new("EPFail", BackendFailure("lost the device".into())));
+/// assert_eq!(error_kind(&error), ErrorKind::Failed);
+/// assert_eq!(error_code(&error), Some("EPFail"));
+/// assert_eq!(error.to_string(), "lost the device");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+#[non_exhaustive]
+pub struct CodedError {
+    /// The backend's name for the error.
+    pub code: String,
+    /// The error itself: its type says its kind ([`error_kind`]).
+    pub error: BackendError,
+}
+
+impl CodedError {
+    /// `error`, coded `code` by the backend.
+    pub fn new(code: impl Into<String>, error: impl Into<BackendError>) -> CodedError {
+        CodedError {
+            code: code.into(),
+            error: error.into(),
+        }
+    }
+}
+
+/// The backend's own code for `error`: a [`CodedError`]'s, or an exec worker's `code`
+/// field; `None` when it gave none.
+pub fn error_code(error: &BackendError) -> Option<&str> {
+    if let Some(coded) = error.downcast_ref::<CodedError>() {
+        return Some(&coded.code);
+    }
+    match error.downcast_ref::<ExecError>() {
+        Some(ExecError::Refused { code, .. }) => code.as_deref(),
+        _ => None,
     }
 }
 

@@ -26,6 +26,9 @@ pub enum WorkerReply {
         /// The refusal rule the reply names (its optional `rule`, a
         /// [`Rule`](crate::operators::Rule) id).
         rule: Option<Rule>,
+        /// The backend's own error code (its optional `code`: an exception's type, a status
+        /// name), which splits failure groups and never decides a verdict.
+        code: Option<String>,
     },
 }
 
@@ -37,10 +40,10 @@ pub enum WorkerReply {
 /// use pad_conformance::testing::{ErrorKind, WorkerReply, parse_reply};
 ///
 /// let reply = parse_reply(r#"{"type": "error", "id": 7, "message": "no"}"#, 7).unwrap();
-/// let refused = WorkerReply::Error { kind: ErrorKind::Refused, message: "no".into(), rule: None };
+/// let refused = WorkerReply::Error { kind: ErrorKind::Refused, message: "no".into(), rule: None, code: None };
 /// assert_eq!(reply, refused);
 /// let reply = parse_reply(r#"{"type": "error", "id": 7, "kind": "failed", "message": "oom"}"#, 7);
-/// let failed = WorkerReply::Error { kind: ErrorKind::Failed, message: "oom".into(), rule: None };
+/// let failed = WorkerReply::Error { kind: ErrorKind::Failed, message: "oom".into(), rule: None, code: None };
 /// assert_eq!(reply.unwrap(), failed);
 /// assert!(parse_reply(r#"{"type": "error", "id": 6, "message": "no"}"#, 7).is_err());
 /// assert!(parse_reply(r#"{"type": "error", "id": 7, "kind": "crashed", "message": "no"}"#, 7).is_err());
@@ -49,6 +52,14 @@ pub fn parse_reply(line: &str, id: u64) -> Result<WorkerReply, WorkerError> {
     let reply: Value = serde_json::from_str(line)
         .map_err(|e| WorkerError::Protocol(format!("the worker printed {:?}, not JSON ({e})", shortened(line))))?;
     check_reply(&reply, id)
+}
+
+/// The longest error `code` a worker may send: a type or status name, not a message.
+const MAX_CODE_CHARS: usize = 100;
+
+/// A code is a name: 1 to [`MAX_CODE_CHARS`] characters, none a control character.
+fn valid_code(code: &str) -> bool {
+    (1..=MAX_CODE_CHARS).contains(&code.chars().count()) && !code.chars().any(char::is_control)
 }
 
 /// Reads a parsed `result` or `error` reply for request `id`.
@@ -96,11 +107,23 @@ pub(super) fn check_reply(reply: &Value, id: u64) -> Result<WorkerReply, WorkerE
                     ))
                 })?),
             };
+            // Optional; present, a short string (a type or status name), never decisive.
+            let code = match reply.get("code") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(code)) if valid_code(code) => Some(code.clone()),
+                Some(value) => {
+                    return Err(protocol(&format!(
+                        "the error's code {} is not a string of 1 to {MAX_CODE_CHARS} printable characters",
+                        shortened(&value.to_string())
+                    )));
+                }
+            };
             let message = reply.get("message").and_then(Value::as_str).unwrap_or("(no message)");
             Ok(WorkerReply::Error {
                 kind,
                 message: message.to_owned(),
                 rule,
+                code,
             })
         }
         _ => Err(protocol("type is neither \"result\" nor \"error\"")),
@@ -180,11 +203,37 @@ mod tests {
     }
 
     #[test]
+    fn an_error_replys_code_is_kept_when_it_is_a_name_and_a_protocol_error_otherwise() {
+        let code = |line: &str| match parse_reply(line, 3) {
+            Ok(WorkerReply::Error { code, .. }) => Ok(code),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        };
+        assert_eq!(code(r#"{"type": "error", "id": 3, "message": "no"}"#), Ok(None));
+        assert_eq!(code(r#"{"type": "error", "id": 3, "code": null}"#), Ok(None));
+        assert_eq!(
+            code(r#"{"type": "error", "id": 3, "kind": "failed", "code": "TypeError", "message": "no"}"#),
+            Ok(Some("TypeError".to_owned()))
+        );
+        for bad in [r#""""#, "3", r#"["TypeError"]"#, r#""a\nb""#] {
+            let line = format!(r#"{{"type": "error", "id": 3, "code": {bad}}}"#);
+            let error = code(&line).unwrap_err();
+            assert!(
+                error.contains("the error's code") && error.contains("is not a string"),
+                "{error}"
+            );
+        }
+        let long = format!(r#"{{"type": "error", "id": 3, "code": "{}"}}"#, "x".repeat(101));
+        assert!(code(&long).is_err());
+    }
+
+    #[test]
     fn an_error_reply_says_its_kind_and_is_a_refusal_without_one() {
         let error = |kind: ErrorKind, message: &str| WorkerReply::Error {
             kind,
             message: message.to_owned(),
             rule: None,
+            code: None,
         };
         for (line, expected) in [
             (

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Backend, BackendError, BackendFailure, PROTOCOL_VERSION, error_kind, refusal_rule};
+use super::{Backend, BackendError, BackendFailure, PROTOCOL_VERSION, error_code, error_kind, refusal_rule};
 use crate::model::Model;
 use crate::model::constant_inputs::inputs_as_constants;
 use crate::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
@@ -124,6 +124,9 @@ impl<B: Backend> Worker<B> {
                         });
                         if let Some(rule) = refusal_rule(&error) {
                             reply["rule"] = rule.id().into();
+                        }
+                        if let Some(code) = error_code(&error) {
+                            reply["code"] = code.into();
                         }
                         reply
                     }

@@ -137,6 +137,8 @@ pub enum ExecError {
         message: String,
         /// The refusal rule the reply names, if any.
         rule: Option<crate::operators::Rule>,
+        /// The reply's `code`: the backend's own name for the error, if it gave one.
+        code: Option<String>,
         /// The worker's stderr meanwhile.
         stderr: String,
     },

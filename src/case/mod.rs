@@ -285,7 +285,7 @@ impl Default for Patterns {
 /// measured, and a bound on the time a wrong root (`/`, `/sys`) can take.
 pub(crate) const MAX_WALK_ENTRIES: usize = 10_000_000;
 
-/// Finds the cases under each root, sorted by id within each root. A symbolic link inside
+/// Finds the cases under each root, sorted by id (in natural order) within each root. A symbolic link inside
 /// the root is not followed (a link to a directory inside the root names one the walk reaches
 /// by its own path, and one leading outside is outside the data), so a link loop or a bomb of
 /// links costs nothing; a link named like a case that leads nowhere readable is an errored
@@ -319,7 +319,8 @@ pub fn discover_until(roots: &[DataRoot], patterns: &Patterns, cancel: &Cancel) 
     let mut root_of = Vec::new();
     for (r, root) in roots.iter().enumerate() {
         let mut found = discover_root(root, patterns, cancel)?;
-        found.sort_by(|a, b| a.id.cmp(&b.id));
+        // Natural order: onnx-1.2.1 before onnx-1.12.0, as a reader expects.
+        found.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
         root_of.extend(std::iter::repeat_n(r, found.len()));
         cases.extend(found);
     }

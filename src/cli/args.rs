@@ -72,7 +72,7 @@ pub(crate) enum Command {
     /// corpus version raised once. Exits 1 when a finding was contradicted or refused.
     Promote(PromoteArgs),
     /// Join the JSON reports of one fuzz run's shards (`fuzz --shard K/N --format json`) into
-    /// the cause report of the whole run (JSON); exits 1 when it holds a gating finding.
+    /// the cause report of the whole run; exits 1 when it holds a gating finding.
     FuzzMerge(FuzzMergeArgs),
 }
 
@@ -115,6 +115,9 @@ pub(crate) struct FuzzMergeArgs {
     /// Write the merged report to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Report format [default: human, or json when --output names a .json file].
+    #[arg(long, value_enum)]
+    pub format: Option<BenchFormat>,
 }
 
 #[derive(Args, Debug)]
@@ -150,9 +153,10 @@ pub(crate) struct MergeArgs {
     /// The shards' JSON reports (`--format json`), one per part.
     #[arg(value_name = "REPORT.json", required = true)]
     pub reports: Vec<PathBuf>,
-    /// Report format of the merged run.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: RunFormat,
+    /// Report format of the merged run [default: human, or json when --output names a .json
+    /// file].
+    #[arg(long, value_enum)]
+    pub format: Option<RunFormat>,
     /// Write the merged report to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -171,14 +175,18 @@ pub(crate) struct MergeArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct RulesArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value = "markdown")]
-    pub format: RulesFormat,
+    /// Output format [default: human, or json when --output names a .json file].
+    #[arg(long, value_enum)]
+    pub format: Option<RulesFormat>,
+    /// Write the table to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// The formats of `rules`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum RulesFormat {
+    Human,
     Json,
     Markdown,
 }
@@ -213,9 +221,13 @@ pub(crate) struct FuzzArgs {
     /// What the backend supports (TOML): nothing outside it is a finding.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
-    /// Report format.
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: BenchFormat,
+    /// Report format [default: human, or json when --output names a .json file].
+    #[arg(long, value_enum)]
+    pub format: Option<BenchFormat>,
+    /// Write the report to FILE instead of standard output (the findings' cases go to
+    /// --out DIR).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// The share of cases, 0 to 1, also handed to a backend that reads model files in
     /// another legal protobuf form (packed lists, typed data fields, reversed field order)
     /// when it answers the plain form correctly; what changes is reported apart and never
@@ -309,9 +321,9 @@ pub(crate) struct RunArgs {
     /// (docs/backend-protocol.md).
     #[arg(long, value_name = "BACKEND", default_value = "ref")]
     pub backend: String,
-    /// Report format.
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: RunFormat,
+    /// Report format [default: human, or json when --output names a .json file].
+    #[arg(long, value_enum)]
+    pub format: Option<RunFormat>,
     /// Write the report to FILE instead of standard output (the summary line still goes to
     /// standard error).
     #[arg(long, value_name = "FILE")]

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crate::case::TestCase;
-use crate::cli::listing::list_case;
+use crate::cli::listing::{ListingTotals, list_case};
 use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
 use crate::data::DataRoot;
 use crate::data::corpus_versions;
@@ -22,7 +22,7 @@ use crate::text::{escape_line, escape_text};
 
 use super::Fatal;
 use super::args::{GateArgs, RunArgs, RunFormat};
-use super::output::{Output, check_run_files, finish, open_output};
+use super::output::{Output, check_run_files, chosen_format, finish, open_output};
 use super::signals::{self, CancelsRun};
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
@@ -62,6 +62,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         options.profile = Profile::read(path)?;
     }
     let backend = args.checking.backend(&args.backend, selection.max_tensor_bytes)?;
+    let format = chosen_format(args.format, args.output.as_ref(), RunFormat::Json, RunFormat::Human);
     let (mut out, terminal) = open_output(args.output.as_ref())?;
     // The human report streams: each line as soon as its data set (and those before) finish.
     let colors = Colors::detect(terminal);
@@ -69,7 +70,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
     let mut write_line = |outcome: &Outcome| {
         let shown = !args.failures_only || matches!(outcome.status, Status::Failed | Status::Errored);
-        if args.format == RunFormat::Human && written.is_ok() && shown {
+        if format == RunFormat::Human && written.is_ok() && shown {
             let gate = baseline.as_ref().map(|b| b.gate(outcome));
             written = write_outcome(outcome, gate.as_ref(), colors, &mut out)
                 .and_then(|()| match rerun.command(&outcome.name()) {
@@ -114,7 +115,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         judge_against(&mut report, baseline, &args.gate, exists);
     }
     let view = View {
-        format: args.format,
+        format,
         failures_only: args.failures_only,
         to_file: args.output.is_some(),
     };
@@ -207,13 +208,13 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
     let mut out = io::stdout().lock();
     // By address, in a set: linear in the number of cases, however many there are.
     let mut listed: std::collections::HashSet<*const TestCase> = std::collections::HashSet::new();
-    let mut failed = 0;
+    let mut totals = ListingTotals::default();
     for job in jobs {
         if !listed.insert(job.case) {
             continue;
         }
         let listing = list_case(job.case, max_tensor_bytes);
-        failed += usize::from(listing.failed);
+        totals.add(&listing);
         for line in listing.lines {
             // Case ids and messages are the data's: shown, never executed.
             if writeln!(out, "{}", escape_line(&line)).is_err() {
@@ -222,6 +223,10 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
             }
         }
     }
+    if writeln!(out, "{}", totals.line()).is_err() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let failed = totals.failed();
     if failed > 0 {
         eprintln!("pad-conformance: {failed} of {} cases failed to load", listed.len());
         return Ok(ExitCode::from(1));

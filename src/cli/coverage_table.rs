@@ -154,9 +154,15 @@ impl Coverage {
             out,
             "\n{total} cases with expected outputs, {} that must be refused.",
             self.refusals
-        )
+        )?;
+        writeln!(out, "\n{LEGEND}")
     }
 }
+
+/// What the table's symbols mean: every report that shows them says so.
+const LEGEND: &str = "Legend: a cell lists the modes its cases with expected outputs cover \
+(c constant, r reflect, e edge, w wrap; ✓ CenterCropPad, which has no mode), then how many \
+cases; · the version does not accept the element type; MISSING a legal mode with no case.";
 
 /// The modes a coverage cell distinguishes: each mode the version accepts, or the single
 /// `None` of CenterCropPad.

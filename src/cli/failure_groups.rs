@@ -9,11 +9,14 @@ use std::collections::BTreeMap;
 use crate::data::basis::Basis;
 use crate::judge::cause_key::CauseKey;
 use crate::judge::check::{Outcome, Status};
-use crate::judge::verdict::Cause;
+use crate::judge::verdict::{Cause, Failure, Verdict};
 
-/// The reason of a message, as a group key: its first line with every run of digits (with
-/// its dotted continuations: `1.32.0`, `0.5`) replaced by `N`, every path-like word (one
-/// holding a `/`) by `PATH`, and runs of white space collapsed.
+/// The reason of a message, as a group key and a label (docs/report-format.md#failure-groups):
+/// its first line with every quoted name (`'x'`, `"x"`, `` `x` ``) replaced by `NAME` in its
+/// quotes, every hexadecimal number (`0x7f3a`) by `HEX`, every run of digits (with its dotted
+/// continuations: `1.32.0`, `0.5`) by `N`, every path-like word (one holding a `/`) by
+/// `PATH`, and runs of white space collapsed. It splits and labels groups; it never decides a
+/// verdict.
 ///
 /// ```text
 /// use crate::cli::failure_groups::normalize_reason;
@@ -23,9 +26,40 @@ use crate::judge::verdict::Cause;
 /// );
 /// ```
 pub(super) fn normalize_reason(message: &str) -> String {
-    let line = message.lines().next().unwrap_or_default();
+    let line = replace_quoted_names(message.lines().next().unwrap_or_default());
     let words: Vec<String> = line.split_whitespace().map(normalize_word).collect();
     words.join(" ")
+}
+
+/// Every quoted name (not a path) becomes `NAME` in its quotes: a quote opens where a word starts and
+/// closes, on the same line, where one ends, so an apostrophe (`doesn't`) opens nothing.
+fn replace_quoted_names(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let is_word = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric() || *c == '_');
+    let mut out = String::with_capacity(line.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let quote = chars[i];
+        let opens = matches!(quote, '\'' | '"' | '`') && (i == 0 || !is_word(i - 1));
+        let close = opens
+            .then(|| (i + 2..chars.len()).find(|&j| chars[j] == quote && !is_word(j + 1)))
+            .flatten()
+            // A quoted path is a path.
+            .filter(|&j| !chars[i + 1..j].contains(&'/'));
+        match close {
+            Some(j) => {
+                out.push(quote);
+                out.push_str("NAME");
+                out.push(quote);
+                i = j + 1;
+            }
+            None => {
+                out.push(quote);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// One word: a path (the part between leading and trailing punctuation holding a `/`)
@@ -44,7 +78,29 @@ fn normalize_word(word: &str) -> String {
             .map_or("", |i| &core[..=i]);
         return format!("{lead}{scheme}PATH{trail}");
     }
+    if core.len() > 2 && core[..2].eq_ignore_ascii_case("0x") && core[2..].chars().all(|c| c.is_ascii_hexdigit()) {
+        return format!("{lead}HEX{trail}");
+    }
     replace_numbers(word)
+}
+
+/// What splits a group of a backend's errors further: the backend's own code when it gave one
+/// (`code TypeError`), else its words normalised ([`normalize_reason`]); `None` for a verdict
+/// that carries no error of the backend (a mismatch, a timeout, the runner's own failure).
+fn error_split(outcome: &Outcome) -> Option<String> {
+    let words = match outcome.verdict.as_ref()? {
+        Verdict::RefusedValid { refusal } | Verdict::RefusedForAnotherReason { refusal, .. } => refusal,
+        Verdict::Failed {
+            failure: Failure::Timeout | Failure::Runner,
+            ..
+        } => return None,
+        Verdict::Failed { detail, .. } => detail,
+        _ => return None,
+    };
+    Some(match &outcome.code {
+        Some(code) => format!("code {code}"),
+        None => normalize_reason(words),
+    })
 }
 
 /// Every run of digits, with any `.digits` continuations, becomes `N`.
@@ -76,6 +132,25 @@ fn replace_numbers(word: &str) -> String {
     out
 }
 
+/// A data set on which backend `backend` reported a failure of its own, coded `code`: for
+/// the tests of groups and what shows them.
+#[cfg(test)]
+pub(super) fn reported_failure(id: &str, backend: &str, code: Option<&str>, detail: &str) -> Outcome {
+    let verdict = Verdict::Failed {
+        failure: Failure::Reported,
+        detail: detail.to_owned(),
+        must_refuse: false,
+    };
+    Outcome {
+        status: verdict.status(),
+        message: verdict.message(backend),
+        verdict: Some(verdict),
+        code: code.map(str::to_owned),
+        shape: Some(vec![1]),
+        ..Outcome::example(id, Status::Errored)
+    }
+}
+
 /// The number of elements of a data set's input, when its shape is known.
 pub(super) fn elements(outcome: &Outcome) -> Option<usize> {
     outcome.shape.as_ref().map(|shape| shape.iter().product())
@@ -86,6 +161,11 @@ pub(super) fn elements(outcome: &Outcome) -> Option<usize> {
 pub(super) struct FailureGroup<'a> {
     /// The normalized first line of the smallest one's message ([`normalize_reason`]).
     pub reason: String,
+    /// The distinct normalized first lines of their messages, with how many say each, most
+    /// first: what the group holds.
+    pub messages: Vec<(String, usize)>,
+    /// The backend's own code they share, when it gave one.
+    pub code: Option<String>,
     /// The root cause they share (none in a report of format 1).
     pub key: Option<CauseKey>,
     /// What their expected results rest on.
@@ -105,8 +185,26 @@ impl<'a> FailureGroup<'a> {
     /// the root cause, then the smallest one's first line.
     pub(super) fn headline(&self) -> String {
         match &self.key {
-            Some(key) => format!("{key} — {}", self.reason),
-            None => self.reason.clone(),
+            Some(key) => format!("{key} — {}", self.label()),
+            None => self.label(),
+        }
+    }
+
+    /// What the group holds: its code, when the backend gave one, then each distinct message
+    /// with its count (`code TypeError: 7 × a; 3 × b`), or the one message alone when every
+    /// data set says it.
+    pub(super) fn label(&self) -> String {
+        let messages = match self.messages.as_slice() {
+            [(only, _)] => only.clone(),
+            many => many
+                .iter()
+                .map(|(message, n)| format!("{n} × {message}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
+        match &self.code {
+            Some(code) => format!("code {code}: {messages}"),
+            None => messages,
         }
     }
 
@@ -116,7 +214,8 @@ impl<'a> FailureGroup<'a> {
     }
 }
 
-/// The failed and errored data sets of `outcomes`, grouped by (basis, status, cause key);
+/// The failed and errored data sets of `outcomes`, grouped by (basis, status, cause key, and
+/// for a backend's errors its code or normalized words);
 /// groups ordered by basis (spec first), then by size (largest first), then by reason.
 pub(super) fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Vec<FailureGroup<'a>> {
     type Key = (Basis, Status, Option<CauseKey>, String);
@@ -126,7 +225,7 @@ pub(super) fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>
             let cause = outcome.cause_key();
             // Only an outcome without a verdict (format 1) is told apart by its wording.
             let wording = match cause {
-                Some(_) => String::new(),
+                Some(_) => error_split(outcome).unwrap_or_default(),
                 None => normalize_reason(&outcome.message),
             };
             groups
@@ -139,8 +238,20 @@ pub(super) fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>
         .into_iter()
         .map(|((basis, status, key, _), mut outcomes)| {
             outcomes.sort_by_cached_key(|o| (elements(o).unwrap_or(usize::MAX), o.name()));
+            let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+            for outcome in &outcomes {
+                *counts.entry(normalize_reason(&outcome.message)).or_default() += 1;
+            }
+            let mut messages: Vec<(String, usize)> = counts.into_iter().collect();
+            messages.sort_by_key(|(message, n)| (std::cmp::Reverse(*n), message.clone()));
+            let code = outcomes[0]
+                .code
+                .clone()
+                .filter(|_| outcomes.iter().all(|o| o.code == outcomes[0].code));
             FailureGroup {
                 reason: normalize_reason(&outcomes[0].message),
+                messages,
+                code,
                 cause: key.as_ref().map(|k| k.cause),
                 key,
                 basis,
@@ -183,7 +294,7 @@ mod tests {
     fn numbers_versions_and_paths_are_replaced_and_words_kept() {
         assert_eq!(
             normalize_reason("output 0 \"y\": 12 of 126 elements differ\n  [0, 1] expected 1 actual 2"),
-            "output N \"y\": N of N elements differ"
+            "output N \"NAME\": N of N elements differ"
         );
         assert_eq!(
             normalize_reason("backend exec:.venv/bin/python scripts/w failed: pre-pad (5) exceeds maximum allowed (2)"),
@@ -297,17 +408,72 @@ mod tests {
             ),
         ];
         let groups = group_failures(&outcomes);
-        let sizes: Vec<(String, usize)> = groups
+        let sizes: Vec<(String, String, usize)> = groups
             .iter()
-            .map(|g| (g.key.as_ref().unwrap().to_string(), g.outcomes.len()))
+            .map(|g| (g.key.as_ref().unwrap().to_string(), g.label(), g.outcomes.len()))
             .collect();
         assert_eq!(
             sizes,
             [
-                ("refuses-valid".to_owned(), 3),
-                ("crash: killed by a signal".to_owned(), 1)
+                (
+                    "crash: killed by a signal".to_owned(),
+                    "killed by signal N".to_owned(),
+                    1
+                ),
+                ("refuses-valid".to_owned(), "no kernel for intN reflect".to_owned(), 1),
+                (
+                    "refuses-valid".to_owned(),
+                    "the signal path lacks this mode".to_owned(),
+                    1
+                ),
+                ("refuses-valid".to_owned(), "unsupported: wrap on axis N".to_owned(), 1),
             ],
             "{groups:#?}"
         );
+    }
+
+    #[test]
+    fn a_backends_code_groups_its_errors_and_the_label_counts_each_message() {
+        let failed = |id: &str, code: Option<&str>, detail: &str| reported_failure(id, "numpy.pad", code, detail);
+        let outcomes = [
+            failed("a", None, "TypeError: `pad_width` must be of integral type."),
+            failed("b", None, "ValueError: too many values to unpack (expected 1)"),
+            failed("c", None, "ValueError: too many values to unpack (expected 2)"),
+            failed("d", Some("ValueError"), "too many values to unpack (expected 1)"),
+            failed("e", Some("ValueError"), "operands could not be broadcast"),
+            failed("f", Some("ValueError"), "operands could not be broadcast"),
+        ];
+        let groups = group_failures(&outcomes);
+        let labels: Vec<(usize, String)> = groups.iter().map(|g| (g.outcomes.len(), g.label())).collect();
+        let said = "backend numpy.pad failed (it reported an internal failure, kind failed):";
+        assert_eq!(
+            labels,
+            [
+                (
+                    3,
+                    format!(
+                        "code ValueError: 2 × {said} operands could not be broadcast; \
+                         1 × {said} too many values to unpack (expected N)"
+                    )
+                ),
+                (2, format!("{said} ValueError: too many values to unpack (expected N)")),
+                (1, format!("{said} TypeError: `NAME` must be of integral type.")),
+            ]
+        );
+        // The cause key is the fuzzer's and history's: the split leaves it as it was.
+        assert!(
+            groups
+                .iter()
+                .all(|g| g.key.as_ref().unwrap().to_string() == "crash: reported a failure")
+        );
+    }
+
+    #[test]
+    fn quoted_names_and_hex_are_replaced_but_apostrophes_kept() {
+        assert_eq!(
+            normalize_reason("can't read 'x_1' at 0x7f3A from \"input 2\" via `pads`"),
+            "can't read 'NAME' at HEX from \"NAME\" via `NAME`"
+        );
+        assert_eq!(normalize_reason("a 'lone quote"), "a 'lone quote");
     }
 }

@@ -133,7 +133,7 @@ pub(super) fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut 
         reports.iter().map(|r| (r, group_failures(&r.outcomes))).collect();
     writeln!(
         out,
-        "| backend | basis | finding | data sets | root cause — first line of the smallest (numbers as N) | smallest data set |"
+        "| backend | basis | finding | data sets | root cause — the messages it holds, normalised, with counts | smallest data set |"
     )?;
     writeln!(out, "|---|---|---|---:|---|---|")?;
     for (report, groups) in &grouped {
@@ -296,7 +296,7 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(
             text.contains(
-                "| tract | spec | **defect**: wrong answer | 2 | wrong-values — output N \"y\": N of N elements differ | `b/0` |"
+                "| tract | spec | **defect**: wrong answer | 2 | wrong-values — mismatch: output N \"NAME\": N of N elements differ | `b/0` |"
             ),
             "{text}"
         );
@@ -324,7 +324,7 @@ mod tests {
         assert_eq!(
             defects[0],
             "- **tract** — defect: wrong answer (basis: spec, docs/semantics.md#edge-mode). 2 data sets; the \
-             smallest, `b/0` (Pad-11 mode edge int16[1]): output 0 \"y\": 2 of 4 elements differ. Rerun: \
+             smallest, `b/0` (Pad-11 mode edge int16[1]): mismatch: output 0 \"y\": 2 of 4 elements differ. Rerun: \
              `pad-conformance --backend exec:tract-worker --filter b/0`."
         );
     }

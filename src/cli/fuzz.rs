@@ -17,6 +17,7 @@ use super::args::{BenchFormat, FuzzArgs};
 use super::backend_spec::positive_seconds;
 use super::fuzz_json::{FuzzJson, RunJson};
 use super::fuzz_out::FindingsDir;
+use super::output::{check_run_files, chosen_format, finish, open_output};
 use super::signals::{self, CancelsRun};
 
 pub(super) fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
@@ -46,6 +47,12 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
         return Err(Fatal("--cases 0 leaves nothing to run".into()));
     }
     let time = args.time.map(|t| positive_seconds("--time", t)).transpose()?;
+    check_run_files(
+        &[("--output", args.output.as_deref())],
+        &[("--profile", args.profile.as_deref())],
+        &[],
+    )?;
+    let format = chosen_format(args.format, args.output.as_ref(), BenchFormat::Json, BenchFormat::Human);
     let mut check = args.checking.options(args.max_tensor_bytes)?;
     if let Some(path) = &args.profile {
         check.profile = Profile::read(path)?;
@@ -93,8 +100,8 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
         )?,
         None => Vec::new(),
     };
-    let mut out = std::io::stdout().lock();
-    let result = match args.format {
+    let (mut out, _) = open_output(args.output.as_ref())?;
+    let result = match format {
         BenchFormat::Json => {
             let json = FuzzJson {
                 // What a merge must know: this shard did not draw all its cases.
@@ -105,11 +112,7 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
         }
         BenchFormat::Human => write_human(&report, backend.name(), &options, &mut out),
     };
-    if let Err(e) = result
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        return Err(Fatal(format!("writing the report: {e}")));
-    }
+    finish(result, out)?;
     for path in written {
         eprintln!("wrote {}", path.display());
     }

@@ -14,13 +14,14 @@ use crate::data::shard::{Shard, missing_parts};
 use crate::data::side_file::MAX_REPORT_BYTES;
 
 use super::Fatal;
-use super::args::FuzzMergeArgs;
+use super::args::{BenchFormat, FuzzMergeArgs};
 use super::fuzz_json::{FindingJson, FuzzJson, ShardJson, SiteJson};
 use super::merge::PartsDiffer;
-use super::output::{check_run_files, finish, open_output};
+use super::output::{check_run_files, chosen_format, finish, open_output};
 use crate::fuzz::encoding::Encoding;
 use crate::judge::cause_key::Pattern;
 use crate::judge::verdict::Cause;
+use crate::text::{escape_line, first_line};
 
 pub(super) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
     let inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
@@ -31,14 +32,53 @@ pub(super) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
         .map(|path| Ok((path.clone(), read_json::<FuzzJson>(path, MAX_REPORT_BYTES)?)))
         .collect::<Result<Vec<_>, Fatal>>()?;
     let merged = merge_fuzz_reports(&parts)?;
+    let format = chosen_format(args.format, args.output.as_ref(), BenchFormat::Json, BenchFormat::Human);
     let (mut out, _) = open_output(args.output.as_ref())?;
-    let written = writeln!(out, "{}", serde_json::to_string_pretty(&merged)?);
+    let written = match format {
+        BenchFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&merged)?),
+        BenchFormat::Human => write_human(&merged, &mut out),
+    };
     finish(written, out)?;
     Ok(if merged.findings.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The merged run as a person reads it: its totals, then each root cause — gating ones first —
+/// with its hits and smallest case's message.
+fn write_human(merged: &FuzzJson, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "fuzz-merge, seed {}: {} cases, {} unsupported, {} root causes: {} gating, {} not gating",
+        merged.seed,
+        merged.cases,
+        merged.unsupported,
+        merged.findings.len() + merged.not_gating.len(),
+        merged.findings.len(),
+        merged.not_gating.len()
+    )?;
+    let labelled = (merged.findings.iter().map(|f| ("CAUSE", f)))
+        .chain(merged.not_gating.iter().map(|f| ("NOT GATING", f)))
+        .chain(merged.encodings.iter().map(|f| ("ENCODING", f)));
+    for (label, finding) in labelled {
+        writeln!(
+            out,
+            "{label} {} ({} hits; smallest: {})\n      {}",
+            escape_line(&finding.key),
+            finding.hits,
+            escape_line(&finding.case),
+            escape_line(&first_line(&finding.message, 240))
+        )?;
+    }
+    if !merged.findings.is_empty() {
+        writeln!(
+            out,
+            "each cause's case: rerun the shards with --out DIR, then pad-conformance promote DIR --dry-run"
+        )?;
+    }
+    Ok(())
 }
 
 /// Why reports are not the shards of one run.

@@ -15,6 +15,12 @@ pub(super) struct CaseListing {
     /// files, a model or tensor that does not decode. A case that is not applicable (no
     /// Pad-family node) has not failed.
     pub failed: bool,
+    /// How many data sets it would run (none when it is not applicable or does not load).
+    pub data_sets: usize,
+    /// Of them, how many must be refused.
+    pub must_refuse: usize,
+    /// Whether the case is not applicable (no Pad-family node).
+    pub not_applicable: bool,
 }
 
 impl CaseListing {
@@ -22,7 +28,49 @@ impl CaseListing {
         CaseListing {
             lines: vec![line],
             failed,
+            not_applicable: !failed,
+            ..CaseListing::default()
         }
+    }
+}
+
+/// The totals of a listing, its last line: what a run of it would hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct ListingTotals {
+    cases: usize,
+    data_sets: usize,
+    must_refuse: usize,
+    not_applicable: usize,
+    failed: usize,
+}
+
+impl ListingTotals {
+    /// Counts one case's listing in.
+    pub(super) fn add(&mut self, listing: &CaseListing) {
+        self.cases += 1;
+        self.data_sets += listing.data_sets;
+        self.must_refuse += listing.must_refuse;
+        self.not_applicable += usize::from(listing.not_applicable);
+        self.failed += usize::from(listing.failed);
+    }
+
+    /// The cases that failed to load.
+    pub(super) fn failed(&self) -> usize {
+        self.failed
+    }
+
+    /// `total: 23 data sets (5 must be refused) in 14 cases; 1 not applicable; 0 failed to load`.
+    pub(super) fn line(&self) -> String {
+        format!(
+            "total: {} data set{} ({} must be refused) in {} case{}; {} not applicable; {} failed to load",
+            self.data_sets,
+            if self.data_sets == 1 { "" } else { "s" },
+            self.must_refuse,
+            self.cases,
+            if self.cases == 1 { "" } else { "s" },
+            self.not_applicable,
+            self.failed
+        )
     }
 }
 
@@ -85,6 +133,10 @@ pub(super) fn list_case(case: &TestCase, max_bytes: u64) -> CaseListing {
             }
         }
         listing.failed |= !errors.is_empty();
+        if errors.is_empty() {
+            listing.data_sets += 1;
+            listing.must_refuse += usize::from(data_set.expected_error.is_some());
+        }
         for error in errors {
             write!(line, "  {error}").unwrap();
         }

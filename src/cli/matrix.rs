@@ -33,13 +33,26 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             Err(_) if cancel.is_cancelled() => break,
             started => started?,
         };
-        let report = args.checking.run_jobs(
+        let mut report = args.checking.run_jobs(
             (spec, backend.as_ref()),
             &jobs,
             &options,
             selection.max_tensor_bytes,
             &mut |_| {},
         );
+        let taken: Vec<&str> = reports
+            .iter()
+            .map(|r: &crate::report::RunReport| r.backend.as_str())
+            .collect();
+        if let Some(unique) = unique_name(&report.backend, &taken) {
+            eprintln!(
+                "pad-conformance: warning: two backends are named {}: the one from {} is shown as {}",
+                crate::text::escape_line(&report.backend),
+                crate::text::escape_line(spec),
+                crate::text::escape_line(&unique)
+            );
+            report.backend = unique;
+        }
         if cancel.is_cancelled() {
             // A column with holes would misalign the table: the backends that finished stand.
             eprintln!(
@@ -97,6 +110,17 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
+/// A name for a backend named `name` that none of `taken` has: `None` when `name` is free,
+/// else `name (2)`, `name (3)`, …, so two rows of one name never look like one backend twice.
+fn unique_name(name: &str, taken: &[&str]) -> Option<String> {
+    if !taken.contains(&name) {
+        return None;
+    }
+    (2..)
+        .map(|n| format!("{name} ({n})"))
+        .find(|candidate| !taken.contains(&candidate.as_str()))
+}
+
 pub(super) fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
     let path = match &args.path {
         Some(path) => path.clone(),
@@ -119,4 +143,16 @@ pub(super) fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
     } else {
         ExitCode::from(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repeated_backend_name_gets_the_first_free_suffix() {
+        assert_eq!(unique_name("ort", &["ref"]), None);
+        assert_eq!(unique_name("ort", &["ort"]), Some("ort (2)".to_owned()));
+        assert_eq!(unique_name("ort", &["ort", "ort (2)"]), Some("ort (3)".to_owned()));
+    }
 }

@@ -34,6 +34,60 @@ pub(super) struct BackendTotals {
     pub runtime: Option<RuntimeInfo>,
     /// Its passed, failed, errored and skipped counts.
     pub summary: Summary,
+    /// Its failure groups, as the scoreboard and `--groups` show them.
+    pub groups: Vec<GroupJson>,
+}
+
+/// One failure group in JSON: what it holds, and the data set that reproduces it.
+#[derive(Clone, Debug, Serialize)]
+pub(super) struct GroupJson {
+    /// The cause key (`wrong-values: …`, `crash: reported a failure`); absent for reports of
+    /// format 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// What the expected results rest on.
+    pub basis: Basis,
+    /// `failed` or `errored`.
+    pub status: Status,
+    /// The backend's own code they share, when it gave one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Each distinct normalised message, with how many data sets say it, most first.
+    pub messages: Vec<MessageCount>,
+    /// How many data sets.
+    pub data_sets: usize,
+    /// The smallest of them: the reproducer.
+    pub smallest: String,
+}
+
+/// A message and how many data sets of a group say it.
+#[derive(Clone, Debug, Serialize)]
+pub(super) struct MessageCount {
+    /// The first line, normalised (docs/report-format.md#failure-groups).
+    pub message: String,
+    /// How many data sets.
+    pub count: usize,
+}
+
+impl GroupJson {
+    fn of(group: &crate::cli::failure_groups::FailureGroup<'_>) -> GroupJson {
+        GroupJson {
+            cause: group.key.as_ref().map(ToString::to_string),
+            basis: group.basis,
+            status: group.status,
+            code: group.code.clone(),
+            messages: group
+                .messages
+                .iter()
+                .map(|(message, count)| MessageCount {
+                    message: message.clone(),
+                    count: *count,
+                })
+                .collect(),
+            data_sets: group.outcomes.len(),
+            smallest: group.smallest().name(),
+        }
+    }
 }
 
 /// One data set across the backends.
@@ -76,6 +130,10 @@ impl Matrix {
                 name: r.backend.clone(),
                 runtime: r.runtime.clone(),
                 summary: r.summary(),
+                groups: crate::cli::failure_groups::group_failures(&r.outcomes)
+                    .iter()
+                    .map(GroupJson::of)
+                    .collect(),
             })
             .collect();
         let rows = reports.iter().map(|r| r.outcomes.len()).min().unwrap_or(0);
@@ -192,5 +250,37 @@ impl Matrix {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::failure_groups::reported_failure;
+
+    #[test]
+    fn the_json_lists_each_backends_groups_with_their_messages_and_code() {
+        let failed = |id: &str, detail: &str| reported_failure(id, "w", Some("ValueError"), detail);
+        let report = RunReport::of(
+            "w",
+            vec![failed("a", "unpack 1"), failed("b", "unpack 2"), failed("c", "shape")],
+        );
+        let json = serde_json::to_value(Matrix::new(&[report])).unwrap();
+        let groups = &json["backends"][0]["groups"];
+        assert_eq!(
+            groups,
+            &serde_json::json!([{
+                "cause": "crash: reported a failure",
+                "basis": "spec",
+                "status": "errored",
+                "code": "ValueError",
+                "messages": [
+                    {"message": "backend w failed (it reported an internal failure, kind failed): unpack N", "count": 2},
+                    {"message": "backend w failed (it reported an internal failure, kind failed): shape", "count": 1},
+                ],
+                "data_sets": 3,
+                "smallest": "a/0",
+            }])
+        );
     }
 }

@@ -22,7 +22,7 @@ use crate::text::shown_path;
 use super::Fatal;
 use super::args::{MergeArgs, RunFormat};
 use super::check::{View, exit_code, judge_against, read_baseline, write_report};
-use super::output::{check_run_files, open_output};
+use super::output::{check_run_files, chosen_format, open_output};
 
 pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     let mut inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
@@ -42,9 +42,10 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     if let Some(baseline) = &baseline {
         judge_against(&mut report, baseline, &args.gate, |name| discovered.contains(name));
     }
+    let format = chosen_format(args.format, args.output.as_ref(), RunFormat::Json, RunFormat::Human);
     let (mut out, terminal) = open_output(args.output.as_ref())?;
     let mut written = Ok(());
-    if args.format == RunFormat::Human {
+    if format == RunFormat::Human {
         let colors = Colors::detect(terminal);
         for outcome in &report.outcomes {
             // Labelled by the gate as the main command labels its lines.
@@ -53,7 +54,7 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     }
     // A merged report was read back from JSON: the commands that ran its backend are unknown.
     let view = View {
-        format: args.format,
+        format,
         failures_only: false,
         to_file: args.output.is_some(),
     };

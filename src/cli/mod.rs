@@ -26,6 +26,8 @@ mod run_diff;
 mod scoreboard;
 mod second_oracle;
 pub(crate) mod signals;
+#[cfg(test)]
+mod verdict_wording;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -33,6 +33,20 @@ impl Write for Output {
     }
 }
 
+/// The format a verb writes, decided the same way for every verb and never by whether the
+/// output is a terminal: `--format` when given, else `json` when `--output` names a `.json`
+/// file, else the verb's human format.
+pub(super) fn chosen_format<F: Copy>(given: Option<F>, output: Option<&PathBuf>, json: F, human: F) -> F {
+    let names_json = output
+        .and_then(|path| path.extension())
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("json"));
+    match given {
+        Some(format) => format,
+        None if names_json => json,
+        None => human,
+    }
+}
+
 /// Opens `--output FILE` or standard output; says whether it is a terminal.
 pub(super) fn open_output(path: Option<&PathBuf>) -> Result<(Output, bool), Fatal> {
     Ok(match path {
@@ -65,5 +79,20 @@ pub(super) fn finish(written: io::Result<()>, out: Output) -> Result<(), Fatal> 
         (Err(e), _) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         (Err(e), _) => Err(Fatal(format!("writing the report: {e}"))),
         (Ok(()), Output::Stdout(_)) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_format_is_the_one_asked_else_json_for_a_json_file_else_human() {
+        let json_file = PathBuf::from("target/part-1.JSON");
+        let xml_file = PathBuf::from("target/junit.xml");
+        assert_eq!(chosen_format(None, None, "json", "human"), "human");
+        assert_eq!(chosen_format(None, Some(&json_file), "json", "human"), "json");
+        assert_eq!(chosen_format(None, Some(&xml_file), "json", "human"), "human");
+        assert_eq!(chosen_format(Some("junit"), Some(&json_file), "json", "human"), "junit");
     }
 }

@@ -1,7 +1,7 @@
 //! `rules`: the table of refusal rules (operators::Rule), for people and for tools that
 //! would otherwise copy it (scripts/gen-extended).
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use crate::operators::Rule;
@@ -9,11 +9,17 @@ use serde_json::json;
 
 use super::Fatal;
 use super::args::{RulesArgs, RulesFormat};
-use super::output::{Output, finish};
+use super::output::{chosen_format, finish, open_output};
+
+/// The JSON table's format: 1 was a bare array of rules; 2 wraps it as `rules` beside
+/// `format`.
+const RULES_FORMAT: u32 = 2;
 
 pub(super) fn rules(args: &RulesArgs) -> Result<ExitCode, Fatal> {
-    let mut out = Output::Stdout(io::stdout());
-    let written = match args.format {
+    let format = chosen_format(args.format, args.output.as_ref(), RulesFormat::Json, RulesFormat::Human);
+    let (mut out, _) = open_output(args.output.as_ref())?;
+    let written = match format {
+        RulesFormat::Human => write!(out, "{}", human_table()),
         RulesFormat::Json => writeln!(out, "{}", json_table()),
         RulesFormat::Markdown => write!(out, "{}", markdown_table()),
     };
@@ -21,7 +27,26 @@ pub(super) fn rules(args: &RulesArgs) -> Result<ExitCode, Fatal> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `[{"id", "basis", "section", "refuses"}]`, in the order of [`Rule::ALL`].
+/// One rule a paragraph: its id, then what it refuses and where docs/semantics.md states it,
+/// in plain words (no Markdown: a terminal shows it as it is).
+fn human_table() -> String {
+    let mut text = format!(
+        "{} refusal rules (docs/semantics.md#refusal-rules); a worker names one in its error reply's rule field:\n\n",
+        Rule::ALL.len()
+    );
+    for rule in Rule::ALL {
+        let (basis, section) = rule.basis();
+        text.push_str(&format!(
+            "{}\n    refuses: {}\n    basis: {basis}, docs/semantics.md#{section}\n",
+            rule.id(),
+            rule.describe()
+        ));
+    }
+    text
+}
+
+/// `{"format": 2, "rules": [{"id", "basis", "section", "refuses"}]}`, the rules in the order
+/// of [`Rule::ALL`].
 fn json_table() -> String {
     let rows: Vec<_> = Rule::ALL
         .iter()
@@ -30,7 +55,7 @@ fn json_table() -> String {
             json!({"id": rule.id(), "basis": basis.name(), "section": section, "refuses": rule.describe()})
         })
         .collect();
-    serde_json::to_string_pretty(&rows).expect("the table serializes")
+    serde_json::to_string_pretty(&json!({"format": RULES_FORMAT, "rules": rows})).expect("the table serializes")
 }
 
 /// The table docs/semantics.md#refusal-rules holds.

@@ -15,10 +15,13 @@ pub(super) enum Change {
     /// Now failed or errored on a gating basis; before it passed, or was skipped or
     /// unsupported. This is what makes `diff` exit 1.
     Regressed,
+    /// Now failed or errored on a basis the run does not gate on (a project rule, an
+    /// undefined corner); before it passed, or was skipped or unsupported: a breakage, named
+    /// as one, that does not fail the diff.
+    BrokeNotGating,
     /// Failed or errored before, passed now.
     Fixed,
-    /// Any other change of status or of gating: failed ↔ errored, passed → unsupported, a new
-    /// failure on a basis the run does not gate on, …
+    /// Any other change of status or of gating: failed ↔ errored, passed → unsupported, …
     ChangedStatus,
     /// Only in the new run.
     Added,
@@ -28,8 +31,9 @@ pub(super) enum Change {
 
 impl Change {
     /// Every kind, in the order reports list them.
-    pub(super) const ALL: [Change; 5] = [
+    pub(super) const ALL: [Change; 6] = [
         Change::Regressed,
+        Change::BrokeNotGating,
         Change::Fixed,
         Change::ChangedStatus,
         Change::Added,
@@ -40,6 +44,7 @@ impl Change {
     pub(super) fn title(self) -> &'static str {
         match self {
             Change::Regressed => "Regressed",
+            Change::BrokeNotGating => "Broke (not gating)",
             Change::Fixed => "Fixed",
             Change::ChangedStatus => "Changed status",
             Change::Added => "Added",
@@ -51,6 +56,7 @@ impl Change {
     pub(super) fn name(self) -> &'static str {
         match self {
             Change::Regressed => "regressed",
+            Change::BrokeNotGating => "broke-not-gating",
             Change::Fixed => "fixed",
             Change::ChangedStatus => "changed",
             Change::Added => "added",
@@ -121,6 +127,8 @@ pub(super) fn classify(old: &Outcome, new: &Outcome) -> Option<Change> {
         None
     } else if new.is_gating_failure() && !is_failure(old.status) {
         Some(Change::Regressed)
+    } else if is_failure(new.status) && !is_failure(old.status) {
+        Some(Change::BrokeNotGating)
     } else if is_failure(old.status) && new.status == Status::Passed {
         Some(Change::Fixed)
     } else {
@@ -203,7 +211,7 @@ impl<'a> RunDiff<'a> {
         self.of(Change::Regressed).next().is_some()
     }
 
-    /// `3 regressed, 10 fixed, 0 changed status, 0 added, 0 removed`.
+    /// `3 regressed, 0 broke (not gating), 10 fixed, 0 changed status, 0 added, 0 removed`.
     pub(super) fn line(&self) -> String {
         Change::ALL
             .iter()
@@ -361,14 +369,15 @@ mod tests {
         let names = |change| diff.of(change).map(|c| c.name.as_str()).collect::<Vec<_>>();
         assert_eq!(names(Change::Regressed), ["regress/0", "regress_unsupported/0"]);
         assert_eq!(names(Change::Fixed), ["fix/0", "fix_rule/0"]);
-        assert_eq!(names(Change::ChangedStatus), ["kind/0", "rule/0"]);
+        assert_eq!(names(Change::BrokeNotGating), ["rule/0"]);
+        assert_eq!(names(Change::ChangedStatus), ["kind/0"]);
         assert_eq!(names(Change::Added), ["new/0"]);
         assert_eq!(names(Change::Removed), ["gone/0"]);
         assert_eq!(diff.unchanged, 1);
         assert!(diff.regressed());
         assert_eq!(
             diff.line(),
-            "2 regressed, 2 fixed, 2 changed status, 1 added, 1 removed"
+            "2 regressed, 1 broke (not gating), 2 fixed, 1 changed status, 1 added, 1 removed"
         );
     }
 
@@ -420,7 +429,9 @@ mod tests {
         let mut text = Vec::new();
         RunDiff::new(&old, &new).write_markdown(&mut text).unwrap();
         let text = String::from_utf8(text).unwrap();
-        assert!(text.contains("**1 regressed, 1 fixed, 0 changed status, 0 added, 0 removed** (0 unchanged)"));
+        assert!(text.contains(
+            "**1 regressed, 0 broke (not gating), 1 fixed, 0 changed status, 0 added, 0 removed** (0 unchanged)"
+        ));
         assert!(text.contains("#### Regressed (1)"), "{text}");
         assert!(
             text.contains("| `a\\|b/0` | Pad-19 | spec | passed | errored | a\\|b is errored |"),

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::backend::{Backend, BackendError, RefBackend, refusal_rule, refusal_rules};
+use crate::backend::{Backend, BackendError, RefBackend, error_code, refusal_rule, refusal_rules};
 use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
 use crate::judge::cause_key::{CauseKey, Pattern, values_pattern};
@@ -139,6 +139,10 @@ pub struct Outcome {
     /// ([`CheckOptions::digest_answers`]).
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "answer_sha256")]
     pub answer: Option<String>,
+    /// The backend's own code for its error (a worker's `code`, a `CodedError`'s), when it
+    /// gave one: failure groups split by it; it never decides the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
     /// How long loading, running and comparing took.
     #[serde(serialize_with = "seconds", deserialize_with = "from_seconds", default)]
     pub duration: Duration,
@@ -186,6 +190,7 @@ impl Outcome {
             gate: None,
             retry: None,
             answer: None,
+            code: None,
             duration: Duration::ZERO,
         }
     }
@@ -217,6 +222,7 @@ impl Outcome {
             gate: None,
             retry: None,
             answer: None,
+            code: None,
             duration: Duration::ZERO,
         }
     }
@@ -285,6 +291,8 @@ struct Judged {
     mismatches: usize,
     /// The sha256 of the outputs, under [`CheckOptions::digest_answers`].
     answer: Option<String>,
+    /// The backend's own code for its error, when it gave one.
+    code: Option<String>,
 }
 
 /// The sha256 of the outputs in `answer`, when `options` ask for it.
@@ -304,6 +312,7 @@ impl From<Verdict> for Judged {
             deviation: None,
             mismatches: 0,
             answer: None,
+            code: None,
         }
     }
 }
@@ -389,6 +398,7 @@ pub(crate) fn check_data_set_with(
         setup,
         difference: verdict.values.clone(),
         answer: verdict.answer.clone(),
+        code: verdict.code.clone(),
         duration: start.elapsed(),
         ..Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend.name())
     };
@@ -548,7 +558,12 @@ fn judge(model: &Model, data: &LoadedDataSet, rules: &[Rule], answer: Answer, op
             }
             .into();
         }
-        (_, Answer::Refused(e)) => return judge_error(&e, &expectation, options.strict_rules).into(),
+        (_, Answer::Refused(e)) => {
+            return Judged {
+                code: error_code(&e).map(str::to_owned),
+                ..judge_error(&e, &expectation, options.strict_rules).into()
+            };
+        }
         (Expected::Error(reason), Answer::Outputs(_)) => {
             return Verdict::AcceptedMustRefuse {
                 reason: reason.clone(),
@@ -625,6 +640,7 @@ fn compare_outputs(
         deviation: deviation.map(Box::new),
         mismatches,
         answer: None,
+        code: None,
     }
 }
 

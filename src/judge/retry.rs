@@ -158,7 +158,7 @@ mod tests {
             )
         );
         assert_eq!(retry.passed_after(), "passed after a crash");
-        assert_eq!(retry.first, "backend w failed: worker exited (signal 11)");
+        assert_eq!(retry.first, "backend w crashed: worker exited (signal 11)");
         assert_eq!(count.get(), 3);
     }
 

@@ -292,30 +292,36 @@ impl Verdict {
                 rule,
                 expected,
             } => format!(
-                "backend {backend} refused for another reason: it names {rule}, the data set breaks {}: {refusal}",
+                "backend {backend} refused for another rule (kind refused): it names {rule}, the data set breaks {}: {refusal}",
                 ids(expected)
             ),
-            Verdict::Mismatch { report, .. } => report.clone(),
+            Verdict::Mismatch { report, .. } => format!("mismatch: {report}"),
             Verdict::AcceptedMustRefuse { reason, .. } => {
                 format!("backend {backend} returned outputs, but this data set must be refused: {reason}")
             }
-            Verdict::RefusedValid { refusal } => format!("backend {backend} failed: {refusal}"),
-            Verdict::Failed {
-                failure: Failure::Panic,
-                detail,
-                ..
-            } => format!("backend {backend} panicked: {detail}"),
+            Verdict::RefusedValid { refusal } => {
+                format!("backend {backend} refused a valid input (kind refused): {refusal}")
+            }
             Verdict::Failed {
                 failure: Failure::Runner,
                 detail,
                 ..
             } => detail.clone(),
             Verdict::Failed {
+                failure,
                 detail,
-                must_refuse: true,
-                ..
-            } => format!("backend {backend} failed, which is not a refusal: {detail}"),
-            Verdict::Failed { detail, .. } => format!("backend {backend} failed: {detail}"),
+                must_refuse,
+            } => {
+                let what = match failure {
+                    Failure::Panic => "crashed (it panicked)",
+                    Failure::Crash { .. } => "crashed",
+                    Failure::Timeout => "timed out",
+                    Failure::Protocol => "broke the worker protocol",
+                    Failure::Reported | Failure::Runner => "failed (it reported an internal failure, kind failed)",
+                };
+                let not_a_refusal = if *must_refuse { ", which is not a refusal" } else { "" };
+                format!("backend {backend} {what}{not_a_refusal}: {detail}")
+            }
             Verdict::Unstable {
                 after: Failure::Timeout,
                 detail,
@@ -328,7 +334,7 @@ impl Verdict {
             Verdict::Unsupported {
                 by: UnsupportedBy::Backend,
                 detail,
-            } => format!("backend {backend} reports it unsupported: {detail}"),
+            } => format!("backend {backend} says unsupported (kind unsupported): {detail}"),
             Verdict::Unsupported { detail, .. } => detail.clone(),
             Verdict::NotApplicable { reason } => reason.clone(),
         }
@@ -501,7 +507,7 @@ mod tests {
         );
         assert_eq!(
             verdict.message("b"),
-            "backend b failed, which is not a refusal: refused"
+            "backend b failed (it reported an internal failure, kind failed), which is not a refusal: refused"
         );
         let unsupported: BackendError = Box::new(BackendUnsupported("failed".into()));
         let verdict = judge_error(&unsupported, &Expectation::Outputs, false);

@@ -1,12 +1,14 @@
 //! Text that reaches a terminal or a report: control characters shown, never executed
 //! ([`escape_line`], [`escape_text`]), a worker's colours dropped ([`strip_ansi`]), a message
-//! cut to its first line ([`first_line`]).
+//! cut to its first line ([`first_line`]), names in natural order ([`natural_cmp`]).
 
 mod ansi;
 mod escape;
+mod natural;
 
 pub use ansi::strip_ansi;
 pub(crate) use escape::{escape_cell, escape_line, escape_text, shown_path};
+pub(crate) use natural::natural_cmp;
 
 /// The first line of `text`, cut to `max_chars` characters with `…`: how a reason fits a
 /// baseline entry or a table cell.

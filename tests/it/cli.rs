@@ -233,7 +233,18 @@ fn list_shows_operator_versions() {
         stdout.contains("node/test_center_crop_pad_crop/0  CenterCropPad-18"),
         "{stdout}"
     );
-    assert_eq!(stdout.lines().count(), 23);
+    assert_eq!(stdout.lines().count(), 24);
+    assert_eq!(
+        stdout.lines().last(),
+        Some("total: 23 data sets (0 must be refused) in 23 cases; 0 not applicable; 0 failed to load")
+    );
+}
+
+/// The results of `bench --format json`, checking the format number it carries.
+fn bench_results(stdout: &[u8]) -> Vec<serde_json::Value> {
+    let report: serde_json::Value = serde_json::from_slice(stdout).unwrap();
+    assert_eq!(report["format"], 2, "{report}");
+    report["results"].as_array().unwrap().clone()
 }
 
 fn stderr(out: &Output) -> String {
@@ -254,8 +265,12 @@ fn list_exits_1_when_a_data_set_fails_to_load_and_labels_each_error() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let stdout = String::from_utf8(out.stdout.clone()).unwrap();
     let lines: Vec<&str> = stdout.lines().collect();
-    // The listing is printed in full: the case that loads is listed as usual.
-    assert_eq!(lines.len(), 2, "{stdout}");
+    // The listing is printed in full: the case that loads is listed as usual; totals last.
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert_eq!(
+        lines[2],
+        "total: 1 data set (0 must be refused) in 2 cases; 0 not applicable; 1 failed to load"
+    );
     assert_eq!(lines[0], "test_edge_pad/0  Pad-19  inputs: int32[1, 3, 4, 5] int64[8]");
     // The input that decodes is listed, a placeholder stands for the other, and the error
     // follows, naming the file.
@@ -277,7 +292,7 @@ fn list_reports_tensors_over_the_limit_as_load_errors() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(stdout.lines().count(), 23);
+    assert_eq!(stdout.lines().count(), 24);
     let wrap = stdout.lines().find(|l| l.starts_with("node/test_wrap_pad/0")).unwrap();
     assert_eq!(
         wrap,
@@ -495,7 +510,7 @@ fn bench_skips_a_degenerate_default_center_crop_saying_why() {
         "{}",
         stderr(&out)
     );
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = bench_results(&out.stdout);
     let modes: Vec<(&str, &str)> = rows
         .iter()
         .map(|r| (r["op"].as_str().unwrap(), r["mode"].as_str().unwrap()))
@@ -825,7 +840,7 @@ fn matrix_groups_lists_failure_groups_and_defects_instead_of_data_sets() {
     assert!(stdout.contains(&ref_line), "{stdout}");
     assert!(
         stdout.contains(
-            "| backend | basis | finding | data sets | root cause — first line of the smallest (numbers as N) | smallest data set |"
+            "| backend | basis | finding | data sets | root cause — the messages it holds, normalised, with counts | smallest data set |"
         ),
         "{stdout}"
     );
@@ -1070,7 +1085,7 @@ fn bench_end_to_end_times_a_whole_data_set_against_both_copies() {
         "1",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = bench_results(&out.stdout);
     assert_eq!(rows.len(), 1);
     let row = &rows[0];
     assert_eq!(
@@ -1087,7 +1102,7 @@ fn bench_end_to_end_times_a_whole_data_set_against_both_copies() {
 fn bench_scaling_runs_each_corpus_size_it_is_given() {
     let out = run(&["bench", "--scaling", "--data-sets", "12,30", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = bench_results(&out.stdout);
     let sizes: Vec<u64> = rows.iter().map(|r| r["data_sets"].as_u64().unwrap()).collect();
     assert_eq!(sizes, [12, 30]);
     assert_eq!(rows[0]["relative"].as_f64(), Some(1.0));
@@ -1526,5 +1541,48 @@ fn a_configuration_records_and_gates_its_own_entries_and_require_tracking_names_
         stderr(&bad).contains("\"linux x64\" is not a configuration name"),
         "{}",
         stderr(&bad)
+    );
+}
+
+#[test]
+fn fuzz_writes_its_report_to_output_as_json_when_the_file_says_so() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let report = dir.path().join("causes-1.json");
+    let out = run(&["fuzz", "--cases", "20", "--output", report.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(json["cases"], 20, "{json}");
+}
+
+#[test]
+fn bench_mode_times_only_that_mode_and_labels_its_columns() {
+    let args = ["bench", "--shape", "1,4,20,20", "--mode", "wrap", "--repetitions", "1"];
+    let out = run(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows = bench_results(&out.stdout);
+    let timed: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r["op"].as_str().unwrap(), r["mode"].as_str().unwrap()))
+        .collect();
+    assert_eq!(timed, [("Pad", "wrap")], "no CenterCropPad unless asked");
+    let table = String::from_utf8(run(&args).stdout).unwrap();
+    let header = table.lines().next().unwrap();
+    assert!(header.contains(" ratio ") && header.contains(" f.ratio "), "{table}");
+    assert!(table.contains("\nGB/s: the kernel into a reused output;"), "{table}");
+}
+
+#[test]
+fn rules_are_plain_text_by_default_and_markdown_only_when_asked() {
+    let plain = String::from_utf8(run(&["rules"]).stdout).unwrap();
+    assert!(plain.contains("\naxis-repeated\n    refuses: "), "{plain}");
+    assert!(
+        !plain.contains(['|', '`']) && !plain.contains("](") && !plain.contains("**"),
+        "{plain}"
+    );
+    let markdown = String::from_utf8(run(&["rules", "--format", "markdown"]).stdout).unwrap();
+    assert!(
+        markdown.starts_with("| rule | basis | section | refuses |"),
+        "{markdown}"
     );
 }

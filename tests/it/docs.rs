@@ -2,7 +2,8 @@
 //! and the basis of each generated case — names a section the page has, so a reader following a
 //! verdict's basis lands on its rule; and the counts README.md and docs/ state (written by
 //! scripts/readme-figures and scripts/gates-matrix between markers) are what the bundled data
-//! gives today.
+//! gives today; and the workers, gates and backends the docs count and name are those in
+//! scripts/backends/, gates/ and baselines/.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -100,8 +101,10 @@ fn the_semantics_lists_every_refusal_rule_as_the_code_has_it() {
             .stdout,
     )
     .unwrap();
-    assert_eq!(json.as_array().unwrap().len(), pad_conformance::Rule::ALL.len());
-    let repeated = json
+    assert_eq!(json["format"], 2);
+    let rows = &json["rules"];
+    assert_eq!(rows.as_array().unwrap().len(), pad_conformance::Rule::ALL.len());
+    let repeated = rows
         .as_array()
         .unwrap()
         .iter()
@@ -538,4 +541,122 @@ fn the_readme_shows_the_guides_gate_layout_block_for_block() {
         recipe_block("<!-- recipe: a.rs -->\n```rust\nx\n```\n", "a.rs"),
         Some("x")
     );
+}
+
+/// The workers in scripts/backends/, by file name, sorted.
+fn workers() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("scripts/backends"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with("-worker"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The gates under gates/: the directories with a Cargo.toml.
+fn gates() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("gates"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|path| path.join("Cargo.toml").is_file())
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `five` → 5, `5` → 5: how the docs state a count.
+fn count_word(word: &str) -> Option<usize> {
+    const WORDS: [&str; 13] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    ];
+    let word = word.to_lowercase();
+    WORDS.iter().position(|w| *w == word).or_else(|| word.parse().ok())
+}
+
+/// The words that may stand between a count and its noun: `four complete workers`.
+const QUALIFIERS: [&str; 4] = ["complete", "Python", "external", "Rust"];
+
+/// Every count the docs state of `noun` (`five workers`, `8 backends`, `two Python workers`),
+/// with where it is.
+fn stated_counts(noun: &str) -> Vec<(String, usize)> {
+    let mut files = vec![root().join("README.md"), root().join("gates/README.md")];
+    files.extend(
+        std::fs::read_dir(root().join("docs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            // The hardening issue rewrites robustness.md; its counts are its own.
+            .filter(|p| p.extension().is_some_and(|e| e == "md") && !p.ends_with("robustness.md")),
+    );
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let words: Vec<&str> = text.split_whitespace().collect();
+        for (i, word) in words.iter().enumerate() {
+            if word.trim_end_matches(|c: char| !c.is_alphanumeric()) != noun {
+                continue;
+            }
+            // The count right before the noun, or before one of the words that qualify it.
+            let mut j = i;
+            while j > 0 && QUALIFIERS.contains(&words[j - 1]) {
+                j -= 1;
+            }
+            if let Some(n) = j.checked_sub(1).and_then(|k| count_word(words[k])) {
+                found.push((format!("{}: {}", file.display(), words[j - 1..i].join(" ")), n));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_docs_count_and_name_the_workers_gates_and_backends_there_are() {
+    let workers = workers();
+    let gates = gates();
+    assert!(workers.len() >= 5 && gates.len() >= 3, "{workers:?} {gates:?}");
+    // The runtimes' workers (null-worker runs none), the gates' runtimes and ref: the matrix.
+    let runtimes = workers.iter().filter(|w| *w != "null-worker").count();
+    for (noun, expected) in [
+        ("workers", workers.len()),
+        ("gates", gates.len()),
+        ("runtimes", gates.len()),
+        ("backends", 1 + runtimes + gates.len()),
+    ] {
+        for (place, n) in stated_counts(noun) {
+            assert_eq!(n, expected, "{place} {noun}: there are {expected}");
+        }
+    }
+    // The table of workers, each with what baselines/ keeps for it.
+    let protocol = read("docs/backend-protocol.md");
+    let table = blocks(&protocol, "workers");
+    assert_eq!(table.len(), 1, "docs/backend-protocol.md's workers table");
+    let rows: Vec<&str> = table[0].lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), workers.len(), "{}", table[0]);
+    for (row, worker) in rows.iter().zip(&workers) {
+        assert!(row.starts_with(&format!("| `{worker}` |")), "{row}: expected {worker}");
+        let runtime = worker.trim_end_matches("-worker");
+        for (file, column) in [(format!("{runtime}.json"), 3), (format!("{runtime}.profile.toml"), 4)] {
+            let cell = row.split('|').nth(column).unwrap().trim();
+            let exists = root().join("baselines").join(&file).is_file();
+            assert_eq!(cell == format!("`baselines/{file}`"), exists, "{row}: baselines/{file}");
+            assert!(exists || cell == "–", "{row}");
+        }
+    }
+    // Where the docs say what scripts/backends/ holds, they name every worker.
+    for file in ["docs/gating.md", "docs/development.md"] {
+        let text = read(file);
+        assert!(text.contains("null-worker"), "{file} does not name null-worker");
+        for runtime in ["onnxruntime", "reference evaluator", "OpenVINO", "tinygrad"] {
+            assert!(text.contains(runtime), "{file} does not name {runtime}'s worker");
+        }
+    }
+    // Every gate in gates/README.md's table.
+    let readme = read("gates/README.md");
+    for gate in &gates {
+        assert!(
+            readme.contains(&format!("| `gates/{gate}` |")),
+            "gates/README.md lacks {gate}"
+        );
+    }
 }

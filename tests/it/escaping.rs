@@ -123,8 +123,8 @@ fn the_listing_escapes_case_ids() {
     let (stdout, _) = text(&out);
     assert_eq!(out.status.code(), Some(0));
     assert_inert_for_a_terminal(&stdout);
-    // One line per data set: the newline in the id did not start another.
-    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    // One line per data set, then the totals: the newline in the id did not start another.
+    assert_eq!(stdout.lines().count(), 3, "{stdout}");
     assert!(stdout.starts_with(r"test_\u{1b}[2J\r\n<img"), "{stdout}");
 }
 

@@ -229,7 +229,7 @@ fn recording_a_filtered_run_keeps_the_entries_it_did_not_run() {
     );
     assert_eq!(
         entries["node/test_edge_pad/0"]["reason"],
-        "backend no-edge failed: edge is not implemented"
+        "backend no-edge refused a valid input (kind refused): edge is not implemented"
     );
     assert_eq!(entries["node/test_wrap_pad/0"]["reason"], "not implemented");
 }

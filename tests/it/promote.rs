@@ -647,12 +647,23 @@ fn fuzz_merge(dir: &Path, reports: &[&Value]) -> (Option<i32>, String, Option<Va
         std::fs::write(&path, report.to_string()).unwrap();
         paths.push(path);
     }
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
-        .arg("fuzz-merge")
-        .args(&paths)
-        .output()
-        .unwrap();
+    let merge = |format: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .arg("fuzz-merge")
+            .args(&paths)
+            .args(format)
+            .output()
+            .unwrap()
+    };
+    let out = merge(&["--format", "json"]);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    // Without --format, the same merge for a person: its totals first, exiting alike.
+    let human = merge(&[]);
+    assert_eq!(human.status.code(), out.status.code(), "{stderr}");
+    if out.status.code() != Some(2) {
+        let text = String::from_utf8_lossy(&human.stdout);
+        assert!(text.starts_with("fuzz-merge, seed "), "{text}");
+    }
     (out.status.code(), stderr, serde_json::from_slice(&out.stdout).ok())
 }
 

@@ -234,12 +234,12 @@ fn python_failures_are_not_refusals() {
         (
             "MemoryError()",
             "errored",
-            "backend raising failed, which is not a refusal: MemoryError",
+            "backend raising failed (it reported an internal failure, kind failed), which is not a refusal: MemoryError",
         ),
         (
             "RecursionError('maximum recursion depth exceeded')",
             "errored",
-            "backend raising failed, which is not a refusal: RecursionError: maximum recursion depth exceeded",
+            "backend raising failed (it reported an internal failure, kind failed), which is not a refusal: RecursionError: maximum recursion depth exceeded",
         ),
         (
             "ValueError('wrap is not allowed before Pad-19')",
@@ -327,6 +327,6 @@ print(json.dumps([
     let reply: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         reply,
-        serde_json::json!({"type": "error", "id": 4, "kind": "failed", "message": "KeyError: 'model'"})
+        serde_json::json!({"type": "error", "id": 4, "kind": "failed", "code": "KeyError", "message": "KeyError: 'model'"})
     );
 }

@@ -52,19 +52,22 @@ fn only_the_backends_own_refusal_passes_a_must_refuse_data_set() {
     assert_eq!(status, Status::Unsupported, "{message}");
     assert_eq!(
         message,
-        "backend answer reports it unsupported: mode wrap is not implemented"
+        "backend answer says unsupported (kind unsupported): mode wrap is not implemented"
     );
 
     let (status, message) = status_of(Answer::Fail);
     assert_eq!(status, Status::Errored, "{message}");
     assert!(
-        message.contains("failed, which is not a refusal: the device went away"),
+        message.contains("kind failed), which is not a refusal: the device went away"),
         "{message}"
     );
 
     let (status, message) = status_of(Answer::Panic);
     assert_eq!(status, Status::Errored, "{message}");
-    assert!(message.contains("panicked: index out of bounds"), "{message}");
+    assert!(
+        message.contains("crashed (it panicked), which is not a refusal: index out of bounds"),
+        "{message}"
+    );
 
     let (status, message) = status_of(Answer::Outputs);
     assert_eq!(status, Status::Failed, "{message}");
@@ -198,7 +201,9 @@ fn a_refusal_for_another_spec_reason_is_a_note_and_under_strict_rules_a_failure(
     let failed = check(Rule::DataType, &strict);
     assert_eq!(failed.status, Status::Failed);
     assert!(
-        failed.message.starts_with("backend names refused for another reason"),
+        failed
+            .message
+            .starts_with("backend names refused for another rule (kind refused)"),
         "{}",
         failed.message
     );

@@ -99,7 +99,7 @@ fn a_run_and_a_matrix_write_the_scoreboard_page() {
     );
     let message = texts(&html, "pre.message").concat();
     assert!(
-        message.starts_with("output 0 \"y\": 1 of 126 elements differ"),
+        message.starts_with("mismatch: output 0 \"y\": 1 of 126 elements differ"),
         "{message}"
     );
     assert!(
@@ -177,7 +177,10 @@ fn diff_reports_fixes_and_regressions_with_its_exit_codes() {
     ]);
     assert_eq!(regressed.status.code(), Some(1));
     let stderr = String::from_utf8(regressed.stderr).unwrap();
-    assert!(stderr.contains("1 regressed, 0 fixed"), "{stderr}");
+    assert!(
+        stderr.contains("1 regressed, 0 broke (not gating), 0 fixed"),
+        "{stderr}"
+    );
     let html = read_page(&page);
     assert_eq!(texts(&html, "section#regressed li code"), ["test_wrap_pad/0"]);
     assert_eq!(count(&html, "section#fixed li"), 0);

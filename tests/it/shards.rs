@@ -108,6 +108,19 @@ fn merged_shards_are_the_single_run() {
     assert_eq!(merged_code, single_code);
     assert_eq!(timeless(merged), timeless(single));
 
+    // Without --format: human on standard output, as every verb; JSON into a .json file.
+    let mut human = vec!["merge", &parts[0], &parts[1], &parts[2]];
+    human.extend(["--data", root]);
+    let out = run(&human);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().last().is_some_and(|l| l.contains(" passed, ")), "{text}");
+    assert!(!text.trim_start().starts_with('{'), "{text}");
+    let file = scratch.path().join("merged.json");
+    human.extend(["--output", file.to_str().unwrap()]);
+    assert_eq!(run(&human).stdout, b"");
+    let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(written["cases"].as_array().map(Vec::len), Some(18));
+
     // Two parts of three are not the run.
     let out = run(&["merge", &parts[0], &parts[1], "--data", root]);
     assert_eq!(out.status.code(), Some(2));

@@ -293,19 +293,19 @@ fn the_kind_of_an_error_reply_decides_its_verdict() {
             "refuse-failed",
             1,
             "errored",
-            "backend test-worker failed, which is not a refusal: no kernel for this",
+            "backend test-worker failed (it reported an internal failure, kind failed), which is not a refusal: no kernel for this",
         ),
         (
             "refuse-unsupported",
             0,
             "unsupported",
-            "backend test-worker reports it unsupported: no kernel for this",
+            "backend test-worker says unsupported (kind unsupported): no kernel for this",
         ),
         (
             "refuse-crashed",
             1,
             "errored",
-            "backend test-worker failed, which is not a refusal: protocol error: the error's kind \"crashed\" is none of \"refused\", \"unsupported\", \"failed\" in reply",
+            "backend test-worker broke the worker protocol, which is not a refusal: protocol error: the error's kind \"crashed\" is none of \"refused\", \"unsupported\", \"failed\" in reply",
         ),
     ] {
         let (got, report) = fixture.check(&[(mode_of_must_refuse.as_str(), mode)], &[]);
@@ -330,14 +330,18 @@ fn the_kind_of_an_error_reply_decides_its_verdict() {
         (
             "refuse-unsupported",
             "unsupported",
-            "backend test-worker reports it unsupported: no kernel for this",
+            "backend test-worker says unsupported (kind unsupported): no kernel for this",
         ),
         (
             "refuse-failed",
             "errored",
-            "backend test-worker failed: no kernel for this",
+            "backend test-worker failed (it reported an internal failure, kind failed): no kernel for this",
         ),
-        ("refuse", "errored", "backend test-worker failed: no kernel for this"),
+        (
+            "refuse",
+            "errored",
+            "backend test-worker refused a valid input (kind refused): no kernel for this",
+        ),
     ] {
         let env = [
             ("WORKER_MODE_test_edge_pad", mode),
@@ -372,12 +376,12 @@ fn a_rust_backend_gets_the_same_verdict_in_process_and_through_worker() {
     assert!(edge.data_sets[0].expected_error.is_none());
     let options = CheckOptions::default();
     let refusal = "wrap is not allowed before Pad-19";
-    let unsupported = "backend kinded reports it unsupported: mode wrap is not implemented";
+    let unsupported = "backend kinded says unsupported (kind unsupported): mode wrap is not implemented";
     for (kind, on_must_refuse, on_edge) in [
         (
             ErrorKind::Refused,
             (Status::Passed, format!("refused as expected: {refusal}")),
-            (Status::Errored, format!("backend kinded failed: {refusal}")),
+            (Status::Errored, format!("backend kinded refused a valid input (kind refused): {refusal}")),
         ),
         (
             ErrorKind::Unsupported,
@@ -388,11 +392,11 @@ fn a_rust_backend_gets_the_same_verdict_in_process_and_through_worker() {
             ErrorKind::Failed,
             (
                 Status::Errored,
-                "backend kinded failed, which is not a refusal: the device went away".to_owned(),
+                "backend kinded failed (it reported an internal failure, kind failed), which is not a refusal: the device went away".to_owned(),
             ),
             (
                 Status::Errored,
-                "backend kinded failed: the device went away".to_owned(),
+                "backend kinded failed (it reported an internal failure, kind failed): the device went away".to_owned(),
             ),
         ),
     ] {
@@ -512,12 +516,14 @@ fn an_interrupted_run_takes_its_workers_with_it() {
     let pids = fixture.dir.path().join("pids");
     let backend = fixture.backend();
     let cases = fixture.cases();
-    let mut runner = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+    let runner = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
         .args(["--backend", &backend, "--jobs", "1", "--timeout", "600"])
         .arg(&cases)
         .env("WORKER_PIDS", &pids)
         .env("WORKER_MODE", "spawn-hang")
         .stdout(std::process::Stdio::null())
+        // Captured and asserted: what it says on being interrupted is no failure of cargo test.
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     // Both pids recorded: the worker is inside its request, its child started.
@@ -534,8 +540,10 @@ fn an_interrupted_run_takes_its_workers_with_it() {
     let sent = unsafe { libc::kill(runner.id() as libc::pid_t, libc::SIGINT) };
     assert_eq!(sent, 0);
     // The first SIGINT stops the run (reporting what ran, exit 130), killing the workers.
-    let status = runner.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{status:?}");
+    let out = runner.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted: 0 of 2 data sets ran"), "{stderr}");
     for pid in recorded.lines() {
         assert_gone(pid.parse().unwrap(), &["(interrupted)"]);
     }

@@ -307,7 +307,7 @@ fn a_recorded_baseline_makes_the_gate_pass() {
     assert_eq!(recorded["backend"], "crashy");
     assert_eq!(
         entries["test_edge_pad/0"]["reason"],
-        format!("backend crashy failed: the child process running it {ABORTED}")
+        format!("backend crashy crashed: the child process running it {ABORTED}")
     );
     // Gated by it: everything passes, and the known failures are marked and counted.
     let out = run_gate(&[("GATE_BASELINE", path)]);

@@ -3,9 +3,9 @@
 
 use std::io::{self, Write};
 
-use crate::cli::failure_groups::{FailureGroup, elements};
+use crate::cli::failure_groups::{FailureGroup, elements, normalize_reason};
 use crate::data::basis::Basis;
-use crate::judge::check::Outcome;
+use crate::judge::check::{Outcome, Status};
 use crate::operators::OpVersion;
 use crate::report::Summary;
 use crate::tensor::DataType;
@@ -151,7 +151,32 @@ fn write_board(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Resu
     write_heatmap(board, out)?;
     write_what_fails(index, board, out)?;
     write_groups(index, board, out)?;
+    write_unsupported(board, out)?;
     writeln!(out, "</section>")
+}
+
+/// What the backend does not support, by reason (normalized as failure groups are), most
+/// first: unsupported is no failure, but a reader still sees why.
+fn write_unsupported(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let mut reasons: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for outcome in board.report.outcomes.iter().filter(|o| o.status == Status::Unsupported) {
+        *reasons.entry(normalize_reason(&outcome.message)).or_default() += 1;
+    }
+    if reasons.is_empty() {
+        return Ok(());
+    }
+    let mut reasons: Vec<(String, usize)> = reasons.into_iter().collect();
+    reasons.sort_by_key(|(reason, n)| (std::cmp::Reverse(*n), reason.clone()));
+    let total: usize = reasons.iter().map(|(_, n)| n).sum();
+    writeln!(
+        out,
+        "<details class=\"unsupported\"><summary>Unsupported by reason: {total} data set{}</summary><ul>",
+        if total == 1 { "" } else { "s" }
+    )?;
+    for (reason, n) in &reasons {
+        writeln!(out, "<li>{n} × <span class=\"reason\">{}</span></li>", Escaped(reason))?;
+    }
+    writeln!(out, "</ul></details>")
 }
 
 /// The passes that are not bit for bit, farthest first, each with its largest ULP distance
@@ -257,6 +282,17 @@ fn write_cell(op: OpVersion, data_type: DataType, cell: Option<&HeatCell>, out: 
     let mut letters = String::new();
     for (&mode, tally) in &cell.modes {
         let letter = mode_letter(mode);
+        // A mode the version does not accept holds only data sets that must be refused: its
+        // letter would read as the mode supported.
+        let mode_accepted = mode.is_none_or(|m| op.modes().contains(&m));
+        if !mode_accepted {
+            details.push(format!(
+                "{} (not accepted by the version, must be refused): {}",
+                mode.map_or("CenterCropPad", |m| m.name()),
+                describe(tally)
+            ));
+            continue;
+        }
         if tally.passed == tally.counted() {
             letters.push_str(letter);
         } else {
@@ -337,6 +373,12 @@ fn write_what_fails(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io:
         return Ok(());
     }
     writeln!(out, "<h3>What fails</h3>")?;
+    writeln!(
+        out,
+        "<p class=\"muted\">Grouped by basis, status and root cause, and a backend's errors and refusals \
+         further by its own error code or, without one, its message with numbers, hex, paths and quoted names \
+         replaced; each reason lists the messages its group holds, with counts.</p>"
+    )?;
     writeln!(out, "<div class=\"wrap\"><table class=\"what-fails\">")?;
     writeln!(
         out,
@@ -356,11 +398,7 @@ fn write_what_fails(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io:
                 " <span class=\"badge\">not gating</span>"
             },
             basis_badge(group.basis),
-            Escaped(if group.reason.is_empty() {
-                "(no message)"
-            } else {
-                &group.reason
-            }),
+            Escaped(&reason_label(group)),
             reproducer_id(index, g),
             Escaped(&smallest.name()),
             Escaped(&shape_text(smallest)),
@@ -377,7 +415,7 @@ fn write_group(board: &Board<'_>, id: &str, group: &FailureGroup<'_>, out: &mut 
         "<details class=\"group\" data-text=\"{}\"><summary><span class=\"count\">{}</span> {} \
          <span class=\"status st-{status}\">{status}</span>{} <span class=\"reason\">{}</span>\
          <span class=\"smallest\">smallest: <code>{}</code>{}</span></summary>",
-        Escaped(&group.reason.to_lowercase()),
+        Escaped(&group.label().to_lowercase()),
         group.outcomes.len(),
         basis_badge(group.basis),
         if group.gates {
@@ -385,11 +423,7 @@ fn write_group(board: &Board<'_>, id: &str, group: &FailureGroup<'_>, out: &mut 
         } else {
             " <span class=\"badge\">not gating</span>"
         },
-        Escaped(if group.reason.is_empty() {
-            "(no message)"
-        } else {
-            &group.reason
-        }),
+        Escaped(&reason_label(group)),
         Escaped(&smallest.name()),
         Escaped(&shape_text(smallest)),
         status = group.status.name(),
@@ -400,6 +434,14 @@ fn write_group(board: &Board<'_>, id: &str, group: &FailureGroup<'_>, out: &mut 
         write_data_set(board, &group.reason, (i == 0).then_some(id), outcome, out)?;
     }
     writeln!(out, "</ol></details>")
+}
+
+/// What a group holds ([`FailureGroup::label`]), or `(no message)`.
+fn reason_label(group: &FailureGroup<'_>) -> String {
+    match group.label() {
+        label if label.is_empty() => "(no message)".to_owned(),
+        label => label,
+    }
 }
 
 /// ` [2, 3] (6 elements)`, or nothing when the shape is unknown.

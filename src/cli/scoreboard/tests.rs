@@ -272,6 +272,27 @@ fn the_heatmap_is_the_coverage_grid_with_shares_and_modes() {
     let (_, refusal_page) = page(&[refusal]);
     let outlined = cell(select(&refusal_page, "section.backend")[0], "Pad-19", "int4");
     assert!(outlined.value().classes().any(|c| c == "refusals"));
+    // A mode the version does not accept, refused as it must be: no letter says it is
+    // supported; the tooltip says what it holds.
+    let wrap_before_19 = RunReport::of(
+        "ref",
+        vec![
+            data("extended/test_ext_pad11_err_wrap", 11, "wrap", "float", Status::Passed),
+            data("extended/test_ext_pad11_edge", 11, "edge", "float", Status::Passed),
+        ],
+    );
+    let (_, wrap_page) = page(&[wrap_before_19]);
+    let pad11 = cell(select(&wrap_page, "section.backend")[0], "Pad-11", "float");
+    assert_eq!(text_of(pad11), "e2/2");
+    assert!(
+        pad11
+            .value()
+            .attr("title")
+            .unwrap()
+            .contains("wrap (not accepted by the version, must be refused): 1 of 1 passed"),
+        "{:?}",
+        pad11.value().attr("title")
+    );
     assert!(!ok.value().classes().any(|c| c == "refusals"));
     // Legal, without data here.
     assert!(
@@ -322,7 +343,7 @@ fn failures_are_grouped_by_reason_and_basis_with_the_smallest_first() {
     assert!(text_of(second).contains("not gating"));
     assert_eq!(
         text_of(within(second, "span.reason")[0]),
-        "output N \"y\": N of N elements differ"
+        "output N \"NAME\": N of N elements differ"
     );
 }
 
@@ -350,8 +371,8 @@ fn the_diff_page_lists_each_kind_of_change_and_escapes_it() {
         names,
         [format!("extended/{SCRIPT_NAME}/0"), "extended/test_a/0".to_owned()]
     );
-    let changed = within(select(&html, "section#changed")[0], "ol > li");
-    assert_eq!(changed.len(), 1, "the rule failure does not gate");
+    let broke = within(select(&html, "section#broke-not-gating")[0], "ol > li");
+    assert_eq!(broke.len(), 1, "the rule failure is a breakage that does not gate");
     let pre: Vec<String> = select(&html, "pre.message").into_iter().map(text_of).collect();
     assert!(pre.contains(&failing.outcomes[1].message));
 }
