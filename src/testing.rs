@@ -10,6 +10,7 @@ pub use crate::cancel::Cancel;
 pub use crate::case::error::Error as DiscoveryError;
 pub use crate::case::{Applicability, Expected, Patterns, TestCase, applicability, discover, discover_until};
 pub use crate::data::corpus::Corpus;
+pub use crate::data::digest::selection_digest;
 pub use crate::data::shard::Shard;
 pub use crate::data::{DataRoot, scratch_dir};
 pub use crate::fuzz::encoding::Encoding;

@@ -104,6 +104,8 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         strict_rules: options.strict_rules,
         corpora: corpus_versions(&roots),
         selection: selection_digest(whole.iter().map(Job::name)),
+        config: args.gate.config.as_ref().map(ToString::to_string),
+        retries: args.checking.retries,
     });
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
     // A shard judges the entries of its own part: another part's are neither run nor stale

@@ -154,7 +154,7 @@ pub(super) enum MergeError {
     Empty { path: PathBuf },
     /// A part with the run's facts among parts without (or the other way round).
     #[error(
-        "{}: records no \"run\" (an older report, or the harness's), but {} does: not parts of one run",
+        "{}: records no \"run\" (a report older than run facts), but {} does: not parts of one run",
         shown_path(path),
         shown_path(other)
     )]
@@ -425,6 +425,8 @@ mod tests {
             strict_rules: false,
             corpora: [("onnx-testdata".to_owned(), 7)].into(),
             selection: selection_digest(names.iter().map(|n| format!("{n}/0"))),
+            config: Some("linux-x64".into()),
+            retries: 0,
         }
     }
 
@@ -454,6 +456,18 @@ mod tests {
         let mut other_corpus = recorded(2, &["b", "c"], &all);
         other_corpus.1.run.as_mut().unwrap().corpora = [("onnx-testdata".to_owned(), 8)].into();
         assert!(error(vec![recorded(1, &["a"], &all), other_corpus]).contains("part-2.json: corpora"));
+        // Parts of two configurations, or run with other retries, are two runs.
+        let mut other_config = recorded(2, &["b", "c"], &all);
+        other_config.1.run.as_mut().unwrap().config = Some("windows-x64".into());
+        assert_eq!(
+            error(vec![recorded(1, &["a"], &all), other_config]),
+            "part-2.json: config \"windows-x64\", but part-1.json has \"linux-x64\": not parts of one run"
+        );
+        let mut retried = recorded(2, &["b", "c"], &all);
+        retried.1.run.as_mut().unwrap().retries = 2;
+        assert!(
+            error(vec![recorded(1, &["a"], &all), retried]).contains("part-2.json: retries 2, but part-1.json has 0")
+        );
         // A part that lost data sets (or a hand-edited one): the union is not the selection.
         assert_eq!(
             error(vec![recorded(1, &["a"], &all), recorded(2, &["b"], &all)]),
@@ -466,7 +480,7 @@ mod tests {
         // Deleting "run" from one part does not pass: parts without it among parts with it.
         assert_eq!(
             error(vec![recorded(1, &["a"], &all), part(2, 2, &["b", "c"])]),
-            "part-2.json: records no \"run\" (an older report, or the harness's), but part-1.json does: not parts of one run"
+            "part-2.json: records no \"run\" (a report older than run facts), but part-1.json does: not parts of one run"
         );
     }
 

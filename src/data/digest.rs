@@ -4,7 +4,7 @@
 use sha2::{Digest, Sha256};
 
 /// The sha256 (hex) of a set of data set names: the same for the same names in any order.
-pub(crate) fn selection_digest<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
+pub fn selection_digest<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
     let mut names: Vec<S> = names.into_iter().collect();
     names.sort_unstable_by(|a, b| a.as_ref().cmp(b.as_ref()));
     let mut digest = Sha256::new();

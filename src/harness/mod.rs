@@ -38,9 +38,10 @@ use crate::backend::Backend;
 use crate::case::error::Error;
 use crate::case::shared_model::SharedModel;
 use crate::case::{CaseError, Patterns, TestCase, discover, discover_in};
-use crate::data::DataRoot;
 use crate::data::basis::Gating;
+use crate::data::digest::selection_digest;
 use crate::data::output_paths::{OutputPathError, check_outputs};
+use crate::data::{DataRoot, corpus_versions};
 use crate::gate::baseline::{Baseline, BaselineError, Discovered, GateResult, Ran};
 use crate::gate::config::{ConfigName, ConfigNameError};
 use crate::gate::refused_operator::{RefusedOperator, refused_operators};
@@ -49,7 +50,7 @@ use crate::judge::compare::Tolerance;
 use crate::judge::profile::Profile;
 use crate::judge::retry::settle;
 use crate::model::Model;
-use crate::report::RunReport;
+use crate::report::{RunFacts, RunReport};
 use reports::Reports;
 
 /// Why the harness cannot build or finish its trials.
@@ -172,6 +173,8 @@ struct Built {
     roots: Vec<DataRoot>,
     /// The children of an isolated run, ended when its trials are done.
     pool: Option<Arc<isolate::Pool>>,
+    /// The retries asked for, checked.
+    retries: u32,
 }
 
 impl Harness {
@@ -522,6 +525,7 @@ impl Harness {
             discovered,
             roots,
             pool,
+            retries,
         })
     }
 
@@ -609,6 +613,24 @@ impl Harness {
             runtime: self.backend.runtime(),
             shard: None,
             run: None,
+        };
+        // What `merge` and `diff` check, as the command line records them: the harness runs
+        // what libtest selected to its end (a process that dies writes no report).
+        let run = RunFacts {
+            complete: true,
+            gating: self.options.gating.names(),
+            tolerance: self.options.tolerance.to_string(),
+            profile: self.options.profile.digest.0.clone(),
+            inputs_as_constants: self.options.inputs_as_constants,
+            strict_rules: self.options.strict_rules,
+            corpora: corpus_versions(&built.roots),
+            selection: selection_digest(report.outcomes.iter().map(Outcome::name)),
+            config: self.config_name()?.map(|name| name.to_string()),
+            retries: built.retries,
+        };
+        let report = RunReport {
+            run: Some(run),
+            ..report
         };
         let summary = HarnessSummary::new(&report);
         // Not after a listing, and not into libtest's JSON, which a tool parses.

@@ -31,6 +31,18 @@ pub struct RunFacts {
     /// The sha256 of the names of the data sets the whole run selected (before `--shard`),
     /// sorted, each followed by a newline.
     pub selection: String,
+    /// The configuration the run declared (`--config`, `Harness::config`); absent for the
+    /// unnamed one, and in reports written before configurations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    /// `--retries`: how often a crashed or timed-out data set was run again (a retry can turn a
+    /// crash into a pass); absent for none, and in reports written before retries.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl RunFacts {
@@ -38,10 +50,12 @@ impl RunFacts {
     /// run, with both values; whether each ran to its end is not compared.
     pub(crate) fn differs(&self, other: &RunFacts) -> Option<(&'static str, String, String)> {
         let show = |v: &dyn std::fmt::Debug| format!("{v:?}");
+        // An optional fact as its value, or `none`: never Rust's `Some("…")`.
+        let optional = |v: &Option<String>| v.as_ref().map_or_else(|| "none".to_owned(), |v| format!("{v:?}"));
         [
             ("gating", show(&self.gating), show(&other.gating)),
             ("tolerance", show(&self.tolerance), show(&other.tolerance)),
-            ("profile", show(&self.profile), show(&other.profile)),
+            ("profile", optional(&self.profile), optional(&other.profile)),
             (
                 "inputs_as_constants",
                 show(&self.inputs_as_constants),
@@ -50,6 +64,8 @@ impl RunFacts {
             ("strict_rules", show(&self.strict_rules), show(&other.strict_rules)),
             ("corpora", show(&self.corpora), show(&other.corpora)),
             ("selection", show(&self.selection), show(&other.selection)),
+            ("config", optional(&self.config), optional(&other.config)),
+            ("retries", show(&self.retries), show(&other.retries)),
         ]
         .into_iter()
         .find(|(_, ours, theirs)| ours != theirs)

@@ -750,3 +750,28 @@ fn must_refuse_passes_of_an_operator_refused_outright_are_warned_of() {
     let reference = execute(Harness::new(RefBackend).root(&extended), Some("center_crop_pad"));
     assert!(reference.refused_operators.is_empty());
 }
+
+/// The harness's JSON report records the run's facts as the command line's does, so `merge`
+/// and `diff` can check it: its configuration, options and the data sets it ran.
+#[test]
+fn the_harness_json_report_records_its_run() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let path = dir.path().join("report.json");
+    let run = execute(
+        Harness::new(RefBackend)
+            .root(data())
+            .config("release")
+            .ulps(4)
+            .json_report(&path),
+        Some("test_edge"),
+    );
+    assert_eq!(run.conclusion.num_passed, 1);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let facts = &report["run"];
+    assert_eq!(facts["complete"], true, "{facts}");
+    assert_eq!(facts["config"], "release", "{facts}");
+    assert_eq!(facts["tolerance"], "4 ulps", "{facts}");
+    assert!(facts.get("retries").is_none(), "none asked for: {facts}");
+    let ran = pad_conformance::testing::selection_digest(["node/test_edge_pad/0"]);
+    assert_eq!(facts["selection"], ran.as_str(), "{facts}");
+}
