@@ -66,6 +66,7 @@ pub use backend::{
 pub use data::basis::{Basis, Gating, GatingError};
 pub use data::data_dir;
 pub use family::{ModeAttribute, PadMode, PadOp};
+pub use gate::config::ConfigNameError;
 pub use harness::{Harness, HarnessError as Error};
 pub use judge::compare::Tolerance;
 pub use judge::profile::{InputLimits, InputRole, Profile, ProfileError};
