@@ -177,15 +177,15 @@ pub(crate) struct MergeArgs {
 pub(crate) struct RulesArgs {
     /// Output format [default: human, or json when --output names a .json file].
     #[arg(long, value_enum)]
-    pub format: Option<RulesFormat>,
+    pub format: Option<TableFormat>,
     /// Write the table to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
-/// The formats of `rules`.
+/// The formats of the verbs that print one table (`rules`, `coverage`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum RulesFormat {
+pub(crate) enum TableFormat {
     Human,
     Json,
     Markdown,
@@ -403,6 +403,12 @@ pub(crate) struct CoverageArgs {
     /// of the default root, as for the main command).
     #[arg(value_name = "PATH")]
     pub path: Option<PathBuf>,
+    /// Output format [default: human, or json when --output names a .json file].
+    #[arg(long, value_enum)]
+    pub format: Option<TableFormat>,
+    /// Write the table to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -118,36 +118,47 @@ impl Coverage {
         missing
     }
 
-    /// Markdown: one row per dtype, one column per operator version; a cell lists the modes
-    /// covered by their initials (c, r, e, w; ✓ for CenterCropPad) with the case count, `·`
-    /// where the version does not accept the dtype, and MISSING for an uncovered legal triple.
-    pub(super) fn write_markdown(&self, out: &mut dyn Write) -> io::Result<()> {
+    /// One row per dtype, one column per operator version; a cell lists the modes covered by
+    /// their initials (c, r, e, w; ✓ for CenterCropPad) with the case count, `·` where the
+    /// version does not accept the dtype, and MISSING for an uncovered legal triple. Markdown,
+    /// or plain columns for a terminal.
+    pub(super) fn write_table(&self, out: &mut dyn Write, style: Style) -> io::Result<()> {
         let ops: Vec<OpVersion> = OpVersion::all().collect();
-        let labels: Vec<String> = ops.iter().map(|op| op.short_label()).collect();
-        writeln!(out, "| dtype | {} |", labels.join(" | "))?;
-        writeln!(out, "|---|{}", "---|".repeat(ops.len()))?;
+        let mut rows = vec![
+            std::iter::once("dtype".to_owned())
+                .chain(ops.iter().map(|op| op.short_label()))
+                .collect(),
+        ];
         for data_type in DataType::ALL {
-            let cells: Vec<String> = ops
-                .iter()
-                .map(|op| {
-                    if !op.accepts(data_type) {
-                        return "·".to_owned();
+            let cells = ops.iter().map(|op| self.cell(*op, data_type));
+            rows.push(
+                std::iter::once(data_type.to_string())
+                    .chain(cells)
+                    .collect::<Vec<String>>(),
+            );
+        }
+        match style {
+            Style::Markdown => {
+                for (i, row) in rows.iter().enumerate() {
+                    writeln!(out, "| {} |", row.join(" | "))?;
+                    if i == 0 {
+                        writeln!(out, "|---|{}", "---|".repeat(ops.len()))?;
                     }
-                    let mut letters = String::new();
-                    let mut cases = 0;
-                    for mode in modes(*op) {
-                        match self.counts.get(&(*op, data_type, mode)) {
-                            Some(&n) => {
-                                cases += n;
-                                letters.push_str(mode.map_or("✓", |m| &m.name()[..1]));
-                            }
-                            None => return "MISSING".to_owned(),
-                        }
-                    }
-                    format!("{letters} {cases}")
-                })
-                .collect();
-            writeln!(out, "| {} | {} |", data_type, cells.join(" | "))?;
+                }
+            }
+            Style::Human => {
+                let widths: Vec<usize> = (0..rows[0].len())
+                    .map(|c| rows.iter().map(|row| row[c].chars().count()).max().unwrap_or(0))
+                    .collect();
+                for row in &rows {
+                    let cells: Vec<String> = row
+                        .iter()
+                        .zip(&widths)
+                        .map(|(cell, &w)| format!("{cell:<w$}"))
+                        .collect();
+                    writeln!(out, "{}", cells.join("  ").trim_end())?;
+                }
+            }
         }
         let total: usize = self.counts.values().sum();
         writeln!(
@@ -157,6 +168,66 @@ impl Coverage {
         )?;
         writeln!(out, "\n{LEGEND}")
     }
+}
+
+impl Coverage {
+    /// The cell of `op` and `data_type`: the modes covered and the case count, `·` or MISSING.
+    fn cell(&self, op: OpVersion, data_type: DataType) -> String {
+        if !op.accepts(data_type) {
+            return "·".to_owned();
+        }
+        let mut letters = String::new();
+        let mut cases = 0;
+        for mode in modes(op) {
+            match self.counts.get(&(op, data_type, mode)) {
+                Some(&n) => {
+                    cases += n;
+                    letters.push_str(mode.map_or("✓", |m| &m.name()[..1]));
+                }
+                None => return "MISSING".to_owned(),
+            }
+        }
+        format!("{letters} {cases}")
+    }
+
+    /// `{"format": 1, "cells": [{"operator", "domain", "version", "dtype", "mode", "cases"}],
+    /// "refusals", "missing": [...]}`: every legal triple with its count (0 when missing).
+    pub(super) fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        let triple = |op: OpVersion, data_type: DataType, mode: Option<PadMode>| {
+            serde_json::json!({
+                "operator": op.op.op_type(),
+                "domain": crate::family::domain_name(op.op.domain()),
+                "version": op.version,
+                "dtype": data_type.to_string(),
+                "mode": mode.map(PadMode::name),
+            })
+        };
+        let mut cells = Vec::new();
+        for op in OpVersion::all() {
+            for data_type in DataType::ALL.into_iter().filter(|&t| op.accepts(t)) {
+                for mode in modes(op) {
+                    let mut cell = triple(op, data_type, mode);
+                    cell["cases"] = self.counts.get(&(op, data_type, mode)).copied().unwrap_or(0).into();
+                    cells.push(cell);
+                }
+            }
+        }
+        let missing: Vec<_> = self.missing().into_iter().map(|(op, t, m)| triple(op, t, m)).collect();
+        let json = serde_json::json!({
+            "format": 1,
+            "cells": cells,
+            "refusals": self.refusals,
+            "missing": missing,
+        });
+        writeln!(out, "{json}")
+    }
+}
+
+/// How a table is drawn: Markdown, or plain columns (no Markdown syntax on a terminal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Style {
+    Human,
+    Markdown,
 }
 
 /// What the table's symbols mean: every report that shows them says so.

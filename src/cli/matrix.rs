@@ -4,15 +4,15 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use crate::cli::coverage_table::Coverage;
+use crate::cli::coverage_table::{Coverage, Style};
 use crate::cli::matrix_table::Matrix;
 use crate::cli::scoreboard::{Board, write_scoreboard};
 use crate::data::default_root;
 use crate::text::escape_text;
 
 use super::Fatal;
-use super::args::{CoverageArgs, MatrixArgs, MatrixFormat};
-use super::output::{Output, finish, open_output};
+use super::args::{CoverageArgs, MatrixArgs, MatrixFormat, TableFormat};
+use super::output::{chosen_format, finish, open_output};
 use super::signals::{self, CancelsRun};
 
 pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
@@ -127,8 +127,13 @@ pub(super) fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
         None => default_root()?.join("extended"),
     };
     let coverage = Coverage::read(&path)?;
-    let mut out = Output::Stdout(io::stdout());
-    let written = coverage.write_markdown(&mut out);
+    let format = chosen_format(args.format, args.output.as_ref(), TableFormat::Json, TableFormat::Human);
+    let (mut out, _) = open_output(args.output.as_ref())?;
+    let written = match format {
+        TableFormat::Human => coverage.write_table(&mut out, Style::Human),
+        TableFormat::Markdown => coverage.write_table(&mut out, Style::Markdown),
+        TableFormat::Json => coverage.write_json(&mut out),
+    };
     finish(written, out)?;
     let missing = coverage.missing();
     for (op, data_type, mode) in &missing {

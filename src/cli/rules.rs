@@ -8,7 +8,7 @@ use crate::operators::Rule;
 use serde_json::json;
 
 use super::Fatal;
-use super::args::{RulesArgs, RulesFormat};
+use super::args::{RulesArgs, TableFormat};
 use super::output::{chosen_format, finish, open_output};
 
 /// The JSON table's format: 1 was a bare array of rules; 2 wraps it as `rules` beside
@@ -16,12 +16,12 @@ use super::output::{chosen_format, finish, open_output};
 const RULES_FORMAT: u32 = 2;
 
 pub(super) fn rules(args: &RulesArgs) -> Result<ExitCode, Fatal> {
-    let format = chosen_format(args.format, args.output.as_ref(), RulesFormat::Json, RulesFormat::Human);
+    let format = chosen_format(args.format, args.output.as_ref(), TableFormat::Json, TableFormat::Human);
     let (mut out, _) = open_output(args.output.as_ref())?;
     let written = match format {
-        RulesFormat::Human => write!(out, "{}", human_table()),
-        RulesFormat::Json => writeln!(out, "{}", json_table()),
-        RulesFormat::Markdown => write!(out, "{}", markdown_table()),
+        TableFormat::Human => write!(out, "{}", human_table()),
+        TableFormat::Json => writeln!(out, "{}", json_table()),
+        TableFormat::Markdown => write!(out, "{}", markdown_table()),
     };
     finish(written, out)?;
     Ok(ExitCode::SUCCESS)

@@ -1586,3 +1586,44 @@ fn rules_are_plain_text_by_default_and_markdown_only_when_asked() {
         "{markdown}"
     );
 }
+
+#[test]
+fn coverage_is_plain_columns_by_default_markdown_and_json_when_asked() {
+    let human = run(&["coverage"]);
+    assert_eq!(human.status.code(), Some(0), "{}", stderr(&human));
+    let text = String::from_utf8(human.stdout).unwrap();
+    let header = text.lines().next().unwrap();
+    assert!(header.starts_with("dtype  ") && header.contains("Pad-25"), "{header}");
+    assert!(!text.contains('|'), "no Markdown in human output:\n{text}");
+    assert!(text.contains("Legend: "), "{text}");
+    let markdown = String::from_utf8(run(&["coverage", "--format", "markdown"]).stdout).unwrap();
+    assert!(markdown.starts_with("| dtype | "), "{markdown}");
+    assert_eq!(
+        markdown.lines().nth(1).unwrap().matches("---|").count(),
+        header.split_whitespace().count()
+    );
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let path = dir.path().join("coverage.json");
+    let json = run(&["coverage", "--output", path.to_str().unwrap()]);
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(json["format"], 1);
+    assert_eq!(json["missing"].as_array().unwrap().len(), 0);
+    // Every cell the tables show as covered, counted: the counts add up to the cases.
+    let cases: u64 = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["cases"].as_u64().unwrap())
+        .sum();
+    assert!(
+        text.contains(&format!("{cases} cases with expected outputs")),
+        "{cases}:\n{text}"
+    );
+    let wrap25 = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["operator"] == "Pad" && c["version"] == 25 && c["dtype"] == "float" && c["mode"] == "wrap");
+    assert!(wrap25.is_some_and(|c| c["cases"].as_u64().unwrap() > 0), "{wrap25:?}");
+}
