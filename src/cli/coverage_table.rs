@@ -168,9 +168,7 @@ impl Coverage {
         )?;
         writeln!(out, "\n{LEGEND}")
     }
-}
 
-impl Coverage {
     /// The cell of `op` and `data_type`: the modes covered and the case count, `·` or MISSING.
     fn cell(&self, op: OpVersion, data_type: DataType) -> String {
         if !op.accepts(data_type) {

@@ -625,7 +625,7 @@ impl Harness {
             strict_rules: self.options.strict_rules,
             corpora: corpus_versions(&built.roots),
             selection: selection_digest(report.outcomes.iter().map(Outcome::name)),
-            config: self.config_name()?.map(|name| name.to_string()),
+            config: built.baseline.config.as_ref().map(ToString::to_string),
             retries: built.retries,
         };
         let report = RunReport {
