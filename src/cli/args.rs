@@ -367,6 +367,10 @@ pub(crate) struct MatrixArgs {
     /// Write the table to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write the HTML scoreboard of the same run to FILE, so that one run gives both the
+    /// table and the page (backends are slow: running them twice doubles the cost).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Markdown: show only the data sets some backend did not pass (the HTML page lists only
     /// failures in any case).
     #[arg(long)]

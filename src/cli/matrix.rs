@@ -12,10 +12,16 @@ use crate::text::escape_text;
 
 use super::Fatal;
 use super::args::{CoverageArgs, MatrixArgs, MatrixFormat, TableFormat};
-use super::output::{chosen_format, finish, open_output};
+use super::output::{check_run_files, chosen_format, finish, open_output};
 use super::signals::{self, CancelsRun};
 
 pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
+    // Before the backends run, which takes minutes: the two outputs must be two files.
+    check_run_files(
+        &[("--output", args.output.as_deref()), ("--html", args.html.as_deref())],
+        &[],
+        &[],
+    )?;
     let selection = &args.selection;
     let cases = selection.cases(&selection.roots()?)?;
     let jobs = selection.jobs(&cases)?;
@@ -74,6 +80,18 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
         reports.push(report);
     }
     let matrix = Matrix::new(&reports);
+    let boards = || -> Vec<Board<'_>> {
+        reports
+            .iter()
+            .zip(&reruns)
+            .map(|(r, rerun)| Board::new(r, rerun.clone()))
+            .collect()
+    };
+    if let Some(path) = &args.html {
+        let (mut page, _) = open_output(Some(path))?;
+        let written = write_scoreboard(&boards(), &mut page);
+        finish(written, page)?;
+    }
     let (mut out, _) = open_output(args.output.as_ref())?;
     let written = match args.format {
         MatrixFormat::Json => serde_json::to_writer_pretty(&mut out, &matrix)
@@ -83,14 +101,7 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             .write_totals(&mut out)
             .and_then(|()| crate::cli::findings::write_markdown(&reports, &reruns, &mut out)),
         MatrixFormat::Markdown => matrix.write_markdown(args.failures_only, &mut out),
-        MatrixFormat::Html => {
-            let boards: Vec<Board<'_>> = reports
-                .iter()
-                .zip(&reruns)
-                .map(|(r, rerun)| Board::new(r, rerun.clone()))
-                .collect();
-            write_scoreboard(&boards, &mut out)
-        }
+        MatrixFormat::Html => write_scoreboard(&boards(), &mut out),
     };
     finish(written, out)?;
     if let Some(code) = signals::interrupted() {

@@ -130,6 +130,41 @@ fn a_run_and_a_matrix_write_the_scoreboard_page() {
     assert_eq!(cells, ["ew1/2", "ew1/2"]);
     let struck = texts(&html, "td.cell[data-op=\"Pad-25\"][data-dtype=\"int32\"] del");
     assert_eq!(struck, ["w", "w"], "wrap failed, edge passed");
+
+    // One run writes the table and, with --html, the same page: the backends run once.
+    let (table, page) = (out_dir.path().join("table.md"), out_dir.path().join("page.html"));
+    let args = |html: &Path| {
+        run(&[
+            "matrix",
+            "--backend",
+            "ref",
+            "--backend",
+            "ref",
+            "--groups",
+            "--output",
+            table.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+            root,
+        ])
+    };
+    let out = args(&page);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::read_to_string(&table).unwrap().contains("#### Defects"));
+    let html = read_page(&page);
+    assert_eq!(count(&html, "tr.backend-row"), 2);
+    assert_eq!(
+        texts(&html, "td.cell[data-op=\"Pad-25\"][data-dtype=\"int32\"] del"),
+        ["w", "w"]
+    );
+    // Both outputs naming one file is refused before anything runs.
+    let out = args(&table);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--html"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
