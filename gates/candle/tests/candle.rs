@@ -14,15 +14,20 @@ use std::collections::HashMap;
 use candle_core::{DType, Device, Tensor as CandleTensor, WithDType};
 use pad_conformance::half::{bf16, f16};
 use pad_conformance::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Harness, Model, Profile, Tensor,
-    Worker,
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Harness, Model, Profile, RuntimeInfo,
+    Tensor, Worker,
 };
 
 struct Candle;
 
 impl Backend for Candle {
     fn name(&self) -> &str {
-        "candle-onnx 0.11.1"
+        concat!("candle-onnx ", env!("RUNTIME_CRATE_VERSION"))
+    }
+
+    /// The crate's version as Cargo.lock pins it (build.rs).
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        Some(RuntimeInfo::new("candle-onnx").version(env!("RUNTIME_CRATE_VERSION")))
     }
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {

@@ -18,17 +18,25 @@ use ort::memory::Allocator;
 use ort::session::{Session, SessionInputValue};
 use ort::value::{DynTensor, DynValue, Tensor as OrtTensor, TensorElementType, ValueType};
 use pad_conformance::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Harness, Model, Profile, Tensor, Worker,
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Harness, Model, Profile, RuntimeInfo, Tensor,
+    Worker,
 };
 
 struct Onnxruntime {
     name: String,
+    runtime: RuntimeInfo,
     environment: ort::environment::Environment,
 }
 
 impl Backend for Onnxruntime {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The onnxruntime library loaded, by its version; the ort crate (as Cargo.lock pins it,
+    /// build.rs) as its build.
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        Some(self.runtime.clone())
     }
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
@@ -202,6 +210,10 @@ fn main() {
         .unwrap_or_else(|e| panic!("creating an onnxruntime environment from {}: {e}", library.display()));
     let backend = Onnxruntime {
         name: format!("onnxruntime {version} (ort)"),
+        runtime: RuntimeInfo::new("onnxruntime").version(version).build(concat!(
+            "CPUExecutionProvider, through ort ",
+            env!("RUNTIME_CRATE_VERSION")
+        )),
         environment,
     };
     // With the argument `worker`, serves the backend as an external worker (for

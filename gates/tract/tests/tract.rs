@@ -11,8 +11,8 @@
 //! `PAD_CONFORMANCE_WRITE_BASELINE=tract.known-failures.json cargo test -p gate-tract`.
 
 use pad_conformance::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Harness, Model, Profile, Tensor,
-    Worker,
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Harness, Model, Profile, RuntimeInfo,
+    Tensor, Worker,
 };
 use tract_onnx::prelude::{
     Datum, DatumType, Framework, InferenceFact, InferenceModelExt, IntoRunnable, PlainView, TValue, TVec,
@@ -23,7 +23,12 @@ struct Tract;
 
 impl Backend for Tract {
     fn name(&self) -> &str {
-        "tract-onnx 0.23.9"
+        concat!("tract-onnx ", env!("RUNTIME_CRATE_VERSION"))
+    }
+
+    /// The crate's version as Cargo.lock pins it (build.rs).
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        Some(RuntimeInfo::new("tract-onnx").version(env!("RUNTIME_CRATE_VERSION")))
     }
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
