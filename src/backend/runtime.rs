@@ -13,8 +13,8 @@ const MAX_FIELD: usize = 200;
 ///
 /// ```
 /// use pad_conformance::RuntimeInfo;
-/// let ort = RuntimeInfo::new("onnxruntime").version("1.32.0").build("cpu");
-/// assert_eq!(ort.label(), "onnxruntime 1.32.0 (cpu)");
+/// let ort = RuntimeInfo::new("onnxruntime").version("1.32.0").build("release").device("CPUExecutionProvider");
+/// assert_eq!(ort.label(), "onnxruntime 1.32.0 (release) on CPUExecutionProvider");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -27,6 +27,11 @@ pub struct RuntimeInfo {
     /// How it was built, when that matters: an execution provider, a commit, a feature set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<String>,
+    /// Where it ran: an execution provider, a plugin, a device (`CPUExecutionProvider`,
+    /// `CPU`). Apart from `build`, so that rows of one runtime on two devices can be told apart
+    /// by a script.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
 }
 
 impl RuntimeInfo {
@@ -36,6 +41,7 @@ impl RuntimeInfo {
             name: name.into(),
             version: None,
             build: None,
+            device: None,
         }
     }
 
@@ -51,7 +57,13 @@ impl RuntimeInfo {
         self
     }
 
-    /// `name version (build)`, leaving out what is not stated.
+    /// On `device`.
+    pub fn device(mut self, device: impl Into<String>) -> RuntimeInfo {
+        self.device = Some(device.into());
+        self
+    }
+
+    /// `name version (build) on device`, leaving out what is not stated.
     pub fn label(&self) -> String {
         let mut label = self.name.clone();
         if let Some(version) = &self.version {
@@ -61,12 +73,15 @@ impl RuntimeInfo {
         if let Some(build) = &self.build {
             label.push_str(&format!(" ({build})"));
         }
+        if let Some(device) = &self.device {
+            label.push_str(&format!(" on {device}"));
+        }
         label
     }
 
     /// The `runtime` of a worker's hello: `None` when absent (a worker older than the field),
-    /// else an object with a non-empty string `name` and optional string (or null) `version`
-    /// and `build`, each at most 200 characters; other keys are ignored. Anything else is an
+    /// else an object with a non-empty string `name` and optional string (or null) `version`,
+    /// `build` and `device`, each at most 200 characters; other keys are ignored. Anything else is an
     /// error saying what.
     pub(crate) fn from_hello(runtime: Option<&Value>) -> Result<Option<RuntimeInfo>, String> {
         let Some(runtime) = runtime else {
@@ -94,6 +109,7 @@ impl RuntimeInfo {
             name,
             version: text("version")?,
             build: text("build")?,
+            device: text("device")?,
         }))
     }
 }
@@ -107,10 +123,15 @@ mod tests {
     #[test]
     fn a_hello_s_runtime_is_optional_and_checked_when_present() {
         assert_eq!(RuntimeInfo::from_hello(None), Ok(None));
-        let full = json!({"name": "openvino", "version": "2025.4.1", "build": "CPU", "extra": 1});
+        let full = json!({"name": "openvino", "version": "2025.4.1", "build": "b1", "device": "CPU", "extra": 1});
         assert_eq!(
             RuntimeInfo::from_hello(Some(&full)),
-            Ok(Some(RuntimeInfo::new("openvino").version("2025.4.1").build("CPU")))
+            Ok(Some(
+                RuntimeInfo::new("openvino")
+                    .version("2025.4.1")
+                    .build("b1")
+                    .device("CPU")
+            ))
         );
         let bare = json!({"name": "tinygrad", "version": null});
         assert_eq!(
@@ -129,6 +150,10 @@ mod tests {
             (
                 json!({"name": "x", "build": "b".repeat(201)}),
                 "runtime build is longer than 200 characters (201)",
+            ),
+            (
+                json!({"name": "x", "device": ["CPU"]}),
+                r#"runtime device ["CPU"] is not a string"#,
             ),
         ] {
             let error = RuntimeInfo::from_hello(Some(&bad)).unwrap_err();

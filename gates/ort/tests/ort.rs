@@ -210,10 +210,10 @@ fn main() {
         .unwrap_or_else(|e| panic!("creating an onnxruntime environment from {}: {e}", library.display()));
     let backend = Onnxruntime {
         name: format!("onnxruntime {version} (ort)"),
-        runtime: RuntimeInfo::new("onnxruntime").version(version).build(concat!(
-            "CPUExecutionProvider, through ort ",
-            env!("RUNTIME_CRATE_VERSION")
-        )),
+        runtime: RuntimeInfo::new("onnxruntime")
+            .version(version)
+            .build(concat!("through ort ", env!("RUNTIME_CRATE_VERSION")))
+            .device("CPUExecutionProvider"),
         environment,
     };
     // With the argument `worker`, serves the backend as an external worker (for

@@ -70,11 +70,15 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
         let runtime_name = runtime.map_or("–".to_owned(), |r| Escaped(&r.name).to_string());
         let version = match runtime {
             Some(r) => format!(
-                "{}{}",
+                "{}{}{}",
                 Escaped(r.version.as_deref().unwrap_or("–")),
                 r.build.as_ref().map_or(String::new(), |b| format!(
                     " <small class=\"build\">({})</small>",
                     Escaped(b)
+                )),
+                r.device.as_ref().map_or(String::new(), |d| format!(
+                    " <small class=\"device\">on {}</small>",
+                    Escaped(d)
                 ))
             ),
             None => "–".to_owned(),
@@ -82,10 +86,11 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
         let label = format!("{name}</td><td class=\"runtime\">{runtime_name}</td><td class=\"version\">{version}");
         let data = |value: Option<&String>| value.map_or(String::new(), |v| Escaped(v).to_string());
         let attributes = format!(
-            "class=\"backend-row\" data-backend=\"{i}\" data-runtime=\"{}\" data-version=\"{}\" data-build=\"{}\"",
+            "class=\"backend-row\" data-backend=\"{i}\" data-runtime=\"{}\" data-version=\"{}\" data-build=\"{}\" data-device=\"{}\"",
             data(runtime.map(|r| &r.name)),
             data(runtime.and_then(|r| r.version.as_ref())),
             data(runtime.and_then(|r| r.build.as_ref())),
+            data(runtime.and_then(|r| r.device.as_ref())),
         );
         write_totals_row(&attributes, &label, &board.total, out)?;
         for (part, summary) in &board.parts {

@@ -80,7 +80,8 @@ fn reports() -> (RunReport, RunReport) {
     failing.runtime = Some(
         RuntimeInfo::new(format!("rt {IMG_NAME}"))
             .version("1.2")
-            .build(SCRIPT_NAME),
+            .build(SCRIPT_NAME)
+            .device(format!("gpu {IMG_NAME}")),
     );
     failing.outcomes[1].status = Status::Errored;
     failing.outcomes[1].message = format!("no kernel for Pad(19) {IMG_NAME}\nsecond line {SCRIPT_NAME}");
@@ -199,7 +200,7 @@ fn totals_split_into_upstream_and_extended() {
     );
     let evil = format!("evil {IMG_NAME}");
     let runtime = format!("rt {IMG_NAME}");
-    let version = format!("1.2 ({SCRIPT_NAME})");
+    let version = format!("1.2 ({SCRIPT_NAME}) on gpu {IMG_NAME}");
     assert_eq!(
         cells(rows[1]),
         [evil.as_str(), &runtime, &version, "40.0%", "2", "0", "2", "0", "0", "1"]
@@ -208,6 +209,11 @@ fn totals_split_into_upstream_and_extended() {
     assert_eq!(rows[1].value().attr("data-runtime"), Some(runtime.as_str()));
     assert_eq!(rows[1].value().attr("data-version"), Some("1.2"));
     assert_eq!(rows[1].value().attr("data-build"), Some(SCRIPT_NAME));
+    assert_eq!(
+        rows[1].value().attr("data-device"),
+        Some(format!("gpu {IMG_NAME}").as_str())
+    );
+    assert_eq!(rows[0].value().attr("data-device"), Some(""));
     assert_eq!(rows[0].value().attr("data-version"), Some(""));
     let parts: Vec<Vec<String>> = select(&html, "tr.part-row").into_iter().map(cells).collect();
     assert_eq!(parts.len(), 4);
