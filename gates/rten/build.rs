@@ -1,0 +1,5 @@
+include!("../locked_version.rs");
+
+fn main() {
+    export_locked_version("rten");
+}
