@@ -4,7 +4,7 @@
 //! or reply. Sub-byte types take one byte per element, as ml_dtypes stores them; a string is
 //! a little-endian u32 byte length followed by its bytes. docs/backend-protocol.md has the table.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use super::decode::{Decoder, MAX_RANK};
@@ -12,6 +12,7 @@ use super::file::open_limited;
 use super::file_error::{FileError, FileProblem};
 use super::sub_byte::{SubByte, sign_extend};
 use super::{DataType, DecodeOptions, Element, Float4E2M1, Int2, Int4, Tensor, Uint2, Uint4};
+use crate::platform::no_follow_private;
 use crate::proto::TensorProto;
 
 /// The name a raw descriptor's `dtype` gives `data_type`: ONNX's own lower-case name, but
@@ -32,10 +33,14 @@ pub(crate) fn dtype_from_name(name: &str) -> Option<DataType> {
         .or_else(|| DataType::from_name(name))
 }
 
-/// Writes `tensor`'s elements to `path` in the raw layout.
+/// Writes `tensor`'s elements to `path` in the raw layout, a file only its owner reads. A link
+/// in the file's place (a worker's, in a shared scratch directory) is not followed.
 pub(crate) fn write_raw(tensor: &Tensor, path: &Path) -> Result<(), FileError> {
-    let bytes = raw_bytes(tensor).map_err(|problem| problem.at(path))?;
-    std::fs::write(path, bytes).map_err(|e| FileProblem::Io(e).writing(path))
+    let bytes = raw_bytes(tensor).map_err(|problem| problem.writing(path))?;
+    no_follow_private(std::fs::OpenOptions::new().write(true).create(true).truncate(true))
+        .open(path)
+        .and_then(|mut file| file.write_all(&bytes))
+        .map_err(|e| FileProblem::Io(e).writing(path))
 }
 
 /// The raw layout of `tensor`'s elements.
