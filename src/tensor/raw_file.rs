@@ -380,6 +380,44 @@ mod tests {
     }
 
     #[test]
+    fn the_protocol_docs_table_lists_every_dtype_with_its_size() {
+        let docs = include_str!("../../docs/backend-protocol.md");
+        let table = docs
+            .split_once("<!-- raw-dtypes:begin -->")
+            .and_then(|(_, rest)| rest.split_once("<!-- raw-dtypes:end -->"))
+            .map(|(table, _)| table)
+            .unwrap();
+        let rows: Vec<(String, String)> = table
+            .lines()
+            .filter(|l| l.starts_with("| `") && !l.starts_with("| `dtype`"))
+            .map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                (cells[1].trim_matches('`').to_owned(), cells[2].to_owned())
+            })
+            .collect();
+        let expected: Vec<(String, String)> = DataType::ALL
+            .into_iter()
+            .map(|t| {
+                let bytes = t
+                    .bit_width()
+                    .map_or("–".to_owned(), |bits| (bits.max(8) / 8).to_string());
+                (dtype_name(t).to_owned(), bytes)
+            })
+            .collect();
+        assert_eq!(rows, expected);
+        // And the files are that size.
+        for tensor in elements_of_every_type()
+            .iter()
+            .filter(|t| t.data_type() != DataType::String)
+        {
+            let (_dir, path) = written(tensor);
+            let size = std::fs::metadata(&path).unwrap().len();
+            let row = &expected[tensor.data_type().code() as usize - 1];
+            assert_eq!(size, tensor.len() as u64 * row.1.parse::<u64>().unwrap(), "{}", row.0);
+        }
+    }
+
+    #[test]
     fn dtype_names_are_onnxs_with_numpys_float32_and_float64() {
         assert_eq!(dtype_name(DataType::Float), "float32");
         assert_eq!(dtype_name(DataType::Double), "float64");

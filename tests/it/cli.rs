@@ -1647,7 +1647,11 @@ fn an_expanded_case_is_listed_and_reported_as_a_graph_of_its_nodes() {
     let of = |id: &str| cases.iter().find(|c| c["id"] == id).unwrap();
     assert_eq!(of("test_center_crop_pad_crop_expanded")["graph_nodes"], 13);
     assert_eq!(of("test_center_crop_pad_crop_expanded")["version"], 18);
-    assert!(of("test_edge_pad").get("graph_nodes").is_none(), "{}", of("test_edge_pad"));
+    assert!(
+        of("test_edge_pad").get("graph_nodes").is_none(),
+        "{}",
+        of("test_edge_pad")
+    );
     let out = run(&["--format", "junit", tree]);
     let junit = String::from_utf8(out.stdout).unwrap();
     assert!(junit.contains(r#"classname="Pad-18, graph of 13 nodes""#), "{junit}");
