@@ -59,19 +59,24 @@ mod tests {
         (model, inputs)
     }
 
+    /// Request 7 of model /m.onnx, its outputs to /s/1.
+    fn request_of(model: &Model, inputs: &[Tensor], paths: &[PathBuf], accepts: Accepts) -> Value {
+        run_request(
+            7,
+            Path::new("/m.onnx"),
+            model,
+            inputs,
+            paths,
+            Path::new("/s/1"),
+            accepts,
+        )
+    }
+
     #[test]
     fn a_worker_that_accepted_nothing_gets_the_first_versions_request_byte_for_byte() {
         let (model, inputs) = wrap_pad();
         let paths = [PathBuf::from("/s/1-input_0.pb"), PathBuf::from("/s/1-input_1.pb")];
-        let request = run_request(
-            7,
-            Path::new("/m.onnx"),
-            &model,
-            &inputs,
-            &paths,
-            Path::new("/s/1"),
-            Accepts::default(),
-        );
+        let request = request_of(&model, &inputs, &paths, Accepts::default());
         assert_eq!(
             request.to_string(),
             json!({"type": "run", "id": 7, "model": "/m.onnx", "inputs": ["/s/1-input_0.pb", "/s/1-input_1.pb"], "output_dir": "/s/1"})
@@ -88,15 +93,7 @@ mod tests {
             node: true,
             tensors: TensorFormat::Raw,
         };
-        let request = run_request(
-            7,
-            Path::new("/m.onnx"),
-            &model,
-            &inputs,
-            &paths,
-            Path::new("/s/1"),
-            both,
-        );
+        let request = request_of(&model, &inputs, &paths, both);
         assert_eq!(request["node"]["mode"], json!("wrap"));
         assert_eq!(request["node"]["pads"], json!({"from": "input", "value": [0, 1, 0, 1]}));
         assert_eq!(
@@ -111,15 +108,7 @@ mod tests {
             node: true,
             tensors: TensorFormat::TensorProto,
         };
-        let request = run_request(
-            7,
-            Path::new("/m.onnx"),
-            &model,
-            &inputs,
-            &paths,
-            Path::new("/s/1"),
-            node_only,
-        );
+        let request = request_of(&model, &inputs, &paths, node_only);
         assert!(request.get("node").is_some() && request.get("input_tensors").is_none());
     }
 }

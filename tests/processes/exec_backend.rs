@@ -757,6 +757,27 @@ fn a_worker_that_reads_only_the_node_and_raw_tensors_passes() {
         graph["message"].as_str().unwrap().contains("a graph of 13 nodes"),
         "{graph}"
     );
+    // A raw output of the wrong size errors its case, naming the file and both sizes; a path
+    // string from a raw worker is still a TensorProto file.
+    let (code, report) = fixture.check(
+        &[
+            ("WORKER_ACCEPTS", accepts),
+            ("WORKER_MODE", "node"),
+            ("WORKER_MODE_test_edge_pad", "raw-short"),
+            ("WORKER_MODE_test_wrap_pad", "right"),
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(1), "{report}");
+    let edge = case(&report, "test_edge_pad");
+    assert_eq!(edge["status"], "errored", "{edge}");
+    let message = edge["message"].as_str().unwrap();
+    assert!(
+        message
+            .contains("output_0.bin: raw float32[2]: file of 3 bytes, but the element type and shape call for 8 bytes"),
+        "{message}"
+    );
+    assert_eq!(case(&report, "test_wrap_pad")["status"], "passed", "{report}");
     // Without accepts, the same worker gets no node (its graph size reads as null).
     let (_, report) = fixture.check(&[("WORKER_MODE_test_edge_pad", "node")], &[]);
     let edge = case(&report, "test_edge_pad");
