@@ -97,8 +97,15 @@ pub(crate) fn read_raw(path: &Path, data_type: DataType, shape: &[u64], max_byte
         return Err(too_large(expected.to_string()));
     }
     let (mut file, len) = open_limited(path, max_bytes)?;
+    if data_type == DataType::String {
+        // The strings' bytes, and each string's own buffer: what reading them takes.
+        let memory = count.saturating_mul(size_of::<Vec<u8>>() as u64).saturating_add(len);
+        if memory > max_bytes {
+            return Err(too_large(memory.to_string()));
+        }
+    }
     let size_mismatch = match data_type {
-        DataType::String => len < expected || len > max_bytes,
+        DataType::String => len < expected,
         _ => len != expected,
     };
     if size_mismatch {
@@ -523,6 +530,19 @@ mod tests {
                     ..
                 }
             ),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn strings_are_bounded_by_their_bytes_and_their_buffers_before_they_are_read() {
+        let tensor = Tensor::from_vec(&[4], vec![b"ab".to_vec(); 4]).unwrap();
+        let (_dir, path) = written(&tensor);
+        // 24 bytes in file, and four string buffers of 24 bytes each.
+        assert_eq!(read_raw(&path, DataType::String, &[4], 120).unwrap(), tensor);
+        let error = read_raw(&path, DataType::String, &[4], 119).unwrap_err();
+        assert!(
+            matches!(&error.problem, FileProblem::RawTooLarge { expected, limit: 119, .. } if expected == "120"),
             "{error:?}"
         );
     }
