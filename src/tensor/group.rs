@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::file::{framed, read_tensor_file};
 use super::file_error::{FileError, FileProblem};
-use super::raw_file::read_raw;
-use super::{DataType, DecodeOptions, Tensor};
+use super::{DataType, DecodeOptions, Tensor, read_raw};
 
 /// The most a group of tensor files read together (a data set's inputs and outputs, a worker's
 /// reply) may take when each may take `max_tensor_bytes`: twice that, an input and an output

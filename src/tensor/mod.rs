@@ -42,7 +42,7 @@ pub use file_error::{FileError, FileProblem};
 pub(crate) use group::{TensorFile, group_limit, read_file_group, read_tensor_group};
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
 // The worker protocol's raw tensor files.
-pub(crate) use raw_file::{dtype_from_name, dtype_name, write_raw};
+pub(crate) use raw_file::{dtype_from_name, dtype_name, read_raw, write_raw};
 pub use sub_byte::{Int2, Int4, Uint2, Uint4};
 
 /// A tensor of any ONNX element type, stored in standard (row-major) layout.
