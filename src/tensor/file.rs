@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::io::{Read, Seek};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bytes::Bytes;
 use prost::Message;
@@ -55,53 +55,6 @@ pub(crate) fn read_tensor_file_by(path: &Path, options: &DecodeOptions) -> Resul
     Ok((tensor, ReadPath::Whole))
 }
 
-/// The most a group of tensor files read together (a data set's inputs and outputs, a worker's
-/// reply) may take when each may take `max_tensor_bytes`: twice that, an input and an output
-/// at the limit.
-pub(crate) fn group_limit(max_tensor_bytes: u64) -> u64 {
-    max_tensor_bytes.saturating_mul(2)
-}
-
-/// Reads and decodes `paths` as one group that may take `limit` bytes in all: their sizes
-/// on disk are added up and refused over the limit before any is read (a file listed twice
-/// counts twice), and each file's tensor, external data included, may take only what the
-/// files before it left.
-pub(crate) fn read_tensor_group(
-    paths: &[PathBuf],
-    options: &DecodeOptions,
-    limit: u64,
-    group: &'static str,
-) -> Result<Vec<Tensor>, FileError> {
-    let allowed = framed(limit);
-    let mut bytes = 0u64;
-    for path in paths {
-        // A file that cannot be stat'ed is reported when it is read, with its own reason.
-        bytes = bytes.saturating_add(std::fs::metadata(path).map_or(0, |m| m.len()));
-        if bytes > allowed {
-            return Err(FileProblem::GroupTooLarge {
-                group,
-                bytes,
-                limit: allowed,
-            }
-            .at(path));
-        }
-    }
-    let mut left = limit;
-    paths
-        .iter()
-        .map(|path| {
-            let options = DecodeOptions {
-                max_bytes: options.max_bytes.min(left),
-                ..options.clone()
-            };
-            let tensor = read_tensor_file(path, &options)?;
-            let taken = (tensor.len() as u64).saturating_mul(tensor.max_element_bytes() as u64);
-            left = left.saturating_sub(taken);
-            Ok(tensor)
-        })
-        .collect()
-}
-
 /// Reads a whole regular file, refusing one larger than `limit` (plus 1 MiB of protobuf
 /// framing) before reading.
 pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
@@ -111,7 +64,7 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError
 
 /// Opens a regular file and returns it with its size, refused over `limit` (plus 1 MiB of
 /// protobuf framing) before anything is read.
-fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
+pub(super) fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
     let io = |source: std::io::Error| FileProblem::Io(source).at(path);
     // Opening a FIFO would block until something writes to it, and a device never ends:
     // only regular files are read.
@@ -148,7 +101,7 @@ fn read_open(file: File, len: u64, limit: u64) -> std::io::Result<Vec<u8>> {
 }
 
 /// `limit` bytes of element data with room for the framing: dims, names and tags come on top.
-fn framed(limit: u64) -> u64 {
+pub(super) fn framed(limit: u64) -> u64 {
     limit.saturating_add(1 << 20)
 }
 

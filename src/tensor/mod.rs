@@ -13,10 +13,12 @@ mod decode;
 mod encode;
 mod file;
 mod file_error;
+mod group;
 // For the tool's benchmarks.
 #[doc(hidden)]
 pub(crate) mod huge_pages;
 mod minifloat;
+mod raw_file;
 mod raw_read;
 mod sub_byte;
 
@@ -28,15 +30,19 @@ use num_complex::Complex;
 
 pub use convert::{ConversionError, Overflow};
 pub use data_type::DataType;
+pub(crate) use decode::MAX_RANK;
 pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor};
 pub use encode::encode_tensor;
 pub(crate) use encode::encode_tensor_fields;
 // Bounded reads of whole files and groups of tensor files: for the case loader and the tool.
 #[doc(hidden)]
-pub(crate) use file::{group_limit, read_limited, read_tensor_group};
+pub(crate) use file::read_limited;
 pub use file::{read_tensor_file, write_tensor_file};
 pub use file_error::{FileError, FileProblem};
+pub(crate) use group::{TensorFile, group_limit, read_file_group, read_tensor_group};
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
+// The worker protocol's raw tensor files.
+pub(crate) use raw_file::{dtype_from_name, dtype_name, read_raw, write_raw};
 pub use sub_byte::{Int2, Int4, Uint2, Uint4};
 
 /// A tensor of any ONNX element type, stored in standard (row-major) layout.

@@ -660,3 +660,40 @@ fn the_docs_count_and_name_the_workers_gates_and_backends_there_are() {
         );
     }
 }
+
+#[test]
+fn the_protocol_states_how_many_upstream_cases_are_multi_node_graphs_and_they_are_the_expanded_ones() {
+    let options = pad_conformance::testing::DecodeOptions::default();
+    let mut graphs = Vec::new();
+    for release in std::fs::read_dir(root().join("onnx-testdata")).unwrap() {
+        let node = release.unwrap().path().join("node");
+        if !node.is_dir() {
+            continue;
+        }
+        for case in std::fs::read_dir(&node).unwrap() {
+            let case = case.unwrap().path();
+            let model = pad_conformance::testing::read_model(&case.join("model.onnx"), &options).unwrap();
+            let name = case.file_name().unwrap().to_string_lossy().into_owned();
+            assert_eq!(
+                model.graph.nodes.len() > 1,
+                name.ends_with("_expanded"),
+                "{}",
+                case.display()
+            );
+            if model.graph.nodes.len() > 1 {
+                graphs.push(name);
+            }
+        }
+    }
+    let protocol = read("docs/backend-protocol.md");
+    let stated = protocol
+        .split_once("<!-- expanded-count -->")
+        .and_then(|(_, rest)| rest.split_once("<!-- /expanded-count -->"))
+        .map(|(count, _)| count.trim())
+        .unwrap();
+    assert_eq!(
+        stated,
+        graphs.len().to_string(),
+        "docs/backend-protocol.md's count of multi-node graphs"
+    );
+}
