@@ -2,6 +2,8 @@
 //! verification stays outside it, in [`crate::judge::check`].
 
 mod exec;
+mod exec_per_case;
+mod process;
 mod reference;
 mod reply;
 mod runtime;
@@ -16,6 +18,7 @@ use crate::tensor::{ConversionError, Tensor};
 
 pub use exec::ExecBackend;
 pub(crate) use exec::PROTOCOL_VERSION;
+pub(crate) use exec_per_case::{ExecPerCaseBackend, RUNTIME_VARIABLE, TensorFiles};
 pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.
 #[doc(hidden)]

@@ -1,0 +1,378 @@
+//! The per-case command backend, `exec-per-case:CMD` (docs/backend-protocol.md#one-process-per-data-set-exec-per-case):
+//! CMD runs once per data set, as `CMD MODEL OUTPUT_DIR INPUT_0 INPUT_1 ...`, and its exit code
+//! is its answer — 0 outputs written, 65 refused, 69 unsupported, anything else failed — so a
+//! C++ test binary becomes a backend through a short wrapper, with no JSON loop. Each run is
+//! a process group of its own, killed when it ends or times out, and its own directory in the
+//! scratch directory, made for the run and removed after it: a run cannot see another's files.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::exec::{ScratchDir, StartError, write_request_file};
+use super::process::{Process, plain_words};
+use super::reply::{ErrorFields, error_fields, resolve_outputs, shortened};
+use super::worker_error::{ExecError, WorkerError, WorkerFailure};
+use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
+use crate::cancel::Cancel;
+use crate::model::Model;
+use crate::platform::private_dir_builder;
+use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
+
+/// The exit code of a refusal: sysexits' EX_DATAERR, the model or its inputs are invalid.
+pub(crate) const EXIT_REFUSED: i32 = 65;
+/// The exit code of an unsupported data set: sysexits' EX_UNAVAILABLE.
+pub(crate) const EXIT_UNSUPPORTED: i32 = 69;
+/// The variable that states the runtime behind the command, as the hello's `runtime` object.
+pub(crate) const RUNTIME_VARIABLE: &str = "PAD_CONFORMANCE_RUNTIME";
+/// The largest error.json read: a rule, a code and a message, not a log.
+const MAX_ERROR_FILE: u64 = 64 << 10;
+/// How often a running command is checked for its exit, the deadline and cancellation.
+const POLL: Duration = Duration::from_millis(20);
+
+/// How a per-case command gets its input tensors and writes its outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TensorFiles {
+    /// TensorProto files, `input_K.pb` and `output_K.pb`.
+    TensorProto,
+}
+
+impl TensorFiles {
+    /// The name `PAD_CONFORMANCE_TENSORS` gives it.
+    fn name(self) -> &'static str {
+        match self {
+            TensorFiles::TensorProto => "tensorproto",
+        }
+    }
+}
+
+/// A backend that runs a command once per data set (module docs).
+pub(crate) struct ExecPerCaseBackend {
+    command: String,
+    name: String,
+    runtime: Option<RuntimeInfo>,
+    tensors: TensorFiles,
+    timeout: Duration,
+    max_tensor_bytes: u64,
+    scratch: ScratchDir,
+    /// Numbers the runs' directories.
+    next_run: AtomicU64,
+    /// Tripped: runs in flight are killed at once and none start.
+    cancel: Cancel,
+}
+
+impl ExecPerCaseBackend {
+    /// The backend of `command`, its runtime as `runtime` states it (the value of
+    /// [`RUNTIME_VARIABLE`], a JSON object like a hello's `runtime`), each run killed after
+    /// `timeout` or once `cancel` trips. Nothing is started until a data set runs.
+    pub(crate) fn new(
+        command: &str,
+        tensors: TensorFiles,
+        runtime: Option<&str>,
+        timeout: Duration,
+        max_tensor_bytes: u64,
+        cancel: Cancel,
+    ) -> Result<ExecPerCaseBackend, StartError> {
+        let runtime = runtime
+            .map(|text| {
+                let value = serde_json::from_str::<Value>(text).map_err(|e| e.to_string())?;
+                RuntimeInfo::from_hello(Some(&value))
+            })
+            .transpose()
+            .map_err(|why| StartError::Runtime {
+                variable: RUNTIME_VARIABLE,
+                why,
+            })?
+            .flatten();
+        Ok(ExecPerCaseBackend {
+            command: command.to_owned(),
+            name: command_name(command),
+            runtime,
+            tensors,
+            timeout,
+            max_tensor_bytes,
+            scratch: ScratchDir::new(max_tensor_bytes)?,
+            next_run: AtomicU64::new(0),
+            cancel,
+        })
+    }
+
+    /// Runs the command on one data set.
+    fn run_once(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
+        if self.cancel.is_cancelled() {
+            return Err(WorkerError::Cancelled.into());
+        }
+        let model_path = std::fs::canonicalize(&model.path).map_err(|source| WorkerError::ModelPath {
+            path: model.path.clone(),
+            source,
+        })?;
+        let run = RunDir::new(self.scratch.path(), self.next_run.fetch_add(1, Ordering::Relaxed))?;
+        let input_paths = run.write_inputs(&model.graph.inputs, inputs)?;
+        let mut args: Vec<OsString> = vec![model_path.clone().into(), run.output.clone().into()];
+        args.extend(input_paths.iter().map(|p| p.clone().into()));
+        let environment = [
+            ("PAD_CONFORMANCE_MODEL", model_path.into_os_string()),
+            ("PAD_CONFORMANCE_OUTPUT_DIR", run.output.clone().into_os_string()),
+            ("PAD_CONFORMANCE_INPUTS", json!(input_paths).to_string().into()),
+            ("PAD_CONFORMANCE_TENSORS", self.tensors.name().into()),
+        ];
+        let mut process = Process::start(&self.command, &args, |command| {
+            command
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .envs(environment.iter().map(|(k, v)| (k, v)));
+        })
+        .map_err(WorkerError::Start)?;
+        let (status, stderr) = self.wait(&mut process)?;
+        let failed = |error: WorkerError| {
+            ExecError::Failed(WorkerFailure {
+                error,
+                stderr: stderr.clone(),
+            })
+        };
+        let kind = match status.code() {
+            // A signal: a crash, never an answer.
+            None => return Err(failed(WorkerError::Exited(status))),
+            Some(0) => return self.read_outputs(model, &run.output).map_err(failed),
+            Some(EXIT_REFUSED) => ErrorKind::Refused,
+            Some(EXIT_UNSUPPORTED) => ErrorKind::Unsupported,
+            Some(_) => ErrorKind::Failed,
+        };
+        // A malformed error.json is the command's failure: it never makes a refusal.
+        let ErrorFields { rule, code, message } = read_error_file(&run.output).map_err(failed)?;
+        Err(ExecError::Refused {
+            kind,
+            message: message.unwrap_or_else(|| exit_message(status, kind)),
+            rule,
+            code,
+            stderr,
+        })
+    }
+
+    /// Waits for `process` to exit, up to the timeout or until cancelled, then kills its
+    /// group (whatever it left running goes too) and returns its exit status and stderr.
+    fn wait(&self, process: &mut Process) -> Result<(ExitStatus, String), WorkerFailure> {
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let error = if self.cancel.is_cancelled() {
+                WorkerError::Cancelled
+            } else if Instant::now() >= deadline {
+                WorkerError::TimedOut {
+                    seconds: self.timeout.as_secs_f64(),
+                }
+            } else if process.wait_for_exit(deadline.min(Instant::now() + POLL)) {
+                return match process.kill_and_take_stderr() {
+                    (Some(status), stderr) => Ok((status, stderr)),
+                    (None, stderr) => Err(WorkerFailure {
+                        error: WorkerError::Closed("exited with no status".into()),
+                        stderr,
+                    }),
+                };
+            } else {
+                continue;
+            };
+            let (_, stderr) = process.kill_and_take_stderr();
+            return Err(WorkerFailure { error, stderr });
+        }
+    }
+
+    /// The outputs the command wrote, `output_K.pb` for each of the graph's outputs, each a
+    /// regular file inside `dir`.
+    fn read_outputs(&self, model: &Model, dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
+        let named: Vec<PathBuf> = (0..model.graph.outputs.len())
+            .map(|k| dir.join(format!("output_{k}.pb")))
+            .collect();
+        let resolved = resolve_outputs(&named, dir)?;
+        let options = DecodeOptions {
+            base_dir: Some(dir.to_owned()),
+            max_bytes: self.max_tensor_bytes,
+        };
+        read_tensor_group(
+            &resolved,
+            &options,
+            group_limit(self.max_tensor_bytes),
+            "command output",
+        )
+        .map_err(WorkerError::Output)
+    }
+}
+
+impl Backend for ExecPerCaseBackend {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        self.runtime.clone()
+    }
+
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        // Every error is an ExecError, so that a caller can tell a refusal from a failure.
+        Ok(self.run_once(model, inputs)?)
+    }
+}
+
+/// The name in reports: the file name of the command's program (its first word), which a
+/// wrapper script names best; `sh` for a command the shell runs.
+fn command_name(command: &str) -> String {
+    let program = plain_words(command)
+        .and_then(|words| words.first().copied())
+        .map_or("sh", |first| first.rsplit(['/', '\\']).next().unwrap_or(first));
+    format!("exec-per-case:{program}")
+}
+
+/// What a run's exit says when error.json gives no message.
+fn exit_message(status: ExitStatus, kind: ErrorKind) -> String {
+    let code = status.code().unwrap_or_default();
+    match kind {
+        ErrorKind::Refused => format!("the command exited with {code} (EX_DATAERR): refused"),
+        ErrorKind::Unsupported => format!("the command exited with {code} (EX_UNAVAILABLE): unsupported"),
+        ErrorKind::Failed => format!("the command failed: exit code {code}"),
+    }
+}
+
+/// The optional `OUTPUT_DIR/error.json` of a run that exited non-zero: `rule`, `code` and
+/// `message`, checked as an error reply's are; absent, none of them. Anything else that
+/// stands there — not a regular file inside the directory, too large, not a JSON object,
+/// a field not valid — is a protocol error naming the file and the field.
+fn read_error_file(dir: &Path) -> Result<ErrorFields, WorkerError> {
+    let path = dir.join("error.json");
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(ErrorFields {
+            rule: None,
+            code: None,
+            message: None,
+        });
+    }
+    let resolved = resolve_outputs(std::slice::from_ref(&path), dir)?.remove(0);
+    let protocol = |why: String| WorkerError::Protocol(format!("{}: {why}", path.display()));
+    let bytes = read_limited(&resolved, MAX_ERROR_FILE).map_err(|e| protocol(e.to_string()))?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| protocol(format!("not JSON ({e})")))?;
+    if !value.is_object() {
+        return Err(protocol(format!(
+            "{} is not a JSON object",
+            shortened(&value.to_string())
+        )));
+    }
+    error_fields(&value).map_err(protocol)
+}
+
+/// One run's directory in the scratch directory: its inputs, and its output directory beside
+/// them (an input is never an output), made for the run (0700) and removed after it.
+struct RunDir {
+    dir: PathBuf,
+    /// The output directory, resolved when made: outputs must resolve inside this path.
+    output: PathBuf,
+}
+
+impl RunDir {
+    fn new(scratch: &Path, number: u64) -> Result<RunDir, WorkerError> {
+        let dir = scratch.join(number.to_string());
+        let made = |path: &Path| {
+            private_dir_builder()
+                .create(path)
+                .and_then(|()| path.canonicalize())
+                .map_err(|source| WorkerError::Scratch {
+                    path: path.to_owned(),
+                    source,
+                })
+        };
+        let dir = made(&dir)?;
+        let run = RunDir {
+            output: dir.join("output"),
+            dir,
+        };
+        made(&run.output)?;
+        Ok(run)
+    }
+
+    /// Writes `inputs`, the tensors named `names`, as the run's input files; returns their paths.
+    fn write_inputs(&self, names: &[String], inputs: &[Tensor]) -> Result<Vec<PathBuf>, WorkerError> {
+        inputs
+            .iter()
+            .enumerate()
+            .map(|(k, tensor)| {
+                let path = self.dir.join(format!("input_{k}.pb"));
+                write_request_file(&path, tensor, names.get(k).map_or("", String::as_str))
+                    .map(|()| path)
+                    .map_err(WorkerError::Request)
+            })
+            .collect()
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_name_is_the_program_s_file_name() {
+        assert_eq!(command_name("/opt/ci/run-pad-case --gpu"), "exec-per-case:run-pad-case");
+        assert_eq!(command_name("cd /ci && ./run-pad-case"), "exec-per-case:sh");
+        // A backslash separates paths on Windows only; on Unix it makes a shell command.
+        let windows = if cfg!(windows) { "pad.exe" } else { "sh" };
+        assert_eq!(command_name(r"C:\ci\pad.exe"), format!("exec-per-case:{windows}"));
+    }
+
+    #[test]
+    fn a_runtime_that_is_not_a_hello_s_runtime_object_names_the_variable() {
+        let start = |runtime| {
+            ExecPerCaseBackend::new(
+                "true",
+                TensorFiles::TensorProto,
+                Some(runtime),
+                Duration::from_secs(1),
+                1 << 20,
+                Cancel::new(),
+            )
+        };
+        let backend = start(r#"{"name": "ort", "version": "1.19"}"#).unwrap();
+        assert_eq!(backend.runtime(), Some(RuntimeInfo::new("ort").version("1.19")));
+        for bad in ["ort 1.19", r#"{"version": "1"}"#, "[]"] {
+            let error = start(bad).err().unwrap().to_string();
+            assert!(error.starts_with("PAD_CONFORMANCE_RUNTIME: "), "{error}");
+        }
+    }
+
+    #[test]
+    fn error_json_must_be_an_object_of_valid_fields_and_names_the_file() {
+        let dir = crate::data::scratch_dir().unwrap();
+        let out = dir.path().canonicalize().unwrap();
+        let fields = read_error_file(&out).unwrap();
+        assert_eq!((fields.rule, fields.code, fields.message), (None, None, None));
+        let write = |text: &str| std::fs::write(out.join("error.json"), text).unwrap();
+        write(r#"{"rule": "mode-not-in-version", "code": "InvalidArgument", "message": "no wrap"}"#);
+        let fields = read_error_file(&out).unwrap();
+        assert_eq!(fields.rule, Some(crate::operators::Rule::ModeNotInVersion));
+        assert_eq!(fields.code.as_deref(), Some("InvalidArgument"));
+        assert_eq!(fields.message.as_deref(), Some("no wrap"));
+        for (bad, named) in [
+            ("{", "not JSON"),
+            ("[]", "[] is not a JSON object"),
+            (
+                r#"{"rule": "no-such-rule"}"#,
+                r#"the error's rule "no-such-rule" is not a rule id"#,
+            ),
+            (r#"{"code": "a\nb"}"#, "the error's code"),
+            (r#"{"code": ""}"#, "the error's code"),
+        ] {
+            write(bad);
+            let error = read_error_file(&out).unwrap_err().to_string();
+            assert!(
+                error.starts_with(&format!("protocol error: {}: ", out.join("error.json").display()))
+                    && error.contains(named),
+                "{bad}: {error}"
+            );
+        }
+    }
+}
