@@ -111,7 +111,7 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError
 
 /// Opens a regular file and returns it with its size, refused over `limit` (plus 1 MiB of
 /// protobuf framing) before anything is read.
-fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
+pub(super) fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
     let io = |source: std::io::Error| FileProblem::Io(source).at(path);
     // Opening a FIFO would block until something writes to it, and a device never ends:
     // only regular files are read.

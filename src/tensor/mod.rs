@@ -17,6 +17,9 @@ mod file_error;
 #[doc(hidden)]
 pub(crate) mod huge_pages;
 mod minifloat;
+// Its readers arrive with the worker protocol's negotiation (issue 40).
+#[allow(dead_code)]
+mod raw_file;
 mod raw_read;
 mod sub_byte;
 
@@ -36,7 +39,10 @@ pub(crate) use encode::encode_tensor_fields;
 pub(crate) use file::{group_limit, read_limited, read_tensor_group};
 pub use file::{read_tensor_file, write_tensor_file};
 pub use file_error::{FileError, FileProblem};
+// The worker protocol's raw tensor files.
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
+#[allow(unused_imports)]
+pub(crate) use raw_file::{dtype_from_name, dtype_name, read_raw, write_raw};
 pub use sub_byte::{Int2, Int4, Uint2, Uint4};
 
 /// A tensor of any ONNX element type, stored in standard (row-major) layout.
