@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::exec::{ScratchDir, StartError, write_request_file};
+use super::node_description::describe;
 use super::process::{Process, plain_words};
 use super::reply::{ErrorFields, error_fields, resolve_outputs, shortened};
 use super::worker_error::{ExecError, WorkerError, WorkerFailure};
@@ -21,7 +22,10 @@ use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
 use crate::cancel::Cancel;
 use crate::model::Model;
 use crate::platform::private_dir_builder;
-use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
+use crate::tensor::{
+    DataType, DecodeOptions, Tensor, dtype_from_name, dtype_name, group_limit, read_limited, read_raw,
+    read_tensor_group, write_raw,
+};
 
 /// The exit code of a refusal: sysexits' EX_DATAERR, the model or its inputs are invalid.
 pub(crate) const EXIT_REFUSED: i32 = 65;
@@ -29,7 +33,7 @@ pub(crate) const EXIT_REFUSED: i32 = 65;
 pub(crate) const EXIT_UNSUPPORTED: i32 = 69;
 /// The variable that states the runtime behind the command, as the hello's `runtime` object.
 pub(crate) const RUNTIME_VARIABLE: &str = "PAD_CONFORMANCE_RUNTIME";
-/// The largest error.json read: a rule, a code and a message, not a log.
+/// The largest error.json or raw output descriptor read: a few fields, not a log.
 const MAX_ERROR_FILE: u64 = 64 << 10;
 /// How often a running command is checked for its exit, the deadline and cancellation.
 const POLL: Duration = Duration::from_millis(20);
@@ -37,8 +41,11 @@ const POLL: Duration = Duration::from_millis(20);
 /// How a per-case command gets its input tensors and writes its outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TensorFiles {
-    /// TensorProto files, `input_K.pb` and `output_K.pb`.
+    /// TensorProto files, `input_K.pb` and `output_K.pb` (`exec-per-case:`).
     TensorProto,
+    /// Raw little-endian elements (docs/backend-protocol.md#raw-tensor-files), `input_K.bin`,
+    /// and `output_K.bin` with its `output_K.json` of dtype and shape (`exec-per-case-raw:`).
+    Raw,
 }
 
 impl TensorFiles {
@@ -46,6 +53,15 @@ impl TensorFiles {
     fn name(self) -> &'static str {
         match self {
             TensorFiles::TensorProto => "tensorproto",
+            TensorFiles::Raw => "raw",
+        }
+    }
+
+    /// The files' extension.
+    fn extension(self) -> &'static str {
+        match self {
+            TensorFiles::TensorProto => "pb",
+            TensorFiles::Raw => "bin",
         }
     }
 }
@@ -111,13 +127,24 @@ impl ExecPerCaseBackend {
             source,
         })?;
         let run = RunDir::new(self.scratch.path(), self.next_run.fetch_add(1, Ordering::Relaxed))?;
-        let input_paths = run.write_inputs(&model.graph.inputs, inputs)?;
+        let input_paths = run.write_inputs(&model.graph.inputs, inputs, self.tensors)?;
+        let descriptors: Vec<Value> = match self.tensors {
+            TensorFiles::TensorProto => input_paths.iter().map(|path| json!(path)).collect(),
+            TensorFiles::Raw => input_paths
+                .iter()
+                .zip(inputs)
+                .map(|(path, tensor)| {
+                    json!({"path": path, "dtype": dtype_name(tensor.data_type()), "shape": tensor.shape()})
+                })
+                .collect(),
+        };
         let mut args: Vec<OsString> = vec![model_path.clone().into(), run.output.clone().into()];
         args.extend(input_paths.iter().map(|p| p.clone().into()));
         let environment = [
             ("PAD_CONFORMANCE_MODEL", model_path.into_os_string()),
             ("PAD_CONFORMANCE_OUTPUT_DIR", run.output.clone().into_os_string()),
-            ("PAD_CONFORMANCE_INPUTS", json!(input_paths).to_string().into()),
+            ("PAD_CONFORMANCE_INPUTS", Value::from(descriptors).to_string().into()),
+            ("PAD_CONFORMANCE_NODE", describe(model, inputs).to_string().into()),
             ("PAD_CONFORMANCE_TENSORS", self.tensors.name().into()),
         ];
         let mut process = Process::start(&self.command, &args, |command| {
@@ -180,13 +207,17 @@ impl ExecPerCaseBackend {
         }
     }
 
-    /// The outputs the command wrote, `output_K.pb` for each of the graph's outputs, each a
-    /// regular file inside `dir`.
+    /// The outputs the command wrote, `output_K.pb` (or `.bin`) for each of the graph's
+    /// outputs, each a regular file inside `dir`.
     fn read_outputs(&self, model: &Model, dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
+        let extension = self.tensors.extension();
         let named: Vec<PathBuf> = (0..model.graph.outputs.len())
-            .map(|k| dir.join(format!("output_{k}.pb")))
+            .map(|k| dir.join(format!("output_{k}.{extension}")))
             .collect();
         let resolved = resolve_outputs(&named, dir)?;
+        if self.tensors == TensorFiles::Raw {
+            return self.read_raw_outputs(&resolved, dir);
+        }
         let options = DecodeOptions {
             base_dir: Some(dir.to_owned()),
             max_bytes: self.max_tensor_bytes,
@@ -198,6 +229,24 @@ impl ExecPerCaseBackend {
             "command output",
         )
         .map_err(WorkerError::Output)
+    }
+}
+
+impl ExecPerCaseBackend {
+    /// The raw outputs `files` (resolved), each described by the `.json` beside it; their
+    /// sizes together bounded as a TensorProto reply's are.
+    fn read_raw_outputs(&self, files: &[PathBuf], dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
+        let mut left = group_limit(self.max_tensor_bytes);
+        files
+            .iter()
+            .map(|file| {
+                let (data_type, shape) = read_descriptor(&file.with_extension("json"), dir)?;
+                let tensor =
+                    read_raw(file, data_type, &shape, self.max_tensor_bytes.min(left)).map_err(WorkerError::Output)?;
+                left = left.saturating_sub(std::fs::metadata(file).map_or(0, |m| m.len()));
+                Ok(tensor)
+            })
+            .collect()
     }
 }
 
@@ -261,6 +310,36 @@ fn read_error_file(dir: &Path) -> Result<ErrorFields, WorkerError> {
     error_fields(&value).map_err(protocol)
 }
 
+/// A raw output's descriptor, `{"dtype": "float32", "shape": [3, 4]}`, a regular file inside
+/// `dir`; anything else is a protocol error naming the file and the field.
+fn read_descriptor(path: &Path, dir: &Path) -> Result<(DataType, Vec<u64>), WorkerError> {
+    let resolved = resolve_outputs(&[path.to_owned()], dir)?.remove(0);
+    let protocol = |why: String| WorkerError::Protocol(format!("{}: {why}", path.display()));
+    let bytes = read_limited(&resolved, MAX_ERROR_FILE).map_err(|e| protocol(e.to_string()))?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| protocol(format!("not JSON ({e})")))?;
+    let data_type = match value.get("dtype") {
+        Some(Value::String(name)) => dtype_from_name(name),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        protocol(format!(
+            "dtype {} is not an element type's name (float32, int64, ...)",
+            shortened(&value.get("dtype").unwrap_or(&Value::Null).to_string())
+        ))
+    })?;
+    let shape = value
+        .get("shape")
+        .and_then(Value::as_array)
+        .and_then(|dims| dims.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
+        .ok_or_else(|| {
+            protocol(format!(
+                "shape {} is not an array of dimensions (integers from 0)",
+                shortened(&value.get("shape").unwrap_or(&Value::Null).to_string())
+            ))
+        })?;
+    Ok((data_type, shape))
+}
+
 /// One run's directory in the scratch directory: its inputs, and its output directory beside
 /// them (an input is never an output), made for the run (0700) and removed after it.
 struct RunDir {
@@ -290,16 +369,27 @@ impl RunDir {
         Ok(run)
     }
 
-    /// Writes `inputs`, the tensors named `names`, as the run's input files; returns their paths.
-    fn write_inputs(&self, names: &[String], inputs: &[Tensor]) -> Result<Vec<PathBuf>, WorkerError> {
+    /// Writes `inputs`, the tensors named `names`, as the run's input files in the format
+    /// `files`; returns their paths. The directory is new: no link stands in a file's place.
+    fn write_inputs(
+        &self,
+        names: &[String],
+        inputs: &[Tensor],
+        files: TensorFiles,
+    ) -> Result<Vec<PathBuf>, WorkerError> {
         inputs
             .iter()
             .enumerate()
             .map(|(k, tensor)| {
-                let path = self.dir.join(format!("input_{k}.pb"));
-                write_request_file(&path, tensor, names.get(k).map_or("", String::as_str))
-                    .map(|()| path)
-                    .map_err(WorkerError::Request)
+                let path = self.dir.join(format!("input_{k}.{}", files.extension()));
+                match files {
+                    TensorFiles::TensorProto => {
+                        write_request_file(&path, tensor, names.get(k).map_or("", String::as_str))
+                    }
+                    TensorFiles::Raw => write_raw(tensor, &path),
+                }
+                .map(|()| path)
+                .map_err(WorkerError::Request)
             })
             .collect()
     }
@@ -371,6 +461,28 @@ mod tests {
             assert!(
                 error.starts_with(&format!("protocol error: {}: ", out.join("error.json").display()))
                     && error.contains(named),
+                "{bad}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_raw_output_s_descriptor_names_its_file_and_field_when_wrong() {
+        let dir = crate::data::scratch_dir().unwrap();
+        let out = dir.path().canonicalize().unwrap();
+        let path = out.join("output_0.json");
+        std::fs::write(&path, r#"{"dtype": "int4", "shape": [2, 0]}"#).unwrap();
+        assert_eq!(read_descriptor(&path, &out).unwrap(), (DataType::Int4, vec![2, 0]));
+        for (bad, named) in [
+            (r#"{"shape": [2]}"#, "dtype null is not"),
+            (r#"{"dtype": "FLOAT", "shape": [2]}"#, r#"dtype "FLOAT" is not"#),
+            (r#"{"dtype": "int8", "shape": [-1]}"#, "shape [-1] is not"),
+            (r#"{"dtype": "int8", "shape": 2}"#, "shape 2 is not"),
+        ] {
+            std::fs::write(&path, bad).unwrap();
+            let error = read_descriptor(&path, &out).unwrap_err().to_string();
+            assert!(
+                error.starts_with(&format!("protocol error: {}: {named}", path.display())),
                 "{bad}: {error}"
             );
         }

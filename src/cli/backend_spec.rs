@@ -1,5 +1,6 @@
 //! The backend a `--backend` value names: `ref`, `exec:COMMAND` for an external worker
-//! (docs/backend-protocol.md), or `exec-per-case:COMMAND` for a command run once per data set
+//! (docs/backend-protocol.md), or `exec-per-case:COMMAND` (`exec-per-case-raw:COMMAND` for raw
+//! tensor files) for a command run once per data set
 //! (docs/backend-protocol.md#one-process-per-data-set-exec-per-case). A gate builds its backend itself; only the command line reads
 //! it from a string.
 
@@ -26,12 +27,17 @@ pub(super) fn backend_from_spec(
             max_tensor_bytes,
             signals::cancel(),
         )?)),
-        Some(("exec-per-case", command)) if !command.trim().is_empty() => {
+        Some((scheme @ ("exec-per-case" | "exec-per-case-raw"), command)) if !command.trim().is_empty() => {
+            let tensors = if scheme == "exec-per-case-raw" {
+                TensorFiles::Raw
+            } else {
+                TensorFiles::TensorProto
+            };
             // Read once here: the command has no hello to state its runtime.
             let runtime = std::env::var(RUNTIME_VARIABLE).ok();
             Ok(Box::new(ExecPerCaseBackend::new(
                 command,
-                TensorFiles::TensorProto,
+                tensors,
                 runtime.as_deref(),
                 timeout,
                 max_tensor_bytes,
@@ -39,7 +45,7 @@ pub(super) fn backend_from_spec(
             )?))
         }
         _ => Err(Fatal(format!(
-            "unknown backend {spec:?}; use ref, exec:COMMAND or exec-per-case:COMMAND"
+            "unknown backend {spec:?}; use ref, exec:COMMAND, exec-per-case:COMMAND or exec-per-case-raw:COMMAND"
         ))),
     }
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 use pad_conformance::testing::{
     DecodeOptions, ErrorKind, error_kind, read_model, read_tensor_file, refusal_rule, write_tensor_file,
 };
-use pad_conformance::{Backend, RefBackend};
+use pad_conformance::{Backend, DataType, RefBackend, Tensor};
 
 use super::exec_backend::{Fixture, MUST_REFUSE, case};
 
@@ -32,17 +32,34 @@ fn per_case(args: &[String]) -> i32 {
         eprintln!("usage: {ARG} MODEL OUTPUT_DIR INPUT...");
         return 2;
     };
+    let node: serde_json::Value = serde_json::from_str(&std::env::var("PAD_CONFORMANCE_NODE").unwrap()).unwrap();
+    if node["op"] != "Pad" || node["graph"]["nodes"] != 1 {
+        eprintln!("not a Pad node: {node}");
+        return 1;
+    }
+    let raw = std::env::var("PAD_CONFORMANCE_TENSORS").unwrap() == "raw";
     let options = DecodeOptions::default();
     let model = read_model(Path::new(model), &options).unwrap();
-    let inputs: Vec<_> = inputs
-        .iter()
-        .map(|path| read_tensor_file(Path::new(path), &options).unwrap())
-        .collect();
+    let inputs: Vec<Tensor> = if raw {
+        let descriptors: Vec<serde_json::Value> =
+            serde_json::from_str(&std::env::var("PAD_CONFORMANCE_INPUTS").unwrap()).unwrap();
+        descriptors.iter().map(read_raw_input).collect()
+    } else {
+        let paths = inputs.iter().map(|path| read_tensor_file(Path::new(path), &options));
+        paths.collect::<Result<_, _>>().unwrap()
+    };
     let output_dir = Path::new(output_dir);
     match RefBackend.run(&model, &inputs) {
         Ok(outputs) => {
             for (k, (tensor, name)) in outputs.iter().zip(&model.graph.outputs).enumerate() {
-                write_tensor_file(&output_dir.join(format!("output_{k}.pb")), tensor, name).unwrap();
+                if raw {
+                    let (dtype, _) = RAW_TYPES.iter().find(|(_, t)| *t == tensor.data_type()).unwrap();
+                    let descriptor = serde_json::json!({"dtype": dtype, "shape": tensor.shape()});
+                    std::fs::write(output_dir.join(format!("output_{k}.json")), descriptor.to_string()).unwrap();
+                    std::fs::write(output_dir.join(format!("output_{k}.bin")), tensor.raw_bytes().unwrap()).unwrap();
+                } else {
+                    write_tensor_file(&output_dir.join(format!("output_{k}.pb")), tensor, name).unwrap();
+                }
             }
             0
         }
@@ -57,6 +74,44 @@ fn per_case(args: &[String]) -> i32 {
             }
         }
     }
+}
+
+/// The raw element types the fixture's cases have, by the contract's names.
+const RAW_TYPES: [(&str, DataType); 3] = [
+    ("float32", DataType::Float),
+    ("int32", DataType::Int32),
+    ("int64", DataType::Int64),
+];
+
+/// A raw input file as its descriptor in PAD_CONFORMANCE_INPUTS says: little-endian elements.
+fn read_raw_input(descriptor: &serde_json::Value) -> Tensor {
+    let bytes = std::fs::read(descriptor["path"].as_str().unwrap()).unwrap();
+    let shape: Vec<usize> = serde_json::from_value(descriptor["shape"].clone()).unwrap();
+    match descriptor["dtype"].as_str().unwrap() {
+        "float32" => Tensor::from_vec(
+            &shape,
+            bytes
+                .chunks(4)
+                .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+                .collect(),
+        ),
+        "int32" => Tensor::from_vec(
+            &shape,
+            bytes
+                .chunks(4)
+                .map(|b| i32::from_le_bytes(b.try_into().unwrap()))
+                .collect(),
+        ),
+        "int64" => Tensor::from_vec(
+            &shape,
+            bytes
+                .chunks(8)
+                .map(|b| i64::from_le_bytes(b.try_into().unwrap()))
+                .collect(),
+        ),
+        other => panic!("no raw {other} here"),
+    }
+    .unwrap()
 }
 
 pub const TESTS: &[(&str, fn())] = &[
@@ -76,19 +131,23 @@ pub const TESTS: &[(&str, fn())] = &[
     ),
 ];
 
-/// The per-case program passes the data sets with outputs and refuses the one that must be
-/// refused (exit 65, its rule in error.json); the report names the program.
+/// The per-case program, given TensorProto or raw files, passes the data sets with outputs
+/// and refuses the one that must be refused (exit 65, its rule in error.json); the report
+/// names the program.
 fn a_per_case_program_passes_and_refuses_by_its_exit_code() {
     let fixture = Fixture::with_must_refuse();
-    let backend = format!("exec-per-case:{} {ARG}", std::env::current_exe().unwrap().display());
-    let (code, report) = fixture.check_with(&backend, "10", &[], &[]);
-    assert_eq!(code, Some(0), "{report}");
-    assert_eq!(report["summary"]["passed"], 3, "{report}");
-    let refused = case(&report, MUST_REFUSE);
-    let message = refused["message"].as_str().unwrap();
-    assert!(message.starts_with("refused as expected: "), "{message}");
-    let backend = report["backend"].as_str().unwrap();
-    assert!(backend.starts_with("exec-per-case:processes"), "{backend}");
+    for scheme in ["exec-per-case", "exec-per-case-raw"] {
+        let backend = format!("{scheme}:{} {ARG}", std::env::current_exe().unwrap().display());
+        let (code, report) = fixture.check_with(&backend, "10", &[], &[]);
+        assert_eq!(code, Some(0), "{report}");
+        assert_eq!(report["summary"]["passed"], 3, "{report}");
+        let refused = case(&report, MUST_REFUSE);
+        let message = refused["message"].as_str().unwrap();
+        assert!(message.starts_with("refused as expected: "), "{message}");
+        assert_eq!(refused["verdict"]["rule"], "mode-not-in-version", "{refused}");
+        let backend = report["backend"].as_str().unwrap();
+        assert!(backend.starts_with("exec-per-case:processes"), "{backend}");
+    }
 }
 
 /// Writes `script` into the fixture and returns the backend that runs it with sh.
@@ -137,6 +196,16 @@ fn each_exit_of_a_per_case_command_has_its_verdict() {
             script(&fixture, "link.sh", r#"ln -s "$3" "$2/output_0.pb""#),
             "errored",
             "outside the output directory",
+        ),
+        (
+            script(
+                &fixture,
+                "short.sh",
+                r#"printf '{"dtype": "int32", "shape": [2]}' > "$2/output_0.json"; printf 1234567 > "$2/output_0.bin""#,
+            )
+            .replace("exec-per-case:", "exec-per-case-raw:"),
+            "errored",
+            "output_0.bin: raw int32[2]: file of 7 bytes, but the element type and shape call for 8 bytes",
         ),
         (
             script(
