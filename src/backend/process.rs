@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::worker_groups;
-use crate::platform::{Group, PATH_SEPARATORS, has_exited, shell_with_args, start_in_new_group};
+use crate::platform::{Group, PATH_SEPARATORS, group_of_started, has_exited, shell_with_args, start_in_new_group};
 
 /// How much of a process's stderr is kept.
 const MAX_STDERR: usize = 16 << 10;
@@ -54,14 +54,7 @@ impl Process {
             Some(child) => child,
             None => grouped(&mut shell_with_args(command, args))?,
         };
-        let group = match Group::of(&child) {
-            Ok(group) => group,
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(e);
-            }
-        };
+        let group = group_of_started(&mut child)?;
         worker_groups::register(group.token());
         let stderr_pipe = child.stderr.take().expect("piped");
         let stderr = Arc::new(Mutex::new(Vec::new()));

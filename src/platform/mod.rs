@@ -21,6 +21,15 @@ pub(crate) use imp::{
 };
 pub(crate) use name::{lossless_name, slash_separated};
 
+/// The process group of `child`, just started by [`start_in_new_group`]; when the system
+/// will not make one, the child is killed and reaped, and the error returned.
+pub(crate) fn group_of_started(child: &mut std::process::Child) -> std::io::Result<Group> {
+    Group::of(child).inspect_err(|_| {
+        let _ = child.kill();
+        let _ = child.wait();
+    })
+}
+
 /// How long [`lock_dir`] waits: a promotion or a baseline recording holds a corpus's lock for
 /// seconds, so one held for minutes belongs to a process that hangs (one that died has let go:
 /// the operating system releases its locks).
