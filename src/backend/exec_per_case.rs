@@ -34,7 +34,7 @@ pub(crate) const EXIT_UNSUPPORTED: i32 = 69;
 /// The variable that states the runtime behind the command, as the hello's `runtime` object.
 pub(crate) const RUNTIME_VARIABLE: &str = "PAD_CONFORMANCE_RUNTIME";
 /// The largest error.json or raw output descriptor read: a few fields, not a log.
-const MAX_ERROR_FILE: u64 = 64 << 10;
+const MAX_JSON_FILE: u64 = 64 << 10;
 /// How often a running command is checked for its exit, the deadline and cancellation.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -297,26 +297,32 @@ fn read_error_file(dir: &Path) -> Result<ErrorFields, WorkerError> {
             message: None,
         });
     }
-    let resolved = resolve_outputs(std::slice::from_ref(&path), dir)?.remove(0);
-    let protocol = |why: String| WorkerError::Protocol(format!("{}: {why}", path.display()));
-    let bytes = read_limited(&resolved, MAX_ERROR_FILE).map_err(|e| protocol(e.to_string()))?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| protocol(format!("not JSON ({e})")))?;
+    let value = read_json_object(&path, dir)?;
+    error_fields(&value).map_err(|why| in_file(&path, why))
+}
+
+/// A small JSON object the command wrote at `path`, a regular file inside `dir`.
+fn read_json_object(path: &Path, dir: &Path) -> Result<Value, WorkerError> {
+    let resolved = resolve_outputs(&[path.to_owned()], dir)?.remove(0);
+    let bytes = read_limited(&resolved, MAX_JSON_FILE).map_err(|e| in_file(path, e.to_string()))?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| in_file(path, format!("not JSON ({e})")))?;
     if !value.is_object() {
-        return Err(protocol(format!(
-            "{} is not a JSON object",
-            shortened(&value.to_string())
-        )));
+        let why = format!("{} is not a JSON object", shortened(&value.to_string()));
+        return Err(in_file(path, why));
     }
-    error_fields(&value).map_err(protocol)
+    Ok(value)
+}
+
+/// A protocol error in the file `path`.
+fn in_file(path: &Path, why: String) -> WorkerError {
+    WorkerError::Protocol(format!("{}: {why}", path.display()))
 }
 
 /// A raw output's descriptor, `{"dtype": "float32", "shape": [3, 4]}`, a regular file inside
 /// `dir`; anything else is a protocol error naming the file and the field.
 fn read_descriptor(path: &Path, dir: &Path) -> Result<(DataType, Vec<u64>), WorkerError> {
-    let resolved = resolve_outputs(&[path.to_owned()], dir)?.remove(0);
-    let protocol = |why: String| WorkerError::Protocol(format!("{}: {why}", path.display()));
-    let bytes = read_limited(&resolved, MAX_ERROR_FILE).map_err(|e| protocol(e.to_string()))?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| protocol(format!("not JSON ({e})")))?;
+    let value = read_json_object(path, dir)?;
+    let protocol = |why: String| in_file(path, why);
     let data_type = match value.get("dtype") {
         Some(Value::String(name)) => dtype_from_name(name),
         _ => None,
