@@ -126,6 +126,11 @@ pub const TESTS: &[(&str, fn())] = &[
     ),
     #[cfg(unix)]
     (
+        "a_per_case_crash_is_retried_and_passes_after_a_crash",
+        a_per_case_crash_is_retried_and_passes_after_a_crash,
+    ),
+    #[cfg(unix)]
+    (
         "a_timed_out_per_case_command_takes_its_children_with_it",
         a_timed_out_per_case_command_takes_its_children_with_it,
     ),
@@ -248,4 +253,27 @@ fn a_timed_out_per_case_command_takes_its_children_with_it() {
     // Fixture::run has checked that both recorded processes are gone.
     let pids = std::fs::read_to_string(fixture.dir.path().join("pids")).unwrap();
     assert_eq!(pids.lines().count(), 2, "{pids}");
+}
+
+/// `--retries` reruns a per-case command that crashed: one that crashes once, then answers
+/// right twice, passes after a crash.
+#[cfg(unix)]
+fn a_per_case_crash_is_retried_and_passes_after_a_crash() {
+    let fixture = Fixture::new();
+    let mark = fixture.dir.path().join("crashed-once");
+    let backend = script(
+        &fixture,
+        "crash-once.sh",
+        &format!(
+            r#"[ -e "{mark}" ] || {{ touch "{mark}"; kill -SEGV $$; }}; exec {program} {ARG} "$@""#,
+            mark = mark.display(),
+            program = std::env::current_exe().unwrap().display()
+        ),
+    );
+    let filter = ["--filter", "test_edge_pad", "--retries", "2"];
+    let (code, report) = fixture.check_with(&backend, "10", &[], &filter);
+    assert_eq!(code, Some(0), "{report}");
+    let outcome = case(&report, "test_edge_pad");
+    assert_eq!(outcome["status"], "passed", "{outcome}");
+    assert!(outcome.to_string().contains("signal: 11"), "{outcome}");
 }
