@@ -4,28 +4,26 @@
 //! process group, and killing it kills the group: a shell or shim in front of the worker, and
 //! whatever the worker started, go with it.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::Stdio;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, channel};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use prost::Message;
 use serde_json::{Value, json};
 
 use super::accepts::{Accepts, TensorFormat, offers};
+use super::process::Process;
 use super::reply::{OutputFile, WorkerReply, check_reply, resolve_outputs, shortened};
 use super::request::run_request;
 use super::worker_error::{ExecError, WorkerError, WorkerFailure};
-use super::{Backend, BackendError, RuntimeInfo, worker_groups};
+use super::{Backend, BackendError, RuntimeInfo};
 use crate::cancel::Cancel;
 use crate::data::scratch::{Scratch, private_dir};
 use crate::model::Model;
-use crate::platform::{
-    Group, PATH_SEPARATORS, WorkerPipes, has_exited, no_follow_private, private_dir_builder, shell, start_in_new_group,
-};
+use crate::platform::{WorkerPipes, no_follow_private, private_dir_builder};
 use crate::tensor::{
     DecodeOptions, FileError, FileProblem, Tensor, TensorFile, encode_tensor, group_limit, read_file_group, write_raw,
 };
@@ -34,8 +32,6 @@ use crate::tensor::{
 pub(crate) const PROTOCOL_VERSION: u64 = 1;
 /// The longest line a worker may print; longer is a protocol error, not an allocation.
 const MAX_LINE: u64 = 1 << 20;
-/// How much of a worker's stderr is kept per request.
-const MAX_STDERR: usize = 16 << 10;
 /// How often a worker that is being waited on is checked to be still alive: a worker that exits
 /// while something it started still holds its stdout gives no end of file.
 const POLL: Duration = Duration::from_millis(50);
@@ -43,8 +39,6 @@ const POLL: Duration = Duration::from_millis(50);
 const EXIT_AFTER_EOF: Duration = Duration::from_millis(500);
 /// How long the workers get to exit on their own once their stdin closes at shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
-/// How long a killed worker's stderr is read for what it printed last.
-const STDERR_DRAIN: Duration = Duration::from_millis(500);
 
 /// A backend run by an external worker command.
 pub struct ExecBackend {
@@ -295,6 +289,14 @@ pub enum StartError {
         #[source]
         failure: Box<WorkerFailure>,
     },
+    /// The runtime a variable states is not a hello's `runtime` object.
+    #[error("{variable}: {why}")]
+    Runtime {
+        /// The variable.
+        variable: &'static str,
+        /// What is wrong with its value.
+        why: String,
+    },
     /// The scratch directory for request files cannot be made.
     #[error("making {}: {source}", path.display())]
     Scratch {
@@ -304,37 +306,6 @@ pub enum StartError {
         #[source]
         source: std::io::Error,
     },
-}
-
-/// Starts `command` as the leader of a new process group, with piped stdio. Plain words are run
-/// directly: a shell in between would hold its own copy of the worker's stdout (dash does not
-/// exec the last command of `sh -c`), so the worker closing it would go unseen. Anything else,
-/// or words that are not a program (`exec …`, a builtin), goes through the system's shell
-/// (`sh -c` on Unix, `cmd /d /s /c` on Windows: [`shell`]).
-fn start_process(command: &str) -> std::io::Result<Child> {
-    fn piped_group(command: &mut Command) -> &mut Command {
-        start_in_new_group(
-            command
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped()),
-        )
-    }
-    if let Some((program, args)) = plain_words(command).as_deref().and_then(<[&str]>::split_first)
-        && let Ok(child) = piped_group(Command::new(program).args(args)).spawn()
-    {
-        return Ok(child);
-    }
-    piped_group(&mut shell(command)).spawn()
-}
-
-/// `command` split into words, when splitting is all the shell would do with it: no quoting,
-/// expansion, redirection, operator, comment or leading assignment.
-fn plain_words(command: &str) -> Option<Vec<&str>> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:,+@%=".contains(c) || PATH_SEPARATORS.contains(c);
-    let words: Vec<&str> = command.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
-    let program = words.first()?;
-    (words.iter().all(|w| w.chars().all(plain)) && !program.contains('=')).then_some(words)
 }
 
 /// What a worker's hello says about it.
@@ -350,21 +321,14 @@ struct Hello {
 /// non-blocking): no thread of the runner stands between it and the worker, and a worker that
 /// never reads its input, or never replies, costs the request its timeout, not the run.
 struct Worker {
-    child: Child,
-    /// Its process group (a Job object on Windows), killed with it; `None` when the system
-    /// would not make one, and then the worker alone is killed.
-    group: Option<Group>,
+    /// The worker process, the leader of its process group (a Job object on Windows).
+    process: Process,
     /// Its stdin and stdout.
     pipes: WorkerPipes,
     /// What was read from stdout and not yet taken as a line.
     read: Vec<u8>,
     /// Why stdout ended: end of file (`None`) or a read error; `Some` once it did.
     stdout_ended: Option<Option<String>>,
-    stderr: Arc<Mutex<Vec<u8>>>,
-    /// Disconnected once the stderr pipe reaches end of file.
-    stderr_closed: Receiver<()>,
-    /// The exit status, once reaped; its pid, and so its group id, may then be reused.
-    status: Option<Option<ExitStatus>>,
     /// Its output directory, removed after the worker is killed.
     slot: Slot,
     /// What its hello accepted of the protocol's optional additions.
@@ -374,51 +338,20 @@ struct Worker {
 impl Worker {
     /// Starts `command` and performs the handshake; returns the worker and what its hello says.
     fn spawn(command: &str, timeout: Duration, cancel: &Cancel, slot: Slot) -> Result<(Worker, Hello), WorkerFailure> {
-        let mut child = start_process(command).map_err(WorkerError::Start)?;
-        let group = match Group::of(&child) {
-            Ok(group) => group,
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(WorkerError::Start(e).into());
-            }
-        };
-        worker_groups::register(group.token());
+        let mut process = Process::start(command, &[], |command| {
+            command.stdin(Stdio::piped()).stdout(Stdio::piped());
+        })
+        .map_err(WorkerError::Start)?;
+        let child = process.child_mut();
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
-        let stderr_pipe = child.stderr.take().expect("piped");
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&stderr);
-        let (stderr_open, stderr_closed) = channel::<()>();
-        std::thread::spawn(move || {
-            let _open = stderr_open;
-            let mut pipe = stderr_pipe;
-            let mut chunk = [0u8; 4096];
-            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-                let mut kept = sink.lock().unwrap_or_else(|e| e.into_inner());
-                kept.extend_from_slice(&chunk[..n]);
-                let excess = kept.len().saturating_sub(MAX_STDERR);
-                kept.drain(..excess);
-            }
-        });
-        let pipes = match WorkerPipes::new(stdin, stdout) {
-            Ok(pipes) => pipes,
-            Err(e) => {
-                worker_groups::unregister(group.token());
-                group.kill();
-                let _ = child.wait();
-                return Err(WorkerError::Start(e).into());
-            }
-        };
+        // On failure the process is dropped, which kills its group.
+        let pipes = WorkerPipes::new(stdin, stdout).map_err(WorkerError::Start)?;
         let mut worker = Worker {
-            child,
-            group: Some(group),
+            process,
             pipes,
             read: Vec::new(),
             stdout_ended: None,
-            stderr,
-            stderr_closed,
-            status: None,
             slot,
             accepts: Accepts::default(),
         };
@@ -584,38 +517,18 @@ impl Worker {
 
     /// The failure with the worker's stderr, after killing the worker's process group.
     fn failure(&mut self, error: WorkerError) -> WorkerFailure {
-        self.kill();
-        // Once the group is dead its stderr ends; the reading thread may still be draining it.
-        let _ = self.stderr_closed.recv_timeout(STDERR_DRAIN);
-        WorkerFailure {
-            error,
-            stderr: self.take_stderr(),
-        }
+        let (_, stderr) = self.process.kill_and_take_stderr();
+        WorkerFailure { error, stderr }
     }
 
-    /// Whether the worker process has exited. It is not reaped: as a zombie it keeps its pid,
-    /// and so its process group id, from being reused until [`Worker::kill`].
+    /// Whether the worker process has exited (not reaped: [`Process::has_exited`]).
     fn has_exited(&self) -> bool {
-        if self.status.is_some() {
-            return true;
-        }
-        has_exited(&self.child)
+        self.process.has_exited()
     }
 
-    /// Kills the worker's process group — the worker, a shell or shim in front of it, whatever
-    /// they started — and reaps the worker. Returns its exit status; later calls do nothing.
-    fn kill(&mut self) -> Option<ExitStatus> {
-        if let Some(status) = self.status {
-            return status;
-        }
-        // The group is killed before the worker is reaped: until then its id is not reused.
-        if let Some(group) = self.group.take() {
-            group.kill();
-            worker_groups::unregister(group.token());
-        }
-        let status = self.child.wait().ok();
-        self.status = Some(status);
-        status
+    /// Kills the worker's process group and reaps the worker ([`Process::kill`]).
+    fn kill(&mut self) -> Option<std::process::ExitStatus> {
+        self.process.kill()
     }
 
     /// Closes the worker's stdin: a well-behaved worker then exits (docs/backend-protocol.md).
@@ -639,21 +552,12 @@ impl Worker {
 
     /// Waits until the worker exits or `until` passes; says whether it exited.
     fn wait_for_exit(&self, until: Instant) -> bool {
-        while !self.has_exited() {
-            if Instant::now() >= until {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        true
+        self.process.wait_for_exit(until)
     }
 
     /// What the worker printed on stderr since the last call.
     fn take_stderr(&self) -> String {
-        let mut kept = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        let text = String::from_utf8_lossy(&kept).into_owned();
-        kept.clear();
-        text
+        self.process.take_stderr()
     }
 }
 
@@ -667,10 +571,10 @@ impl Drop for Worker {
 /// A private directory for request files: an unpredictable name, mode 0700, made anew (never
 /// an existing one), removed with the backend; on a memory file system when one has room for a
 /// few requests at `max_tensor_bytes` ([`private_dir`]).
-struct ScratchDir(Scratch);
+pub(super) struct ScratchDir(Scratch);
 
 impl ScratchDir {
-    fn new(max_tensor_bytes: u64) -> Result<ScratchDir, StartError> {
+    pub(super) fn new(max_tensor_bytes: u64) -> Result<ScratchDir, StartError> {
         let dir = private_dir("pad-conformance-", max_tensor_bytes.saturating_mul(4)).map_err(|source| {
             StartError::Scratch {
                 path: std::env::temp_dir(),
@@ -680,7 +584,7 @@ impl ScratchDir {
         Ok(ScratchDir(dir))
     }
 
-    fn path(&self) -> &Path {
+    pub(super) fn path(&self) -> &Path {
         self.0.path()
     }
 }
@@ -744,14 +648,9 @@ impl Slot {
             let name = names.get(k).map_or("", String::as_str);
             if format == TensorFormat::Raw {
                 write_raw(tensor, &path)?;
-                paths.push(path);
-                continue;
+            } else {
+                write_request_file(&path, tensor, name)?;
             }
-            let bytes = encode_tensor(tensor, name).encode_to_vec();
-            no_follow_private(std::fs::OpenOptions::new().write(true).create(true).truncate(true))
-                .open(&path)
-                .and_then(|mut file| file.write_all(&bytes))
-                .map_err(|e| FileProblem::Io(e).at(&path))?;
             paths.push(path);
         }
         Ok(paths)
@@ -768,6 +667,16 @@ impl Slot {
     }
 }
 
+/// Writes `tensor`, named `name`, as the TensorProto file `path` (0600), never through a
+/// link put in its place.
+pub(super) fn write_request_file(path: &Path, tensor: &Tensor, name: &str) -> Result<(), FileError> {
+    let bytes = encode_tensor(tensor, name).encode_to_vec();
+    no_follow_private(std::fs::OpenOptions::new().write(true).create(true).truncate(true))
+        .open(path)
+        .and_then(|mut file| file.write_all(&bytes))
+        .map_err(|e| FileProblem::Io(e).at(path))
+}
+
 impl Drop for Slot {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
@@ -779,7 +688,7 @@ impl Drop for Slot {
 
 #[cfg(test)]
 mod tests {
-    use super::{Slot, TensorFormat, plain_words};
+    use super::{Slot, TensorFormat};
     use crate::backend::reply::resolve_outputs;
     use crate::tensor::{DataType, DecodeOptions, Tensor, TensorFile, read_file_group, read_tensor_file};
 
@@ -857,40 +766,5 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(left, [std::ffi::OsString::from("victim")], "{dir:?}");
-    }
-
-    #[test]
-    fn a_backslash_is_a_path_separator_on_windows_and_the_shell_s_escape_on_unix() {
-        let words = plain_words(r"C:\venv\Scripts\python.exe worker.py");
-        if cfg!(windows) {
-            assert_eq!(words, Some(vec![r"C:\venv\Scripts\python.exe", "worker.py"]));
-        } else {
-            assert_eq!(words, None);
-        }
-    }
-
-    #[test]
-    fn plain_commands_run_without_a_shell() {
-        assert_eq!(
-            plain_words("  .venv/bin/python\tscripts/w.py --opt=1 x,y@z+%:  "),
-            Some(vec![".venv/bin/python", "scripts/w.py", "--opt=1", "x,y@z+%:"])
-        );
-        for shell in [
-            "",
-            "  ",
-            "cd /tmp && python3 w.py",
-            "python3 'my worker.py'",
-            "python3 \"w.py\"",
-            "python3 w.py; true",
-            "python3 w.py 2>/dev/null",
-            "python3 $HOME/w.py",
-            "python3 ~/w.py",
-            "python3 w*.py",
-            "python3 w.py # comment",
-            "FOO=1 python3 w.py",
-            "python3 w.py\npython3 v.py",
-        ] {
-            assert_eq!(plain_words(shell), None, "{shell:?}");
-        }
     }
 }

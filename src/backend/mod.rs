@@ -3,7 +3,9 @@
 
 mod accepts;
 mod exec;
+mod exec_per_case;
 mod node_description;
+mod process;
 mod reference;
 mod reply;
 mod request;
@@ -19,6 +21,7 @@ use crate::tensor::{ConversionError, Tensor};
 
 pub use exec::ExecBackend;
 pub(crate) use exec::PROTOCOL_VERSION;
+pub(crate) use exec_per_case::{ExecPerCaseBackend, RUNTIME_VARIABLE, TensorFiles};
 pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.
 #[doc(hidden)]

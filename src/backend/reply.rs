@@ -124,31 +124,10 @@ pub(super) fn check_reply(reply: &Value, id: u64, raw: bool) -> Result<WorkerRep
                     ))
                 })?,
             };
-            // Optional too; present, it must be a rule id (`pad-conformance rules`).
-            let rule = match reply.get("rule") {
-                None | Some(Value::Null) => None,
-                Some(value) => Some(value.as_str().and_then(Rule::from_id).ok_or_else(|| {
-                    protocol(&format!(
-                        "the error's rule {} is not a rule id (see `pad-conformance rules`)",
-                        shortened(&value.to_string())
-                    ))
-                })?),
-            };
-            // Optional; present, a short string (a type or status name), never decisive.
-            let code = match reply.get("code") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(code)) if valid_code(code) => Some(code.clone()),
-                Some(value) => {
-                    return Err(protocol(&format!(
-                        "the error's code {} is not a string of 1 to {MAX_CODE_CHARS} printable characters",
-                        shortened(&value.to_string())
-                    )));
-                }
-            };
-            let message = reply.get("message").and_then(Value::as_str).unwrap_or("(no message)");
+            let ErrorFields { rule, code, message } = error_fields(reply).map_err(|why| protocol(&why))?;
             Ok(WorkerReply::Error {
                 kind,
-                message: message.to_owned(),
+                message: message.unwrap_or_else(|| "(no message)".to_owned()),
                 rule,
                 code,
             })
@@ -205,6 +184,46 @@ fn raw_output(output: &Value) -> Result<OutputFile, String> {
         path,
         raw: Some((data_type, shape)),
     })
+}
+
+/// The optional fields an error states besides its kind, as an `error` reply or a per-case
+/// command's error.json gives them.
+#[derive(Debug)]
+pub(super) struct ErrorFields {
+    /// `rule`: a rule id (`pad-conformance rules`).
+    pub(super) rule: Option<Rule>,
+    /// `code`: the backend's own name for the error, never decisive.
+    pub(super) code: Option<String>,
+    /// `message`, when it is a string.
+    pub(super) message: Option<String>,
+}
+
+/// Reads `rule`, `code` and `message` from an error; a `rule` or `code` present but not
+/// valid is an error naming the field and its value.
+pub(super) fn error_fields(error: &Value) -> Result<ErrorFields, String> {
+    // Optional; present, it must be a rule id (`pad-conformance rules`).
+    let rule = match error.get("rule") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(value.as_str().and_then(Rule::from_id).ok_or_else(|| {
+            format!(
+                "the error's rule {} is not a rule id (see `pad-conformance rules`)",
+                shortened(&value.to_string())
+            )
+        })?),
+    };
+    // Optional; present, a short string (a type or status name), never decisive.
+    let code = match error.get("code") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(code)) if valid_code(code) => Some(code.clone()),
+        Some(value) => {
+            return Err(format!(
+                "the error's code {} is not a string of 1 to {MAX_CODE_CHARS} printable characters",
+                shortened(&value.to_string())
+            ));
+        }
+    };
+    let message = error.get("message").and_then(Value::as_str).map(str::to_owned);
+    Ok(ErrorFields { rule, code, message })
 }
 
 /// The output files a worker named, each resolved (relative to `dir`, links followed) and

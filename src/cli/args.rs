@@ -193,7 +193,7 @@ pub(crate) enum TableFormat {
 
 #[derive(Args, Debug)]
 pub(crate) struct FuzzArgs {
-    /// The backend to check: `ref`, or `exec:COMMAND`.
+    /// The backend to check: `ref`, `exec:COMMAND` or `exec-per-case[-raw]:COMMAND`.
     #[arg(long, value_name = "BACKEND", default_value = "ref")]
     pub backend: String,
     /// Stop after N cases (default 10000 when --time is not given).
@@ -317,7 +317,8 @@ pub(crate) struct Checking {
 
 #[derive(Args, Debug)]
 pub(crate) struct RunArgs {
-    /// The backend to check: `ref`, or `exec:COMMAND` for an external worker
+    /// The backend to check: `ref`, `exec:COMMAND` for an external worker, or
+    /// `exec-per-case[-raw]:COMMAND` for a command run once per data set
     /// (docs/backend-protocol.md).
     #[arg(long, value_name = "BACKEND", default_value = "ref")]
     pub backend: String,
@@ -358,7 +359,8 @@ pub(crate) struct RunArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct MatrixArgs {
-    /// A backend to run (repeatable, at least one): `ref` or `exec:COMMAND`.
+    /// A backend to run (repeatable, at least one): `ref`, `exec:COMMAND` or
+    /// `exec-per-case[-raw]:COMMAND`.
     #[arg(long = "backend", value_name = "BACKEND", required = true)]
     pub backends: Vec<String>,
     /// Output format.

@@ -1,10 +1,12 @@
-//! The backend a `--backend` value names: `ref`, or `exec:COMMAND` for an external worker
-//! (docs/backend-protocol.md). A gate builds its backend itself; only the command line reads
+//! The backend a `--backend` value names: `ref`, `exec:COMMAND` for an external worker
+//! (docs/backend-protocol.md), or `exec-per-case:COMMAND` (`exec-per-case-raw:COMMAND` for raw
+//! tensor files) for a command run once per data set
+//! (docs/backend-protocol.md#one-process-per-data-set-exec-per-case). A gate builds its backend itself; only the command line reads
 //! it from a string.
 
 use std::time::Duration;
 
-use crate::backend::{Backend, ExecBackend, RefBackend};
+use crate::backend::{Backend, ExecBackend, ExecPerCaseBackend, RUNTIME_VARIABLE, RefBackend, TensorFiles};
 use crate::data::seconds::{MAX_SECONDS, bounded_seconds};
 
 use super::{Fatal, signals};
@@ -25,7 +27,26 @@ pub(super) fn backend_from_spec(
             max_tensor_bytes,
             signals::cancel(),
         )?)),
-        _ => Err(Fatal(format!("unknown backend {spec:?}; use ref or exec:COMMAND"))),
+        Some((scheme @ ("exec-per-case" | "exec-per-case-raw"), command)) if !command.trim().is_empty() => {
+            let tensors = if scheme == "exec-per-case-raw" {
+                TensorFiles::Raw
+            } else {
+                TensorFiles::TensorProto
+            };
+            // Read once here: the command has no hello to state its runtime.
+            let runtime = std::env::var(RUNTIME_VARIABLE).ok();
+            Ok(Box::new(ExecPerCaseBackend::new(
+                command,
+                tensors,
+                runtime.as_deref(),
+                timeout,
+                max_tensor_bytes,
+                signals::cancel(),
+            )?))
+        }
+        _ => Err(Fatal(format!(
+            "unknown backend {spec:?}; use ref, exec:COMMAND, exec-per-case:COMMAND or exec-per-case-raw:COMMAND"
+        ))),
     }
 }
 

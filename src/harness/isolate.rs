@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::trial_result::{TrialRef, failed, not_loadable};
 use crate::judge::check::Outcome;
 use crate::judge::verdict::{Failure, exit_failure};
-use crate::platform::{Group, describe_crash, pass_pipe, start_in_new_group, take_pipe};
+use crate::platform::{Group, describe_crash, group_of_started, pass_pipe, start_in_new_group, take_pipe};
 use crate::text::strip_ansi;
 
 /// Set in a child: what names the write end of its result pipe ([`take_pipe`]).
@@ -319,14 +319,7 @@ impl Server {
         let mut child = start_in_new_group(&mut command).spawn()?;
         // The child holds the write end now: the pipe closes when it dies.
         drop(writer);
-        let group = match Group::of(&child) {
-            Ok(group) => group,
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(e);
-            }
-        };
+        let group = group_of_started(&mut child)?;
         let (sender, results) = channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(reader);

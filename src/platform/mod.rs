@@ -16,10 +16,19 @@ mod name;
 
 pub(crate) use imp::{
     Group, PATH_SEPARATORS, WorkerPipes, exit_signal, file_mode, has_exited, kill_group_token, memory_fs_free,
-    no_follow_private, open_nonblocking, pass_pipe, permissions_from_mode, private_dir_builder, shell, special_kind,
-    start_in_new_group, take_pipe,
+    no_follow_private, open_nonblocking, pass_pipe, permissions_from_mode, private_dir_builder, shell_with_args,
+    special_kind, start_in_new_group, take_pipe,
 };
 pub(crate) use name::{lossless_name, slash_separated};
+
+/// The process group of `child`, just started by [`start_in_new_group`]; when the system
+/// will not make one, the child is killed and reaped, and the error returned.
+pub(crate) fn group_of_started(child: &mut std::process::Child) -> std::io::Result<Group> {
+    Group::of(child).inspect_err(|_| {
+        let _ = child.kill();
+        let _ = child.wait();
+    })
+}
 
 /// How long [`lock_dir`] waits: a promotion or a baseline recording holds a corpus's lock for
 /// seconds, so one held for minutes belongs to a process that hangs (one that died has let go:

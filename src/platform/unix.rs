@@ -239,10 +239,15 @@ pub(crate) fn dir_lock_file(dir: &Path) -> std::io::Result<std::fs::File> {
 /// What separates a path's components besides `/`: nothing on Unix (a backslash is the shell's escape).
 pub(crate) const PATH_SEPARATORS: &str = "";
 
-/// `command` run by the shell: `sh -c command`.
-pub(crate) fn shell(command: &str) -> Command {
+/// `command` run by the shell with `args` appended as `"$@"`, each one word, unexpanded:
+/// `sh -c 'command "$@"' sh ARGS...`.
+pub(crate) fn shell_with_args(command: &str, args: &[std::ffi::OsString]) -> Command {
     let mut shell = Command::new("sh");
-    shell.arg("-c").arg(command);
+    if args.is_empty() {
+        shell.arg("-c").arg(command);
+    } else {
+        shell.arg("-c").arg(format!("{command} \"$@\"")).arg("sh").args(args);
+    }
     shell
 }
 

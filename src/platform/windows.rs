@@ -329,12 +329,15 @@ pub(crate) fn dir_lock_file(dir: &Path) -> std::io::Result<std::fs::File> {
 /// What separates a path's components besides `/`: the backslash.
 pub(crate) const PATH_SEPARATORS: &str = "\\";
 
-/// `command` run by the shell: `cmd /d /s /c "command"`, the command passed as it is written
-/// (cmd parses its own line; quoting it for a C runtime's parser would change it). /d skips
-/// AutoRun commands from the registry; /s takes the outer quotes off and nothing else.
-pub(crate) fn shell(command: &str) -> Command {
+/// `command` run by the shell with `args` appended, each in double quotes (the runner's
+/// paths hold none).
+pub(crate) fn shell_with_args(command: &str, args: &[std::ffi::OsString]) -> Command {
+    let mut line = command.to_owned();
+    for arg in args {
+        line.push_str(&format!(" \"{}\"", arg.to_string_lossy()));
+    }
     let mut shell = Command::new("cmd");
-    shell.raw_arg(format!("/d /s /c \"{command}\""));
+    shell.raw_arg(format!("/d /s /c \"{line}\""));
     shell
 }
 

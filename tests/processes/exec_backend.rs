@@ -96,13 +96,13 @@ fn worker_backend() -> String {
     format!("exec:{} {}", std::env::current_exe().unwrap().display(), worker::ARG)
 }
 
-struct Fixture {
-    dir: tempfile::TempDir,
+pub(crate) struct Fixture {
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl Fixture {
     /// Two vendored cases, test_edge_pad and test_wrap_pad, and the worker script.
-    fn new() -> Fixture {
+    pub(crate) fn new() -> Fixture {
         let dir = pad_conformance::testing::scratch_dir().unwrap();
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0/node");
         for case in ["test_edge_pad", "test_wrap_pad"] {
@@ -112,7 +112,7 @@ impl Fixture {
     }
 
     /// The two cases of [`Fixture::new`], and the must-refuse case [`MUST_REFUSE`] between them.
-    fn with_must_refuse() -> Fixture {
+    pub(crate) fn with_must_refuse() -> Fixture {
         let fixture = Fixture::new();
         let case = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("onnx-testdata/extended")
@@ -167,7 +167,7 @@ impl Fixture {
         self.check_with(&self.backend(), "1", env, extra)
     }
 
-    fn check_with(
+    pub(crate) fn check_with(
         &self,
         backend: &str,
         timeout: &str,
@@ -248,7 +248,7 @@ fn process_state(pid: u32) -> Option<char> {
     }
 }
 
-fn case<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+pub(crate) fn case<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
     report["cases"]
         .as_array()
         .unwrap()
@@ -287,7 +287,7 @@ fn a_wrong_answer_fails_and_a_refusal_errors() {
 }
 
 /// A case of the extended corpus whose one data set must be refused (Pad-18, mode wrap).
-const MUST_REFUSE: &str = "test_ext_pad18_err_mode_wrap";
+pub(crate) const MUST_REFUSE: &str = "test_ext_pad18_err_mode_wrap";
 
 /// An `error` reply without `kind`, or of kind `refused`, passes a data set that must be
 /// refused; `failed` errors it; `unsupported` makes it unsupported, on any data set; a kind

@@ -9,13 +9,16 @@
 mod support;
 
 mod exec_backend;
+mod exec_per_case;
 mod isolation;
 
 fn main() {
     exec_backend::serve_if_asked();
+    exec_per_case::run_if_asked();
     isolation::gate_if_asked();
     let modules = [
         ("exec_backend", exec_backend::TESTS),
+        ("exec_per_case", exec_per_case::TESTS),
         ("isolation", &isolation::TESTS[..]),
     ];
     let tests = modules

@@ -1,0 +1,496 @@
+//! The per-case command backend, `exec-per-case:CMD` (docs/backend-protocol.md#one-process-per-data-set-exec-per-case):
+//! CMD runs once per data set, as `CMD MODEL OUTPUT_DIR INPUT_0 INPUT_1 ...`, and its exit code
+//! is its answer — 0 outputs written, 65 refused, 69 unsupported, anything else failed — so a
+//! C++ test binary becomes a backend through a short wrapper, with no JSON loop. Each run is
+//! a process group of its own, killed when it ends or times out, and its own directory in the
+//! scratch directory, made for the run and removed after it: a run cannot see another's files.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::exec::{ScratchDir, StartError, write_request_file};
+use super::node_description::describe;
+use super::process::{Process, plain_words};
+use super::reply::{ErrorFields, error_fields, resolve_outputs, shortened};
+use super::worker_error::{ExecError, WorkerError, WorkerFailure};
+use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
+use crate::cancel::Cancel;
+use crate::model::Model;
+use crate::platform::private_dir_builder;
+use crate::tensor::{
+    DataType, DecodeOptions, Tensor, dtype_from_name, dtype_name, group_limit, read_limited, read_raw,
+    read_tensor_group, write_raw,
+};
+
+/// The exit code of a refusal: sysexits' EX_DATAERR, the model or its inputs are invalid.
+pub(crate) const EXIT_REFUSED: i32 = 65;
+/// The exit code of an unsupported data set: sysexits' EX_UNAVAILABLE.
+pub(crate) const EXIT_UNSUPPORTED: i32 = 69;
+/// The variable that states the runtime behind the command, as the hello's `runtime` object.
+pub(crate) const RUNTIME_VARIABLE: &str = "PAD_CONFORMANCE_RUNTIME";
+/// The largest error.json or raw output descriptor read: a few fields, not a log.
+const MAX_JSON_FILE: u64 = 64 << 10;
+/// How often a running command is checked for its exit, the deadline and cancellation.
+const POLL: Duration = Duration::from_millis(20);
+
+/// How a per-case command gets its input tensors and writes its outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TensorFiles {
+    /// TensorProto files, `input_K.pb` and `output_K.pb` (`exec-per-case:`).
+    TensorProto,
+    /// Raw little-endian elements (docs/backend-protocol.md#raw-tensor-files), `input_K.bin`,
+    /// and `output_K.bin` with its `output_K.json` of dtype and shape (`exec-per-case-raw:`).
+    Raw,
+}
+
+impl TensorFiles {
+    /// The name `PAD_CONFORMANCE_TENSORS` gives it.
+    fn name(self) -> &'static str {
+        match self {
+            TensorFiles::TensorProto => "tensorproto",
+            TensorFiles::Raw => "raw",
+        }
+    }
+
+    /// The files' extension.
+    fn extension(self) -> &'static str {
+        match self {
+            TensorFiles::TensorProto => "pb",
+            TensorFiles::Raw => "bin",
+        }
+    }
+}
+
+/// A backend that runs a command once per data set (module docs).
+pub(crate) struct ExecPerCaseBackend {
+    command: String,
+    name: String,
+    runtime: Option<RuntimeInfo>,
+    tensors: TensorFiles,
+    timeout: Duration,
+    max_tensor_bytes: u64,
+    scratch: ScratchDir,
+    /// Numbers the runs' directories.
+    next_run: AtomicU64,
+    /// Tripped: runs in flight are killed at once and none start.
+    cancel: Cancel,
+}
+
+impl ExecPerCaseBackend {
+    /// The backend of `command`, its runtime as `runtime` states it (the value of
+    /// [`RUNTIME_VARIABLE`], a JSON object like a hello's `runtime`), each run killed after
+    /// `timeout` or once `cancel` trips. Nothing is started until a data set runs.
+    pub(crate) fn new(
+        command: &str,
+        tensors: TensorFiles,
+        runtime: Option<&str>,
+        timeout: Duration,
+        max_tensor_bytes: u64,
+        cancel: Cancel,
+    ) -> Result<ExecPerCaseBackend, StartError> {
+        let runtime = runtime
+            .map(|text| {
+                let value = serde_json::from_str::<Value>(text).map_err(|e| e.to_string())?;
+                RuntimeInfo::from_hello(Some(&value))
+            })
+            .transpose()
+            .map_err(|why| StartError::Runtime {
+                variable: RUNTIME_VARIABLE,
+                why,
+            })?
+            .flatten();
+        Ok(ExecPerCaseBackend {
+            command: command.to_owned(),
+            name: command_name(command),
+            runtime,
+            tensors,
+            timeout,
+            max_tensor_bytes,
+            scratch: ScratchDir::new(max_tensor_bytes)?,
+            next_run: AtomicU64::new(0),
+            cancel,
+        })
+    }
+
+    /// Runs the command on one data set.
+    fn run_once(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
+        if self.cancel.is_cancelled() {
+            return Err(WorkerError::Cancelled.into());
+        }
+        let model_path = std::fs::canonicalize(&model.path).map_err(|source| WorkerError::ModelPath {
+            path: model.path.clone(),
+            source,
+        })?;
+        let run = RunDir::new(self.scratch.path(), self.next_run.fetch_add(1, Ordering::Relaxed))?;
+        let input_paths = run.write_inputs(&model.graph.inputs, inputs, self.tensors)?;
+        let descriptors: Vec<Value> = match self.tensors {
+            TensorFiles::TensorProto => input_paths.iter().map(|path| json!(path)).collect(),
+            TensorFiles::Raw => input_paths
+                .iter()
+                .zip(inputs)
+                .map(|(path, tensor)| {
+                    json!({"path": path, "dtype": dtype_name(tensor.data_type()), "shape": tensor.shape()})
+                })
+                .collect(),
+        };
+        let mut args: Vec<OsString> = vec![model_path.clone().into(), run.output.clone().into()];
+        args.extend(input_paths.iter().map(|p| p.clone().into()));
+        let environment = [
+            ("PAD_CONFORMANCE_MODEL", model_path.into_os_string()),
+            ("PAD_CONFORMANCE_OUTPUT_DIR", run.output.clone().into_os_string()),
+            ("PAD_CONFORMANCE_INPUTS", Value::from(descriptors).to_string().into()),
+            ("PAD_CONFORMANCE_NODE", describe(model, inputs).to_string().into()),
+            ("PAD_CONFORMANCE_TENSORS", self.tensors.name().into()),
+        ];
+        let mut process = Process::start(&self.command, &args, |command| {
+            command
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .envs(environment.iter().map(|(k, v)| (k, v)));
+        })
+        .map_err(WorkerError::Start)?;
+        let (status, stderr) = self.wait(&mut process)?;
+        let failed = |error: WorkerError| {
+            ExecError::Failed(WorkerFailure {
+                error,
+                stderr: stderr.clone(),
+            })
+        };
+        let kind = match status.code() {
+            // A signal: a crash, never an answer.
+            None => return Err(failed(WorkerError::Exited(status))),
+            Some(0) => return self.read_outputs(model, &run.output).map_err(failed),
+            Some(EXIT_REFUSED) => ErrorKind::Refused,
+            Some(EXIT_UNSUPPORTED) => ErrorKind::Unsupported,
+            Some(_) => ErrorKind::Failed,
+        };
+        // A malformed error.json is the command's failure: it never makes a refusal.
+        let ErrorFields { rule, code, message } = read_error_file(&run.output).map_err(failed)?;
+        Err(ExecError::Refused {
+            kind,
+            message: message.unwrap_or_else(|| exit_message(status, kind)),
+            rule,
+            code,
+            stderr,
+        })
+    }
+
+    /// Waits for `process` to exit, up to the timeout or until cancelled, then kills its
+    /// group (whatever it left running goes too) and returns its exit status and stderr.
+    fn wait(&self, process: &mut Process) -> Result<(ExitStatus, String), WorkerFailure> {
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let error = if self.cancel.is_cancelled() {
+                WorkerError::Cancelled
+            } else if Instant::now() >= deadline {
+                WorkerError::TimedOut {
+                    seconds: self.timeout.as_secs_f64(),
+                }
+            } else if process.wait_for_exit(deadline.min(Instant::now() + POLL)) {
+                return match process.kill_and_take_stderr() {
+                    (Some(status), stderr) => Ok((status, stderr)),
+                    (None, stderr) => Err(WorkerFailure {
+                        error: WorkerError::Closed("exited with no status".into()),
+                        stderr,
+                    }),
+                };
+            } else {
+                continue;
+            };
+            let (_, stderr) = process.kill_and_take_stderr();
+            return Err(WorkerFailure { error, stderr });
+        }
+    }
+
+    /// The outputs the command wrote, `output_K.pb` (or `.bin`) for each of the graph's
+    /// outputs, each a regular file inside `dir`.
+    fn read_outputs(&self, model: &Model, dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
+        let extension = self.tensors.extension();
+        let named: Vec<PathBuf> = (0..model.graph.outputs.len())
+            .map(|k| dir.join(format!("output_{k}.{extension}")))
+            .collect();
+        let resolved = resolve_outputs(&named, dir)?;
+        if self.tensors == TensorFiles::Raw {
+            return self.read_raw_outputs(&resolved, dir);
+        }
+        let options = DecodeOptions {
+            base_dir: Some(dir.to_owned()),
+            max_bytes: self.max_tensor_bytes,
+        };
+        read_tensor_group(
+            &resolved,
+            &options,
+            group_limit(self.max_tensor_bytes),
+            "command output",
+        )
+        .map_err(WorkerError::Output)
+    }
+}
+
+impl ExecPerCaseBackend {
+    /// The raw outputs `files` (resolved), each described by the `.json` beside it; their
+    /// sizes together bounded as a TensorProto reply's are.
+    fn read_raw_outputs(&self, files: &[PathBuf], dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
+        let mut left = group_limit(self.max_tensor_bytes);
+        files
+            .iter()
+            .map(|file| {
+                let (data_type, shape) = read_descriptor(&file.with_extension("json"), dir)?;
+                let tensor =
+                    read_raw(file, data_type, &shape, self.max_tensor_bytes.min(left)).map_err(WorkerError::Output)?;
+                left = left.saturating_sub(std::fs::metadata(file).map_or(0, |m| m.len()));
+                Ok(tensor)
+            })
+            .collect()
+    }
+}
+
+impl Backend for ExecPerCaseBackend {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn runtime(&self) -> Option<RuntimeInfo> {
+        self.runtime.clone()
+    }
+
+    fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        // Every error is an ExecError, so that a caller can tell a refusal from a failure.
+        Ok(self.run_once(model, inputs)?)
+    }
+}
+
+/// The name in reports: the file name of the command's program (its first word), which a
+/// wrapper script names best; `sh` for a command the shell runs.
+fn command_name(command: &str) -> String {
+    let program = plain_words(command)
+        .and_then(|words| words.first().copied())
+        .map_or("sh", |first| first.rsplit(['/', '\\']).next().unwrap_or(first));
+    format!("exec-per-case:{program}")
+}
+
+/// What a run's exit says when error.json gives no message.
+fn exit_message(status: ExitStatus, kind: ErrorKind) -> String {
+    let code = status.code().unwrap_or_default();
+    match kind {
+        ErrorKind::Refused => format!("the command exited with {code} (EX_DATAERR): refused"),
+        ErrorKind::Unsupported => format!("the command exited with {code} (EX_UNAVAILABLE): unsupported"),
+        ErrorKind::Failed => format!("the command failed: exit code {code}"),
+    }
+}
+
+/// The optional `OUTPUT_DIR/error.json` of a run that exited non-zero: `rule`, `code` and
+/// `message`, checked as an error reply's are; absent, none of them. Anything else that
+/// stands there — not a regular file inside the directory, too large, not a JSON object,
+/// a field not valid — is a protocol error naming the file and the field.
+fn read_error_file(dir: &Path) -> Result<ErrorFields, WorkerError> {
+    let path = dir.join("error.json");
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(ErrorFields {
+            rule: None,
+            code: None,
+            message: None,
+        });
+    }
+    let value = read_json_object(&path, dir)?;
+    error_fields(&value).map_err(|why| in_file(&path, why))
+}
+
+/// A small JSON object the command wrote at `path`, a regular file inside `dir`.
+fn read_json_object(path: &Path, dir: &Path) -> Result<Value, WorkerError> {
+    let resolved = resolve_outputs(&[path.to_owned()], dir)?.remove(0);
+    let bytes = read_limited(&resolved, MAX_JSON_FILE).map_err(|e| in_file(path, e.to_string()))?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| in_file(path, format!("not JSON ({e})")))?;
+    if !value.is_object() {
+        let why = format!("{} is not a JSON object", shortened(&value.to_string()));
+        return Err(in_file(path, why));
+    }
+    Ok(value)
+}
+
+/// A protocol error in the file `path`.
+fn in_file(path: &Path, why: String) -> WorkerError {
+    WorkerError::Protocol(format!("{}: {why}", path.display()))
+}
+
+/// A raw output's descriptor, `{"dtype": "float32", "shape": [3, 4]}`, a regular file inside
+/// `dir`; anything else is a protocol error naming the file and the field.
+fn read_descriptor(path: &Path, dir: &Path) -> Result<(DataType, Vec<u64>), WorkerError> {
+    let value = read_json_object(path, dir)?;
+    let protocol = |why: String| in_file(path, why);
+    let data_type = match value.get("dtype") {
+        Some(Value::String(name)) => dtype_from_name(name),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        protocol(format!(
+            "dtype {} is not an element type's name (float32, int64, ...)",
+            shortened(&value.get("dtype").unwrap_or(&Value::Null).to_string())
+        ))
+    })?;
+    let shape = value
+        .get("shape")
+        .and_then(Value::as_array)
+        .and_then(|dims| dims.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
+        .ok_or_else(|| {
+            protocol(format!(
+                "shape {} is not an array of dimensions (integers from 0)",
+                shortened(&value.get("shape").unwrap_or(&Value::Null).to_string())
+            ))
+        })?;
+    Ok((data_type, shape))
+}
+
+/// One run's directory in the scratch directory: its inputs, and its output directory beside
+/// them (an input is never an output), made for the run (0700) and removed after it.
+struct RunDir {
+    dir: PathBuf,
+    /// The output directory, resolved when made: outputs must resolve inside this path.
+    output: PathBuf,
+}
+
+impl RunDir {
+    fn new(scratch: &Path, number: u64) -> Result<RunDir, WorkerError> {
+        let dir = scratch.join(number.to_string());
+        let made = |path: &Path| {
+            private_dir_builder()
+                .create(path)
+                .and_then(|()| path.canonicalize())
+                .map_err(|source| WorkerError::Scratch {
+                    path: path.to_owned(),
+                    source,
+                })
+        };
+        let dir = made(&dir)?;
+        let run = RunDir {
+            output: dir.join("output"),
+            dir,
+        };
+        made(&run.output)?;
+        Ok(run)
+    }
+
+    /// Writes `inputs`, the tensors named `names`, as the run's input files in the format
+    /// `files`; returns their paths. The directory is new: no link stands in a file's place.
+    fn write_inputs(
+        &self,
+        names: &[String],
+        inputs: &[Tensor],
+        files: TensorFiles,
+    ) -> Result<Vec<PathBuf>, WorkerError> {
+        inputs
+            .iter()
+            .enumerate()
+            .map(|(k, tensor)| {
+                let path = self.dir.join(format!("input_{k}.{}", files.extension()));
+                match files {
+                    TensorFiles::TensorProto => {
+                        write_request_file(&path, tensor, names.get(k).map_or("", String::as_str))
+                    }
+                    TensorFiles::Raw => write_raw(tensor, &path),
+                }
+                .map(|()| path)
+                .map_err(WorkerError::Request)
+            })
+            .collect()
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_name_is_the_program_s_file_name() {
+        assert_eq!(command_name("/opt/ci/run-pad-case --gpu"), "exec-per-case:run-pad-case");
+        assert_eq!(command_name("cd /ci && ./run-pad-case"), "exec-per-case:sh");
+        // A backslash separates paths on Windows only; on Unix it makes a shell command.
+        let windows = if cfg!(windows) { "pad.exe" } else { "sh" };
+        assert_eq!(command_name(r"C:\ci\pad.exe"), format!("exec-per-case:{windows}"));
+    }
+
+    #[test]
+    fn a_runtime_that_is_not_a_hello_s_runtime_object_names_the_variable() {
+        let start = |runtime| {
+            ExecPerCaseBackend::new(
+                "true",
+                TensorFiles::TensorProto,
+                Some(runtime),
+                Duration::from_secs(1),
+                1 << 20,
+                Cancel::new(),
+            )
+        };
+        let backend = start(r#"{"name": "ort", "version": "1.19"}"#).unwrap();
+        assert_eq!(backend.runtime(), Some(RuntimeInfo::new("ort").version("1.19")));
+        for bad in ["ort 1.19", r#"{"version": "1"}"#, "[]"] {
+            let error = start(bad).err().unwrap().to_string();
+            assert!(error.starts_with("PAD_CONFORMANCE_RUNTIME: "), "{error}");
+        }
+    }
+
+    #[test]
+    fn error_json_must_be_an_object_of_valid_fields_and_names_the_file() {
+        let dir = crate::data::scratch_dir().unwrap();
+        let out = dir.path().canonicalize().unwrap();
+        let fields = read_error_file(&out).unwrap();
+        assert_eq!((fields.rule, fields.code, fields.message), (None, None, None));
+        let write = |text: &str| std::fs::write(out.join("error.json"), text).unwrap();
+        write(r#"{"rule": "mode-not-in-version", "code": "InvalidArgument", "message": "no wrap"}"#);
+        let fields = read_error_file(&out).unwrap();
+        assert_eq!(fields.rule, Some(crate::operators::Rule::ModeNotInVersion));
+        assert_eq!(fields.code.as_deref(), Some("InvalidArgument"));
+        assert_eq!(fields.message.as_deref(), Some("no wrap"));
+        for (bad, named) in [
+            ("{", "not JSON"),
+            ("[]", "[] is not a JSON object"),
+            (
+                r#"{"rule": "no-such-rule"}"#,
+                r#"the error's rule "no-such-rule" is not a rule id"#,
+            ),
+            (r#"{"code": "a\nb"}"#, "the error's code"),
+            (r#"{"code": ""}"#, "the error's code"),
+        ] {
+            write(bad);
+            let error = read_error_file(&out).unwrap_err().to_string();
+            assert!(
+                error.starts_with(&format!("protocol error: {}: ", out.join("error.json").display()))
+                    && error.contains(named),
+                "{bad}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_raw_output_s_descriptor_names_its_file_and_field_when_wrong() {
+        let dir = crate::data::scratch_dir().unwrap();
+        let out = dir.path().canonicalize().unwrap();
+        let path = out.join("output_0.json");
+        std::fs::write(&path, r#"{"dtype": "int4", "shape": [2, 0]}"#).unwrap();
+        assert_eq!(read_descriptor(&path, &out).unwrap(), (DataType::Int4, vec![2, 0]));
+        for (bad, named) in [
+            (r#"{"shape": [2]}"#, "dtype null is not"),
+            (r#"{"dtype": "FLOAT", "shape": [2]}"#, r#"dtype "FLOAT" is not"#),
+            (r#"{"dtype": "int8", "shape": [-1]}"#, "shape [-1] is not"),
+            (r#"{"dtype": "int8", "shape": 2}"#, "shape 2 is not"),
+        ] {
+            std::fs::write(&path, bad).unwrap();
+            let error = read_descriptor(&path, &out).unwrap_err().to_string();
+            assert!(
+                error.starts_with(&format!("protocol error: {}: {named}", path.display())),
+                "{bad}: {error}"
+            );
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! A backend's command started as the leader of its own process group, its stderr's tail
+//! kept: what the exec worker and the per-case command share. Killing it kills the group: a
+//! shell or shim in front of the program, and whatever the program started, go with it.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::worker_groups;
+use crate::platform::{Group, PATH_SEPARATORS, group_of_started, has_exited, shell_with_args, start_in_new_group};
+
+/// How much of a process's stderr is kept.
+const MAX_STDERR: usize = 16 << 10;
+/// How long a killed process's stderr is read for what it printed last.
+const STDERR_DRAIN: Duration = Duration::from_millis(500);
+
+/// A started command: the leader of its own process group (a Job object on Windows), its
+/// stderr read by a thread of its own into a bounded tail.
+pub(super) struct Process {
+    child: Child,
+    /// Its process group, killed with it; `None` once killed.
+    group: Option<Group>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    /// Disconnected once the stderr pipe reaches end of file.
+    stderr_closed: Receiver<()>,
+    /// The exit status, once reaped; its pid, and so its group id, may then be reused.
+    status: Option<Option<ExitStatus>>,
+}
+
+impl Process {
+    /// Starts `command` with `args` appended, stderr piped, and stdin, stdout and the
+    /// environment as `configure` sets them. Plain words are run directly: a shell in between
+    /// would hold its own copy of the process's stdout (dash does not exec the last command of
+    /// `sh -c`), so the process closing it would go unseen. Anything else, or words that are
+    /// not a program (`exec …`, a builtin), goes through the system's shell
+    /// ([`shell_with_args`]: the arguments become `"$@"` on Unix).
+    pub(super) fn start(
+        command: &str,
+        args: &[OsString],
+        configure: impl Fn(&mut Command),
+    ) -> std::io::Result<Process> {
+        let grouped = |command: &mut Command| {
+            configure(command);
+            start_in_new_group(command.stderr(Stdio::piped())).spawn()
+        };
+        let direct = plain_words(command)
+            .as_deref()
+            .and_then(<[&str]>::split_first)
+            .and_then(|(program, words)| grouped(Command::new(program).args(words).args(args)).ok());
+        let mut child = match direct {
+            Some(child) => child,
+            None => grouped(&mut shell_with_args(command, args))?,
+        };
+        let group = group_of_started(&mut child)?;
+        worker_groups::register(group.token());
+        let stderr_pipe = child.stderr.take().expect("piped");
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&stderr);
+        let (stderr_open, stderr_closed) = channel::<()>();
+        std::thread::spawn(move || {
+            let _open = stderr_open;
+            let mut pipe = stderr_pipe;
+            let mut chunk = [0u8; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+                let mut kept = sink.lock().unwrap_or_else(|e| e.into_inner());
+                kept.extend_from_slice(&chunk[..n]);
+                let excess = kept.len().saturating_sub(MAX_STDERR);
+                kept.drain(..excess);
+            }
+        });
+        Ok(Process {
+            child,
+            group: Some(group),
+            stderr,
+            stderr_closed,
+            status: None,
+        })
+    }
+
+    /// The child, for its piped stdin and stdout.
+    pub(super) fn child_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+
+    /// Whether the process has exited. It is not reaped: as a zombie it keeps its pid, and so
+    /// its process group id, from being reused until [`Process::kill`].
+    pub(super) fn has_exited(&self) -> bool {
+        self.status.is_some() || has_exited(&self.child)
+    }
+
+    /// Kills the process group — the process, a shell or shim in front of it, whatever they
+    /// started — and reaps the process. Returns its exit status; later calls do nothing.
+    pub(super) fn kill(&mut self) -> Option<ExitStatus> {
+        if let Some(status) = self.status {
+            return status;
+        }
+        // The group is killed before the process is reaped: until then its id is not reused.
+        if let Some(group) = self.group.take() {
+            group.kill();
+            worker_groups::unregister(group.token());
+        }
+        let status = self.child.wait().ok();
+        self.status = Some(status);
+        status
+    }
+
+    /// Waits until the process exits or `until` passes; says whether it exited.
+    pub(super) fn wait_for_exit(&self, until: Instant) -> bool {
+        while !self.has_exited() {
+            if Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        true
+    }
+
+    /// Kills the group, then waits a little for the reading thread to drain stderr (once the
+    /// group is dead its stderr ends) and takes it. Returns the exit status too.
+    pub(super) fn kill_and_take_stderr(&mut self) -> (Option<ExitStatus>, String) {
+        let status = self.kill();
+        let _ = self.stderr_closed.recv_timeout(STDERR_DRAIN);
+        (status, self.take_stderr())
+    }
+
+    /// What the process printed on stderr since the last call (its last 16 KiB).
+    pub(super) fn take_stderr(&self) -> String {
+        let mut kept = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        let text = String::from_utf8_lossy(&kept).into_owned();
+        kept.clear();
+        text
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// `command` split into words, when splitting is all the shell would do with it: no quoting,
+/// expansion, redirection, operator, comment or leading assignment.
+pub(super) fn plain_words(command: &str) -> Option<Vec<&str>> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:,+@%=".contains(c) || PATH_SEPARATORS.contains(c);
+    let words: Vec<&str> = command.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
+    let program = words.first()?;
+    (words.iter().all(|w| w.chars().all(plain)) && !program.contains('=')).then_some(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_words;
+
+    #[test]
+    fn a_backslash_is_a_path_separator_on_windows_and_the_shell_s_escape_on_unix() {
+        let words = plain_words(r"C:\venv\Scripts\python.exe worker.py");
+        if cfg!(windows) {
+            assert_eq!(words, Some(vec![r"C:\venv\Scripts\python.exe", "worker.py"]));
+        } else {
+            assert_eq!(words, None);
+        }
+    }
+
+    #[test]
+    fn plain_commands_run_without_a_shell() {
+        assert_eq!(
+            plain_words("  .venv/bin/python\tscripts/w.py --opt=1 x,y@z+%:  "),
+            Some(vec![".venv/bin/python", "scripts/w.py", "--opt=1", "x,y@z+%:"])
+        );
+        for shell in [
+            "",
+            "  ",
+            "cd /tmp && python3 w.py",
+            "python3 'my worker.py'",
+            "python3 \"w.py\"",
+            "python3 w.py; true",
+            "python3 w.py 2>/dev/null",
+            "python3 $HOME/w.py",
+            "python3 ~/w.py",
+            "python3 w*.py",
+            "python3 w.py # comment",
+            "FOO=1 python3 w.py",
+            "python3 w.py\npython3 v.py",
+        ] {
+            assert_eq!(plain_words(shell), None, "{shell:?}");
+        }
+    }
+
+    /// The appended arguments reach a command run by the shell unsplit and unexpanded, as `"$@"`.
+    #[cfg(unix)]
+    #[test]
+    fn arguments_are_appended_whole_through_the_shell() {
+        let args = ["a b".into(), "$HOME".into(), "'".into()];
+        let mut process = super::Process::start("printf '%s|' >&2", &args, |c| {
+            c.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
+        })
+        .unwrap();
+        assert!(process.wait_for_exit(std::time::Instant::now() + std::time::Duration::from_secs(10)));
+        let (status, stderr) = process.kill_and_take_stderr();
+        assert!(status.unwrap().success());
+        assert_eq!(stderr, "a b|$HOME|'|");
+    }
+}
