@@ -36,10 +36,6 @@ import signal
 import sys
 import traceback
 
-from . import tensors
-from .model import output_types
-from .node import Node
-
 PROTOCOL_VERSION = 1
 TENSOR_FORMATS = ("raw", "tensorproto")
 
@@ -96,18 +92,41 @@ def _is_own(filename):
     return os.path.dirname(path) == _PACKAGE or path in _OWN_FILES
 
 
+class InputError(Failed):
+    """A request's input or model the worker cannot read: its failure (or the runner's),
+    never the backend refusing the data set, whatever `kind_of` says."""
+
+
 class Case:
     """One data set to run: `node` (a Node, or None), `inputs` (numpy arrays, in the order of
     the graph's inputs, initializers excluded), `model_path`, `output_types` (the element type
     name each graph output declares: "float32", "bfloat16", "string", …; None when undeclared)
-    and `id`, the request's id."""
+    and `id`, the request's id. `inputs` and `output_types` are read when first used, so that a
+    function that answers from the node alone reads no tensor; what cannot be read raises
+    InputError."""
 
-    def __init__(self, id, node, inputs, model_path, output_types):
+    def __init__(self, id, node, model_path, read_inputs, read_output_types):
         self.id = id
         self.node = node
-        self.inputs = inputs
         self.model_path = model_path
-        self.output_types = output_types
+        self._read = {"inputs": read_inputs, "output_types": read_output_types}
+        self._values = {}
+
+    def _value(self, name):
+        if name not in self._values:
+            try:
+                self._values[name] = self._read[name]()
+            except Exception as error:  # numpy's, onnx's (with the fallback), the file system's
+                raise InputError(f"reading the request's {name.replace('_', ' ')}: {error}") from error
+        return self._values[name]
+
+    @property
+    def inputs(self):
+        return self._value("inputs")
+
+    @property
+    def output_types(self):
+        return self._value("output_types")
 
     def feeds(self, names):
         """{name: array} for the model's input `names`, which `inputs` follows in order."""
@@ -145,18 +164,37 @@ class _Session:
         return reply
 
     def case(self, request):
+        # numpy and ml_dtypes are imported once a case's tensors or node are read, not to
+        # answer (a worker that replies without reading, as scripts/backends/null-worker, needs
+        # neither).
         model = request["model"]
         if self.tensors == "raw":
-            inputs = [tensors.read_raw(t["path"], t["dtype"], t["shape"]) for t in request["input_tensors"]]
+            described = request["input_tensors"]
+
+            def read_inputs():
+                from . import tensors
+
+                return [tensors.read_raw(t["path"], t["dtype"], t["shape"]) for t in described]
         else:
-            inputs = [tensors.read_tensorproto(path) for path in request["inputs"]]
-        node = Node.from_json(request["node"]) if self.node and "node" in request else None
-        return Case(request.get("id"), node, inputs, model, self.declared(model))
+            paths = request["inputs"]
+
+            def read_inputs():
+                from . import tensors
+
+                return [tensors.read_tensorproto(path) for path in paths]
+        node = None
+        if self.node and "node" in request:
+            from .node import Node
+
+            node = Node.from_json(request["node"])
+        return Case(request.get("id"), node, model, read_inputs, lambda: self.declared(model))
 
     def declared(self, model):
         status = os.stat(model)
         key = (model, status.st_size, status.st_mtime_ns)
         if key not in self.output_types:
+            from .model import output_types
+
             self.output_types[key] = output_types(model)
         return self.output_types[key]
 
@@ -171,6 +209,8 @@ class _Session:
         if len(results) != len(case.output_types):
             raise ValueError(f"the backend returned {len(results)} outputs; the graph declares "
                              f"{len(case.output_types)}")
+        from . import tensors
+
         outputs = []
         for k, (result, dtype) in enumerate(zip(results, case.output_types)):
             what = f"output {k}"
@@ -233,10 +273,13 @@ def _answer(line, session, run, name, runtime, kind_of):
         outputs = session.write(run(case), case, request["output_dir"])
         return {"type": "result", "id": request_id, "outputs": outputs}
     except Exception as error:  # the backend's refusal or failure, reported to the runner
-        traceback.print_exc(file=sys.stderr)
+        # A statement of the function's (Refused, Unsupported, Failed) says all in its message;
+        # anything else gets its traceback, which the runner shows with the case.
+        if not isinstance(error, (Refused, Unsupported, Failed)) or isinstance(error, InputError):
+            traceback.print_exc(file=sys.stderr)
         text = str(error).strip()
         message = f"{type(error).__name__}: {text}" if text else type(error).__name__
-        kind = kind_of(error) if running else "failed"
+        kind = kind_of(error) if running and not isinstance(error, InputError) else "failed"
         # The exception's type as the error's code: reports group errors by it, never judge.
         reply = {"type": "error", "id": request_id, "kind": kind, "code": type(error).__name__[:100],
                  "message": message}

@@ -271,3 +271,27 @@ def test_the_node_reads_its_values_typed():
     assert nan.dtype == np.dtype(ml_dtypes.bfloat16) and np.isnan(nan)
     with pytest.raises(ValueError, match=r"node\.pads"):
         Node.from_json({"op": "Pad", "pads": {"from": "input", "value": [1.5]}})
+
+
+def test_an_unreadable_input_is_the_workers_failure_and_read_only_when_used(tmp_path):
+    model = pad_model(tmp_path)
+    x = tmp_path / "input_0.bin"
+    x.write_bytes(b"\0" * 7)  # float32 [2] takes 8
+    out = tmp_path / "out"
+    out.mkdir()
+    source = REFERENCE + """
+def run(case):
+    if case.id == 1:
+        raise Refused("answered from the request alone")
+    return case.inputs
+serve(run, name="reader", kind_of=lambda error: "refused")
+"""
+    request = {"type": "run", "model": model, "inputs": [str(x)], "output_dir": str(out),
+               "input_tensors": [{"path": str(x), "dtype": "float32", "shape": [2]}]}
+    _, untouched, read = exchange(start_worker(source, tmp_path),
+                                  {"type": "hello", "version": 1, "offers": {"node": False, "tensors": ["raw"]}},
+                                  dict(request, id=1), dict(request, id=2))
+    assert (untouched["kind"], untouched["code"]) == ("refused", "Refused")
+    # Even with a kind_of that refuses everything: an input it cannot read never passes a case.
+    assert (read["kind"], read["code"]) == ("failed", "InputError")
+    assert "7 bytes, but float32 [2] takes 8" in read["message"]
