@@ -3,6 +3,9 @@
 data set that must be refused gets its node as written, so that the worker can refuse it.
 """
 
+from dataclasses import dataclass
+from typing import Any, Optional
+
 import numpy as np
 
 from .tensors import numpy_dtype
@@ -11,6 +14,7 @@ PARAMETERS = ("pads", "constant_value", "axes", "shape")
 SOURCES = ("attribute", "initializer", "input", "absent")
 
 
+@dataclass(repr=False)
 class Node:
     """The node of a request.
 
@@ -26,20 +30,18 @@ class Node:
       ``"absent"``; ``attributes``: every attribute of the node, name -> value (JSON form).
     """
 
-    def __init__(self, op, domain, version, graph_nodes, op_types, mode, pads, constant_value, axes, shape,
-                 sources, attributes):
-        self.op = op
-        self.domain = domain
-        self.version = version
-        self.graph_nodes = graph_nodes
-        self.op_types = op_types
-        self.mode = mode
-        self.pads = pads
-        self.constant_value = constant_value
-        self.axes = axes
-        self.shape = shape
-        self.sources = sources
-        self.attributes = attributes
+    op: str
+    domain: str
+    version: int
+    graph_nodes: int
+    op_types: list
+    mode: Optional[str]
+    pads: Optional[list]
+    constant_value: Any
+    axes: Optional[list]
+    shape: Optional[list]
+    sources: dict
+    attributes: dict
 
     @property
     def is_graph(self):

@@ -12,7 +12,7 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
-from conftest import ROOT, cases_by_id, run_report, worker_env
+from conftest import ROOT, cases_by_id, python_backend, run_report, worker_env
 from pad_conformance import tensors
 from pad_conformance.node import Node
 
@@ -295,3 +295,12 @@ serve(run, name="reader", kind_of=lambda error: "refused")
     # Even with a kind_of that refuses everything: an input it cannot read never passes a case.
     assert (read["kind"], read["code"]) == ("failed", "InputError")
     assert "7 bytes, but float32 [2] takes 8" in read["message"]
+
+
+def test_a_function_is_served_by_name(tmp_path):
+    module = tmp_path / "padding.py"
+    module.write_text(REFERENCE.replace("serve,", "") + "\ndef run(case):\n    return reference(case)\n")
+    report = run_report(python_backend("-m", "pad_conformance.worker", f"{module}:run", "--name", "by-name"),
+                        CONSTANT_PAD)
+    assert report["backend"] == "by-name"
+    assert statuses(report) == {"test_constant_pad": "passed"}
