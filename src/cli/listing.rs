@@ -154,7 +154,8 @@ fn file_error(error: &FileError) -> String {
     format!("error in {name}: {}", error.problem)
 }
 
-/// `Pad-19`, or every Pad-family node's label when there are several different ones.
+/// `Pad-19`, or every Pad-family node's label when there are several different ones; with
+/// `graph of 13 nodes` when the model has helper ops around them.
 fn operator(model: &Model) -> String {
     let mut labels: Vec<String> = Vec::new();
     for (node, _) in model.pad_nodes() {
@@ -163,5 +164,5 @@ fn operator(model: &Model) -> String {
             labels.push(label);
         }
     }
-    labels.join(", ")
+    crate::model::opset::graph_label(labels.join(", "), model.graph_nodes())
 }

@@ -324,6 +324,13 @@ impl Model {
         self.graph.nodes.iter().filter_map(|n| n.pad_op().map(|op| (n, op)))
     }
 
+    /// How many nodes the graph has, when it has more than one: a graph of helper ops around
+    /// the Pad-family node, which a worker that runs one node cannot run.
+    pub(crate) fn graph_nodes(&self) -> Option<usize> {
+        let nodes = self.graph.nodes.len();
+        (nodes > 1).then_some(nodes)
+    }
+
     /// The distinct op types of the graph, in order of first appearance.
     pub fn op_types(&self) -> Vec<&str> {
         let mut seen = HashSet::new();

@@ -13,6 +13,15 @@ pub(crate) fn operator_label(domain: &str, op_type: &str, version: i64) -> Strin
     }
 }
 
+/// `Pad-18, graph of 13 nodes`: an operator's label, saying when the model is a graph of
+/// several nodes (helper ops around the Pad-family node, as the upstream `*_expanded` cases).
+pub(crate) fn graph_label(label: String, graph_nodes: Option<usize>) -> String {
+    match graph_nodes {
+        Some(nodes) => format!("{label}, graph of {nodes} nodes"),
+        None => label,
+    }
+}
+
 /// The versions in which an operator changed, oldest first; `None` for operators this
 /// project does not know.
 pub(crate) fn operator_versions(domain: &str, op_type: &str) -> Option<&'static [i64]> {

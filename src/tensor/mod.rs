@@ -13,6 +13,7 @@ mod decode;
 mod encode;
 mod file;
 mod file_error;
+mod group;
 // For the tool's benchmarks.
 #[doc(hidden)]
 pub(crate) mod huge_pages;
@@ -35,10 +36,10 @@ pub use encode::encode_tensor;
 pub(crate) use encode::encode_tensor_fields;
 // Bounded reads of whole files and groups of tensor files: for the case loader and the tool.
 #[doc(hidden)]
-pub(crate) use file::{TensorFile, group_limit, read_file_group, read_limited, read_tensor_group};
+pub(crate) use file::read_limited;
 pub use file::{read_tensor_file, write_tensor_file};
 pub use file_error::{FileError, FileProblem};
-// The worker protocol's raw tensor files.
+pub(crate) use group::{TensorFile, group_limit, read_file_group, read_tensor_group};
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
 // The worker protocol's raw tensor files.
 pub(crate) use raw_file::{dtype_from_name, dtype_name, write_raw};

@@ -1627,3 +1627,29 @@ fn coverage_is_plain_columns_by_default_markdown_and_json_when_asked() {
         .find(|c| c["operator"] == "Pad" && c["version"] == 25 && c["dtype"] == "float" && c["mode"] == "wrap");
     assert!(wrap25.is_some_and(|c| c["cases"].as_u64().unwrap() > 0), "{wrap25:?}");
 }
+
+#[test]
+fn an_expanded_case_is_listed_and_reported_as_a_graph_of_its_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    for case in ["test_center_crop_pad_crop_expanded", "test_edge_pad"] {
+        copy_dir(&testdata("onnx-1.22.0/node").join(case), &dir.path().join(case));
+    }
+    let tree = dir.path().to_str().unwrap();
+    let listed = String::from_utf8(run(&["--list", tree]).stdout).unwrap();
+    assert!(
+        listed.contains("test_center_crop_pad_crop_expanded/0  Pad-18, graph of 13 nodes  inputs:"),
+        "{listed}"
+    );
+    assert!(listed.contains("test_edge_pad/0  Pad-25  inputs:"), "{listed}");
+    let out = run(&["--format", "json", tree]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cases = json["cases"].as_array().unwrap();
+    let of = |id: &str| cases.iter().find(|c| c["id"] == id).unwrap();
+    assert_eq!(of("test_center_crop_pad_crop_expanded")["graph_nodes"], 13);
+    assert_eq!(of("test_center_crop_pad_crop_expanded")["version"], 18);
+    assert!(of("test_edge_pad").get("graph_nodes").is_none(), "{}", of("test_edge_pad"));
+    let out = run(&["--format", "junit", tree]);
+    let junit = String::from_utf8(out.stdout).unwrap();
+    assert!(junit.contains(r#"classname="Pad-18, graph of 13 nodes""#), "{junit}");
+    assert!(junit.contains(r#"classname="Pad-25""#), "{junit}");
+}

@@ -7,6 +7,7 @@
 //! main.rs runs this binary as the worker when [`serve_if_asked`] says so, so no other binary
 //! or language is needed.
 
+mod node_worker;
 mod worker;
 
 use std::path::{Path, PathBuf};
@@ -78,6 +79,14 @@ pub const TESTS: &[(&str, fn())] = &[
     (
         "human_lines_appear_as_data_sets_finish",
         human_lines_appear_as_data_sets_finish,
+    ),
+    (
+        "a_worker_that_reads_only_the_node_and_raw_tensors_passes",
+        a_worker_that_reads_only_the_node_and_raw_tensors_passes,
+    ),
+    (
+        "a_hello_that_accepts_what_was_not_offered_is_refused_at_the_handshake",
+        a_hello_that_accepts_what_was_not_offered_is_refused_at_the_handshake,
     ),
 ];
 
@@ -713,4 +722,71 @@ fn human_lines_appear_as_data_sets_finish() {
     assert!(rest[0].starts_with("PASS  test_wrap_pad/0"), "{rest:?}");
     assert_eq!(rest.last().unwrap(), "2 passed, 0 failed, 0 errored, 0 skipped");
     assert!(child.wait().unwrap().success());
+}
+
+/// Pad cases of every kind the node describes: attribute pads (Pad-2), pads and axes as
+/// inputs (Pad-18), edge, reflect and wrap, a must-refuse mode, and a graph of 13 nodes.
+const NODE_CASES: [(&str, &str); 7] = [
+    ("onnx-1.2.1/node", "test_constant_pad"),
+    ("onnx-1.13.1/node", "test_constant_pad_axes"),
+    ("onnx-1.22.0/node", "test_edge_pad"),
+    ("onnx-1.22.0/node", "test_reflect_pad"),
+    ("onnx-1.22.0/node", "test_wrap_pad"),
+    ("extended", MUST_REFUSE),
+    ("onnx-1.22.0/node", "test_center_crop_pad_crop_expanded"),
+];
+
+fn a_worker_that_reads_only_the_node_and_raw_tensors_passes() {
+    let fixture = Fixture::new();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
+    for (dir, case) in NODE_CASES {
+        let to = fixture.cases().join(case);
+        if !to.exists() {
+            copy_dir(&data.join(dir).join(case), &to);
+        }
+    }
+    let accepts = r#"{"node": true, "tensors": "raw"}"#;
+    let (code, report) = fixture.check(&[("WORKER_ACCEPTS", accepts), ("WORKER_MODE", "node")], &[]);
+    assert_eq!(code, Some(0), "{report}");
+    for (_, id) in &NODE_CASES[..6] {
+        assert_eq!(case(&report, id)["status"], "passed", "{id}: {report}");
+    }
+    let graph = case(&report, "test_center_crop_pad_crop_expanded");
+    assert_eq!(graph["status"], "unsupported", "{graph}");
+    assert!(
+        graph["message"].as_str().unwrap().contains("a graph of 13 nodes"),
+        "{graph}"
+    );
+    // Without accepts, the same worker gets no node (its graph size reads as null).
+    let (_, report) = fixture.check(&[("WORKER_MODE_test_edge_pad", "node")], &[]);
+    let edge = case(&report, "test_edge_pad");
+    assert_eq!(edge["status"], "unsupported", "{edge}");
+    assert!(
+        edge["message"].as_str().unwrap().ends_with("a graph of null nodes"),
+        "{edge}"
+    );
+}
+
+fn a_hello_that_accepts_what_was_not_offered_is_refused_at_the_handshake() {
+    let fixture = Fixture::new();
+    let backend = fixture.backend();
+    for (bad, says) in [
+        (
+            r#"{"tensors": "npy"}"#,
+            r#"accepts.tensors "npy" is not one the runner offered"#,
+        ),
+        (r#"{"node": "yes"}"#, r#"accepts.node "yes" is not true or false"#),
+        (r#"["raw"]"#, "accepts [\"raw\"] is not an object"),
+    ] {
+        let out = fixture.run(
+            &[("WORKER_ACCEPTS", bad)],
+            &["--backend", &backend, fixture.cases().to_str().unwrap()],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(
+            stderr.contains("handshake: protocol error") && stderr.contains(says),
+            "{stderr}"
+        );
+    }
 }

@@ -7,7 +7,8 @@
 //! an error with no `kind`, "refuse-KIND" one with the `kind` KIND (any string). Each request
 //! appends the worker's pid, and the pid of any process it starts, to the file WORKER_PIDS.
 //! With WORKER_GATE set, a request for test_wrap_pad waits until that file exists. With
-//! WORKER_RUNTIME set, its hello gives that JSON as its `runtime`.
+//! WORKER_RUNTIME set, its hello gives that JSON as its `runtime`; with WORKER_ACCEPTS, that
+//! JSON as its `accepts`. WORKER_MODE=node pads from the request's node alone (node_worker.rs).
 //!
 //! Started with the arguments `--serve-backend-worker KIND` instead, it serves [`Kinded`], a Rust
 //! backend, through the library's `Worker`.
@@ -93,6 +94,9 @@ pub fn serve() {
             if let Ok(runtime) = std::env::var("WORKER_RUNTIME") {
                 hello["runtime"] = serde_json::from_str(&runtime).unwrap();
             }
+            if let Ok(accepts) = std::env::var("WORKER_ACCEPTS") {
+                hello["accepts"] = serde_json::from_str(&accepts).unwrap();
+            }
             reply(hello);
             continue;
         }
@@ -113,6 +117,10 @@ pub fn serve() {
             .unwrap_or_else(|_| "right".to_owned());
         let out = Path::new(request["output_dir"].as_str().unwrap()).join("output_0.pb");
         match mode.as_str() {
+            "node" => {
+                reply(super::node_worker::run(&request, out.parent().unwrap()));
+                continue;
+            }
             "right" => {
                 std::fs::copy(case_dir.join("test_data_set_0/output_0.pb"), &out).unwrap();
             }
