@@ -1,0 +1,1 @@
+"""pad-conformance's Python package (placeholder until the worker helper lands)."""
