@@ -3,6 +3,7 @@
 
 import os
 import shutil
+import sys
 import sysconfig
 
 BIN_ENV = "PAD_CONFORMANCE_BIN"
@@ -36,7 +37,7 @@ def find():
         path = os.path.join(scripts, NAME + suffix)
         if _executable(path):
             return path
-        looked.append(f"{path} (the scripts directory of {sysconfig.get_config_var('prefix') or 'this Python'})")
+        looked.append(f"{path} (a scripts directory of the Python at {sys.prefix})")
     override = os.environ.get(BIN_ENV)
     if override:
         if _executable(override):
@@ -50,5 +51,5 @@ def find():
     looked.append(f"PATH ({NAME} not on it)")
     raise BinaryNotFound(
         f"the {NAME} command was not found; looked in: " + "; ".join(looked)
-        + f". Install the wheel (pip install pad-conformance), set ${BIN_ENV}, or pass binary=PATH"
+        + f". Install the wheel (docs/python.md), set ${BIN_ENV}, or pass binary=PATH"
     )

@@ -30,11 +30,14 @@ end of the session by the opt-in plugin: `pytest_plugins = ["pad_conformance.pyt
 top-level conftest.py. Nothing loads it otherwise.
 
 The run is deterministic, so every pytest-xdist worker collects the same parameters in the
-same order; each worker process runs the runner once.
+same order. With the plugin, xdist's workers share one run per argument set (in a directory the
+controller makes, under a file lock); without it, or without fcntl, each worker runs its own.
 """
 
+import hashlib
 import json
 import os
+import shutil
 import shlex
 import subprocess
 import sys
@@ -44,10 +47,17 @@ import pytest
 
 from . import _binary
 
+try:
+    import fcntl
+except ImportError:  # Windows: each xdist worker runs the runner itself
+    fcntl = None
+
 __all__ = ["Case", "RunFailed", "cases"]
 
 # The key of xdist's worker output that carries the outdated baseline entries to the controller.
 _WORKER_OUTPUT_KEY = "pad_conformance_outdated"
+# The key of xdist's worker input naming the directory the controller made for shared runs.
+_WORKER_INPUT_KEY = "pad_conformance_shared"
 
 
 class RunFailed(RuntimeError):
@@ -59,19 +69,20 @@ class Case:
     runner's message. `name`, `status` (the runner's), `gate` (the baseline's result, or None)
     and `message` are there to read."""
 
-    __slots__ = ("name", "status", "gate", "message", "_skip")
+    __slots__ = ("name", "status", "gate", "message", "_fails", "_skip")
 
-    def __init__(self, name, status, gate, message, skip=None):
+    def __init__(self, name, status, gate, message, fails, skip=None):
         self.name = name
         self.status = status
         self.gate = gate
         self.message = message
+        self._fails = fails
         self._skip = skip
 
     def check(self):
         if self._skip is not None:
             pytest.skip(self._skip)
-        if self.status != "passed" or self.gate == "changed-status":
+        if self._fails:
             raise AssertionError(self.message or f"{self.name}: {self.status}")
 
     def __repr__(self):
@@ -84,6 +95,9 @@ _runs = {}
 _outdated = []
 # The same, sent by xdist's workers to the controller.
 _forwarded = []
+# On an xdist worker (with the plugin): the directory, made by the controller, where the
+# workers share each run's report. On the controller: the directory it made, removed at the end.
+_shared_dir = None
 
 
 def cases(worker=None, function=None, baseline=None, profile=None, binary=None, extra_args=()):
@@ -127,27 +141,47 @@ def cases(worker=None, function=None, baseline=None, profile=None, binary=None, 
     return list(_runs[key])
 
 
+def _invoke(binary, args, env, path):
+    """Runs the runner, its JSON report written to `path`."""
+    command = [binary, *args, "--format", "json", "--output", path]
+    done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, env=env)
+    # 0: nothing failed; 1: something did, which the parameters show. Anything else: no run.
+    if done.returncode not in (0, 1):
+        raise RunFailed(
+            f"{shlex.join(command)} exited with {done.returncode}:\n" + done.stderr.decode("utf-8", "replace")[-4000:]
+        )
+    if not os.path.isfile(path):
+        raise RunFailed(f"{shlex.join(command)} exited with {done.returncode} but wrote no report {path}")
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8") as file:
+            return json.load(file)
+    except (OSError, ValueError) as error:
+        raise RunFailed(f"the runner's report {path} cannot be read: {error}") from error
+
+
 def _command(words):
     """Words as one command line for the runner's `exec:` (sh -c on Unix, cmd on Windows)."""
     return subprocess.list2cmdline(words) if os.name == "nt" else shlex.join(words)
 
 
 def _run(binary, args, env, baseline):
-    with tempfile.TemporaryDirectory(prefix="pad-conformance-pytest-") as scratch:
-        path = os.path.join(scratch, "report.json")
-        command = [binary, *args, "--format", "json", "--output", path]
-        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, env=env)
-        # 0: nothing failed; 1: something did, which the parameters show. Anything else: no run.
-        if done.returncode not in (0, 1):
-            raise RunFailed(
-                f"{shlex.join(command)} exited with {done.returncode}:\n"
-                + done.stderr.decode("utf-8", "replace")[-4000:]
-            )
-        try:
-            with open(path, encoding="utf-8") as file:
-                report = json.load(file)
-        except (OSError, ValueError) as error:
-            raise RunFailed(f"{shlex.join(command)} wrote no readable report {path}: {error}") from error
+    key = hashlib.sha256(json.dumps([binary, args, env and env["PYTHONPATH"]]).encode()).hexdigest()
+    if _shared_dir is not None and fcntl is not None:
+        # An xdist worker: the first worker to need this run makes it, the others read its report.
+        with open(os.path.join(_shared_dir, f"{key}.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            path = os.path.join(_shared_dir, f"{key}.json")
+            if not os.path.isfile(path):
+                _invoke(binary, args, env, path)
+            report = _read(path)
+    else:
+        with tempfile.TemporaryDirectory(prefix="pad-conformance-pytest-") as scratch:
+            path = os.path.join(scratch, "report.json")
+            _invoke(binary, args, env, path)
+            report = _read(path)
     params = [_param(case) for case in report["cases"]]
     judged = report.get("baseline")
     if judged is not None:
@@ -167,6 +201,8 @@ def _param(case):
     gate = (case.get("gate") or {}).get("result")
     marks = ()
     skip = None
+    # Decided here, from the runner's status and gate result, once.
+    fails = status in ("failed", "errored")
     if gate == "known-failure":
         marks = pytest.mark.xfail(strict=True, reason=f"known failure: {case['gate'].get('reason', '')}")
     elif gate == "fixed":
@@ -174,8 +210,9 @@ def _param(case):
         marks = pytest.mark.xfail(
             strict=True, reason=f"listed in the baseline as {case['gate'].get('was')}: {case['gate'].get('reason', '')}"
         )
-        status = "passed"
+        fails = False
     elif gate == "changed-status":
+        fails = True
         message = (
             f"listed in the baseline as {case['gate'].get('was')}, now {status}: record the baseline again\n{message}"
         )
@@ -187,7 +224,7 @@ def _param(case):
         skip = f"unsupported: {message}"
     elif status == "skipped":
         skip = f"not applicable: {message}"
-    return pytest.param(Case(name, status, gate, message, skip), id=name, marks=marks)
+    return pytest.param(Case(name, status, gate, message, fails, skip), id=name, marks=marks)
 
 
 def _outdated_lines():
@@ -196,6 +233,26 @@ def _outdated_lines():
 
 
 # The opt-in plugin's hooks (pytest_plugins = ["pad_conformance.pytest"]).
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    global _shared_dir
+    if _shared_dir is None:
+        _shared_dir = tempfile.mkdtemp(prefix="pad-conformance-pytest-")
+    node.workerinput[_WORKER_INPUT_KEY] = _shared_dir
+
+
+def pytest_configure(config):
+    global _shared_dir
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get(_WORKER_INPUT_KEY):
+        _shared_dir = workerinput[_WORKER_INPUT_KEY]
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "workerinput", None) is None and _shared_dir is not None:
+        shutil.rmtree(_shared_dir, ignore_errors=True)
 
 
 def pytest_sessionfinish(session):

@@ -133,12 +133,19 @@ def test_junitxml_names_each_data_set(suite, pytester):
     assert names == sorted(f"test_pad[{name}]" for name in (REFLECT, EDGE, WRAP))
 
 
-def test_xdist_workers_collect_the_same_parameters_and_report_outdated_entries(suite, pytester):
+def test_xdist_workers_share_one_run_and_report_outdated_entries(suite, pytester):
     pytest.importorskip("xdist")
+    # The runner behind a script that counts its invocations.
+    log = pytester.path / "invocations.log"
+    counting = pytester.path / "counting-runner"
+    counting.write_text(f'#!/bin/sh\necho run >> "{log}"\nexec "{runner()}" "$@"\n')
+    counting.chmod(0o755)
     known = baseline(pytester, {EDGE: {"status": "failed", "reason": "was broken once"}})
-    result = suite("-n", "2", baseline=known)
+    result = suite("-n", "2", baseline=known, binary=str(counting))
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines(["*= pad-conformance: outdated baseline entries =*", f"*{EDGE}: listed, but no longer fails*"])
+    # Both workers collected the same parameters from one run, written by whichever came first.
+    assert log.read_text() == "run\n"
 
 
 def test_a_worker_command_is_run_as_an_exec_backend(suite, monkeypatch):
