@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-/// What is bundled, relative to the package root: the corpus, and the worker (with the module
+/// What is bundled, relative to the package root: the corpus, and the worker (with the package
 /// it imports) that `promote` checks findings with.
 const BUNDLED: [&str; 3] = [
     "onnx-testdata",
     "scripts/backends/onnx-reference-worker",
-    "scripts/backends/protocol.py",
+    "python/pad_conformance",
 ];
 
 fn main() {
@@ -55,6 +55,10 @@ fn main() {
 fn collect(root: &Path, path: &Path, files: &mut Vec<String>) {
     let meta = fs::symlink_metadata(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     if meta.is_dir() {
+        // Python's bytecode cache, written by whoever imported the package: not its source.
+        if path.file_name().is_some_and(|name| name == "__pycache__") {
+            return;
+        }
         for entry in fs::read_dir(path).unwrap_or_else(|e| panic!("listing {}: {e}", path.display())) {
             collect(root, &entry.expect("listing the corpus").path(), files);
         }

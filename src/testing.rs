@@ -3,8 +3,8 @@
 //! so that `pub` elsewhere means the gate's API and the compiler can hold that line.
 
 pub use crate::backend::{
-    ErrorKind, ExecBackend, ExecError, WorkerReply, error_code, error_kind, kill_worker_groups, parse_reply,
-    refusal_rule, refusal_rules,
+    ErrorKind, ExecBackend, ExecError, OutputFile, WorkerReply, error_code, error_kind, kill_worker_groups,
+    parse_reply, refusal_rule, refusal_rules,
 };
 pub use crate::cancel::Cancel;
 pub use crate::case::error::Error as DiscoveryError;

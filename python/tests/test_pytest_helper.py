@@ -2,7 +2,7 @@
 pytest's own `pytester`: each test writes a small test module and runs pytest on it in a
 subprocess, as a user's session would run.
 
-The runner is $PAD_CONFORMANCE_BIN, else this checkout's target/release or target/debug build.
+The runner is conftest.py's: $PAD_CONFORMANCE_BIN, else this checkout's target/debug build.
 """
 
 import json
@@ -11,6 +11,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 import pytest
+from conftest import runner_binary
 
 pytest_plugins = ["pytester"]
 
@@ -33,13 +34,8 @@ WRAP = "onnx-1.22.0/node/test_wrap_pad/0"
 
 
 def runner():
-    candidates = [os.environ.get("PAD_CONFORMANCE_BIN")] + [
-        os.path.join(ROOT, "target", profile, "pad-conformance") for profile in ("release", "debug")
-    ]
-    for path in candidates:
-        if path and os.access(path, os.X_OK):
-            return path
-    pytest.fail(f"no pad-conformance binary: set PAD_CONFORMANCE_BIN or build one (looked at {candidates})")
+    """The runner binary, as conftest.py finds it."""
+    return str(runner_binary())
 
 
 @pytest.fixture

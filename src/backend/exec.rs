@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 use prost::Message;
 use serde_json::{Value, json};
 
-use super::reply::{WorkerReply, check_reply, resolve_outputs, shortened};
+use super::accepts::{Accepts, TensorFormat, offers};
+use super::reply::{OutputFile, WorkerReply, check_reply, resolve_outputs, shortened};
+use super::request::run_request;
 use super::worker_error::{ExecError, WorkerError, WorkerFailure};
 use super::{Backend, BackendError, RuntimeInfo, worker_groups};
 use crate::cancel::Cancel;
@@ -24,7 +26,9 @@ use crate::model::Model;
 use crate::platform::{
     Group, PATH_SEPARATORS, WorkerPipes, has_exited, no_follow_private, private_dir_builder, shell, start_in_new_group,
 };
-use crate::tensor::{DecodeOptions, FileError, FileProblem, Tensor, encode_tensor, group_limit, read_tensor_group};
+use crate::tensor::{
+    DecodeOptions, FileError, FileProblem, Tensor, TensorFile, encode_tensor, group_limit, read_file_group, write_raw,
+};
 
 /// The protocol version this runner speaks.
 pub(crate) const PROTOCOL_VERSION: u64 = 1;
@@ -155,7 +159,8 @@ impl ExecBackend {
             source,
         })?;
         let mut worker = self.take_worker()?;
-        let input_paths = match worker.slot.write_inputs(&model.graph.inputs, inputs) {
+        let accepts = worker.accepts;
+        let input_paths = match worker.slot.write_inputs(&model.graph.inputs, inputs, accepts.tensors) {
             Ok(paths) => paths,
             Err(e) => {
                 self.give_back(worker);
@@ -168,11 +173,10 @@ impl ExecBackend {
             path: worker.slot.dir.clone(),
             source,
         })?;
-        let request = json!({
-            "type": "run", "id": id, "model": model_path, "inputs": input_paths, "output_dir": dir,
-        });
+        let request = run_request(id, &model_path, model, inputs, &input_paths, dir, accepts);
         let reply = worker.request(&request, self.timeout, &self.cancel)?;
-        let checked = check_reply(&reply, id).and_then(|reply| match worker.line_already_there() {
+        let raw = accepts.tensors == TensorFormat::Raw;
+        let checked = check_reply(&reply, id, raw).and_then(|reply| match worker.line_already_there() {
             // A second line already there: two replies to one request.
             Some(extra) => Err(WorkerError::StrayReply(match extra {
                 Ok(line) => shortened(&line),
@@ -198,7 +202,7 @@ impl ExecBackend {
                     stderr,
                 })
             }
-            Ok(WorkerReply::Outputs(paths)) => {
+            Ok(WorkerReply::Outputs(files)) => {
                 let failed = |error: WorkerError| {
                     ExecError::from(WorkerFailure {
                         error,
@@ -206,13 +210,13 @@ impl ExecBackend {
                     })
                 };
                 let expected = model.graph.outputs.len();
-                let read = if paths.len() > expected {
+                let read = if files.len() > expected {
                     Err(failed(WorkerError::TooManyOutputs {
-                        named: paths.len(),
+                        named: files.len(),
                         expected,
                     }))
                 } else {
-                    self.read_outputs(&paths, &worker.slot.dir).map_err(failed)
+                    self.read_outputs(&files, &worker.slot.dir).map_err(failed)
                 };
                 // Read before the worker goes back: its next request empties the directory.
                 self.give_back(worker);
@@ -221,14 +225,28 @@ impl ExecBackend {
         }
     }
 
-    /// The output files a worker named, each required to lie in its output directory `dir`.
-    fn read_outputs(&self, paths: &[PathBuf], dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
-        let resolved = resolve_outputs(paths, dir)?;
+    /// The output files a worker named, each required to lie in its output directory `dir`;
+    /// a raw one read as its element type and shape declare, its size checked first.
+    fn read_outputs(&self, files: &[OutputFile], dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
+        let paths: Vec<_> = files.iter().map(|file| file.path.clone()).collect();
+        let resolved = resolve_outputs(&paths, dir)?;
+        let files: Vec<_> = resolved
+            .into_iter()
+            .zip(files)
+            .map(|(path, file)| match &file.raw {
+                None => TensorFile::Proto(path),
+                Some((data_type, shape)) => TensorFile::Raw {
+                    path,
+                    data_type: *data_type,
+                    shape: shape.clone(),
+                },
+            })
+            .collect();
         let options = DecodeOptions {
             base_dir: Some(dir.to_owned()),
             max_bytes: self.max_tensor_bytes,
         };
-        read_tensor_group(&resolved, &options, group_limit(self.max_tensor_bytes), "worker reply")
+        read_file_group(&files, &options, group_limit(self.max_tensor_bytes), "worker reply")
             .map_err(WorkerError::Output)
     }
 }
@@ -349,6 +367,8 @@ struct Worker {
     status: Option<Option<ExitStatus>>,
     /// Its output directory, removed after the worker is killed.
     slot: Slot,
+    /// What its hello accepted of the protocol's optional additions.
+    accepts: Accepts,
 }
 
 impl Worker {
@@ -400,8 +420,11 @@ impl Worker {
             stderr_closed,
             status: None,
             slot,
+            accepts: Accepts::default(),
         };
-        let hello = json!({"type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION});
+        let hello = json!({
+            "type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION, "offers": offers(),
+        });
         let reply = worker
             .request(&hello, timeout, cancel)
             .map_err(|failure| WorkerFailure {
@@ -418,6 +441,8 @@ impl Worker {
         }
         let name = reply.get("name").and_then(Value::as_str).unwrap_or(command).to_owned();
         let runtime = RuntimeInfo::from_hello(reply.get("runtime"))
+            .map_err(|why| WorkerError::Handshake(Box::new(WorkerError::Protocol(why))))?;
+        worker.accepts = Accepts::from_hello(reply.get("accepts"))
             .map_err(|why| WorkerError::Handshake(Box::new(WorkerError::Protocol(why))))?;
         if worker.line_already_there().is_some() {
             return Err(WorkerError::StrayReply("a second line after the hello".into()).into());
@@ -674,6 +699,8 @@ struct Slot {
     number: u64,
     /// The most inputs a request of the worker had, so many files to remove.
     inputs: usize,
+    /// The format its input files are written in, which names them.
+    format: TensorFormat,
 }
 
 impl Slot {
@@ -686,21 +713,40 @@ impl Slot {
             scratch: scratch.to_owned(),
             number,
             inputs: 0,
+            format: TensorFormat::TensorProto,
         })
     }
 
+    /// Input file `k`: `input_K.pb` for TensorProto, `input_K.bin` for raw.
     fn input_path(&self, k: usize) -> PathBuf {
-        self.scratch.join(format!("{}-input_{k}.pb", self.number))
+        let extension = match self.format {
+            TensorFormat::TensorProto => "pb",
+            TensorFormat::Raw => "bin",
+        };
+        self.scratch.join(format!("{}-input_{k}.{extension}", self.number))
     }
 
-    /// Writes `inputs` as the worker's input files, the tensors named `names` (the graph's
-    /// inputs); returns their paths. A link the worker put in a file's place is not followed.
-    fn write_inputs(&mut self, names: &[String], inputs: &[Tensor]) -> Result<Vec<PathBuf>, FileError> {
+    /// Writes `inputs` as the worker's input files in `format`, the tensors named `names` (the
+    /// graph's inputs); returns their paths. A link the worker put in a file's place is not
+    /// followed.
+    fn write_inputs(
+        &mut self,
+        names: &[String],
+        inputs: &[Tensor],
+        format: TensorFormat,
+    ) -> Result<Vec<PathBuf>, FileError> {
         self.inputs = self.inputs.max(inputs.len());
+        // A worker's hello fixes its format: its files all have one name pattern.
+        self.format = format;
         let mut paths = Vec::with_capacity(inputs.len());
         for (k, tensor) in inputs.iter().enumerate() {
             let path = self.input_path(k);
             let name = names.get(k).map_or("", String::as_str);
+            if format == TensorFormat::Raw {
+                write_raw(tensor, &path)?;
+                paths.push(path);
+                continue;
+            }
             let bytes = encode_tensor(tensor, name).encode_to_vec();
             no_follow_private(std::fs::OpenOptions::new().write(true).create(true).truncate(true))
                 .open(&path)
@@ -733,9 +779,45 @@ impl Drop for Slot {
 
 #[cfg(test)]
 mod tests {
-    use super::{Slot, plain_words};
+    use super::{Slot, TensorFormat, plain_words};
     use crate::backend::reply::resolve_outputs;
-    use crate::tensor::{DecodeOptions, Tensor, read_tensor_file};
+    use crate::tensor::{DataType, DecodeOptions, Tensor, TensorFile, read_file_group, read_tensor_file};
+
+    const PROTO: TensorFormat = TensorFormat::TensorProto;
+
+    #[test]
+    fn a_raw_workers_inputs_are_bin_files_in_the_raw_layout_not_following_links_and_removed_with_it() {
+        let scratch = crate::data::scratch_dir().unwrap();
+        let mut slot = Slot::new(scratch.path(), 4).unwrap();
+        let x = Tensor::from_vec(&[2], vec![1.5f32, -0.0]).unwrap();
+        let paths = slot
+            .write_inputs(&["x".to_owned()], std::slice::from_ref(&x), TensorFormat::Raw)
+            .unwrap();
+        assert_eq!(paths, [scratch.path().join("4-input_0.bin")]);
+        assert_eq!(std::fs::read(&paths[0]).unwrap(), [0, 0, 0xc0, 0x3f, 0, 0, 0, 0x80]);
+        let raw = TensorFile::Raw {
+            path: paths[0].clone(),
+            data_type: DataType::Float,
+            shape: vec![2],
+        };
+        let read = read_file_group(&[raw], &DecodeOptions::default(), 1 << 20, "test").unwrap();
+        assert_eq!(read.as_slice(), std::slice::from_ref(&x));
+        #[cfg(unix)]
+        {
+            let victim = scratch.path().join("victim");
+            std::fs::write(&victim, b"mine").unwrap();
+            std::fs::remove_file(&paths[0]).unwrap();
+            std::os::unix::fs::symlink(&victim, &paths[0]).unwrap();
+            assert!(
+                slot.write_inputs(&["x".to_owned()], std::slice::from_ref(&x), TensorFormat::Raw)
+                    .is_err()
+            );
+            assert_eq!(std::fs::read(&victim).unwrap(), b"mine");
+            std::fs::remove_file(&victim).unwrap();
+        }
+        drop(slot);
+        assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0);
+    }
 
     #[test]
     fn a_worker_s_files_are_reused_kept_apart_and_removed_with_it() {
@@ -743,10 +825,10 @@ mod tests {
         let mut slot = Slot::new(scratch.path(), 3).unwrap();
         let names = ["x".to_owned()];
         let first = slot
-            .write_inputs(&names, &[Tensor::from_vec(&[2], vec![1f32, 2.0]).unwrap()])
+            .write_inputs(&names, &[Tensor::from_vec(&[2], vec![1f32, 2.0]).unwrap()], PROTO)
             .unwrap();
         let second = Tensor::from_vec(&[1], vec![7i64]).unwrap();
-        let paths = slot.write_inputs(&names, std::slice::from_ref(&second)).unwrap();
+        let paths = slot.write_inputs(&names, std::slice::from_ref(&second), PROTO).unwrap();
         assert_eq!(paths, first, "one worker's input paths repeat");
         assert_eq!(read_tensor_file(&paths[0], &DecodeOptions::default()).unwrap(), second);
         // An input is no output: it lies outside the output directory.
@@ -763,11 +845,11 @@ mod tests {
         {
             std::fs::remove_file(&paths[0]).unwrap();
             std::os::unix::fs::symlink(&victim, &paths[0]).unwrap();
-            assert!(slot.write_inputs(&names, std::slice::from_ref(&second)).is_err());
+            assert!(slot.write_inputs(&names, std::slice::from_ref(&second), PROTO).is_err());
             assert_eq!(std::fs::read(&victim).unwrap(), b"mine");
             std::fs::remove_file(&paths[0]).unwrap();
         }
-        slot.write_inputs(&names, &[second.clone(), second]).unwrap();
+        slot.write_inputs(&names, &[second.clone(), second], PROTO).unwrap();
         let dir = slot.dir.clone();
         drop(slot);
         let left: Vec<_> = std::fs::read_dir(scratch.path())

@@ -1,9 +1,12 @@
 //! Backends: what runs a model. The trait is small — a name and one `run` method — and the
 //! verification stays outside it, in [`crate::judge::check`].
 
+mod accepts;
 mod exec;
+mod node_description;
 mod reference;
 mod reply;
+mod request;
 mod runtime;
 mod serve;
 mod worker_error;
@@ -19,7 +22,7 @@ pub(crate) use exec::PROTOCOL_VERSION;
 pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.
 #[doc(hidden)]
-pub use reply::{WorkerReply, parse_reply};
+pub use reply::{OutputFile, WorkerReply, parse_reply};
 pub use runtime::RuntimeInfo;
 pub use serve::{ServeError, Worker};
 pub use worker_error::ExecError;

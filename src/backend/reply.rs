@@ -10,12 +10,13 @@ use serde_json::Value;
 use super::ErrorKind;
 use super::worker_error::WorkerError;
 use crate::operators::Rule;
+use crate::tensor::{DataType, MAX_RANK, dtype_from_name};
 
 /// What a worker answered to a `run` request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WorkerReply {
     /// `{"type": "result", "outputs": [...]}`: the output files, as the worker named them.
-    Outputs(Vec<PathBuf>),
+    Outputs(Vec<OutputFile>),
     /// `{"type": "error", "kind": ..., "message": ...}`: the worker refuses the model or its
     /// inputs, does not support them, or failed on them.
     Error {
@@ -32,7 +33,27 @@ pub enum WorkerReply {
     },
 }
 
-/// Parses one line a worker printed as its reply to request `id`. Anything else — not JSON,
+/// An output file a worker's reply names: a path (a `TensorProto` file) or, from a worker
+/// that accepted raw tensors, `{"path", "dtype", "shape"}` (docs/backend-protocol.md#raw-outputs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputFile {
+    /// The path, as the worker named it.
+    pub path: PathBuf,
+    /// For a raw file, its declared element type and shape.
+    pub raw: Option<(DataType, Vec<u64>)>,
+}
+
+impl OutputFile {
+    /// A `TensorProto` file.
+    pub fn proto(path: impl Into<PathBuf>) -> OutputFile {
+        OutputFile {
+            path: path.into(),
+            raw: None,
+        }
+    }
+}
+
+/// Parses one line a worker printed as its reply to request `id`, raw outputs allowed. Anything else — not JSON,
 /// another id, another type, outputs that are not strings, an error `kind` other than
 /// `refused`, `unsupported` or `failed` — is a protocol error.
 ///
@@ -51,7 +72,7 @@ pub enum WorkerReply {
 pub fn parse_reply(line: &str, id: u64) -> Result<WorkerReply, WorkerError> {
     let reply: Value = serde_json::from_str(line)
         .map_err(|e| WorkerError::Protocol(format!("the worker printed {:?}, not JSON ({e})", shortened(line))))?;
-    check_reply(&reply, id)
+    check_reply(&reply, id, true)
 }
 
 /// The longest error `code` a worker may send: a type or status name, not a message.
@@ -62,8 +83,9 @@ fn valid_code(code: &str) -> bool {
     (1..=MAX_CODE_CHARS).contains(&code.chars().count()) && !code.chars().any(char::is_control)
 }
 
-/// Reads a parsed `result` or `error` reply for request `id`.
-pub(super) fn check_reply(reply: &Value, id: u64) -> Result<WorkerReply, WorkerError> {
+/// Reads a parsed `result` or `error` reply for request `id`; `raw`: the worker accepted raw
+/// tensors, so an output may be an object.
+pub(super) fn check_reply(reply: &Value, id: u64, raw: bool) -> Result<WorkerReply, WorkerError> {
     let protocol = |what: &str| WorkerError::Protocol(format!("{what} in reply {}", shortened(&reply.to_string())));
     match reply.get("id").and_then(Value::as_u64) {
         Some(got) if got == id => {}
@@ -78,9 +100,14 @@ pub(super) fn check_reply(reply: &Value, id: u64) -> Result<WorkerReply, WorkerE
                 .ok_or_else(|| protocol("no outputs array"))?;
             outputs
                 .iter()
-                .map(|p| match p.as_str() {
-                    Some(p) if !p.is_empty() && !p.contains('\0') => Ok(PathBuf::from(p)),
-                    _ => Err(protocol("an output path is not a non-empty string without NUL")),
+                .map(|output| match output {
+                    Value::Object(_) if raw => raw_output(output).map_err(|why| protocol(&why)),
+                    Value::Object(_) => Err(protocol(
+                        "an output object from a worker that did not accept raw tensors",
+                    )),
+                    _ => output_path(output)
+                        .map(OutputFile::proto)
+                        .ok_or_else(|| protocol(NOT_A_PATH)),
                 })
                 .collect::<Result<_, _>>()
                 .map(WorkerReply::Outputs)
@@ -128,6 +155,56 @@ pub(super) fn check_reply(reply: &Value, id: u64) -> Result<WorkerReply, WorkerE
         }
         _ => Err(protocol("type is neither \"result\" nor \"error\"")),
     }
+}
+
+const NOT_A_PATH: &str = "an output path is not a non-empty string without NUL";
+
+/// An output path: a non-empty string without NUL.
+fn output_path(path: &Value) -> Option<PathBuf> {
+    path.as_str()
+        .filter(|p| !p.is_empty() && !p.contains('\0'))
+        .map(PathBuf::from)
+}
+
+/// A raw output's `{"path", "dtype", "shape"}`: a path as above, a dtype the raw layout names
+/// and a shape of non-negative integers of at most 1024 extents; else a message naming the
+/// field and the value. The file's size is checked against them when it is read.
+fn raw_output(output: &Value) -> Result<OutputFile, String> {
+    let field = |key: &str| output.get(key).unwrap_or(&Value::Null);
+    let path = output_path(field("path"))
+        .ok_or_else(|| format!("{NOT_A_PATH}: path {}", shortened(&field("path").to_string())))?;
+    let dtype = field("dtype");
+    let data_type = dtype.as_str().and_then(dtype_from_name).ok_or_else(|| {
+        format!(
+            "the output's dtype {} is not an element type's name (float32, int64, …)",
+            shortened(&dtype.to_string())
+        )
+    })?;
+    let shape = field("shape");
+    let extents = shape
+        .as_array()
+        .filter(|extents| extents.len() <= MAX_RANK)
+        .ok_or_else(|| {
+            format!(
+                "the output's shape {} is not an array of at most {MAX_RANK} extents",
+                shortened(&shape.to_string())
+            )
+        })?;
+    let shape = extents
+        .iter()
+        .map(|extent| {
+            extent.as_u64().ok_or_else(|| {
+                format!(
+                    "the output's shape has extent {}, not a non-negative integer",
+                    shortened(&extent.to_string())
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(OutputFile {
+        path,
+        raw: Some((data_type, shape)),
+    })
 }
 
 /// The output files a worker named, each resolved (relative to `dir`, links followed) and
@@ -180,7 +257,7 @@ mod tests {
         let line = r#"{"type": "result", "id": 3, "outputs": ["output_0.pb"]}"#;
         assert_eq!(
             parse_reply(line, 3).unwrap(),
-            WorkerReply::Outputs(vec![PathBuf::from("output_0.pb")])
+            WorkerReply::Outputs(vec![OutputFile::proto("output_0.pb")])
         );
         let stray = parse_reply(line, 4).unwrap_err().to_string();
         assert!(stray.contains("a reply to request 3, not to request 4"), "{stray}");
@@ -200,6 +277,55 @@ mod tests {
         let long = "x".repeat(100_000);
         let message = parse_reply(&long, 1).unwrap_err().to_string();
         assert!(message.len() < 400 && message.contains("(100000 bytes)"), "{message}");
+    }
+
+    #[test]
+    fn a_raw_output_is_an_object_with_a_known_dtype_and_a_shape_of_extents() {
+        let line = r#"{"type": "result", "id": 3, "outputs": [{"path": "o.bin", "dtype": "float32", "shape": [3, 0]}, "p.pb"]}"#;
+        assert_eq!(
+            parse_reply(line, 3).unwrap(),
+            WorkerReply::Outputs(vec![
+                OutputFile {
+                    path: PathBuf::from("o.bin"),
+                    raw: Some((DataType::Float, vec![3, 0]))
+                },
+                OutputFile::proto("p.pb"),
+            ])
+        );
+        let refused = |output: &str, raw: bool| {
+            let reply: Value =
+                serde_json::from_str(&format!(r#"{{"type": "result", "id": 3, "outputs": [{output}]}}"#)).unwrap();
+            check_reply(&reply, 3, raw).unwrap_err().to_string()
+        };
+        for (output, says) in [
+            (
+                r#"{"path": "o.bin", "dtype": "float128", "shape": [1]}"#,
+                r#"dtype "float128" is not an element type"#,
+            ),
+            (r#"{"path": "o.bin", "dtype": 1, "shape": [1]}"#, "dtype 1 is not"),
+            (r#"{"path": "o.bin", "shape": [1]}"#, "dtype null is not"),
+            (
+                r#"{"path": "o.bin", "dtype": "int8", "shape": [2, -1]}"#,
+                "extent -1, not a non-negative integer",
+            ),
+            (
+                r#"{"path": "o.bin", "dtype": "int8", "shape": [1e30]}"#,
+                "extent 1e+30, not a non-negative integer",
+            ),
+            (
+                r#"{"path": "o.bin", "dtype": "int8", "shape": 4}"#,
+                "shape 4 is not an array",
+            ),
+            (r#"{"path": "", "dtype": "int8", "shape": []}"#, r#"path """#),
+            (r#"{"dtype": "int8", "shape": []}"#, "path null"),
+        ] {
+            let message = refused(output, true);
+            assert!(message.contains(says), "{output}: {message}");
+        }
+        let rank = format!(r#"{{"path": "o.bin", "dtype": "int8", "shape": {:?}}}"#, vec![1; 1025]);
+        assert!(refused(&rank, true).contains("at most 1024 extents"));
+        let message = refused(r#"{"path": "o.bin", "dtype": "int8", "shape": []}"#, false);
+        assert!(message.contains("did not accept raw tensors"), "{message}");
     }
 
     #[test]

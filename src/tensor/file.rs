@@ -9,8 +9,9 @@ use bytes::Bytes;
 use prost::Message;
 
 use super::file_error::{FileError, FileProblem};
+use super::raw_file::read_raw;
 use super::raw_read::read_direct;
-use super::{DecodeOptions, Tensor, decode_tensor, encode_tensor};
+use super::{DataType, DecodeOptions, Tensor, decode_tensor, encode_tensor};
 use crate::proto::TensorProto;
 
 /// Reads and decodes a serialized `TensorProto` file (input_K.pb, output_K.pb).
@@ -62,6 +63,32 @@ pub(crate) fn group_limit(max_tensor_bytes: u64) -> u64 {
     max_tensor_bytes.saturating_mul(2)
 }
 
+/// A tensor file of a group: a serialized `TensorProto`, or a raw file (the worker protocol's
+/// layout) with the element type and shape declared beside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum TensorFile {
+    /// A `TensorProto` file.
+    Proto(PathBuf),
+    /// A raw file.
+    Raw {
+        /// The file.
+        path: PathBuf,
+        /// Its declared element type.
+        data_type: DataType,
+        /// Its declared shape.
+        shape: Vec<u64>,
+    },
+}
+
+impl TensorFile {
+    /// The file.
+    pub(crate) fn path(&self) -> &Path {
+        match self {
+            TensorFile::Proto(path) | TensorFile::Raw { path, .. } => path,
+        }
+    }
+}
+
 /// Reads and decodes `paths` as one group that may take `limit` bytes in all: their sizes
 /// on disk are added up and refused over the limit before any is read (a file listed twice
 /// counts twice), and each file's tensor, external data included, may take only what the
@@ -72,9 +99,21 @@ pub(crate) fn read_tensor_group(
     limit: u64,
     group: &'static str,
 ) -> Result<Vec<Tensor>, FileError> {
+    let files: Vec<_> = paths.iter().cloned().map(TensorFile::Proto).collect();
+    read_file_group(&files, options, limit, group)
+}
+
+/// [`read_tensor_group`] of files each a `TensorProto` or raw.
+pub(crate) fn read_file_group(
+    files: &[TensorFile],
+    options: &DecodeOptions,
+    limit: u64,
+    group: &'static str,
+) -> Result<Vec<Tensor>, FileError> {
     let allowed = framed(limit);
     let mut bytes = 0u64;
-    for path in paths {
+    for file in files {
+        let path = file.path();
         // A file that cannot be stat'ed is reported when it is read, with its own reason.
         bytes = bytes.saturating_add(std::fs::metadata(path).map_or(0, |m| m.len()));
         if bytes > allowed {
@@ -87,14 +126,20 @@ pub(crate) fn read_tensor_group(
         }
     }
     let mut left = limit;
-    paths
+    files
         .iter()
-        .map(|path| {
-            let options = DecodeOptions {
-                max_bytes: options.max_bytes.min(left),
-                ..options.clone()
+        .map(|file| {
+            let max_bytes = options.max_bytes.min(left);
+            let tensor = match file {
+                TensorFile::Proto(path) => read_tensor_file(
+                    path,
+                    &DecodeOptions {
+                        max_bytes,
+                        ..options.clone()
+                    },
+                )?,
+                TensorFile::Raw { path, data_type, shape } => read_raw(path, *data_type, shape, max_bytes)?,
             };
-            let tensor = read_tensor_file(path, &options)?;
             let taken = (tensor.len() as u64).saturating_mul(tensor.max_element_bytes() as u64);
             left = left.saturating_sub(taken);
             Ok(tensor)
@@ -111,7 +156,7 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError
 
 /// Opens a regular file and returns it with its size, refused over `limit` (plus 1 MiB of
 /// protobuf framing) before anything is read.
-fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
+pub(super) fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
     let io = |source: std::io::Error| FileProblem::Io(source).at(path);
     // Opening a FIFO would block until something writes to it, and a device never ends:
     // only regular files are read.

@@ -48,6 +48,39 @@ pub enum FileProblem {
         /// The limit for the group.
         limit: u64,
     },
+    /// A raw tensor file (the worker protocol's raw layout) whose size is not what its
+    /// declared element type and shape call for; checked before it is read.
+    #[error("raw {tensor}: file of {bytes} bytes, but the element type and shape call for {expected} bytes")]
+    RawSize {
+        /// The declared element type and shape, `float32[3, 2]`.
+        tensor: String,
+        /// The file's size.
+        bytes: u64,
+        /// The size the element type and shape call for.
+        expected: u64,
+    },
+    /// A raw tensor file declared with a shape that calls for more than the limit allows (or
+    /// more elements than can be counted); checked before it is opened.
+    #[error("raw {tensor}: the element type and shape call for {expected} bytes, over the limit of {limit} bytes")]
+    RawTooLarge {
+        /// The declared element type and shape.
+        tensor: String,
+        /// The size they call for, as a decimal, or `more than 2^64`.
+        expected: String,
+        /// The largest size allowed.
+        limit: u64,
+    },
+    /// An element of a raw tensor file that its type cannot hold: an int4 byte of 9, a bool
+    /// of 2, a string whose length runs past the end of the file.
+    #[error("raw {tensor}: element {index}: {problem}")]
+    RawElement {
+        /// The declared element type and shape.
+        tensor: String,
+        /// The element's index, row-major.
+        index: u64,
+        /// What is wrong with it, naming the value.
+        problem: String,
+    },
     /// Not a protobuf message of the expected type.
     #[error("malformed protobuf: {0}")]
     Protobuf(#[from] prost::DecodeError),

@@ -17,6 +17,7 @@ mod file_error;
 #[doc(hidden)]
 pub(crate) mod huge_pages;
 mod minifloat;
+mod raw_file;
 mod raw_read;
 mod sub_byte;
 
@@ -28,15 +29,19 @@ use num_complex::Complex;
 
 pub use convert::{ConversionError, Overflow};
 pub use data_type::DataType;
+pub(crate) use decode::MAX_RANK;
 pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor};
 pub use encode::encode_tensor;
 pub(crate) use encode::encode_tensor_fields;
 // Bounded reads of whole files and groups of tensor files: for the case loader and the tool.
 #[doc(hidden)]
-pub(crate) use file::{group_limit, read_limited, read_tensor_group};
+pub(crate) use file::{TensorFile, group_limit, read_file_group, read_limited, read_tensor_group};
 pub use file::{read_tensor_file, write_tensor_file};
 pub use file_error::{FileError, FileProblem};
+// The worker protocol's raw tensor files.
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
+// The worker protocol's raw tensor files.
+pub(crate) use raw_file::{dtype_from_name, dtype_name, write_raw};
 pub use sub_byte::{Int2, Int4, Uint2, Uint4};
 
 /// A tensor of any ONNX element type, stored in standard (row-major) layout.

@@ -31,7 +31,7 @@ pub(crate) trait SubByte: Copy {
 }
 
 /// Sign-extends the low `bits` bits of `v`.
-fn sign_extend(v: u8, bits: u32) -> i8 {
+pub(super) fn sign_extend(v: u8, bits: u32) -> i8 {
     let shift = 8 - bits;
     ((v << shift) as i8) >> shift
 }

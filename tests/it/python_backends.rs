@@ -181,21 +181,18 @@ fn a_broken_adapter_fails_the_gate() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
     let broken = dir.path().join("broken-worker");
     let script = format!(
-        r#"import runpy, shutil, sys
-sys.path.insert(0, {backends:?})
-import protocol
-serve = protocol.serve
-def broken_serve(name, run, *rest):
-    def broken(model, inputs, output_dir):
-        outputs = run(model, inputs, output_dir)
-        for path in outputs:
-            shutil.copy(inputs[0], path)
-        return outputs
-    serve(name + " (broken)", broken, *rest)
-protocol.serve = broken_serve
+        r#"import runpy, sys
+sys.path.insert(0, {package:?})
+from pad_conformance import worker
+serve = worker.serve
+def broken_serve(run, name, *rest, **options):
+    def broken(case):
+        return [case.inputs[0] for _ in run(case)]
+    serve(broken, name + " (broken)", *rest, **options)
+worker.serve = broken_serve
 runpy.run_path({worker:?}, run_name="__main__")
 "#,
-        backends = root().join("scripts/backends").to_str().unwrap(),
+        package = root().join("python").to_str().unwrap(),
         worker = root().join("scripts/backends/onnxruntime-worker").to_str().unwrap(),
     );
     std::fs::write(&broken, script).unwrap();
@@ -205,19 +202,20 @@ runpy.run_path({worker:?}, run_name="__main__")
     assert!(String::from_utf8_lossy(&out.stderr).contains("regression: "));
 }
 
-/// A worker through scripts/backends/protocol.py whose backend raises, on every request, the
-/// exception its first argument spells (Python source).
+/// A worker on python/pad_conformance whose backend raises, on every request, the exception
+/// its first argument spells (Python source), from a file of its own (a library's code).
 fn raising_worker(dir: &Path) -> std::path::PathBuf {
     let worker = dir.join("raising-worker");
     let script = format!(
         r#"import sys
-sys.path.insert(0, {backends:?})
-import protocol
-def run(model, inputs, output_dir):
-    raise eval(sys.argv[1])
-protocol.serve("raising", run)
+sys.path.insert(0, {package:?})
+from pad_conformance import worker
+library = compile("raise " + sys.argv[1], "/elsewhere/backend.py", "exec")
+def run(case):
+    exec(library, {{}})
+worker.serve(run, "raising")
 "#,
-        backends = root().join("scripts/backends").to_str().unwrap(),
+        package = root().join("python").to_str().unwrap(),
     );
     std::fs::write(&worker, script).unwrap();
     worker
@@ -247,7 +245,7 @@ fn python_failures_are_not_refusals() {
             "refused as expected: ValueError: wrap is not allowed before Pad-19",
         ),
         (
-            // Raised by a library (here: the backend's code outside scripts/backends).
+            // Raised by a library (the backend's code, not the worker's).
             "AssertionError('mode must be constant')",
             "passed",
             "refused as expected: AssertionError: mode must be constant",
@@ -276,32 +274,32 @@ fn python_failures_are_not_refusals() {
     }
 }
 
-/// protocol.error_kind: Python's failures and the worker's own assertions are "failed";
+/// pad_conformance.worker.error_kind: Python's failures and the worker's own assertions are "failed";
 /// other exceptions, a library's assertion included, "refused".
 #[test]
 #[ignore = "needs the pinned Python packages: .ci/run runs it"]
 fn the_python_protocol_tells_failures_from_refusals() {
     let program = format!(
         r#"import json, os, sys
-sys.path.insert(0, {backends:?})
-import protocol
+sys.path.insert(0, {package:?})
+from pad_conformance import worker
 def kind(code, filename):
     try:
         exec(compile(code, filename, "exec"), {{}})
     except Exception as error:
-        return protocol.error_kind(error)
+        return worker.error_kind(error)
 elsewhere = "/elsewhere/backend.py"
 print(json.dumps([
     kind("raise MemoryError()", elsewhere),
     kind("raise RecursionError()", elsewhere),
     kind("raise SystemError('bad argument to internal function')", elsewhere),
-    kind("assert False, 'a bug of the worker'", os.path.join(protocol.HERE, "onnxruntime-worker")),
+    kind("assert False, 'a bug of the worker'", worker.__file__),
     kind("assert False, 'a check of a library'", elsewhere),
     kind("raise ValueError('Pad-18 does not accept mode wrap')", elsewhere),
     kind("raise RuntimeError('[ONNXRuntimeError] : 10 : INVALID_GRAPH')", elsewhere),
 ]))
 "#,
-        backends = root().join("scripts/backends").to_str().unwrap(),
+        package = root().join("python").to_str().unwrap(),
     );
     let out = Command::new(python()).arg("-c").arg(program).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

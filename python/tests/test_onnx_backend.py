@@ -1,0 +1,70 @@
+"""python -m pad_conformance.onnx_backend on onnxruntime.backend, against the onnxruntime
+worker of scripts/backends over the whole corpus: they differ exactly on the data sets of
+onnx_backend_differences.json, each for its reason (checked both ways)."""
+
+import json
+from pathlib import Path
+
+from conftest import ROOT, cases_by_id, python_backend, run_report
+
+DIFFERENCES = Path(__file__).with_name("onnx_backend_differences.json")
+
+# What each reason of the committed list means for the two verdicts: (the adapter's status,
+# the worker's status, the element type) -> whether the reason explains that difference.
+EXPLAINS = {
+    # onnxruntime's NotImplemented: unsupported by the worker's kind map, refused here.
+    "onnxruntime-not-implemented": lambda adapter, worker, dtype: (adapter, worker) == ("errored", "unsupported"),
+    # unittest.SkipTest from onnxruntime.backend: unsupported here, run by the worker.
+    "released-opsets-only": lambda adapter, worker, dtype: adapter == "unsupported" and worker != "unsupported",
+    # numpy's bfloat16 arrays, which onnxruntime's Python API does not take; the worker binds them.
+    "no-numpy-bfloat16": lambda adapter, worker, dtype: (adapter, worker, dtype) == ("errored", "passed", "bfloat16"),
+    # onnx.checker in onnxruntime.backend.prepare refuses a model that must be refused.
+    "onnx-checker": lambda adapter, worker, dtype: adapter == "passed" and worker in ("failed", "unsupported"),
+}
+
+
+def test_onnxruntime_backend_differs_from_the_worker_only_where_listed():
+    expected = json.loads(DIFFERENCES.read_text())
+    assert set(expected["reasons"]) == set(EXPLAINS)
+    # One intra-op thread, as the worker's sessions have (the default spins every core).
+    adapter = cases_by_id(run_report(python_backend("-m", "pad_conformance.onnx_backend", "onnxruntime.backend",
+                                                    "--option", "intra_op_num_threads=1")))
+    worker = cases_by_id(run_report(python_backend(ROOT / "scripts" / "backends" / "onnxruntime-worker")))
+    assert adapter.keys() == worker.keys()
+    differ = {key for key in adapter if adapter[key]["status"] != worker[key]["status"]}
+    listed = set(expected["differences"])
+    assert sorted(differ - listed) == [], "differences the list lacks (add each with its reason)"
+    assert sorted(listed - differ) == [], "listed differences that no longer differ (remove them)"
+    unexplained = {key: (adapter[key]["status"], worker[key]["status"], adapter[key]["dtype"], reason)
+                   for key, reason in expected["differences"].items()
+                   if not EXPLAINS[reason](adapter[key]["status"], worker[key]["status"], adapter[key]["dtype"])}
+    assert unexplained == {}
+    assert adapter[next(iter(listed))]["message"]  # a difference always says why in the report
+
+
+def test_an_incompatible_model_is_unsupported(write_worker, tmp_path):
+    backend_module = tmp_path / "picky_backend.py"
+    backend_module.write_text('''
+from onnx.backend.base import Backend
+
+class Picky(Backend):
+    @classmethod
+    def is_compatible(cls, model, device="CPU", **kwargs):
+        return model.opset_import[0].version >= 18
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        raise ValueError("prepare refuses every model")
+''')
+    cases = ROOT / "onnx-testdata" / "onnx-1.22.0" / "node"
+    backend = python_backend("-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
+                                   "from pad_conformance.onnx_backend import main; "
+                                   "main(['picky_backend:Picky', '--name', 'picky'])")
+    report = run_report(backend, cases / "test_constant_pad", ROOT / "onnx-testdata" / "onnx-1.23.2" / "pytorch-operator" / "test_operator_pad")
+    opsets = {key: case["version"] for key, case in cases_by_id(report).items()}
+    statuses = {key: case["status"] for key, case in cases_by_id(report).items()}
+    assert report["backend"] == "picky"
+    assert sorted(statuses.values()) == ["errored", "unsupported"]
+    for key, version in opsets.items():
+        # Pad-18 and later reach prepare (which refuses a valid model: errored); the rest are unsupported.
+        assert statuses[key] == ("errored" if version >= 18 else "unsupported"), (key, version, statuses)

@@ -1,0 +1,306 @@
+"""pad_conformance.worker through the real runner (its JSON report), and by hand where the
+runner cannot reach: an old runner's hello, the raw tensors and node a new one offers."""
+
+import json
+import os
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+
+from conftest import ROOT, cases_by_id, python_backend, run_report, worker_env
+from pad_conformance import tensors
+from pad_conformance.node import Node
+
+EXTENDED = ROOT / "onnx-testdata" / "extended"
+# A valid single-node Pad that ONNX's reference evaluator computes right.
+CONSTANT_PAD = ROOT / "onnx-testdata" / "onnx-1.22.0" / "node" / "test_constant_pad"
+
+# A worker that runs ONNX's reference evaluator on each data set, so that its outputs are right
+# whatever the node: what a test changes around it is what the verdicts show.
+REFERENCE = """
+import sys
+import numpy as np
+from onnx.reference import ReferenceEvaluator
+from pad_conformance.worker import Failed, Refused, Unsupported, serve
+
+def reference(case):
+    import onnx
+    model = onnx.load(case.model_path)
+    initializers = {i.name for i in model.graph.initializer}
+    names = [i.name for i in model.graph.input if i.name not in initializers]
+    return ReferenceEvaluator(model).run(None, case.feeds(names))
+"""
+
+
+def statuses(report):
+    return {key.rsplit("/", 2)[-2]: case["status"] for key, case in cases_by_id(report).items()}
+
+
+def test_a_refusal_names_its_rule(write_worker):
+    wrap = EXTENDED / "test_ext_pad18_err_mode_wrap"
+    for rule, status in [("mode-not-in-version", "passed"), ("data-type", "failed")]:
+        backend = write_worker(REFERENCE + f"""
+def run(case):
+    raise Refused("Pad-18 has no wrap", rule={rule!r})
+serve(run, name="refusing")
+""")
+        report = run_report(backend, "--strict-rules", wrap)
+        (case,) = report["cases"]
+        assert case["status"] == status, case
+        assert "Pad-18 has no wrap" in case["message"]
+
+
+def test_an_unsupported_type_is_unsupported_and_the_others_run(write_worker):
+    backend = write_worker(REFERENCE + """
+def run(case):
+    if case.inputs[0].dtype == np.dtype("bfloat16"):
+        raise Unsupported("no bfloat16 here")
+    return reference(case)
+serve(run, name="no-bfloat16")
+""")
+    report = run_report(backend, EXTENDED / "test_ext_pad21_constant_bfloat16_r3", CONSTANT_PAD)
+    assert statuses(report) == {"test_ext_pad21_constant_bfloat16_r3": "unsupported", "test_constant_pad": "passed"}
+    assert "no bfloat16 here" in cases_by_id(report)["test_ext_pad21_constant_bfloat16_r3/0"]["message"]
+
+
+@pytest.mark.parametrize("raised, must_refuse, status", [
+    # Python breaking is a failure: it never passes a data set that must be refused.
+    ("RecursionError('too deep')", True, "errored"),
+    ("MemoryError()", True, "errored"),
+    ("Failed('lost the device')", True, "errored"),
+    # The worker's own assertion (in the file of the served function) is its bug.
+    ("AssertionError('a bug of the worker')", True, "errored"),
+    # Any other exception is the backend refusing the model or its inputs.
+    ("ValueError('wrap is not allowed')", True, "passed"),
+    ("ValueError('refused a valid input')", False, "errored"),
+])
+def test_an_exception_in_the_function_is_failed_or_refused_by_its_type(write_worker, raised, must_refuse, status):
+    backend = write_worker(REFERENCE + f"""
+def run(case):
+    raise {raised}
+serve(run, name="raising")
+""")
+    case = EXTENDED / "test_ext_pad18_err_mode_wrap" if must_refuse else CONSTANT_PAD
+    (reported,) = run_report(backend, case)["cases"]
+    assert reported["status"] == status, reported
+    assert raised.split("(")[0] in reported["message"]
+
+
+def test_kind_of_overrides_the_default_kinds(write_worker):
+    backend = write_worker(REFERENCE + """
+def run(case):
+    raise MemoryError("said to be a refusal")
+serve(run, name="overridden", kind_of=lambda error: "refused")
+""")
+    (reported,) = run_report(backend, EXTENDED / "test_ext_pad18_err_mode_wrap")["cases"]
+    assert reported["status"] == "passed", reported
+
+
+@pytest.mark.parametrize("tensor_format", ["raw", "tensorproto"])
+@pytest.mark.parametrize("case_name", ["test_ext_pad21_constant_int4_r2", "test_ext_pad21_constant_uint4_r4",
+                                       "test_ext_pad13_constant_string_value_accent"])
+def test_inputs_decode_as_onnx_reads_them(write_worker, tmp_path, tensor_format, case_name):
+    dump = tmp_path / "inputs.npy"
+    backend = write_worker(REFERENCE + f"""
+def run(case):
+    np.save({str(dump)!r}, np.array(case.inputs + [None], dtype=object)[:-1], allow_pickle=True)
+    raise Unsupported("inputs dumped")
+serve(run, name="dumping", tensors={tensor_format!r})
+""")
+    run_report(backend, EXTENDED / case_name)
+    got = np.load(dump, allow_pickle=True)
+    data_set = EXTENDED / case_name / "test_data_set_0"
+    expected = [numpy_helper.to_array(onnx.load_tensor(str(path))) for path in sorted(data_set.glob("input_*.pb"))]
+    # onnx decodes strings as str; the worker hands them over as the bytes they are.
+    expected = [np.vectorize(str.encode, otypes=[object])(a) if a.dtype == object and a.size else a for a in expected]
+    assert len(got) == len(expected)
+    for array, want in zip(got, expected):
+        assert array.dtype == want.dtype and array.shape == want.shape
+        assert array.tolist() == want.tolist()
+    if "int4" in case_name:
+        assert got[0].dtype in (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4))
+    if "string" in case_name:
+        assert got[0].dtype == object and all(isinstance(v, bytes) for v in got[0].ravel())
+
+
+def test_printing_to_stdout_does_not_break_the_stream(write_worker):
+    backend = write_worker(REFERENCE + """
+def run(case):
+    print("a stray print")
+    sys.stdout.write('{"type": "result", "id": 0, "outputs": []}\\n')
+    sys.stdout.flush()
+    os.write(1, b"native bytes on fd 1\\n")
+    return reference(case)
+import os
+serve(run, name="chatty")
+""")
+    report = run_report(backend, CONSTANT_PAD, CONSTANT_PAD.parent / "test_edge_pad")
+    assert statuses(report) == {"test_constant_pad": "passed", "test_edge_pad": "passed"}
+
+
+def start_worker(source, tmp_path):
+    path = tmp_path / "hand.py"
+    path.write_text(source)
+    return subprocess.Popen([sys.executable, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=worker_env(), text=True)
+
+
+def exchange(worker, *requests):
+    out, _ = worker.communicate("".join(json.dumps(r) + "\n" for r in requests), timeout=60)
+    return [json.loads(line) for line in out.splitlines()]
+
+
+ECHO = REFERENCE + """
+def run(case):
+    node = case.node
+    described = None if node is None else {
+        "op": node.op, "version": node.version, "mode": node.mode, "pads": node.pads, "axes": node.axes,
+        "constant_value": repr(node.constant_value), "sources": node.sources, "is_graph": node.is_graph}
+    print(json.dumps(described), file=sys.stderr)
+    open(case.model_path + ".node.json", "w").write(json.dumps(described))
+    return [case.inputs[0] * 2]
+import json
+serve(run, name="echo")
+"""
+
+
+def pad_model(tmp_path):
+    """A model with one float32 input and one float32 output (its node is never run)."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    path = tmp_path / "model.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    return str(path)
+
+
+def test_an_old_runner_gets_tensorproto_and_no_node(tmp_path):
+    model = pad_model(tmp_path)
+    x = tmp_path / "input_0.pb"
+    onnx.save_tensor(numpy_helper.from_array(np.array([1.5, -2], dtype=np.float32)), str(x))
+    out = tmp_path / "out"
+    out.mkdir()
+    hello, result = exchange(start_worker(ECHO, tmp_path),
+                             {"type": "hello", "protocol": "pad-conformance-backend", "version": 1},
+                             {"type": "run", "id": 3, "model": model, "inputs": [str(x)], "output_dir": str(out)})
+    assert hello == {"type": "hello", "version": 1, "name": "echo"}
+    assert result == {"type": "result", "id": 3, "outputs": [str(out / "output_0.pb")]}
+    written = numpy_helper.to_array(onnx.load_tensor(str(out / "output_0.pb")))
+    assert written.dtype == np.float32 and written.tolist() == [3.0, -4.0]
+    assert json.loads(open(model + ".node.json").read()) is None
+
+
+def test_a_new_runner_gets_raw_tensors_and_the_node(tmp_path):
+    model = pad_model(tmp_path)
+    x = tmp_path / "input_0.bin"
+    x.write_bytes(np.array([1.5, -2], dtype="<f4").tobytes())
+    out = tmp_path / "out"
+    out.mkdir()
+    node = {"op": "Pad", "domain": "ai.onnx", "version": 18, "graph": {"nodes": 1, "op_types": ["Pad"]},
+            "mode": "reflect", "pads": {"from": "input", "value": [0, "-9007199254740993"]},
+            "constant_value": {"from": "initializer", "value": {"dtype": "float16", "shape": [], "value": "-inf"}},
+            "axes": {"from": "absent"}, "attributes": {"mode": "reflect"}}
+    hello, result = exchange(start_worker(ECHO, tmp_path),
+                             {"type": "hello", "protocol": "pad-conformance-backend", "version": 1,
+                              "offers": {"node": True, "tensors": ["tensorproto", "raw"]}},
+                             {"type": "run", "id": 4, "model": model, "inputs": [str(x)], "output_dir": str(out),
+                              "input_tensors": [{"path": str(x), "dtype": "float32", "shape": [2]}], "node": node})
+    assert hello["accepts"] == {"node": True, "tensors": "raw"}
+    assert result == {"type": "result", "id": 4,
+                      "outputs": [{"path": str(out / "output_0.bin"), "dtype": "float32", "shape": [2]}]}
+    assert np.frombuffer((out / "output_0.bin").read_bytes(), dtype="<f4").tolist() == [3.0, -4.0]
+    assert json.loads(open(model + ".node.json").read()) == {
+        "op": "Pad", "version": 18, "mode": "reflect", "pads": [0, -9007199254740993], "axes": None,
+        "constant_value": repr(np.float16("-inf")), "is_graph": False,
+        "sources": {"pads": "input", "constant_value": "initializer", "axes": "absent", "shape": "absent"}}
+
+
+def test_a_worker_takes_only_what_the_runner_offers(tmp_path):
+    (hello,) = exchange(start_worker(ECHO, tmp_path),
+                        {"type": "hello", "protocol": "pad-conformance-backend", "version": 1,
+                         "offers": {"node": False, "tensors": ["tensorproto"]}})
+    assert hello["accepts"] == {"node": False, "tensors": "tensorproto"}
+
+
+@pytest.mark.parametrize("dtype", sorted(tensors.DTYPES))
+def test_raw_files_round_trip_every_element_type(tmp_path, dtype):
+    values = {"string": [b"", b"caf\xc3\xa9", b"x"], "float8e8m0": [1, 2, 0.5], "complex64": [0, 1j, 1],
+              "complex128": [0, 1j, 1]}.get(dtype, [0, 1, 1])
+    array = tensors.as_declared(np.array(values, dtype=object if dtype == "string" else None).reshape(3, 1), dtype)
+    path = str(tmp_path / "t.bin")
+    descriptor = tensors.write_raw(array, dtype, path)
+    assert descriptor == {"path": path, "dtype": dtype, "shape": [3, 1]}
+    back = tensors.read_raw(path, dtype, [3, 1])
+    assert back.dtype == array.dtype and back.tolist() == array.tolist()
+    if dtype != "string":
+        assert os.path.getsize(path) == 3 * array.dtype.itemsize
+
+
+def test_a_raw_file_of_the_wrong_size_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "t.bin"
+    path.write_bytes(b"\0" * 7)
+    with pytest.raises(ValueError, match=r"7 bytes, but float32 \[2\] takes 8"):
+        tensors.read_raw(str(path), "float32", [2])
+    with pytest.raises(ValueError, match="cannot hold 1000000000 strings"):
+        tensors.read_raw(str(path), "string", [1000000000])
+
+
+def test_an_inexact_output_is_not_written():
+    with pytest.raises(ValueError, match="cannot represent exactly"):
+        tensors.as_declared(np.array([0.1], dtype=np.float64), "float32")
+    assert tensors.as_declared(np.array([0.5], dtype=np.float64), "bfloat16").dtype == np.dtype(ml_dtypes.bfloat16)
+
+
+def test_the_node_reads_its_values_typed():
+    node = Node.from_json({
+        "op": "CenterCropPad", "domain": "ai.onnx", "version": 18, "graph": {"nodes": 13, "op_types": ["Shape"]},
+        "shape": {"from": "input", "value": [3, 4]},
+        "constant_value": {"from": "attribute", "value": {"dtype": "int64", "shape": [2], "value": [1, "9223372036854775807"]}},
+        "attributes": {}})
+    assert node.is_graph and node.shape == [3, 4] and node.mode is None and node.pads is None
+    assert node.constant_value.dtype == np.int64 and node.constant_value.tolist() == [1, 2**63 - 1]
+    nan = Node.from_json({"op": "Pad", "version": 2, "constant_value": {"from": "attribute", "value": {
+        "dtype": "bfloat16", "shape": [], "value": "nan"}}}).constant_value
+    assert nan.dtype == np.dtype(ml_dtypes.bfloat16) and np.isnan(nan)
+    with pytest.raises(ValueError, match=r"node\.pads"):
+        Node.from_json({"op": "Pad", "pads": {"from": "input", "value": [1.5]}})
+
+
+def test_an_unreadable_input_is_the_workers_failure_and_read_only_when_used(tmp_path):
+    model = pad_model(tmp_path)
+    x = tmp_path / "input_0.bin"
+    x.write_bytes(b"\0" * 7)  # float32 [2] takes 8
+    out = tmp_path / "out"
+    out.mkdir()
+    source = REFERENCE + """
+def run(case):
+    if case.id == 1:
+        raise Refused("answered from the request alone")
+    return case.inputs
+serve(run, name="reader", kind_of=lambda error: "refused")
+"""
+    request = {"type": "run", "model": model, "inputs": [str(x)], "output_dir": str(out),
+               "input_tensors": [{"path": str(x), "dtype": "float32", "shape": [2]}]}
+    _, untouched, read = exchange(start_worker(source, tmp_path),
+                                  {"type": "hello", "version": 1, "offers": {"node": False, "tensors": ["raw"]}},
+                                  dict(request, id=1), dict(request, id=2))
+    assert (untouched["kind"], untouched["code"]) == ("refused", "Refused")
+    # Even with a kind_of that refuses everything: an input it cannot read never passes a case.
+    assert (read["kind"], read["code"]) == ("failed", "InputError")
+    assert "7 bytes, but float32 [2] takes 8" in read["message"]
+
+
+def test_a_function_is_served_by_name(tmp_path):
+    module = tmp_path / "padding.py"
+    module.write_text(REFERENCE.replace("serve,", "") + "\ndef run(case):\n    return reference(case)\n")
+    report = run_report(python_backend("-m", "pad_conformance.worker", f"{module}:run", "--name", "by-name"),
+                        CONSTANT_PAD)
+    assert report["backend"] == "by-name"
+    assert statuses(report) == {"test_constant_pad": "passed"}
