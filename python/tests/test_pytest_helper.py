@@ -155,6 +155,7 @@ def test_a_worker_command_is_run_as_an_exec_backend(suite, monkeypatch):
 def test_the_binary_is_looked_for_in_the_scripts_directory_then_the_variable_then_path(tmp_path, monkeypatch):
     from pad_conformance import _binary
 
+    real = runner()
     monkeypatch.setattr(_binary, "_scripts_dirs", lambda: [str(tmp_path)])
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     monkeypatch.setenv("PAD_CONFORMANCE_BIN", str(tmp_path / "missing"))
@@ -162,8 +163,8 @@ def test_the_binary_is_looked_for_in_the_scripts_directory_then_the_variable_the
         _binary.find()
     for place in (str(tmp_path / "pad-conformance"), str(tmp_path / "missing"), "PATH"):
         assert place in str(error.value)
-    monkeypatch.setenv("PAD_CONFORMANCE_BIN", runner())
-    assert _binary.find() == runner()
+    monkeypatch.setenv("PAD_CONFORMANCE_BIN", real)
+    assert _binary.find() == real
     installed = tmp_path / "pad-conformance"
     installed.write_text("#!/bin/sh\n")
     installed.chmod(0o755)
