@@ -158,7 +158,7 @@ impl ExecBackend {
             Ok(paths) => paths,
             Err(e) => {
                 self.give_back(worker);
-                return Err(WorkerError::Request(e).into());
+                return Err(WorkerError::Request(Box::new(e)).into());
             }
         };
         // On failure the worker is in an unknown state: it is dropped, which kills it and
@@ -241,7 +241,7 @@ impl ExecBackend {
             max_bytes: self.max_tensor_bytes,
         };
         read_file_group(&files, &options, group_limit(self.max_tensor_bytes), "worker reply")
-            .map_err(WorkerError::Output)
+            .map_err(|e| WorkerError::Output(Box::new(e)))
     }
 }
 

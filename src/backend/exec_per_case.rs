@@ -228,7 +228,7 @@ impl ExecPerCaseBackend {
             group_limit(self.max_tensor_bytes),
             "command output",
         )
-        .map_err(WorkerError::Output)
+        .map_err(|e| WorkerError::Output(Box::new(e)))
     }
 }
 
@@ -241,8 +241,8 @@ impl ExecPerCaseBackend {
             .iter()
             .map(|file| {
                 let (data_type, shape) = read_descriptor(&file.with_extension("json"), dir)?;
-                let tensor =
-                    read_raw(file, data_type, &shape, self.max_tensor_bytes.min(left)).map_err(WorkerError::Output)?;
+                let tensor = read_raw(file, data_type, &shape, self.max_tensor_bytes.min(left))
+                    .map_err(|e| WorkerError::Output(Box::new(e)))?;
                 left = left.saturating_sub(std::fs::metadata(file).map_or(0, |m| m.len()));
                 Ok(tensor)
             })
@@ -395,7 +395,7 @@ impl RunDir {
                     TensorFiles::Raw => write_raw(tensor, &path),
                 }
                 .map(|()| path)
-                .map_err(WorkerError::Request)
+                .map_err(|e| WorkerError::Request(Box::new(e)))
             })
             .collect()
     }

@@ -69,7 +69,7 @@ pub enum WorkerError {
     },
     /// A request file could not be made.
     #[error("{0}")]
-    Request(#[source] FileError),
+    Request(#[source] Box<FileError>),
     /// An output path that is not a regular file inside the request's output directory.
     #[error("protocol error: output {path:?} {why}")]
     OutputPath {
@@ -91,7 +91,7 @@ pub enum WorkerError {
     StrayReply(String),
     /// An output file the worker named could not be read.
     #[error("worker output: {0}")]
-    Output(#[source] FileError),
+    Output(#[source] Box<FileError>),
 }
 
 /// A worker's failure, with what it printed on stderr meanwhile.
