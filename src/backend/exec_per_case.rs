@@ -23,8 +23,8 @@ use crate::cancel::Cancel;
 use crate::model::Model;
 use crate::platform::private_dir_builder;
 use crate::tensor::{
-    DataType, DecodeOptions, Tensor, dtype_from_name, dtype_name, group_limit, read_limited, read_raw,
-    read_tensor_group, write_raw,
+    DataType, DecodeOptions, Tensor, TensorFile, dtype_from_name, dtype_name, group_limit, read_file_group,
+    read_limited, write_raw,
 };
 
 /// The exit code of a refusal: sysexits' EX_DATAERR, the model or its inputs are invalid.
@@ -215,38 +215,24 @@ impl ExecPerCaseBackend {
             .map(|k| dir.join(format!("output_{k}.{extension}")))
             .collect();
         let resolved = resolve_outputs(&named, dir)?;
-        if self.tensors == TensorFiles::Raw {
-            return self.read_raw_outputs(&resolved, dir);
-        }
+        // A raw file's dtype and shape come from the `.json` beside it; the group is then read
+        // as a worker reply's is, under the same budget.
+        let files = resolved
+            .into_iter()
+            .map(|path| match self.tensors {
+                TensorFiles::Raw => {
+                    let (data_type, shape) = read_descriptor(&path.with_extension("json"), dir)?;
+                    Ok(TensorFile::Raw { path, data_type, shape })
+                }
+                _ => Ok(TensorFile::Proto(path)),
+            })
+            .collect::<Result<Vec<_>, WorkerError>>()?;
         let options = DecodeOptions {
             base_dir: Some(dir.to_owned()),
             max_bytes: self.max_tensor_bytes,
         };
-        read_tensor_group(
-            &resolved,
-            &options,
-            group_limit(self.max_tensor_bytes),
-            "command output",
-        )
-        .map_err(|e| WorkerError::Output(Box::new(e)))
-    }
-}
-
-impl ExecPerCaseBackend {
-    /// The raw outputs `files` (resolved), each described by the `.json` beside it; their
-    /// sizes together bounded as a TensorProto reply's are.
-    fn read_raw_outputs(&self, files: &[PathBuf], dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
-        let mut left = group_limit(self.max_tensor_bytes);
-        files
-            .iter()
-            .map(|file| {
-                let (data_type, shape) = read_descriptor(&file.with_extension("json"), dir)?;
-                let tensor = read_raw(file, data_type, &shape, self.max_tensor_bytes.min(left))
-                    .map_err(|e| WorkerError::Output(Box::new(e)))?;
-                left = left.saturating_sub(std::fs::metadata(file).map_or(0, |m| m.len()));
-                Ok(tensor)
-            })
-            .collect()
+        read_file_group(&files, &options, group_limit(self.max_tensor_bytes), "command output")
+            .map_err(|e| WorkerError::Output(Box::new(e)))
     }
 }
 
