@@ -48,6 +48,8 @@ impl From<FileError> for ReadError {
 pub struct Model {
     /// The model.onnx the model was read from, for messages.
     pub path: PathBuf,
+    /// `ModelProto.ir_version`: the version of the file format it was written in.
+    pub ir_version: i64,
     /// Opset version per domain, `""` standing for `ai.onnx` too.
     pub opset_imports: BTreeMap<String, i64>,
     /// The main graph.
@@ -307,6 +309,7 @@ impl Model {
             .collect::<Result<_, _>>()?;
         Ok(Model {
             path: path.to_owned(),
+            ir_version: proto.ir_version,
             opset_imports,
             graph: Graph {
                 nodes,

@@ -133,6 +133,50 @@ fn data_sets_outside_the_profile_are_unsupported_never_failed() {
 }
 
 #[test]
+fn a_model_newer_than_the_profile_reads_is_unsupported_before_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    // onnx 1.14.1 writes IR 9 and opset 19, onnx 1.16.2 IR 10 and opset 21.
+    std::fs::write(&profile, "max_ir_version = 9\n").unwrap();
+    let cases = [
+        testdata("onnx-1.14.1/node/test_edge_pad"),
+        testdata("onnx-1.16.2/node/test_edge_pad"),
+    ];
+    let args = |profile: &std::path::Path| {
+        let mut args = vec!["--profile".to_owned(), profile.display().to_string()];
+        args.extend(cases.iter().map(|c| c.display().to_string()));
+        args
+    };
+    let out = run(&args(&profile).iter().map(String::as_str).collect::<Vec<_>>());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("outside the backend's profile: IR version 10 (the backend reads up to 9)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .trim_end()
+            .ends_with("1 passed, 0 failed, 0 errored, 0 skipped, 1 unsupported"),
+        "{stdout}"
+    );
+    // The opset decides as well: opset 19 is past 18, opset 21 past it too.
+    std::fs::write(&profile, "[max_opset]\n\"ai.onnx\" = 18\n").unwrap();
+    let out = run(&args(&profile).iter().map(String::as_str).collect::<Vec<_>>());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("opset 19 of ai.onnx (the backend reads up to 18)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .trim_end()
+            .ends_with("0 passed, 0 failed, 0 errored, 0 skipped, 2 unsupported"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn failures_gate_by_basis() {
     let rule = failing_tree_on("rule");
     let path = rule.path().to_str().unwrap();

@@ -40,6 +40,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod format_limits;
 mod input_role;
 mod inputs;
 mod subject;
@@ -50,6 +51,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use format_limits::FormatLimits;
 pub use input_role::InputRole;
 pub use inputs::InputLimits;
 use inputs::{InputForm, ModeAxes};
@@ -82,6 +84,8 @@ pub struct Profile {
     pub(crate) inputs: BTreeMap<InputRole, InputLimits>,
     /// Modes it supports on some axes only.
     pub(crate) mode_axes: Vec<ModeAxes>,
+    /// The newest IR version and opsets it reads.
+    pub(crate) format: FormatLimits,
     /// The sha256 of the file it was read from: how a report names the profile it ran under.
     pub(crate) digest: SourceDigest,
 }
@@ -233,6 +237,9 @@ struct ProfileFile {
     inputs: BTreeMap<String, toml::Value>,
     #[serde(default)]
     mode_axes: Vec<ModeAxesFile>,
+    max_ir_version: Option<i64>,
+    #[serde(default)]
+    max_opset: BTreeMap<String, i64>,
 }
 
 /// An input's limits in TOML: a form alone (`pads = "initializer"`) or a table.
@@ -312,6 +319,22 @@ impl Profile {
         self
     }
 
+    /// Reads models of IR version `version` at most: a newer one is unsupported (the runtime
+    /// is older than the model), decided before running anything.
+    pub fn max_ir_version(mut self, version: i64) -> Profile {
+        self.format.max_ir_version = Some(version);
+        self
+    }
+
+    /// Reads opset `version` of `domain` (`"ai.onnx"` or `""`, `"com.microsoft"`) at most: a
+    /// model importing a newer one is unsupported, decided before running anything.
+    pub fn max_opset(mut self, domain: &str, version: i64) -> Profile {
+        self.format
+            .max_opsets
+            .insert(crate::family::normalize_domain(domain).to_owned(), version);
+        self
+    }
+
     /// Refuses a profile whose builder calls leave every data set unsupported, as
     /// [`Profile::read`] refuses such a file: none left of the operators, element types or
     /// modes, or an input limited to no rank or to an empty range.
@@ -330,6 +353,14 @@ impl Profile {
             if empty {
                 return refuse(field, "[]".to_owned());
             }
+        }
+        if let Some(version) = self.format.max_ir_version
+            && version < 1
+        {
+            return refuse("max_ir_version", version.to_string());
+        }
+        if let Some((domain, version)) = self.format.max_opsets.iter().find(|(_, v)| **v < 1) {
+            return refuse(&format!("max_opset.{domain:?}"), version.to_string());
         }
         for (role, limits) in &self.inputs {
             if limits.ranks.as_ref().is_some_and(BTreeSet::is_empty) {
@@ -426,6 +457,8 @@ impl Profile {
             && file.except.is_empty()
             && file.inputs.is_empty()
             && file.mode_axes.is_empty()
+            && file.max_ir_version.is_none()
+            && file.max_opset.is_empty()
         {
             return Err(ProfileError::Empty { path: path.to_owned() });
         }
@@ -526,6 +559,22 @@ impl Profile {
                 },
             );
         }
+        // A model's IR version and opsets start at 1: a limit below excludes every data set.
+        if let Some(version) = file.max_ir_version
+            && version < 1
+        {
+            return Err(excludes_everything("max_ir_version".into(), version.to_string()));
+        }
+        let mut max_opsets = BTreeMap::new();
+        for (domain, version) in file.max_opset {
+            if version < 1 {
+                return Err(excludes_everything(
+                    format!("max_opset.{domain:?}"),
+                    version.to_string(),
+                ));
+            }
+            max_opsets.insert(crate::family::normalize_domain(&domain).to_owned(), version);
+        }
         let mut mode_axes = Vec::new();
         for (i, limit) in file.mode_axes.into_iter().enumerate() {
             let modes = parse_modes(&limit.modes).map_err(|v| unknown(format!("mode_axes[{i}].modes"), "mode", &v))?;
@@ -543,12 +592,20 @@ impl Profile {
             inputs_as_constants: file.inputs_as_constants.unwrap_or(false),
             inputs,
             mode_axes,
+            format: FormatLimits {
+                max_ir_version: file.max_ir_version,
+                max_opsets,
+            },
             digest: SourceDigest(Some(crate::data::digest::bytes_digest(text.as_bytes()))),
         })
     }
 
     /// Why `subject` is outside the profile, if it is.
     pub(crate) fn excludes(&self, subject: &Subject) -> Option<Unsupported> {
+        // First: a runtime older than the model cannot say anything about the operator in it.
+        if let Some(too_new) = self.format.excludes(subject) {
+            return Some(too_new);
+        }
         if let Some(operators) = &self.operators
             && !operators.contains(&subject.operator)
         {
@@ -826,6 +883,8 @@ mod tests {
             inputs: Vec::new(),
             pads: None,
             padded_axes: None,
+            ir_version: 8,
+            opsets: BTreeMap::from([(String::new(), version)]),
         }
     }
 
@@ -1015,6 +1074,75 @@ axes = "absent"
             no_axes.excludes(&subject).map(|u| u.to_string()),
             Some("outside the backend's profile: the axes input (not supported)".into())
         );
+    }
+
+    #[test]
+    fn a_model_newer_than_the_backend_reads_is_unsupported_whatever_else_the_profile_says() {
+        let profile =
+            read("max_ir_version = 9\ndtypes = [\"int8\"]\n[max_opset]\n\"ai.onnx\" = 18\n\"com.microsoft\" = 1\n")
+                .unwrap();
+        assert_eq!(
+            profile,
+            Profile::everything()
+                .without_dtypes(DataType::ALL.into_iter().filter(|d| *d != DataType::Int8))
+                .max_ir_version(9)
+                .max_opset("", 18)
+                .max_opset("com.microsoft", 1)
+        );
+        let at = |ir_version, opset| Subject {
+            ir_version,
+            ..subject(PadOp::Pad, opset, DataType::Int8, Some(PadMode::Edge))
+        };
+        assert_eq!(profile.excludes(&at(9, 18)), None);
+        // The format comes first: an IR-10 model of a float type is too new, not a float.
+        assert_eq!(
+            profile.excludes(&Subject {
+                dtype: DataType::Float,
+                ..at(10, 18)
+            }),
+            Some(Unsupported("IR version 10 (the backend reads up to 9)".into()))
+        );
+        assert_eq!(
+            profile.excludes(&at(9, 19)),
+            Some(Unsupported("opset 19 of ai.onnx (the backend reads up to 18)".into()))
+        );
+        let microsoft = Subject {
+            opsets: BTreeMap::from([(String::new(), 11), ("com.microsoft".to_owned(), 2)]),
+            ..at(9, 11)
+        };
+        assert_eq!(
+            profile.excludes(&microsoft),
+            Some(Unsupported(
+                "opset 2 of com.microsoft (the backend reads up to 1)".into()
+            ))
+        );
+        // A domain the profile does not name is not limited.
+        assert_eq!(
+            Profile::everything()
+                .max_opset("com.microsoft", 1)
+                .excludes(&at(12, 25)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_format_limit_below_one_excludes_everything_and_is_refused() {
+        for (text, field, value) in [
+            ("max_ir_version = 0", "max_ir_version", "0"),
+            ("[max_opset]\n\"ai.onnx\" = -3", "max_opset.\"ai.onnx\"", "-3"),
+        ] {
+            match read(text) {
+                Err(ProfileError::ExcludesEverything { field: f, value: v, .. }) => {
+                    assert_eq!((f.as_str(), v.as_str()), (field, value), "{text}")
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            Profile::everything().max_opset("", 0).check_built(),
+            Err(ProfileError::BuiltExcludesEverything { field, .. }) if field == "max_opset.\"\""
+        ));
+        assert!(read("max_ir_version = 9").is_ok(), "a format limit alone is a profile");
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! and mode, the inputs its Pad-family node is given (which, how, of what rank and values)
 //! and the axes it pads.
 
+use std::collections::BTreeMap;
+
 use crate::model::{AttributeValue, Model};
 use crate::operators::params::{int_values, normalize_axes};
 use crate::operators::{OpVersion, PadMode, PadOp, PadsFrom};
@@ -25,6 +27,10 @@ pub(crate) struct Subject {
     /// The data's rank and the axes whose pads are not zero, when the pads (and axes) are
     /// known and consistent with the data; `None` otherwise (such a data set is one to refuse).
     pub padded_axes: Option<(usize, Vec<usize>)>,
+    /// The model's IR version.
+    pub ir_version: i64,
+    /// The model's opset per domain (`""` for ai.onnx).
+    pub opsets: BTreeMap<String, i64>,
 }
 
 /// One input after the data, as the node is given it.
@@ -104,6 +110,8 @@ impl Subject {
             inputs: given,
             pads,
             padded_axes,
+            ir_version: model.ir_version,
+            opsets: model.opset_imports.clone(),
         })
     }
 

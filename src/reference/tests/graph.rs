@@ -9,6 +9,7 @@ use crate::reference::{RunError, run_model};
 fn model(node: Node, initializers: Vec<(&str, Tensor)>) -> Model {
     Model {
         path: "model.onnx".into(),
+        ir_version: 8,
         opset_imports: BTreeMap::from([(String::new(), node.version)]),
         graph: Graph {
             nodes: vec![node],

@@ -11,6 +11,7 @@ use crate::reference::{Budget, RunError, run_model, run_model_within};
 fn graph(nodes: Vec<Node>, initializers: Vec<(&str, Tensor)>, inputs: &[&str]) -> Model {
     Model {
         path: "model.onnx".into(),
+        ir_version: 8,
         opset_imports: BTreeMap::from([(String::new(), 21)]),
         graph: Graph {
             nodes,

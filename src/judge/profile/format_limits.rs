@@ -1,0 +1,40 @@
+//! The newest model format a backend reads: the highest IR version and, per domain, the highest
+//! opset. A model past either is `unsupported` because the runtime is older than the model, a
+//! fact the runner decides from the model it parsed, before running anything — never from the
+//! wording of the runtime's error ("Unsupported model IR version: 10, max supported IR
+//! version: 9"), which would otherwise be a refusal of a valid input: a gating failure.
+
+use std::collections::BTreeMap;
+
+use super::Unsupported;
+use super::subject::Subject;
+
+/// The newest IR version and opsets a backend reads; nothing set: any.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FormatLimits {
+    /// The highest `ModelProto.ir_version` it reads.
+    pub(crate) max_ir_version: Option<i64>,
+    /// The highest opset it reads per domain (`""` for ai.onnx); a domain not listed: any.
+    pub(crate) max_opsets: BTreeMap<String, i64>,
+}
+
+impl FormatLimits {
+    /// Why the model of `subject` is too new, if it is.
+    pub(crate) fn excludes(&self, subject: &Subject) -> Option<Unsupported> {
+        if let Some(max) = self.max_ir_version
+            && subject.ir_version > max
+        {
+            return Some(Unsupported(format!(
+                "IR version {} (the backend reads up to {max})",
+                subject.ir_version
+            )));
+        }
+        self.max_opsets.iter().find_map(|(domain, &max)| {
+            let opset = *subject.opsets.get(domain)?;
+            (opset > max).then(|| {
+                let shown = if domain.is_empty() { "ai.onnx" } else { domain };
+                Unsupported(format!("opset {opset} of {shown} (the backend reads up to {max})"))
+            })
+        })
+    }
+}
