@@ -41,6 +41,9 @@ pub struct HarnessSummary {
     pub changed_with_corpus: Vec<CorpusChange>,
     /// Every trial counted: the counts above (lossy passes among the passed) add up to it.
     pub total: usize,
+    /// Whether the run was judged against a baseline: without one there are no known
+    /// failures or outdated entries to speak of.
+    pub with_baseline: bool,
 }
 
 impl HarnessSummary {
@@ -50,6 +53,7 @@ impl HarnessSummary {
         let mut summary = HarnessSummary {
             backend: report.backend.clone(),
             counts: report.summary(),
+            with_baseline: report.baseline.is_some(),
             ..HarnessSummary::default()
         };
         for outcome in &report.outcomes {
@@ -105,11 +109,15 @@ impl fmt::Display for HarnessSummary {
             self.total,
             self.counts.line()
         )?;
-        write!(
-            f,
-            "\nbaseline: {} known failures (in the baseline), {} new failures, {} outdated baseline entries",
-            self.known_failures, self.new_failures, self.outdated
-        )?;
+        if self.with_baseline {
+            write!(
+                f,
+                "\nbaseline: {} known failures (in the baseline), {} new failures, {} outdated baseline entries",
+                self.known_failures, self.new_failures, self.outdated
+            )?;
+        } else {
+            write!(f, "\nno baseline: {} failures, each new", self.new_failures)?;
+        }
         if !self.changed_with_corpus.is_empty() {
             write!(f, ", {} changed with the corpus", self.changed_with_corpus.len())?;
         }
@@ -150,6 +158,31 @@ mod tests {
         assert!(
             text.ends_with("\n  passed, not bit-identical: test_x\\nPASS  forged/0"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn without_a_baseline_the_summary_counts_no_known_failures() {
+        let summary = HarnessSummary {
+            backend: "b".to_owned(),
+            known_failures: 0,
+            new_failures: 3,
+            ..HarnessSummary::default()
+        };
+        assert!(
+            summary.to_string().ends_with("\nno baseline: 3 failures, each new"),
+            "{summary}"
+        );
+        let judged = HarnessSummary {
+            with_baseline: true,
+            known_failures: 2,
+            ..summary
+        };
+        assert!(
+            judged.to_string().ends_with(
+                "\nbaseline: 2 known failures (in the baseline), 3 new failures, 0 outdated baseline entries"
+            ),
+            "{judged}"
         );
     }
 }
