@@ -16,15 +16,14 @@ use serde_json::{Value, json};
 use super::exec::{ScratchDir, StartError, write_request_file};
 use super::node_description::describe;
 use super::process::{Process, plain_words};
-use super::reply::{ErrorFields, error_fields, resolve_outputs, shortened};
+use super::reply::{ErrorFields, error_fields, raw_descriptor, resolve_outputs, shortened};
 use super::worker_error::{ExecError, WorkerError, WorkerFailure};
 use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
 use crate::cancel::Cancel;
 use crate::model::Model;
 use crate::platform::private_dir_builder;
 use crate::tensor::{
-    DataType, DecodeOptions, Tensor, TensorFile, dtype_from_name, dtype_name, group_limit, read_file_group,
-    read_limited, write_raw,
+    DataType, DecodeOptions, Tensor, TensorFile, dtype_name, group_limit, read_file_group, read_limited, write_raw,
 };
 
 /// The exit code of a refusal: sysexits' EX_DATAERR, the model or its inputs are invalid.
@@ -307,29 +306,7 @@ fn in_file(path: &Path, why: String) -> WorkerError {
 /// A raw output's descriptor, `{"dtype": "float32", "shape": [3, 4]}`, a regular file inside
 /// `dir`; anything else is a protocol error naming the file and the field.
 fn read_descriptor(path: &Path, dir: &Path) -> Result<(DataType, Vec<u64>), WorkerError> {
-    let value = read_json_object(path, dir)?;
-    let protocol = |why: String| in_file(path, why);
-    let data_type = match value.get("dtype") {
-        Some(Value::String(name)) => dtype_from_name(name),
-        _ => None,
-    }
-    .ok_or_else(|| {
-        protocol(format!(
-            "dtype {} is not an element type's name (float32, int64, ...)",
-            shortened(&value.get("dtype").unwrap_or(&Value::Null).to_string())
-        ))
-    })?;
-    let shape = value
-        .get("shape")
-        .and_then(Value::as_array)
-        .and_then(|dims| dims.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
-        .ok_or_else(|| {
-            protocol(format!(
-                "shape {} is not an array of dimensions (integers from 0)",
-                shortened(&value.get("shape").unwrap_or(&Value::Null).to_string())
-            ))
-        })?;
-    Ok((data_type, shape))
+    raw_descriptor(&read_json_object(path, dir)?).map_err(|why| in_file(path, why))
 }
 
 /// One run's directory in the scratch directory: its inputs, and its output directory beside
@@ -468,7 +445,7 @@ mod tests {
         for (bad, named) in [
             (r#"{"shape": [2]}"#, "dtype null is not"),
             (r#"{"dtype": "FLOAT", "shape": [2]}"#, r#"dtype "FLOAT" is not"#),
-            (r#"{"dtype": "int8", "shape": [-1]}"#, "shape [-1] is not"),
+            (r#"{"dtype": "int8", "shape": [-1]}"#, "shape has extent -1, not"),
             (r#"{"dtype": "int8", "shape": 2}"#, "shape 2 is not"),
         ] {
             std::fs::write(&path, bad).unwrap();

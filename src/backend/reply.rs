@@ -149,13 +149,21 @@ fn output_path(path: &Value) -> Option<PathBuf> {
 /// and a shape of non-negative integers of at most 1024 extents; else a message naming the
 /// field and the value. The file's size is checked against them when it is read.
 fn raw_output(output: &Value) -> Result<OutputFile, String> {
-    let field = |key: &str| output.get(key).unwrap_or(&Value::Null);
-    let path = output_path(field("path"))
-        .ok_or_else(|| format!("{NOT_A_PATH}: path {}", shortened(&field("path").to_string())))?;
+    let path = output.get("path").unwrap_or(&Value::Null);
+    let path = output_path(path).ok_or_else(|| format!("{NOT_A_PATH}: path {}", shortened(&path.to_string())))?;
+    let raw = raw_descriptor(output).map_err(|why| format!("the output's {why}"))?;
+    Ok(OutputFile { path, raw: Some(raw) })
+}
+
+/// The element type and shape of a raw tensor file, as its descriptor states them (an object
+/// in a reply, or a per-case command's output_K.json): `{"dtype": "float32", "shape": [2, 3]}`.
+/// The error names the field and its value.
+pub(crate) fn raw_descriptor(descriptor: &Value) -> Result<(DataType, Vec<u64>), String> {
+    let field = |key: &str| descriptor.get(key).unwrap_or(&Value::Null);
     let dtype = field("dtype");
     let data_type = dtype.as_str().and_then(dtype_from_name).ok_or_else(|| {
         format!(
-            "the output's dtype {} is not an element type's name (float32, int64, …)",
+            "dtype {} is not an element type's name (float32, int64, …)",
             shortened(&dtype.to_string())
         )
     })?;
@@ -165,7 +173,7 @@ fn raw_output(output: &Value) -> Result<OutputFile, String> {
         .filter(|extents| extents.len() <= MAX_RANK)
         .ok_or_else(|| {
             format!(
-                "the output's shape {} is not an array of at most {MAX_RANK} extents",
+                "shape {} is not an array of at most {MAX_RANK} extents",
                 shortened(&shape.to_string())
             )
         })?;
@@ -174,16 +182,13 @@ fn raw_output(output: &Value) -> Result<OutputFile, String> {
         .map(|extent| {
             extent.as_u64().ok_or_else(|| {
                 format!(
-                    "the output's shape has extent {}, not a non-negative integer",
+                    "shape has extent {}, not a non-negative integer",
                     shortened(&extent.to_string())
                 )
             })
         })
         .collect::<Result<_, _>>()?;
-    Ok(OutputFile {
-        path,
-        raw: Some((data_type, shape)),
-    })
+    Ok((data_type, shape))
 }
 
 /// The optional fields an error states besides its kind, as an `error` reply or a per-case
