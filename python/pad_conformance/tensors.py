@@ -54,6 +54,10 @@ ELEM_TYPES = {
 }
 
 
+# The signed types narrower than a byte, stored one per byte as an int8.
+SIGNED_SUB_BYTE = ("int4", "int2")
+
+
 def numpy_dtype(name, what="tensor"):
     """The numpy dtype of an element type name; ValueError naming it when unknown."""
     if not isinstance(name, str) or name not in DTYPES:
@@ -118,6 +122,10 @@ def write_raw(array, dtype, path):
     output descriptor {"path", "dtype", "shape"}."""
     if dtype == "string":
         data = b"".join(struct.pack("<I", len(item)) + item for item in array.ravel().tolist())
+    elif dtype in SIGNED_SUB_BYTE:
+        # ml_dtypes keeps only the low bits in each byte (int4 -8 as 0x08); the raw layout
+        # holds a signed sub-byte element as its value in an int8 (0xf8).
+        data = np.ascontiguousarray(array, dtype=numpy_dtype(dtype)).astype(np.int8).tobytes()
     else:
         target = numpy_dtype(dtype)
         if target.kind in "biufc" and target.itemsize > 1:

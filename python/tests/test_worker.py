@@ -128,6 +128,29 @@ serve(run, name="dumping", tensors={tensor_format!r})
         assert got[0].dtype == object and all(isinstance(v, bytes) for v in got[0].ravel())
 
 
+@pytest.mark.parametrize("case_name", ["test_ext_pad21_constant_int4_r2", "test_ext_pad25_wrap_int2_r3"])
+def test_negative_sub_byte_outputs_are_written_as_the_raw_layout_holds_them(write_worker, case_name):
+    # Arrays built from Python ints: ml_dtypes then keeps only the low bits in each byte.
+    backend = write_worker(REFERENCE + """
+def rebuilt(case):
+    return [np.array(a.tolist(), dtype=a.dtype) for a in reference(case)]
+serve(rebuilt, name="reference-raw", tensors="raw")
+""")
+    (reported,) = run_report(backend, EXTENDED / case_name)["cases"]
+    assert reported["status"] == "passed", reported
+
+
+def test_a_signed_sub_byte_raw_file_holds_each_value_as_an_int8(tmp_path):
+    path = str(tmp_path / "t.bin")
+    tensors.write_raw(np.array([-8, -1, 7], dtype=ml_dtypes.int4), "int4", path)
+    assert open(path, "rb").read() == bytes([0xF8, 0xFF, 0x07])
+    tensors.write_raw(np.array([-2, 1], dtype=ml_dtypes.int2), "int2", path)
+    assert open(path, "rb").read() == bytes([0xFE, 0x01])
+    assert tensors.read_raw(path, "int2", [2]).tolist() == [-2, 1]
+    tensors.write_raw(np.array([15, 0], dtype=ml_dtypes.uint4), "uint4", path)
+    assert open(path, "rb").read() == bytes([0x0F, 0x00])
+
+
 def test_printing_to_stdout_does_not_break_the_stream(write_worker):
     backend = write_worker(REFERENCE + """
 def run(case):
