@@ -160,6 +160,12 @@ pub(crate) struct MergeArgs {
     /// Write the merged report to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Judge the run with this profile (TOML) as a run made with it: data sets outside it
+    /// become unsupported. The parts must have run without a profile (or with this one), and
+    /// the profile may not hand a data set's inputs to the backend as initializers that the
+    /// run did not: those only a run made with the profile can judge.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
     // The baseline, judged over the union of the shards as over one run.
     #[command(flatten)]
     pub gate: GateArgs,

@@ -17,6 +17,7 @@ mod listing;
 mod matrix;
 mod matrix_table;
 mod merge;
+mod merge_profile;
 mod output;
 mod promote;
 mod promote_corpus;

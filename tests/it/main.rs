@@ -29,6 +29,7 @@ mod harness;
 #[cfg(unix)]
 mod hostile_files;
 mod manifest;
+mod merge_profile;
 mod onnx_export;
 mod promote;
 mod python_backends;
