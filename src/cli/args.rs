@@ -379,6 +379,12 @@ pub(crate) struct MatrixArgs {
     /// table and the page (backends are slow: running them twice doubles the cost).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// The JSON report of a run a backend already made (repeatable: one per --backend, in
+    /// the same order): its row is read from the report instead of running it again. The
+    /// run must be whole and made without a profile, over the matrix's data and under its
+    /// options (--retries, --basis, the tolerance, …), as its recorded "run" shows.
+    #[arg(long = "report", value_name = "REPORT.json")]
+    pub reports: Vec<PathBuf>,
     /// Markdown: show only the data sets some backend did not pass (the HTML page lists only
     /// failures in any case).
     #[arg(long)]
