@@ -9,7 +9,7 @@
 //! crash hit it this run (a backend that crashes on every try keeps its crash).
 //! The harness's children and the command line's workers both settle through [`settle`].
 
-use super::check::{Outcome, Status};
+use super::check::Outcome;
 use super::retried::Retry;
 use super::verdict::{Failure, Verdict};
 
@@ -93,7 +93,7 @@ fn answer_said(outcome: &Outcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::check::Outcome;
+    use crate::judge::check::{Outcome, Status};
 
     fn crashed(must_refuse: bool) -> Outcome {
         let verdict = Verdict::Failed {
