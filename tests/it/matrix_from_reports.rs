@@ -3,24 +3,7 @@
 
 use crate::support;
 
-use std::path::Path;
-
-use support::files::{copy_dir, run, testdata};
-
-/// test_edge_pad as vendored and test_wrap_pad failing (one expected value changed).
-fn tree() -> tempfile::TempDir {
-    let dir = pad_conformance::testing::scratch_dir().unwrap();
-    copy_dir(
-        &testdata("onnx-1.22.0/node/test_edge_pad"),
-        &dir.path().join("test_edge_pad"),
-    );
-    support::files::failing_wrap(&dir.path().join("test_wrap_pad"));
-    dir
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use support::files::{arg_of, failing_tree, run};
 
 /// `pad-conformance ARGS`: exit code, stdout and stderr.
 fn output(args: &[&str]) -> (Option<i32>, String, String) {
@@ -31,10 +14,18 @@ fn output(args: &[&str]) -> (Option<i32>, String, String) {
 
 #[test]
 fn a_row_read_from_a_report_is_the_row_a_matrix_run_gives() {
-    let tree = tree();
-    let data = path(tree.path());
+    let tree = failing_tree();
+    let data = arg_of(tree.path());
     let report = tree.path().join("ref.json");
-    let (code, _, stderr) = output(&["--backend", "ref", "--format", "json", "--output", path(&report), data]);
+    let (code, _, stderr) = output(&[
+        "--backend",
+        "ref",
+        "--format",
+        "json",
+        "--output",
+        arg_of(&report),
+        data,
+    ]);
     assert_eq!(code, Some(1), "{stderr}");
     let (ran, ran_table, _) = output(&["matrix", "--backend", "ref", "--groups", data]);
     let (read, read_table, stderr) = output(&[
@@ -42,7 +33,7 @@ fn a_row_read_from_a_report_is_the_row_a_matrix_run_gives() {
         "--backend",
         "ref",
         "--report",
-        path(&report),
+        arg_of(&report),
         "--groups",
         data,
     ]);
@@ -53,19 +44,19 @@ fn a_row_read_from_a_report_is_the_row_a_matrix_run_gives() {
 
 #[test]
 fn a_report_run_otherwise_than_the_matrix_runs_is_refused_naming_the_field() {
-    let tree = tree();
-    let data = path(tree.path());
+    let tree = failing_tree();
+    let data = arg_of(tree.path());
     let (plain, profiled) = (tree.path().join("plain.json"), tree.path().join("profiled.json"));
     let profile = tree.path().join("profile.toml");
     std::fs::write(&profile, "modes = [\"edge\"]\n").unwrap();
-    output(&["--format", "json", "--output", path(&plain), data]);
+    output(&["--format", "json", "--output", arg_of(&plain), data]);
     output(&[
         "--profile",
-        path(&profile),
+        arg_of(&profile),
         "--format",
         "json",
         "--output",
-        path(&profiled),
+        arg_of(&profiled),
         data,
     ]);
     let refused = |args: &[&str], text: &str| {
@@ -74,7 +65,7 @@ fn a_report_run_otherwise_than_the_matrix_runs_is_refused_naming_the_field() {
         assert!(stderr.contains(text), "{text:?} not in {stderr}");
     };
     refused(
-        &["matrix", "--backend", "ref", "--report", path(&profiled), data],
+        &["matrix", "--backend", "ref", "--report", arg_of(&profiled), data],
         "profiled.json: profile \"",
     );
     refused(
@@ -85,7 +76,7 @@ fn a_report_run_otherwise_than_the_matrix_runs_is_refused_naming_the_field() {
             "--retries",
             "2",
             "--report",
-            path(&plain),
+            arg_of(&plain),
             data,
         ],
         "plain.json: retries 0, but the matrix runs with 2",
@@ -98,7 +89,7 @@ fn a_report_run_otherwise_than_the_matrix_runs_is_refused_naming_the_field() {
             "--backend",
             "ref",
             "--report",
-            path(&plain),
+            arg_of(&plain),
             data,
         ],
         "1 --report for 2 --backend",
@@ -110,7 +101,7 @@ fn a_report_run_otherwise_than_the_matrix_runs_is_refused_naming_the_field() {
             "--backend",
             "ref",
             "--report",
-            path(&plain),
+            arg_of(&plain),
             "--filter",
             "wrap",
             data,

@@ -5,22 +5,7 @@ use crate::support;
 
 use std::path::Path;
 
-use support::files::{copy_dir, run, testdata};
-
-/// test_edge_pad as vendored and test_wrap_pad failing (one expected value changed).
-fn tree() -> tempfile::TempDir {
-    let dir = pad_conformance::testing::scratch_dir().unwrap();
-    copy_dir(
-        &testdata("onnx-1.22.0/node/test_edge_pad"),
-        &dir.path().join("test_edge_pad"),
-    );
-    support::files::failing_wrap(&dir.path().join("test_wrap_pad"));
-    dir
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use support::files::{arg_of, failing_tree, run};
 
 /// The JSON report at `file`, its timings removed (the one thing two runs never share).
 fn untimed(file: &Path) -> serde_json::Value {
@@ -41,7 +26,14 @@ fn untimed(file: &Path) -> serde_json::Value {
 
 /// `merge REPORT --data TREE --profile PROFILE` (and `extra`), its exit code and stderr.
 fn merge_with(report: &Path, tree: &Path, profile: &Path, extra: &[&str]) -> (Option<i32>, String) {
-    let mut args = vec!["merge", path(report), "--data", path(tree), "--profile", path(profile)];
+    let mut args = vec![
+        "merge",
+        arg_of(report),
+        "--data",
+        arg_of(tree),
+        "--profile",
+        arg_of(profile),
+    ];
     args.extend(extra);
     let out = run(&args);
     (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
@@ -49,7 +41,7 @@ fn merge_with(report: &Path, tree: &Path, profile: &Path, extra: &[&str]) -> (Op
 
 #[test]
 fn a_report_judged_with_a_profile_is_the_report_of_a_run_with_it() {
-    let tree = tree();
+    let tree = failing_tree();
     let profile = tree.path().join("profile.toml");
     // The failing Pad-25 wrap is outside this profile: unsupported, and the run passes.
     std::fs::write(&profile, "modes = [\"constant\", \"edge\"]\n").unwrap();
@@ -58,24 +50,24 @@ fn a_report_judged_with_a_profile_is_the_report_of_a_run_with_it() {
         tree.path().join("plain.json"),
         tree.path().join("judged.json"),
     );
-    let data = path(tree.path());
+    let data = arg_of(tree.path());
     let out = run(&[
         "--profile",
-        path(&profile),
+        arg_of(&profile),
         "--format",
         "json",
         "--output",
-        path(&profiled),
+        arg_of(&profiled),
         data,
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = run(&["--format", "json", "--output", path(&plain), data]);
+    let out = run(&["--format", "json", "--output", arg_of(&plain), data]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let (code, stderr) = merge_with(
         &plain,
         tree.path(),
         &profile,
-        &["--format", "json", "--output", path(&judged)],
+        &["--format", "json", "--output", arg_of(&judged)],
     );
     assert_eq!(code, Some(0), "{stderr}");
     let judged = untimed(&judged);
@@ -85,21 +77,21 @@ fn a_report_judged_with_a_profile_is_the_report_of_a_run_with_it() {
 
 #[test]
 fn a_report_run_otherwise_than_it_is_judged_is_refused_naming_why() {
-    let tree = tree();
-    let data = path(tree.path());
+    let tree = failing_tree();
+    let data = arg_of(tree.path());
     let (plain, profiled) = (tree.path().join("plain.json"), tree.path().join("profiled.json"));
     let (edge_only, initializers) = (tree.path().join("edge.toml"), tree.path().join("init.toml"));
     std::fs::write(&edge_only, "modes = [\"edge\"]\n").unwrap();
     // pads as initializers: the backend is handed another model than the run handed it.
     std::fs::write(&initializers, "[inputs]\npads = \"initializer\"\n").unwrap();
-    run(&["--format", "json", "--output", path(&plain), data]);
+    run(&["--format", "json", "--output", arg_of(&plain), data]);
     run(&[
         "--profile",
-        path(&edge_only),
+        arg_of(&edge_only),
         "--format",
         "json",
         "--output",
-        path(&profiled),
+        arg_of(&profiled),
         data,
     ]);
 
