@@ -160,6 +160,12 @@ pub(crate) struct MergeArgs {
     /// Write the merged report to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Judge the run with this profile (TOML) as a run made with it: data sets outside it
+    /// become unsupported. The parts must have run without a profile (or with this one), and
+    /// the profile may not hand a data set's inputs to the backend as initializers that the
+    /// run did not: those only a run made with the profile can judge.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
     // The baseline, judged over the union of the shards as over one run.
     #[command(flatten)]
     pub gate: GateArgs,
@@ -373,6 +379,12 @@ pub(crate) struct MatrixArgs {
     /// table and the page (backends are slow: running them twice doubles the cost).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// The JSON report of a run a backend already made (repeatable: one per --backend, in
+    /// the same order): its row is read from the report instead of running it again. The
+    /// run must be whole and made without a profile, over the matrix's data and under its
+    /// options (--retries, --basis, the tolerance, …), as its recorded "run" shows.
+    #[arg(long = "report", value_name = "REPORT.json")]
+    pub reports: Vec<PathBuf>,
     /// Markdown: show only the data sets some backend did not pass (the HTML page lists only
     /// failures in any case).
     #[arg(long)]

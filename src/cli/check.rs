@@ -8,14 +8,10 @@ use crate::case::TestCase;
 use crate::cli::listing::{ListingTotals, list_case};
 use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
 use crate::data::DataRoot;
-use crate::data::corpus_versions;
-use crate::data::digest::selection_digest;
 use crate::gate::baseline::{Baseline, Discovered, GateSummary, Ran};
 use crate::judge::check::{Outcome, Status};
 use crate::judge::profile::Profile;
-use crate::report::{
-    Colors, RunFacts, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary,
-};
+use crate::report::{Colors, RunReport, write_json, write_junit, write_markdown, write_outcome, write_summary};
 use crate::run::runner::{Job, jobs as run_jobs_of};
 use crate::run::selection::select;
 use crate::text::{escape_line, escape_text};
@@ -95,18 +91,13 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     report.shard = selection.shard;
     // What merging this part with the others checks, decided here once.
     let whole = select(run_jobs_of(&cases), selection.filter.as_deref())?;
-    report.run = Some(RunFacts {
-        complete: signals::interrupted().is_none() && report.outcomes.len() == jobs.len(),
-        gating: options.gating.names(),
-        tolerance: options.tolerance.to_string(),
-        profile: options.profile.digest.0.clone(),
-        inputs_as_constants: options.inputs_as_constants,
-        strict_rules: options.strict_rules,
-        corpora: corpus_versions(&roots),
-        selection: selection_digest(whole.iter().map(Job::name)),
-        config: args.gate.config.as_ref().map(ToString::to_string),
-        retries: args.checking.retries,
-    });
+    report.run = Some(args.checking.facts(
+        &options,
+        &roots,
+        &whole,
+        args.gate.config.as_ref().map(ToString::to_string),
+        signals::interrupted().is_none() && report.outcomes.len() == jobs.len(),
+    ));
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
     // A shard judges the entries of its own part: another part's are neither run nor stale
     // here, so that the parts' findings add up to the whole run's (`merge`).

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crate::cli::coverage_table::{Coverage, Style};
+use crate::cli::matrix_report::row_from_report;
 use crate::cli::matrix_table::Matrix;
 use crate::cli::scoreboard::{Board, write_scoreboard};
 use crate::data::default_root;
@@ -17,35 +18,51 @@ use super::signals::{self, CancelsRun};
 
 pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     // Before the backends run, which takes minutes: the two outputs must be two files.
+    let inputs: Vec<_> = args.reports.iter().map(|p| ("--report", Some(p.as_path()))).collect();
     check_run_files(
         &[("--output", args.output.as_deref()), ("--html", args.html.as_deref())],
-        &[],
+        &inputs,
         &[],
     )?;
+    if !args.reports.is_empty() && args.reports.len() != args.backends.len() {
+        return Err(Fatal(format!(
+            "{} --report for {} --backend: give one report per backend, in the same order",
+            args.reports.len(),
+            args.backends.len()
+        )));
+    }
     let selection = &args.selection;
-    let cases = selection.cases(&selection.roots()?)?;
+    let roots = selection.roots()?;
+    let cases = selection.cases(&roots)?;
     let jobs = selection.jobs(&cases)?;
     let options = args.checking.options(selection.max_tensor_bytes)?;
+    // What a report must record to stand for a backend's run here.
+    let expected = args.checking.facts(&options, &roots, &jobs, None, true);
+    let order: Vec<String> = jobs.iter().map(|job| job.name()).collect();
     let mut reports = Vec::new();
     let mut reruns = Vec::new();
     let cancel = signals::cancel();
     // From here a signal stops the run; the backends that finished are written.
     let _run = CancelsRun::start();
-    for spec in &args.backends {
+    for (k, spec) in args.backends.iter().enumerate() {
         if cancel.is_cancelled() {
             break;
         }
-        let backend = match args.checking.backend(spec, selection.max_tensor_bytes) {
-            Err(_) if cancel.is_cancelled() => break,
-            started => started?,
+        let mut report = if let Some(path) = args.reports.get(k) {
+            row_from_report(path, &expected, &order)?
+        } else {
+            let backend = match args.checking.backend(spec, selection.max_tensor_bytes) {
+                Err(_) if cancel.is_cancelled() => break,
+                started => started?,
+            };
+            args.checking.run_jobs(
+                (spec, backend.as_ref()),
+                &jobs,
+                &options,
+                selection.max_tensor_bytes,
+                &mut |_| {},
+            )
         };
-        let mut report = args.checking.run_jobs(
-            (spec, backend.as_ref()),
-            &jobs,
-            &options,
-            selection.max_tensor_bytes,
-            &mut |_| {},
-        );
         let taken: Vec<&str> = reports
             .iter()
             .map(|r: &crate::report::RunReport| r.backend.as_str())

@@ -15,6 +15,7 @@ use crate::data::digest::selection_digest;
 use crate::data::shard::{Shard, missing_parts};
 use crate::gate::baseline::Discovered;
 use crate::judge::check::Outcome;
+use crate::judge::profile::Profile;
 use crate::report::{Colors, RunReport, read_json_report, write_outcome};
 use crate::run::runner::jobs;
 use crate::text::shown_path;
@@ -22,11 +23,13 @@ use crate::text::shown_path;
 use super::Fatal;
 use super::args::{MergeArgs, RunFormat};
 use super::check::{View, exit_code, judge_against, read_baseline, write_report};
+use super::merge_profile::judge_with_profile;
 use super::output::{check_run_files, chosen_format, open_output};
 
 pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     let mut inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
     inputs.push(("--baseline", args.gate.baseline.as_deref()));
+    inputs.push(("--profile", args.profile.as_deref()));
     check_run_files(&[("--output", args.output.as_deref())], &inputs, &[])?;
     let parts = args
         .reports
@@ -36,7 +39,12 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     let roots = DataRoot::resolve(&args.paths)?;
     let cases = discover_in(&roots, &Patterns::new(&args.patterns)?)?;
     let order: Vec<String> = jobs(&cases).iter().map(|job| job.name()).collect();
+    let first = parts.first().map(|(path, _)| path.clone()).unwrap_or_default();
     let mut report = merge_reports(parts, &order).map_err(|e| Fatal(e.to_string()))?;
+    if let Some(path) = &args.profile {
+        let profile = Profile::read(path)?;
+        judge_with_profile(&mut report, &first, &profile, path, &cases).map_err(|e| Fatal(e.to_string()))?;
+    }
     let discovered = Discovered::new(&cases, !args.patterns.is_empty());
     let baseline = read_baseline(&args.gate, &roots)?;
     if let Some(baseline) = &baseline {

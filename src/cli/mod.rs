@@ -15,8 +15,10 @@ mod fuzz_merge;
 mod fuzz_out;
 mod listing;
 mod matrix;
+mod matrix_report;
 mod matrix_table;
 mod merge;
+mod merge_profile;
 mod output;
 mod promote;
 mod promote_corpus;
@@ -131,6 +133,31 @@ impl Selection {
 }
 
 impl Checking {
+    /// What a run under `options` over `roots` records of itself, its selection being
+    /// `whole` (every data set the filter passes, before any shard): decided once, for the
+    /// report and for what a report read back is checked against.
+    fn facts(
+        &self,
+        options: &CheckOptions,
+        roots: &[DataRoot],
+        whole: &[Job<'_>],
+        config: Option<String>,
+        complete: bool,
+    ) -> crate::report::RunFacts {
+        crate::report::RunFacts {
+            complete,
+            gating: options.gating.names(),
+            tolerance: options.tolerance.to_string(),
+            profile: options.profile.digest.0.clone(),
+            inputs_as_constants: options.inputs_as_constants,
+            strict_rules: options.strict_rules,
+            corpora: crate::data::corpus_versions(roots),
+            selection: crate::data::digest::selection_digest(whole.iter().map(Job::name)),
+            config,
+            retries: self.retries,
+        }
+    }
+
     fn options(&self, max_tensor_bytes: u64) -> Result<CheckOptions, Fatal> {
         Ok(CheckOptions {
             tolerance: self.tolerance(),

@@ -362,11 +362,8 @@ pub(crate) fn check_data_set_with(
         Loaded::Ready(model, data) => {
             let input = data.inputs.first();
             let described = (input.map(|t| t.data_type()), input.map(|t| t.shape().to_vec()));
-            let verdict = match Subject::of(model, &data.inputs).and_then(|s| options.profile.excludes(&s)) {
-                Some(unsupported) => Judged::from(Verdict::Unsupported {
-                    by: UnsupportedBy::Profile,
-                    detail: unsupported.to_string(),
-                }),
+            let verdict = match excluded_by_profile(model, &data, options) {
+                Some(unsupported) => unsupported,
                 None if !options.constant_inputs(model).is_empty() => {
                     run_with_constant_inputs(backend, model, &data, case, &decode, options)
                 }
@@ -387,11 +384,87 @@ pub(crate) fn check_data_set_with(
             (Some(model), described, verdict)
         }
     };
-    let (op, version, mode) = describe_operator(model);
     // A broken case (its listing at fault: a case.json contradicting its model, files that
     // do not make a data set) gates whatever basis it claims: its claim is what is broken.
     let broken = matches!(case_model, Err(CaseError::Listing(_)));
     let outcome = Outcome {
+        setup,
+        duration: start.elapsed(),
+        ..judged_outcome(backend.name(), case, index, model, (dtype, shape), verdict, options)
+    };
+    Outcome {
+        gates: outcome.gates || broken,
+        ..outcome
+    }
+}
+
+/// The verdict of a data set outside `options.profile`: unsupported, never run.
+fn excluded_by_profile(model: &Model, data: &LoadedDataSet, options: &CheckOptions) -> Option<Judged> {
+    let unsupported = Subject::of(model, &data.inputs).and_then(|s| options.profile.excludes(&s))?;
+    Some(Judged::from(Verdict::Unsupported {
+        by: UnsupportedBy::Profile,
+        detail: unsupported.to_string(),
+    }))
+}
+
+/// What `options.profile` does to data set `index` of `case`, decided from the data set alone
+/// (no backend runs): how a run made without the profile is judged with it afterwards.
+#[derive(Debug)]
+pub(crate) enum UnderProfile {
+    /// Outside the profile: the outcome a run with it gives, unsupported.
+    Excluded(Box<Outcome>),
+    /// Run as a run without the profile runs it (or not loaded, the same way): that run's
+    /// outcome stands.
+    Unchanged,
+    /// Run otherwise: the profile hands these inputs to the backend as initializers, so only
+    /// a run made with it says what the backend answers.
+    Initializers(Vec<String>),
+}
+
+/// What `options.profile` (with `options.inputs_as_constants`) does to data set `index` of
+/// `case`, its model read as [`check_data_set_with`] takes it, for a backend named `backend`.
+pub(crate) fn under_profile(
+    backend: &str,
+    case: &TestCase,
+    index: usize,
+    model: &Result<Model, CaseError>,
+    options: &CheckOptions,
+) -> UnderProfile {
+    let start = Instant::now();
+    let decode = case.decode_options(options.max_tensor_bytes);
+    let Loaded::Ready(model, data) = load(case, index, model, &decode) else {
+        return UnderProfile::Unchanged;
+    };
+    if let Some(unsupported) = excluded_by_profile(model, &data, options) {
+        let input = data.inputs.first();
+        let described = (input.map(|t| t.data_type()), input.map(|t| t.shape().to_vec()));
+        let outcome = Outcome {
+            // Unsupported is no pass: it lists what the data set hands the backend.
+            setup: Some(Setup::of(model, &data.inputs)),
+            duration: start.elapsed(),
+            ..judged_outcome(backend, case, index, Some(model), described, unsupported, options)
+        };
+        return UnderProfile::Excluded(Box::new(outcome));
+    }
+    match options.constant_inputs(model) {
+        names if names.is_empty() => UnderProfile::Unchanged,
+        names => UnderProfile::Initializers(names),
+    }
+}
+
+/// The outcome of data set `index` of `case` judged `verdict`, with what was read of it (the
+/// model, the data input's element type and shape) and measured; no setup, no duration.
+fn judged_outcome(
+    backend: &str,
+    case: &TestCase,
+    index: usize,
+    model: Option<&Model>,
+    (dtype, shape): (Option<DataType>, Option<Vec<usize>>),
+    verdict: Judged,
+    options: &CheckOptions,
+) -> Outcome {
+    let (op, version, mode) = describe_operator(model);
+    Outcome {
         op,
         version,
         mode,
@@ -402,16 +475,10 @@ pub(crate) fn check_data_set_with(
         max_abs_error: verdict.deviation.as_ref().map(|d| d.max_abs_error),
         max_rel_error: verdict.deviation.as_ref().map(|d| d.max_rel_error),
         mismatches: verdict.mismatches,
-        setup,
         difference: verdict.values.clone(),
         answer: verdict.answer.clone(),
         code: verdict.code.clone(),
-        duration: start.elapsed(),
-        ..Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend.name())
-    };
-    Outcome {
-        gates: outcome.gates || broken,
-        ..outcome
+        ..Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend)
     }
 }
 

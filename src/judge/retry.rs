@@ -3,10 +3,13 @@
 //! whose answer must be the same byte for byte (a Pad that writes different bytes twice reads
 //! memory it never wrote): the same answer stands, marked [`Retry`] ("passed after a crash");
 //! different answers are a failing verdict of their own, [`Verdict::Unstable`]. A crash is
-//! never a refusal, so a data set that must be refused keeps its crash whatever a retry says.
+//! never a refusal, but a refusal on a retry, confirmed by the same refusal once more, is one:
+//! a data set that must be refused and was refused after a crash passes after a crash, as a
+//! valid one answered after a crash does, so its verdict is the same whether or not a random
+//! crash hit it this run (a backend that crashes on every try keeps its crash).
 //! The harness's children and the command line's workers both settle through [`settle`].
 
-use super::check::{Outcome, Status};
+use super::check::Outcome;
 use super::retried::Retry;
 use super::verdict::{Failure, Verdict};
 
@@ -68,14 +71,6 @@ pub(crate) fn settle(first: Outcome, retries: u32, backend: &str, mut again: imp
             ..answer
         };
     }
-    let must_refuse = matches!(first.verdict, Some(Verdict::Failed { must_refuse: true, .. }));
-    if must_refuse && answer.status == Status::Passed {
-        // A crash is never a refusal: a later refusal does not undo it.
-        return Outcome {
-            retry: Some(retry(tries)),
-            ..first
-        };
-    }
     Outcome {
         retry: Some(retry(tries)),
         ..answer
@@ -98,7 +93,7 @@ fn answer_said(outcome: &Outcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::check::Outcome;
+    use crate::judge::check::{Outcome, Status};
 
     fn crashed(must_refuse: bool) -> Outcome {
         let verdict = Verdict::Failed {
@@ -177,7 +172,7 @@ mod tests {
     }
 
     #[test]
-    fn a_must_refuse_data_set_that_crashed_stays_errored_whatever_a_retry_says() {
+    fn a_must_refuse_data_set_refused_twice_after_a_crash_passes_after_a_crash() {
         let refused = Outcome {
             verdict: Some(Verdict::RefusedAsRequired {
                 refusal: "no".into(),
@@ -186,14 +181,20 @@ mod tests {
             }),
             ..Outcome::example("test_a", Status::Passed)
         };
-        let (again, _) = tries(vec![refused.clone(), refused]);
+        let (again, _) = tries(vec![refused.clone(), refused.clone()]);
+        let outcome = settle(crashed(true), 2, "w", again);
+        assert_eq!(outcome.status, Status::Passed);
+        assert!(matches!(outcome.verdict, Some(Verdict::RefusedAsRequired { .. })));
+        assert_eq!(outcome.passed_after(), Some("passed after a crash"));
+        assert_eq!(outcome.retry.unwrap().tries, 3);
+        // The crash itself is no refusal: crashing on every try stays a crash.
+        let (again, _) = tries(vec![crashed(true), crashed(true)]);
         let outcome = settle(crashed(true), 2, "w", again);
         assert_eq!(outcome.status, Status::Errored);
         assert!(matches!(
             outcome.verdict,
             Some(Verdict::Failed { must_refuse: true, .. })
         ));
-        assert_eq!(outcome.retry.unwrap().tries, 3);
     }
 
     #[test]

@@ -10,21 +10,9 @@ use std::process::{Command, Output};
 
 use pad_conformance::Tensor;
 use pad_conformance::testing::{DecodeOptions, read_tensor_file, write_tensor_file};
-use support::files::{copy_dir, run, testdata};
+use support::files::{copy_dir, failing_tree, run, testdata};
 #[cfg(unix)]
 use support::hanging_worker::interrupt_in_request;
-
-/// A tree with two cases: test_edge_pad as vendored, and test_wrap_pad with one expected
-/// value changed.
-fn failing_tree() -> tempfile::TempDir {
-    let dir = pad_conformance::testing::scratch_dir().unwrap();
-    copy_dir(
-        &testdata("onnx-1.22.0/node/test_edge_pad"),
-        &dir.path().join("test_edge_pad"),
-    );
-    support::files::failing_wrap(&dir.path().join("test_wrap_pad"));
-    dir
-}
 
 #[test]
 fn a_passing_tree_exits_0_with_the_summary_last() {

@@ -68,3 +68,63 @@ fn a_copied_corpus_runs_and_its_manifests_are_reported_unanchored() {
     let out = list(&from.join(case));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("unanchored"));
 }
+
+/// A baseline written at corpus version 3 meets version 4: a data set version 4 added, failing,
+/// is the corpus's change ("new" in the changelog), not a regression, and fails the run only
+/// under --strict-corpus; a baseline written at version 4 gets it as a regression.
+#[test]
+fn a_data_set_added_after_the_baseline_was_written_is_the_corpus_s_change_not_a_regression() {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let root = dir.path().join("corpus");
+    let added = "onnx-1.22.0/node/test_wrap_pad";
+    std::fs::create_dir_all(&root).unwrap();
+    // The manifest without the added case (its expected output is made to fail below).
+    let manifest = std::fs::read_to_string(from.join("MANIFEST.tsv")).unwrap();
+    let kept: String = manifest
+        .lines()
+        .filter(|line| !line.starts_with("1.22.0\tnode/test_wrap_pad\t"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    std::fs::write(root.join("MANIFEST.tsv"), kept).unwrap();
+    std::fs::write(root.join("VERSION"), "4\n").unwrap();
+    std::fs::write(
+        root.join("CHANGELOG.md"),
+        format!("# Corpus changelog\n\n## 4 (2026-12-01)\n\n- `{added}/0`: new, a test's (basis spec)\n\n## 3\n\n## 2\n\n## 1\n"),
+    )
+    .unwrap();
+    let kept_case = "onnx-1.22.0/node/test_edge_pad";
+    crate::support::files::copy_dir(&from.join(kept_case), &root.join(kept_case));
+    crate::support::files::failing_wrap(&root.join(added));
+    let gate = |version: u32, extra: &[&str]| {
+        let baseline = dir.path().join(format!("v{version}.json"));
+        let json = format!(r#"{{"corpus_version": {version}, "expected": {{}}}}"#);
+        std::fs::write(&baseline, json).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .args([root.to_str().unwrap(), "--baseline", baseline.to_str().unwrap()])
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        // The baseline's summary goes to standard error, after the run's lines.
+        let text = [out.stdout, out.stderr].concat();
+        (out.status.code(), String::from_utf8_lossy(&text).into_owned())
+    };
+    let (code, stdout) = gate(3, &[]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("baseline: 0 expected failures, 0 regressions, 0 unexpected passes, 1 changed with the corpus"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "{added}/0: was passed, now failed (corpus version 4: new, a test's"
+        )),
+        "{stdout}"
+    );
+    assert_eq!(gate(3, &["--strict"]).0, Some(0));
+    assert_eq!(gate(3, &["--strict-corpus"]).0, Some(1));
+    let (code, stdout) = gate(4, &[]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("1 regressions"), "{stdout}");
+}

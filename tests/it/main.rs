@@ -29,6 +29,8 @@ mod harness;
 #[cfg(unix)]
 mod hostile_files;
 mod manifest;
+mod matrix_from_reports;
+mod merge_profile;
 mod onnx_export;
 mod promote;
 mod python_backends;

@@ -69,13 +69,15 @@ fn a_worker_whose_bytes_differ_between_tries_fails_as_unstable() {
     );
 }
 
+/// A refusal after a crash, confirmed by a second refusal, is the backend's refusal: the
+/// verdict is the one a run that no crash hit gives (OpenVINO crashes at random).
 #[test]
-fn a_must_refuse_data_set_whose_worker_crashed_then_refused_stays_errored() {
+fn a_must_refuse_data_set_whose_worker_crashed_then_refused_twice_passed_after_a_crash() {
     let (out, report) = run_with_retries("refuse", true);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
     let outcome = &report["cases"][0];
-    assert_eq!(outcome["status"], "errored", "{outcome}");
-    assert_eq!(outcome["verdict"]["must_refuse"], true, "{outcome}");
+    assert_eq!(outcome["status"], "passed", "{outcome}");
+    assert_eq!(outcome["verdict"]["verdict"], "refused-as-required", "{outcome}");
     assert_eq!(outcome["retry"]["tries"], 3, "{outcome}");
 }
 

@@ -10,6 +10,23 @@ pub fn testdata(relative: &str) -> PathBuf {
         .join(relative)
 }
 
+/// A tree with two cases: test_edge_pad as vendored, and test_wrap_pad with one expected
+/// value changed ([`failing_wrap`]): one pass and one failure of wrong values.
+pub fn failing_tree() -> tempfile::TempDir {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    copy_dir(
+        &testdata("onnx-1.22.0/node/test_edge_pad"),
+        &dir.path().join("test_edge_pad"),
+    );
+    failing_wrap(&dir.path().join("test_wrap_pad"));
+    dir
+}
+
+/// A path the tests made, as the argument the binary takes (they make only UTF-8 ones).
+pub fn arg_of(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
 /// test_wrap_pad copied to `wrap` with one expected value changed (+1000 at [0, 0, 0, 0]),
 /// so that a correct backend fails it with wrong values.
 #[allow(dead_code)]
