@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::case::narrowing::Narrowing;
 use crate::data::basis::BasisNote;
 use crate::family::domain_name;
 use crate::model::Model;
@@ -37,6 +38,10 @@ pub struct CaseInfo {
     /// ([`Rule`](crate::operators::Rule) ids); absent in case.json files written before them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<crate::operators::Rule>,
+    /// The narrowing or representation shortcut the case's values expose; absent in case.json
+    /// files written before corpus version 4, and in cases that expose none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub narrowing: Option<Narrowing>,
 }
 
 /// A case.json field that says otherwise than the model it describes.

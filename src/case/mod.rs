@@ -12,6 +12,7 @@ use walkdir::WalkDir;
 
 pub(crate) mod error;
 pub(crate) mod info;
+pub(crate) mod narrowing;
 pub(crate) mod shared_model;
 
 use crate::cancel::Cancel;

@@ -2,13 +2,14 @@
 //! cases cover, read from their case.json files, against every triple the operator table
 //! ([`crate::operators`]) makes legal.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
 use crate::case::info::{CASE_INFO_FILE, CaseInfo};
+use crate::case::narrowing::Narrowing;
 use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::side_file::MAX_CASE_INFO_BYTES;
 use crate::operators::{OpVersion, PadMode, PadOp};
@@ -55,6 +56,9 @@ pub(super) struct Coverage {
     pub counts: BTreeMap<(OpVersion, DataType, Option<PadMode>), usize>,
     /// Cases that must be refused.
     pub refusals: usize,
+    /// Per (narrowing, dtype) of the cases that name one in case.json (with outputs or
+    /// refused): the operator versions they run at, and how many cases.
+    pub narrowings: BTreeMap<(Narrowing, DataType), (BTreeSet<OpVersion>, usize)>,
 }
 
 impl Coverage {
@@ -76,25 +80,27 @@ impl Coverage {
                 value: value.to_owned(),
             };
             let info: CaseInfo = read_json(path, MAX_CASE_INFO_BYTES)?;
+            let op = PadOp::of(&info.domain, &info.op)
+                .ok_or_else(|| unknown("operator", &format!("{}.{}", info.domain, info.op)))?;
+            let data_type = DataType::from_name(&info.dtype).ok_or_else(|| unknown("dtype", &info.dtype))?;
+            let op_version = OpVersion {
+                op,
+                version: info.version,
+            };
+            if let Some(narrowing) = info.narrowing {
+                let (versions, cases) = coverage.narrowings.entry((narrowing, data_type)).or_default();
+                versions.insert(op_version);
+                *cases += 1;
+            }
             if info.expect == "error" {
                 coverage.refusals += 1;
                 continue;
             }
-            let op = PadOp::of(&info.domain, &info.op)
-                .ok_or_else(|| unknown("operator", &format!("{}.{}", info.domain, info.op)))?;
-            let data_type = DataType::from_name(&info.dtype).ok_or_else(|| unknown("dtype", &info.dtype))?;
             let mode = match info.mode.as_deref() {
                 None => None,
                 Some(name) => Some(PadMode::from_name(name).ok_or_else(|| unknown("mode", name))?),
             };
-            let key = (
-                OpVersion {
-                    op,
-                    version: info.version,
-                },
-                data_type,
-                mode,
-            );
+            let key = (op_version, data_type, mode);
             *coverage.counts.entry(key).or_default() += 1;
         }
         if coverage.counts.is_empty() && coverage.refusals == 0 {
@@ -166,7 +172,45 @@ impl Coverage {
             "\n{total} cases with expected outputs, {} that must be refused.",
             self.refusals
         )?;
-        writeln!(out, "\n{LEGEND}")
+        writeln!(out, "\n{LEGEND}")?;
+        self.write_narrowings(out, style)
+    }
+
+    /// The narrowing dimension, when some case names one: a row per (narrowing, dtype) with
+    /// the operator versions its cases run at and their count.
+    fn write_narrowings(&self, out: &mut dyn Write, style: Style) -> io::Result<()> {
+        if self.narrowings.is_empty() {
+            return Ok(());
+        }
+        writeln!(out, "\nCases exposing a narrowing (case.json's `narrowing`):\n")?;
+        let rows = self
+            .narrowings
+            .iter()
+            .map(|((narrowing, data_type), (versions, cases))| {
+                let versions: Vec<String> = versions.iter().map(|op| op.short_label()).collect();
+                [
+                    narrowing.to_string(),
+                    data_type.to_string(),
+                    versions.join(", "),
+                    cases.to_string(),
+                ]
+            });
+        let header = ["narrowing", "dtype", "versions", "cases"].map(str::to_owned);
+        match style {
+            Style::Markdown => {
+                writeln!(out, "| {} |\n|---|---|---|---:|", header.join(" | "))?;
+                for row in rows {
+                    writeln!(out, "| {} |", row.join(" | "))?;
+                }
+            }
+            Style::Human => {
+                for row in std::iter::once(header).chain(rows) {
+                    writeln!(out, "{:<28}  {:<11}  {:<64}  {}", row[0], row[1], row[2], row[3])?;
+                }
+            }
+        }
+        let total: usize = self.narrowings.values().map(|(_, cases)| cases).sum();
+        writeln!(out, "\n{total} cases expose a narrowing.")
     }
 
     /// The cell of `op` and `data_type`: the modes covered and the case count, `·` or MISSING.
@@ -189,7 +233,9 @@ impl Coverage {
     }
 
     /// `{"format": 1, "cells": [{"operator", "domain", "version", "dtype", "mode", "cases"}],
-    /// "refusals", "missing": [...]}`: every legal triple with its count (0 when missing).
+    /// "refusals", "missing": [...], "narrowings": [{"narrowing", "dtype", "versions",
+    /// "cases"}]}`: every legal triple with its count (0 when missing), and the narrowing
+    /// dimension (added in place: format 1 readers ignore it).
     pub(super) fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
         let triple = |op: OpVersion, data_type: DataType, mode: Option<PadMode>| {
             serde_json::json!({
@@ -211,11 +257,24 @@ impl Coverage {
             }
         }
         let missing: Vec<_> = self.missing().into_iter().map(|(op, t, m)| triple(op, t, m)).collect();
+        let narrowings: Vec<_> = self
+            .narrowings
+            .iter()
+            .map(|((narrowing, data_type), (versions, cases))| {
+                serde_json::json!({
+                    "narrowing": narrowing.name(),
+                    "dtype": data_type.to_string(),
+                    "versions": versions.iter().map(|op| op.short_label()).collect::<Vec<_>>(),
+                    "cases": cases,
+                })
+            })
+            .collect();
         let json = serde_json::json!({
             "format": 1,
             "cells": cells,
             "refusals": self.refusals,
             "missing": missing,
+            "narrowings": narrowings,
         });
         writeln!(out, "{json}")
     }
@@ -246,10 +305,11 @@ fn modes(op: OpVersion) -> Vec<Option<PadMode>> {
 mod tests {
     use std::path::Path;
 
+    use crate::case::narrowing::Narrowing;
     use crate::operators::{OpVersion, PadMode};
     use crate::tensor::DataType;
 
-    use super::Coverage;
+    use super::{Coverage, Style};
 
     /// The generated corpus covers every legal (operator version, dtype, mode) triple.
     #[test]
@@ -286,6 +346,63 @@ mod tests {
                 && *t == DataType::Int4
                 && *mode == Some(PadMode::Wrap))
         );
+    }
+
+    fn one_case(narrowing: &str, version: i64, expect: &str) -> tempfile::TempDir {
+        let dir = crate::data::scratch_dir().unwrap();
+        let case = dir.path().join("test_one_pad");
+        std::fs::create_dir(&case).unwrap();
+        let json = format!(
+            r#"{{"op": "Pad", "domain": "", "version": {version}, "mode": "constant", "dtype": "uint64",
+                 "expect": "{expect}", "narrowing": "{narrowing}",
+                 "basis": {{"kind": "spec", "section": "docs/semantics.md#constant-mode"}}}}"#
+        );
+        std::fs::write(case.join("case.json"), json).unwrap();
+        dir
+    }
+
+    #[test]
+    fn the_narrowing_dimension_counts_cases_per_narrowing_and_dtype() {
+        let dir = one_case("beyond-63-bits", 13, "output");
+        let coverage = Coverage::read(dir.path()).unwrap();
+        let (versions, cases) = &coverage.narrowings[&(Narrowing::Beyond63Bits, DataType::Uint64)];
+        assert_eq!(*cases, 1);
+        assert_eq!(
+            versions.iter().map(|op| op.short_label()).collect::<Vec<_>>(),
+            ["Pad-13"]
+        );
+        let mut table = Vec::new();
+        coverage.write_table(&mut table, Style::Markdown).unwrap();
+        let table = String::from_utf8(table).unwrap();
+        assert!(table.contains("| beyond-63-bits | uint64 | Pad-13 | 1 |"), "{table}");
+        assert!(table.ends_with("\n1 cases expose a narrowing.\n"), "{table}");
+        let mut json = Vec::new();
+        coverage.write_json(&mut json).unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        assert_eq!(
+            json["narrowings"],
+            serde_json::json!([{"narrowing": "beyond-63-bits", "dtype": "uint64", "versions": ["Pad-13"], "cases": 1}])
+        );
+    }
+
+    #[test]
+    fn a_refused_case_counts_under_its_narrowing_too() {
+        let dir = one_case("axes-beyond-int32", 18, "error");
+        let coverage = Coverage::read(dir.path()).unwrap();
+        assert_eq!(coverage.refusals, 1);
+        assert_eq!(
+            coverage.narrowings[&(Narrowing::AxesBeyondInt32, DataType::Uint64)].1,
+            1
+        );
+    }
+
+    #[test]
+    fn an_unknown_narrowing_is_an_error_naming_the_file_field_and_value() {
+        let dir = one_case("double-as-half", 13, "output");
+        let error = Coverage::read(dir.path()).unwrap_err().to_string();
+        let file = dir.path().join("test_one_pad").join("case.json");
+        assert!(error.starts_with(&format!("reading {}: ", file.display())), "{error}");
+        assert!(error.contains("narrowing \"double-as-half\" is not one of"), "{error}");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use pad_conformance::testing::{Corpus, Patterns, discover};
 fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
     let corpus = Corpus::find(&root).unwrap().expect("onnx-testdata is versioned");
-    assert_eq!(corpus.version, 3);
+    assert_eq!(corpus.version, 4);
     let cases = discover(std::slice::from_ref(&root), &Patterns::default()).unwrap();
     let names: BTreeSet<String> = cases.iter().map(|c| c.data_set_name(0)).collect();
     let listed: BTreeSet<String> = corpus.changed_since(1, &root).into_keys().collect();
@@ -29,7 +29,12 @@ fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {
     // The corrected CenterCropPad rule is listed too, though its basis is the spec.
     assert!(listed.contains("extended/test_center_crop_pad_ext_dtype_int4/0"));
     // Version 3 added onnx 1.23.2's data sets, and only those: 23 cases of one data set each.
-    let added: BTreeSet<String> = corpus.changed_since(2, &root).into_keys().collect();
+    let since_3: BTreeSet<String> = corpus.changed_since(3, &root).into_keys().collect();
+    let added: BTreeSet<String> = corpus
+        .changed_since(2, &root)
+        .into_keys()
+        .filter(|n| !since_3.contains(n))
+        .collect();
     let exported: BTreeSet<String> = names
         .iter()
         .filter(|n| n.starts_with("onnx-1.23.2/"))
@@ -38,6 +43,15 @@ fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {
     assert_eq!(added, exported);
     assert_eq!(added.len(), 23);
     assert!(added.contains("onnx-1.23.2/node/test_wrap_pad/0"));
+    // Version 4 added every case exposing a narrowing (case.json's `narrowing`).
+    let narrowing: BTreeSet<String> = cases
+        .iter()
+        .filter(|c| c.info.as_ref().is_some_and(|info| info.narrowing.is_some()))
+        .map(|c| c.data_set_name(0))
+        .collect();
+    assert_eq!(narrowing.len(), 180);
+    let unlisted: Vec<&String> = narrowing.difference(&since_3).collect();
+    assert!(unlisted.is_empty(), "not in CHANGELOG.md's version 4: {unlisted:?}");
 }
 
 /// A root with its own manifests runs checked against them, and the command says that nothing
