@@ -165,9 +165,11 @@ def run(case):
     _, status = os.waitpid(child, 0)
     if os.WIFSIGNALED(status):
         sys.stderr.flush()
+        shutil.rmtree(SCRATCH, ignore_errors=True)  # no finally runs after the signal
         signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
         os.kill(os.getpid(), os.WTERMSIG(status))
     if os.waitstatus_to_exitcode(status) != 0 or not os.path.exists(answer):
+        shutil.rmtree(SCRATCH, ignore_errors=True)
         os._exit(os.waitstatus_to_exitcode(status) or 70)
     with open(answer, "rb") as f:
         reply = pickle.load(f)
