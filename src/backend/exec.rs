@@ -293,12 +293,18 @@ impl ExecBackend {
         run_model(rewritten, &fed).map_err(|e| invalid(e.into()))
     }
 
-    /// The optimizer a rewritten model comes from, for its errors: the hello's runtime, else
-    /// the worker's name.
+    /// The optimizer a rewritten model comes from, for its errors: the hello's runtime and
+    /// its version, else the worker's name.
     fn optimizer_name(&self) -> String {
-        self.runtime
-            .as_ref()
-            .map_or_else(|| self.name.clone(), RuntimeInfo::label)
+        match &self.runtime {
+            Some(RuntimeInfo {
+                name,
+                version: Some(version),
+                ..
+            }) => format!("{name} {version}"),
+            Some(runtime) => runtime.name.clone(),
+            None => self.name.clone(),
+        }
     }
 
     /// The output files a worker named, each required to lie in its output directory `dir`;
