@@ -25,6 +25,10 @@ assertion in the worker's own code (this package, or the file of the served func
 else `refused` — give `kind_of` to decide otherwise. Each error's `code` is the exception's
 type name.
 
+A graph optimizer serves with ``replies="model"``: `run` returns the model it rewrote (an
+``onnx.ModelProto``, or its bytes), which is handed back as a model reply for the runner's
+reference to evaluate (docs/backend-protocol.md#model-replies).
+
 Standard output carries only replies; anything printed (by `run`, by a native library)
 goes to standard error, which the runner shows in the case's message. SIGTERM and SIGINT end
 the worker quietly; SIGPIPE has its default action.
@@ -38,6 +42,9 @@ import traceback
 
 PROTOCOL_VERSION = 1
 TENSOR_FORMATS = ("raw", "tensorproto")
+REPLIES = ("outputs", "model")
+# The file a model reply names, in the request's output directory.
+MODEL_FILE = "optimized.onnx"
 
 # Exceptions that say Python itself broke, never that the backend refuses the model or its
 # inputs: out of memory, a recursion too deep, an interpreter's internal error.
@@ -142,9 +149,12 @@ class Case:
 class _Session:
     """What the handshake agreed on, and how a request's tensors are read and written."""
 
-    def __init__(self, accepts_node, tensor_format):
+    def __init__(self, accepts_node, tensor_format, replies="outputs"):
         self.accepts_node = accepts_node
         self.tensor_format = tensor_format
+        self.replies = replies
+        # The runner offered model replies, and this worker takes them.
+        self.model = False
         # Before a hello, or with a runner that offers nothing: TensorProto and no node.
         self.node = False
         self.tensors = "tensorproto"
@@ -161,7 +171,20 @@ class _Session:
             offered = offered if isinstance(offered, list) else []
             self.tensors = self.tensor_format if self.tensor_format in offered else "tensorproto"
             reply["accepts"] = {"node": self.node, "tensors": self.tensors}
+            if self.replies == "model":
+                self.model = offers.get("model") is True
+                reply["accepts"]["model"] = self.model
         return reply
+
+    def write_model(self, model, output_dir):
+        """Writes the rewritten `model` (a ModelProto or its bytes) as output_dir/MODEL_FILE."""
+        if self.replies == "model" and not self.model:
+            raise Failed("the runner offers no model replies: a pad-conformance that knows "
+                         "them is needed (docs/backend-protocol.md#model-replies)")
+        data = model if isinstance(model, (bytes, bytearray)) else model.SerializeToString()
+        with open(os.path.join(output_dir, MODEL_FILE), "wb") as file:
+            file.write(data)
+        return MODEL_FILE
 
     def case(self, request):
         # numpy and ml_dtypes are imported once a case's tensors or node are read, not to
@@ -224,15 +247,18 @@ class _Session:
         return outputs
 
 
-def serve(run, name=None, runtime=None, accepts_node=True, tensors="raw", kind_of=None):
+def serve(run, name=None, runtime=None, accepts_node=True, tensors="raw", kind_of=None, replies="outputs"):
     """Answers the runner's requests on stdin until it closes, calling `run(case)` for each
     data set. `name` is the worker's display name (default: the function's); `runtime`
     ({"name", "version", "build"}) states the runtime behind it; `accepts_node` and
     `tensors` ("raw" or "tensorproto") say what the worker takes when the runner offers it
     (an older runner gets TensorProto and no node, decoded with onnx); `kind_of(error)` gives
-    the kind of the error reply for an exception of `run` (default `error_kind`)."""
+    the kind of the error reply for an exception of `run` (default `error_kind`);
+    `replies="model"`: `run` returns a rewritten model, handed back as a model reply."""
     if tensors not in TENSOR_FORMATS:
         raise ValueError(f"tensors: {tensors!r} is none of {', '.join(TENSOR_FORMATS)}")
+    if replies not in REPLIES:
+        raise ValueError(f"replies: {replies!r} is none of {', '.join(REPLIES)}")
     kind_of = kind_of or error_kind
     name = name or getattr(run, "__qualname__", None) or "python worker"
     source = getattr(getattr(run, "__code__", None), "co_filename", None)
@@ -241,18 +267,18 @@ def serve(run, name=None, runtime=None, accepts_node=True, tensors="raw", kind_o
     _default_signals()
     # Replies go to a private copy of stdout; fd 1 itself now points to stderr, so that a
     # stray print (Python's or a native library's) cannot corrupt the reply stream.
-    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    reply_stream = os.fdopen(os.dup(1), "w", encoding="utf-8")
     sys.stdout.flush()
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    session = _Session(accepts_node, tensors)
+    session = _Session(accepts_node, tensors, replies)
     for line in sys.stdin.buffer:
         if not line.strip():
             continue
         reply = _answer(line, session, run, name, runtime, kind_of)
         sys.stderr.flush()
-        replies.write(json.dumps(reply) + "\n")
-        replies.flush()
+        reply_stream.write(json.dumps(reply) + "\n")
+        reply_stream.flush()
 
 
 def _answer(line, session, run, name, runtime, kind_of):
@@ -270,7 +296,10 @@ def _answer(line, session, run, name, runtime, kind_of):
             raise ValueError(f"unknown request type {request_type!r}")
         case = session.case(request)
         running = True
-        outputs = session.write(run(case), case, request["output_dir"])
+        answer = run(case)
+        if session.replies == "model":
+            return {"type": "result", "id": request_id, "model": session.write_model(answer, request["output_dir"])}
+        outputs = session.write(answer, case, request["output_dir"])
         return {"type": "result", "id": request_id, "outputs": outputs}
     except Exception as error:  # the backend's refusal or failure, reported to the runner
         # A statement of the function's (Refused, Unsupported, Failed) says all in its message;

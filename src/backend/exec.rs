@@ -24,8 +24,11 @@ use crate::cancel::Cancel;
 use crate::data::scratch::{Scratch, private_dir};
 use crate::model::Model;
 use crate::platform::{WorkerPipes, no_follow_private, private_dir_builder};
+use crate::proto::ModelProto;
+use crate::reference::run_model;
 use crate::tensor::{
-    DecodeOptions, FileError, FileProblem, Tensor, TensorFile, encode_tensor, group_limit, read_file_group, write_raw,
+    DecodeOptions, FileError, FileProblem, Tensor, TensorFile, encode_tensor, group_limit, read_file_group,
+    read_limited, write_raw,
 };
 
 /// The protocol version this runner speaks.
@@ -45,6 +48,9 @@ pub struct ExecBackend {
     command: String,
     name: String,
     runtime: Option<RuntimeInfo>,
+    /// The first worker's hello accepted model replies: every answer is the reference's
+    /// evaluation of a model the worker rewrote (a graph optimizer's).
+    rewrites_model: bool,
     timeout: Duration,
     max_tensor_bytes: u64,
     idle: Mutex<Vec<Worker>>,
@@ -96,6 +102,7 @@ impl ExecBackend {
             command: command.to_owned(),
             name: hello.name,
             runtime: hello.runtime,
+            rewrites_model: worker.accepts.model,
             timeout,
             max_tensor_bytes,
             idle: Mutex::new(vec![worker]),
@@ -154,6 +161,15 @@ impl ExecBackend {
         })?;
         let mut worker = self.take_worker()?;
         let accepts = worker.accepts;
+        if accepts.model != self.rewrites_model {
+            // A backend's outcomes say whether a rewritten model answered them: all its
+            // workers must agree.
+            return Err(WorkerError::Protocol(format!(
+                "this worker's hello accepts.model is {}, the first worker's {}",
+                accepts.model, self.rewrites_model
+            ))
+            .into());
+        }
         let input_paths = match worker.slot.write_inputs(&model.graph.inputs, inputs, accepts.tensors) {
             Ok(paths) => paths,
             Err(e) => {
@@ -170,7 +186,7 @@ impl ExecBackend {
         let request = run_request(id, &model_path, model, inputs, &input_paths, dir, accepts);
         let reply = worker.request(&request, self.timeout, &self.cancel)?;
         let raw = accepts.tensors == TensorFormat::Raw;
-        let checked = check_reply(&reply, id, raw).and_then(|reply| match worker.line_already_there() {
+        let checked = check_reply(&reply, id, raw, accepts.model).and_then(|reply| match worker.line_already_there() {
             // A second line already there: two replies to one request.
             Some(extra) => Err(WorkerError::StrayReply(match extra {
                 Ok(line) => shortened(&line),
@@ -216,6 +232,78 @@ impl ExecBackend {
                 self.give_back(worker);
                 read
             }
+            Ok(WorkerReply::Model(path)) => {
+                let rewritten = self.read_model(&path, &worker.slot.dir);
+                // Read before the worker goes back: its next request empties the directory.
+                self.give_back(worker);
+                let rewritten = rewritten.map_err(|error| WorkerFailure {
+                    error,
+                    stderr: stderr.clone(),
+                })?;
+                self.evaluate_rewritten(model, inputs, &rewritten)
+                    .map_err(|error| WorkerFailure { error, stderr }.into())
+            }
+        }
+    }
+
+    /// The model file a worker named in a model reply: resolved inside its output directory
+    /// `dir` as an output is, read once within twice `--max-tensor-bytes` (what a reply's
+    /// output files may take together), and decoded, each initializer within
+    /// `--max-tensor-bytes`.
+    fn read_model(&self, named: &Path, dir: &Path) -> Result<Model, WorkerError> {
+        let resolved = resolve_outputs(&[named.to_owned()], dir)?.remove(0);
+        let options = DecodeOptions {
+            base_dir: Some(dir.to_owned()),
+            max_bytes: self.max_tensor_bytes,
+        };
+        let bytes = read_limited(&resolved, group_limit(self.max_tensor_bytes))
+            .map_err(|e| WorkerError::RewrittenModel(Box::new(e.into())))?;
+        let proto = ModelProto::decode(bytes::Bytes::from(bytes))
+            .map_err(|e| WorkerError::RewrittenModel(Box::new(FileProblem::from(e).at(&resolved).into())))?;
+        Model::from_proto(&resolved, proto, &options).map_err(|e| WorkerError::RewrittenModel(Box::new(e)))
+    }
+
+    /// The outputs of `rewritten`, evaluated by the reference on the data set's inputs to
+    /// `model`, matched by name: a rewritten model the reference refuses, or whose graph
+    /// takes an input the original does not, is invalid.
+    fn evaluate_rewritten(
+        &self,
+        model: &Model,
+        inputs: &[Tensor],
+        rewritten: &Model,
+    ) -> Result<Vec<Tensor>, WorkerError> {
+        let invalid = |source: BackendError| WorkerError::InvalidRewrite {
+            optimizer: self.optimizer_name(),
+            source,
+        };
+        let fed = rewritten
+            .graph
+            .inputs
+            .iter()
+            .map(|name| {
+                model
+                    .graph
+                    .inputs
+                    .iter()
+                    .position(|original| original == name)
+                    .and_then(|k| inputs.get(k).cloned())
+                    .ok_or_else(|| invalid(format!("its graph input {name:?} is none of the data set's inputs").into()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        run_model(rewritten, &fed).map_err(|e| invalid(e.into()))
+    }
+
+    /// The optimizer a rewritten model comes from, for its errors: the hello's runtime and
+    /// its version, else the worker's name.
+    fn optimizer_name(&self) -> String {
+        match &self.runtime {
+            Some(RuntimeInfo {
+                name,
+                version: Some(version),
+                ..
+            }) => format!("{name} {version}"),
+            Some(runtime) => runtime.name.clone(),
+            None => self.name.clone(),
         }
     }
 
@@ -267,6 +355,10 @@ impl Backend for ExecBackend {
 
     fn runtime(&self) -> Option<RuntimeInfo> {
         self.runtime.clone()
+    }
+
+    fn answers_with_rewritten_model(&self) -> bool {
+        self.rewrites_model
     }
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {

@@ -286,6 +286,13 @@ pub trait Backend: Send + Sync {
     fn runtime(&self) -> Option<RuntimeInfo> {
         None
     }
+
+    /// Whether the outputs are the reference's evaluation of a model the backend rewrote (a
+    /// graph optimizer served through the worker protocol's model replies): a mismatch is
+    /// then the rewrite's. `false` (the default) for a backend that computes its outputs.
+    fn answers_with_rewritten_model(&self) -> bool {
+        false
+    }
 }
 
 /// A boxed (`Box<dyn Backend>`, as [`backend_from_spec`] returns it), shared (`Arc<B>`, one
@@ -304,6 +311,9 @@ macro_rules! forward_backend {
             }
             fn runtime(&self) -> Option<RuntimeInfo> {
                 (**self).runtime()
+            }
+            fn answers_with_rewritten_model(&self) -> bool {
+                (**self).answers_with_rewritten_model()
             }
         }
     )*};

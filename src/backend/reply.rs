@@ -17,6 +17,9 @@ use crate::tensor::{DataType, MAX_RANK, dtype_from_name};
 pub enum WorkerReply {
     /// `{"type": "result", "outputs": [...]}`: the output files, as the worker named them.
     Outputs(Vec<OutputFile>),
+    /// `{"type": "result", "model": "..."}`, from a worker that accepted model replies: the
+    /// rewritten model file, as the worker named it, for the runner's reference to evaluate.
+    Model(PathBuf),
     /// `{"type": "error", "kind": ..., "message": ...}`: the worker refuses the model or its
     /// inputs, does not support them, or failed on them.
     Error {
@@ -72,7 +75,7 @@ impl OutputFile {
 pub fn parse_reply(line: &str, id: u64) -> Result<WorkerReply, WorkerError> {
     let reply: Value = serde_json::from_str(line)
         .map_err(|e| WorkerError::Protocol(format!("the worker printed {:?}, not JSON ({e})", shortened(line))))?;
-    check_reply(&reply, id, true)
+    check_reply(&reply, id, true, false)
 }
 
 /// The longest error `code` a worker may send: a type or status name, not a message.
@@ -84,8 +87,9 @@ fn valid_code(code: &str) -> bool {
 }
 
 /// Reads a parsed `result` or `error` reply for request `id`; `raw`: the worker accepted raw
-/// tensors, so an output may be an object.
-pub(super) fn check_reply(reply: &Value, id: u64, raw: bool) -> Result<WorkerReply, WorkerError> {
+/// tensors, so an output may be an object; `model`: it accepted model replies, so a result
+/// names a model and no outputs.
+pub(super) fn check_reply(reply: &Value, id: u64, raw: bool, model: bool) -> Result<WorkerReply, WorkerError> {
     let protocol = |what: &str| WorkerError::Protocol(format!("{what} in reply {}", shortened(&reply.to_string())));
     match reply.get("id").and_then(Value::as_u64) {
         Some(got) if got == id => {}
@@ -93,6 +97,18 @@ pub(super) fn check_reply(reply: &Value, id: u64, raw: bool) -> Result<WorkerRep
         None => return Err(protocol(&format!("expected id {id}"))),
     }
     match reply.get("type").and_then(Value::as_str) {
+        Some("result") if model => match reply.get("model") {
+            Some(path) => output_path(path).map(WorkerReply::Model).ok_or_else(|| {
+                protocol(&format!(
+                    "the model {} is not a non-empty string without NUL",
+                    shortened(&path.to_string())
+                ))
+            }),
+            None => Err(protocol("no model from a worker that accepted model replies")),
+        },
+        Some("result") if reply.get("model").is_some() => {
+            Err(protocol("a model from a worker that did not accept model replies"))
+        }
         Some("result") => {
             let outputs = reply
                 .get("outputs")
@@ -304,6 +320,37 @@ mod tests {
     }
 
     #[test]
+    fn a_model_reply_is_read_only_from_a_worker_that_accepted_it() {
+        let check = |line: &str, model: bool| check_reply(&serde_json::from_str(line).unwrap(), 3, false, model);
+        let named = r#"{"type": "result", "id": 3, "model": "optimized.onnx"}"#;
+        assert_eq!(
+            check(named, true).unwrap(),
+            WorkerReply::Model(PathBuf::from("optimized.onnx"))
+        );
+        for (line, model, says) in [
+            (named, false, "a model from a worker that did not accept model replies"),
+            (
+                r#"{"type": "result", "id": 3, "outputs": ["o.pb"]}"#,
+                true,
+                "no model from a worker that accepted model replies",
+            ),
+            (
+                r#"{"type": "result", "id": 3, "model": 7}"#,
+                true,
+                "the model 7 is not a non-empty string",
+            ),
+            (
+                r#"{"type": "result", "id": 3, "model": ""}"#,
+                true,
+                r#"the model "" is not"#,
+            ),
+        ] {
+            let error = check(line, model).unwrap_err().to_string();
+            assert!(error.contains(says), "{line}: {error}");
+        }
+    }
+
+    #[test]
     fn a_raw_output_is_an_object_with_a_known_dtype_and_a_shape_of_extents() {
         let line = r#"{"type": "result", "id": 3, "outputs": [{"path": "o.bin", "dtype": "float32", "shape": [3, 0]}, "p.pb"]}"#;
         assert_eq!(
@@ -319,7 +366,7 @@ mod tests {
         let refused = |output: &str, raw: bool| {
             let reply: Value =
                 serde_json::from_str(&format!(r#"{{"type": "result", "id": 3, "outputs": [{output}]}}"#)).unwrap();
-            check_reply(&reply, 3, raw).unwrap_err().to_string()
+            check_reply(&reply, 3, raw, false).unwrap_err().to_string()
         };
         for (output, says) in [
             (

@@ -92,6 +92,7 @@ mod tests {
         let both = Accepts {
             node: true,
             tensors: TensorFormat::Raw,
+            model: false,
         };
         let request = request_of(&model, &inputs, &paths, both);
         assert_eq!(request["node"]["mode"], json!("wrap"));
@@ -107,6 +108,7 @@ mod tests {
         let node_only = Accepts {
             node: true,
             tensors: TensorFormat::TensorProto,
+            model: false,
         };
         let request = request_of(&model, &inputs, &paths, node_only);
         assert!(request.get("node").is_some() && request.get("input_tensors").is_none());

@@ -92,6 +92,19 @@ pub enum WorkerError {
     /// An output file the worker named could not be read.
     #[error("worker output: {0}")]
     Output(#[source] Box<FileError>),
+    /// The model a model reply named could not be read or decoded.
+    #[error("the rewritten model: {0}")]
+    RewrittenModel(#[source] Box<crate::model::ReadError>),
+    /// The reference refuses the model a model reply named, or it takes an input the data
+    /// set has not: the optimizer broke the model.
+    #[error("{optimizer}: the optimized model is invalid: {source}")]
+    InvalidRewrite {
+        /// The optimizer: the worker's runtime, or its name.
+        optimizer: String,
+        /// Why.
+        #[source]
+        source: super::BackendError,
+    },
 }
 
 /// A worker's failure, with what it printed on stderr meanwhile.

@@ -165,6 +165,7 @@ impl fmt::Display for Pattern {
                 Failure::Protocol => "broke the protocol",
                 Failure::Reported => "reported a failure",
                 Failure::Runner => "runner",
+                Failure::InvalidRewrite => "invalid rewritten model",
             }),
         }
     }

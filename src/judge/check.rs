@@ -147,6 +147,11 @@ pub struct Outcome {
     /// gave one: failure groups split by it; it never decides the verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
+    /// The answer judged is the reference's evaluation of a model the backend rewrote (a
+    /// graph optimizer's): a mismatch is the rewrite's, a wrong fold (absent, false, from
+    /// older reports and other backends).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rewritten_model: bool,
     /// How long loading, running and comparing took.
     #[serde(serialize_with = "seconds", deserialize_with = "from_seconds", default)]
     pub duration: Duration,
@@ -196,6 +201,7 @@ impl Outcome {
             retry: None,
             answer: None,
             code: None,
+            rewritten_model: false,
             duration: Duration::ZERO,
         }
     }
@@ -229,6 +235,7 @@ impl Outcome {
             retry: None,
             answer: None,
             code: None,
+            rewritten_model: false,
             duration: Duration::ZERO,
         }
     }
@@ -357,6 +364,7 @@ pub(crate) fn check_data_set_with(
     let decode = case.decode_options(options.max_tensor_bytes);
     let mut setup = None;
     let case_model = model;
+    let mut ran = false;
     let (model, (dtype, shape), verdict) = match load(case, index, model, &decode) {
         Loaded::Stopped(model, verdict) => (model, (None, None), verdict),
         Loaded::Ready(model, data) => {
@@ -365,9 +373,11 @@ pub(crate) fn check_data_set_with(
             let verdict = match excluded_by_profile(model, &data, options) {
                 Some(unsupported) => unsupported,
                 None if !options.constant_inputs(model).is_empty() => {
+                    ran = true;
                     run_with_constant_inputs(backend, model, &data, case, &decode, options)
                 }
                 None => {
+                    ran = true;
                     let answer = run(backend, model, &data.inputs);
                     let rules = expected_rules(case, model, &data, &answer);
                     let digest = digest_of(&answer, options);
@@ -389,6 +399,7 @@ pub(crate) fn check_data_set_with(
     let broken = matches!(case_model, Err(CaseError::Listing(_)));
     let outcome = Outcome {
         setup,
+        rewritten_model: ran && backend.answers_with_rewritten_model(),
         duration: start.elapsed(),
         ..judged_outcome(backend.name(), case, index, model, (dtype, shape), verdict, options)
     };

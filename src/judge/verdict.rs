@@ -134,6 +134,9 @@ pub enum Failure {
     /// The runner could not hand the data set over (a worker that does not start, a scratch
     /// directory that cannot be made): not the backend's defect.
     Runner,
+    /// A graph optimizer's rewritten model that the reference refuses: the optimizer broke
+    /// the model (docs/backend-protocol.md#model-replies).
+    InvalidRewrite,
 }
 
 /// What says a data set is unsupported.
@@ -263,7 +266,11 @@ impl Verdict {
             Verdict::Failed { failure, .. } => Some(match failure {
                 Failure::Timeout => Cause::Timeout,
                 Failure::Runner => Cause::Runner,
-                Failure::Panic | Failure::Crash { .. } | Failure::Protocol | Failure::Reported => Cause::Crash,
+                Failure::Panic
+                | Failure::Crash { .. }
+                | Failure::Protocol
+                | Failure::Reported
+                | Failure::InvalidRewrite => Cause::Crash,
             }),
             Verdict::Unstable { .. } => Some(Cause::Unstable),
             Verdict::NotLoadable { .. } => Some(Cause::NotLoadable),
@@ -317,6 +324,7 @@ impl Verdict {
                     Failure::Crash { .. } => "crashed",
                     Failure::Timeout => "timed out",
                     Failure::Protocol => "broke the worker protocol",
+                    Failure::InvalidRewrite => "rewrote the model into one the reference refuses",
                     Failure::Reported | Failure::Runner => "failed (it reported an internal failure, kind failed)",
                 };
                 let not_a_refusal = if *must_refuse { ", which is not a refusal" } else { "" };
@@ -419,8 +427,10 @@ fn failure_of(error: &BackendError) -> Failure {
         | WorkerError::TooManyOutputs { .. }
         | WorkerError::StrayReply(_)
         | WorkerError::Output(_)
+        | WorkerError::RewrittenModel(_)
         | WorkerError::BadHello { .. }
         | WorkerError::Handshake(_) => Failure::Protocol,
+        WorkerError::InvalidRewrite { .. } => Failure::InvalidRewrite,
         WorkerError::Start(_)
         | WorkerError::ShutDown
         | WorkerError::Cancelled

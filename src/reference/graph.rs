@@ -124,6 +124,7 @@ fn run_node_within(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> 
     }
     match node.op_type.as_str() {
         "Constant" => helper_ops::constant(node, budget),
+        "Identity" => helper_ops::identity(node, inputs, budget),
         "Shape" => helper_ops::shape(node, inputs, budget),
         "Gather" => helper_ops::gather(node, inputs, budget),
         "Slice" => helper_ops::slice(node, inputs, budget),

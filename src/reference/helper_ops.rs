@@ -97,6 +97,13 @@ pub(super) fn shape(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) ->
     Ok(Tensor::from_vec(&[values.len()], values).expect("1-D"))
 }
 
+/// Identity: its input, copied. Graph optimizers leave it where they fold a node away.
+pub(super) fn identity(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
+    let x = input(node, inputs, 0, "input")?;
+    budget.check(node, x.shape(), x.max_element_bytes(), "input 0 (input)")?;
+    Ok(x.clone())
+}
+
 /// Gather along `axis` with rank-0 or 1-D indices.
 pub(super) fn gather(node: &Node, inputs: &[Option<&Tensor>], budget: &Budget) -> OpResult {
     let data = input(node, inputs, 0, "data")?;

@@ -122,6 +122,12 @@ pub fn write_outcome(
     if let Some(note) = outcome.verdict.as_ref().and_then(Verdict::note) {
         writeln!(out, "      note: {}", escape_line(&note))?;
     }
+    if outcome.rewritten_model && outcome.status != Status::Passed {
+        writeln!(
+            out,
+            "      answered by: the model the backend optimized, evaluated by the reference"
+        )?;
+    }
     if let Some(setup) = outcome.setup.as_ref().filter(|_| outcome.status != Status::Passed) {
         writeln!(out, "      inputs: {}", escape_line(&setup.line()))?;
     }
@@ -150,6 +156,22 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.ends_with("\n        stderr: ERROR boom\n"), "{text:?}");
     }
+    #[test]
+    fn a_failure_of_an_optimized_model_says_the_answer_came_from_it() {
+        let failed = |rewritten_model: bool| {
+            let outcome = Outcome {
+                rewritten_model,
+                ..Outcome::example("test_wrap_pad", Status::Failed)
+            };
+            let mut out = Vec::new();
+            write_outcome(&outcome, None, Colors::Never, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let line = "\n      answered by: the model the backend optimized, evaluated by the reference\n";
+        assert!(failed(true).contains(line), "{}", failed(true));
+        assert!(!failed(false).contains("answered by"));
+    }
+
     #[test]
     fn a_known_failure_shows_its_tracking_link_under_its_reason() {
         let outcome = Outcome::example("test_wrap_pad", Status::Failed);

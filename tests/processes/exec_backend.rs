@@ -85,6 +85,10 @@ pub const TESTS: &[(&str, fn())] = &[
         a_worker_that_reads_only_the_node_and_raw_tensors_passes,
     ),
     (
+        "an_optimizer_s_model_is_evaluated_by_the_reference_and_judged",
+        an_optimizer_s_model_is_evaluated_by_the_reference_and_judged,
+    ),
+    (
         "a_hello_that_accepts_what_was_not_offered_is_refused_at_the_handshake",
         a_hello_that_accepts_what_was_not_offered_is_refused_at_the_handshake,
     ),
@@ -784,6 +788,95 @@ fn a_worker_that_reads_only_the_node_and_raw_tensors_passes() {
     assert_eq!(edge["status"], "unsupported", "{edge}");
     assert!(
         edge["message"].as_str().unwrap().ends_with("a graph of null nodes"),
+        "{edge}"
+    );
+}
+
+fn an_optimizer_s_model_is_evaluated_by_the_reference_and_judged() {
+    let fixture = Fixture::new();
+    let node = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0/node");
+    let model_of = |case: &str| node.join(case).join("model.onnx").to_str().unwrap().to_owned();
+    let accepts = ("WORKER_ACCEPTS", r#"{"model": true}"#);
+    let runtime = ("WORKER_RUNTIME", r#"{"name": "fold", "version": "0.1"}"#);
+    // A case's own model handed back: the reference evaluates it, and the case passes; the
+    // other case, handed a model that pads by another mode, fails as a changed answer.
+    let (edge_model, wrap_model) = (model_of("test_edge_pad"), model_of("test_wrap_pad"));
+    for (case_name, model) in [("test_edge_pad", &edge_model), ("test_wrap_pad", &wrap_model)] {
+        let (code, report) = fixture.check(&[accepts, ("WORKER_MODE", "model"), ("WORKER_MODEL", model)], &[]);
+        let outcome = case(&report, case_name);
+        assert_eq!(outcome["status"], "passed", "{report}");
+        assert_eq!(outcome["rewritten_model"], true, "{outcome}");
+        let other = if case_name == "test_edge_pad" {
+            "test_wrap_pad"
+        } else {
+            "test_edge_pad"
+        };
+        let changed = case(&report, other);
+        assert_eq!(code, Some(1), "{report}");
+        assert_eq!(changed["status"], "failed", "{changed}");
+        assert_eq!(changed["verdict"]["verdict"], "mismatch", "{changed}");
+        assert_eq!(changed["rewritten_model"], true, "{changed}");
+    }
+    // The human report says where a wrong answer came from.
+    let cases = fixture.cases();
+    let out = fixture.run(
+        &[accepts, ("WORKER_MODE", "model"), ("WORKER_MODEL", &edge_model)],
+        &["--backend", &fixture.backend(), "--jobs", "1", cases.to_str().unwrap()],
+    );
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        human.contains("answered by: the model the backend optimized, evaluated by the reference"),
+        "{human}"
+    );
+    // A model the reference cannot run on the data set (test_constant_pad's takes an input,
+    // "value", that test_edge_pad has not) fails, naming the optimizer.
+    let constant_model = model_of("test_constant_pad");
+    let (_, report) = fixture.check(
+        &[
+            accepts,
+            runtime,
+            ("WORKER_MODE", "model"),
+            ("WORKER_MODEL", &constant_model),
+        ],
+        &[],
+    );
+    let edge = case(&report, "test_edge_pad");
+    assert_eq!(edge["status"], "errored", "{edge}");
+    assert_eq!(edge["verdict"]["failure"], "invalid-rewrite", "{edge}");
+    let message = edge["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "fold 0.1: the optimized model is invalid: its graph input \"value\" is none of the data set's inputs"
+        ),
+        "{message}"
+    );
+    // Hostile model replies: outside the output directory, not a model, too large. Each a
+    // clear error naming the file; the worker carries on.
+    for (mode, says) in [
+        ("model-outside", "outside the output directory"),
+        ("model-garbage", "optimized.onnx"),
+        ("model-large", "optimized.onnx"),
+    ] {
+        let (_, report) = fixture.check(&[accepts, ("WORKER_MODE", mode)], &["--max-tensor-bytes", "4096"]);
+        let edge = case(&report, "test_edge_pad");
+        assert_eq!(edge["status"], "errored", "{mode}: {edge}");
+        let message = edge["message"].as_str().unwrap();
+        assert!(message.contains(says), "{mode}: {message}");
+        if mode == "model-outside" {
+            assert!(message.contains("test_edge_pad/model.onnx"), "{message}");
+        }
+        if mode == "model-large" {
+            assert!(message.contains("67108864"), "{message}");
+        }
+    }
+    // A worker that did not accept model replies and sends one breaks the protocol.
+    let (_, report) = fixture.check(&[("WORKER_MODE", "model-outside")], &[]);
+    let edge = case(&report, "test_edge_pad");
+    assert!(
+        edge["message"]
+            .as_str()
+            .unwrap()
+            .contains("a model from a worker that did not accept model replies"),
         "{edge}"
     );
 }

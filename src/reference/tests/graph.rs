@@ -54,3 +54,42 @@ fn an_empty_name_omits_an_optional_input() {
         "{error}"
     );
 }
+
+/// What graph optimizers leave: an output that is an initializer (everything folded), an
+/// Identity where a node was folded away, pads from a Constant node.
+#[test]
+fn the_graphs_an_optimizer_leaves_evaluate() {
+    let x = tensor(&[2, 2], vec![1i64, 2, 3, 4]);
+    let folded = tensor(&[2, 3], vec![0i64, 1, 2, 0, 3, 4]);
+    let mut everything_folded = model(
+        with_inputs(pad_node(19, None), &["x", "pads"]),
+        vec![("y", folded.clone())],
+    );
+    everything_folded.graph.nodes.clear();
+    everything_folded.graph.inputs.clear();
+    assert_eq!(
+        run_model(&everything_folded, &[]).unwrap(),
+        std::slice::from_ref(&folded)
+    );
+    let identity = model(with_inputs(node("Identity", "", 16, Vec::new()), &["x"]), Vec::new());
+    assert_eq!(
+        run_model(&identity, std::slice::from_ref(&x)).unwrap(),
+        std::slice::from_ref(&x)
+    );
+    let mut constant = node(
+        "Constant",
+        "",
+        13,
+        vec![Attribute {
+            name: "value".into(),
+            value: AttributeValue::Tensor(ints(&[0, 1, 0, 0])),
+        }],
+    );
+    constant.outputs = vec!["pads".into()];
+    let mut pads_from_constant = model(with_inputs(pad_node(19, None), &["x", "pads"]), Vec::new());
+    pads_from_constant.graph.nodes.insert(0, constant);
+    assert_eq!(
+        run_model(&pads_from_constant, std::slice::from_ref(&x)).unwrap(),
+        [folded]
+    );
+}

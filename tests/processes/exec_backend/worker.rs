@@ -9,7 +9,10 @@
 //! With WORKER_GATE set, a request for test_wrap_pad waits until that file exists. With
 //! WORKER_RUNTIME set, its hello gives that JSON as its `runtime`; with WORKER_ACCEPTS, that
 //! JSON as its `accepts`. WORKER_MODE=node pads from the request's node alone (node_worker.rs);
-//! raw-short answers a raw output shorter than its dtype and shape.
+//! raw-short answers a raw output shorter than its dtype and shape. The model modes answer as
+//! a graph optimizer does, with a model (the hello must accept `model`): "model" hands back a
+//! copy of the model file WORKER_MODEL, "model-outside" names the case's own model.onnx,
+//! "model-garbage" a file that is no model, "model-large" a (sparse) file of 64 MiB.
 //!
 //! Started with the arguments `--serve-backend-worker KIND` instead, it serves [`Kinded`], a Rust
 //! backend, through the library's `Worker`.
@@ -120,6 +123,28 @@ pub fn serve() {
         match mode.as_str() {
             "node" => {
                 reply(super::node_worker::run(&request, out.parent().unwrap()));
+                continue;
+            }
+            _ if mode.starts_with("model") => {
+                let optimized = out.with_file_name("optimized.onnx");
+                let named = match mode.as_str() {
+                    "model" => {
+                        std::fs::copy(std::env::var("WORKER_MODEL").unwrap(), &optimized).unwrap();
+                        json!("optimized.onnx")
+                    }
+                    "model-outside" => request["model"].clone(),
+                    "model-garbage" => {
+                        std::fs::write(&optimized, b"this is not a model").unwrap();
+                        json!(optimized)
+                    }
+                    "model-large" => {
+                        let file = std::fs::File::create(&optimized).unwrap();
+                        file.set_len(64 << 20).unwrap();
+                        json!(optimized)
+                    }
+                    other => panic!("unknown WORKER_MODE {other:?}"),
+                };
+                reply(json!({"type": "result", "id": id, "model": named}));
                 continue;
             }
             "raw-short" => {
