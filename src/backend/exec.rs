@@ -19,13 +19,14 @@ use super::process::Process;
 use super::reply::{OutputFile, WorkerReply, check_reply, resolve_outputs, shortened};
 use super::request::run_request;
 use super::worker_error::{ExecError, WorkerError, WorkerFailure};
-use super::{Backend, BackendError, RuntimeInfo};
+use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
 use crate::cancel::Cancel;
 use crate::data::scratch::{Scratch, private_dir};
 use crate::model::Model;
+use crate::operators::{OpError, Rule};
 use crate::platform::{WorkerPipes, no_follow_private, private_dir_builder};
 use crate::proto::ModelProto;
-use crate::reference::run_model;
+use crate::reference::{RunError, run_model};
 use crate::tensor::{
     DecodeOptions, FileError, FileProblem, Tensor, TensorFile, encode_tensor, group_limit, read_file_group,
     read_limited, write_raw,
@@ -240,8 +241,23 @@ impl ExecBackend {
                     error,
                     stderr: stderr.clone(),
                 })?;
-                self.evaluate_rewritten(model, inputs, &rewritten)
-                    .map_err(|error| WorkerFailure { error, stderr }.into())
+                match self.evaluate_rewritten(model, inputs, &rewritten) {
+                    Ok(outputs) => Ok(outputs),
+                    // The optimized model breaks a Pad rule: optimizer and reference together
+                    // refuse the data set, as a runtime loading that model would (a pass when
+                    // it must be refused, a refused valid input when not).
+                    Err(Rewritten::Refused(error)) => Err(ExecError::Refused {
+                        kind: ErrorKind::Refused,
+                        rule: error.rules().first().copied(),
+                        message: format!(
+                            "{}: the reference refuses the optimized model: {error}",
+                            self.optimizer_name()
+                        ),
+                        code: None,
+                        stderr,
+                    }),
+                    Err(Rewritten::Invalid(error)) => Err(WorkerFailure { error, stderr }.into()),
+                }
             }
         }
     }
@@ -264,17 +280,20 @@ impl ExecBackend {
     }
 
     /// The outputs of `rewritten`, evaluated by the reference on the data set's inputs to
-    /// `model`, matched by name: a rewritten model the reference refuses, or whose graph
-    /// takes an input the original does not, is invalid.
+    /// `model`, matched by name. A node the reference refuses by a rule is a refusal; a graph
+    /// the reference cannot evaluate at all (an input the data set has not, a value or output
+    /// nothing produces) is an invalid rewrite.
     fn evaluate_rewritten(
         &self,
         model: &Model,
         inputs: &[Tensor],
         rewritten: &Model,
-    ) -> Result<Vec<Tensor>, WorkerError> {
-        let invalid = |source: BackendError| WorkerError::InvalidRewrite {
-            optimizer: self.optimizer_name(),
-            source,
+    ) -> Result<Vec<Tensor>, Rewritten> {
+        let invalid = |source: BackendError| {
+            Rewritten::Invalid(WorkerError::InvalidRewrite {
+                optimizer: self.optimizer_name(),
+                source,
+            })
         };
         let fed = rewritten
             .graph
@@ -290,7 +309,11 @@ impl ExecBackend {
                     .ok_or_else(|| invalid(format!("its graph input {name:?} is none of the data set's inputs").into()))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        run_model(rewritten, &fed).map_err(|e| invalid(e.into()))
+        run_model(rewritten, &fed).map_err(|e| match e {
+            // An op the reference does not evaluate says nothing of the data set.
+            RunError::Op(refused) if refused.rule != Rule::UnsupportedOp => Rewritten::Refused(refused),
+            other => invalid(other.into()),
+        })
     }
 
     /// The optimizer a rewritten model comes from, for its errors: the hello's runtime and
@@ -776,6 +799,14 @@ impl Drop for Slot {
             let _ = std::fs::remove_file(self.input_path(k));
         }
     }
+}
+
+/// Why the reference gave no outputs for a rewritten model.
+enum Rewritten {
+    /// A node of it breaks a refusal rule.
+    Refused(OpError),
+    /// It cannot be evaluated: the optimizer broke the graph.
+    Invalid(WorkerError),
 }
 
 #[cfg(test)]

@@ -850,6 +850,27 @@ fn an_optimizer_s_model_is_evaluated_by_the_reference_and_judged() {
         ),
         "{message}"
     );
+    // A rewritten model that breaks a Pad rule (wrap before Pad-19) is refused by the
+    // reference: optimizer and reference together refuse the data set, a refused valid input
+    // here (errored), which names the optimizer.
+    let wrap_18 = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("onnx-testdata/extended/test_ext_pad18_err_mode_wrap/model.onnx")
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let (_, report) = fixture.check(
+        &[accepts, runtime, ("WORKER_MODE", "model"), ("WORKER_MODEL", &wrap_18)],
+        &[],
+    );
+    let edge = case(&report, "test_edge_pad");
+    assert_eq!(edge["status"], "errored", "{edge}");
+    assert_eq!(edge["rewritten_model"], true, "{edge}");
+    assert_eq!(edge["verdict"]["verdict"], "refused-valid", "{edge}");
+    let message = edge["message"].as_str().unwrap();
+    assert!(
+        message.contains("fold 0.1: the reference refuses the optimized model: ") && message.contains("wrap"),
+        "{message}"
+    );
     // Hostile model replies: outside the output directory, not a model, too large. Each a
     // clear error naming the file; the worker carries on.
     for (mode, says) in [
