@@ -12,7 +12,7 @@ use pad_conformance::testing::{Corpus, Patterns, discover};
 fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
     let corpus = Corpus::find(&root).unwrap().expect("onnx-testdata is versioned");
-    assert_eq!(corpus.version, 3);
+    assert_eq!(corpus.version, 4);
     let cases = discover(std::slice::from_ref(&root), &Patterns::default()).unwrap();
     let names: BTreeSet<String> = cases.iter().map(|c| c.data_set_name(0)).collect();
     let listed: BTreeSet<String> = corpus.changed_since(1, &root).into_keys().collect();
@@ -29,14 +29,15 @@ fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {
     // The corrected CenterCropPad rule is listed too, though its basis is the spec.
     assert!(listed.contains("extended/test_center_crop_pad_ext_dtype_int4/0"));
     // Version 3 added onnx 1.23.2's data sets, and only those: 23 cases of one data set each.
+    // Version 3 added onnx 1.23.2's export; version 4 the promoted fuzz findings.
     let added: BTreeSet<String> = corpus.changed_since(2, &root).into_keys().collect();
     let exported: BTreeSet<String> = names
         .iter()
-        .filter(|n| n.starts_with("onnx-1.23.2/"))
+        .filter(|n| n.starts_with("onnx-1.23.2/") || n.starts_with("fuzz/"))
         .cloned()
         .collect();
     assert_eq!(added, exported);
-    assert_eq!(added.len(), 23);
+    assert_eq!(added.len(), 23 + 40);
     assert!(added.contains("onnx-1.23.2/node/test_wrap_pad/0"));
 }
 
