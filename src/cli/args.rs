@@ -123,8 +123,14 @@ pub(crate) struct FuzzMergeArgs {
 #[derive(Args, Debug)]
 pub(crate) struct PromoteArgs {
     /// Directories `fuzz --out` wrote (each entry a finding), or findings' own directories.
-    #[arg(value_name = "FINDINGS", required = true)]
+    #[arg(value_name = "FINDINGS", required_unless_present = "from")]
     pub findings: Vec<PathBuf>,
+    /// Findings made against RUNTIME (as the fuzz report names its backend: `onnxruntime
+    /// 1.32.0`), recorded as each case's `found_by`; repeat it for each runtime of one batch.
+    /// A finding made against the second oracle itself is marked reference-only: the runtime
+    /// that fails a case cannot vouch for it.
+    #[arg(long, num_args = 2, value_names = ["RUNTIME", "FINDINGS"])]
+    pub from: Vec<String>,
     /// The corpus to promote into: its root, holding VERSION, CHANGELOG.md and MANIFEST.tsv.
     #[arg(long, value_name = "DIR", default_value = "onnx-testdata")]
     pub corpus: PathBuf,

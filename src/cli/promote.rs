@@ -55,6 +55,14 @@ struct Oracle {
     label: String,
 }
 
+impl Oracle {
+    /// Whether `runtime` (a `--from` label) names this oracle: by its worker's name or its
+    /// runtime's label.
+    fn is(&self, runtime: &str) -> bool {
+        runtime == self.backend.name() || runtime == self.label
+    }
+}
+
 pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
     let date = match &args.date {
         Some(date) => chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d")
@@ -84,7 +92,17 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
         eprintln!("pad-conformance: {}: {done}", crate::text::shown_path(&args.corpus));
     }
     let corpus = read()?;
-    let dirs = finding_dirs(&args.findings)?;
+    let mut dirs: Vec<(PathBuf, Option<String>)> =
+        finding_dirs(&args.findings)?.into_iter().map(|d| (d, None)).collect();
+    for pair in args.from.chunks(2) {
+        let [runtime, path] = pair else {
+            unreachable!("clap takes --from's two values")
+        };
+        let runtime = escape_line(runtime).into_owned();
+        for dir in finding_dirs(std::slice::from_ref(&PathBuf::from(path)))? {
+            dirs.push((dir, Some(runtime.clone())));
+        }
+    }
     let oracle = second_oracle(args)?;
     // From here a signal stops the examination and nothing is written; one that comes while
     // the corpus is written lets it finish, so that it is never left half released.
@@ -95,7 +113,7 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
         format!("no second oracle installed, {PYTHON_ENV} not set")
     };
     let mut results: Vec<(PathBuf, Disposition)> = Vec::new();
-    for dir in dirs {
+    for (dir, found_by) in dirs {
         if signals::interrupted().is_some() {
             break;
         }
@@ -106,7 +124,7 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
                 _ => None,
             })
             .collect();
-        let disposition = examine(&dir, &corpus, oracle.as_ref(), &without, &batch);
+        let disposition = examine(&dir, found_by.as_deref(), &corpus, oracle.as_ref(), &without, &batch);
         results.push((dir, disposition));
     }
     if let Some(code) = signals::interrupted() {
@@ -296,10 +314,18 @@ fn second_oracle(args: &PromoteArgs) -> Result<Option<Oracle>, Fatal> {
     }))
 }
 
-/// The disposition of the finding at `dir`; `batch` names the cases this run promotes before it.
-fn examine(dir: &Path, corpus: &Corpus, oracle: Option<&Oracle>, without: &str, batch: &[&str]) -> Disposition {
+/// The disposition of the finding at `dir`, made against `found_by` when that is known; `batch`
+/// names the cases this run promotes before it.
+fn examine(
+    dir: &Path,
+    found_by: Option<&str>,
+    corpus: &Corpus,
+    oracle: Option<&Oracle>,
+    without: &str,
+    batch: &[&str],
+) -> Disposition {
     match Finding::read(dir) {
-        Ok(finding) => examine_finding(dir, finding, corpus, oracle, without, batch),
+        Ok(finding) => examine_finding(dir, finding, found_by, corpus, oracle, without, batch),
         Err(e) => Disposition::Refused(e.to_string()),
     }
 }
@@ -308,6 +334,7 @@ fn examine(dir: &Path, corpus: &Corpus, oracle: Option<&Oracle>, without: &str, 
 fn examine_finding(
     dir: &Path,
     finding: Finding,
+    found_by: Option<&str>,
     corpus: &Corpus,
     oracle: Option<&Oracle>,
     without: &str,
@@ -362,6 +389,11 @@ fn examine_finding(
         ));
     }
     let confirmation = match oracle {
+        // The defendant is no witness: its answer is the finding, whatever it says now.
+        Some(oracle) if found_by.is_some_and(|r| oracle.is(r)) => Confirmation::ReferenceOnly(format!(
+            "the second oracle, {}, is the runtime this finding was made against",
+            oracle.label
+        )),
         Some(oracle) => Confirmation::of(
             &check_data_set(oracle.backend.as_ref(), &case, 0, &options),
             &oracle.label,
@@ -379,6 +411,7 @@ fn examine_finding(
         info: &info,
         promotion: Promotion {
             finding: &finding.name,
+            found_by,
             oracle: confirmation.status(),
             second_oracle: oracle_label,
             note: match &confirmation {
@@ -401,8 +434,9 @@ fn examine_finding(
         (Confirmation::ReferenceOnly(why), _) => format!("reference-only: {why}"),
         _ => "confirmed".to_owned(),
     };
+    let against = found_by.map(|r| format!(" against {r}")).unwrap_or_default();
     let why = format!(
-        "new, fuzz finding `{}`; basis {}, {}; {vouched}",
+        "new, fuzz finding `{}`{against}; basis {}, {}; {vouched}",
         finding.name, info.basis.kind, info.basis.section
     );
     Disposition::Promoted {
@@ -494,6 +528,9 @@ struct PromotedInfo<'a> {
 struct Promotion<'a> {
     /// The finding's directory name, as `fuzz --out` wrote it.
     finding: &'a str,
+    /// The runtime the finding was made against (`--from`), as the fuzz report names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    found_by: Option<&'a str>,
     oracle: OracleStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     second_oracle: Option<&'a str>,
@@ -538,7 +575,7 @@ mod tests {
             changes: Default::default(),
             manifest: Default::default(),
         };
-        match examine_finding(&dir, finding, &corpus, None, "no oracle", &[]) {
+        match examine_finding(&dir, finding, None, &corpus, None, "no oracle", &[]) {
             Disposition::Promoted { case, .. } => {
                 let published = case
                     .files

@@ -27,9 +27,10 @@ Written by `pad-conformance promote`; do not edit by hand. Each `test_fuzz_<caus
 is a finding of `pad-conformance fuzz --out` made a fixed regression test: `model.onnx`,
 `test_data_set_0/` (inputs, and the reference's outputs or `expected_error.txt`), `description.txt`
 (the cause and the case as the fuzzer found them) and `case.json` with the basis of the expected
-result and its `promotion`: the finding it came from, and `oracle` — `confirmed` when a second
-oracle (ONNX's reference evaluator) agrees with the reference, `reference-only` with a `note`
-saying why none could. `<digest>` is the start of a sha256 of the model and the data set, so
+result and its `promotion`: the finding it came from, `found_by` (the runtime it was made
+against, when the promotion named it), and `oracle` — `confirmed` when a second oracle (ONNX's
+reference evaluator) agrees with the reference, `reference-only` with a `note` saying why none
+could. `<digest>` is the start of a sha256 of the model and the data set, so
 a finding promoted twice is one case. `MANIFEST.tsv` lists every file with its size and sha256;
 CHANGELOG.md one level up names every case, in the corpus version that added it. See
 docs/corpus.md.

@@ -119,7 +119,14 @@ impl CauseKey {
 
     /// `wrong-values_constant-padding_sign-of-zero`: safe as a directory name.
     pub fn slug(&self) -> String {
-        let text = format!("{}_{}", self.cause.key(), self.pattern);
+        // Crashes of two signals or exit codes are two causes that read alike: their
+        // reproducers need two directories.
+        let how = match &self.pattern {
+            Pattern::Failed(Failure::Crash { signal: Some(n), .. }) => format!("killed by signal {n}"),
+            Pattern::Failed(Failure::Crash { code: Some(n), .. }) => format!("exited with code {n}"),
+            pattern => pattern.to_string(),
+        };
+        let text = format!("{}_{how}", self.cause.key());
         let mut slug = String::with_capacity(text.len());
         for c in text.chars() {
             match c {
@@ -394,6 +401,23 @@ mod tests {
         assert_eq!(key.pattern, Pattern::Breaks(Rule::ModeNotInVersion));
         assert_eq!(key.to_string(), "accepts-forbidden: breaks mode-not-in-version");
         assert_eq!(key.slug(), "accepts-forbidden_breaks-mode-not-in-version");
+    }
+
+    /// Two crashes that read alike (`crash: killed by a signal`) are two causes: `fuzz --out`
+    /// writes each to a directory of its own, named by the signal or exit code.
+    #[test]
+    fn crashes_of_two_signals_are_two_causes_with_two_slugs() {
+        let crash = |code, signal| Pattern::Failed(Failure::Crash { code, signal });
+        let key = |pattern| CauseKey {
+            cause: Cause::Crash,
+            pattern,
+        };
+        let (abort, segv) = (key(crash(None, Some(6))), key(crash(None, Some(11))));
+        assert_ne!(abort, segv);
+        assert_eq!(abort.to_string(), segv.to_string());
+        assert_eq!(abort.slug(), "crash_killed-by-signal-6");
+        assert_eq!(segv.slug(), "crash_killed-by-signal-11");
+        assert_eq!(key(crash(Some(101), None)).slug(), "crash_exited-with-code-101");
     }
 
     #[test]

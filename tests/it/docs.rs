@@ -697,3 +697,43 @@ fn the_protocol_states_how_many_upstream_cases_are_multi_node_graphs_and_they_ar
         "docs/backend-protocol.md's count of multi-node graphs"
     );
 }
+
+/// The promoted fuzz findings' figures (scripts/fuzz-corpus-figures) in docs/robustness.md and
+/// docs/corpus.md: the cases per runtime are those whose case.json names it (`found_by`),
+/// and every promoted case is listed once.
+#[test]
+fn the_promoted_findings_in_the_docs_are_those_of_the_fuzz_corpus() {
+    let mut per_runtime = std::collections::BTreeMap::<String, usize>::new();
+    let mut names = BTreeSet::new();
+    let fuzz = root().join("onnx-testdata/fuzz");
+    for entry in std::fs::read_dir(&fuzz).into_iter().flatten() {
+        let dir = entry.unwrap().path();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("test_fuzz_") {
+            continue;
+        }
+        let info: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("case.json")).unwrap()).unwrap();
+        let runtime = info["promotion"]["found_by"].as_str().unwrap_or("(not recorded)");
+        *per_runtime.entry(runtime.to_owned()).or_default() += 1;
+        names.insert(name);
+    }
+    for file in ["docs/robustness.md", "docs/corpus.md"] {
+        let text = read(file);
+        let block = figures(&text, file, "promoted");
+        let rows: std::collections::BTreeMap<String, usize> = first_table(block)
+            .into_iter()
+            .skip(2)
+            .map(|row| {
+                let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+                (cells[1].to_owned(), cells[2].parse().unwrap())
+            })
+            .collect();
+        assert_eq!(rows, per_runtime, "{file}: run scripts/fuzz-corpus-figures");
+        let listed: BTreeSet<String> = block
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `test_fuzz_"))
+            .map(|l| format!("test_fuzz_{}", l.split('`').next().unwrap()))
+            .collect();
+        assert_eq!(listed, names, "{file}: run scripts/fuzz-corpus-figures");
+    }
+}

@@ -504,6 +504,69 @@ fn a_second_oracle_that_contradicts_a_finding_keeps_it_out() {
     assert_eq!(read.changed_since(before, &corpus).len(), names.len());
 }
 
+/// `--from RUNTIME DIR` records the runtime each finding was made against, in case.json and the
+/// changelog, one batch and one version for several runtimes; a finding made against the second
+/// oracle itself is promoted reference-only, though that oracle computes other outputs.
+#[test]
+fn findings_of_several_runtimes_are_one_version_each_case_naming_its_runtime() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let findings_dir = dir.path().join("findings");
+    let written = findings(&findings_dir);
+    let edge = written
+        .iter()
+        .find(|p| name(p).starts_with("test_fuzz_wrong-values_edge-padding"))
+        .unwrap();
+    let wrap = written
+        .iter()
+        .find(|p| name(p).starts_with("test_fuzz_accepts-forbidden_breaks-mode-not-in-version"))
+        .unwrap();
+    let corpus = corpus_root_copy(dir.path());
+    let before = Corpus::find(&corpus).unwrap().unwrap().version;
+    let (out, text) = promote(
+        &[
+            "--oracle",
+            ECHO_WORKER,
+            "--from",
+            "echo",
+            edge.to_str().unwrap(),
+            "--from",
+            "two-defects 1",
+            wrap.to_str().unwrap(),
+        ],
+        &corpus,
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let names = promoted(&text);
+    assert_eq!(names.len(), 2, "{text}");
+    let record = |prefix: &str| {
+        let name = names.iter().find(|n| n.starts_with(prefix)).unwrap();
+        case_json(&corpus.join("fuzz").join(name))["promotion"].clone()
+    };
+    let edge_record = record("test_fuzz_wrong-values_edge-padding");
+    assert_eq!(edge_record["found_by"], "echo");
+    assert_eq!(edge_record["oracle"], "reference-only");
+    assert_eq!(
+        edge_record["note"],
+        "the second oracle, echo 1, is the runtime this finding was made against"
+    );
+    let wrap_record = record("test_fuzz_accepts-forbidden_breaks-mode-not-in-version");
+    assert_eq!(wrap_record["found_by"], "two-defects 1");
+    assert_eq!(wrap_record["note"], "echo 1 answers the case, which it does not check");
+    let read = Corpus::find(&corpus).unwrap().unwrap();
+    assert_eq!(read.version, before + 1);
+    let whys: Vec<&String> = read.changes[&read.version].values().collect();
+    assert!(
+        whys.iter()
+            .any(|w| w.starts_with(&format!("new, fuzz finding `{}` against echo; ", name(edge)))),
+        "{whys:?}"
+    );
+    assert!(
+        whys.iter()
+            .any(|w| w.starts_with(&format!("new, fuzz finding `{}` against two-defects 1; ", name(wrap)))),
+        "{whys:?}"
+    );
+}
+
 #[test]
 fn a_dry_run_writes_nothing_and_bad_arguments_are_refused() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
