@@ -7,4 +7,4 @@ runner read it, the inputs as numpy arrays) and returns the outputs as arrays;
 Only numpy and ml_dtypes are needed, but with a runner older than raw tensors (onnx then).
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
