@@ -11,6 +11,7 @@ fuzz_target!(|data: &[u8]| {
             // A raw output's shape is bounded before any file is read.
             !o.path.as_os_str().is_empty() && o.raw.as_ref().is_none_or(|(_, shape)| shape.len() <= 1024)
         })),
+        Ok(WorkerReply::Model(path)) => assert!(!path.as_os_str().is_empty()),
         Ok(WorkerReply::Error { .. }) => {}
         Err(e) => {
             // Messages stay short, whatever the line.
