@@ -30,12 +30,22 @@ pub(crate) fn is_data_set_file(name: &str) -> bool {
     name == EXPECTED_ERROR_FILE || numbered("input_") || numbered("output_")
 }
 
-/// Writes `finding` under `dir` and returns the case directory.
+/// Writes `finding` under `dir` and returns the case directory: `test_fuzz_<cause>_pad`, or
+/// `test_fuzz_<cause>_2_pad` (and on) when another finding of `dir` already took that name
+/// (a gating and a non-gating cause, say, whose keys read alike): two findings never share
+/// one directory.
 pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileError> {
-    let name = match finding.encoding {
-        Encoding::Onnx => format!("test_fuzz_{}_pad", finding.key.slug()),
-        encoding => format!("test_fuzz_{encoding}_{}_pad", finding.key.slug()),
+    let stem = match finding.encoding {
+        Encoding::Onnx => format!("test_fuzz_{}", finding.key.slug()),
+        encoding => format!("test_fuzz_{encoding}_{}", finding.key.slug()),
     };
+    let name = (1u64..)
+        .map(|n| match n {
+            1 => format!("{stem}_pad"),
+            n => format!("{stem}_{n}_pad"),
+        })
+        .find(|name| std::fs::symlink_metadata(dir.join(name)).is_err())
+        .expect("some suffix is free");
     let case_dir = dir.join(&name);
     let data_dir = case_dir.join("test_data_set_0");
     let write = |path: PathBuf, bytes: &[u8]| -> Result<(), FileError> {

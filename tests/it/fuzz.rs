@@ -130,6 +130,14 @@ fn a_broken_backend_is_found_shrunk_and_reproduced() {
     assert_eq!(broken.message, edge[0].message);
     assert_eq!(check(&RefBackend).status, Status::Passed);
     assert_eq!(cases[0].basis, edge[0].basis);
+    // A second finding whose name reads alike gets a directory of its own, never the first's.
+    let again = write_reproducer(edge[0], dir.path()).unwrap();
+    let second = format!("{}_2_pad", name.strip_suffix("_pad").unwrap());
+    assert_eq!(again.file_name().unwrap().to_str().unwrap(), second);
+    assert_eq!(
+        discover(&[dir.path().to_owned()], &Patterns::default()).unwrap().len(),
+        2
+    );
 }
 
 /// The reference, except that on edge mode it reports the case unsupported, or fails.
