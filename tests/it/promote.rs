@@ -506,7 +506,9 @@ fn a_second_oracle_that_contradicts_a_finding_keeps_it_out() {
 
 /// `--from RUNTIME DIR` records the runtime each finding was made against, in case.json and the
 /// changelog, one batch and one version for several runtimes; a finding made against the second
-/// oracle itself is promoted reference-only, though that oracle computes other outputs.
+/// oracle itself is promoted reference-only, though that oracle computes other outputs. Its
+/// oracle is a shell script.
+#[cfg(unix)]
 #[test]
 fn findings_of_several_runtimes_are_one_version_each_case_naming_its_runtime() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
