@@ -23,7 +23,7 @@ fn every_vendored_release_is_discovered_with_its_pad_version() {
     }
     let expected = [
         ("extended", 1019),
-        ("fuzz", 40),
+        ("fuzz", 52),
         ("onnx-1.12.0", 8),
         ("onnx-1.13.1", 19),
         ("onnx-1.14.1", 23),
