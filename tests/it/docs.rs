@@ -153,6 +153,7 @@ struct Counts {
     cases: usize,
     data_sets: usize,
     upstream: usize,
+    promoted: usize,
     releases: Vec<String>,
     per_release: Vec<(String, usize)>,
     extended: usize,
@@ -163,8 +164,13 @@ struct Counts {
 fn counts() -> Counts {
     let cases = discover(&[root().join("onnx-testdata")], &Patterns::default()).unwrap();
     let release = |id: &str| id.split('/').next().unwrap().to_owned();
-    let upstream: Vec<_> = cases.iter().filter(|c| !c.id.starts_with("extended/")).collect();
+    // Upstream node tests (a directory per onnx release), generated cases, promoted fuzz findings.
     let extended: Vec<_> = cases.iter().filter(|c| c.id.starts_with("extended/")).collect();
+    let promoted = cases.iter().filter(|c| c.id.starts_with("fuzz/")).count();
+    let upstream: Vec<_> = cases
+        .iter()
+        .filter(|c| !c.id.starts_with("extended/") && !c.id.starts_with("fuzz/"))
+        .collect();
     let releases: Vec<String> = upstream
         .iter()
         .map(|c| release(&c.id))
@@ -179,6 +185,7 @@ fn counts() -> Counts {
         cases: cases.len(),
         data_sets: cases.iter().map(|c| c.data_sets.len()).sum(),
         upstream: upstream.len(),
+        promoted,
         releases,
         per_release,
         extended: extended.len(),
@@ -206,7 +213,12 @@ fn the_counts_in_the_docs_are_those_of_the_bundled_data() {
     assert!(c.data_sets > 1000 && c.releases.len() > 10, "{} data sets", c.data_sets);
     let sentence = [
         format!("**{} cases, {} data sets**", c.cases, c.data_sets),
-        format!("{} upstream cases from {} onnx releases", c.upstream, c.releases.len()),
+        format!(
+            "{} upstream cases from {} onnx releases, {} promoted fuzz findings",
+            c.upstream,
+            c.releases.len(),
+            c.promoted
+        ),
         format!("{} generated cases", c.extended),
         format!("{} with expected outputs", c.extended - c.refusals),
         format!("{} inputs that must be refused", c.refusals),
@@ -230,6 +242,7 @@ fn the_counts_in_the_docs_are_those_of_the_bundled_data() {
         &format!("| `extended` | {} |", c.extended),
         "docs/corpus.md's table",
     );
+    assert_contains(table, &format!("| `fuzz` | {} |", c.promoted), "docs/corpus.md's table");
     assert_contains(
         table,
         &format!(
