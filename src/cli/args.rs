@@ -25,6 +25,7 @@ Examples:
   pad-conformance promote target/findings --dry-run
   pad-conformance fuzz-merge causes-1.json causes-2.json --output causes.json
   pad-conformance rules --format markdown
+  pad-conformance history case onnx-1.22.0/node/test_wrap_pad/0
   pad-conformance bench
 
 Exit status: 0 when every data set passed (with --baseline: nothing the baseline does not
@@ -74,6 +75,78 @@ pub(crate) enum Command {
     /// Join the JSON reports of one fuzz run's shards (`fuzz --shard K/N --format json`) into
     /// the cause report of the whole run; exits 1 when it holds a gating finding.
     FuzzMerge(FuzzMergeArgs),
+    /// Runtimes across their releases (history/, scripts/sweep): store one release's run,
+    /// write docs/history.md and its page, or show one data set across the releases.
+    History(HistoryArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct HistoryArgs {
+    #[command(subcommand)]
+    pub verb: HistoryVerb,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum HistoryVerb {
+    /// Store one release's whole run (its JSON report) as history/RUNTIME/VERSION.json, keyed
+    /// by data-set content; a run of part of the corpus adds to what the file holds.
+    Record(HistoryRecordArgs),
+    /// Write docs/history.md (and with --html the page) from the stored releases: the pass
+    /// share of each release, and per failure group the releases where it changed.
+    Write(HistoryWriteArgs),
+    /// One data set's verdict in every stored release, for bisecting.
+    Case(HistoryCaseArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct HistoryRecordArgs {
+    /// The release's run: a JSON report (`--format json`) of a whole, unsharded run.
+    #[arg(long, value_name = "REPORT.json")]
+    pub report: PathBuf,
+    /// The worker's self-check: a JSON report of the oldest upstream case, run on the
+    /// release before the corpus. When it did not pass, the release is stored as a failure of
+    /// the worker, with no results.
+    #[arg(long, value_name = "REPORT.json")]
+    pub self_check: PathBuf,
+    /// What the release ran in (scripts/sweep writes it): `{"python": VERSION, "packages":
+    /// [{"name", "version", "sha256"}]}`.
+    #[arg(long, value_name = "FILE")]
+    pub environment: Option<PathBuf>,
+    /// The day of the run, YYYY-MM-DD (default: today, UTC).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub date: Option<String>,
+    /// Where to store it: DIR/RUNTIME/VERSION.json, as the report's runtime names itself.
+    #[arg(long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// The corpus the run read (default as the main command's).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct HistoryWriteArgs {
+    /// The stored releases: DIR/RUNTIME/VERSION.json.
+    #[arg(long, value_name = "DIR", default_value = "history")]
+    pub dir: PathBuf,
+    /// Write the Markdown page to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also write the HTML page to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct HistoryCaseArgs {
+    /// The data set: its name (`onnx-1.22.0/node/test_wrap_pad/0`) or content digest.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// The stored releases: DIR/RUNTIME/VERSION.json.
+    #[arg(long, value_name = "DIR", default_value = "history")]
+    pub dir: PathBuf,
+    /// The corpus that names the data set (default as the main command's).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
 }
 
 /// A run judged against its known failures: the main command's and `merge`'s options.

@@ -214,24 +214,49 @@ impl<'a> FailureGroup<'a> {
     }
 }
 
+/// What puts two failures in one group: basis, status, cause key, and for a backend's errors
+/// its code or normalized words.
+type GroupKey = (Basis, Status, Option<CauseKey>, String);
+
+/// The group a failed or errored outcome falls in; `None` for any other status.
+fn group_key(outcome: &Outcome) -> Option<GroupKey> {
+    if !matches!(outcome.status, Status::Failed | Status::Errored) {
+        return None;
+    }
+    let cause = outcome.cause_key();
+    // Only an outcome without a verdict (format 1) is told apart by its wording.
+    let wording = match cause {
+        Some(_) => error_split(outcome).unwrap_or_default(),
+        None => normalize_reason(&outcome.message),
+    };
+    Some((outcome.basis.kind, outcome.status, cause, wording))
+}
+
+/// The group of a failed or errored outcome as one line of text, the same for every failure
+/// [`group_failures`] puts in one group and different for failures it keeps apart:
+/// `spec failed: wrong-values: constant padding, sign of zero` or `spec errored:
+/// refused-valid — code NOT_IMPLEMENTED`. `pad-conformance history` stores it, so that one
+/// bug is one line across a runtime's releases.
+pub(super) fn group_line(outcome: &Outcome) -> Option<String> {
+    let (basis, status, cause, wording) = group_key(outcome)?;
+    let mut line = format!("{basis} {}", status.name());
+    if let Some(cause) = cause {
+        line.push_str(&format!(": {cause}"));
+    }
+    if !wording.is_empty() {
+        line.push_str(&format!(" — {wording}"));
+    }
+    Some(line)
+}
+
 /// The failed and errored data sets of `outcomes`, grouped by (basis, status, cause key, and
 /// for a backend's errors its code or normalized words);
 /// groups ordered by basis (spec first), then by size (largest first), then by reason.
 pub(super) fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Vec<FailureGroup<'a>> {
-    type Key = (Basis, Status, Option<CauseKey>, String);
-    let mut groups: BTreeMap<Key, Vec<&'a Outcome>> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey, Vec<&'a Outcome>> = BTreeMap::new();
     for outcome in outcomes {
-        if matches!(outcome.status, Status::Failed | Status::Errored) {
-            let cause = outcome.cause_key();
-            // Only an outcome without a verdict (format 1) is told apart by its wording.
-            let wording = match cause {
-                Some(_) => error_split(outcome).unwrap_or_default(),
-                None => normalize_reason(&outcome.message),
-            };
-            groups
-                .entry((outcome.basis.kind, outcome.status, cause, wording))
-                .or_default()
-                .push(outcome);
+        if let Some(key) = group_key(outcome) {
+            groups.entry(key).or_default().push(outcome);
         }
     }
     let mut groups: Vec<FailureGroup<'a>> = groups

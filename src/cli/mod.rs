@@ -13,6 +13,7 @@ mod fuzz;
 mod fuzz_json;
 mod fuzz_merge;
 mod fuzz_out;
+mod history;
 mod listing;
 mod matrix;
 mod matrix_report;
@@ -96,6 +97,7 @@ pub(crate) fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Merge(args)) => merge::merge(args),
         Some(Command::Promote(args)) => promote::promote(args),
         Some(Command::FuzzMerge(args)) => fuzz_merge::fuzz_merge(args),
+        Some(Command::History(args)) => history::history(args),
         None => check::run(&cli.run),
     }
 }

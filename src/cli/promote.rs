@@ -204,8 +204,8 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// Today, UTC: the date of the changelog's section.
-fn today() -> String {
+/// Today, UTC: the date of the changelog's section (and of a stored release).
+pub(super) fn today() -> String {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

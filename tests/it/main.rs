@@ -25,6 +25,7 @@ mod extended_generator;
 mod fuzz;
 mod fuzz_encodings;
 mod harness;
+mod history;
 // FIFOs, devices, sparse files, modes and names that are not UTF-8: Unix only.
 #[cfg(unix)]
 mod hostile_files;

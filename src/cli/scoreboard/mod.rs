@@ -8,6 +8,7 @@ mod board;
 mod diff_page;
 mod escape;
 mod heatmap;
+mod history_page;
 mod page;
 mod rerun;
 mod shell;
@@ -16,6 +17,7 @@ pub(super) use board::{Board, Part, pass_share};
 pub(super) use diff_page::write_diff_html;
 pub(super) use escape::Escaped;
 pub(super) use heatmap::{HeatCell, Heatmap, Tally, mode_letter};
+pub(super) use history_page::write_history_html;
 pub(super) use page::write_scoreboard;
 pub(super) use rerun::{Rerun, shell_quote};
 

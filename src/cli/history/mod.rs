@@ -1,0 +1,48 @@
+//! `pad-conformance history`: runtimes' results across their releases. `record` stores one
+//! release's run (history/RUNTIME/VERSION.json, [`stored`]); `write` turns every stored release
+//! into docs/history.md and the scoreboard's history page ([`timeline`]); `case` shows one
+//! data set across the releases, for bisecting.
+
+mod case;
+mod markdown;
+mod record;
+pub(crate) mod stored;
+pub(crate) mod timeline;
+
+use std::process::ExitCode;
+
+use crate::cli::Fatal;
+use crate::cli::args::{HistoryArgs, HistoryVerb, HistoryWriteArgs};
+use crate::data::atomic_file::write_atomically;
+use crate::text::shown_path;
+
+pub(super) fn history(args: &HistoryArgs) -> Result<ExitCode, Fatal> {
+    match &args.verb {
+        HistoryVerb::Record(args) => record::record(args),
+        HistoryVerb::Write(args) => write(args),
+        HistoryVerb::Case(args) => case::case(args),
+    }
+}
+
+/// Writes the Markdown page (standard output unless --output) and, with --html, the page.
+fn write(args: &HistoryWriteArgs) -> Result<ExitCode, Fatal> {
+    let all = stored::read_all(&args.dir)?;
+    if all.is_empty() {
+        return Err(Fatal(format!(
+            "{}: no stored release (RUNTIME/VERSION.json)",
+            shown_path(&args.dir)
+        )));
+    }
+    let mut markdown = Vec::new();
+    markdown::write_history_markdown(&all, &mut markdown)?;
+    match &args.output {
+        Some(path) => write_atomically(path, &markdown).map_err(|e| Fatal(format!("{}: {e}", shown_path(path))))?,
+        None => std::io::Write::write_all(&mut std::io::stdout().lock(), &markdown)?,
+    }
+    if let Some(path) = &args.html {
+        let mut html = Vec::new();
+        crate::cli::scoreboard::write_history_html(&all, &mut html)?;
+        write_atomically(path, &html).map_err(|e| Fatal(format!("{}: {e}", shown_path(path))))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,291 @@
+//! One release's stored result (history/RUNTIME/VERSION.json, docs/history.md#format): what
+//! `history record` writes from a run's JSON report and every other `history` verb reads.
+//! Data sets are keyed by content digest, so a result outlives renames and a new corpus
+//! version re-runs only what it changed; passes are implied: a data set in `data_sets` and not
+//! in `not_passed` passed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::digest::selection_digest;
+use crate::data::json_file::read_json;
+use crate::judge::check::Status;
+use crate::text::shown_path;
+
+/// The format this version writes and the newest it reads.
+pub(crate) const HISTORY_FORMAT: u32 = 1;
+
+/// The largest stored result read (a release of a 1,268-data-set corpus is ~100 KiB).
+const MAX_RELEASE_BYTES: u64 = 64 << 20;
+
+/// One release of one runtime, run over one corpus.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Release {
+    /// [`HISTORY_FORMAT`] when written.
+    pub format: u32,
+    /// The runtime, as its worker names it (`onnxruntime`).
+    pub runtime: String,
+    /// The release, as the runtime states its version (`1.16.3`).
+    pub version: String,
+    /// The corpus version of each corpus the run read.
+    pub corpora: BTreeMap<String, u32>,
+    /// The day the release was run (UTC, `YYYY-MM-DD`): what dates docs/history.md.
+    pub date: String,
+    /// What the release ran in: the interpreter and each package with its wheel's hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<Environment>,
+    /// Whether the worker itself worked with this release (its self-check passed); when it
+    /// did not, nothing below says anything about the runtime.
+    pub worker: WorkerCheck,
+    /// The sha256 of the `data_sets` digests: equal for two releases run on the same data.
+    pub selection: String,
+    /// The content digest of every data set the release ran, sorted.
+    pub data_sets: Vec<String>,
+    /// The data sets that did not pass, by content digest.
+    pub not_passed: BTreeMap<String, NotPassed>,
+}
+
+/// The interpreter and packages of a release's environment (a pip install report, condensed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Environment {
+    /// The interpreter's version (`3.11.2`), or the Node version for a JavaScript runtime.
+    pub interpreter: String,
+    /// Every package installed, with its version and the sha256 of its archive.
+    pub packages: Vec<Package>,
+}
+
+/// One installed package.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Package {
+    pub name: String,
+    pub version: String,
+    /// The sha256 (hex) of the archive installed, when the installer stated one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+/// The worker's self-check against this release: the oldest upstream case, which any release
+/// that reads ONNX at all must pass.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WorkerCheck {
+    /// The data set checked.
+    pub data_set: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// What went wrong, when it did not pass.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+/// A data set that did not pass.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NotPassed {
+    /// Its name in the run (`onnx-1.22.0/node/test_wrap_pad/0`).
+    pub name: String,
+    /// Failed, errored, skipped or unsupported.
+    pub status: Status,
+    /// Whether the failure gates (its basis is one the run gates on).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gates: bool,
+    /// Its failure group ([`group_line`](crate::cli::failure_groups::group_line)); none
+    /// for a data set skipped or unsupported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+/// Why a stored result cannot be used, naming the file.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StoredError {
+    #[error(transparent)]
+    File(#[from] crate::data::json_file::JsonFileError),
+    #[error("{}: {field}: {problem}", shown_path(path))]
+    Invalid {
+        path: PathBuf,
+        field: &'static str,
+        problem: String,
+    },
+}
+
+impl Release {
+    /// The digest of a set of data-set digests, as `selection` holds it.
+    pub(crate) fn selection_of(data_sets: &[String]) -> String {
+        selection_digest(data_sets)
+    }
+
+    /// Reads and checks a stored result: its format, the names it claims (the file's own
+    /// name is `VERSION.json` under a directory named for the runtime, so two files cannot
+    /// claim one release), and that it agrees with itself.
+    pub(crate) fn read(path: &Path) -> Result<Release, StoredError> {
+        let release: Release = read_json(path, MAX_RELEASE_BYTES)?;
+        let invalid = |field: &'static str, problem: String| StoredError::Invalid {
+            path: path.to_owned(),
+            field,
+            problem,
+        };
+        if release.format > HISTORY_FORMAT {
+            return Err(invalid(
+                "format",
+                format!(
+                    "{} is newer than this pad-conformance reads ({HISTORY_FORMAT})",
+                    release.format
+                ),
+            ));
+        }
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        if stem != release.version {
+            return Err(invalid(
+                "version",
+                format!("{:?}, but the file is named {stem:?}", release.version),
+            ));
+        }
+        let dir = path
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        if dir != release.runtime {
+            return Err(invalid(
+                "runtime",
+                format!("{:?}, but the file lies under {dir:?}", release.runtime),
+            ));
+        }
+        if !is_date(&release.date) {
+            return Err(invalid("date", format!("{:?} is not YYYY-MM-DD", release.date)));
+        }
+        if release.data_sets.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(invalid("data_sets", "not sorted, or a digest listed twice".into()));
+        }
+        let listed: BTreeSet<&String> = release.data_sets.iter().collect();
+        if let Some(bad) = release.data_sets.iter().find(|d| !is_digest(d)) {
+            return Err(invalid("data_sets", format!("{bad:?} is not a 16-digit hex digest")));
+        }
+        if release.selection != Release::selection_of(&release.data_sets) {
+            return Err(invalid(
+                "selection",
+                "is not the digest of data_sets: the file was edited".into(),
+            ));
+        }
+        if let Some(digest) = release.not_passed.keys().find(|d| !listed.contains(d)) {
+            return Err(invalid("not_passed", format!("{digest} is not one of data_sets")));
+        }
+        if let Some((digest, _)) = release.not_passed.iter().find(|(_, n)| n.status == Status::Passed) {
+            return Err(invalid("not_passed", format!("{digest} is listed as passed")));
+        }
+        if !release.worker.passed && !release.data_sets.is_empty() {
+            return Err(invalid(
+                "data_sets",
+                "results of a release whose worker failed its self-check".into(),
+            ));
+        }
+        Ok(release)
+    }
+
+    /// The status of the data set of `digest`: `None` when this release did not run it.
+    pub(crate) fn status_of(&self, digest: &str) -> Option<Status> {
+        match self.not_passed.get(digest) {
+            Some(entry) => Some(entry.status),
+            None => self
+                .data_sets
+                .binary_search_by(|d| d.as_str().cmp(digest))
+                .ok()
+                .map(|_| Status::Passed),
+        }
+    }
+}
+
+fn is_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+pub(crate) fn is_digest(text: &str) -> bool {
+    text.len() == 16 && text.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Every stored result under `dir` (history/): `dir/RUNTIME/VERSION.json`, by runtime, then
+/// in release order. A file that cannot be read is an error naming it.
+pub(crate) fn read_all(dir: &Path) -> Result<BTreeMap<String, Vec<Release>>, StoredError> {
+    let mut all: BTreeMap<String, Vec<Release>> = BTreeMap::new();
+    let io = |path: &Path, source: std::io::Error| StoredError::Invalid {
+        path: path.to_owned(),
+        field: "directory",
+        problem: source.to_string(),
+    };
+    let mut runtimes: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| io(dir, e))?;
+    runtimes.sort();
+    for runtime_dir in runtimes.into_iter().filter(|p| p.is_dir()) {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&runtime_dir)
+            .map_err(|e| io(&runtime_dir, e))?
+            .map(|entry| entry.map(|e| e.path()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| io(&runtime_dir, e))?;
+        files.retain(|p| p.extension().is_some_and(|e| e == "json"));
+        files.sort();
+        for file in files {
+            let release = Release::read(&file)?;
+            all.entry(release.runtime.clone()).or_default().push(release);
+        }
+    }
+    for releases in all.values_mut() {
+        releases.sort_by_cached_key(|r| release_order(&r.version));
+    }
+    Ok(all)
+}
+
+/// A version's sort key: its runs of digits as numbers and of other characters as text, so
+/// 1.9.0 < 1.10.0 and 2023.3.0 < 2024.0.0.
+pub(crate) fn release_order(version: &str) -> Vec<(u64, String)> {
+    let mut key = Vec::new();
+    let mut chars = version.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        let digit = c.is_ascii_digit();
+        let mut run = String::new();
+        while let Some(&c) = chars.peek().filter(|c| c.is_ascii_digit() == digit) {
+            run.push(c);
+            chars.next();
+        }
+        key.push(match digit {
+            true => (run.parse().unwrap_or(u64::MAX), String::new()),
+            false => (0, run),
+        });
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_sort_by_their_numbers() {
+        let mut versions = vec!["1.10.0", "1.9.1", "1.9.0", "2023.3.0", "1.15.0", "2024.0.0"];
+        versions.sort_by_key(|v| release_order(v));
+        assert_eq!(versions, ["1.9.0", "1.9.1", "1.10.0", "1.15.0", "2023.3.0", "2024.0.0"]);
+    }
+
+    #[test]
+    fn dates_and_digests_are_checked_by_shape() {
+        assert!(is_date("2026-11-28"));
+        assert!(!is_date("2026-1-28"));
+        assert!(!is_date("2026/11/28"));
+        assert!(is_digest("0123456789abcdef"));
+        assert!(!is_digest("0123456789ABCDEF"));
+        assert!(!is_digest("0123456789abcde"));
+    }
+}

@@ -1,0 +1,351 @@
+//! What a runtime's stored releases say over time: per failure group, the stretches of
+//! releases where it failed, passed or was unsupported, and the releases where that changed;
+//! and the pass share of each release. docs/history.md and the history page both read this.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::stored::Release;
+use crate::judge::check::Status;
+
+/// What a failure group's data sets did in one release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum State {
+    /// This many of them failed this way.
+    Failing(usize),
+    /// None failed; those run passed (or most did, the rest unsupported).
+    Passing,
+    /// None failed; most of those run were outside what the release supports.
+    Unsupported,
+    /// None failed this way, but some failed another way.
+    OtherFailure,
+    /// The release ran none of them (a corpus that did not hold them yet).
+    NotRun,
+    /// The worker failed its self-check against the release: nothing is known.
+    WorkerFailed,
+}
+
+impl State {
+    fn same_kind(self, other: State) -> bool {
+        std::mem::discriminant(&self) == std::mem::discriminant(&other)
+    }
+
+    /// `failing`, `passing`, …: a stretch's word.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            State::Failing(_) => "failing",
+            State::Passing => "passing",
+            State::Unsupported => "unsupported",
+            State::OtherFailure => "failing another way",
+            State::NotRun => "not run",
+            State::WorkerFailed => "worker failed",
+        }
+    }
+}
+
+/// Consecutive releases in one state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Stretch {
+    pub state: State,
+    pub first: String,
+    pub last: String,
+    /// For a failing stretch, the most data sets failing in one of its releases.
+    pub most: usize,
+}
+
+/// One failure group across a runtime's releases.
+#[derive(Clone, Debug)]
+pub(crate) struct GroupHistory {
+    /// The group ([`group_line`](crate::cli::failure_groups::group_line)).
+    pub group: String,
+    /// Whether it gates (on a basis the runs gate on) in any release.
+    pub gates: bool,
+    /// The stretches, oldest first.
+    pub stretches: Vec<Stretch>,
+    /// Its data set with the shortest name in the newest release that failed this way.
+    pub example: String,
+}
+
+impl GroupHistory {
+    /// The changes of state, oldest first: `regressed in 1.20.0`, `fixed in 1.23.0`,
+    /// `unsupported until 1.17.0`; or, for a group that never changed, `failing in every
+    /// release`.
+    pub(crate) fn changes(&self) -> Vec<String> {
+        let mut changes = Vec::new();
+        for pair in self.stretches.windows(2) {
+            let (before, after) = (&pair[0], &pair[1]);
+            let at = &after.first;
+            changes.push(match (before.state, after.state) {
+                (State::Passing, State::Failing(_)) => format!("regressed in {at}"),
+                (State::Failing(_), State::Passing) => format!("fixed in {at}"),
+                (State::Unsupported, State::Failing(_)) => format!("unsupported until {}", before.last),
+                (State::Failing(_), State::Unsupported) => format!("unsupported from {at}"),
+                (State::OtherFailure, State::Failing(_)) => format!("fails this way from {at}"),
+                (State::Failing(_), State::OtherFailure) => format!("fails another way from {at}"),
+                (State::NotRun | State::WorkerFailed, State::Failing(_)) => format!("failing from {at}"),
+                (_, after_state) => format!("{} from {at}", after_state.word()),
+            });
+        }
+        if changes.is_empty() {
+            changes.push(format!("{} in every release", self.stretches[0].state.word()));
+        }
+        changes
+    }
+
+    /// The first release it failed in.
+    fn first_failing(&self) -> Option<&str> {
+        self.stretches
+            .iter()
+            .find(|s| matches!(s.state, State::Failing(_)))
+            .map(|s| s.first.as_str())
+    }
+}
+
+/// One release's totals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TrendPoint {
+    pub version: String,
+    pub date: String,
+    pub worker_passed: bool,
+    pub passed: usize,
+    /// Failed or errored.
+    pub failing: usize,
+    pub unsupported: usize,
+    pub skipped: usize,
+}
+
+impl TrendPoint {
+    /// Passed over the data sets the release supports (neither unsupported nor skipped), in
+    /// percent; `None` when it supports none or its worker failed.
+    pub(crate) fn pass_share(&self) -> Option<f64> {
+        let supported = self.passed + self.failing;
+        (self.worker_passed && supported > 0).then(|| 100.0 * self.passed as f64 / supported as f64)
+    }
+}
+
+/// Every release's totals, in release order.
+pub(crate) fn trend(releases: &[Release]) -> Vec<TrendPoint> {
+    releases
+        .iter()
+        .map(|release| {
+            let count = |wanted: &[Status]| {
+                release
+                    .not_passed
+                    .values()
+                    .filter(|n| wanted.contains(&n.status))
+                    .count()
+            };
+            TrendPoint {
+                version: release.version.clone(),
+                date: release.date.clone(),
+                worker_passed: release.worker.passed,
+                passed: release.data_sets.len() - release.not_passed.len(),
+                failing: count(&[Status::Failed, Status::Errored]),
+                unsupported: count(&[Status::Unsupported]),
+                skipped: count(&[Status::Skipped]),
+            }
+        })
+        .collect()
+}
+
+/// Every failure group of `releases` (in release order) with its stretches: gating groups
+/// first, then by the release they first failed in, then by name.
+pub(crate) fn group_histories(releases: &[Release]) -> Vec<GroupHistory> {
+    // The data sets (by digest) each group ever held.
+    let mut members: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut gates: BTreeSet<&str> = BTreeSet::new();
+    for release in releases {
+        for (digest, entry) in &release.not_passed {
+            if let Some(group) = &entry.group {
+                members.entry(group).or_default().insert(digest);
+                if entry.gates {
+                    gates.insert(group);
+                }
+            }
+        }
+    }
+    let mut histories: Vec<GroupHistory> = members
+        .into_iter()
+        .map(|(group, digests)| {
+            let mut stretches: Vec<Stretch> = Vec::new();
+            let mut example = String::new();
+            for release in releases {
+                let state = state_in(release, group, &digests);
+                if let State::Failing(_) = state
+                    && let Some(name) = release
+                        .not_passed
+                        .values()
+                        .filter(|n| n.group.as_deref() == Some(group))
+                        .map(|n| &n.name)
+                        .min_by_key(|n| (n.len(), n.as_str()))
+                {
+                    example = name.clone();
+                }
+                let most = match state {
+                    State::Failing(n) => n,
+                    _ => 0,
+                };
+                match stretches.last_mut() {
+                    Some(last) if last.state.same_kind(state) => {
+                        last.last = release.version.clone();
+                        last.most = last.most.max(most);
+                    }
+                    _ => stretches.push(Stretch {
+                        state,
+                        first: release.version.clone(),
+                        last: release.version.clone(),
+                        most,
+                    }),
+                }
+            }
+            GroupHistory {
+                group: group.to_owned(),
+                gates: gates.contains(group),
+                stretches,
+                example,
+            }
+        })
+        .collect();
+    let position = |version: Option<&str>| version.and_then(|v| releases.iter().position(|r| r.version == v));
+    histories.sort_by_cached_key(|h| (!h.gates, position(h.first_failing()), h.group.clone()));
+    histories
+}
+
+/// What the data sets of `group` (`digests`, every one it ever held) did in `release`.
+fn state_in(release: &Release, group: &str, digests: &BTreeSet<&str>) -> State {
+    if !release.worker.passed {
+        return State::WorkerFailed;
+    }
+    let failing = digests
+        .iter()
+        .filter(|d| {
+            release
+                .not_passed
+                .get(**d)
+                .is_some_and(|n| n.group.as_deref() == Some(group))
+        })
+        .count();
+    if failing > 0 {
+        return State::Failing(failing);
+    }
+    let statuses: Vec<Status> = digests.iter().filter_map(|d| release.status_of(d)).collect();
+    let count = |s: Status| statuses.iter().filter(|&&t| t == s).count();
+    if statuses.is_empty() {
+        State::NotRun
+    } else if count(Status::Failed) + count(Status::Errored) > 0 {
+        State::OtherFailure
+    } else if count(Status::Unsupported) + count(Status::Skipped) > count(Status::Passed) {
+        State::Unsupported
+    } else {
+        State::Passing
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::cli::history::stored::{HISTORY_FORMAT, NotPassed, WorkerCheck};
+
+    /// A release of `version` that ran data sets `a`…`e` (digests `000000000000000a`…), of
+    /// which `not_passed` lists (digest letter, status, group).
+    pub(crate) fn release(version: &str, not_passed: &[(char, Status, Option<&str>)]) -> Release {
+        let digest = |c: char| format!("{:0>16}", c);
+        let data_sets: Vec<String> = "abcde".chars().map(digest).collect();
+        Release {
+            format: HISTORY_FORMAT,
+            runtime: "rt".into(),
+            version: version.into(),
+            corpora: BTreeMap::from([("onnx-testdata".into(), 4)]),
+            date: "2026-11-28".into(),
+            environment: None,
+            worker: WorkerCheck {
+                data_set: "onnx-1.2.1/node/test_constant_pad/0".into(),
+                passed: true,
+                detail: String::new(),
+            },
+            selection: Release::selection_of(&data_sets),
+            data_sets,
+            not_passed: not_passed
+                .iter()
+                .map(|(c, status, group)| {
+                    (
+                        digest(*c),
+                        NotPassed {
+                            name: format!("case_{c}/0"),
+                            status: *status,
+                            gates: group.is_some(),
+                            group: group.map(str::to_owned),
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_group_unsupported_then_failing_then_fixed_says_so_in_order() {
+        let bug = Some("spec failed: wrong-values: reflect padding, values");
+        let releases = [
+            release(
+                "1.9.0",
+                &[('a', Status::Unsupported, None), ('b', Status::Unsupported, None)],
+            ),
+            release("1.10.0", &[('a', Status::Failed, bug), ('b', Status::Failed, bug)]),
+            release("1.11.0", &[('a', Status::Failed, bug)]),
+            release("1.12.0", &[]),
+        ];
+        let histories = group_histories(&releases);
+        assert_eq!(histories.len(), 1);
+        let h = &histories[0];
+        assert_eq!(
+            h.stretches
+                .iter()
+                .map(|s| (s.state.word(), s.first.as_str(), s.last.as_str(), s.most))
+                .collect::<Vec<_>>(),
+            [
+                ("unsupported", "1.9.0", "1.9.0", 0),
+                ("failing", "1.10.0", "1.11.0", 2),
+                ("passing", "1.12.0", "1.12.0", 0)
+            ]
+        );
+        assert_eq!(h.changes(), ["unsupported until 1.9.0", "fixed in 1.12.0"]);
+        assert_eq!(h.example, "case_a/0");
+    }
+
+    #[test]
+    fn a_regression_and_a_change_of_cause_are_told_apart() {
+        let old = "spec errored: refused-valid — code NOT_IMPLEMENTED";
+        let new = "spec failed: wrong-values: constant padding, sign of zero";
+        let releases = [
+            release("2.0", &[]),
+            release("2.1", &[('c', Status::Errored, Some(old))]),
+            release("2.2", &[('c', Status::Failed, Some(new))]),
+        ];
+        let histories = group_histories(&releases);
+        let by_group: BTreeMap<&str, Vec<String>> = histories.iter().map(|h| (h.group.as_str(), h.changes())).collect();
+        assert_eq!(by_group[old], ["regressed in 2.1", "fails another way from 2.2"]);
+        assert_eq!(
+            by_group[new],
+            ["failing another way from 2.1", "fails this way from 2.2"]
+        );
+    }
+
+    #[test]
+    fn a_worker_failure_is_no_verdict_and_the_trend_leaves_it_out() {
+        let bug = Some("spec failed: wrong-values: edge padding, values");
+        let mut broken = release("3.1", &[]);
+        broken.worker.passed = false;
+        broken.data_sets.clear();
+        broken.selection = Release::selection_of(&[]);
+        let releases = [
+            release("3.0", &[('d', Status::Failed, bug)]),
+            broken,
+            release("3.2", &[('d', Status::Failed, bug)]),
+        ];
+        let h = &group_histories(&releases)[0];
+        assert_eq!(h.changes(), ["worker failed from 3.1", "failing from 3.2"]);
+        let points = trend(&releases);
+        assert_eq!(points[0].pass_share(), Some(80.0));
+        assert_eq!(points[1].pass_share(), None);
+        assert_eq!((points[2].passed, points[2].failing), (4, 1));
+    }
+}

@@ -1,0 +1,174 @@
+//! `history`: releases recorded from real run reports, the page written from them, one data
+//! set shown across them, and stored files that lie refused naming the file and field.
+
+use crate::support;
+
+use std::path::Path;
+
+use support::files::{arg_of, failing_tree, run};
+
+/// A run of the reference over `tree` as the report of runtime `rt` at `version`, with the
+/// failing wrap data set passing when `fixed`: the report a release's worker would write.
+fn release_report(tree: &Path, version: &str, fixed: bool) -> std::path::PathBuf {
+    let plain = tree.join("plain.json");
+    if !plain.exists() {
+        let out = run(&["--format", "json", "--output", arg_of(&plain), arg_of(tree)]);
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&plain).unwrap()).unwrap();
+    json["runtime"] = serde_json::json!({"name": "rt", "version": version});
+    if fixed {
+        for case in json["cases"].as_array_mut().unwrap() {
+            if case["status"] == "failed" {
+                case["status"] = "passed".into();
+                case["verdict"] = serde_json::json!({"verdict": "passed", "bit_exact": true});
+            }
+        }
+    }
+    let path = tree.join(format!("run-{version}.json"));
+    std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    path
+}
+
+fn record(tree: &Path, report: &Path, output: &Path) -> std::process::Output {
+    let self_check = tree.join("self-check.json");
+    if !self_check.exists() {
+        let out = run(&[
+            "--filter",
+            "test_edge_pad",
+            "--format",
+            "json",
+            "--output",
+            arg_of(&self_check),
+            arg_of(tree),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    run(&[
+        "history",
+        "record",
+        "--report",
+        arg_of(report),
+        "--self-check",
+        arg_of(&self_check),
+        "--date",
+        "2026-11-28",
+        "--output",
+        arg_of(output),
+        arg_of(tree),
+    ])
+}
+
+#[test]
+fn a_failure_fixed_in_a_later_release_is_one_line_saying_where() {
+    let tree = failing_tree();
+    let history = tree.path().join("history");
+    for (version, fixed) in [("1.9.0", false), ("1.10.0", true)] {
+        let report = release_report(tree.path(), version, fixed);
+        let out = record(tree.path(), &report, &history.join(format!("rt/{version}.json")));
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(history.join("rt/1.9.0.json")).unwrap()).unwrap();
+    assert_eq!(stored["data_sets"].as_array().unwrap().len(), 2, "{stored}");
+    let not_passed: Vec<&serde_json::Value> = stored["not_passed"].as_object().unwrap().values().collect();
+    assert_eq!(not_passed.len(), 1);
+    assert_eq!(not_passed[0]["name"], "test_wrap_pad/0");
+    assert_eq!(not_passed[0]["status"], "failed");
+    assert_eq!(
+        not_passed[0]["group"],
+        "spec failed: wrong-values: wrap padding, other values"
+    );
+
+    let page = run(&["history", "write", "--dir", arg_of(&history)]);
+    assert_eq!(page.status.code(), Some(0), "{}", String::from_utf8_lossy(&page.stderr));
+    let page = String::from_utf8(page.stdout).unwrap();
+    // 1.10.0 sorts after 1.9.0 by its numbers, not its characters.
+    assert!(page.contains("| 1.9.0 | 1 | 1 | 0 | 50.0% |"), "{page}");
+    assert!(page.contains("| 1.10.0 | 2 | 0 | 0 | 100.0% |"), "{page}");
+    assert!(
+        page.contains("- **spec failed: wrong-values: wrap padding, other values**: fixed in 1.10.0. 1.9.0 failing (1) → 1.10.0 passing"),
+        "{page}"
+    );
+
+    let case = run(&[
+        "history",
+        "case",
+        "test_wrap_pad/0",
+        "--dir",
+        arg_of(&history),
+        arg_of(tree.path()),
+    ]);
+    assert_eq!(case.status.code(), Some(0), "{}", String::from_utf8_lossy(&case.stderr));
+    let case = String::from_utf8(case.stdout).unwrap();
+    let lines: Vec<&str> = case.lines().map(str::trim_end).collect();
+    assert_eq!(lines[1], "rt:");
+    assert_eq!(
+        lines[2],
+        "  1.9.0        failed (spec failed: wrong-values: wrap padding, other values)"
+    );
+    assert_eq!(lines[3], "  1.10.0       passed  <- changed");
+}
+
+#[test]
+fn a_release_stored_under_another_name_or_edited_is_refused_naming_the_field() {
+    let tree = failing_tree();
+    let history = tree.path().join("history");
+    let report = release_report(tree.path(), "2.0", false);
+    let out = record(tree.path(), &report, &history.join("rt/2.1.json"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("store it as …/rt/2.0.json"),
+        "{out:?}"
+    );
+    assert!(!history.join("rt/2.1.json").exists());
+
+    let stored = history.join("rt/2.0.json");
+    assert_eq!(record(tree.path(), &report, &stored).status.code(), Some(0));
+    // A failure edited away: the selection no longer matches the data sets it lists.
+    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&stored).unwrap()).unwrap();
+    json["data_sets"].as_array_mut().unwrap().pop();
+    json["not_passed"] = serde_json::json!({});
+    std::fs::write(&stored, serde_json::to_vec(&json).unwrap()).unwrap();
+    let out = run(&["history", "write", "--dir", arg_of(&history)]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("2.0.json: selection: is not the digest of data_sets"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_release_whose_worker_fails_its_self_check_is_stored_without_results() {
+    let tree = failing_tree();
+    let report = release_report(tree.path(), "3.0", false);
+    // The self-check ran a data set that failed: the worker, not the release, is at fault.
+    let self_check = tree.path().join("self-check.json");
+    let out = run(&[
+        "--filter",
+        "test_wrap_pad",
+        "--format",
+        "json",
+        "--output",
+        arg_of(&self_check),
+        arg_of(tree.path()),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stored = tree.path().join("history/rt/3.0.json");
+    assert_eq!(record(tree.path(), &report, &stored).status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&stored).unwrap()).unwrap();
+    assert_eq!(json["worker"]["passed"], false);
+    assert!(
+        json["worker"]["detail"].as_str().unwrap().starts_with("failed: "),
+        "{json}"
+    );
+    assert_eq!(json["data_sets"].as_array().unwrap().len(), 0);
+    let page = run(&["history", "write", "--dir", arg_of(&tree.path().join("history"))]);
+    let page = String::from_utf8(page.stdout).unwrap();
+    assert!(
+        page.contains("The worker failed its self-check on these releases"),
+        "{page}"
+    );
+    assert!(page.contains("| 3.0 | 0 | 0 | 0 | — | worker failed |"), "{page}");
+}
