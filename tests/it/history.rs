@@ -172,3 +172,26 @@ fn a_release_whose_worker_fails_its_self_check_is_stored_without_results() {
     );
     assert!(page.contains("| 3.0 | 0 | 0 | 0 | — | worker failed |"), "{page}");
 }
+
+#[test]
+fn a_run_of_part_of_the_corpus_adds_to_what_the_release_file_holds() {
+    let tree = failing_tree();
+    let stored = tree.path().join("history/rt/4.0.json");
+    let whole = release_report(tree.path(), "4.0", false);
+    assert_eq!(record(tree.path(), &whole, &stored).status.code(), Some(0));
+    // Only the wrap data set again, this time passing (a corpus change re-runs what changed).
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(release_report(tree.path(), "4.0", true)).unwrap()).unwrap();
+    json["cases"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|c| c["id"] == "test_wrap_pad");
+    assert_eq!(json["cases"].as_array().unwrap().len(), 1);
+    let part = tree.path().join("part.json");
+    std::fs::write(&part, serde_json::to_vec(&json).unwrap()).unwrap();
+    assert_eq!(record(tree.path(), &part, &stored).status.code(), Some(0));
+    let after: serde_json::Value = serde_json::from_slice(&std::fs::read(&stored).unwrap()).unwrap();
+    // The edge data set's result is kept; the wrap data set's is replaced.
+    assert_eq!(after["data_sets"].as_array().unwrap().len(), 2, "{after}");
+    assert_eq!(after["not_passed"], serde_json::json!({}), "{after}");
+}

@@ -68,7 +68,7 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         None => None,
     };
     let digests = corpus_digests(&args.paths)?;
-    let mut results: BTreeMap<String, Option<NotPassed>> = BTreeMap::new();
+    let mut results: BTreeMap<String, Option<Stored>> = BTreeMap::new();
     if worker.passed {
         // What an earlier run of this release stored, for the data sets the corpus still holds.
         if args.output.exists() {
@@ -76,11 +76,15 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
             if earlier.worker.passed {
                 let held: std::collections::HashSet<&String> = digests.values().collect();
                 for digest in earlier.data_sets.iter().filter(|d| held.contains(d)) {
-                    results.insert(digest.clone(), earlier.not_passed.get(digest).cloned());
+                    let result = match earlier.status_of(digest) {
+                        Some(Status::Unsupported) => Some(Stored::Unsupported),
+                        _ => earlier.not_passed.get(digest).cloned().map(Stored::NotPassed),
+                    };
+                    results.insert(digest.clone(), result);
                 }
             }
         }
-        let mut fresh: HashMap<String, Option<NotPassed>> = HashMap::new();
+        let mut fresh: HashMap<String, Option<Stored>> = HashMap::new();
         for outcome in &report.outcomes {
             let name = outcome.name();
             let digest = digests.get(&name).ok_or_else(|| {
@@ -102,6 +106,17 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         }
     }
     let data_sets: Vec<String> = results.keys().cloned().collect();
+    let mut unsupported = Vec::new();
+    let mut not_passed = BTreeMap::new();
+    for (digest, result) in results {
+        match result {
+            Some(Stored::Unsupported) => unsupported.push(digest),
+            Some(Stored::NotPassed(entry)) => {
+                not_passed.insert(digest, entry);
+            }
+            None => {}
+        }
+    }
     let release = Release {
         format: HISTORY_FORMAT,
         runtime: runtime.name.clone(),
@@ -111,7 +126,8 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         environment,
         worker,
         selection: Release::selection_of(&data_sets),
-        not_passed: results.into_iter().filter_map(|(d, n)| Some((d, n?))).collect(),
+        unsupported,
+        not_passed,
         data_sets,
     };
     let mut json = serde_json::to_string_pretty(&release)?;
@@ -123,9 +139,10 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
     // Read back as every other verb will: what was written must be readable.
     Release::read(&args.output)?;
     eprintln!(
-        "pad-conformance: {} {version}: {} data sets, {} not passed{}",
+        "pad-conformance: {} {version}: {} data sets, {} unsupported, {} failed, errored or skipped{}",
         release.runtime,
         release.data_sets.len(),
+        release.unsupported.len(),
         release.not_passed.len(),
         if release.worker.passed {
             ""
@@ -136,14 +153,25 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What is stored of a data set that did not pass.
+#[derive(Clone)]
+enum Stored {
+    Unsupported,
+    NotPassed(NotPassed),
+}
+
 /// A data set's stored result: `None` when it passed.
-fn not_passed(outcome: &Outcome) -> Option<NotPassed> {
-    (outcome.status != Status::Passed).then(|| NotPassed {
-        name: outcome.name(),
-        status: outcome.status,
-        gates: outcome.is_gating_failure(),
-        group: group_line(outcome),
-    })
+fn not_passed(outcome: &Outcome) -> Option<Stored> {
+    match outcome.status {
+        Status::Passed => None,
+        Status::Unsupported => Some(Stored::Unsupported),
+        status => Some(Stored::NotPassed(NotPassed {
+            name: outcome.name(),
+            status,
+            gates: outcome.is_gating_failure(),
+            group: group_line(outcome),
+        })),
+    }
 }
 
 /// The worker's self-check: a run of the oldest upstream case, every data set of which must

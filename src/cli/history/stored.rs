@@ -1,8 +1,8 @@
-//! One release's stored result (history/RUNTIME/VERSION.json, docs/history.md#format): what
+//! One release's stored result (history/RUNTIME/VERSION.json, docs/cli.md#runtimes-across-releases): what
 //! `history record` writes from a run's JSON report and every other `history` verb reads.
 //! Data sets are keyed by content digest, so a result outlives renames and a new corpus
-//! version re-runs only what it changed; passes are implied: a data set in `data_sets` and not
-//! in `not_passed` passed.
+//! version re-runs only what it changed; passes are implied: a data set in `data_sets`, and
+//! neither in `unsupported` nor in `not_passed`, passed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -44,7 +44,11 @@ pub(crate) struct Release {
     pub selection: String,
     /// The content digest of every data set the release ran, sorted.
     pub data_sets: Vec<String>,
-    /// The data sets that did not pass, by content digest.
+    /// The data sets outside what the release supports (its profile and format limits),
+    /// sorted: most of an old release's, so kept as bare digests.
+    #[serde(default)]
+    pub unsupported: Vec<String>,
+    /// The data sets that failed, errored or were skipped, by content digest.
     pub not_passed: BTreeMap<String, NotPassed>,
 }
 
@@ -89,13 +93,13 @@ pub(crate) struct WorkerCheck {
 pub(crate) struct NotPassed {
     /// Its name in the run (`onnx-1.22.0/node/test_wrap_pad/0`).
     pub name: String,
-    /// Failed, errored, skipped or unsupported.
+    /// Failed, errored or skipped.
     pub status: Status,
     /// Whether the failure gates (its basis is one the run gates on).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gates: bool,
     /// Its failure group ([`group_line`](crate::cli::failure_groups::group_line)); none
-    /// for a data set skipped or unsupported.
+    /// for a data set skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
 }
@@ -175,8 +179,31 @@ impl Release {
         if let Some(digest) = release.not_passed.keys().find(|d| !listed.contains(d)) {
             return Err(invalid("not_passed", format!("{digest} is not one of data_sets")));
         }
-        if let Some((digest, _)) = release.not_passed.iter().find(|(_, n)| n.status == Status::Passed) {
-            return Err(invalid("not_passed", format!("{digest} is listed as passed")));
+        if let Some((digest, n)) = release
+            .not_passed
+            .iter()
+            .find(|(_, n)| matches!(n.status, Status::Passed | Status::Unsupported))
+        {
+            return Err(invalid(
+                "not_passed",
+                format!(
+                    "{digest} is listed as {}: only failed, errored and skipped belong here",
+                    n.status.name()
+                ),
+            ));
+        }
+        if release.unsupported.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(invalid("unsupported", "not sorted, or a digest listed twice".into()));
+        }
+        if let Some(digest) = release
+            .unsupported
+            .iter()
+            .find(|d| !listed.contains(d) || release.not_passed.contains_key(*d))
+        {
+            return Err(invalid(
+                "unsupported",
+                format!("{digest} is not one of data_sets, or is in not_passed too"),
+            ));
         }
         if !release.worker.passed && !release.data_sets.is_empty() {
             return Err(invalid(
@@ -189,13 +216,11 @@ impl Release {
 
     /// The status of the data set of `digest`: `None` when this release did not run it.
     pub(crate) fn status_of(&self, digest: &str) -> Option<Status> {
+        let holds = |list: &[String]| list.binary_search_by(|d| d.as_str().cmp(digest)).is_ok();
         match self.not_passed.get(digest) {
             Some(entry) => Some(entry.status),
-            None => self
-                .data_sets
-                .binary_search_by(|d| d.as_str().cmp(digest))
-                .ok()
-                .map(|_| Status::Passed),
+            None if holds(&self.unsupported) => Some(Status::Unsupported),
+            None => holds(&self.data_sets).then_some(Status::Passed),
         }
     }
 }

@@ -138,9 +138,9 @@ pub(crate) fn trend(releases: &[Release]) -> Vec<TrendPoint> {
                 version: release.version.clone(),
                 date: release.date.clone(),
                 worker_passed: release.worker.passed,
-                passed: release.data_sets.len() - release.not_passed.len(),
+                passed: release.data_sets.len() - release.not_passed.len() - release.unsupported.len(),
                 failing: count(&[Status::Failed, Status::Errored]),
-                unsupported: count(&[Status::Unsupported]),
+                unsupported: release.unsupported.len(),
                 skipped: count(&[Status::Skipped]),
             }
         })
@@ -264,8 +264,14 @@ pub(crate) mod tests {
             },
             selection: Release::selection_of(&data_sets),
             data_sets,
+            unsupported: not_passed
+                .iter()
+                .filter(|(_, status, _)| *status == Status::Unsupported)
+                .map(|(c, _, _)| digest(*c))
+                .collect(),
             not_passed: not_passed
                 .iter()
+                .filter(|(_, status, _)| *status != Status::Unsupported)
                 .map(|(c, status, group)| {
                     (
                         digest(*c),
