@@ -50,6 +50,8 @@ pub(crate) struct Stretch {
     pub last: String,
     /// For a failing stretch, the most data sets failing in one of its releases.
     pub most: usize,
+    /// For a stretch failing another way, the group most of them fail in, in its first release.
+    pub other: Option<String>,
 }
 
 /// One failure group across a runtime's releases.
@@ -76,11 +78,14 @@ impl GroupHistory {
             let at = &after.first;
             changes.push(match (before.state, after.state) {
                 (State::Passing, State::Failing(_)) => format!("regressed in {at}"),
-                (State::Failing(_), State::Passing) => format!("fixed in {at}"),
+                (State::Failing(_) | State::OtherFailure, State::Passing) => format!("fixed in {at}"),
                 (State::Unsupported, State::Failing(_)) => format!("unsupported until {}", before.last),
                 (State::Failing(_), State::Unsupported) => format!("unsupported from {at}"),
                 (State::OtherFailure, State::Failing(_)) => format!("fails this way from {at}"),
-                (State::Failing(_), State::OtherFailure) => format!("fails another way from {at}"),
+                (State::Failing(_), State::OtherFailure) => match &after.other {
+                    Some(other) => format!("fails another way from {at} ({other})"),
+                    None => format!("fails another way from {at}"),
+                },
                 (State::NotRun | State::WorkerFailed, State::Failing(_)) => format!("failing from {at}"),
                 (_, after_state) => format!("{} from {at}", after_state.word()),
             });
@@ -194,6 +199,9 @@ pub(crate) fn group_histories(releases: &[Release]) -> Vec<GroupHistory> {
                         first: release.version.clone(),
                         last: release.version.clone(),
                         most,
+                        other: (state == State::OtherFailure)
+                            .then(|| other_group(release, group, &digests))
+                            .flatten(),
                     }),
                 }
             }
@@ -208,6 +216,21 @@ pub(crate) fn group_histories(releases: &[Release]) -> Vec<GroupHistory> {
     let position = |version: Option<&str>| version.and_then(|v| releases.iter().position(|r| r.version == v));
     histories.sort_by_cached_key(|h| (!h.gates, position(h.first_failing()), h.group.clone()));
     histories
+}
+
+/// The group most of `digests` fail in, in `release`, other than `group` (ties: the first by
+/// name).
+fn other_group(release: &Release, group: &str, digests: &BTreeSet<&str>) -> Option<String> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for digest in digests {
+        if let Some(other) = release.not_passed.get(*digest).and_then(|n| n.group.as_deref())
+            && other != group
+        {
+            *counts.entry(other).or_default() += 1;
+        }
+    }
+    let most = counts.values().copied().max()?;
+    counts.into_iter().find(|(_, n)| *n == most).map(|(g, _)| g.to_owned())
 }
 
 /// What the data sets of `group` (`digests`, every one it ever held) did in `release`.
@@ -328,7 +351,13 @@ pub(crate) mod tests {
         ];
         let histories = group_histories(&releases);
         let by_group: BTreeMap<&str, Vec<String>> = histories.iter().map(|h| (h.group.as_str(), h.changes())).collect();
-        assert_eq!(by_group[old], ["regressed in 2.1", "fails another way from 2.2"]);
+        assert_eq!(
+            by_group[old],
+            [
+                "regressed in 2.1".to_owned(),
+                format!("fails another way from 2.2 ({new})")
+            ]
+        );
         assert_eq!(
             by_group[new],
             ["failing another way from 2.1", "fails this way from 2.2"]
