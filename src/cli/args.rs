@@ -100,16 +100,17 @@ pub(crate) enum HistoryVerb {
 
 #[derive(Args, Debug)]
 pub(crate) struct HistoryRecordArgs {
-    /// The release's run: a JSON report (`--format json`) of a whole, unsharded run.
+    /// The release's run: a JSON report (`--format json`) of a whole, unsharded run. Not
+    /// needed for a release whose worker failed its self-check.
     #[arg(long, value_name = "REPORT.json")]
-    pub report: PathBuf,
+    pub report: Option<PathBuf>,
     /// The worker's self-check: a JSON report of the oldest upstream case, run on the
     /// release before the corpus. When it did not pass, the release is stored as a failure of
     /// the worker, with no results.
     #[arg(long, value_name = "REPORT.json")]
     pub self_check: PathBuf,
     /// What the release ran in (scripts/sweep writes it): `{"python": VERSION, "packages":
-    /// [{"name", "version", "sha256"}]}`.
+    /// [{"name", "version", "sha256"}]}`, or for npm `"node"` and each package's `"integrity"`.
     #[arg(long, value_name = "FILE")]
     pub environment: Option<PathBuf>,
     /// The day of the run, YYYY-MM-DD (default: today, UTC).

@@ -7,16 +7,25 @@ use std::path::Path;
 
 use support::files::{arg_of, failing_tree, run};
 
+/// The JSON report at `from`, its runtime made `rt` at `version`, written to `to`: the report
+/// a release's worker would write.
+fn as_release(from: &Path, version: &str, to: &Path) -> serde_json::Value {
+    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(from).unwrap()).unwrap();
+    json["runtime"] = serde_json::json!({"name": "rt", "version": version});
+    std::fs::write(to, serde_json::to_vec(&json).unwrap()).unwrap();
+    json
+}
+
 /// A run of the reference over `tree` as the report of runtime `rt` at `version`, with the
-/// failing wrap data set passing when `fixed`: the report a release's worker would write.
+/// failing wrap data set passing when `fixed`.
 fn release_report(tree: &Path, version: &str, fixed: bool) -> std::path::PathBuf {
     let plain = tree.join("plain.json");
     if !plain.exists() {
         let out = run(&["--format", "json", "--output", arg_of(&plain), arg_of(tree)]);
         assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     }
-    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&plain).unwrap()).unwrap();
-    json["runtime"] = serde_json::json!({"name": "rt", "version": version});
+    let path = tree.join(format!("run-{version}.json"));
+    let mut json = as_release(&plain, version, &path);
     if fixed {
         for case in json["cases"].as_array_mut().unwrap() {
             if case["status"] == "failed" {
@@ -25,12 +34,15 @@ fn release_report(tree: &Path, version: &str, fixed: bool) -> std::path::PathBuf
             }
         }
     }
-    let path = tree.join(format!("run-{version}.json"));
     std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
     path
 }
 
+/// `history record` of `report` into `output`, with a self-check of the same release (the
+/// reference's run of test_edge_pad, or `self-check.json` when the test wrote one).
 fn record(tree: &Path, report: &Path, output: &Path) -> std::process::Output {
+    let version: serde_json::Value = serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap();
+    let version = version["runtime"]["version"].as_str().unwrap().to_owned();
     let self_check = tree.join("self-check.json");
     if !self_check.exists() {
         let out = run(&[
@@ -44,13 +56,15 @@ fn record(tree: &Path, report: &Path, output: &Path) -> std::process::Output {
         ]);
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     }
+    let of_release = tree.join(format!("self-check-{version}.json"));
+    as_release(&self_check, &version, &of_release);
     run(&[
         "history",
         "record",
         "--report",
         arg_of(report),
         "--self-check",
-        arg_of(&self_check),
+        arg_of(&of_release),
         "--date",
         "2026-11-28",
         "--output",
@@ -123,6 +137,26 @@ fn a_release_stored_under_another_name_or_edited_is_refused_naming_the_field() {
     );
     assert!(!history.join("rt/2.1.json").exists());
 
+    // A self-check of another release is not this release's.
+    let other = tree.path().join("self-check-other.json");
+    as_release(&tree.path().join("self-check.json"), "1.0", &other);
+    let out = run(&[
+        "history",
+        "record",
+        "--report",
+        arg_of(&report),
+        "--self-check",
+        arg_of(&other),
+        "--output",
+        arg_of(&history.join("rt/2.0.json")),
+        arg_of(tree.path()),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("runtime: rt 1.0, but the run is of rt 2.0"),
+        "{out:?}"
+    );
+
     let stored = history.join("rt/2.0.json");
     assert_eq!(record(tree.path(), &report, &stored).status.code(), Some(0));
     // A failure edited away: the selection no longer matches the data sets it lists.
@@ -194,4 +228,16 @@ fn a_run_of_part_of_the_corpus_adds_to_what_the_release_file_holds() {
     // The edge data set's result is kept; the wrap data set's is replaced.
     assert_eq!(after["data_sets"].as_array().unwrap().len(), 2, "{after}");
     assert_eq!(after["not_passed"], serde_json::json!({}), "{after}");
+}
+
+#[test]
+fn docs_history_md_is_what_the_stored_releases_say() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = run(&["history", "write", "--dir", arg_of(&root.join("history"))]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let committed = std::fs::read_to_string(root.join("docs/history.md")).unwrap();
+    assert!(
+        String::from_utf8(out.stdout).unwrap() == committed,
+        "docs/history.md is stale: run pad-conformance history write --output docs/history.md"
+    );
 }

@@ -21,7 +21,9 @@ if (flavour !== "node" && flavour !== "web") {
 }
 const require = createRequire(import.meta.url);
 const ort = require(flavour === "node" ? "onnxruntime-node" : "onnxruntime-web");
-const version = ort.env.versions[flavour];
+// ort.env.versions came with onnxruntime-common 1.16: an older release names its version only
+// in its package.json.
+const version = ort.env.versions?.[flavour] ?? require(`onnxruntime-${flavour}/package.json`).version;
 if (flavour === "web") {
     // One thread, no proxy worker: the runner runs several workers side by side instead.
     ort.env.wasm.numThreads = 1;

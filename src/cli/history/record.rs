@@ -21,7 +21,7 @@ use crate::data::atomic_file::write_atomically;
 use crate::data::digest::data_set_digest;
 use crate::data::json_file::read_json;
 use crate::judge::check::{Outcome, Status};
-use crate::report::read_json_report;
+use crate::report::{RunReport, read_json_report};
 use crate::text::shown_path;
 
 /// The environment file the sweep writes (scripts/sweep): the interpreter, and the packages
@@ -35,8 +35,18 @@ struct EnvironmentFile {
 }
 
 pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
-    let report = read_json_report(&args.report)?;
-    let shown = shown_path(&args.report);
+    let (worker, checked) = self_check(&args.self_check)?;
+    // The run, or for a release whose worker failed its self-check, the self-check alone:
+    // it names the runtime and holds no results to store.
+    let (report, shown) = match &args.report {
+        Some(path) => (read_json_report(path)?, shown_path(path)),
+        None if worker.passed => {
+            return Err(Fatal(
+                "--report: absent, but the self-check passed: give the release's run".into(),
+            ));
+        }
+        None => (checked.clone(), shown_path(&args.self_check)),
+    };
     let runtime = report
         .runtime
         .as_ref()
@@ -45,6 +55,18 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         .version
         .as_deref()
         .ok_or_else(|| Fatal(format!("{shown}: runtime.version: absent: the worker did not state it")))?;
+    if checked.runtime.as_ref() != Some(runtime) {
+        let named = |r: Option<&crate::backend::RuntimeInfo>| match r {
+            Some(r) => format!("{} {}", r.name, r.version.as_deref().unwrap_or("(no version)")),
+            None => "(none)".into(),
+        };
+        return Err(Fatal(format!(
+            "{}: runtime: {}, but the run is of {}: a self-check of another release",
+            shown_path(&args.self_check),
+            named(checked.runtime.as_ref()),
+            named(Some(runtime))
+        )));
+    }
     let facts = report
         .run
         .as_ref()
@@ -56,7 +78,6 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         return Err(Fatal(format!("{shown}: shard: a part of a run; merge the parts first")));
     }
     check_output_path(&args.output, &runtime.name, version)?;
-    let worker = self_check(&args.self_check)?;
     let environment = match &args.environment {
         Some(path) => {
             let file: EnvironmentFile = read_json(path, 16 << 20)?;
@@ -176,7 +197,7 @@ fn not_passed(outcome: &Outcome) -> Option<Stored> {
 
 /// The worker's self-check: a run of the oldest upstream case, every data set of which must
 /// pass; what failed is kept as the first line of its message.
-fn self_check(path: &Path) -> Result<WorkerCheck, Fatal> {
+fn self_check(path: &Path) -> Result<(WorkerCheck, RunReport), Fatal> {
     let report = read_json_report(path)?;
     if report.outcomes.is_empty() {
         return Err(Fatal(format!(
@@ -185,14 +206,15 @@ fn self_check(path: &Path) -> Result<WorkerCheck, Fatal> {
         )));
     }
     let failed = report.outcomes.iter().find(|o| o.status != Status::Passed);
-    Ok(WorkerCheck {
+    let check = WorkerCheck {
         data_set: report.outcomes.iter().map(Outcome::name).collect::<Vec<_>>().join(", "),
         passed: failed.is_none(),
         detail: failed.map_or_else(String::new, |o| {
             let line = o.message.lines().next().unwrap_or_default();
             format!("{}: {}", o.status.name(), line.chars().take(300).collect::<String>())
         }),
-    })
+    };
+    Ok((check, report))
 }
 
 /// `history/RUNTIME/VERSION.json` is the only name a release may be stored under: a stored

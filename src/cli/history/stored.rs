@@ -71,6 +71,10 @@ pub(crate) struct Package {
     /// The sha256 (hex) of the archive installed, when the installer stated one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// npm's Subresource Integrity string of the archive (`sha512-…`), for a package npm
+    /// installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<String>,
 }
 
 /// The worker's self-check against this release: the oldest upstream case, which any release
