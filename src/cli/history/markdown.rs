@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use super::stored::Release;
-use super::timeline::{GroupHistory, State, group_histories, trend};
+use super::timeline::{GroupHistory, group_histories, trend};
 
 /// Writes the page for `all` (runtime → releases, in release order).
 pub(super) fn write_history_markdown(all: &BTreeMap<String, Vec<Release>>, out: &mut dyn Write) -> io::Result<()> {
@@ -133,28 +133,13 @@ fn write_runtime(runtime: &str, releases: &[Release], out: &mut dyn Write) -> io
 }
 
 fn write_group(history: &GroupHistory, out: &mut dyn Write) -> io::Result<()> {
-    let stretches: Vec<String> = history
-        .stretches
-        .iter()
-        .map(|s| {
-            let span = if s.first == s.last {
-                s.first.clone()
-            } else {
-                format!("{}–{}", s.first, s.last)
-            };
-            match s.state {
-                State::Failing(_) => format!("{span} failing ({})", s.most),
-                other => format!("{span} {}", other.word()),
-            }
-        })
-        .collect();
     writeln!(
         out,
         "- **{}**{}: {}. {}; e.g. `{}`.",
         escape_markdown(&history.group),
         if history.gates { "" } else { " (not gating)" },
         history.changes().join(", "),
-        stretches.join(" → "),
+        history.path(),
         history.example
     )
 }

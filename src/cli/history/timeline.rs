@@ -96,6 +96,26 @@ impl GroupHistory {
         changes
     }
 
+    /// Its stretches as one line: `1.15.0–1.17.3 unsupported → 1.18.0 failing (4) → 1.19.0–1.32.0 passing`.
+    pub(crate) fn path(&self) -> String {
+        let stretches: Vec<String> = self
+            .stretches
+            .iter()
+            .map(|s| {
+                let span = if s.first == s.last {
+                    s.first.clone()
+                } else {
+                    format!("{}–{}", s.first, s.last)
+                };
+                match s.state {
+                    State::Failing(_) => format!("{span} failing ({})", s.most),
+                    other => format!("{span} {}", other.word()),
+                }
+            })
+            .collect();
+        stretches.join(" → ")
+    }
+
     /// The first release it failed in.
     fn first_failing(&self) -> Option<&str> {
         self.stretches

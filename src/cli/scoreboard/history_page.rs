@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use crate::cli::history::stored::Release;
-use crate::cli::history::timeline::{State, TrendPoint, group_histories, trend};
+use crate::cli::history::timeline::{TrendPoint, group_histories, trend};
 
 use super::Escaped;
 use super::shell::{write_filter, write_foot, write_head};
@@ -35,21 +35,6 @@ pub(crate) fn write_history_html(all: &BTreeMap<String, Vec<Release>>, out: &mut
         writeln!(out, "<h3>Failure groups</h3><ul class=\"groups\">")?;
         for history in group_histories(releases) {
             let changes = history.changes().join(", ");
-            let stretches: Vec<String> = history
-                .stretches
-                .iter()
-                .map(|s| {
-                    let span = if s.first == s.last {
-                        s.first.clone()
-                    } else {
-                        format!("{}–{}", s.first, s.last)
-                    };
-                    match s.state {
-                        State::Failing(_) => format!("{span} failing ({})", s.most),
-                        other => format!("{span} {}", other.word()),
-                    }
-                })
-                .collect();
             let text = format!("{} {changes}", history.group);
             writeln!(
                 out,
@@ -63,7 +48,7 @@ pub(crate) fn write_history_html(all: &BTreeMap<String, Vec<Release>>, out: &mut
                     " <span class=\"badge b-undefined\">not gating</span>"
                 },
                 Escaped(&changes),
-                Escaped(&stretches.join(" → ")),
+                Escaped(&history.path()),
                 Escaped(&history.example)
             )?;
         }
