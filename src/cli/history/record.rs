@@ -35,6 +35,9 @@ struct EnvironmentFile {
 }
 
 pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
+    if let Some(date) = args.date.as_deref().filter(|d| !super::stored::is_date(d)) {
+        return Err(Fatal(format!("--date {date:?}: not YYYY-MM-DD")));
+    }
     let (worker, checked) = self_check(&args.self_check)?;
     // The run, or for a release whose worker failed its self-check, the self-check alone:
     // it names the runtime and holds no results to store.

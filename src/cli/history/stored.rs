@@ -229,14 +229,9 @@ impl Release {
     }
 }
 
-fn is_date(text: &str) -> bool {
-    let b = text.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+/// A day of the calendar as `YYYY-MM-DD`.
+pub(crate) fn is_date(text: &str) -> bool {
+    text.len() == 10 && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok()
 }
 
 pub(crate) fn is_digest(text: &str) -> bool {
@@ -313,6 +308,7 @@ mod tests {
         assert!(is_date("2026-11-28"));
         assert!(!is_date("2026-1-28"));
         assert!(!is_date("2026/11/28"));
+        assert!(!is_date("2026-02-30"));
         assert!(is_digest("0123456789abcdef"));
         assert!(!is_digest("0123456789ABCDEF"));
         assert!(!is_digest("0123456789abcde"));
