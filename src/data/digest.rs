@@ -2,13 +2,13 @@
 //! and the profile file it ran under; and of a data set's content, which keys a runtime's
 //! stored results across releases (`pad-conformance history`).
 
-use std::fs::File;
 use std::io;
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
 use crate::case::TestCase;
+use crate::data::side_file::open_regular;
 
 /// The sha256 (hex) of a set of data set names: the same for the same names in any order.
 pub fn selection_digest<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
@@ -34,8 +34,9 @@ pub(crate) fn bytes_digest(bytes: &[u8]) -> String {
 pub(crate) fn data_set_digest(case: &TestCase, index: usize) -> io::Result<String> {
     let mut digest = Sha256::new();
     let mut add = |role: &str, path: &Path| -> io::Result<()> {
-        let mut file = File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-        let length = file.metadata()?.len();
+        // A regular file only (a FIFO would never end), of any size: it is streamed.
+        let (mut file, length) =
+            open_regular(path, u64::MAX).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         digest.update((role.len() as u64).to_le_bytes());
         digest.update(role.as_bytes());
         digest.update(length.to_le_bytes());

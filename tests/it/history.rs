@@ -168,7 +168,7 @@ fn a_release_stored_under_another_name_or_edited_is_refused_naming_the_field() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("2.0.json: selection: is not the digest of data_sets"),
+        stderr.contains("2.0.json: selection: does not match data_sets"),
         "{stderr}"
     );
 }
@@ -213,21 +213,133 @@ fn a_run_of_part_of_the_corpus_adds_to_what_the_release_file_holds() {
     let stored = tree.path().join("history/rt/4.0.json");
     let whole = release_report(tree.path(), "4.0", false);
     assert_eq!(record(tree.path(), &whole, &stored).status.code(), Some(0));
-    // Only the wrap data set again, this time passing (a corpus change re-runs what changed).
-    let mut json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(release_report(tree.path(), "4.0", true)).unwrap()).unwrap();
+    // Only the edge data set again (as after a corpus change that touched only it).
+    let plain = tree.path().join("edge-plain.json");
+    let out = run(&[
+        "--filter",
+        "test_edge_pad",
+        "--format",
+        "json",
+        "--output",
+        arg_of(&plain),
+        arg_of(tree.path()),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let part = tree.path().join("part.json");
+    as_release(&plain, "4.0", &part);
+    assert_eq!(record(tree.path(), &part, &stored).status.code(), Some(0));
+    let after: serde_json::Value = serde_json::from_slice(&std::fs::read(&stored).unwrap()).unwrap();
+    // The wrap data set's failure, not run this time, is kept beside the edge data set's pass.
+    assert_eq!(after["data_sets"].as_array().unwrap().len(), 2, "{after}");
+    let kept: Vec<&serde_json::Value> = after["not_passed"].as_object().unwrap().values().collect();
+    assert_eq!(kept.len(), 1, "{after}");
+    assert_eq!(kept[0]["name"], "test_wrap_pad/0");
+
+    // A report with a case removed is not the run it says it is.
+    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&whole).unwrap()).unwrap();
     json["cases"]
         .as_array_mut()
         .unwrap()
         .retain(|c| c["id"] == "test_wrap_pad");
-    assert_eq!(json["cases"].as_array().unwrap().len(), 1);
-    let part = tree.path().join("part.json");
-    std::fs::write(&part, serde_json::to_vec(&json).unwrap()).unwrap();
-    assert_eq!(record(tree.path(), &part, &stored).status.code(), Some(0));
-    let after: serde_json::Value = serde_json::from_slice(&std::fs::read(&stored).unwrap()).unwrap();
-    // The edge data set's result is kept; the wrap data set's is replaced.
-    assert_eq!(after["data_sets"].as_array().unwrap().len(), 2, "{after}");
-    assert_eq!(after["not_passed"], serde_json::json!({}), "{after}");
+    let cut = tree.path().join("cut.json");
+    std::fs::write(&cut, serde_json::to_vec(&json).unwrap()).unwrap();
+    let out = record(tree.path(), &cut, &stored);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("run.selection: not the digest"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_data_set_unsupported_in_a_release_is_shown_so_and_a_release_supporting_nothing_is_not_a_worker_failure() {
+    let tree = failing_tree();
+    let history = tree.path().join("history");
+    // The profile leaves out wrap: that data set is unsupported in this release.
+    let profile = tree.path().join("profile.toml");
+    std::fs::write(&profile, "modes = [\"constant\", \"edge\"]\n").unwrap();
+    let plain = tree.path().join("profiled.json");
+    let out = run(&[
+        "--profile",
+        arg_of(&profile),
+        "--format",
+        "json",
+        "--output",
+        arg_of(&plain),
+        arg_of(tree.path()),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = tree.path().join("run-5.0.json");
+    as_release(&plain, "5.0", &report);
+    assert_eq!(
+        record(tree.path(), &report, &history.join("rt/5.0.json")).status.code(),
+        Some(0)
+    );
+    let case = run(&[
+        "history",
+        "case",
+        "test_wrap_pad/0",
+        "--dir",
+        arg_of(&history),
+        arg_of(tree.path()),
+    ]);
+    assert_eq!(case.status.code(), Some(0), "{}", String::from_utf8_lossy(&case.stderr));
+    assert!(
+        String::from_utf8(case.stdout)
+            .unwrap()
+            .contains("  5.0          unsupported")
+    );
+
+    // Everything unsupported: a release that supports nothing, not one whose worker failed.
+    std::fs::write(&profile, "modes = [\"reflect\"]\n").unwrap();
+    let out = run(&[
+        "--profile",
+        arg_of(&profile),
+        "--format",
+        "json",
+        "--output",
+        arg_of(&plain),
+        arg_of(tree.path()),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    as_release(&plain, "5.1", &tree.path().join("run-5.1.json"));
+    assert_eq!(
+        record(
+            tree.path(),
+            &tree.path().join("run-5.1.json"),
+            &history.join("rt/5.1.json")
+        )
+        .status
+        .code(),
+        Some(0)
+    );
+    let page = String::from_utf8(run(&["history", "write", "--dir", arg_of(&history)]).stdout).unwrap();
+    assert!(page.contains("| 5.1 | 0 | 0 | 2 | — | nothing supported |"), "{page}");
+}
+
+#[test]
+fn a_data_set_listed_twice_in_a_stored_release_is_refused() {
+    let tree = failing_tree();
+    let stored = tree.path().join("history/rt/6.0.json");
+    let report = release_report(tree.path(), "6.0", false);
+    assert_eq!(record(tree.path(), &report, &stored).status.code(), Some(0));
+    // The failure listed again as a skip: the JSON object's last key would otherwise win.
+    let text = std::fs::read_to_string(&stored).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let digest = json["not_passed"].as_object().unwrap().keys().next().unwrap().clone();
+    let twice = text.replacen(
+        "\"not_passed\": {",
+        &format!("\"not_passed\": {{\n    \"{digest}\": {{\"name\": \"test_wrap_pad/0\", \"status\": \"skipped\"}},"),
+        1,
+    );
+    std::fs::write(&stored, twice).unwrap();
+    let out = run(&["history", "write", "--dir", arg_of(&tree.path().join("history"))]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("6.0.json") && stderr.contains(&format!("{digest} is listed twice")),
+        "{stderr}"
+    );
 }
 
 #[test]

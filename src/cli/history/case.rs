@@ -6,32 +6,17 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use super::record::corpus_digests;
+use super::record::corpus_cases;
 use super::stored::{is_digest, read_all};
 use crate::cli::Fatal;
 use crate::cli::args::HistoryCaseArgs;
-use crate::judge::check::Status;
+use crate::data::digest::data_set_digest;
 
 pub(super) fn case(args: &HistoryCaseArgs) -> Result<ExitCode, Fatal> {
     let digest = if is_digest(&args.name) {
         args.name.clone()
     } else {
-        let digests = corpus_digests(&args.paths)?;
-        match digests.get(&args.name) {
-            Some(digest) => digest.clone(),
-            None => {
-                let mut near: Vec<&String> = digests.keys().filter(|n| n.contains(args.name.as_str())).collect();
-                near.sort();
-                return Err(Fatal(match near.as_slice() {
-                    [] => format!("{:?}: no data set of that name in the corpus", args.name),
-                    some => format!(
-                        "{:?}: not a data set's whole name (`onnx-1.22.0/node/test_wrap_pad/0`); names holding it: {}",
-                        args.name,
-                        some.iter().take(5).map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-                    ),
-                }));
-            }
-        }
+        named_digest(args)?
     };
     let all = read_all(&args.dir)?;
     let mut out = std::io::stdout().lock();
@@ -43,14 +28,10 @@ pub(super) fn case(args: &HistoryCaseArgs) -> Result<ExitCode, Fatal> {
             let line = match (release.worker.passed, release.status_of(&digest)) {
                 (false, _) => "worker failed its self-check".to_owned(),
                 (true, None) => "not run".to_owned(),
-                (true, Some(Status::Passed)) => "passed".to_owned(),
-                (true, Some(_)) => {
-                    let entry = &release.not_passed[&digest];
-                    match &entry.group {
-                        Some(group) => format!("{} ({group})", entry.status.name()),
-                        None => entry.status.name().to_owned(),
-                    }
-                }
+                (true, Some(status)) => match release.not_passed.get(&digest).and_then(|n| n.group.as_ref()) {
+                    Some(group) => format!("{} ({group})", status.name()),
+                    None => status.name().to_owned(),
+                },
             };
             let mark = if previous.as_ref().is_some_and(|p| *p != line) {
                 "  <- changed"
@@ -62,4 +43,30 @@ pub(super) fn case(args: &HistoryCaseArgs) -> Result<ExitCode, Fatal> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The content digest of the data set named `args.name` in the corpus: only that one is read.
+fn named_digest(args: &HistoryCaseArgs) -> Result<String, Fatal> {
+    let cases = corpus_cases(&args.paths)?;
+    for case in &cases {
+        for index in case.job_indices() {
+            if case.data_set_name(index) == args.name {
+                return data_set_digest(case, index).map_err(|e| Fatal(format!("{}: {e}", args.name)));
+            }
+        }
+    }
+    let mut near: Vec<String> = cases
+        .iter()
+        .flat_map(|case| case.job_indices().map(|index| case.data_set_name(index)))
+        .filter(|n| n.contains(args.name.as_str()))
+        .collect();
+    near.sort();
+    Err(Fatal(match near.as_slice() {
+        [] => format!("{:?}: no data set of that name in the corpus", args.name),
+        some => format!(
+            "{:?}: not a data set's whole name (`onnx-1.22.0/node/test_wrap_pad/0`); names holding it: {}",
+            args.name,
+            some.iter().take(5).map(String::as_str).collect::<Vec<_>>().join(", ")
+        ),
+    }))
 }

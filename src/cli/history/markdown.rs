@@ -48,7 +48,7 @@ fn write_runtime(runtime: &str, releases: &[Release], out: &mut dyn Write) -> io
         return Ok(());
     };
     writeln!(out)?;
-    writeln!(out, "## {runtime}")?;
+    writeln!(out, "## {}", md(runtime))?;
     writeln!(out)?;
     let corpora: Vec<String> = {
         let mut seen: Vec<String> = releases
@@ -69,9 +69,9 @@ fn write_runtime(runtime: &str, releases: &[Release], out: &mut dyn Write) -> io
         "{} release{} from {} to {}, on corpus {}.",
         releases.len(),
         if releases.len() == 1 { "" } else { "s" },
-        first.version,
-        last.version,
-        corpora.join("; ")
+        md(&first.version),
+        md(&last.version),
+        md(&corpora.join("; "))
     )?;
     let broken: Vec<&Release> = releases.iter().filter(|r| !r.worker.passed).collect();
     if !broken.is_empty() {
@@ -84,7 +84,9 @@ fn write_runtime(runtime: &str, releases: &[Release], out: &mut dyn Write) -> io
             writeln!(
                 out,
                 "- {}: {} ({})",
-                release.version, release.worker.detail, release.worker.data_set
+                md(&release.version),
+                md(&release.worker.detail),
+                md(&release.worker.data_set)
             )?;
         }
     }
@@ -101,12 +103,16 @@ fn write_runtime(runtime: &str, releases: &[Release], out: &mut dyn Write) -> io
     for point in trend(releases) {
         let (share, bar) = match point.pass_share() {
             Some(share) => (format!("{share:.1}%"), "█".repeat((share / 5.0).round() as usize)),
-            None => ("—".into(), "worker failed".into()),
+            None if !point.worker_passed => ("—".into(), "worker failed".into()),
+            None => ("—".into(), "nothing supported".into()),
         };
         writeln!(
             out,
             "| {} | {} | {} | {} | {share} | {bar} |",
-            point.version, point.passed, point.failing, point.unsupported
+            md(&point.version),
+            point.passed,
+            point.failing,
+            point.unsupported
         )?;
     }
     let histories = group_histories(releases);
@@ -135,20 +141,29 @@ fn write_runtime(runtime: &str, releases: &[Release], out: &mut dyn Write) -> io
 fn write_group(history: &GroupHistory, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
-        "- **{}**{}: {}. {}; e.g. `{}`.",
-        escape_markdown(&history.group),
+        "- **{}**{}: {}. {}; e.g. {}.",
+        md(&history.group),
         if history.gates { "" } else { " (not gating)" },
-        history.changes().join(", "),
-        history.path(),
-        history.example
+        md(&history.changes().join(", ")),
+        md(&history.path()),
+        md(&history.example)
     )
 }
 
-/// A group line quotes a backend's words: the characters Markdown would act on are escaped.
-fn escape_markdown(text: &str) -> String {
+/// Text from a stored file (a backend's words, names, versions) as Markdown that shows it and
+/// does nothing else: the characters Markdown acts on escaped, line breaks and other control
+/// characters made spaces, so that no value opens a heading, a table cell or raw HTML.
+fn md(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if matches!(c, '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '|' | '#') {
+        if c.is_control() {
+            out.push(' ');
+            continue;
+        }
+        if matches!(
+            c,
+            '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '|' | '#' | '&' | '!'
+        ) {
             out.push('\\');
         }
         out.push(c);
@@ -182,7 +197,7 @@ mod tests {
         assert!(
             page.contains(
                 "- **spec failed: wrong-values: reflect padding, values**: unsupported until 1.0, fixed in 1.2. \
-                 1.0 unsupported → 1.1 failing (1) → 1.2 passing; e.g. `case_a/0`."
+                 1.0 unsupported → 1.1 failing (1) → 1.2 passing; e.g. case\\_a/0."
             ),
             "{page}"
         );
@@ -190,7 +205,8 @@ mod tests {
     }
 
     #[test]
-    fn markdown_in_a_backend_message_is_escaped() {
-        assert_eq!(escape_markdown("a *b* `c` |d|"), "a \\*b\\* \\`c\\` \\|d\\|");
+    fn markdown_in_a_stored_value_is_shown_not_acted_on() {
+        assert_eq!(md("a *b* `c` |d|"), "a \\*b\\* \\`c\\` \\|d\\|");
+        assert_eq!(md("x\n# injected <img src=x>"), "x \\# injected \\<img src=x\\>");
     }
 }

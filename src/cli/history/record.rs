@@ -4,7 +4,7 @@
 //! and that this run did not run keeps its result, so a new corpus version re-runs only what
 //! it changed or added.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -18,7 +18,8 @@ use crate::cli::failure_groups::group_line;
 use crate::cli::signals;
 use crate::data::DataRoot;
 use crate::data::atomic_file::write_atomically;
-use crate::data::digest::data_set_digest;
+use crate::data::corpus_versions;
+use crate::data::digest::{data_set_digest, selection_digest};
 use crate::data::json_file::read_json;
 use crate::judge::check::{Outcome, Status};
 use crate::report::{RunReport, read_json_report};
@@ -91,27 +92,65 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         }
         None => None,
     };
-    let digests = corpus_digests(&args.paths)?;
+    let corpus = CorpusDigests::read(&args.paths)?;
+    if facts.corpora != corpus.versions {
+        return Err(Fatal(format!(
+            "{shown}: run.corpora: {:?}, but the corpus read holds {:?}: record against the corpus the run read",
+            facts.corpora, corpus.versions
+        )));
+    }
+    // Every data set the run selected is in the report: nothing left out, nothing added.
+    if selection_digest(report.outcomes.iter().map(Outcome::name)) != facts.selection {
+        return Err(Fatal(format!(
+            "{shown}: run.selection: not the digest of the data sets the report holds: cases were added or removed"
+        )));
+    }
+    let earlier = match args.output.exists() {
+        true => Some(Release::read(&args.output)?),
+        false => None,
+    };
+    if let Some(earlier) = &earlier {
+        if earlier.worker.passed && !worker.passed {
+            return Err(Fatal(format!(
+                "{}: the worker failed its self-check ({}), but {} holds results of this release made with a worker \
+                 that worked: kept; remove the file to store the failure",
+                shown_path(&args.self_check),
+                worker.detail,
+                shown_path(&args.output)
+            )));
+        }
+        if (earlier.gating.as_str(), earlier.tolerance.as_str()) != (facts.gating.as_str(), facts.tolerance.as_str()) {
+            return Err(Fatal(format!(
+                "{shown}: run: gating {} and tolerance {}, but {} was recorded with gating {} and tolerance {}: \
+                 one release's results are judged one way",
+                facts.gating,
+                facts.tolerance,
+                shown_path(&args.output),
+                earlier.gating,
+                earlier.tolerance
+            )));
+        }
+    }
     let mut results: BTreeMap<String, Option<Stored>> = BTreeMap::new();
     if worker.passed {
         // What an earlier run of this release stored, for the data sets the corpus still holds.
-        if args.output.exists() {
-            let earlier = Release::read(&args.output)?;
-            if earlier.worker.passed {
-                let held: std::collections::HashSet<&String> = digests.values().collect();
-                for digest in earlier.data_sets.iter().filter(|d| held.contains(d)) {
-                    let result = match earlier.status_of(digest) {
-                        Some(Status::Unsupported) => Some(Stored::Unsupported),
-                        _ => earlier.not_passed.get(digest).cloned().map(Stored::NotPassed),
-                    };
-                    results.insert(digest.clone(), result);
-                }
+        if let Some(earlier) = earlier.as_ref().filter(|e| e.worker.passed) {
+            let held: HashSet<&String> = corpus.digests.values().collect();
+            for digest in earlier.data_sets.iter().filter(|d| held.contains(d)) {
+                let result = match earlier.status_of(digest) {
+                    Some(Status::Unsupported) => Some(Stored::Unsupported),
+                    _ => earlier.not_passed.get(digest).cloned().map(Stored::NotPassed),
+                };
+                results.insert(digest.clone(), result);
             }
         }
         let mut fresh: HashMap<String, Option<Stored>> = HashMap::new();
         for outcome in &report.outcomes {
             let name = outcome.name();
-            let digest = digests.get(&name).ok_or_else(|| {
+            if corpus.unreadable.contains(&name) {
+                continue;
+            }
+            let digest = corpus.digests.get(&name).ok_or_else(|| {
                 Fatal(format!(
                     "{shown}: case {name}: not a data set of the corpus read ({}): record against the corpus the run read",
                     roots_shown(&args.paths)
@@ -119,13 +158,11 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
             })?;
             let result = not_passed(outcome);
             // Copies of one content (an upstream case shipped by several onnx releases) are one
-            // data set here: a failure of any copy is kept, not hidden by another's pass.
-            match fresh.get(digest) {
-                Some(Some(_)) => {}
-                _ => {
-                    fresh.insert(digest.clone(), result.clone());
-                    results.insert(digest.clone(), result);
-                }
+            // data set here: the worst result of any copy is kept, not hidden by another's.
+            let worse = fresh.get(digest).is_none_or(|kept| rank(&result) > rank(kept));
+            if worse {
+                fresh.insert(digest.clone(), result.clone());
+                results.insert(digest.clone(), result);
             }
         }
     }
@@ -146,6 +183,8 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         runtime: runtime.name.clone(),
         version: version.to_owned(),
         corpora: facts.corpora.clone(),
+        gating: facts.gating.clone(),
+        tolerance: facts.tolerance.clone(),
         date: args.date.clone().unwrap_or_else(crate::cli::promote::today),
         environment,
         worker,
@@ -154,14 +193,14 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         not_passed,
         data_sets,
     };
+    // Checked as reading will check it, before anything is written.
+    release.check(&args.output)?;
     let mut json = serde_json::to_string_pretty(&release)?;
     json.push('\n');
     if let Some(parent) = args.output.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Fatal(format!("{}: {e}", shown_path(parent))))?;
     }
     write_atomically(&args.output, json.as_bytes()).map_err(|e| Fatal(format!("{}: {e}", shown_path(&args.output))))?;
-    // Read back as every other verb will: what was written must be readable.
-    Release::read(&args.output)?;
     eprintln!(
         "pad-conformance: {} {version}: {} data sets, {} unsupported, {} failed, errored or skipped{}",
         release.runtime,
@@ -175,6 +214,16 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// How bad a stored result is, for choosing between copies of one content.
+fn rank(result: &Option<Stored>) -> u8 {
+    match result {
+        None => 0,
+        Some(Stored::Unsupported) => 1,
+        Some(Stored::NotPassed(n)) if n.status == Status::Skipped => 2,
+        Some(Stored::NotPassed(_)) => 3,
+    }
 }
 
 /// What is stored of a data set that did not pass.
@@ -242,20 +291,54 @@ fn check_output_path(output: &Path, runtime: &str, version: &str) -> Result<(), 
     Ok(())
 }
 
-/// Every data set of the corpus at `paths` (the default data when none), by name, with its
-/// content digest.
-pub(super) fn corpus_digests(paths: &[PathBuf]) -> Result<HashMap<String, String>, Fatal> {
-    let roots = DataRoot::resolve(paths)?;
-    let cases = discover_until(&roots, &Patterns::new::<&str>(&[])?, &signals::cancel())?;
-    let mut digests = HashMap::new();
-    for case in &cases {
-        for index in case.job_indices() {
-            let digest = data_set_digest(case, index)
-                .map_err(|e| Fatal(format!("digest of {}: {e}", case.data_set_name(index))))?;
-            digests.insert(case.data_set_name(index), digest);
+/// The content digest of every data set of a corpus, by name, and the corpus versions.
+pub(super) struct CorpusDigests {
+    pub digests: HashMap<String, String>,
+    /// Data sets that could not be read: their results are not stored (said on standard
+    /// error), the others' are.
+    pub unreadable: HashSet<String>,
+    pub versions: BTreeMap<String, u32>,
+}
+
+impl CorpusDigests {
+    /// The corpus at `paths` (the default data when none).
+    pub(super) fn read(paths: &[PathBuf]) -> Result<CorpusDigests, Fatal> {
+        let roots = DataRoot::resolve(paths)?;
+        let cases = discover_until(&roots, &Patterns::new::<&str>(&[])?, &signals::cancel())?;
+        let mut read = CorpusDigests {
+            digests: HashMap::new(),
+            unreadable: HashSet::new(),
+            versions: corpus_versions(&roots),
+        };
+        for case in &cases {
+            for index in case.job_indices() {
+                let name = case.data_set_name(index);
+                match data_set_digest(case, index) {
+                    Ok(digest) => {
+                        read.digests.insert(name, digest);
+                    }
+                    Err(e) => {
+                        eprintln!(
+                            "pad-conformance: {name}: no content digest, not stored: {}",
+                            crate::text::escape_text(&e.to_string())
+                        );
+                        read.unreadable.insert(name);
+                    }
+                }
+            }
         }
+        Ok(read)
     }
-    Ok(digests)
+}
+
+/// The cases of the corpus at `paths` (the default data when none).
+pub(super) fn corpus_cases(paths: &[PathBuf]) -> Result<Vec<crate::case::TestCase>, Fatal> {
+    let roots = DataRoot::resolve(paths)?;
+    Ok(discover_until(
+        &roots,
+        &Patterns::new::<&str>(&[])?,
+        &signals::cancel(),
+    )?)
 }
 
 fn roots_shown(paths: &[PathBuf]) -> String {

@@ -32,6 +32,10 @@ pub(crate) struct Release {
     pub version: String,
     /// The corpus version of each corpus the run read.
     pub corpora: BTreeMap<String, u32>,
+    /// The bases whose failures gate, as the run stated them (`spec,reference`).
+    pub gating: String,
+    /// The comparison rule the run applied (`exact`).
+    pub tolerance: String,
     /// The day the release was run (UTC, `YYYY-MM-DD`): what dates docs/history.md.
     pub date: String,
     /// What the release ran in: the interpreter and each package with its wheel's hash.
@@ -49,7 +53,35 @@ pub(crate) struct Release {
     #[serde(default)]
     pub unsupported: Vec<String>,
     /// The data sets that failed, errored or were skipped, by content digest.
+    #[serde(deserialize_with = "unique_keys")]
     pub not_passed: BTreeMap<String, NotPassed>,
+}
+
+/// A JSON object read as a map, refusing a key given twice (which would otherwise keep the
+/// last silently: a failure followed by a skip of one data set).
+fn unique_keys<'de, D, V>(deserializer: D) -> Result<BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct Unique<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Unique<V> {
+        type Value = BTreeMap<String, V>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object whose keys are unique")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some((key, value)) = map.next_entry::<String, V>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format!("{key} is listed twice")));
+                }
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    deserializer.deserialize_map(Unique(std::marker::PhantomData))
 }
 
 /// The interpreter and packages of a release's environment (a pip install report, condensed).
@@ -132,16 +164,36 @@ impl Release {
     /// claim one release), and that it agrees with itself.
     pub(crate) fn read(path: &Path) -> Result<Release, StoredError> {
         let release: Release = read_json(path, MAX_RELEASE_BYTES)?;
+        release.check(path)?;
+        Ok(release)
+    }
+
+    /// Whether this release may be stored at `path`, and agrees with itself: what reading
+    /// checks, and `history record` before it writes anything.
+    pub(crate) fn check(&self, path: &Path) -> Result<(), StoredError> {
+        let release = self;
         let invalid = |field: &'static str, problem: String| StoredError::Invalid {
             path: path.to_owned(),
             field,
             problem,
         };
-        if release.format > HISTORY_FORMAT {
+        if !is_name(&release.runtime) {
+            return Err(invalid(
+                "runtime",
+                format!("{:?}: not letters, digits, '.', '_', '+', '-'", release.runtime),
+            ));
+        }
+        if !is_name(&release.version) {
+            return Err(invalid(
+                "version",
+                format!("{:?}: not letters, digits, '.', '_', '+', '-'", release.version),
+            ));
+        }
+        if release.format == 0 || release.format > HISTORY_FORMAT {
             return Err(invalid(
                 "format",
                 format!(
-                    "{} is newer than this pad-conformance reads ({HISTORY_FORMAT})",
+                    "{}: this pad-conformance reads formats 1 to {HISTORY_FORMAT}",
                     release.format
                 ),
             ));
@@ -175,10 +227,7 @@ impl Release {
             return Err(invalid("data_sets", format!("{bad:?} is not a 16-digit hex digest")));
         }
         if release.selection != Release::selection_of(&release.data_sets) {
-            return Err(invalid(
-                "selection",
-                "is not the digest of data_sets: the file was edited".into(),
-            ));
+            return Err(invalid("selection", "does not match data_sets".into()));
         }
         if let Some(digest) = release.not_passed.keys().find(|d| !listed.contains(d)) {
             return Err(invalid("not_passed", format!("{digest} is not one of data_sets")));
@@ -215,7 +264,21 @@ impl Release {
                 "results of a release whose worker failed its self-check".into(),
             ));
         }
-        Ok(release)
+        if let Some((digest, n)) = release
+            .not_passed
+            .iter()
+            .find(|(_, n)| n.group.is_some() != matches!(n.status, Status::Failed | Status::Errored))
+        {
+            return Err(invalid(
+                "not_passed",
+                format!(
+                    "{digest}: a {} data set {} a group",
+                    n.status.name(),
+                    if n.group.is_some() { "with" } else { "without" }
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The status of the data set of `digest`: `None` when this release did not run it.
@@ -231,7 +294,24 @@ impl Release {
 
 /// A day of the calendar as `YYYY-MM-DD`.
 pub(crate) fn is_date(text: &str) -> bool {
-    text.len() == 10 && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok()
+    let b = text.as_bytes();
+    b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
+        && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok()
+}
+
+/// A runtime's or version's name, usable as a file name: what `history record` writes.
+pub(crate) fn is_name(text: &str) -> bool {
+    !text.is_empty()
+        && !text.starts_with('.')
+        && text.len() <= 100
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || "._+-".contains(c))
 }
 
 pub(crate) fn is_digest(text: &str) -> bool {
@@ -267,7 +347,7 @@ pub(crate) fn read_all(dir: &Path) -> Result<BTreeMap<String, Vec<Release>>, Sto
         }
     }
     for releases in all.values_mut() {
-        releases.sort_by_cached_key(|r| release_order(&r.version));
+        releases.sort_by_cached_key(|r| (release_order(&r.version), r.version.clone()));
     }
     Ok(all)
 }
@@ -309,6 +389,8 @@ mod tests {
         assert!(!is_date("2026-1-28"));
         assert!(!is_date("2026/11/28"));
         assert!(!is_date("2026-02-30"));
+        assert!(!is_date(" 2026-1-01"));
+        assert!(!is_date("+2026-1-01"));
         assert!(is_digest("0123456789abcdef"));
         assert!(!is_digest("0123456789ABCDEF"));
         assert!(!is_digest("0123456789abcde"));

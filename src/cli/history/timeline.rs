@@ -12,11 +12,11 @@ use crate::judge::check::Status;
 pub(crate) enum State {
     /// This many of them failed this way.
     Failing(usize),
-    /// None failed; those run passed (or most did, the rest unsupported).
+    /// None failed this way; most of those run passed.
     Passing,
-    /// None failed; most of those run were outside what the release supports.
+    /// None failed this way; most of those run were outside what the release supports.
     Unsupported,
-    /// None failed this way, but some failed another way.
+    /// None failed this way; most of those run failed another way.
     OtherFailure,
     /// The release ran none of them (a corpus that did not hold them yet).
     NotRun,
@@ -50,8 +50,37 @@ pub(crate) struct Stretch {
     pub last: String,
     /// For a failing stretch, the most data sets failing in one of its releases.
     pub most: usize,
-    /// For a stretch failing another way, the group most of them fail in, in its first release.
-    pub other: Option<String>,
+    /// For a stretch failing another way or passing, the group most of those that fail fail
+    /// in, and how many fail, in its first release.
+    pub other: Option<(String, usize)>,
+}
+
+impl Stretch {
+    /// `1.18.0–1.20.1`, or `1.18.0` for one release.
+    fn span(&self) -> String {
+        if self.first == self.last {
+            self.first.clone()
+        } else {
+            format!("{}–{}", self.first, self.last)
+        }
+    }
+}
+
+/// How a group went from the stretch `before` to the next one that says something, `after`.
+fn change(before: &Stretch, after: &Stretch) -> String {
+    let at = &after.first;
+    match (before.state, after.state, &after.other) {
+        (State::Passing, State::Failing(_), _) => format!("regressed in {at}"),
+        (State::Unsupported, State::Passing, _) => format!("passing from {at}"),
+        // Fixed for most; those that went on failing another way are counted.
+        (_, State::Passing, Some((group, n))) => format!("fixed in {at} ({n} fail another way: {group})"),
+        (_, State::Passing, None) => format!("fixed in {at}"),
+        (State::Unsupported, State::Failing(_), _) => format!("unsupported until {}", before.last),
+        (_, State::Unsupported, _) => format!("unsupported from {at}"),
+        (_, State::OtherFailure, Some((group, _))) => format!("fails another way from {at} ({group})"),
+        (State::OtherFailure, State::Failing(_), _) => format!("fails this way from {at}"),
+        (_, after_state, _) => format!("{} from {at}", after_state.word()),
+    }
 }
 
 /// One failure group across a runtime's releases.
@@ -69,26 +98,25 @@ pub(crate) struct GroupHistory {
 
 impl GroupHistory {
     /// The changes of state, oldest first: `regressed in 1.20.0`, `fixed in 1.23.0`,
-    /// `unsupported until 1.17.0`; or, for a group that never changed, `failing in every
-    /// release`.
+    /// `unsupported until 1.17.0`; a release that says nothing (its worker failed, or it did
+    /// not run the group's data sets) is named and skipped over, so that the change is
+    /// judged between the releases that say something. For a group that never changed:
+    /// `failing in every release`.
     pub(crate) fn changes(&self) -> Vec<String> {
         let mut changes = Vec::new();
-        for pair in self.stretches.windows(2) {
-            let (before, after) = (&pair[0], &pair[1]);
-            let at = &after.first;
-            changes.push(match (before.state, after.state) {
-                (State::Passing, State::Failing(_)) => format!("regressed in {at}"),
-                (State::Failing(_) | State::OtherFailure, State::Passing) => format!("fixed in {at}"),
-                (State::Unsupported, State::Failing(_)) => format!("unsupported until {}", before.last),
-                (State::Failing(_), State::Unsupported) => format!("unsupported from {at}"),
-                (State::OtherFailure, State::Failing(_)) => format!("fails this way from {at}"),
-                (State::Failing(_), State::OtherFailure) => match &after.other {
-                    Some(other) => format!("fails another way from {at} ({other})"),
-                    None => format!("fails another way from {at}"),
-                },
-                (State::NotRun | State::WorkerFailed, State::Failing(_)) => format!("failing from {at}"),
-                (_, after_state) => format!("{} from {at}", after_state.word()),
-            });
+        let mut known: Option<&Stretch> = None;
+        for after in &self.stretches {
+            if matches!(after.state, State::WorkerFailed | State::NotRun) {
+                changes.push(format!("{} in {}", after.state.word(), after.span()));
+                continue;
+            }
+            match known {
+                Some(before) if !before.state.same_kind(after.state) => changes.push(change(before, after)),
+                Some(_) => {}
+                None if !changes.is_empty() => changes.push(format!("{} from {}", after.state.word(), after.first)),
+                None => {}
+            }
+            known = Some(after);
         }
         if changes.is_empty() {
             changes.push(format!("{} in every release", self.stretches[0].state.word()));
@@ -101,16 +129,9 @@ impl GroupHistory {
         let stretches: Vec<String> = self
             .stretches
             .iter()
-            .map(|s| {
-                let span = if s.first == s.last {
-                    s.first.clone()
-                } else {
-                    format!("{}–{}", s.first, s.last)
-                };
-                match s.state {
-                    State::Failing(_) => format!("{span} failing ({})", s.most),
-                    other => format!("{span} {}", other.word()),
-                }
+            .map(|s| match s.state {
+                State::Failing(_) => format!("{} failing ({})", s.span(), s.most),
+                other => format!("{} {}", s.span(), other.word()),
             })
             .collect();
         stretches.join(" → ")
@@ -219,7 +240,7 @@ pub(crate) fn group_histories(releases: &[Release]) -> Vec<GroupHistory> {
                         first: release.version.clone(),
                         last: release.version.clone(),
                         most,
-                        other: (state == State::OtherFailure)
+                        other: matches!(state, State::OtherFailure | State::Passing)
                             .then(|| other_group(release, group, &digests))
                             .flatten(),
                     }),
@@ -239,8 +260,8 @@ pub(crate) fn group_histories(releases: &[Release]) -> Vec<GroupHistory> {
 }
 
 /// The group most of `digests` fail in, in `release`, other than `group` (ties: the first by
-/// name).
-fn other_group(release: &Release, group: &str, digests: &BTreeSet<&str>) -> Option<String> {
+/// name), and how many of them fail another way.
+fn other_group(release: &Release, group: &str, digests: &BTreeSet<&str>) -> Option<(String, usize)> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for digest in digests {
         if let Some(other) = release.not_passed.get(*digest).and_then(|n| n.group.as_deref())
@@ -250,7 +271,11 @@ fn other_group(release: &Release, group: &str, digests: &BTreeSet<&str>) -> Opti
         }
     }
     let most = counts.values().copied().max()?;
-    counts.into_iter().find(|(_, n)| *n == most).map(|(g, _)| g.to_owned())
+    let total = counts.values().sum();
+    counts
+        .into_iter()
+        .find(|(_, n)| *n == most)
+        .map(|(g, _)| (g.to_owned(), total))
 }
 
 /// What the data sets of `group` (`digests`, every one it ever held) did in `release`.
@@ -272,11 +297,14 @@ fn state_in(release: &Release, group: &str, digests: &BTreeSet<&str>) -> State {
     }
     let statuses: Vec<Status> = digests.iter().filter_map(|d| release.status_of(d)).collect();
     let count = |s: Status| statuses.iter().filter(|&&t| t == s).count();
+    // What most of them did: one data set failing another way does not hide forty fixed.
+    let (passed, other) = (count(Status::Passed), count(Status::Failed) + count(Status::Errored));
+    let unsupported = count(Status::Unsupported) + count(Status::Skipped);
     if statuses.is_empty() {
         State::NotRun
-    } else if count(Status::Failed) + count(Status::Errored) > 0 {
+    } else if other > passed && other >= unsupported {
         State::OtherFailure
-    } else if count(Status::Unsupported) + count(Status::Skipped) > count(Status::Passed) {
+    } else if unsupported > passed {
         State::Unsupported
     } else {
         State::Passing
@@ -298,6 +326,8 @@ pub(crate) mod tests {
             runtime: "rt".into(),
             version: version.into(),
             corpora: BTreeMap::from([("onnx-testdata".into(), 4)]),
+            gating: "spec,reference".into(),
+            tolerance: "exact".into(),
             date: "2026-11-28".into(),
             environment: None,
             worker: WorkerCheck {
@@ -380,7 +410,10 @@ pub(crate) mod tests {
         );
         assert_eq!(
             by_group[new],
-            ["failing another way from 2.1", "fails this way from 2.2"]
+            [
+                format!("fails another way from 2.1 ({old})"),
+                "fails this way from 2.2".to_owned()
+            ]
         );
     }
 
@@ -397,10 +430,46 @@ pub(crate) mod tests {
             release("3.2", &[('d', Status::Failed, bug)]),
         ];
         let h = &group_histories(&releases)[0];
-        assert_eq!(h.changes(), ["worker failed from 3.1", "failing from 3.2"]);
+        assert_eq!(h.changes(), ["worker failed in 3.1"]);
         let points = trend(&releases);
         assert_eq!(points[0].pass_share(), Some(80.0));
         assert_eq!(points[1].pass_share(), None);
         assert_eq!((points[2].passed, points[2].failing), (4, 1));
+    }
+
+    #[test]
+    fn a_group_mostly_fixed_is_fixed_with_those_failing_another_way_counted() {
+        let bug = "spec errored: crash: reported a failure — code RuntimeException";
+        let other = "spec errored: refuses-valid — code Fail";
+        let releases = [
+            release(
+                "1.0",
+                &[
+                    ('a', Status::Errored, Some(bug)),
+                    ('b', Status::Errored, Some(bug)),
+                    ('c', Status::Errored, Some(bug)),
+                ],
+            ),
+            release("1.1", &[('c', Status::Errored, Some(other))]),
+        ];
+        let histories = group_histories(&releases);
+        let h = histories.iter().find(|h| h.group == bug).unwrap();
+        assert_eq!(h.changes(), [format!("fixed in 1.1 (1 fail another way: {other})")]);
+    }
+
+    #[test]
+    fn a_change_across_a_release_whose_worker_failed_is_judged_between_those_that_say_something() {
+        let bug = Some("spec failed: wrong-values: edge padding, values");
+        let mut broken = release("2.1", &[]);
+        broken.worker.passed = false;
+        broken.data_sets.clear();
+        broken.selection = Release::selection_of(&[]);
+        let releases = [
+            release("2.0", &[]),
+            broken,
+            release("2.2", &[('a', Status::Failed, bug)]),
+        ];
+        let h = &group_histories(&releases)[0];
+        assert_eq!(h.changes(), ["worker failed in 2.1", "regressed in 2.2"]);
     }
 }
