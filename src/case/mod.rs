@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use walkdir::WalkDir;
 
+pub(crate) mod content_digest;
 pub(crate) mod error;
 pub(crate) mod info;
 pub(crate) mod narrowing;

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use serde::Deserialize;
 
 use super::stored::{Environment, HISTORY_FORMAT, NotPassed, Package, Release, WorkerCheck};
+use crate::case::content_digest::data_set_digest;
 use crate::case::{Patterns, discover_until};
 use crate::cli::Fatal;
 use crate::cli::args::HistoryRecordArgs;
@@ -19,7 +20,7 @@ use crate::cli::signals;
 use crate::data::DataRoot;
 use crate::data::atomic_file::write_atomically;
 use crate::data::corpus_versions;
-use crate::data::digest::{data_set_digest, selection_digest};
+use crate::data::digest::selection_digest;
 use crate::data::json_file::read_json;
 use crate::judge::check::{Outcome, Status};
 use crate::report::{RunReport, read_json_report};
