@@ -7,6 +7,22 @@ use std::path::Path;
 
 use support::files::{arg_of, failing_tree, run};
 
+/// The reference's JSON report of the data sets of `tree` that `filter` selects (all when
+/// empty), written to `output`; the run's exit code must be `code`.
+fn ref_run(tree: &Path, filter: &str, output: &Path, code: i32) {
+    let mut args = vec!["--format", "json", "--output", arg_of(output), arg_of(tree)];
+    if !filter.is_empty() {
+        args.extend(["--filter", filter]);
+    }
+    let out = run(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// The JSON report at `from`, its runtime made `rt` at `version`, written to `to`: the report
 /// a release's worker would write.
 fn as_release(from: &Path, version: &str, to: &Path) -> serde_json::Value {
@@ -45,16 +61,7 @@ fn record(tree: &Path, report: &Path, output: &Path) -> std::process::Output {
     let version = version["runtime"]["version"].as_str().unwrap().to_owned();
     let self_check = tree.join("self-check.json");
     if !self_check.exists() {
-        let out = run(&[
-            "--filter",
-            "test_edge_pad",
-            "--format",
-            "json",
-            "--output",
-            arg_of(&self_check),
-            arg_of(tree),
-        ]);
-        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        ref_run(tree, "test_edge_pad", &self_check, 0);
     }
     let of_release = tree.join(format!("self-check-{version}.json"));
     as_release(&self_check, &version, &of_release);
@@ -179,16 +186,7 @@ fn a_release_whose_worker_fails_its_self_check_is_stored_without_results() {
     let report = release_report(tree.path(), "3.0", false);
     // The self-check ran a data set that failed: the worker, not the release, is at fault.
     let self_check = tree.path().join("self-check.json");
-    let out = run(&[
-        "--filter",
-        "test_wrap_pad",
-        "--format",
-        "json",
-        "--output",
-        arg_of(&self_check),
-        arg_of(tree.path()),
-    ]);
-    assert_eq!(out.status.code(), Some(1));
+    ref_run(tree.path(), "test_wrap_pad", &self_check, 1);
     let stored = tree.path().join("history/rt/3.0.json");
     assert_eq!(record(tree.path(), &report, &stored).status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&stored).unwrap()).unwrap();
@@ -215,16 +213,7 @@ fn a_run_of_part_of_the_corpus_adds_to_what_the_release_file_holds() {
     assert_eq!(record(tree.path(), &whole, &stored).status.code(), Some(0));
     // Only the edge data set again (as after a corpus change that touched only it).
     let plain = tree.path().join("edge-plain.json");
-    let out = run(&[
-        "--filter",
-        "test_edge_pad",
-        "--format",
-        "json",
-        "--output",
-        arg_of(&plain),
-        arg_of(tree.path()),
-    ]);
-    assert_eq!(out.status.code(), Some(0));
+    ref_run(tree.path(), "test_edge_pad", &plain, 0);
     let part = tree.path().join("part.json");
     as_release(&plain, "4.0", &part);
     assert_eq!(record(tree.path(), &part, &stored).status.code(), Some(0));
