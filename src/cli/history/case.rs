@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use super::record::corpus_cases;
+use super::record::corpus;
 use super::stored::{is_digest, read_all};
 use crate::case::content_digest::data_set_digest;
 use crate::cli::Fatal;
@@ -47,7 +47,7 @@ pub(super) fn case(args: &HistoryCaseArgs) -> Result<ExitCode, Fatal> {
 
 /// The content digest of the data set named `args.name` in the corpus: only that one is read.
 fn named_digest(args: &HistoryCaseArgs) -> Result<String, Fatal> {
-    let cases = corpus_cases(&args.paths)?;
+    let (_, cases) = corpus(&args.paths)?;
     for case in &cases {
         for index in case.job_indices() {
             if case.data_set_name(index) == args.name {

@@ -103,8 +103,7 @@ fn write_runtime(runtime: &str, releases: &[Release], out: &mut dyn Write) -> io
     for point in trend(releases) {
         let (share, bar) = match point.pass_share() {
             Some(share) => (format!("{share:.1}%"), "█".repeat((share / 5.0).round() as usize)),
-            None if !point.worker_passed => ("—".into(), "worker failed".into()),
-            None => ("—".into(), "nothing supported".into()),
+            None => ("—".into(), point.share_text()),
         };
         writeln!(
             out,

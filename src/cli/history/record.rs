@@ -304,8 +304,7 @@ pub(super) struct CorpusDigests {
 impl CorpusDigests {
     /// The corpus at `paths` (the default data when none).
     pub(super) fn read(paths: &[PathBuf]) -> Result<CorpusDigests, Fatal> {
-        let roots = DataRoot::resolve(paths)?;
-        let cases = discover_until(&roots, &Patterns::new::<&str>(&[])?, &signals::cancel())?;
+        let (roots, cases) = corpus(paths)?;
         let mut read = CorpusDigests {
             digests: HashMap::new(),
             unreadable: HashSet::new(),
@@ -332,14 +331,11 @@ impl CorpusDigests {
     }
 }
 
-/// The cases of the corpus at `paths` (the default data when none).
-pub(super) fn corpus_cases(paths: &[PathBuf]) -> Result<Vec<crate::case::TestCase>, Fatal> {
+/// The roots and cases of the corpus at `paths` (the default data when none).
+pub(super) fn corpus(paths: &[PathBuf]) -> Result<(Vec<DataRoot>, Vec<crate::case::TestCase>), Fatal> {
     let roots = DataRoot::resolve(paths)?;
-    Ok(discover_until(
-        &roots,
-        &Patterns::new::<&str>(&[])?,
-        &signals::cancel(),
-    )?)
+    let cases = discover_until(&roots, &Patterns::new::<&str>(&[])?, &signals::cancel())?;
+    Ok((roots, cases))
 }
 
 fn roots_shown(paths: &[PathBuf]) -> String {

@@ -166,6 +166,15 @@ impl TrendPoint {
         let supported = self.passed + self.failing;
         (self.worker_passed && supported > 0).then(|| 100.0 * self.passed as f64 / supported as f64)
     }
+
+    /// The pass share as shown (`81.4%`), or why there is none.
+    pub(crate) fn share_text(&self) -> String {
+        match self.pass_share() {
+            Some(share) => format!("{share:.1}%"),
+            None if !self.worker_passed => "worker failed".to_owned(),
+            None => "nothing supported".to_owned(),
+        }
+    }
 }
 
 /// Every release's totals, in release order.

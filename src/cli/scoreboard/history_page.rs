@@ -133,11 +133,7 @@ fn write_totals(points: &[TrendPoint], out: &mut dyn Write) -> io::Result<()> {
          <th class=\"num\">pass share</th></tr></thead><tbody>"
     )?;
     for point in points {
-        let share = match point.pass_share() {
-            Some(share) => format!("{share:.1}%"),
-            None if !point.worker_passed => "worker failed".to_owned(),
-            None => "nothing supported".to_owned(),
-        };
+        let share = point.share_text();
         writeln!(
             out,
             "<tr class=\"release-row\"><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
