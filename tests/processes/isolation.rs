@@ -32,7 +32,9 @@ impl Backend for Crashy {
                 .create(true)
                 .open(pids)
                 .unwrap();
-            writeln!(file, "{}", std::process::id()).unwrap();
+            // One write per line: writeln! may split it into several, and trials running
+            // side by side in one process then interleave their lines.
+            file.write_all(format!("{}\n", std::process::id()).as_bytes()).unwrap();
         }
         // Memory corruption, as a flag: test_constant_pad "corrupts" its process, and any
         // later trial there aborts.

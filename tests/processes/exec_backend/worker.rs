@@ -70,7 +70,8 @@ fn record(pid: u32) {
         .append(true)
         .open(path)
         .unwrap();
-    writeln!(file, "{pid}").unwrap();
+    // One write per line, so workers running side by side never interleave their lines.
+    file.write_all(format!("{pid}\n").as_bytes()).unwrap();
 }
 
 fn reply(value: Value) {
