@@ -352,11 +352,34 @@ pub(crate) fn read_all(dir: &Path) -> Result<BTreeMap<String, Vec<Release>>, Sto
     Ok(all)
 }
 
-/// A version's sort key: its runs of digits as numbers and of other characters as text, so
-/// 1.9.0 < 1.10.0 and 2023.3.0 < 2024.0.0.
-pub(crate) fn release_order(version: &str) -> Vec<(u64, String)> {
+/// A version's sort key: its release numbers (1.9.0 < 1.10.0, 2023.3.0 < 2024.0.0); then its
+/// kind — a development or pre-release (1.20.0.dev3, 1.20.0rc1, 1.20.0-rc.1) before the
+/// release, a post-release or local build (1.20.0.post1, 1.20.0+cpu) after it; then the rest,
+/// its runs of digits as numbers.
+pub(crate) fn release_order(version: &str) -> (Vec<u64>, u8, Vec<(u64, String)>) {
+    let split = version
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(version.len());
+    let (numbers, rest) = version.split_at(split);
+    let numbers = numbers
+        .split('.')
+        .filter(|part| !part.is_empty())
+        .map(|part| part.parse().unwrap_or(u64::MAX))
+        .collect();
+    let suffix = rest.trim_start_matches(['.', '-', '_']).to_ascii_lowercase();
+    let kind = match suffix.as_str() {
+        "" => 2,
+        s if s.starts_with("post") || rest.starts_with('+') => 3,
+        s if s.starts_with("dev") => 0,
+        _ => 1,
+    };
+    (numbers, kind, runs(&suffix))
+}
+
+/// Runs of digits as numbers and of other characters as text: rc2 < rc10.
+fn runs(text: &str) -> Vec<(u64, String)> {
     let mut key = Vec::new();
-    let mut chars = version.chars().peekable();
+    let mut chars = text.chars().peekable();
     while let Some(&c) = chars.peek() {
         let digit = c.is_ascii_digit();
         let mut run = String::new();
@@ -381,6 +404,34 @@ mod tests {
         let mut versions = vec!["1.10.0", "1.9.1", "1.9.0", "2023.3.0", "1.15.0", "2024.0.0"];
         versions.sort_by_key(|v| release_order(v));
         assert_eq!(versions, ["1.9.0", "1.9.1", "1.10.0", "1.15.0", "2023.3.0", "2024.0.0"]);
+    }
+
+    #[test]
+    fn a_pre_release_comes_before_its_release_and_a_post_release_after() {
+        let mut versions = vec![
+            "1.20.0.post1",
+            "1.20.0",
+            "1.20.0rc10",
+            "1.20.0+cpu",
+            "1.20.0rc2",
+            "1.20.0-dev.5",
+            "1.19.1",
+            "1.20.1a1",
+        ];
+        versions.sort_by_key(|v| release_order(v));
+        assert_eq!(
+            versions,
+            [
+                "1.19.1",
+                "1.20.0-dev.5",
+                "1.20.0rc2",
+                "1.20.0rc10",
+                "1.20.0",
+                "1.20.0+cpu",
+                "1.20.0.post1",
+                "1.20.1a1"
+            ]
+        );
     }
 
     #[test]
