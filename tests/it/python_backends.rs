@@ -182,6 +182,17 @@ print(json.dumps(kinds))
     }
 }
 
+/// The report's case of one data set of the extended corpus, run by `backend`.
+fn run_extended(backend: &str, data_set: &str) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(["--backend", backend, "--format", "json", "--filter", data_set])
+        .arg(root().join("onnx-testdata/extended"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    report(&out)["cases"][0].clone()
+}
+
 /// The OpenVINO worker runs each data set in a child process: the error's code is the class
 /// OpenVINO raised there (here its conversion failure on a rank-0 CenterCropPad), not the
 /// worker's wrapper, so that reports group by what the runtime said.
@@ -193,21 +204,7 @@ fn the_openvino_worker_s_code_is_what_openvino_raised() {
         python().display(),
         root().join("scripts/backends/openvino-worker").display()
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
-        .args([
-            "--backend",
-            &backend,
-            "--format",
-            "json",
-            "--filter",
-            "test_center_crop_pad_ext_rank0",
-        ])
-        .arg(root().join("onnx-testdata/extended"))
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let report = report(&out);
-    let case = &report["cases"][0];
+    let case = run_extended(&backend, "test_center_crop_pad_ext_rank0");
     assert_eq!(case["verdict"]["verdict"], "refused-valid", "{case}");
     assert_eq!(case["code"], "OpConversionFailure", "{case}");
     let refusal = case["verdict"]["refusal"].as_str().unwrap();
@@ -294,21 +291,7 @@ fn python_failures_are_not_refusals() {
     ] {
         // Quoted for `sh -c`: the exception's source holds spaces and parentheses.
         let backend = format!("exec:{} {} \"{raised}\"", python().display(), worker.display());
-        let out = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
-            .args([
-                "--backend",
-                &backend,
-                "--format",
-                "json",
-                "--filter",
-                "test_ext_pad18_err_mode_wrap",
-            ])
-            .arg(root().join("onnx-testdata/extended"))
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        let report = report(&out);
-        let case = &report["cases"][0];
+        let case = run_extended(&backend, "test_ext_pad18_err_mode_wrap");
         assert_eq!(case["status"], status, "{raised}: {case}");
         let got = case["message"].as_str().unwrap();
         assert!(got.starts_with(message), "{raised}: {got}");
