@@ -190,7 +190,15 @@ fn run_extended(backend: &str, data_set: &str) -> serde_json::Value {
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
-    report(&out)["cases"][0].clone()
+    // 0 or 1: the run finished (1: the data set did not pass); 2 is the runner's own failure.
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{data_set}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let case = report(&out)["cases"][0].clone();
+    assert!(case.is_object(), "{data_set}: no case in the report");
+    case
 }
 
 /// The OpenVINO worker runs each data set in a child process: the error's code is the class
