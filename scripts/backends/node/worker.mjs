@@ -13,6 +13,8 @@ import { createInterface } from "node:readline";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 const flavour = process.argv[2];
 if (flavour !== "node" && flavour !== "web") {
@@ -58,26 +60,51 @@ const ARRAYS = {
 // Whether this release runs a float16 tensor: before 1.19, onnxruntime-node's binding throws
 // for one at run time ("Tensor.data must be a typed array (-1) for float16 tensors"). Decided
 // once, by running a one-node float16 Identity model (IR 3, opset 7; the bytes below), so that
-// such a release's float16 data sets are unsupported — what it lacks — not failures.
+// such a release's float16 data sets are unsupported — what it lacks — not failures. The model
+// runs in a process of its own (this file with --probe-float16): a session made in this one
+// would change what its heap holds, and onnxruntime's wrap padding of bool outputs reads memory
+// it never wrote, so later data sets' verdicts would depend on whether the probe ran.
 const FLOAT16_IDENTITY = "CAMSADo5ChAKAXgSAXkiCElkZW50aXR5EgNmMTZaDwoBeBIKCggIChIECgIIAWIPCgF5EgoKCAgKEgQKAggBQgQKABAH";
+const PROBE_RUNS = 0;
+const PROBE_RUNS_NOT = 3;
+
+/** The probe, in its own process: exits PROBE_RUNS or PROBE_RUNS_NOT; a model that does not
+ * load is a failure (of the runtime or this worker), never a missing feature: it throws. */
+async function probeFloat16() {
+    const model = Buffer.from(FLOAT16_IDENTITY, "base64");
+    const session = await ort.InferenceSession.create(model, { intraOpNumThreads: 1 });
+    try {
+        const x = new ort.Tensor("float16", new Uint16Array([0x3c00]), [1]);
+        const { y } = await session.run({ x });
+        // Compared as bits: where JavaScript has a Float16Array, the data holds 1, not 0x3c00.
+        const bits = new Uint16Array(y.data.buffer, y.data.byteOffset, 1);
+        return y.type === "float16" && bits[0] === 0x3c00 ? PROBE_RUNS : PROBE_RUNS_NOT;
+    } catch (error) {
+        process.stderr.write(`onnxruntime-${flavour} ${version} runs no float16 tensor: ${error.message ?? error}\n`);
+        return PROBE_RUNS_NOT;
+    }
+}
+
+if (process.argv[3] === "--probe-float16") {
+    process.exit(await probeFloat16());
+}
+
 let float16Runs;
-async function runsFloat16() {
-    float16Runs ??= (async () => {
-        // A model that does not load is a failure (of the runtime or this worker), never a
-        // missing feature: it propagates, and each float16 data set fails with it.
-        const model = Buffer.from(FLOAT16_IDENTITY, "base64");
-        const session = await ort.InferenceSession.create(model, { intraOpNumThreads: 1 });
-        try {
-            const x = new ort.Tensor("float16", new Uint16Array([0x3c00]), [1]);
-            const { y } = await session.run({ x });
-            // Compared as bits: where JavaScript has a Float16Array, the data holds 1, not 0x3c00.
-            const bits = new Uint16Array(y.data.buffer, y.data.byteOffset, 1);
-            return y.type === "float16" && bits[0] === 0x3c00;
-        } catch (error) {
-            process.stderr.write(`onnxruntime-${flavour} ${version} runs no float16 tensor: ${error.message ?? error}\n`);
-            return false;
+function runsFloat16() {
+    if (float16Runs === undefined) {
+        const probe = spawnSync(process.execPath, [fileURLToPath(import.meta.url), flavour, "--probe-float16"], {
+            encoding: "utf8",
+            stdio: ["ignore", "ignore", "pipe"],
+        });
+        if (probe.status === PROBE_RUNS || probe.status === PROBE_RUNS_NOT) {
+            float16Runs = probe.status === PROBE_RUNS;
+            process.stderr.write(probe.stderr);
+        } else {
+            // Every float16 data set fails with it, the same way: the probe is not run again.
+            float16Runs = new Error(`the float16 probe failed (${probe.error ?? `exit ${probe.status}, signal ${probe.signal}`}): ${probe.stderr.trim()}`);
         }
-    })();
+    }
+    if (float16Runs instanceof Error) throw float16Runs;
     return float16Runs;
 }
 
@@ -132,7 +159,7 @@ async function run(request) {
         throw new TypeError("the request has no input_tensors: the runner did not take the hello's raw tensors");
     }
     const feeds = {};
-    if (inputs.some(({ dtype }) => dtype === "float16") && !(await runsFloat16())) {
+    if (inputs.some(({ dtype }) => dtype === "float16") && !runsFloat16()) {
         throw new Unsupported(`onnxruntime-${flavour} ${version} runs no float16 tensor`);
     }
     const tensors = inputs.map(readTensor);
