@@ -8,7 +8,7 @@ use super::RunReport;
 use crate::judge::check::{Outcome, Status};
 use crate::judge::gate_result::GateResult;
 use crate::judge::verdict::Verdict;
-use crate::text::escape_cell;
+use crate::text::{escape_cell, escape_link_target};
 
 /// Writes the report as Markdown; `failures_only` leaves out the rows of data sets that did
 /// not fail or error.
@@ -86,7 +86,7 @@ fn gate_cell(outcome: &Outcome) -> String {
     match &outcome.gate {
         Some(GateResult::NewFailure) => "**new failure**".to_owned(),
         Some(GateResult::KnownFailure { reason, tracking }) => match tracking {
-            Some(link) => format!("known: {} ([tracking]({}))", escape_cell(reason), escape_cell(link)),
+            Some(link) => format!("known: {} ([tracking]({}))", escape_cell(reason), escape_link_target(link)),
             None => format!("known: {}", escape_cell(reason)),
         },
         Some(GateResult::Fixed { .. }) => "fixed: remove from the baseline".to_owned(),
@@ -121,5 +121,10 @@ mod tests {
             "known: no \\| wrap ([tracking](https://bugs.example/7))"
         );
         assert_eq!(gate_cell(&gate(None)), "known: no \\| wrap");
+        // One link, whatever the file says: its target cannot close it and open another.
+        assert_eq!(
+            gate_cell(&gate(Some("https://bugs.example/1)[click-me](javascript:alert(1)"))),
+            "known: no \\| wrap ([tracking](https://bugs.example/1%29%5Bclick-me%5D%28javascript:alert%281%29))"
+        );
     }
 }

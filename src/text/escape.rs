@@ -70,9 +70,40 @@ pub(crate) fn escape_cell(text: &str) -> String {
     out
 }
 
+/// A URL as the destination of a Markdown link, `[text](HERE)`: every byte outside the
+/// characters a URL needs is percent-encoded — `()[]<>`, spaces, backticks, quotes, pipes,
+/// backslashes and control characters among them — so that a link read from a file can
+/// neither close the link early and open a second one (`…/1)[x](javascript:…)`) nor leave its
+/// table cell. `%` is kept: a URL already encoded stays as it is.
+pub(crate) fn escape_link_target(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        if c.is_ascii_alphanumeric() || "-._~:/?#@!$&*+,;=%".contains(c) {
+            out.push(c);
+        } else {
+            let mut bytes = [0; 4];
+            for byte in c.encode_utf8(&mut bytes).bytes() {
+                let _ = write!(out, "%{byte:02X}");
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_target_cannot_close_its_link_or_its_cell() {
+        assert_eq!(escape_link_target("https://bugs.example/7?a=1&b=%20"), "https://bugs.example/7?a=1&b=%20");
+        assert_eq!(
+            escape_link_target("https://bugs.example/1)[click-me](javascript:alert(1)"),
+            "https://bugs.example/1%29%5Bclick-me%5D%28javascript:alert%281%29"
+        );
+        assert_eq!(escape_link_target("https://x/<a> |`'\"\\\n"), "https://x/%3Ca%3E%20%7C%60%27%22%5C%0A");
+        assert_eq!(escape_link_target("https://x/é"), "https://x/%C3%A9");
+    }
 
     #[test]
     fn control_characters_are_shown_not_executed() {

@@ -7,7 +7,7 @@ mod escape;
 mod natural;
 
 pub use ansi::strip_ansi;
-pub(crate) use escape::{escape_cell, escape_line, escape_text, shown_path};
+pub(crate) use escape::{escape_cell, escape_line, escape_link_target, escape_text, shown_path};
 pub(crate) use natural::natural_cmp;
 
 /// The first line of `text`, cut to `max_chars` characters with `…`: how a reason fits a
