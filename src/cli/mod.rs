@@ -54,7 +54,10 @@ use args::{Checking, Cli, Command, Selection};
 /// an exit code (0 success, 1 a check failed, 2 a usage or infrastructure error).
 pub(crate) fn main() -> ExitCode {
     use clap::Parser;
-    let args = args::Cli::parse();
+    let args = match args::Cli::try_parse() {
+        Ok(args) => args,
+        Err(error) => return usage_error(error),
+    };
     signals::install();
     let result = dispatch(&args);
     // A command that unwound from a signal (to remove its scratch) ends as the signal says.
@@ -73,6 +76,38 @@ pub(crate) fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// clap's answer to arguments it cannot parse (or to `--help`, `--version`). clap quotes a bad
+/// value as it was given; one holding a control character (a newline that would forge a line
+/// of the output, an ESC) is shown escaped instead, as every error of this command shows values.
+fn usage_error(error: clap::Error) -> ExitCode {
+    let mut hostile: Vec<String> = Vec::new();
+    for arg in std::env::args_os().skip(1) {
+        let arg = arg.to_string_lossy().into_owned();
+        // `--config=VALUE` is quoted by its value alone.
+        let value = arg
+            .starts_with("--")
+            .then(|| arg.split_once('=').map(|(_, v)| v.to_owned()))
+            .flatten();
+        hostile.extend(
+            [Some(arg), value]
+                .into_iter()
+                .flatten()
+                .filter(|a| crate::text::escape_line(a) != **a),
+        );
+    }
+    if !error.use_stderr() || hostile.is_empty() {
+        error.exit()
+    }
+    // Longest first, so that `--config=VALUE` is escaped whole before VALUE alone is looked for.
+    hostile.sort_by_key(|a| std::cmp::Reverse(a.len()));
+    let mut text = error.render().to_string();
+    for arg in &hostile {
+        text = text.replace(arg.as_str(), &crate::text::escape_line(arg));
+    }
+    eprint!("{text}");
+    ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2))
 }
 
 /// A failure to run at all: exit code 2.

@@ -86,7 +86,11 @@ fn gate_cell(outcome: &Outcome) -> String {
     match &outcome.gate {
         Some(GateResult::NewFailure) => "**new failure**".to_owned(),
         Some(GateResult::KnownFailure { reason, tracking }) => match tracking {
-            Some(link) => format!("known: {} ([tracking]({}))", escape_cell(reason), escape_link_target(link)),
+            Some(link) => format!(
+                "known: {} ([tracking]({}))",
+                escape_cell(reason),
+                escape_link_target(link)
+            ),
             None => format!("known: {}", escape_cell(reason)),
         },
         Some(GateResult::Fixed { .. }) => "fixed: remove from the baseline".to_owned(),

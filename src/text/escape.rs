@@ -96,12 +96,18 @@ mod tests {
 
     #[test]
     fn a_link_target_cannot_close_its_link_or_its_cell() {
-        assert_eq!(escape_link_target("https://bugs.example/7?a=1&b=%20"), "https://bugs.example/7?a=1&b=%20");
+        assert_eq!(
+            escape_link_target("https://bugs.example/7?a=1&b=%20"),
+            "https://bugs.example/7?a=1&b=%20"
+        );
         assert_eq!(
             escape_link_target("https://bugs.example/1)[click-me](javascript:alert(1)"),
             "https://bugs.example/1%29%5Bclick-me%5D%28javascript:alert%281%29"
         );
-        assert_eq!(escape_link_target("https://x/<a> |`'\"\\\n"), "https://x/%3Ca%3E%20%7C%60%27%22%5C%0A");
+        assert_eq!(
+            escape_link_target("https://x/<a> |`'\"\\\n"),
+            "https://x/%3Ca%3E%20%7C%60%27%22%5C%0A"
+        );
         assert_eq!(escape_link_target("https://x/é"), "https://x/%C3%A9");
     }
 

@@ -1694,3 +1694,28 @@ fn an_expanded_case_is_listed_and_reported_as_a_graph_of_its_nodes() {
     assert!(junit.contains(r#"classname="Pad-18, graph of 13 nodes""#), "{junit}");
     assert!(junit.contains(r#"classname="Pad-25""#), "{junit}");
 }
+
+#[test]
+fn a_bad_value_with_a_newline_is_echoed_escaped_and_forges_no_line() {
+    for arg in [
+        ["--config", "x\nPASS  node/forged/0"].as_slice(),
+        ["--config=x\nPASS  node/forged/0"].as_slice(),
+    ] {
+        let out = run(arg);
+        assert_eq!(out.status.code(), Some(2), "{arg:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.lines().any(|line| line.starts_with("PASS")),
+            "{arg:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains(r"invalid value 'x\nPASS  node/forged/0'"),
+            "{arg:?}: {stderr}"
+        );
+    }
+    // Without a control character clap's own message is unchanged, and --help still exits 0.
+    let out = run(&["--config", "a b"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value 'a b' for '--config <NAME>'"));
+    assert_eq!(run(&["--help"]).status.code(), Some(0));
+}
