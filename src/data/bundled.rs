@@ -8,7 +8,8 @@
 //! files are unpacked once per corpus content into a cache directory, the same path every run
 //! (paths reach baseline reasons), and verified against the digests on every use: a tampered
 //! or half-written cache is set aside and unpacked again; two processes unpacking at once
-//! each write a private directory and the first rename wins.
+//! each write a private directory and the first rename wins. What a run killed mid-unpack
+//! left (its private directory) is removed by the next run that finds no unpack in progress.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -209,6 +210,8 @@ pub(crate) fn unpacked_file(relative: &str) -> Result<PathBuf, BundleError> {
 #[cfg(feature = "embedded-corpus")]
 fn unpack_into(cache: &Path) -> Result<PathBuf, BundleError> {
     let target = cache.join(bundle_name());
+    std::fs::create_dir_all(cache).map_err(io_at(cache))?;
+    let _unpacking = UnpackLock::take(cache);
     let mut lost_race = None;
     for _ in 0..3 {
         if std::fs::symlink_metadata(&target).is_ok() {
@@ -217,7 +220,6 @@ fn unpack_into(cache: &Path) -> Result<PathBuf, BundleError> {
             }
             set_aside(cache, &target)?;
         }
-        std::fs::create_dir_all(cache).map_err(io_at(cache))?;
         let staging = tempfile::Builder::new()
             .prefix(".unpacking-")
             .tempdir_in(cache)
@@ -237,6 +239,54 @@ fn unpack_into(cache: &Path) -> Result<PathBuf, BundleError> {
         path: target,
         source: lost_race.unwrap_or_else(|| std::io::Error::other("the cache kept changing while it was unpacked")),
     })
+}
+
+/// The cache's lock file: every unpack holds it shared while it stages, so a process that
+/// can hold it alone knows that no `.unpacking-*` or `.set-aside-*` directory beside it is in
+/// use — they were left by a run killed mid-unpack — and removes them first.
+#[cfg(feature = "embedded-corpus")]
+const LOCK_FILE: &str = ".unpacking.lock";
+
+/// A shared hold on the cache's [`LOCK_FILE`], taken after clearing what killed runs left.
+/// Where the file system takes no lock, nothing is cleared and nothing is held: an unpack
+/// never fails for want of a lock.
+#[cfg(feature = "embedded-corpus")]
+struct UnpackLock(Option<std::fs::File>);
+
+#[cfg(feature = "embedded-corpus")]
+impl UnpackLock {
+    fn take(cache: &Path) -> UnpackLock {
+        let Ok(file) = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(cache.join(LOCK_FILE))
+        else {
+            return UnpackLock(None);
+        };
+        if file.try_lock().is_ok() {
+            remove_leftovers(cache);
+            let _ = file.unlock();
+        }
+        // Blocks only while another process clears leftovers, which takes no longer than a
+        // directory listing and the removal of what a killed run left.
+        UnpackLock(file.lock_shared().is_ok().then_some(file))
+    }
+}
+
+/// Removes the staging and set-aside directories under `cache` (the caller alone holds the
+/// lock, so no process is using them); what cannot be removed is left for a later run.
+#[cfg(feature = "embedded-corpus")]
+fn remove_leftovers(cache: &Path) {
+    let Ok(entries) = std::fs::read_dir(cache) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && (name.starts_with(".unpacking-") || name.starts_with(".set-aside-")) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 #[cfg(feature = "embedded-corpus")]
@@ -335,7 +385,9 @@ mod tests {
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
-        assert_eq!(names, [bundle_name().as_str()], "no staging left behind");
+        let mut names: Vec<_> = names.iter().map(|n| n.to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names, [LOCK_FILE.to_owned(), bundle_name()], "no staging left behind");
         let model = a.join("onnx-testdata/onnx-1.22.0/node/test_wrap_pad/model.onnx");
         let original = std::fs::read(&model).unwrap();
         let worker = a.join("scripts/backends/onnx-reference-worker");
@@ -365,6 +417,39 @@ mod tests {
             manifest_digest_among(&corpus, "MANIFEST.tsv", [source_corpus()].iter()),
             None
         );
+    }
+
+    #[cfg(feature = "embedded-corpus")]
+    #[test]
+    fn what_a_killed_unpack_left_is_removed_by_the_next_but_not_while_another_unpacks() {
+        let cache = crate::data::scratch_dir().unwrap();
+        let leftovers = [".unpacking-Ab12Cd", ".set-aside-Ef34Gh"];
+        for name in leftovers {
+            std::fs::create_dir_all(cache.path().join(name).join("onnx-testdata")).unwrap();
+            std::fs::write(cache.path().join(name).join("onnx-testdata/x.pb"), b"half").unwrap();
+        }
+        // Another unpack in progress holds the lock shared: its staging is not touched.
+        let other = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(cache.path().join(LOCK_FILE))
+            .unwrap();
+        other.lock_shared().unwrap();
+        unpack_into(cache.path()).unwrap();
+        for name in leftovers {
+            assert!(cache.path().join(name).is_dir(), "{name} removed while another unpack held the lock");
+        }
+        // Killed runs hold nothing: the next unpack removes what they left.
+        drop(other);
+        let bundle = unpack_into(cache.path()).unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(cache.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [LOCK_FILE.to_owned(), bundle_name()]);
+        assert!(verify(&bundle).is_ok());
     }
 
     #[test]
