@@ -251,7 +251,7 @@ const LOCK_FILE: &str = ".unpacking.lock";
 /// Where the file system takes no lock, nothing is cleared and nothing is held: an unpack
 /// never fails for want of a lock.
 #[cfg(feature = "embedded-corpus")]
-struct UnpackLock(Option<std::fs::File>);
+struct UnpackLock(#[allow(dead_code, reason = "held for its lock, released when dropped")] Option<std::fs::File>);
 
 #[cfg(feature = "embedded-corpus")]
 impl UnpackLock {
@@ -438,7 +438,10 @@ mod tests {
         other.lock_shared().unwrap();
         unpack_into(cache.path()).unwrap();
         for name in leftovers {
-            assert!(cache.path().join(name).is_dir(), "{name} removed while another unpack held the lock");
+            assert!(
+                cache.path().join(name).is_dir(),
+                "{name} removed while another unpack held the lock"
+            );
         }
         // Killed runs hold nothing: the next unpack removes what they left.
         drop(other);
