@@ -23,7 +23,7 @@ use crate::cancel::Cancel;
 use crate::model::Model;
 use crate::platform::private_dir_builder;
 use crate::tensor::{
-    DataType, DecodeOptions, Tensor, TensorFile, dtype_name, group_limit, read_file_group, read_limited, write_raw,
+    DataType, DecodeOptions, Tensor, TensorFile, dtype_name, group_limit, read_file_group, read_small_file, write_raw,
 };
 
 /// The exit code of a refusal: sysexits' EX_DATAERR, the model or its inputs are invalid.
@@ -289,7 +289,7 @@ fn read_error_file(dir: &Path) -> Result<ErrorFields, WorkerError> {
 /// A small JSON object the command wrote at `path`, a regular file inside `dir`.
 fn read_json_object(path: &Path, dir: &Path) -> Result<Value, WorkerError> {
     let resolved = resolve_outputs(&[path.to_owned()], dir)?.remove(0);
-    let bytes = read_limited(&resolved, MAX_JSON_FILE).map_err(|e| in_file(path, e.to_string()))?;
+    let bytes = read_small_file(&resolved, MAX_JSON_FILE).map_err(|e| in_file(path, e.to_string()))?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| in_file(path, format!("not JSON ({e})")))?;
     if !value.is_object() {
         let why = format!("{} is not a JSON object", shortened(&value.to_string()));
@@ -455,5 +455,13 @@ mod tests {
                 "{bad}: {error}"
             );
         }
+        // The bound is 64 KiB exactly: a valid descriptor padded to one byte over is refused.
+        let descriptor = r#"{"dtype": "int8", "shape": [2]}"#;
+        let padded = |total: u64| format!("{descriptor}{}", " ".repeat(total as usize - descriptor.len()));
+        std::fs::write(&path, padded(MAX_JSON_FILE)).unwrap();
+        assert_eq!(read_descriptor(&path, &out).unwrap(), (DataType::Int8, vec![2]));
+        std::fs::write(&path, padded(MAX_JSON_FILE + 1)).unwrap();
+        let error = read_descriptor(&path, &out).unwrap_err().to_string();
+        assert!(error.contains("65537") && error.contains("65536"), "{error}");
     }
 }

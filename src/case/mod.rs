@@ -26,7 +26,7 @@ use crate::data::manifest::{ListedCase, Tampered};
 use crate::data::side_file::MAX_CASE_INFO_BYTES;
 use crate::model::Model;
 use crate::platform::{lossless_name, slash_separated};
-use crate::tensor::{DecodeOptions, Tensor, group_limit, read_limited, read_tensor_group};
+use crate::tensor::{DecodeOptions, Tensor, group_limit, read_small_file, read_tensor_group};
 
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.
 pub(crate) const DEFAULT_PATTERNS: [&str; 3] = ["test_*_pad*", "test_center_crop_pad_*", "test_*Pad*"];
@@ -769,7 +769,7 @@ impl TestCase {
         let outputs = tensors.split_off(data_set.inputs.len());
         let expected = match &data_set.expected_error {
             Some(path) => {
-                let reason = read_limited(path, 1 << 16)?;
+                let reason = read_small_file(path, 1 << 16)?;
                 Expected::Error(String::from_utf8_lossy(&reason).trim().to_owned())
             }
             None => Expected::Outputs(outputs),

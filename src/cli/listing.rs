@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use crate::case::{CaseError, TestCase};
 use crate::model::Model;
-use crate::tensor::{FileError, read_limited, read_tensor_file};
+use crate::tensor::{FileError, read_small_file, read_tensor_file};
 
 /// The listing of one case: one line per data set, or one line saying why it does not run.
 #[derive(Clone, Debug, Default)]
@@ -120,7 +120,7 @@ pub(super) fn list_case(case: &TestCase, max_bytes: u64) -> CaseListing {
         match &data_set.expected_error {
             Some(path) => {
                 line.push_str("  (must be refused)");
-                if let Err(e) = read_limited(path, 1 << 16) {
+                if let Err(e) = read_small_file(path, 1 << 16) {
                     errors.push(file_error(&e));
                 }
             }

@@ -62,9 +62,23 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError
     read_open(file, len, limit).map_err(|source| FileProblem::Io(source).at(path))
 }
 
+/// Reads a whole regular file of a few fields (a JSON descriptor, error.json,
+/// expected_error.txt), refusing one larger than `limit` bytes exactly: such a file has no
+/// protobuf framing to make room for.
+pub(crate) fn read_small_file(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+    let (file, len) = open_at_most(path, limit)?;
+    read_at_most(file, len, limit).map_err(|source| FileProblem::Io(source).at(path))
+}
+
 /// Opens a regular file and returns it with its size, refused over `limit` (plus 1 MiB of
 /// protobuf framing) before anything is read.
 pub(super) fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileError> {
+    open_at_most(path, framed(limit))
+}
+
+/// Opens a regular file and returns it with its size, refused over `allowed` bytes before
+/// anything is read.
+fn open_at_most(path: &Path, allowed: u64) -> Result<(File, u64), FileError> {
     let io = |source: std::io::Error| FileProblem::Io(source).at(path);
     // Opening a FIFO would block until something writes to it, and a device never ends:
     // only regular files are read.
@@ -79,7 +93,6 @@ pub(super) fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileE
         return Err(FileProblem::NotAFile.at(path));
     }
     let len = metadata.len();
-    let allowed = framed(limit);
     if len > allowed {
         return Err(FileProblem::TooLarge {
             bytes: len,
@@ -93,10 +106,14 @@ pub(super) fn open_limited(path: &Path, limit: u64) -> Result<(File, u64), FileE
 /// Reads a file [`open_limited`] opened, from where it stands to its end; `len`, its size when
 /// opened, sizes the buffer.
 fn read_open(file: File, len: u64, limit: u64) -> std::io::Result<Vec<u8>> {
+    read_at_most(file, len, framed(limit))
+}
+
+fn read_at_most(file: File, len: u64, allowed: u64) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(len as usize);
     crate::tensor::huge_pages::advise_capacity(&bytes);
     // A file that grows while it is read stops at the limit, not at the end of memory.
-    file.take(framed(limit)).read_to_end(&mut bytes)?;
+    file.take(allowed).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 

@@ -36,7 +36,7 @@ pub use encode::encode_tensor;
 pub(crate) use encode::encode_tensor_fields;
 // Bounded reads of whole files and groups of tensor files: for the case loader and the tool.
 #[doc(hidden)]
-pub(crate) use file::read_limited;
+pub(crate) use file::{read_limited, read_small_file};
 pub use file::{read_tensor_file, write_tensor_file};
 pub use file_error::{FileError, FileProblem};
 pub(crate) use group::{TensorFile, group_limit, read_file_group, read_tensor_group};
