@@ -106,9 +106,7 @@ fn variants() -> Vec<FuzzCase> {
 /// when `cancel` is tripped.
 fn write_corpus(root: &Path, count: usize, files: &[CaseFiles], cancel: &Cancel) -> Result<(), BenchError> {
     for i in 0..count {
-        if cancel.is_cancelled() {
-            return Err(BenchError::Scaling("interrupted".to_owned()));
-        }
+        interrupted(cancel)?;
         files[i % files.len()].write(&root.join(format!("group_{:04}/test_scale_{i:07}_pad", i / 1000)))?;
     }
     Ok(())
@@ -143,15 +141,24 @@ pub(crate) fn bench_scaling(
             BenchError::Scaling(format!("making a directory in {place}: {e}"))
         })?;
         progress(&format!("writing {count} data sets"));
-        write_corpus(scratch.path(), count, &files, cancel)?;
-        // The corpus's dirty pages go to disk now, not while the run is timed.
-        #[cfg(unix)]
-        // SAFETY: sync(2) takes no arguments and cannot fail.
-        unsafe {
-            libc::sync()
-        };
-        progress(&format!("running {count} data sets"));
-        let result = time_run(scratch.path(), count, options.threads, cancel)?;
+        let measured = write_corpus(scratch.path(), count, &files, cancel).and_then(|()| {
+            // The corpus's dirty pages go to disk now, not while the run is timed.
+            #[cfg(unix)]
+            // SAFETY: sync(2) takes no arguments and cannot fail.
+            unsafe {
+                libc::sync()
+            };
+            progress(&format!("running {count} data sets"));
+            // sync(2) and discovery take seconds over 100,000 cases and watch no token: a
+            // signal that came meanwhile stops here, before the run.
+            interrupted(cancel)?;
+            time_run(scratch.path(), count, options.threads, cancel)
+        });
+        if cancel.is_cancelled() {
+            // Removing 100,000 cases takes a while: say why the command has not ended yet.
+            progress("interrupted: removing the scratch corpus");
+        }
+        let result = measured?;
         let relative = results
             .first()
             .map_or(1.0, |first| result.per_data_set_us / first.per_data_set_us);
@@ -160,10 +167,19 @@ pub(crate) fn bench_scaling(
     Ok(results)
 }
 
+/// Stops a cancelled measurement: its scratch corpus is removed as the error unwinds.
+fn interrupted(cancel: &Cancel) -> Result<(), BenchError> {
+    if cancel.is_cancelled() {
+        return Err(BenchError::Scaling("interrupted".to_owned()));
+    }
+    Ok(())
+}
+
 /// One run over the corpus at `root`, as the main command makes it.
 fn time_run(root: &Path, count: usize, threads: usize, cancel: &Cancel) -> Result<ScalingResult, BenchError> {
     let start = Instant::now();
     let cases = discover(&[root.to_owned()], &Patterns::default()).map_err(|e| BenchError::Scaling(e.to_string()))?;
+    interrupted(cancel)?;
     let jobs = jobs(&cases);
     let discovered = start.elapsed();
     let options = CheckOptions::default();
@@ -231,6 +247,34 @@ mod tests {
                 (parts - r.per_data_set_us).abs() < 1e-6 * r.per_data_set_us.max(1.0),
                 "{r:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_signal_at_any_step_stops_the_measurement_and_removes_its_corpus() {
+        for at in ["writing", "running"] {
+            let scratch = crate::data::scratch_dir().unwrap();
+            let options = ScalingOptions {
+                counts: vec![30, 60],
+                threads: 1,
+                scratch: Some(scratch.path().to_owned()),
+            };
+            let cancel = Cancel::new();
+            let mut steps = Vec::new();
+            let result = bench_scaling(&options, &cancel, &mut |step| {
+                steps.push(step.to_owned());
+                if step.starts_with(at) {
+                    cancel.cancel();
+                }
+            });
+            assert!(
+                matches!(&result, Err(BenchError::Scaling(why)) if why == "interrupted"),
+                "{at}: {result:?}"
+            );
+            // The first corpus size is the last begun, and nothing of it is left.
+            assert_eq!(steps[steps.len() - 2], format!("{at} 30 data sets"));
+            assert_eq!(steps.last().unwrap(), "interrupted: removing the scratch corpus");
+            assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0, "{at}");
         }
     }
 
