@@ -151,7 +151,7 @@ pub(crate) struct HistoryCaseArgs {
 }
 
 /// A run judged against its known failures: the main command's and `merge`'s options.
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 pub(crate) struct GateArgs {
     /// Known failures (JSON): exit 0 unless a data set fails that the baseline does not list.
     #[arg(long, value_name = "FILE")]

@@ -14,6 +14,7 @@ use crate::data::basis::Gating;
 use crate::data::digest::selection_digest;
 use crate::data::shard::{Shard, missing_parts};
 use crate::gate::baseline::Discovered;
+use crate::gate::config::ConfigName;
 use crate::judge::check::Outcome;
 use crate::judge::profile::Profile;
 use crate::report::{Colors, RunReport, read_json_report, write_outcome};
@@ -21,7 +22,7 @@ use crate::run::runner::jobs;
 use crate::text::shown_path;
 
 use super::Fatal;
-use super::args::{MergeArgs, RunFormat};
+use super::args::{GateArgs, MergeArgs, RunFormat};
 use super::check::{View, exit_code, judge_against, read_baseline, write_report};
 use super::merge_profile::judge_with_profile;
 use super::output::{check_run_files, chosen_format, open_output};
@@ -46,9 +47,15 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         judge_with_profile(&mut report, &first, &profile, path, &cases).map_err(|e| Fatal(e.to_string()))?;
     }
     let discovered = Discovered::new(&cases, !args.patterns.is_empty());
-    let baseline = read_baseline(&args.gate, &roots)?;
+    // The parts are judged as the configuration they ran in, never as another one.
+    let recorded = report.run.as_ref().and_then(|run| run.config.as_deref());
+    let gate = GateArgs {
+        config: judged_config(args.gate.config.as_ref(), recorded, &first)?,
+        ..args.gate.clone()
+    };
+    let baseline = read_baseline(&gate, &roots)?;
     if let Some(baseline) = &baseline {
-        judge_against(&mut report, baseline, &args.gate, |name| discovered.contains(name));
+        judge_against(&mut report, baseline, &gate, |name| discovered.contains(name));
     }
     let format = chosen_format(args.format, args.output.as_ref(), RunFormat::Json, RunFormat::Human);
     let (mut out, terminal) = open_output(args.output.as_ref())?;
@@ -67,7 +74,30 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         to_file: args.output.is_some(),
     };
     write_report(&report, &Rerun::default(), view, out, written)?;
-    Ok(exit_code(&report, &args.gate))
+    Ok(exit_code(&report, &gate))
+}
+
+/// The configuration merged parts are judged in: the one they recorded. `--config` may name it
+/// again, but never another: a baseline's entries for `debug` do not excuse a `release` run.
+fn judged_config(
+    asked: Option<&ConfigName>,
+    recorded: Option<&str>,
+    first: &Path,
+) -> Result<Option<ConfigName>, Fatal> {
+    let recorded_name = || recorded.map_or_else(|| "the unnamed configuration".to_owned(), |c| format!("{c:?}"));
+    match (asked, recorded) {
+        (Some(asked), recorded) if Some(asked.as_str()) != recorded => Err(Fatal(format!(
+            "--config {:?}, but {} ran in {}: merge judges parts in the configuration they ran in",
+            asked.as_str(),
+            shown_path(first),
+            recorded_name()
+        ))),
+        (Some(asked), _) => Ok(Some(asked.clone())),
+        (None, Some(recorded)) => ConfigName::new(recorded)
+            .map(Some)
+            .map_err(|e| Fatal(format!("{}: run.config: {e}", shown_path(first)))),
+        (None, None) => Ok(None),
+    }
 }
 
 /// Two reports that would be parts of one run, differing in a field both record.

@@ -1719,3 +1719,38 @@ fn a_bad_value_with_a_newline_is_echoed_escaped_and_forges_no_line() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value 'a b' for '--config <NAME>'"));
     assert_eq!(run(&["--help"]).status.code(), Some(0));
 }
+
+#[test]
+fn merge_judges_parts_in_the_configuration_they_ran_in_and_refuses_another() {
+    let tree = failing_tree();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let (known, part) = (dir.path().join("known.json"), dir.path().join("part.json"));
+    let (tree, known, part) = (
+        tree.path().to_str().unwrap(),
+        known.to_str().unwrap(),
+        part.to_str().unwrap(),
+    );
+    // The failure is known in debug only; the part ran in release.
+    let recorded = run(&["--config", "debug", "--write-baseline", known, tree]);
+    assert_eq!(recorded.status.code(), Some(0), "{}", stderr(&recorded));
+    let ran = run(&["--config", "release", "--format", "json", "--output", part, tree]);
+    assert_eq!(ran.status.code(), Some(1), "{}", stderr(&ran));
+    let merge = |extra: &[&str]| {
+        let mut args = vec!["merge", part, "--baseline", known, "--data", tree];
+        args.extend(extra);
+        run(&args)
+    };
+    // Judged by debug's entries, the release regression would be excused: refused, naming both.
+    let other = merge(&["--config", "debug"]);
+    assert_eq!(other.status.code(), Some(2), "{}", stderr(&other));
+    assert!(
+        stderr(&other).contains("--config \"debug\", but ") && stderr(&other).contains("ran in \"release\""),
+        "{}",
+        stderr(&other)
+    );
+    // Without --config, or naming release, it is judged as release: the failure is new.
+    for extra in [&[][..], &["--config", "release"][..]] {
+        let judged = merge(extra);
+        assert_eq!(judged.status.code(), Some(1), "{extra:?}: {}", stderr(&judged));
+    }
+}
