@@ -10,6 +10,7 @@ pub(crate) mod bundled;
 pub(crate) mod corpus;
 pub(crate) mod corpus_error;
 pub(crate) mod digest;
+pub(crate) mod duplicate_keys;
 #[doc(hidden)]
 pub(crate) mod json_file;
 pub(crate) mod manifest;

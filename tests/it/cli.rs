@@ -1754,3 +1754,30 @@ fn merge_judges_parts_in_the_configuration_they_ran_in_and_refuses_another() {
         assert_eq!(judged.status.code(), Some(1), "{extra:?}: {}", stderr(&judged));
     }
 }
+
+#[test]
+fn a_baseline_naming_a_data_set_twice_is_refused_and_never_rewritten_without_it() {
+    let tree = failing_tree();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let known = dir.path().join("known.json");
+    let text = "{\n  \"format\": 2,\n  \"expected\": {\n    \"test_wrap_pad/0\": {\"status\": \"failed\", \"reason\": \"hand-written\"},\n    \"test_wrap_pad/0\": {\"status\": \"errored\", \"reason\": \"other\"}\n  }\n}\n";
+    std::fs::write(&known, text).unwrap();
+    let (tree, known_arg) = (tree.path().to_str().unwrap(), known.to_str().unwrap());
+    for args in [
+        &["--baseline", known_arg, tree][..],
+        &["--write-baseline", known_arg, tree][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("\"test_wrap_pad/0\" is named twice in one object (lines 4 and 5)"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&known).unwrap(),
+            text,
+            "{args:?}: the file was rewritten"
+        );
+    }
+}
