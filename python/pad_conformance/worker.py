@@ -16,8 +16,10 @@ or, for a function of a module, ``python -m pad_conformance.worker MODULE:FUNCTI
 `serve` answers the handshake, then calls ``run(case)`` once per data set with a `Case`: the
 Pad node as the runner read it (`case.node`, a `Node`; None with a runner that does not
 offer it), the inputs as numpy arrays (`case.inputs`), the model's path and its declared
-output types. `run` returns the outputs (a list of arrays, or one array), which are written
-with the declared types (converted when that loses nothing). It raises `Refused` (the model or its inputs are invalid,
+output types. `run` returns the outputs (a list of arrays, or one array), each written in the
+element type it came in — never cast to the declared one: the runner judges the type, so a
+float64 answer to a float32 graph fails as a mismatch. Strings are arrays of str, bytes or
+objects holding them. `run` raises `Refused` (the model or its inputs are invalid,
 optionally naming the rule), `Unsupported` (not implemented here) or `Failed` (the runtime
 broke); any other exception is replied by `error_kind`: `failed` for Python's own failures
 (MemoryError, RecursionError, SystemError) and for an assertion in the worker's own code
@@ -27,8 +29,8 @@ decide otherwise. Each error's `code` is the exception's type name.
 Only what `run` raises is the runtime's answer. What this package does itself is `failed`
 when it breaks, whatever `kind_of` says: a request it cannot read, an input `run` reads that
 cannot be decoded (`InputError`), and an answer it cannot write (`OutputError`: not a list of
-arrays, another number of outputs than the graph declares, a value the declared type cannot
-hold). The exceptions live in `pad_conformance.errors` and are the same objects however the
+arrays, another number of outputs than the graph declares, a dtype that is no ONNX element
+type). The exceptions live in `pad_conformance.errors` and are the same objects however the
 worker starts (``-m``, `serve`, the pytest helper).
 
 A graph optimizer serves with ``replies="model"``: `run` returns the model it rewrote (an
@@ -207,24 +209,26 @@ class _Session:
         return self.output_types[key]
 
     def write(self, results, case, output_dir):
-        """Writes output K as output_dir/output_K.bin (raw) or .pb with its declared type."""
+        """Writes output K as output_dir/output_K.bin (raw) or .pb in the element type of the
+        array returned (never cast to the declared one: the runner judges the type). What
+        cannot be written raises OutputError saying why."""
         if isinstance(results, (tuple, list)):
             results = list(results)
         elif hasattr(results, "dtype") and hasattr(results, "shape"):
             results = [results]
         else:
             raise OutputError(f"the function returned {type(results).__name__}, not a list of arrays")
-        if len(results) != len(case.output_types):
-            raise OutputError(f"the function returned {len(results)} outputs; the graph declares "
-                             f"{len(case.output_types)}")
+        declared = case.output_types
+        if len(results) != len(declared):
+            raise OutputError(f"the function returned {len(results)} outputs; the graph declares {len(declared)}")
         from . import tensors
 
         outputs = []
-        for k, (result, dtype) in enumerate(zip(results, case.output_types)):
-            what = f"output {k}"
-            if dtype is None:
-                raise ValueError(f"{what}: the graph declares no element type")
-            array = tensors.as_declared(result, dtype, what)
+        for k, result in enumerate(results):
+            try:
+                array, dtype = tensors.as_written(result, f"output {k}")
+            except ValueError as error:
+                raise OutputError(str(error)) from error
             if self.tensors == "raw":
                 outputs.append(tensors.write_raw(array, dtype, os.path.join(output_dir, f"output_{k}.bin")))
             else:
