@@ -11,9 +11,9 @@ backend skips a test of ONNX's backend suite) and ``NotImplementedError`` are ``
 other exceptions of the backend are replied as `pad_conformance.worker.serve` replies them.
 Only the backend's calls answer for it: what the adapter does itself (loading the model with
 onnx, writing the outputs, each in the element type the backend returned) is ``failed`` when
-it breaks, never a refusal. The
-inputs are numpy arrays (ml_dtypes for bfloat16, float8 and the sub-byte types), as ONNX's
-backend tests hand them: a backend that takes no such arrays refuses or fails on them.
+it breaks, never a refusal. The inputs are numpy arrays (ml_dtypes for bfloat16, float8 and
+the sub-byte types), as ONNX's backend tests hand them: a backend that takes no such arrays
+refuses or fails on them.
 """
 
 import argparse

@@ -118,8 +118,8 @@ def _read_strings(path, count, size):
 
 
 def write_raw(array, dtype, path):
-    """Writes `array`, of element type `dtype` (as `as_written` gives them), as a raw file; returns the reply's
-    output descriptor {"path", "dtype", "shape"}."""
+    """Writes `array` of element type `dtype` (as `as_written` gives them) as a raw file;
+    returns the reply's output descriptor {"path", "dtype", "shape"}."""
     if dtype == "string":
         data = b"".join(struct.pack("<I", len(item)) + item for item in array.ravel().tolist())
     elif dtype in SIGNED_SUB_BYTE:
@@ -195,8 +195,8 @@ def read_tensorproto(path):
 
 
 def write_tensorproto(array, dtype, path):
-    """Writes `array`, of element type `dtype` (as `as_written` gives them), as a serialized TensorProto; returns
-    the path (the reply's form for a TensorProto output)."""
+    """Writes `array` of element type `dtype` (as `as_written` gives them) as a serialized
+    TensorProto; returns the path (the reply's form for a TensorProto output)."""
     import onnx
     from onnx import numpy_helper
 
