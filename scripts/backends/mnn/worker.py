@@ -183,7 +183,7 @@ def widened(outputs, declared):
     every int64 an int32 (var feeds int64 values that fit int32), so an output the graph
     declares int64 comes back int32 and is widened here, which changes no value.
     pad_conformance writes every other output in the dtype MNN gave it, and the runner judges
-    that type (it no longer casts answers to the declared type)."""
+    that type."""
     if len(outputs) != len(declared):
         return outputs  # the worker replies failed, naming both counts
     return [output.astype(np.int64) if output.dtype == np.int32 and dtype == "int64" else output
