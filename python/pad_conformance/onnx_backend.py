@@ -8,9 +8,12 @@ For each data set: ``supports_device(device)`` or ``is_compatible(model, device)
 (prepared once per model; ``--option KEY=VALUE`` adds to `options`, VALUE read as JSON when it
 is JSON: ``--option intra_op_num_threads=1`` for onnxruntime). ``unittest.SkipTest`` (how a
 backend skips a test of ONNX's backend suite) and ``NotImplementedError`` are ``unsupported``;
-other exceptions are replied as `pad_conformance.worker.serve` replies them. The
-inputs are numpy arrays (ml_dtypes for bfloat16, float8 and the sub-byte types), as ONNX's
-backend tests hand them: a backend that takes no such arrays refuses or fails on them.
+other exceptions of the backend are replied as `pad_conformance.worker.serve` replies them.
+Only the backend's calls answer for it: what the adapter does itself (loading the model with
+onnx, writing the outputs, each in the element type the backend returned) is ``failed`` when
+it breaks, never a refusal. The inputs are numpy arrays (ml_dtypes for bfloat16, float8 and
+the sub-byte types), as ONNX's backend tests hand them: a backend that takes no such arrays
+refuses or fails on them.
 """
 
 import argparse
@@ -33,16 +36,30 @@ class BackendWorker:
         self.prepared = {}  # model path -> the backend's prepared model (a BackendRep)
 
     def __call__(self, case):
+        # The backend's calls (supports_device, is_compatible, prepare, run) are its answer;
+        # the adapter's own work — loading the case's model here, writing the outputs in
+        # pad_conformance.worker — is failed when it breaks, never the backend refusing.
         if not self.backend.supports_device(self.device):
             raise worker.Unsupported(f"the backend does not support device {self.device}")
         if case.model_path not in self.prepared:
-            import onnx
-
-            model = onnx.load(case.model_path)
+            model = load_model(case.model_path)
             if not self.backend.is_compatible(model, self.device):
                 raise worker.Unsupported(f"the backend says the model is not compatible with device {self.device}")
             self.prepared[case.model_path] = self.backend.prepare(model, self.device, **self.options)
-        return list(self.prepared[case.model_path].run(list(case.inputs)))
+        inputs = list(case.inputs)
+        # Returned as the backend gave it (a tuple of arrays, by onnx.backend's API): the worker
+        # writes it, or replies failed saying why it cannot.
+        return self.prepared[case.model_path].run(inputs)
+
+
+def load_model(path):
+    """The case's model as a ModelProto; InputError (failed) when onnx cannot load it."""
+    try:
+        import onnx
+
+        return onnx.load(path)
+    except Exception as error:  # onnx's, protobuf's, the file system's: the adapter's failure
+        raise worker.InputError(f"loading the case's model {path} with onnx: {error}") from error
 
 
 def kind_of(error):
@@ -108,4 +125,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Under -m this file runs as __main__: serve from the imported module, as the worker does.
+    from pad_conformance.onnx_backend import main as _main
+
+    sys.exit(_main())

@@ -107,7 +107,9 @@ def cases(worker=None, function=None, baseline=None, profile=None, binary=None, 
         string that already names a backend (`exec:…`, `exec-per-case:…`, `ref`) is used as is.
     function: `"module:function"` served by `python -m pad_conformance.worker` in a
         subprocess of this interpreter (a crash costs one data set, not the session), with
-        this session's sys.path. Give worker or function; with neither the backend is `ref`.
+        this session's sys.path: its verdicts are those `serve` gives the same function (the
+        exceptions of `pad_conformance.errors` are the same objects either way). Give worker
+        or function; with neither the backend is `ref`.
     baseline, profile: the runner's `--baseline` and `--profile` files.
     binary: the `pad-conformance` command (default: the installed one, see _binary.find).
     extra_args: more of the runner's arguments (`["--filter", "wrap"]`, `["--timeout", "30"]`).

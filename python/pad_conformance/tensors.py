@@ -118,8 +118,8 @@ def _read_strings(path, count, size):
 
 
 def write_raw(array, dtype, path):
-    """Writes `array`, already of element type `dtype`, as a raw file; returns the reply's
-    output descriptor {"path", "dtype", "shape"}."""
+    """Writes `array` of element type `dtype` (as `as_written` gives them) as a raw file;
+    returns the reply's output descriptor {"path", "dtype", "shape"}."""
     if dtype == "string":
         data = b"".join(struct.pack("<I", len(item)) + item for item in array.ravel().tolist())
     elif dtype in SIGNED_SUB_BYTE:
@@ -136,38 +136,48 @@ def write_raw(array, dtype, path):
     return {"path": path, "dtype": dtype, "shape": list(array.shape)}
 
 
-def as_declared(array, dtype, what="output"):
-    """`array` as element type `dtype` (a name). A backend may return another dtype than the
-    graph declares (str objects or numbers for string, a wider float for float8): the values
-    are converted when that loses nothing, else ValueError says why."""
-    array = np.asarray(array)
-    if dtype == "string":
-        items = array.ravel().tolist()
-        others = sorted({type(v).__name__ for v in items if not isinstance(v, (str, bytes))})
-        if others:
-            # Written as their text so that the comparison shows the values (e.g. 0 -> "0").
-            _log(f"{what}: declared string, but holds {', '.join(others)} values; written as their text")
-        encoded = np.empty(len(items), dtype=object)
-        encoded[:] = [v if isinstance(v, bytes) else str(v).encode("utf-8") for v in items]
-        return encoded.reshape(array.shape)
-    target = numpy_dtype(dtype, what)
-    if array.dtype == target:
-        return array
+def element_type(dtype):
+    """The element type name (a key of DTYPES) of a numpy dtype, in either byte order; None when
+    it is none of ONNX's (float128, datetime64, a structured dtype, …). str, bytes and object
+    arrays are "string" (an object array's items are checked by `as_written`)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "USO":
+        return "string"
+    if dtype.byteorder not in "=|":
+        dtype = dtype.newbyteorder("=")
+    for name, known in DTYPES.items():
+        if name != "string" and dtype == known:
+            return name
+    return None
+
+
+def as_written(value, what="output"):
+    """(array, element type name) for an answer `value`, in the element type it came in: the
+    runner judges that type against the expected one, so nothing here casts to the type the
+    graph declares. `value` must carry a dtype (a numpy array or scalar, or an object that
+    numpy converts keeping it); str and bytes become a string tensor of UTF-8 bytes. ValueError
+    says what cannot be written: no dtype, a dtype that is no ONNX element type, an object array
+    holding other things than str or bytes."""
+    if not hasattr(value, "dtype") or not hasattr(value, "shape"):
+        raise ValueError(f"{what} is a {type(value).__name__}, not an array (an array's dtype is the element type "
+                         "the answer is judged in)")
     try:
-        converted = array.astype(target)
-        exact = np.array_equal(converted.astype(array.dtype), array, equal_nan=array.dtype.kind in "fc")
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{what}: the backend returned {array.dtype}, which cannot be written as "
-                         f"{dtype}: {error}") from error
-    if not exact:
-        raise ValueError(f"{what}: the backend returned {array.dtype} values that {dtype} cannot represent exactly")
-    return converted
-
-
-def _log(message):
-    import sys
-
-    print(message, file=sys.stderr, flush=True)
+        array = np.asarray(value)
+    except Exception as error:  # an array-like whose conversion breaks is the package's to report
+        raise ValueError(f"{what}: numpy cannot read the {type(value).__name__} returned: {error}") from error
+    name = element_type(array.dtype)
+    if name is None:
+        raise ValueError(f"{what}: dtype {array.dtype} is no ONNX element type")
+    if name != "string":
+        return array, name
+    items = array.ravel().tolist()
+    others = sorted({type(v).__name__ for v in items if not isinstance(v, (str, bytes))})
+    if others:
+        raise ValueError(f"{what}: an {array.dtype} array holding {', '.join(others)} values; a string tensor "
+                         "holds str or bytes")
+    encoded = np.empty(len(items), dtype=object)
+    encoded[:] = [v if isinstance(v, bytes) else v.encode("utf-8") for v in items]
+    return encoded.reshape(array.shape), name
 
 
 def read_tensorproto(path):
@@ -185,8 +195,8 @@ def read_tensorproto(path):
 
 
 def write_tensorproto(array, dtype, path):
-    """Writes `array`, already of element type `dtype`, as a serialized TensorProto; returns
-    the path (the reply's form for a TensorProto output)."""
+    """Writes `array` of element type `dtype` (as `as_written` gives them) as a serialized
+    TensorProto; returns the path (the reply's form for a TensorProto output)."""
     import onnx
     from onnx import numpy_helper
 

@@ -16,14 +16,22 @@ or, for a function of a module, ``python -m pad_conformance.worker MODULE:FUNCTI
 `serve` answers the handshake, then calls ``run(case)`` once per data set with a `Case`: the
 Pad node as the runner read it (`case.node`, a `Node`; None with a runner that does not
 offer it), the inputs as numpy arrays (`case.inputs`), the model's path and its declared
-output types. `run` returns the outputs (a list of arrays, or one array), which are written
-with the declared types (converted when that loses nothing). It raises `Refused` (the model
-or its inputs are invalid, optionally naming the rule), `Unsupported` (not implemented
-here) or `Failed` (the runtime broke); any other exception is replied by `error_kind`:
-`failed` for Python's own failures (MemoryError, RecursionError, SystemError) and for an
-assertion in the worker's own code (this package, or the file of the served function),
-else `refused` — give `kind_of` to decide otherwise. Each error's `code` is the exception's
-type name.
+output types. `run` returns the outputs (a list of arrays, or one array), each written in the
+element type it came in — never cast to the declared one: the runner judges the type, so a
+float64 answer to a float32 graph fails as a mismatch. Strings are arrays of str, bytes or
+objects holding them. `run` raises `Refused` (the model or its inputs are invalid,
+optionally naming the rule), `Unsupported` (not implemented here) or `Failed` (the runtime
+broke); any other exception is replied by `error_kind`: `failed` for Python's own failures
+(MemoryError, RecursionError, SystemError) and for an assertion in the worker's own code
+(this package, or the file of the served function), else `refused` — give `kind_of` to
+decide otherwise. Each error's `code` is the exception's type name.
+
+Only what `run` raises is the runtime's answer. What this package does itself is `failed`
+when it breaks, whatever `kind_of` says: a request it cannot read, an input `run` reads that
+cannot be decoded (`InputError`), and an answer it cannot write (`OutputError`: not a list of
+arrays, another number of outputs than the graph declares, a dtype that is no ONNX element
+type). The exceptions live in `pad_conformance.errors` and are the same objects however the
+worker starts (``-m``, `serve`, the pytest helper).
 
 A graph optimizer serves with ``replies="model"``: `run` returns the model it rewrote (an
 ``onnx.ModelProto``, or its bytes), which is handed back as a model reply for the runner's
@@ -40,35 +48,18 @@ import signal
 import sys
 import traceback
 
+# The exceptions live in errors.py so that they are the same objects however the worker
+# starts (under -m this file runs as __main__, whose own classes no user's module raises).
+from .errors import FAILURES, Failed, InputError, OutputError, Refused, Unsupported, WorkerError
+
+__all__ = ["Case", "FAILURES", "Failed", "InputError", "OutputError", "Refused", "Unsupported", "WorkerError",
+           "error_kind", "load", "main", "serve"]
+
 PROTOCOL_VERSION = 1
 TENSOR_FORMATS = ("raw", "tensorproto")
 REPLIES = ("outputs", "model")
 # The file a model reply names, in the request's output directory.
 MODEL_FILE = "optimized.onnx"
-
-# Exceptions that say Python itself broke, never that the backend refuses the model or its
-# inputs: out of memory, a recursion too deep, an interpreter's internal error.
-FAILURES = (MemoryError, RecursionError, SystemError)
-
-
-class Refused(Exception):
-    """The runtime refuses the model or its inputs: they are invalid. `rule` optionally names
-    the refusal rule (an id of `pad-conformance rules`, docs/semantics.md#refusal-rules)."""
-
-    def __init__(self, message, rule=None):
-        super().__init__(message)
-        self.rule = rule
-
-
-class Unsupported(Exception):
-    """The runtime does not implement what the data set asks (an element type, a mode):
-    an error reply of kind "unsupported", never a refusal."""
-
-
-class Failed(Exception):
-    """The runtime broke (an internal error, a lost device): an error reply of kind
-    "failed", which never passes a data set that must be refused."""
-
 
 # Files whose AssertionErrors are the worker's own bugs, not refusals: this package's, and
 # the file of each function `serve` serves (added by serve).
@@ -97,11 +88,6 @@ def error_kind(error):
 def _is_own(filename):
     path = os.path.abspath(filename)
     return os.path.dirname(path) == _PACKAGE or path in _OWN_FILES
-
-
-class InputError(Failed):
-    """A request's input or model the worker cannot read: its failure (or the runner's),
-    never the backend refusing the data set, whatever `kind_of` says."""
 
 
 class Case:
@@ -136,9 +122,10 @@ class Case:
         return self._value("output_types")
 
     def feeds(self, names):
-        """{name: array} for the model's input `names`, which `inputs` follows in order."""
+        """{name: array} for the model's input `names`, which `inputs` follows in order; InputError
+        when their numbers differ (the package's check, never the runtime refusing)."""
         if len(names) != len(self.inputs):
-            raise ValueError(f"the request has {len(self.inputs)} inputs; the model takes {len(names)}: "
+            raise InputError(f"the request has {len(self.inputs)} inputs; the model takes {len(names)}: "
                              f"{', '.join(names)}")
         return dict(zip(names, self.inputs))
 
@@ -222,24 +209,26 @@ class _Session:
         return self.output_types[key]
 
     def write(self, results, case, output_dir):
-        """Writes output K as output_dir/output_K.bin (raw) or .pb with its declared type."""
+        """Writes output K as output_dir/output_K.bin (raw) or .pb in the element type of the
+        array returned (never cast to the declared one: the runner judges the type). What
+        cannot be written raises OutputError saying why."""
         if isinstance(results, (tuple, list)):
             results = list(results)
         elif hasattr(results, "dtype") and hasattr(results, "shape"):
             results = [results]
         else:
-            raise TypeError(f"the function returned {type(results).__name__}, not a list of arrays")
-        if len(results) != len(case.output_types):
-            raise ValueError(f"the backend returned {len(results)} outputs; the graph declares "
-                             f"{len(case.output_types)}")
+            raise OutputError(f"the function returned {type(results).__name__}, not a list of arrays")
+        declared = case.output_types
+        if len(results) != len(declared):
+            raise OutputError(f"the function returned {len(results)} outputs; the graph declares {len(declared)}")
         from . import tensors
 
         outputs = []
-        for k, (result, dtype) in enumerate(zip(results, case.output_types)):
-            what = f"output {k}"
-            if dtype is None:
-                raise ValueError(f"{what}: the graph declares no element type")
-            array = tensors.as_declared(result, dtype, what)
+        for k, result in enumerate(results):
+            try:
+                array, dtype = tensors.as_written(result, f"output {k}")
+            except ValueError as error:
+                raise OutputError(str(error)) from error
             if self.tensors == "raw":
                 outputs.append(tensors.write_raw(array, dtype, os.path.join(output_dir, f"output_{k}.bin")))
             else:
@@ -282,10 +271,11 @@ def serve(run, name=None, runtime=None, accepts_node=True, tensors="raw", kind_o
 
 
 def _answer(line, session, run, name, runtime, kind_of):
+    """The reply to one request line. Only an exception of `run` — the user's function and the
+    runtime it calls — is the runtime's answer, replied by `kind_of`; everything this package
+    does itself (reading the request, writing what `run` returned) is "failed" when it breaks,
+    so that the package's own error can never pass a data set that must be refused."""
     request_id = None
-    # A request this worker cannot read is its failure (or the runner's), never the backend
-    # refusing a model: "failed" until the backend runs.
-    running = False
     try:
         request = json.loads(line)
         request_id = request.get("id")
@@ -295,27 +285,48 @@ def _answer(line, session, run, name, runtime, kind_of):
         if request_type != "run":
             raise ValueError(f"unknown request type {request_type!r}")
         case = session.case(request)
-        running = True
+        output_dir = request["output_dir"]
+    except Exception as error:  # a request this worker cannot read: its failure (or the runner's)
+        return _error_reply(request_id, error, "failed")
+    try:
         answer = run(case)
+    except Exception as error:  # the runtime's answer: the one place a refusal comes from
+        return _error_reply(request_id, error, _kind(kind_of, error))
+    try:
         if session.replies == "model":
-            return {"type": "result", "id": request_id, "model": session.write_model(answer, request["output_dir"])}
-        outputs = session.write(answer, case, request["output_dir"])
-        return {"type": "result", "id": request_id, "outputs": outputs}
-    except Exception as error:  # the backend's refusal or failure, reported to the runner
-        # A statement of the function's (Refused, Unsupported, Failed) says all in its message;
-        # anything else gets its traceback, which the runner shows with the case.
-        if not isinstance(error, (Refused, Unsupported, Failed)) or isinstance(error, InputError):
-            traceback.print_exc(file=sys.stderr)
-        text = str(error).strip()
-        message = f"{type(error).__name__}: {text}" if text else type(error).__name__
-        kind = kind_of(error) if running and not isinstance(error, InputError) else "failed"
-        # The exception's type as the error's code: reports group errors by it, never judge.
-        reply = {"type": "error", "id": request_id, "kind": kind, "code": type(error).__name__[:100],
-                 "message": message}
-        rule = getattr(error, "rule", None)
-        if kind == "refused" and isinstance(error, Refused) and rule:
-            reply["rule"] = rule
-        return reply
+            return {"type": "result", "id": request_id, "model": session.write_model(answer, output_dir)}
+        return {"type": "result", "id": request_id, "outputs": session.write(answer, case, output_dir)}
+    except Exception as error:  # writing the answer is this package's work, never the runtime's
+        return _error_reply(request_id, error, "failed")
+
+
+def _kind(kind_of, error):
+    """The kind of the reply to an exception of the function: `kind_of`'s, but "failed" for the
+    package's own failures (an input read lazily by the function, say) and when `kind_of`
+    itself breaks."""
+    if isinstance(error, WorkerError):
+        return "failed"
+    try:
+        return kind_of(error)
+    except Exception:
+        print("pad_conformance.worker: kind_of raised; the error is replied as failed", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+        return "failed"
+
+
+def _error_reply(request_id, error, kind):
+    # A statement of the function's (Refused, Unsupported, Failed) or a write's OutputError says
+    # all in its message; anything else gets its traceback, which the runner shows with the case.
+    if not isinstance(error, (Refused, Unsupported, Failed)) or isinstance(error, InputError):
+        traceback.print_exc(file=sys.stderr)
+    text = str(error).strip()
+    message = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    # The exception's type as the error's code: reports group errors by it, never judge.
+    reply = {"type": "error", "id": request_id, "kind": kind, "code": type(error).__name__[:100], "message": message}
+    rule = getattr(error, "rule", None)
+    if kind == "refused" and isinstance(error, Refused) and rule:
+        reply["rule"] = rule
+    return reply
 
 
 def _default_signals():
@@ -370,4 +381,9 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    # Under -m this file runs as __main__: serve from the module `pad_conformance.worker` itself,
+    # so that the served function's exceptions and this module's state (the files whose
+    # assertions are the worker's own) are the ones everybody else imports.
+    from pad_conformance.worker import main as _main
+
+    _main()

@@ -256,7 +256,9 @@ def test_a_worker_takes_only_what_the_runner_offers(tmp_path):
 def test_raw_files_round_trip_every_element_type(tmp_path, dtype):
     values = {"string": [b"", b"caf\xc3\xa9", b"x"], "float8e8m0": [1, 2, 0.5], "complex64": [0, 1j, 1],
               "complex128": [0, 1j, 1]}.get(dtype, [0, 1, 1])
-    array = tensors.as_declared(np.array(values, dtype=object if dtype == "string" else None).reshape(3, 1), dtype)
+    given = np.array(values, dtype=tensors.DTYPES[dtype]).reshape(3, 1)
+    array, written_as = tensors.as_written(given, "output 0")
+    assert written_as == dtype
     path = str(tmp_path / "t.bin")
     descriptor = tensors.write_raw(array, dtype, path)
     assert descriptor == {"path": path, "dtype": dtype, "shape": [3, 1]}
@@ -275,10 +277,31 @@ def test_a_raw_file_of_the_wrong_size_is_refused_before_it_is_read(tmp_path):
         tensors.read_raw(str(path), "string", [1000000000])
 
 
-def test_an_inexact_output_is_not_written():
-    with pytest.raises(ValueError, match="cannot represent exactly"):
-        tensors.as_declared(np.array([0.1], dtype=np.float64), "float32")
-    assert tensors.as_declared(np.array([0.5], dtype=np.float64), "bfloat16").dtype == np.dtype(ml_dtypes.bfloat16)
+def test_an_output_is_written_in_the_element_type_it_came_in():
+    # float64 stays float64 (the old helper cast it to a declared float32 when exact).
+    array, dtype = tensors.as_written(np.array([0.5], dtype=np.float64))
+    assert (dtype, array.dtype) == ("float64", np.dtype(np.float64))
+    # Either byte order is the same element type.
+    array, dtype = tensors.as_written(np.array([1.5, -2], dtype=">f4"))
+    assert dtype == "float32" and array.tolist() == [1.5, -2.0]
+    assert tensors.as_written(np.int32(7))[1] == "int32"
+    assert tensors.as_written(np.array([1], dtype=ml_dtypes.int4))[1] == "int4"
+    # str, bytes and objects holding them are a string tensor of UTF-8 bytes.
+    for given in (np.array(["café", "x"]), np.array([b"caf\xc3\xa9", b"x"]), np.array(["café", b"x"], dtype=object)):
+        array, dtype = tensors.as_written(given)
+        assert dtype == "string" and array.dtype == object and array.tolist() == [b"caf\xc3\xa9", b"x"]
+
+
+@pytest.mark.parametrize("given, says", [
+    (np.array(["2026-01-01"], dtype="datetime64[D]"), r"dtype datetime64\[D\] is no ONNX element type"),
+    (np.array([3], dtype="timedelta64[s]"), r"dtype timedelta64\[s\] is no ONNX element type"),
+    (np.array(["", 0], dtype=object), "an object array holding int values; a string tensor holds str or bytes"),
+    ([1.5, 2.5], r"output 0 is a list, not an array"),
+    (None, r"output 0 is a NoneType, not an array"),
+])
+def test_an_output_of_no_onnx_element_type_is_not_written(given, says):
+    with pytest.raises(ValueError, match=says):
+        tensors.as_written(given, "output 0")
 
 
 def test_the_node_reads_its_values_typed():
@@ -327,3 +350,15 @@ def test_a_function_is_served_by_name(tmp_path):
                         CONSTANT_PAD)
     assert report["backend"] == "by-name"
     assert statuses(report) == {"test_constant_pad": "passed"}
+
+
+def test_an_answer_in_another_element_type_fails_as_the_runner_judges_it(write_worker):
+    # Exactly representable in float32: the old helper cast it back and the data set passed.
+    backend = write_worker(REFERENCE + """
+def run(case):
+    return [np.asarray(a, dtype=np.float64) for a in reference(case)]
+serve(run, name="float64")
+""")
+    (reported,) = run_report(backend, CONSTANT_PAD)["cases"]
+    assert reported["status"] == "failed", reported
+    assert "dtype differs: expected float, actual double" in reported["message"]

@@ -174,8 +174,20 @@ def run(case):
     with open(answer, "rb") as f:
         reply = pickle.load(f)
     if reply[0] == "outputs":
-        return reply[1]
+        return widened(reply[1], case.output_types)
     raise KINDS[reply[1]](reply[2])
+
+
+def widened(outputs, declared):
+    """MNN's outputs, with the one widening MNN is known to make undone: its converter makes
+    every int64 an int32 (var feeds int64 values that fit int32), so an output the graph
+    declares int64 comes back int32 and is widened here, which changes no value.
+    pad_conformance writes every other output in the dtype MNN gave it, and the runner judges
+    that type."""
+    if len(outputs) != len(declared):
+        return outputs  # the worker replies failed, naming both counts
+    return [output.astype(np.int64) if output.dtype == np.int32 and dtype == "int64" else output
+            for output, dtype in zip(outputs, declared)]
 
 
 def error_kind(error):
