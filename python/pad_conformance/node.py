@@ -25,7 +25,8 @@ class Node:
     - ``mode``: the mode attribute as written (``"constant"`` when absent; None for CenterCropPad);
     - ``pads``, ``axes``, ``shape``: lists of ints as written (negatives kept), or None;
     - ``constant_value``: a numpy scalar of its dtype (an array when it has several
-      elements, which must be refused), or None;
+      elements, which must be refused), or None (absent, or over the 64 KiB the runner
+      writes in a node: read it from the inputs then);
     - ``sources``: parameter name -> ``"attribute"``, ``"initializer"``, ``"input"`` or
       ``"absent"``; ``attributes``: every attribute of the node, name -> value (JSON form).
     """
@@ -107,6 +108,12 @@ def _integer(v):
 _FLOATS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 
 
+def _float(v):
+    if isinstance(v, bool) or isinstance(v, list):
+        raise TypeError(v)
+    return _FLOATS[v] if isinstance(v, str) else float(v)
+
+
 def constant(value, what):
     """The constant value {"dtype", "shape", "value"} as a numpy scalar of its dtype, or an
     array when it holds more than one element."""
@@ -114,8 +121,12 @@ def constant(value, what):
         raise ValueError(f"{what}: not an object: {value!r}")
     dtype_name = value.get("dtype")
     dtype = numpy_dtype(dtype_name, what)
+    if "value" not in value:
+        return None  # too large for the node: the inputs hold it
     elements = value.get("value")
-    flat = elements if isinstance(elements, list) else [elements]
+    # A complex element is itself a pair [re, im]: one element is that pair, several a list of pairs.
+    single = not isinstance(elements, list) or (dtype.kind == "c" and not any(isinstance(v, list) for v in elements))
+    flat = [elements] if single else elements
     try:
         if dtype_name == "string":
             array = np.empty(len(flat), dtype=object)
@@ -124,8 +135,10 @@ def constant(value, what):
             array = np.array([_integer(v) for v in flat], dtype=dtype)
         elif dtype.kind == "b":
             array = np.array([bool(v) for v in flat], dtype=dtype)
+        elif dtype.kind == "c":
+            array = np.array([complex(_float(re), _float(im)) for re, im in flat], dtype=dtype)
         else:
-            array = np.array([_FLOATS[v] if isinstance(v, str) else float(v) for v in flat]).astype(dtype)
+            array = np.array([_float(v) for v in flat]).astype(dtype)
     except (TypeError, ValueError, KeyError, OverflowError):
         raise ValueError(f"{what}: {elements!r} is not a {dtype_name} value") from None
     shape = value.get("shape")

@@ -40,3 +40,16 @@ def test_the_numpy_pad_worker_passes_single_node_pads(runner_offers):
             if case["op"] == "Pad" and case["domain"] == "ai.onnx" and key not in graphs]
     passed = [key for key in pads if status[key] == "passed"]
     assert len(passed) > len(pads) / 2, f"{len(passed)} of {len(pads)} passed"
+
+
+def test_the_numpy_pad_worker_pads_with_every_complex_constant(runner_offers):
+    if not (runner_offers or {}).get("node"):
+        pytest.skip("this runner sends no node (it predates the protocol's optional additions)")
+    report = run_report(python_backend(EXAMPLE), "--filter", "complex")
+    cases = cases_by_id(report)
+    constants = {key: case for key, case in cases.items() if "constant" in key and case["op"] == "Pad"}
+    assert constants, "no complex constant data set"
+    # numpy.pad takes the complex constant the node carries; none is answered wrong.
+    wrong = {key: case["message"] for key, case in constants.items() if case["status"] == "failed"}
+    assert not wrong, wrong
+    assert any(case["status"] == "passed" for case in constants.values())

@@ -319,6 +319,25 @@ def test_the_node_reads_its_values_typed():
         Node.from_json({"op": "Pad", "pads": {"from": "input", "value": [1.5]}})
 
 
+def constant_of(value):
+    return Node.from_json({"op": "Pad", "version": 13, "constant_value": {"from": "input", "value": value}}).constant_value
+
+
+def test_a_complex_constant_is_one_complex_scalar_and_several_are_pairs():
+    one = constant_of({"dtype": "complex64", "shape": [], "value": [1.5, -2.0]})
+    assert one.dtype == np.complex64 and one.shape == () and one == np.complex64(1.5 - 2j)
+    special = constant_of({"dtype": "complex128", "shape": [1], "value": ["nan", "-inf"]})
+    assert np.isnan(special.real) and special.imag == -np.inf
+    two = constant_of({"dtype": "complex128", "shape": [2], "value": [[1, 2], [3, -4]]})
+    assert two.dtype == np.complex128 and two.tolist() == [1 + 2j, 3 - 4j]
+    with pytest.raises(ValueError, match=r"node\.constant_value"):
+        constant_of({"dtype": "complex64", "shape": [], "value": [1.5]})
+
+
+def test_a_constant_too_large_for_the_node_comes_without_its_value():
+    assert constant_of({"dtype": "float32", "shape": [16385]}) is None
+
+
 def test_an_unreadable_input_is_the_workers_failure_and_read_only_when_used(tmp_path):
     model = pad_model(tmp_path)
     x = tmp_path / "input_0.bin"

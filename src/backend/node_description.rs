@@ -11,6 +11,12 @@ use crate::model::{AttributeValue, Model, Node};
 use crate::proto::attribute_type;
 use crate::tensor::{Tensor, dtype_name};
 
+/// The largest tensor or attribute list, in bytes of elements, whose value the node carries:
+/// a larger one is described by its dtype and shape alone, so that a request stays within a
+/// small constant of its largest tensor (a 128 MiB constant written as JSON numbers took 17
+/// times its size). A worker reads such a value from the model or the inputs it is given.
+const MAX_VALUE_BYTES: usize = 64 << 10;
+
 /// The largest integer a JSON reader holding numbers as doubles reads exactly: beyond it,
 /// integers are written as decimal strings.
 const EXACT_IN_DOUBLE: i128 = 1 << 53;
@@ -115,10 +121,12 @@ fn parameter(from: &str, value: Option<Value>) -> Value {
 /// pads, axes or shape: the integers as written, row-major, negatives kept.
 fn integers(found: Found) -> Option<Value> {
     match found {
-        Found::Attribute(AttributeValue::Ints(values)) => Some(values.iter().map(|&v| integer(v.into())).collect()),
+        Found::Attribute(AttributeValue::Ints(values)) => {
+            small_list(values).then(|| values.iter().map(|&v| integer(v.into())).collect())
+        }
         Found::Attribute(AttributeValue::Int(v)) => Some(json!([integer((*v).into())])),
         // Floats, bools or strings where integers belong cannot be read as pads.
-        Found::Tensor(tensor) => tensor_is_integer(tensor).then(|| Value::Array(elements(tensor))),
+        Found::Tensor(tensor) => (tensor_is_integer(tensor) && small(tensor)).then(|| Value::Array(elements(tensor))),
         Found::Attribute(_) => None,
     }
 }
@@ -131,6 +139,9 @@ fn constant(found: Found) -> Option<Value> {
             Some(json!({"dtype": dtype_name(crate::tensor::DataType::Float), "shape": [], "value": float32(*v)}))
         }
         Found::Attribute(_) => None,
+        Found::Tensor(tensor) if !small(tensor) => {
+            Some(json!({"dtype": dtype_name(tensor.data_type()), "shape": tensor.shape()}))
+        }
         Found::Tensor(tensor) => {
             let mut values = elements(tensor);
             let value = if values.len() == 1 {
@@ -141,6 +152,17 @@ fn constant(found: Found) -> Option<Value> {
             Some(json!({"dtype": dtype_name(tensor.data_type()), "shape": tensor.shape(), "value": value}))
         }
     }
+}
+
+/// Whether `tensor`'s elements take at most [`MAX_VALUE_BYTES`] (strings counted at the
+/// longest one's length each).
+fn small(tensor: &Tensor) -> bool {
+    tensor.len().saturating_mul(tensor.max_element_bytes()) <= MAX_VALUE_BYTES
+}
+
+/// Whether an attribute's list takes at most [`MAX_VALUE_BYTES`] as elements of its type.
+fn small_list<T>(values: &[T]) -> bool {
+    values.len().saturating_mul(size_of::<T>()) <= MAX_VALUE_BYTES
 }
 
 /// Whether `tensor` holds integers of some width (sub-byte ones too).
@@ -190,6 +212,11 @@ fn attribute_json(value: &AttributeValue) -> Value {
         AttributeValue::Float(v) => float32(*v),
         AttributeValue::Int(v) => integer((*v).into()),
         AttributeValue::String(s) => String::from_utf8_lossy(s).into_owned().into(),
+        AttributeValue::Floats(v) if !small_list(v) => json!({"type": "floats", "length": v.len()}),
+        AttributeValue::Ints(v) if !small_list(v) => json!({"type": "ints", "length": v.len()}),
+        AttributeValue::Strings(v) if v.iter().map(Vec::len).sum::<usize>() > MAX_VALUE_BYTES => {
+            json!({"type": "strings", "length": v.len()})
+        }
         AttributeValue::Floats(v) => v.iter().map(|&f| float32(f)).collect(),
         AttributeValue::Ints(v) => v.iter().map(|&i| integer(i.into())).collect(),
         AttributeValue::Strings(v) => v
@@ -359,6 +386,50 @@ mod tests {
         let node = describe(&model, &inputs);
         assert_eq!((&node["version"], &node["mode"]), (&json!(18), &json!("wrap")));
         assert_eq!(node["attributes"]["mode"], json!("wrap"));
+    }
+
+    #[test]
+    fn a_constant_or_pads_over_64_kib_are_described_without_their_value() {
+        let (model, mut inputs) = case("extended/test_ext_pad18_err_value_two_elements");
+        let limit = MAX_VALUE_BYTES / 4;
+        inputs[2] = Tensor::from_vec(&[limit], vec![1.5f32; limit]).unwrap();
+        let at_the_bound = describe(&model, &inputs);
+        assert_eq!(
+            at_the_bound["constant_value"]["value"]["value"]
+                .as_array()
+                .map(Vec::len),
+            Some(limit)
+        );
+        inputs[2] = Tensor::from_vec(&[limit + 1], vec![1.5f32; limit + 1]).unwrap();
+        assert_eq!(
+            describe(&model, &inputs)["constant_value"],
+            json!({"from": "input", "value": {"dtype": "float32", "shape": [limit + 1]}})
+        );
+        // A request holding it stays near the tensor's own size, not 17 times it.
+        let (model, mut inputs) = case("onnx-1.13.1/node/test_constant_pad_axes");
+        let count = MAX_VALUE_BYTES / 8 + 1;
+        inputs[1] = Tensor::from_vec(&[count], vec![1i64 << 60; count]).unwrap();
+        let node = describe(&model, &inputs);
+        assert_eq!(node["pads"], json!({"from": "input"}));
+        assert!(node.to_string().len() < 1024, "{} bytes", node.to_string().len());
+    }
+
+    #[test]
+    fn a_large_attribute_list_is_described_by_its_type_and_length() {
+        assert_eq!(
+            attribute_json(&AttributeValue::Ints(vec![7; 8192]))
+                .as_array()
+                .map(Vec::len),
+            Some(8192)
+        );
+        assert_eq!(
+            attribute_json(&AttributeValue::Ints(vec![7; 8193])),
+            json!({"type": "ints", "length": 8193})
+        );
+        assert_eq!(
+            attribute_json(&AttributeValue::Floats(vec![0.5; 16385])),
+            json!({"type": "floats", "length": 16385})
+        );
     }
 
     #[test]
