@@ -326,7 +326,7 @@ fn a_data_set_listed_twice_in_a_stored_release_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("6.0.json") && stderr.contains(&format!("{digest} is listed twice")),
+        stderr.contains("6.0.json") && stderr.contains(&format!("\"{digest}\" is named twice in one object (lines")),
         "{stderr}"
     );
 }

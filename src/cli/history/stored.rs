@@ -52,36 +52,9 @@ pub(crate) struct Release {
     /// sorted: most of an old release's, so kept as bare digests.
     #[serde(default)]
     pub unsupported: Vec<String>,
-    /// The data sets that failed, errored or were skipped, by content digest.
-    #[serde(deserialize_with = "unique_keys")]
+    /// The data sets that failed, errored or were skipped, by content digest (a digest given
+    /// twice is refused by `read_json`, as a key named twice in any JSON file).
     pub not_passed: BTreeMap<String, NotPassed>,
-}
-
-/// A JSON object read as a map, refusing a key given twice (which would otherwise keep the
-/// last silently: a failure followed by a skip of one data set).
-fn unique_keys<'de, D, V>(deserializer: D) -> Result<BTreeMap<String, V>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    V: Deserialize<'de>,
-{
-    struct Unique<V>(std::marker::PhantomData<V>);
-    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Unique<V> {
-        type Value = BTreeMap<String, V>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object whose keys are unique")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut out = BTreeMap::new();
-            while let Some((key, value)) = map.next_entry::<String, V>()? {
-                if out.contains_key(&key) {
-                    return Err(serde::de::Error::custom(format!("{key} is listed twice")));
-                }
-                out.insert(key, value);
-            }
-            Ok(out)
-        }
-    }
-    deserializer.deserialize_map(Unique(std::marker::PhantomData))
 }
 
 /// The interpreter and packages of a release's environment (a pip install report, condensed).
