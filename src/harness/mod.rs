@@ -919,3 +919,35 @@ fn record_command(path: &Path) -> String {
         target.unwrap_or_default()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::RefBackend;
+
+    #[test]
+    fn a_trial_s_own_limit_is_its_data_set_s_or_its_case_s_the_last_given_winning() {
+        let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/onnx-testdata/onnx-1.22.0/node"));
+        let cases = discover(
+            &[root],
+            &Patterns::new(&["test_edge_pad", "test_reflect_pad", "test_wrap_pad"]).unwrap(),
+        )
+        .unwrap();
+        let case = |id: &str| cases.iter().find(|c| c.id == id).unwrap();
+        let secs = Duration::from_secs;
+        let harness = Harness::new(RefBackend)
+            .time_limit_for("test_edge_pad", secs(5))
+            .time_limit_for("test_edge_pad/0", secs(7))
+            .time_limit_for("test_wrap_pad/0", secs(9));
+        let limits = |harness: &Harness| {
+            ["test_edge_pad", "test_reflect_pad", "test_wrap_pad"].map(|id| harness.limit_of(case(id), 0, secs(60)))
+        };
+        assert_eq!(limits(&harness), [secs(7), secs(60), secs(9)]);
+        // A data set of another number is not the case's data set 0.
+        assert_eq!(harness.limit_of(case("test_wrap_pad"), 1, secs(60)), secs(60));
+        let harness = harness.time_limit_for("test_edge_pad", secs(3));
+        assert_eq!(limits(&harness), [secs(3), secs(60), secs(9)]);
+        // Isolated, with the default limit for the rest.
+        assert_eq!(harness.isolation, Some(DEFAULT_TIME_LIMIT));
+    }
+}
