@@ -441,7 +441,7 @@ fn a_rust_backend_gets_the_same_verdict_in_process_and_through_worker() {
 
 /// The `--timeout` of a test of a hang, given only to a run of the hanging case: it never
 /// answers, so its verdict is the same however busy the machine is. (A worker's start has at
-/// least 60 s whatever the timeout.)
+/// least 300 s whatever the timeout.)
 const HANG_TIMEOUT: &str = "1";
 
 fn misbehaving_workers_cost_one_case_each() {
