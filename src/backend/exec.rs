@@ -43,6 +43,12 @@ const POLL: Duration = Duration::from_millis(50);
 const EXIT_AFTER_EOF: Duration = Duration::from_millis(500);
 /// How long the workers get to exit on their own once their stdin closes at shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+/// The least a worker's start (its handshake) may take before it is killed, whatever the time
+/// limit of a data set: starting a runtime is no data set, and on a busy machine it takes
+/// several times as long as on an idle one, so a short `--timeout` chosen to make hangs cheap
+/// must not make the start fail. Five minutes: under 16 × nproc busy loops the numpy worker
+/// of docs/python.md took over 60 s to say hello (scripts/gates-under-load).
+const START_TIME_LIMIT: Duration = Duration::from_secs(300);
 
 /// A backend run by an external worker command.
 pub struct ExecBackend {
@@ -72,7 +78,8 @@ impl ExecBackend {
     /// use pad_conformance::Harness;
     /// use pad_conformance::testing::ExecBackend;
     ///
-    /// // A worker in any language, speaking docs/backend-protocol.md; 30 s per data set.
+    /// // A worker in any language, speaking docs/backend-protocol.md; 30 s per data set
+    /// // (and at least 300 s for each worker's start, its handshake).
     /// let worker = ExecBackend::start("python3 my_worker.py", Duration::from_secs(30), 1 << 30)?;
     /// Harness::new(worker).baseline("known-failures.json").run();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -451,7 +458,8 @@ struct Worker {
 }
 
 impl Worker {
-    /// Starts `command` and performs the handshake; returns the worker and what its hello says.
+    /// Starts `command` and performs the handshake, given `timeout` or [`START_TIME_LIMIT`],
+    /// whichever is longer; returns the worker and what its hello says.
     fn spawn(command: &str, timeout: Duration, cancel: &Cancel, slot: Slot) -> Result<(Worker, Hello), WorkerFailure> {
         let mut process = Process::start(command, &[], |command| {
             command.stdin(Stdio::piped()).stdout(Stdio::piped());
@@ -474,7 +482,7 @@ impl Worker {
             "type": "hello", "protocol": "pad-conformance-backend", "version": PROTOCOL_VERSION, "offers": offers(),
         });
         let reply = worker
-            .request(&hello, timeout, cancel)
+            .request(&hello, timeout.max(START_TIME_LIMIT), cancel)
             .map_err(|failure| WorkerFailure {
                 error: WorkerError::Handshake(Box::new(failure.error)),
                 stderr: failure.stderr,

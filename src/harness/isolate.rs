@@ -154,7 +154,7 @@ pub(super) struct Pool {
 }
 
 impl Pool {
-    /// A pool whose children get `time_limit` for each trial.
+    /// A pool whose children get `time_limit` to start, and each trial the limit it is run with.
     pub(super) fn new(time_limit: Duration) -> Pool {
         Pool {
             time_limit,
@@ -162,9 +162,15 @@ impl Pool {
         }
     }
 
-    /// Runs `trial` in an idle child, or a new one. A crash of a child that served other
-    /// trials before is not blamed on this one until it crashes a fresh child too.
-    pub(super) fn run(&self, trial: &TrialRef<'_>) -> Outcome {
+    /// The gate's time limit: a child's start, and every trial without one of its own.
+    pub(super) fn time_limit(&self) -> Duration {
+        self.time_limit
+    }
+
+    /// Runs `trial` in an idle child, or a new one, killing it after `limit`. A crash of a
+    /// child that served other trials before is not blamed on this one until it crashes a
+    /// fresh child too.
+    pub(super) fn run(&self, trial: &TrialRef<'_>, limit: Duration) -> Outcome {
         if is_child() {
             // A child that did not take the child's path (its main does not end in
             // Harness::run) would start children of its own, without end.
@@ -182,13 +188,13 @@ impl Pool {
             Err(e) => return could_not_start(trial, &e),
         };
         let reused = server.served > 0;
-        match server.serve(trial, false, self.time_limit) {
+        match server.serve(trial, false, self.time_limit, limit) {
             Served::Died(..) if reused => {
                 drop(server);
-                self.run_alone(trial, false)
+                self.run_alone(trial, false, limit)
             }
             served => {
-                let outcome = served.outcome(trial, self.time_limit);
+                let outcome = served.outcome(trial);
                 if server.is_alive() {
                     self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(server);
                 }
@@ -197,13 +203,11 @@ impl Pool {
         }
     }
 
-    /// Runs `trial` alone in a fresh child, ended afterwards; with `digest`, the outcome
-    /// records its outputs' digest (a retry's try).
-    pub(super) fn run_alone(&self, trial: &TrialRef<'_>, digest: bool) -> Outcome {
+    /// Runs `trial` alone in a fresh child, ended afterwards, killing it after `limit`; with
+    /// `digest`, the outcome records its outputs' digest (a retry's try).
+    pub(super) fn run_alone(&self, trial: &TrialRef<'_>, digest: bool, limit: Duration) -> Outcome {
         match Server::start() {
-            Ok(mut server) => server
-                .serve(trial, digest, self.time_limit)
-                .outcome(trial, self.time_limit),
+            Ok(mut server) => server.serve(trial, digest, self.time_limit, limit).outcome(trial),
             Err(e) => could_not_start(trial, &e),
         }
     }
@@ -238,15 +242,15 @@ enum Served {
     Replied(Reply),
     /// It died first (its output's last lines).
     Died(ExitStatus, String),
-    /// It did not answer in time and was killed (its output's last lines).
-    TimedOut(String),
+    /// It did not answer within the limit and was killed (the limit, its output's last lines).
+    TimedOut(Duration, String),
     /// It sent what is no reply, or could not be asked.
     Broken(String),
 }
 
 impl Served {
     /// The trial's outcome: the child's own, or how the child failed.
-    fn outcome(self, trial: &TrialRef<'_>, time_limit: Duration) -> Outcome {
+    fn outcome(self, trial: &TrialRef<'_>) -> Outcome {
         match self {
             // The case and its basis as the parent knows them: the child lists the case
             // alone, so its id is its directory's name, and its corpus (whose manifest gives
@@ -270,12 +274,12 @@ impl Served {
                 exit_failure(status),
                 format!("the child process running it {}{tail}", describe(status)),
             ),
-            Served::TimedOut(tail) => failed(
+            Served::TimedOut(limit, tail) => failed(
                 trial,
                 Failure::Timeout,
                 format!(
                     "timed out after {} s: the child process running it was killed{tail}",
-                    time_limit.as_secs_f64()
+                    limit.as_secs_f64()
                 ),
             ),
             Served::Broken(why) => failed(trial, Failure::Protocol, why),
@@ -359,11 +363,12 @@ impl Server {
 
     /// Asks the child to run `trial` and waits, at most `time_limit`, for its reply. A new
     /// child's start (the test binary's main, the cases' discovery) has a time limit of its
-    /// own before it: the trial's counts from its request.
-    fn serve(&mut self, trial: &TrialRef<'_>, digest: bool, time_limit: Duration) -> Served {
+    /// own before it, `start_limit`, the gate's: the trial's counts from its request, so a
+    /// short limit given to a trial that hangs is never spent on starting a process.
+    fn serve(&mut self, trial: &TrialRef<'_>, digest: bool, start_limit: Duration, time_limit: Duration) -> Served {
         let from = std::fs::metadata(&self.output).map_or(0, |m| m.len());
         if !self.ready {
-            match self.reply(None, from, time_limit) {
+            match self.reply(None, from, start_limit) {
                 Ok(Reply::Ready) => self.ready = true,
                 Ok(_) => {
                     self.kill();
@@ -415,7 +420,9 @@ impl Server {
                     return Err(Served::Broken(format!("reading the child process's result: {e}")));
                 }
                 // The pipe closed, or its reader ended: the child is dying.
-                Ok(None) | Err(RecvTimeoutError::Disconnected) => return Err(self.died(from, start + time_limit)),
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(self.died(from, start + time_limit, time_limit));
+                }
                 Err(RecvTimeoutError::Timeout) => {}
             }
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -426,11 +433,11 @@ impl Server {
                 {
                     return Ok(reply);
                 }
-                return Err(self.died(from, start + time_limit));
+                return Err(self.died(from, start + time_limit, time_limit));
             }
             if start.elapsed() >= time_limit {
                 self.kill();
-                return Err(Served::TimedOut(output_tail(&self.output, from)));
+                return Err(Served::TimedOut(time_limit, output_tail(&self.output, from)));
             }
             if let Some(e) = &unasked
                 && start.elapsed() >= EXIT_GRACE
@@ -443,8 +450,8 @@ impl Server {
         }
     }
 
-    /// The child's end, waited for until `until` (then killed, as a time-out).
-    fn died(&mut self, from: u64, until: Instant) -> Served {
+    /// The child's end, waited for until `until` (then killed, as a time-out of `limit`).
+    fn died(&mut self, from: u64, until: Instant, limit: Duration) -> Served {
         self.requests = None;
         loop {
             match self.child.try_wait() {
@@ -455,7 +462,7 @@ impl Server {
                 Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
                 _ => {
                     self.kill();
-                    return Served::TimedOut(output_tail(&self.output, from));
+                    return Served::TimedOut(limit, output_tail(&self.output, from));
                 }
             }
         }

@@ -142,6 +142,8 @@ pub struct Harness {
     baseline: Option<PathBuf>,
     write_baseline: Option<PathBuf>,
     isolation: Option<Duration>,
+    /// Time limits of their own: a data set's name (`case/N`) or a case's id, and its limit.
+    trial_limits: Vec<(String, Duration)>,
     /// Retries of a data set whose child crashed or timed out; a value over the bound is an
     /// error when the run starts.
     retries: Result<u32, HarnessError>,
@@ -188,6 +190,7 @@ impl Harness {
             baseline: None,
             write_baseline: None,
             isolation: None,
+            trial_limits: Vec::new(),
             retries: Ok(0),
             strict_corpus: false,
             config: None,
@@ -367,10 +370,44 @@ impl Harness {
     }
 
     /// Isolates each data set (as [`isolate`](Harness::isolate)) and kills its child process
-    /// after `limit`: the trial errors, saying it timed out.
+    /// after `limit`: the trial errors, saying it timed out. A child's start (the binary's
+    /// `main`, the cases' discovery) has this limit too, before its trial's begins.
     pub fn time_limit(mut self, limit: Duration) -> Harness {
         self.isolation = Some(limit);
         self
+    }
+
+    /// Isolates each data set (as [`isolate`](Harness::isolate)) and gives the trials of
+    /// `name` — a data set (`test_reflect_pad/0`) or a case id, every data set of it — a
+    /// time limit of their own, the last given winning: a data set known to hang need not
+    /// cost the whole limit every run, and one known to be slow may have more, while every
+    /// other trial keeps the gate's generous one. A short limit is safe only where the trial
+    /// cannot finish anyway: on a busy machine, a trial meant to finish takes several times
+    /// as long as on an idle one.
+    ///
+    /// ```no_run
+    /// # use std::time::Duration;
+    /// # use pad_conformance::{Harness, RefBackend};
+    /// // Listed in the baseline as timing out: it is killed after 5 s, not 60.
+    /// Harness::new(RefBackend)
+    ///     .time_limit_for("test_reflect_pad/0", Duration::from_secs(5))
+    ///     .baseline("known-failures.json")
+    ///     .run();
+    /// ```
+    pub fn time_limit_for(mut self, name: impl Into<String>, limit: Duration) -> Harness {
+        self.isolation.get_or_insert(DEFAULT_TIME_LIMIT);
+        self.trial_limits.push((name.into(), limit));
+        self
+    }
+
+    /// The time limit of data set `index` of `case`: its own, or else the gate's.
+    fn limit_of(&self, case: &TestCase, index: usize, gate: Duration) -> Duration {
+        let name = case.data_set_name(index);
+        self.trial_limits
+            .iter()
+            .rev()
+            .find(|(of, _)| *of == name || *of == case.id)
+            .map_or(gate, |(_, limit)| *limit)
     }
 
     /// One trial per case and data set. Not-applicable cases are ignored trials; a case whose
@@ -541,6 +578,9 @@ impl Harness {
         retries: u32,
     ) -> impl FnOnce() -> Outcome + Send + 'static {
         let (backend, options) = (Arc::clone(&self.backend), self.options.clone());
+        let limit = pool.as_ref().map_or(DEFAULT_TIME_LIMIT, |pool| {
+            self.limit_of(&case, index, pool.time_limit())
+        });
         move || match pool {
             Some(pool) => {
                 let trial = TrialRef {
@@ -549,8 +589,8 @@ impl Harness {
                     gating: &options.gating,
                     backend: backend.name(),
                 };
-                let first = pool.run(&trial);
-                settle(first, retries, backend.name(), || pool.run_alone(&trial, true))
+                let first = pool.run(&trial, limit);
+                settle(first, retries, backend.name(), || pool.run_alone(&trial, true, limit))
             }
             None => {
                 let model = model.get(&case, &case.decode_options(options.max_tensor_bytes));
@@ -878,4 +918,36 @@ fn record_command(path: &Path) -> String {
         path.display(),
         target.unwrap_or_default()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::RefBackend;
+
+    #[test]
+    fn a_trial_s_own_limit_is_its_data_set_s_or_its_case_s_the_last_given_winning() {
+        let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/onnx-testdata/onnx-1.22.0/node"));
+        let cases = discover(
+            &[root],
+            &Patterns::new(&["test_edge_pad", "test_reflect_pad", "test_wrap_pad"]).unwrap(),
+        )
+        .unwrap();
+        let case = |id: &str| cases.iter().find(|c| c.id == id).unwrap();
+        let secs = Duration::from_secs;
+        let harness = Harness::new(RefBackend)
+            .time_limit_for("test_edge_pad", secs(5))
+            .time_limit_for("test_edge_pad/0", secs(7))
+            .time_limit_for("test_wrap_pad/0", secs(9));
+        let limits = |harness: &Harness| {
+            ["test_edge_pad", "test_reflect_pad", "test_wrap_pad"].map(|id| harness.limit_of(case(id), 0, secs(60)))
+        };
+        assert_eq!(limits(&harness), [secs(7), secs(60), secs(9)]);
+        // A data set of another number is not the case's data set 0.
+        assert_eq!(harness.limit_of(case("test_wrap_pad"), 1, secs(60)), secs(60));
+        let harness = harness.time_limit_for("test_edge_pad", secs(3));
+        assert_eq!(limits(&harness), [secs(3), secs(60), secs(9)]);
+        // Isolated, with the default limit for the rest.
+        assert_eq!(harness.isolation, Some(DEFAULT_TIME_LIMIT));
+    }
 }

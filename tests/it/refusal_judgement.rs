@@ -80,7 +80,7 @@ fn an_exec_worker_that_crashes_on_a_must_refuse_data_set_is_errored_not_passed()
     // Answers the handshake, then exits on the first request: a crash, not a refusal.
     let crash = r#"read hello; echo '{"type": "hello", "version": 1, "name": "crash"}'; read request; exit 3"#;
     // Not plain words, so the runner starts it through `sh -c`.
-    let backend = ExecBackend::start(crash, Duration::from_secs(20), 1 << 20);
+    let backend = ExecBackend::start(crash, Duration::from_secs(60), 1 << 20);
     let backend = match backend {
         Ok(backend) => backend,
         Err(e) => panic!("the worker starts: {e}"),

@@ -143,7 +143,7 @@ fn a_per_case_program_passes_and_refuses_by_its_exit_code() {
     let fixture = Fixture::with_must_refuse();
     for scheme in ["exec-per-case", "exec-per-case-raw"] {
         let backend = format!("{scheme}:{} {ARG}", std::env::current_exe().unwrap().display());
-        let (code, report) = fixture.check_with(&backend, "10", &[], &[]);
+        let (code, report) = fixture.check_with(&backend, "60", &[], &[]);
         assert_eq!(code, Some(0), "{report}");
         assert_eq!(report["summary"]["passed"], 3, "{report}");
         let refused = case(&report, MUST_REFUSE);
@@ -222,7 +222,7 @@ fn each_exit_of_a_per_case_command_has_its_verdict() {
             "error.json: the error's rule 3 is not a rule id",
         ),
     ] {
-        let (_, report) = fixture.check_with(&backend, "10", &[], &[]);
+        let (_, report) = fixture.check_with(&backend, "60", &[], &[]);
         for id in ["test_edge_pad", MUST_REFUSE] {
             let outcome = case(&report, id);
             assert_eq!(outcome["status"], status, "{backend}: {outcome}");
@@ -271,7 +271,7 @@ fn a_per_case_crash_is_retried_and_passes_after_a_crash() {
         ),
     );
     let filter = ["--filter", "test_edge_pad", "--retries", "2"];
-    let (code, report) = fixture.check_with(&backend, "10", &[], &filter);
+    let (code, report) = fixture.check_with(&backend, "60", &[], &filter);
     assert_eq!(code, Some(0), "{report}");
     let outcome = case(&report, "test_edge_pad");
     assert_eq!(outcome["status"], "passed", "{outcome}");

@@ -37,8 +37,8 @@ impl Mark {
         &self.path
     }
 
-    /// Blocks until the worker has made the mark. A minute without it fails the test: the
-    /// command never got the worker that far.
+    /// Blocks until the worker has made the mark. Five minutes without it fail the test:
+    /// the command never got the worker that far.
     pub fn wait(&self) {
         wait_until("the hanging worker's mark", || self.path.exists());
     }
@@ -76,11 +76,13 @@ pub fn interrupt(child: Child, signal: libc::c_int) -> (Output, String) {
     (out, stderr)
 }
 
-/// Polls `done` until it holds; panics naming `what` after a minute.
+/// Polls `done` until it holds; panics naming `what` after five minutes. The bound is only
+/// for an event that never comes: under 16 × nproc busy loops (scripts/load-check) the run
+/// of the whole corpus that fills a pipe in a second took over a minute.
 pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(300);
     while !done() {
-        assert!(Instant::now() < deadline, "waited a minute for {what}");
+        assert!(Instant::now() < deadline, "waited five minutes for {what}");
         std::thread::sleep(Duration::from_millis(5));
     }
 }
