@@ -711,8 +711,8 @@ impl Baseline {
         Recording { baseline, counts }
     }
 
-    /// How one data set's outcome compares with the baseline: a failure on a basis the run
-    /// does not gate on is not judged; a difference on a data set that changed with the corpus
+    /// How one data set's outcome compares with the baseline: a failure that does not gate
+    /// (a wrong answer on a basis the run does not gate on) is not judged; a difference on a data set that changed with the corpus
     /// since the baseline was written is the corpus's.
     pub fn gate(&self, outcome: &Outcome) -> GateResult {
         if outcome.is_non_gating_failure() {
@@ -823,7 +823,8 @@ pub struct Ran<'a> {
     pub status: Status,
     /// Why, when it did not pass.
     pub message: &'a str,
-    /// Whether its basis is one the run gates on.
+    /// Whether a failure of it fails the run ([`Outcome::gates`]): its basis is one the run
+    /// gates on, or the backend did not survive it.
     pub gates: bool,
     /// Whether it crashed or timed out (an entry may allow that as intermittent).
     pub crashed: bool,
