@@ -20,6 +20,7 @@ use super::merge::PartsDiffer;
 use super::output::{check_run_files, chosen_format, finish, open_output};
 use crate::fuzz::encoding::Encoding;
 use crate::judge::cause_key::Pattern;
+use crate::judge::survival::{self, Survival};
 use crate::judge::verdict::Cause;
 use crate::text::{escape_line, first_line};
 
@@ -213,7 +214,11 @@ pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJs
         typed,
     )?
     .into_iter()
-    .partition(|f| gating.gates(f.basis.kind));
+    .partition(|f| {
+        // A part written before patterns were names no failure kind: its basis decides.
+        let survival = f.pattern.as_ref().map_or(Survival::Answered, Survival::of_pattern);
+        survival::gates(&gating, f.basis.kind, survival)
+    });
     let encodings = join_causes(parts.iter().flat_map(|(_, r)| &r.encodings), typed)?;
     let total = |field, count: fn(&FuzzJson) -> u64| total(field, parts.iter().map(|(_, r)| count(r)));
     let cases = total("cases", |r| r.cases)?;

@@ -347,9 +347,10 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
                     first: first.to_owned(),
                 });
             }
-            // Whether a failure gates is recomputed from its basis and the run's recorded
-            // --basis, never read from the part; a part that records none gates every failure.
-            let gates = gating.as_ref().is_none_or(|g| g.gates(outcome.basis.kind));
+            // Whether a failure gates is recomputed from its verdict, basis and the run's
+            // recorded --basis, never read from the part; a part that records none gates every
+            // failure.
+            let gates = gating.as_ref().is_none_or(|g| outcome.gates_under(g));
             outcomes.push((
                 position.get(name.as_str()).copied().unwrap_or(usize::MAX),
                 Outcome {

@@ -67,7 +67,8 @@ impl BasisNote {
     }
 }
 
-/// The bases whose failures fail a run. The others are reported and counted apart.
+/// The bases whose wrong answers fail a run. The others are reported and counted apart; a
+/// crash fails a run on every basis.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gating(BTreeSet<Basis>);
 
@@ -104,7 +105,9 @@ impl Gating {
         Ok(Gating(bases))
     }
 
-    /// Whether a failure on `basis` fails the run.
+    /// Whether a wrong answer on a data set of `basis` fails the run. A backend that did not
+    /// survive a data set (a panic, a crash, a protocol break, a confirmed timeout) fails it on
+    /// every basis, whatever this selects (docs/semantics.md#basis).
     pub fn gates(&self, basis: Basis) -> bool {
         self.0.contains(&basis)
     }

@@ -39,6 +39,7 @@ use crate::data::shard::Shard;
 use crate::judge::cause_key::{CauseKey, values_pattern};
 use crate::judge::check::{Answer, CheckOptions, judge_answer, run};
 use crate::judge::profile::Subject;
+use crate::judge::survival::{self, Survival};
 use crate::model::Model;
 use crate::model::constant_inputs::named_inputs_as_constants;
 use crate::operators::{OpVersion, Rule};
@@ -326,12 +327,13 @@ impl FuzzReport {
         merged
     }
 
-    /// Files each finding as an encoding finding, or as gating or not by its basis.
+    /// Files each finding as an encoding finding, or as gating or not: by its basis, or
+    /// always when the backend did not survive it (docs/semantics.md#basis).
     fn split(&mut self, findings: impl Iterator<Item = Finding>, gating: &Gating) {
         for finding in findings {
             if finding.encoding != Encoding::Onnx {
                 self.encodings.push(finding);
-            } else if gating.gates(finding.basis.kind) {
+            } else if survival::gates(gating, finding.basis.kind, Survival::of_pattern(&finding.key.pattern)) {
                 self.findings.push(finding);
             } else {
                 self.not_gating.push(finding);

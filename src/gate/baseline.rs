@@ -653,8 +653,9 @@ impl Baseline {
             let holds = in_force.is_some_and(|i| {
                 let e = &list[i];
                 (failing && e.status == ran.status)
-                    || (e.intermittent_crash
-                        && (ran.crashed || (e.status == Status::Passed && ran.status == Status::Passed)))
+                    // A crash it allows, or (listing `passed`) nothing that fails the run: what
+                    // the gate judges agreeing with it.
+                    || (e.intermittent_crash && (ran.crashed || (e.status == Status::Passed && !failing)))
             });
             if holds {
                 continue;
@@ -711,8 +712,8 @@ impl Baseline {
         Recording { baseline, counts }
     }
 
-    /// How one data set's outcome compares with the baseline: a failure on a basis the run
-    /// does not gate on is not judged; a difference on a data set that changed with the corpus
+    /// How one data set's outcome compares with the baseline: a failure that does not gate
+    /// (a wrong answer on a basis the run does not gate on) is not judged; a difference on a data set that changed with the corpus
     /// since the baseline was written is the corpus's.
     pub fn gate(&self, outcome: &Outcome) -> GateResult {
         if outcome.is_non_gating_failure() {
@@ -734,13 +735,18 @@ impl Baseline {
     /// excusing a difference only when `corpus_excuses`.
     fn finding_excused(&self, name: &str, status: Status, crashed: bool, corpus_excuses: bool) -> GateResult {
         let known = self.in_force(name);
-        let finding = match (status, known) {
-            // A crash the entry allows is known, whatever the status it lists otherwise.
-            (_, Some(known)) if known.intermittent_crash && crashed => GateResult::KnownFailure {
+        // A crash or timeout the entry allows is known, whatever the status it lists otherwise.
+        if let Some(known) = known.filter(|k| k.intermittent_crash && crashed) {
+            return GateResult::KnownFailure {
                 reason: known.reason.clone(),
                 tracking: known.tracking.as_ref().map(ToString::to_string),
-            },
-            (Status::Passed, Some(known)) if known.status == Status::Passed => GateResult::Agrees,
+            };
+        }
+        // Anything else is judged as without `intermittent_crash`: an entry that lists
+        // `passed` lists nothing but the crash, so a wrong answer is a new failure, never a
+        // changed status that only --strict would fail.
+        let known = known.filter(|k| !(k.intermittent_crash && k.status == Status::Passed));
+        let finding = match (status, known) {
             (Status::Failed | Status::Errored, Some(known)) if known.status != status => GateResult::ChangedStatus {
                 was: known.status,
                 reason: known.reason.clone(),
@@ -823,7 +829,8 @@ pub struct Ran<'a> {
     pub status: Status,
     /// Why, when it did not pass.
     pub message: &'a str,
-    /// Whether its basis is one the run gates on.
+    /// Whether a failure of it fails the run ([`Outcome::gates`]): its basis is one the run
+    /// gates on, or the backend did not survive it.
     pub gates: bool,
     /// Whether it crashed or timed out (an entry may allow that as intermittent).
     pub crashed: bool,
@@ -1267,14 +1274,110 @@ mod config_tests {
             ..Outcome::example("c", Status::Errored)
         };
         assert!(matches!(release.gate(&crash), GateResult::KnownFailure { .. }));
+        let timeout = Outcome {
+            verdict: Some(failed(Failure::Timeout)),
+            ..Outcome::example("c", Status::Errored)
+        };
+        assert!(matches!(release.gate(&timeout), GateResult::KnownFailure { .. }));
         assert_eq!(release.gate(&Outcome::example("c", Status::Passed)), GateResult::Agrees);
-        assert!(matches!(
-            release.gate(&Outcome::example("c", Status::Failed)),
-            GateResult::ChangedStatus { .. }
-        ));
+        // A wrong answer is judged as without the entry's flag: the entry lists nothing but
+        // the crash, so it is a new failure, which fails the run without --strict.
+        let wrong = Outcome {
+            verdict: Some(Verdict::Mismatch {
+                shape: false,
+                report: "1 of 4 elements differ".into(),
+                deviation: None,
+            }),
+            ..Outcome::example("c", Status::Failed)
+        };
+        assert_eq!(release.gate(&wrong), GateResult::NewFailure);
+        let summary = release.judge(std::slice::from_ref(&wrong), |_| true);
+        assert_eq!(summary.regressions, ["c/0"]);
+        assert!(summary.fails(false, false));
+        // A panic, a refusal of a valid input: no crash either.
+        let panicked = Outcome {
+            verdict: Some(failed(Failure::Panic)),
+            ..Outcome::example("c", Status::Errored)
+        };
+        assert_eq!(release.gate(&panicked), GateResult::NewFailure);
         // In debug the entry is inert: the crash is a regression.
         let debug = written(THREE).unwrap().for_config(config("debug"));
         assert_eq!(debug.gate(&crash), GateResult::NewFailure);
+    }
+
+    fn failed(failure: Failure) -> Verdict {
+        Verdict::Failed {
+            failure,
+            detail: "x".into(),
+            must_refuse: false,
+        }
+    }
+
+    #[test]
+    fn an_intermittent_entry_listing_a_failure_excuses_the_crash_and_judges_the_rest_by_its_status() {
+        let baseline = written(
+            r#"{"format": 3, "expected": {"w/0": {"status": "failed", "reason": "wraps; crashes at random", "intermittent_crash": true}}}"#,
+        )
+        .unwrap();
+        let crash = Outcome {
+            verdict: Some(failed(Failure::Crash {
+                code: None,
+                signal: Some(6),
+            })),
+            ..Outcome::example("w", Status::Errored)
+        };
+        assert!(matches!(baseline.gate(&crash), GateResult::KnownFailure { .. }));
+        assert!(matches!(
+            baseline.gate(&Outcome::example("w", Status::Failed)),
+            GateResult::KnownFailure { .. }
+        ));
+        // Errored without a crash (a reported failure): the status it lists is not this one.
+        let reported = Outcome {
+            verdict: Some(failed(Failure::Reported)),
+            ..Outcome::example("w", Status::Errored)
+        };
+        assert!(matches!(
+            baseline.gate(&reported),
+            GateResult::ChangedStatus {
+                was: Status::Failed,
+                ..
+            }
+        ));
+        assert!(matches!(
+            baseline.gate(&Outcome::example("w", Status::Passed)),
+            GateResult::Fixed {
+                was: Status::Failed,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn recording_keeps_an_intermittent_entry_unless_something_else_than_a_crash_fails_the_run() {
+        let previous = written(THREE).unwrap();
+        let release = config("release");
+        // A failure on a basis the run does not gate on is not the entry's business: kept.
+        let quiet = Ran {
+            gates: false,
+            ..ran("c/0", Status::Failed)
+        };
+        let kept = Baseline::record("x", &[], [quiet], Some(&previous), release.as_ref(), |_| true);
+        assert_eq!(kept.baseline.expected["c/0"], previous.expected["c/0"]);
+        // A wrong answer that gates replaces it with a plain failure, the reason kept.
+        let recorded = Baseline::record(
+            "x",
+            &[],
+            [ran("c/0", Status::Failed)],
+            Some(&previous),
+            release.as_ref(),
+            |_| true,
+        );
+        let c = &recorded.baseline.expected["c/0"].0;
+        assert_eq!(c.len(), 1);
+        assert_eq!(
+            (c[0].status, c[0].intermittent_crash, c[0].reason.as_str()),
+            (Status::Failed, false, "heap corruption")
+        );
     }
 
     #[test]

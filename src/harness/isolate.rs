@@ -255,13 +255,18 @@ impl Served {
             // The case and its basis as the parent knows them: the child lists the case
             // alone, so its id is its directory's name, and its corpus (whose manifest gives
             // the basis) unknown.
-            Served::Replied(Reply::Outcome(outcome)) => Outcome {
-                id: trial.case.id.clone(),
-                data_set: trial.case.data_number(trial.index),
-                basis: trial.case.basis.clone(),
-                gates: trial.gating.gates(trial.case.basis.kind),
-                ..*outcome
-            },
+            Served::Replied(Reply::Outcome(outcome)) => {
+                let outcome = Outcome {
+                    id: trial.case.id.clone(),
+                    data_set: trial.case.data_number(trial.index),
+                    basis: trial.case.basis.clone(),
+                    ..*outcome
+                };
+                Outcome {
+                    gates: outcome.gates_under(trial.gating),
+                    ..outcome
+                }
+            }
             Served::Replied(Reply::NotFound(why)) => not_loadable(trial, why),
             // serve() takes Ready apart from the trial's reply.
             Served::Replied(Reply::Ready) => failed(

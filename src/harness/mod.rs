@@ -49,6 +49,7 @@ use crate::judge::check::{CheckOptions, Outcome, Status, check_data_set_with};
 use crate::judge::compare::Tolerance;
 use crate::judge::profile::Profile;
 use crate::judge::retry::settle;
+use crate::judge::survival::{self, Survival};
 use crate::model::Model;
 use crate::report::{RunFacts, RunReport};
 use reports::Reports;
@@ -493,7 +494,9 @@ impl Harness {
         for case in cases {
             let case = Arc::new(case);
             let operator = self.describe(&case);
-            let gates = self.options.gating.gates(case.basis.kind);
+            // Known before it runs: whether an answer gates. A crash gates on every basis
+            // (docs/semantics.md#basis), which only the run can tell.
+            let answers_gate = survival::gates(&self.options.gating, case.basis.kind, Survival::Answered);
             // The model, decoded once for all its data sets.
             let model = Arc::new(SharedModel::new(case.job_indices().len()));
             for index in case.job_indices() {
@@ -504,7 +507,7 @@ impl Harness {
                 let mut kind = operator.clone();
                 let marks = [
                     (baseline.in_force(&name).is_some(), "known failure".to_owned()),
-                    (!gates, format!("not gating: {} basis", case.basis.kind)),
+                    (!answers_gate, format!("answers not gating: {} basis", case.basis.kind)),
                     (
                         baseline.changed_with_corpus.contains_key(&name),
                         "changed with the corpus".to_owned(),
@@ -590,7 +593,9 @@ impl Harness {
                     backend: backend.name(),
                 };
                 let first = pool.run(&trial, limit);
-                settle(first, retries, backend.name(), || pool.run_alone(&trial, true, limit))
+                settle(first, retries, (backend.name(), &options.gating), || {
+                    pool.run_alone(&trial, true, limit)
+                })
             }
             None => {
                 let model = model.get(&case, &case.decode_options(options.max_tensor_bytes));

@@ -16,6 +16,7 @@ use crate::judge::gate_result::GateResult;
 use crate::judge::profile::{Profile, Subject};
 use crate::judge::retried::{Retry, answer_digest};
 use crate::judge::setup::Setup;
+use crate::judge::survival::{self, Survival};
 use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
 // Where reports and the command line have always taken it from, beside `Outcome`.
 pub(crate) use crate::judge::status::Status;
@@ -108,7 +109,9 @@ pub struct Outcome {
     /// What the expected result rests on.
     pub basis: BasisNote,
     /// Whether a failure or error of this data set fails the run: its basis is one the run
-    /// gates on. Others are reported and counted apart.
+    /// gates on, or the backend did not survive it (a panic, a crash, a protocol break, a
+    /// timeout the retry rule confirmed), which gates on every basis. Others are reported
+    /// and counted apart.
     pub gates: bool,
     /// Why it failed, errored or was skipped, as the verdict words it; empty when it passed.
     #[serde(default)]
@@ -211,7 +214,7 @@ impl Outcome {
     /// could not be loaded. The operator is not named: nothing read the model. (Every
     /// outcome starts as this one; [`check_data_set`] adds what it read and measured.)
     pub fn unanswered(case: &TestCase, index: usize, verdict: Verdict, gating: &Gating, backend: &str) -> Outcome {
-        Outcome {
+        let outcome = Outcome {
             id: case.id.clone(),
             data_set: case.data_number(index),
             op: None,
@@ -223,7 +226,7 @@ impl Outcome {
             status: verdict.status(),
             message: verdict.message(backend),
             verdict: Some(verdict),
-            gates: gating.gates(case.basis.kind),
+            gates: false,
             basis: case.basis.clone(),
             bit_exact: None,
             max_abs_error: None,
@@ -237,6 +240,10 @@ impl Outcome {
             code: None,
             rewritten_model: false,
             duration: Duration::ZERO,
+        };
+        Outcome {
+            gates: outcome.gates_under(gating),
+            ..outcome
         }
     }
 
@@ -246,7 +253,21 @@ impl Outcome {
         CauseKey::of(self.verdict.as_ref()?, self.difference.clone())
     }
 
-    /// Failed or errored on a basis the run gates on: this fails the run.
+    /// How the backend survived this data set, from the verdict and the retry rule.
+    pub(crate) fn survival(&self) -> Survival {
+        self.verdict
+            .as_ref()
+            .map_or(Survival::Answered, |verdict| Survival::of(verdict, self.retry.as_ref()))
+    }
+
+    /// Whether a failure of this data set fails a run gating on `gating`: the one rule
+    /// ([`survival::gates`]) — its basis is one the run gates on, or the backend did not
+    /// survive it (docs/semantics.md#basis).
+    pub(crate) fn gates_under(&self, gating: &Gating) -> bool {
+        survival::gates(gating, self.basis.kind, self.survival())
+    }
+
+    /// Failed or errored where the run gates: this fails the run.
     pub fn is_gating_failure(&self) -> bool {
         self.gates && matches!(self.status, Status::Failed | Status::Errored)
     }

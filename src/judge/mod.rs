@@ -11,5 +11,6 @@ pub(crate) mod retried;
 pub(crate) mod retry;
 pub(crate) mod setup;
 pub(crate) mod status;
+pub(crate) mod survival;
 pub(crate) mod ulps;
 pub(crate) mod verdict;

@@ -12,6 +12,7 @@
 use super::check::Outcome;
 use super::retried::Retry;
 use super::verdict::{Failure, Verdict};
+use crate::data::basis::Gating;
 
 /// The most retries a run may ask for: each is a fresh process and may wait out a time limit.
 pub(crate) const MAX_RETRIES: u32 = 10;
@@ -30,7 +31,24 @@ pub(crate) fn retryable(outcome: &Outcome) -> Option<Failure> {
 /// The outcome of a data set whose first try gave `first`, with up to `retries` more tries,
 /// each from `again` (a fresh process running that data set alone), and one to confirm an
 /// answer. A data set that neither crashed nor timed out is returned as it is.
-pub(crate) fn settle(first: Outcome, retries: u32, backend: &str, mut again: impl FnMut() -> Outcome) -> Outcome {
+///
+/// Whether the outcome gates is decided again from what the tries showed: a timeout that every
+/// try repeated is confirmed, and gates on every basis (docs/semantics.md#basis).
+pub(crate) fn settle(
+    first: Outcome,
+    retries: u32,
+    (backend, gating): (&str, &Gating),
+    again: impl FnMut() -> Outcome,
+) -> Outcome {
+    let settled = tries(first, retries, backend, again);
+    Outcome {
+        gates: settled.gates_under(gating),
+        ..settled
+    }
+}
+
+/// [`settle`]'s tries, the outcome they leave.
+fn tries(first: Outcome, retries: u32, backend: &str, mut again: impl FnMut() -> Outcome) -> Outcome {
     let Some(after) = retryable(&first).filter(|_| retries > 0) else {
         return first;
     };
@@ -139,7 +157,7 @@ mod tests {
     #[test]
     fn a_crash_then_the_same_answer_twice_passes_after_a_crash() {
         let (again, count) = tries(vec![crashed(false), passed("ab"), passed("ab")]);
-        let outcome = settle(crashed(false), 3, "w", again);
+        let outcome = settle(crashed(false), 3, ("w", &Gating::default()), again);
         assert_eq!(outcome.status, Status::Passed);
         let retry = outcome.retry.unwrap();
         assert_eq!(
@@ -160,7 +178,7 @@ mod tests {
     #[test]
     fn different_bytes_on_two_tries_are_an_unstable_verdict() {
         let (again, _) = tries(vec![passed("aaaa"), passed("bbbb")]);
-        let outcome = settle(crashed(false), 1, "w", again);
+        let outcome = settle(crashed(false), 1, ("w", &Gating::default()), again);
         assert_eq!(outcome.status, Status::Failed);
         let verdict = outcome.verdict.clone().unwrap();
         assert!(matches!(verdict, Verdict::Unstable { tries: 3, .. }), "{verdict:?}");
@@ -182,14 +200,14 @@ mod tests {
             ..Outcome::example("test_a", Status::Passed)
         };
         let (again, _) = tries(vec![refused.clone(), refused.clone()]);
-        let outcome = settle(crashed(true), 2, "w", again);
+        let outcome = settle(crashed(true), 2, ("w", &Gating::default()), again);
         assert_eq!(outcome.status, Status::Passed);
         assert!(matches!(outcome.verdict, Some(Verdict::RefusedAsRequired { .. })));
         assert_eq!(outcome.passed_after(), Some("passed after a crash"));
         assert_eq!(outcome.retry.unwrap().tries, 3);
         // The crash itself is no refusal: crashing on every try stays a crash.
         let (again, _) = tries(vec![crashed(true), crashed(true)]);
-        let outcome = settle(crashed(true), 2, "w", again);
+        let outcome = settle(crashed(true), 2, ("w", &Gating::default()), again);
         assert_eq!(outcome.status, Status::Errored);
         assert!(matches!(
             outcome.verdict,
@@ -197,15 +215,72 @@ mod tests {
         ));
     }
 
+    fn timed_out_on_rule_basis() -> Outcome {
+        let verdict = Verdict::Failed {
+            failure: Failure::Timeout,
+            detail: "timed out after 10 s".into(),
+            must_refuse: false,
+        };
+        let outcome = Outcome {
+            message: verdict.message("w"),
+            verdict: Some(verdict),
+            basis: crate::data::basis::BasisNote {
+                kind: crate::data::basis::Basis::Rule,
+                section: "docs/semantics.md#negative-pads".into(),
+            },
+            ..Outcome::example("test_a", Status::Errored)
+        };
+        Outcome {
+            gates: outcome.gates_under(&Gating::default()),
+            ..outcome
+        }
+    }
+
+    #[test]
+    fn a_timeout_on_a_rule_basis_gates_only_once_every_retry_timed_out_too() {
+        let first = timed_out_on_rule_basis();
+        // One timeout, not run again: load alone may have done it.
+        assert!(!first.gates);
+        let (again, _) = tries(vec![]);
+        let alone = settle(first.clone(), 0, ("w", &Gating::default()), again);
+        assert!(!alone.gates && alone.retry.is_none());
+        // Every retry timed out as well: confirmed, and no basis excuses it.
+        let (again, _) = tries(vec![timed_out_on_rule_basis(), timed_out_on_rule_basis()]);
+        let confirmed = settle(first.clone(), 2, ("w", &Gating::default()), again);
+        assert_eq!(
+            (confirmed.status, confirmed.retry.as_ref().unwrap().tries),
+            (Status::Errored, 3)
+        );
+        assert!(confirmed.gates && confirmed.is_gating_failure());
+        // A retry that answers (the same twice): the slow first try was the machine's.
+        let answered = || Outcome {
+            basis: first.basis.clone(),
+            gates: false,
+            ..passed("ab")
+        };
+        let (again, _) = tries(vec![answered(), answered()]);
+        let settled = settle(first, 2, ("w", &Gating::default()), again);
+        assert_eq!(settled.passed_after(), Some("passed after a timeout"));
+        assert!(!settled.gates);
+    }
+
     #[test]
     fn no_retries_or_no_crash_changes_nothing_and_crashes_on_every_try_stay_crashes() {
         let (again, count) = tries(vec![]);
-        assert!(settle(crashed(false), 0, "w", again).retry.is_none());
+        assert!(
+            settle(crashed(false), 0, ("w", &Gating::default()), again)
+                .retry
+                .is_none()
+        );
         let (again, _) = tries(vec![]);
-        assert!(settle(passed("ab"), 3, "w", again).retry.is_none());
+        assert!(
+            settle(passed("ab"), 3, ("w", &Gating::default()), again)
+                .retry
+                .is_none()
+        );
         assert_eq!(count.get(), 0);
         let (again, count) = tries(vec![crashed(false), crashed(false)]);
-        let outcome = settle(crashed(false), 2, "w", again);
+        let outcome = settle(crashed(false), 2, ("w", &Gating::default()), again);
         assert_eq!((outcome.status, outcome.retry.unwrap().tries), (Status::Errored, 3));
         assert_eq!(count.get(), 2);
     }

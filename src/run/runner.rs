@@ -166,15 +166,17 @@ fn retry(
         digest_answers: true,
         ..options.clone()
     };
-    settle(first, retries.max, name, || match (retries.fresh)() {
-        Ok(fresh) => check_data_set_with(fresh.as_ref(), job.case, job.data_set, model, &options),
-        Err(e) => {
-            let verdict = Verdict::Failed {
-                failure: Failure::Runner,
-                detail: format!("starting a fresh backend to retry the data set: {e}"),
-                must_refuse: false,
-            };
-            Outcome::unanswered(job.case, job.data_set, verdict, &options.gating, name)
+    settle(first, retries.max, (name, &options.gating), || {
+        match (retries.fresh)() {
+            Ok(fresh) => check_data_set_with(fresh.as_ref(), job.case, job.data_set, model, &options),
+            Err(e) => {
+                let verdict = Verdict::Failed {
+                    failure: Failure::Runner,
+                    detail: format!("starting a fresh backend to retry the data set: {e}"),
+                    must_refuse: false,
+                };
+                Outcome::unanswered(job.case, job.data_set, verdict, &options.gating, name)
+            }
         }
     })
 }

@@ -202,6 +202,35 @@ fn failures_gate_by_basis() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("undefined cannot gate"));
 }
 
+/// A crash fails the run whatever the data set's basis: the basis says which answer is
+/// right, and no basis makes dying right.
+#[cfg(unix)]
+#[test]
+fn a_crash_gates_on_every_basis_where_a_wrong_answer_does_not() {
+    for basis in ["rule", "undefined"] {
+        let tree = failing_tree_on(basis);
+        let path = tree.path().to_str().unwrap();
+        let out = run(&[
+            "--backend",
+            "exec-per-case:kill -SEGV $$",
+            "--filter",
+            "test_wrap_pad",
+            path,
+        ]);
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{basis}: {stdout}");
+        assert!(
+            stdout.contains("crashed: worker exited (signal: 11 (SIGSEGV))"),
+            "{basis}: {stdout}"
+        );
+        assert!(!stdout.contains("(not gating)"), "{basis}: {stdout}");
+        assert!(
+            stdout.trim_end().ends_with("0 passed, 0 failed, 1 errored, 0 skipped"),
+            "{basis}: {stdout}"
+        );
+    }
+}
+
 #[test]
 fn junit_report_parses_back() {
     let tree = failing_tree();

@@ -85,6 +85,10 @@ fn to_candle(tensor: &Tensor) -> Result<CandleTensor, BackendError> {
     }
 }
 
+/// candle's output in the element type it came in. One conversion is undone, the one
+/// `to_candle` makes: candle has no bool, so a bool goes in as a u8 and a u8 of 0s and 1s reads
+/// back as a declared bool. Every other output keeps candle's type and is judged in it (a
+/// blanket cast to the declared type would pass an answer of the wrong type).
 fn from_candle(output: &CandleTensor, declared: Option<DataType>) -> Result<Tensor, BackendError> {
     fn typed<T: Element + WithDType>(output: &CandleTensor) -> Result<Tensor, BackendError> {
         let values = output

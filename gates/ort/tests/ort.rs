@@ -131,6 +131,9 @@ fn to_ort(tensor: &Tensor) -> Result<DynValue, BackendError> {
     Ok(value.into_dyn())
 }
 
+/// onnxruntime's output in the element type it came in: every ONNX type has its own in
+/// onnxruntime (the table above), so no conversion is undone, and an answer of another type is
+/// judged in it.
 fn from_ort(value: &DynValue) -> Result<Tensor, BackendError> {
     let ValueType::Tensor { ty, shape, .. } = value.dtype() else {
         return Err(Box::new(BackendFailure(format!(

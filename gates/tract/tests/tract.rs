@@ -87,6 +87,8 @@ fn to_tract(tensor: &Tensor) -> Result<TractTensor, BackendError> {
     }
 }
 
+/// tract's output in the element type it came in: tract holds every ONNX type it reads in a
+/// type of its own, so no conversion is undone, and an answer of another type is judged in it.
 fn from_tract(output: &TValue) -> Result<Tensor, BackendError> {
     fn plain<T: Element + Datum>(view: &PlainView) -> Result<Tensor, BackendError> {
         Ok(Tensor::from_vec(

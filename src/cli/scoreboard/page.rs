@@ -103,7 +103,7 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
         out,
         "<p class=\"muted\">Pass share: passed ÷ all data sets but the skipped (not applicable) ones; \
          unsupported data sets count as not passed. Failed and errored count gating data sets only; \
-         not gating: failures on a project rule or an undefined corner.</p>"
+         not gating: wrong answers on a project rule or an undefined corner (a crash gates on every basis).</p>"
     )
 }
 
