@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::trial_result::{TrialRef, failed, not_loadable};
 use crate::judge::check::Outcome;
 use crate::judge::verdict::{Failure, exit_failure};
-use crate::platform::{Group, describe_crash, group_of_started, pass_pipe, start_in_new_group, take_pipe};
+use crate::platform::{Group, describe_crash, group_of_started, has_exited, pass_pipe, start_in_new_group, take_pipe};
 use crate::text::strip_ansi;
 
 /// Set in a child: what names the write end of its result pipe ([`take_pipe`]).
@@ -49,6 +49,8 @@ const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// What a child is asked to run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(super) struct Request {
+    /// The request's number in this child, from 1: its reply must carry it back.
+    pub seq: u64,
     /// The case directory.
     pub case_dir: PathBuf,
     /// The data set's index among the case's.
@@ -69,6 +71,15 @@ pub(super) enum Reply {
     NotFound(String),
 }
 
+/// A reply as it travels: with the number of the request it answers (0 for [`Reply::Ready`]),
+/// so that a reply for another trial, or a second one for the same trial (a backend that
+/// forks without exec sends two), is a protocol break, never the next trial's answer.
+#[derive(Debug, Serialize, Deserialize)]
+struct Answer {
+    seq: u64,
+    reply: Reply,
+}
+
 /// Whether this process is a child serving trials.
 pub(super) fn is_child() -> bool {
     std::env::var_os(CHILD_SERVE_ENV).is_some()
@@ -85,8 +96,8 @@ pub(super) fn serve(prepare: impl FnOnce(), check: impl Fn(&Request) -> Reply) -
         std::process::exit(NOT_SERVING_STATUS);
     };
     let mut results = std::io::BufWriter::new(results);
-    let mut send = move |reply: &Reply| {
-        let sent = serde_json::to_writer(&mut results, reply)
+    let mut send = move |seq: u64, reply: Reply| {
+        let sent = serde_json::to_writer(&mut results, &Answer { seq, reply })
             .map_err(std::io::Error::other)
             .and_then(|()| results.write_all(b"\n"))
             .and_then(|()| results.flush());
@@ -108,13 +119,16 @@ pub(super) fn serve(prepare: impl FnOnce(), check: impl Fn(&Request) -> Reply) -
         std::process::exit(0)
     });
     prepare();
-    send(&Reply::Ready);
+    send(0, Reply::Ready);
     for line in requests {
-        let reply = match serde_json::from_str::<Request>(&line) {
-            Ok(request) => check(&request),
-            Err(e) => Reply::NotFound(format!("the child process could not read its request: {e}")),
-        };
-        send(&reply);
+        match serde_json::from_str::<Request>(&line) {
+            Ok(request) => send(request.seq, check(&request)),
+            // Numbered 0, as no request is: the parent counts it a protocol break.
+            Err(e) => send(
+                0,
+                Reply::NotFound(format!("the child process could not read its request: {e}")),
+            ),
+        }
     }
     std::process::exit(0)
 }
@@ -305,6 +319,8 @@ struct Server {
     _dir: tempfile::TempDir,
     /// Trials it has answered.
     served: usize,
+    /// The number of the last request it was sent.
+    seq: u64,
     /// It said it is ready: started, its cases discovered.
     ready: bool,
     /// Reaped: its group id may belong to another process now.
@@ -357,6 +373,7 @@ impl Server {
             output: output_path,
             _dir: dir,
             served: 0,
+            seq: 0,
             ready: false,
             reaped: false,
         })
@@ -373,7 +390,7 @@ impl Server {
     fn serve(&mut self, trial: &TrialRef<'_>, digest: bool, start_limit: Duration, time_limit: Duration) -> Served {
         let from = std::fs::metadata(&self.output).map_or(0, |m| m.len());
         if !self.ready {
-            match self.reply(None, from, start_limit) {
+            match self.reply(None, 0, from, start_limit) {
                 Ok(Reply::Ready) => self.ready = true,
                 Ok(_) => {
                     self.kill();
@@ -382,7 +399,9 @@ impl Server {
                 Err(served) => return served,
             }
         }
+        self.seq += 1;
         let request = Request {
+            seq: self.seq,
             case_dir: trial.case.dir.clone(),
             data_set: trial.index,
             digest,
@@ -393,7 +412,7 @@ impl Server {
             Some(stdin) => stdin.write_all(&line).and_then(|()| stdin.flush()),
             None => Err(std::io::Error::other("its stdin is closed")),
         };
-        match self.reply(asked.err(), from, time_limit) {
+        match self.reply(asked.err(), self.seq, from, time_limit) {
             Ok(Reply::Ready) => {
                 self.kill();
                 Served::Broken("the child process said it was ready twice".to_owned())
@@ -406,18 +425,25 @@ impl Server {
         }
     }
 
-    /// The child's next reply, waited for at most `time_limit`; how the child failed when it
-    /// sent none. `unasked` is why its request could not be written, if it could not.
-    fn reply(&mut self, unasked: Option<std::io::Error>, from: u64, time_limit: Duration) -> Result<Reply, Served> {
+    /// The child's next reply, to request `seq`, waited for at most `time_limit`; how the child
+    /// failed when it sent none, or sent one numbered for another request (which retires it).
+    /// `unasked` is why its request could not be written, if it could not.
+    fn reply(
+        &mut self,
+        unasked: Option<std::io::Error>,
+        seq: u64,
+        from: u64,
+        time_limit: Duration,
+    ) -> Result<Reply, Served> {
         let start = Instant::now();
-        let parse = |line: &[u8]| serde_json::from_slice::<Reply>(line);
+        let parse = |line: &[u8]| reply_to(line, seq);
         loop {
             let left = time_limit.saturating_sub(start.elapsed());
             match self.results.recv_timeout(left.min(Duration::from_millis(50))) {
                 Ok(Some(Ok(line))) => {
-                    return parse(&line).map_err(|e| {
+                    return parse(&line).map_err(|why| {
                         self.kill();
-                        Served::Broken(format!("the child process's result does not parse: {e}"))
+                        Served::Broken(format!("the child process's result {why}"))
                     });
                 }
                 Ok(Some(Err(e))) => {
@@ -430,12 +456,12 @@ impl Server {
                 }
                 Err(RecvTimeoutError::Timeout) => {}
             }
-            if let Ok(Some(_)) = self.child.try_wait() {
-                self.reaped = true;
-                // A reply sent just before it exited still counts.
+            if has_exited(&self.child) {
+                // A reply sent just before it exited still counts; what it started dies with it.
                 if let Ok(Some(Ok(line))) = self.results.try_recv()
                     && let Ok(reply) = parse(&line)
                 {
+                    self.kill();
                     return Ok(reply);
                 }
                 return Err(self.died(from, start + time_limit, time_limit));
@@ -459,40 +485,39 @@ impl Server {
     fn died(&mut self, from: u64, until: Instant, limit: Duration) -> Served {
         self.requests = None;
         loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => {
-                    self.reaped = true;
-                    return Served::Died(status, output_tail(&self.output, from));
-                }
-                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
-                _ => {
-                    self.kill();
-                    return Served::TimedOut(limit, output_tail(&self.output, from));
-                }
+            if has_exited(&self.child) {
+                return match self.kill() {
+                    Some(status) => Served::Died(status, output_tail(&self.output, from)),
+                    None => Served::Broken("the child process ended, and its status cannot be read".to_owned()),
+                };
             }
+            if Instant::now() >= until {
+                self.kill();
+                return Served::TimedOut(limit, output_tail(&self.output, from));
+            }
+            std::thread::sleep(Duration::from_millis(5));
         }
     }
 
-    /// Kills the child and whatever it started, and reaps it.
-    fn kill(&mut self) {
+    /// Kills the child's group — the child and whatever it started, exited or not — and then
+    /// reaps the child, returning its exit status (`None` once reaped, or unreadable). The
+    /// child is only ever reaped here: until then its pid, and so its group id, stays its own,
+    /// so a helper the backend started (`sleep 120`, a forked copy) never outlives the gate.
+    fn kill(&mut self) -> Option<ExitStatus> {
         self.requests = None;
-        if !self.reaped {
-            // Killed before it is reaped, so the group id is still its own.
-            self.group.kill();
-            let _ = self.child.wait();
-            self.reaped = true;
+        if self.reaped {
+            return None;
         }
+        self.group.kill();
+        self.reaped = true;
+        self.child.wait().ok()
     }
 
-    /// Waits until `until` for a child whose stdin closed to exit, then kills it.
+    /// Waits until `until` for a child whose stdin closed to exit, then kills its group.
     fn end(&mut self, until: Instant) {
         self.requests = None;
-        while !self.reaped && Instant::now() < until {
-            match self.child.try_wait() {
-                Ok(Some(_)) => self.reaped = true,
-                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-                Err(_) => break,
-            }
+        while !self.reaped && !has_exited(&self.child) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(2));
         }
         self.kill();
     }
@@ -500,8 +525,22 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        self.kill();
+        let _ = self.kill();
     }
+}
+
+/// The reply a result `line` carries, if it answers request `seq`; else why not (it does not
+/// parse, or it answers another request).
+fn reply_to(line: &[u8], seq: u64) -> Result<Reply, String> {
+    let answer = serde_json::from_slice::<Answer>(line).map_err(|e| format!("does not parse: {e}"))?;
+    if answer.seq != seq {
+        return Err(format!(
+            "answers request {} while request {seq} runs: a second reply to an earlier trial, or a \
+             reply for another one (a backend that forks without exec replies twice)",
+            answer.seq
+        ));
+    }
+    Ok(answer.reply)
 }
 
 /// "was killed by signal 6 (SIGABRT)", "exited with status 3 without a result".
@@ -560,6 +599,28 @@ mod tests {
         assert_eq!(describe(crashed), "crashed with 0xc0000005 (STATUS_ACCESS_VIOLATION)");
         let exited = ExitStatus::from_raw(3);
         assert_eq!(describe(exited), "exited with status 3 without a result");
+    }
+
+    #[test]
+    fn a_reply_counts_only_for_the_request_it_numbers() {
+        let line = |seq: u64| {
+            let answer = Answer {
+                seq,
+                reply: Reply::NotFound("x".into()),
+            };
+            serde_json::to_vec(&answer).unwrap()
+        };
+        assert!(matches!(reply_to(&line(2), 2), Ok(Reply::NotFound(why)) if why == "x"));
+        // A forked backend's second reply to request 1, read while request 2 runs.
+        let second = reply_to(&line(1), 2).unwrap_err();
+        assert!(second.starts_with("answers request 1 while request 2 runs"), "{second}");
+        // Ready is request 0's; an unnumbered line (an older child's) does not parse.
+        assert!(reply_to(&line(0), 1).is_err());
+        assert!(
+            reply_to(br#"{"not-found":"x"}"#, 1)
+                .unwrap_err()
+                .starts_with("does not parse")
+        );
     }
 
     #[test]

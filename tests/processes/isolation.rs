@@ -46,6 +46,14 @@ impl Backend for Crashy {
             POISONED.store(case("test_constant_pad"), Ordering::SeqCst);
             return RefBackend.run(model, inputs);
         }
+        // A helper the backend starts and leaves running, as a runtime's server might.
+        #[cfg(unix)]
+        if let Some(helper) = std::env::var_os("GATE_HELPER")
+            && case("test_constant_pad")
+        {
+            let sleeper = std::process::Command::new("sleep").arg("120").spawn().unwrap();
+            std::fs::write(helper, sleeper.id().to_string()).unwrap();
+        }
         if case("test_edge_pad") {
             // With GATE_CRASH_ONCE naming a file: only the first try, which creates it.
             match std::env::var_os("GATE_CRASH_ONCE") {
@@ -99,7 +107,11 @@ pub fn gate_if_asked() {
     }
 }
 
-pub const TESTS: [(&str, fn()); 8] = [
+pub const TESTS: [(&str, fn()); 9] = [
+    (
+        "a_helper_the_backend_started_dies_with_the_gate",
+        a_helper_the_backend_started_dies_with_the_gate,
+    ),
     (
         "under_nextest_trials_run_in_its_process",
         under_nextest_trials_run_in_its_process,
@@ -152,6 +164,7 @@ fn run_gate_with(env: &[(&str, &str)], args: &[&str]) -> Output {
         .env_remove("GATE_PIDS")
         .env_remove("GATE_POISON")
         .env_remove("GATE_CRASH_ONCE")
+        .env_remove("GATE_HELPER")
         .env_remove("PAD_CONFORMANCE_RETRIES")
         .args(args)
         .args(["--color", "never"]);
@@ -191,6 +204,38 @@ fn a_child_serves_many_trials() {
     // abort, the fresh one that convicts test_edge_pad, and the one serving the rest.
     assert_eq!((ran.len(), distinct.len()), (6, 3), "{ran:?}");
     assert!(!distinct.contains(&std::process::id().to_string()));
+}
+
+/// A process the backend started in its child (`sleep 120`) is killed with the child's group
+/// when the gate ends the child, though the child itself exited first.
+fn a_helper_the_backend_started_dies_with_the_gate() {
+    if cfg!(not(target_os = "linux")) {
+        return; // /proc tells a process's state.
+    }
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let helper = dir.path().join("helper");
+    let out = run_gate_with(
+        &[("GATE_HELPER", helper.to_str().unwrap())],
+        &["--test-threads", "1", "test_constant_pad"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let pid = std::fs::read_to_string(&helper).unwrap();
+    // Dead once gone, or a zombie left for init to reap. SIGKILL takes effect at once; the
+    // wait is for a machine too busy to run init, never for the gate.
+    let dead = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+            stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z')
+        })
+    };
+    let until = std::time::Instant::now() + Duration::from_secs(60);
+    while !dead() && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let alive = !dead();
+    if alive {
+        let _ = Command::new("kill").args(["-9", pid.trim()]).status();
+    }
+    assert!(!alive, "the backend's helper {pid} outlived the gate");
 }
 
 /// cargo-nextest starts a process per trial: the harness starts no child of its own there.
