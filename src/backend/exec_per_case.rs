@@ -154,6 +154,7 @@ impl ExecPerCaseBackend {
         })
         .map_err(WorkerError::Start)?;
         let (status, stderr) = self.wait(&mut process)?;
+        let status = process.shell_hid_a_signal(status).unwrap_or(status);
         let failed = |error: WorkerError| {
             ExecError::Failed(WorkerFailure {
                 error,

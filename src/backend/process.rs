@@ -28,6 +28,9 @@ pub(super) struct Process {
     stderr_closed: Receiver<()>,
     /// The exit status, once reaped; its pid, and so its group id, may then be reused.
     status: Option<Option<ExitStatus>>,
+    /// Started through the system's shell, which reports a command a signal killed as the
+    /// exit code 128 + the signal ([`Process::shell_hid_a_signal`]).
+    through_shell: bool,
 }
 
 impl Process {
@@ -50,6 +53,7 @@ impl Process {
             .as_deref()
             .and_then(<[&str]>::split_first)
             .and_then(|(program, words)| grouped(Command::new(program).args(words).args(args)).ok());
+        let through_shell = direct.is_none();
         let mut child = match direct {
             Some(child) => child,
             None => grouped(&mut shell_with_args(command, args))?,
@@ -77,7 +81,19 @@ impl Process {
             stderr,
             stderr_closed,
             status: None,
+            through_shell,
         })
+    }
+
+    /// The signal that killed the command, when the shell this runner put in front of it
+    /// reported it as its exit code (128 + the signal, on Unix): the runner's own wrapper hid
+    /// the crash, so the runner reads it back. A command run directly reports signals itself.
+    pub(super) fn shell_hid_a_signal(&self, status: ExitStatus) -> Option<ExitStatus> {
+        if self.through_shell {
+            crate::platform::signal_behind_shell_exit(status)
+        } else {
+            None
+        }
     }
 
     /// The child, for its piped stdin and stdout.

@@ -17,7 +17,7 @@ mod name;
 pub(crate) use imp::{
     Group, PATH_SEPARATORS, WorkerPipes, exit_signal, file_mode, has_exited, kill_group_token, memory_fs_free,
     no_follow_private, open_nonblocking, pass_pipe, permissions_from_mode, private_dir_builder, shell_with_args,
-    special_kind, start_in_new_group, take_pipe,
+    signal_behind_shell_exit, special_kind, start_in_new_group, take_pipe,
 };
 pub(crate) use name::{lossless_name, slash_separated};
 

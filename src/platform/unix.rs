@@ -62,6 +62,15 @@ pub(crate) fn has_exited(child: &Child) -> bool {
     }
 }
 
+/// The status of a process killed by signal N, for a shell's exit code 128 + N (N from 1 to
+/// 64, the signals a shell reports so): a shell that ran a command a signal killed exits so.
+pub(crate) fn signal_behind_shell_exit(status: ExitStatus) -> Option<ExitStatus> {
+    match status.code() {
+        Some(code @ 129..=192) => Some(ExitStatus::from_raw(code - 128)),
+        _ => None,
+    }
+}
+
 /// The signal that killed the process, if one did.
 pub(crate) fn exit_signal(status: ExitStatus) -> Option<i32> {
     status.signal()

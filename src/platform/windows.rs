@@ -97,6 +97,11 @@ pub(crate) fn kill_group_token(token: isize) {
     }
 }
 
+/// Windows shells report a crash by the process's own status: nothing to read back.
+pub(crate) fn signal_behind_shell_exit(_status: ExitStatus) -> Option<ExitStatus> {
+    None
+}
+
 /// Whether `child` has exited, without waiting: its handle, held by `child`, keeps its
 /// process id from being reused.
 pub(crate) fn has_exited(child: &Child) -> bool {

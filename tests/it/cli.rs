@@ -207,17 +207,19 @@ fn failures_gate_by_basis() {
 #[cfg(unix)]
 #[test]
 fn a_crash_gates_on_every_basis_where_a_wrong_answer_does_not() {
-    for basis in ["rule", "undefined"] {
+    // The second command's own shell dies of the signal; the shell the runner put in front
+    // of it reports that as exit code 139, which the runner reads back as the crash it is.
+    for (basis, command) in [
+        ("rule", "exec-per-case:kill -SEGV $$"),
+        ("undefined", "exec-per-case:kill -SEGV $$"),
+        ("rule", "exec-per-case:sh -c 'kill -SEGV $$'"),
+        ("undefined", "exec-per-case:sh -c 'kill -SEGV $$'"),
+    ] {
         let tree = failing_tree_on(basis);
         let path = tree.path().to_str().unwrap();
-        let out = run(&[
-            "--backend",
-            "exec-per-case:kill -SEGV $$",
-            "--filter",
-            "test_wrap_pad",
-            path,
-        ]);
+        let out = run(&["--backend", command, "--filter", "test_wrap_pad", path]);
         let stdout = String::from_utf8(out.stdout).unwrap();
+        let basis = format!("{basis}, {command}");
         assert_eq!(out.status.code(), Some(1), "{basis}: {stdout}");
         assert!(
             stdout.contains("crashed: worker exited (signal: 11 (SIGSEGV))"),

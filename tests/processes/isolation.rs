@@ -51,6 +51,7 @@ impl Backend for Crashy {
         if let Some(helper) = std::env::var_os("GATE_HELPER")
             && case("test_constant_pad")
         {
+            #[allow(clippy::zombie_processes, reason = "left running on purpose: the gate must end it")]
             let sleeper = std::process::Command::new("sleep").arg("120").spawn().unwrap();
             std::fs::write(helper, sleeper.id().to_string()).unwrap();
         }
