@@ -28,11 +28,25 @@ pub struct Expectation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracking: Option<Tracking>,
     /// A crash or timeout of the data set is known too (format 3): it happens at random.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        skip_serializing_if = "std::ops::Not::not",
+        deserialize_with = "intermittent_crash_flag"
+    )]
     pub intermittent_crash: bool,
     /// Keys this version does not know: kept when the file is rewritten; refused in format 3.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, serde_json::Value>,
+}
+
+/// `intermittent_crash`, refused naming itself when it is not a JSON boolean: inside an entry
+/// read with its unknown keys kept, serde's own error ("expected a boolean") names no field.
+fn intermittent_crash_flag<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    value.as_bool().ok_or_else(|| {
+        let shown = crate::data::side_file::excerpt(&value.to_string(), 100).into_owned();
+        serde::de::Error::custom(format!("\"intermittent_crash\": {shown} is not true or false"))
+    })
 }
 
 impl Expectation {
@@ -153,6 +167,28 @@ impl<'de> Deserialize<'de> for Entries {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_intermittent_crash_flag_that_is_not_a_boolean_is_refused_naming_the_field() {
+        let entry = |flag: &str| {
+            serde_json::from_str::<Expectation>(&format!(
+                r#"{{"status": "errored", "reason": "r", "intermittent_crash": {flag}}}"#
+            ))
+        };
+        assert!(entry("true").unwrap().intermittent_crash);
+        assert!(!entry("false").unwrap().intermittent_crash);
+        let error = entry(r#""true""#).unwrap_err().to_string();
+        assert!(
+            error.starts_with(r#""intermittent_crash": "true" is not true or false"#),
+            "{error}"
+        );
+        assert!(
+            entry("1")
+                .unwrap_err()
+                .to_string()
+                .contains(r#""intermittent_crash": 1 is not"#)
+        );
+    }
 
     #[test]
     fn tracking_links_are_http_links_of_bounded_length() {
