@@ -95,9 +95,19 @@ fn tries(first: Outcome, retries: u32, backend: &str, mut again: impl FnMut() ->
     }
 }
 
-/// Whether two tries answered alike: the same verdict, and the same outputs byte for byte.
+/// Whether two tries answered alike: the same outputs byte for byte and the same verdict; a
+/// refusal is the same answer as another refusal of its kind naming the same rule (or none),
+/// whatever its wording: a temporary path or a pid in a message is no other answer.
 fn same_answer(a: &Outcome, b: &Outcome) -> bool {
-    a.answer == b.answer && a.verdict == b.verdict
+    use Verdict::{RefusedAsRequired, RefusedForAnotherReason, RefusedValid, Unsupported};
+    a.answer == b.answer
+        && match (&a.verdict, &b.verdict) {
+            (Some(RefusedAsRequired { rule: x, .. }), Some(RefusedAsRequired { rule: y, .. })) => x == y,
+            (Some(RefusedForAnotherReason { rule: x, .. }), Some(RefusedForAnotherReason { rule: y, .. })) => x == y,
+            (Some(RefusedValid { .. }), Some(RefusedValid { .. })) => true,
+            (Some(Unsupported { by: x, .. }), Some(Unsupported { by: y, .. })) => x == y,
+            (x, y) => x == y,
+        }
 }
 
 /// `outputs sha256 1f2e3d4c…`, or the verdict's status when it returned no outputs.
@@ -186,6 +196,36 @@ mod tests {
         assert_eq!(
             outcome.message,
             "backend w answered differently on two tries after a crash: outputs sha256 aaaa…, then outputs sha256 bbbb…"
+        );
+    }
+
+    #[test]
+    fn two_refusals_worded_apart_are_one_answer_and_two_rules_are_two() {
+        let refused = |message: &str, rule: Option<&str>| Outcome {
+            verdict: Some(Verdict::RefusedAsRequired {
+                refusal: message.into(),
+                rule: rule.map(|r| crate::operators::Rule::from_id(r).unwrap()),
+                expected: Vec::new(),
+            }),
+            ..Outcome::example("test_a", Status::Passed)
+        };
+        // A temporary path and a pid in the wording: the same refusal, so it passes.
+        let (again, _) = tries(vec![
+            refused("cannot read /tmp/x-1a2b/model.onnx (pid 4242)", None),
+            refused("cannot read /tmp/x-9z8y/model.onnx (pid 4343)", None),
+        ]);
+        let outcome = settle(crashed(true), 2, ("w", &Gating::default()), again);
+        assert_eq!(outcome.status, Status::Passed, "{}", outcome.message);
+        // Refusals naming two different rules are two answers.
+        let (again, _) = tries(vec![
+            refused("no", Some("mode-not-in-version")),
+            refused("no", Some("pads-length")),
+        ]);
+        let outcome = settle(crashed(true), 2, ("w", &Gating::default()), again);
+        assert!(
+            matches!(outcome.verdict, Some(Verdict::Unstable { .. })),
+            "{:?}",
+            outcome.verdict
         );
     }
 
