@@ -178,15 +178,19 @@ def run(case):
     raise KINDS[reply[1]](reply[2])
 
 
+# The narrowings MNN's converter makes, undone: (what MNN returns, what the graph declares).
+# Its converter makes every int64 an int32 and every double a float (var feeds only values
+# that fit), so such an output comes back narrowed and is widened here, which changes no value.
+NARROWED = {(np.dtype("int32"), "int64"): np.int64, (np.dtype("float32"), "float64"): np.float64}
+
+
 def widened(outputs, declared):
-    """MNN's outputs, with the one widening MNN is known to make undone: its converter makes
-    every int64 an int32 (var feeds int64 values that fit int32), so an output the graph
-    declares int64 comes back int32 and is widened here, which changes no value.
+    """MNN's outputs, with the narrowings MNN's converter is known to make undone (NARROWED).
     pad_conformance writes every other output in the dtype MNN gave it, and the runner judges
     that type."""
     if len(outputs) != len(declared):
         return outputs  # the worker replies failed, naming both counts
-    return [output.astype(np.int64) if output.dtype == np.int32 and dtype == "int64" else output
+    return [output.astype(NARROWED[output.dtype, dtype]) if (output.dtype, dtype) in NARROWED else output
             for output, dtype in zip(outputs, declared)]
 
 
