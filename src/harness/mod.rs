@@ -351,11 +351,13 @@ impl Harness {
     /// child, up to `n` times (0 to 10; also set by `PAD_CONFORMANCE_RETRIES`); isolates
     /// the data sets (as [`isolate`](Harness::isolate)) when `n` is not 0. With 0, the
     /// default, a crash is the trial's verdict, also in a child that served others. One that
-    /// then answers twice alike passes, "passed after a crash" in its trial's name and every
-    /// report, and counted; two different answers (other bytes) fail it. A crash is never a
-    /// refusal: a data set that must be refused passes after a crash only when refused twice
-    /// after it. Under cargo-nextest, whose
-    /// `--retries` reruns a failed process, trials run in its processes and are not retried here.
+    /// then answers twice alike passes, counted in the harness's summary ("passed after a
+    /// crash or timeout") and marked "passed after a crash" in every report (the JSON report's
+    /// `retry`, the JUnit property `retry`): libtest's line for the trial is named before it
+    /// runs. Two different answers (other bytes) fail it. A crash is never a refusal: a data
+    /// set that must be refused passes after a crash only when refused twice after it. Under
+    /// cargo-nextest, whose `--retries` reruns a failed process, trials run in its processes
+    /// and are not retried here.
     pub fn retries(mut self, n: u32) -> Harness {
         self.retries = if n <= crate::judge::retry::MAX_RETRIES {
             Ok(n)
