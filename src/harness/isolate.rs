@@ -6,12 +6,13 @@
 //! A child serves many trials, one at a time: requests arrive as JSON lines on its stdin,
 //! results leave as JSON lines on a pipe of their own (the backend may print anything on
 //! stdout and stderr, which go to a file quoted when the child dies). A child that dies is
-//! replaced; a trial that crashed a child which had served others is run again alone in a
-//! fresh one before it is blamed, so that memory an earlier trial corrupted convicts no
-//! innocent one (a time-out is not run again: it would cost another time limit; `retries`
-//! reruns time-outs too). The run ends its children itself ([`Pool::end`]); a child whose stdin closes
-//! (the run ended, or died) exits at once, even mid-trial, and on Windows each child's Job
-//! object ends it with the run's last handle.
+//! replaced. Its death is recorded against the trial it was running, whatever the child served
+//! before (memory an earlier trial corrupted included): without retries the crash is that
+//! trial's verdict, and only the retry rule (`Harness::retries`, judge/retry.rs) runs the trial
+//! again, alone in a fresh child ([`Pool::run_alone`]), where a pass is "passed after a crash",
+//! counted. A rerun of the pool's own would let a pass hide the crash. The run ends its children
+//! itself ([`Pool::end`]); a child whose stdin closes (the run ended, or died) exits at once,
+//! even mid-trial, and on Windows each child's Job object ends it with the run's last handle.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -181,9 +182,9 @@ impl Pool {
         self.time_limit
     }
 
-    /// Runs `trial` in an idle child, or a new one, killing it after `limit`. A crash of a
-    /// child that served other trials before is not blamed on this one until it crashes a
-    /// fresh child too.
+    /// Runs `trial` in an idle child, or a new one, killing it after `limit`. A crash is this
+    /// trial's outcome even in a child that served others before: its first try, which the
+    /// retry rule alone may run again.
     pub(super) fn run(&self, trial: &TrialRef<'_>, limit: Duration) -> Outcome {
         if is_child() {
             // A child that did not take the child's path (its main does not end in
@@ -201,27 +202,18 @@ impl Pool {
             Ok(server) => server,
             Err(e) => return could_not_start(trial, &e),
         };
-        let reused = server.served > 0;
-        match server.serve(trial, false, self.time_limit, limit) {
-            Served::Died(..) if reused => {
-                drop(server);
-                self.run_alone(trial, false, limit)
-            }
-            served => {
-                let outcome = served.outcome(trial);
-                if server.is_alive() {
-                    self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(server);
-                }
-                outcome
-            }
+        let outcome = server.serve(trial, false, self.time_limit, limit).outcome(trial);
+        if server.is_alive() {
+            self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(server);
         }
+        outcome
     }
 
-    /// Runs `trial` alone in a fresh child, ended afterwards, killing it after `limit`; with
-    /// `digest`, the outcome records its outputs' digest (a retry's try).
-    pub(super) fn run_alone(&self, trial: &TrialRef<'_>, digest: bool, limit: Duration) -> Outcome {
+    /// A retry's try: runs `trial` alone in a fresh child, ended afterwards, killing it after
+    /// `limit`. The outcome records its outputs' digest, which the retry rule compares tries by.
+    pub(super) fn run_alone(&self, trial: &TrialRef<'_>, limit: Duration) -> Outcome {
         match Server::start() {
-            Ok(mut server) => server.serve(trial, digest, self.time_limit, limit).outcome(trial),
+            Ok(mut server) => server.serve(trial, true, self.time_limit, limit).outcome(trial),
             Err(e) => could_not_start(trial, &e),
         }
     }
@@ -317,8 +309,6 @@ struct Server {
     /// Its stdout and stderr, and its scratch directory.
     output: PathBuf,
     _dir: tempfile::TempDir,
-    /// Trials it has answered.
-    served: usize,
     /// The number of the last request it was sent.
     seq: u64,
     /// It said it is ready: started, its cases discovered.
@@ -372,7 +362,6 @@ impl Server {
             results,
             output: output_path,
             _dir: dir,
-            served: 0,
             seq: 0,
             ready: false,
             reaped: false,
@@ -417,10 +406,7 @@ impl Server {
                 self.kill();
                 Served::Broken("the child process said it was ready twice".to_owned())
             }
-            Ok(reply) => {
-                self.served += 1;
-                Served::Replied(reply)
-            }
+            Ok(reply) => Served::Replied(reply),
             Err(served) => served,
         }
     }

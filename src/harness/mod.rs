@@ -335,9 +335,9 @@ impl Harness {
 
     /// Runs the data sets in child processes — this test binary, re-executed — so that an
     /// abort, a segfault or a stack overflow in the backend errors that one trial, naming the
-    /// signal, and the rest run. A child serves many trials and is replaced when it dies; a
-    /// trial that crashed a child which served others before is run again alone in a fresh
-    /// one before it is blamed. Each trial gets 60 s unless
+    /// signal, and the rest run. A child serves many trials and is replaced when it dies; its
+    /// crash is the verdict of the trial it was running, also after serving others, and only
+    /// [`retries`](Harness::retries) runs that trial again. Each trial gets 60 s unless
     /// [`time_limit`](Harness::time_limit) says otherwise. The children re-enter the binary's
     /// `main`, which must build the same harness and call [`run`](Harness::run); whatever
     /// `main` does before that (loading a runtime, say) is done again in each child, once.
@@ -349,12 +349,15 @@ impl Harness {
 
     /// Runs a data set whose child process crashed or timed out again, alone in a fresh
     /// child, up to `n` times (0 to 10; also set by `PAD_CONFORMANCE_RETRIES`); isolates
-    /// the data sets (as [`isolate`](Harness::isolate)) when `n` is not 0. One that then
-    /// answers twice alike passes, "passed after a crash" in its trial's name and every
-    /// report, and counted; two different answers (other bytes) fail it. A crash is never a
-    /// refusal: a data set that must be refused passes after a crash only when refused twice
-    /// after it. Under cargo-nextest, whose
-    /// `--retries` reruns a failed process, trials run in its processes and are not retried here.
+    /// the data sets (as [`isolate`](Harness::isolate)) when `n` is not 0. With 0, the
+    /// default, a crash is the trial's verdict, also in a child that served others. One that
+    /// then answers twice alike passes, counted in the harness's summary ("passed after a
+    /// crash or timeout") and marked "passed after a crash" in every report (the JSON report's
+    /// `retry`, the JUnit property `retry`): libtest's line for the trial is named before it
+    /// runs. Two different answers (other bytes) fail it. A crash is never a refusal: a data
+    /// set that must be refused passes after a crash only when refused twice after it. Under
+    /// cargo-nextest, whose `--retries` reruns a failed process, trials run in its processes
+    /// and are not retried here.
     pub fn retries(mut self, n: u32) -> Harness {
         self.retries = if n <= crate::judge::retry::MAX_RETRIES {
             Ok(n)
@@ -592,9 +595,11 @@ impl Harness {
                     gating: &options.gating,
                     backend: backend.name(),
                 };
+                // A crash in a child that served others is this trial's first try all the
+                // same: the retry rule alone may run it again, so no pass hides a crash.
                 let first = pool.run(&trial, limit);
                 settle(first, retries, (backend.name(), &options.gating), || {
-                    pool.run_alone(&trial, true, limit)
+                    pool.run_alone(&trial, limit)
                 })
             }
             None => {

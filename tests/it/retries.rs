@@ -81,6 +81,67 @@ fn a_must_refuse_data_set_whose_worker_crashed_then_refused_twice_passed_after_a
     assert_eq!(outcome["retry"]["tries"], 3, "{outcome}");
 }
 
+/// A worker that served other data sets and dies is the verdict of the data set it was
+/// running, as the harness's children are (tests/processes/isolation.rs): nothing reruns it
+/// unless `--retries` asks, and then a pass is "passed after a crash", counted.
+#[test]
+fn a_worker_that_served_others_and_dies_errors_its_data_set_unless_retries_pass_it() {
+    let setup = setup();
+    let worker = setup.dir.path().join("worker.sh");
+    let backend = format!("exec:MODE=second sh {}", worker.display());
+    let node = concat!(env!("CARGO_MANIFEST_DIR"), "/onnx-testdata/onnx-1.22.0/node");
+    let check = |retries: &str| {
+        let mut args = vec![
+            "--backend",
+            &backend,
+            "--retries",
+            retries,
+            "--jobs",
+            "1",
+            "--format",
+            "json",
+        ];
+        for case in [
+            "test_constant_pad",
+            "test_constant_pad_axes",
+            "test_edge_pad",
+            "test_reflect_pad",
+            "test_wrap_pad",
+        ] {
+            args.extend(["--pattern", case]);
+        }
+        args.push(node);
+        let out = run(&args);
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+        (out, report)
+    };
+    let count = |report: &serde_json::Value, keep: &dyn Fn(&serde_json::Value) -> bool| {
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|case| keep(case))
+            .count()
+    };
+    // The first worker serves data sets 1 and 2, which aborts it; a fresh one 3 and 4; a
+    // third the fifth.
+    let (out, report) = check("0");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let crashed = |case: &serde_json::Value| {
+        case["status"] == "errored" && case["verdict"]["failure"]["crash"].is_object() && case.get("retry").is_none()
+    };
+    assert_eq!(count(&report, &crashed), 2, "{report}");
+    assert_eq!(count(&report, &|case| case["status"] == "passed"), 3, "{report}");
+    let (out, report) = check("1");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let after_crash = |case: &serde_json::Value| {
+        case["status"] == "passed" && case["retry"]["after"]["crash"].is_object() && case["retry"]["tries"] == 3
+    };
+    assert_eq!(count(&report, &after_crash), 2, "{report}");
+    assert_eq!(report["summary"]["after_crash"], 2, "{report}");
+    assert_eq!(count(&report, &|case| case["status"] == "passed"), 5, "{report}");
+}
+
 #[test]
 fn retries_are_bounded() {
     let out = run(&["--retries", "11", "--list"]);

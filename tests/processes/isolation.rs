@@ -5,13 +5,13 @@
 //! main.rs runs this binary as the gate when [`gate_if_asked`] says so.
 
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use pad_conformance::{Backend, BackendError, Harness, Model, RefBackend, Tensor};
 
-/// Set in a child by GATE_POISON's trial of test_constant_pad.
-static POISONED: AtomicBool = AtomicBool::new(false);
+/// The trials this process's backend was handed, for GATE_ABORT_SECOND.
+static HANDED: AtomicUsize = AtomicUsize::new(0);
 
 /// Aborts on test_edge_pad, panics on test_wrap_pad, and with GATE_HANG set hangs on
 /// test_reflect_pad, which then has a time limit of 1 s of its own (only one test waits it
@@ -37,13 +37,13 @@ impl Backend for Crashy {
             // side by side in one process then interleave their lines.
             file.write_all(format!("{}\n", std::process::id()).as_bytes()).unwrap();
         }
-        // Memory corruption, as a flag: test_constant_pad "corrupts" its process, and any
-        // later trial there aborts.
-        if std::env::var_os("GATE_POISON").is_some() {
-            if POISONED.load(Ordering::SeqCst) {
+        // Memory an earlier trial corrupted, as a count: the second trial a process hands
+        // the backend aborts, whichever it is, and every other one passes. A fresh child
+        // serving a retry alone never reaches a second trial.
+        if std::env::var_os("GATE_ABORT_SECOND").is_some() {
+            if HANDED.fetch_add(1, Ordering::SeqCst) == 1 {
                 std::process::abort();
             }
-            POISONED.store(case("test_constant_pad"), Ordering::SeqCst);
             return RefBackend.run(model, inputs);
         }
         // A helper the backend starts and leaves running, as a runtime's server might.
@@ -108,7 +108,7 @@ pub fn gate_if_asked() {
     }
 }
 
-pub const TESTS: [(&str, fn()); 9] = [
+pub const TESTS: [(&str, fn()); 10] = [
     (
         "a_helper_the_backend_started_dies_with_the_gate",
         a_helper_the_backend_started_dies_with_the_gate,
@@ -119,8 +119,12 @@ pub const TESTS: [(&str, fn()); 9] = [
     ),
     ("a_child_serves_many_trials", a_child_serves_many_trials),
     (
-        "a_crash_of_a_reused_child_is_rerun_alone_and_the_innocent_trial_passes",
-        a_crash_of_a_reused_child_is_rerun_alone_and_the_innocent_trial_passes,
+        "a_crash_of_a_child_that_served_others_errors_its_trial_naming_the_signal",
+        a_crash_of_a_child_that_served_others_errors_its_trial_naming_the_signal,
+    ),
+    (
+        "with_retries_a_crash_of_a_child_that_served_others_passes_after_a_crash_and_is_counted",
+        with_retries_a_crash_of_a_child_that_served_others_passes_after_a_crash_and_is_counted,
     ),
     (
         "a_crash_then_a_pass_on_a_retry_passed_after_a_crash_and_is_counted",
@@ -163,7 +167,7 @@ fn run_gate_with(env: &[(&str, &str)], args: &[&str]) -> Output {
         .env_remove("NEXTEST")
         .env_remove("NEXTEST_EXECUTION_MODE")
         .env_remove("GATE_PIDS")
-        .env_remove("GATE_POISON")
+        .env_remove("GATE_ABORT_SECOND")
         .env_remove("GATE_CRASH_ONCE")
         .env_remove("GATE_HELPER")
         .env_remove("PAD_CONFORMANCE_RETRIES")
@@ -200,10 +204,9 @@ fn a_child_serves_many_trials() {
     let mut distinct = ran.clone();
     distinct.sort();
     distinct.dedup();
-    // Five data sets, one run twice (test_edge_pad aborted a child that had served others,
-    // and is run again alone): six runs in three processes — the first child until the
-    // abort, the fresh one that convicts test_edge_pad, and the one serving the rest.
-    assert_eq!((ran.len(), distinct.len()), (6, 3), "{ran:?}");
+    // Five data sets, each run once (test_edge_pad's abort is its verdict, not run again):
+    // five runs in two processes, the first child until the abort and the one serving the rest.
+    assert_eq!((ran.len(), distinct.len()), (5, 2), "{ran:?}");
     assert!(!distinct.contains(&std::process::id().to_string()));
 }
 
@@ -251,19 +254,94 @@ fn under_nextest_trials_run_in_its_process() {
     assert!(ran.iter().all(|pid| *pid == ran[0]), "{ran:?}");
 }
 
-fn a_crash_of_a_reused_child_is_rerun_alone_and_the_innocent_trial_passes() {
+/// The gate's five data sets, one at a time, with a backend that aborts on the second trial
+/// each child hands it, the process ids it ran in written to a file and a JSON report: what
+/// it printed, the report, and the process ids.
+fn run_aborting_second(retries: &str) -> (Output, serde_json::Value, Vec<String>) {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
-    let pids = dir.path().join("pids");
-    let env = [("GATE_POISON", "1"), ("GATE_PIDS", pids.to_str().unwrap())];
-    let out = run_gate_with(&env, &["--test-threads", "1", "test_constant_pad"]);
+    let (pids, report) = (dir.path().join("pids"), dir.path().join("run.json"));
+    let env = [
+        ("GATE_ABORT_SECOND", "1"),
+        ("GATE_PIDS", pids.to_str().unwrap()),
+        ("PAD_CONFORMANCE_JSON_REPORT", report.to_str().unwrap()),
+        ("PAD_CONFORMANCE_RETRIES", retries),
+    ];
+    let out = run_gate_with(&env, &["--test-threads", "1"]);
+    let report =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap_or_else(|e| panic!("{e}: {:?}", text(&out)));
+    (out, report, pids_of(&pids))
+}
+
+/// The report's data sets that `keep` keeps.
+fn cases_where(report: &serde_json::Value, keep: impl Fn(&serde_json::Value) -> bool) -> Vec<&serde_json::Value> {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|case| keep(case))
+        .collect()
+}
+
+/// A crash is the verdict of the trial the child was running, though the child had served
+/// another before: without retries (the default) nothing runs it again behind the gate's back.
+fn a_crash_of_a_child_that_served_others_errors_its_trial_naming_the_signal() {
+    let (out, report, ran) = run_aborting_second("0");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(101), "{stdout}\n{stderr}");
+    // Trials 2 and 4 abort their child, each the second it served; 1, 3 and 5 pass.
+    assert!(stdout.contains("test result: FAILED. 3 passed; 2 failed;"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "pad-conformance, backend crashy: 5 data sets: 3 passed, 0 failed, 2 errored, 0 skipped\n\
+             no baseline: 2 failures, each new\n"
+        ),
+        "{stdout}"
+    );
+    let crashed = format!("backend crashy crashed: the child process running it {ABORTED}");
+    assert_eq!(stdout.matches(&crashed).count(), 2, "{stdout}");
+    let errored = cases_where(&report, |case| case["status"] == "errored");
+    assert_eq!(errored.len(), 2, "{report}");
+    for case in errored {
+        assert!(case["verdict"]["failure"]["crash"].is_object(), "{case}");
+        assert!(case["message"].as_str().unwrap().starts_with(&crashed), "{case}");
+        assert!(case.get("retry").is_none(), "{case}");
+    }
+    assert!(report["summary"].get("after_crash").is_none(), "{report}");
+    // Each data set ran once: in the first child until its abort, the second until its
+    // abort, and a third for the last.
+    let mut distinct = ran.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!((ran.len(), distinct.len()), (5, 3), "{ran:?}");
+}
+
+/// With retries, that crash is the first try: the retry rule runs the data set again alone in
+/// a fresh child, and a pass confirmed there is "passed after a crash", counted.
+fn with_retries_a_crash_of_a_child_that_served_others_passes_after_a_crash_and_is_counted() {
+    let (out, report, ran) = run_aborting_second("1");
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(stdout.contains("test result: ok. 2 passed; 0 failed;"), "{stdout}");
-    // test_constant_pad_axes ran twice: in the poisoned child (which it crashed), then alone.
-    let ran = pids_of(&pids);
-    assert_eq!(ran.len(), 3, "{ran:?}");
-    assert_eq!(ran[0], ran[1]);
-    assert_ne!(ran[1], ran[2]);
+    assert!(stdout.contains("test result: ok. 5 passed; 0 failed;"), "{stdout}");
+    assert!(
+        stdout.contains("5 data sets: 5 passed, 0 failed, 0 errored, 0 skipped, 2 passed after a crash or timeout"),
+        "{stdout}"
+    );
+    assert_eq!(report["summary"]["after_crash"], 2, "{report}");
+    let retried = cases_where(&report, |case| case.get("retry").is_some());
+    assert_eq!(retried.len(), 2, "{report}");
+    for case in retried {
+        assert_eq!(case["status"], "passed", "{case}");
+        assert!(case["retry"]["after"]["crash"].is_object(), "{case}");
+        // The crash, a pass alone, and the pass that confirms it.
+        assert_eq!(case["retry"]["tries"], 3, "{case}");
+        assert!(case["retry"]["first"].as_str().unwrap().contains(ABORTED), "{case}");
+    }
+    // The five tries in the pool's children (three of them) and the two retries of each crash,
+    // each in a fresh child of its own.
+    let mut distinct = ran.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!((ran.len(), distinct.len()), (9, 7), "{ran:?}");
 }
 
 fn a_crash_then_a_pass_on_a_retry_passed_after_a_crash_and_is_counted() {

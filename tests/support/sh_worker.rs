@@ -1,6 +1,7 @@
 //! A worker in sh (no Python) that answers the good case's request in the way $MODE says,
 //! most of them wrong: the misbehaving workers of tests/it/adversarial/workers.rs, and the
-//! hanging one that tests/kill_workers.rs kills, and the ones that crash once (tests/it/retries.rs).
+//! hanging one that tests/kill_workers.rs kills, and the ones that crash once or on their
+//! second request (tests/it/retries.rs).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,6 +35,11 @@ while IFS= read -r line; do
     twice) printf '{"type":"error","id":%s,"message":"no"}\n{"type":"error","id":%s,"message":"no"}\n' "$id" "$id" ;;
     scratch) printf '{"type":"error","id":%s,"message":"mode %s in %s"}\n' "$id" "$(stat -c %a "$(dirname "$out")")" "$(dirname "$out")" ;;
     hang) touch "$MARK"; sleep 600 ;;
+    # The second request this worker process serves aborts it; every other one answers right.
+    second)
+      served=$((${served:-0} + 1))
+      [ "$served" -eq 2 ] && kill -ABRT $$
+      cp "$expected" "$out/output_0.pb"; reply "\"$out/output_0.pb\"" ;;
     # The Nth request over every process of the run, counted in $MARK: the first crashes
     # its worker; later ones answer right, or (vary) right then with other bytes, or
     # (refuse) refuse.
