@@ -2,6 +2,7 @@
 //! verification stays outside it, in [`crate::judge::check`].
 
 mod accepts;
+mod detached;
 mod exec;
 mod exec_per_case;
 mod node_description;
@@ -19,6 +20,10 @@ use crate::operators::Rule;
 use crate::reference::RunError;
 use crate::tensor::{ConversionError, Tensor};
 
+pub(crate) use detached::{After, end_detached};
+// For the Unix signal handler: on Windows the jobs' handles close with the process, ending all.
+#[cfg(unix)]
+pub(crate) use detached::kill_detached;
 pub use exec::ExecBackend;
 pub(crate) use exec::PROTOCOL_VERSION;
 pub(crate) use exec_per_case::{ExecPerCaseBackend, RUNTIME_VARIABLE, TensorFiles};

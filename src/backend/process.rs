@@ -1,6 +1,7 @@
 //! A backend's command started as the leader of its own process group, its stderr's tail
 //! kept: what the exec worker and the per-case command share. Killing it kills the group: a
-//! shell or shim in front of the program, and whatever the program started, go with it.
+//! shell or shim in front of the program, and whatever the program started, go with it; what
+//! left the group the binary ends once it is reaped (detached.rs).
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -9,6 +10,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::detached::{After, end_detached};
 use super::worker_groups;
 use crate::platform::{Group, PATH_SEPARATORS, group_of_started, has_exited, shell_with_args, start_in_new_group};
 
@@ -108,7 +110,9 @@ impl Process {
     }
 
     /// Kills the process group — the process, a shell or shim in front of it, whatever they
-    /// started — and reaps the process. Returns its exit status; later calls do nothing.
+    /// started — and reaps the process, then ends what left the group and is the binary's now
+    /// that its parent is gone ([`end_detached`]). Returns the exit status; later calls do
+    /// nothing.
     pub(super) fn kill(&mut self) -> Option<ExitStatus> {
         if let Some(status) = self.status {
             return status;
@@ -120,6 +124,7 @@ impl Process {
         }
         let status = self.child.wait().ok();
         self.status = Some(status);
+        end_detached(After::CommandEnded);
         status
     }
 

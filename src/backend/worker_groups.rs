@@ -42,6 +42,11 @@ pub(super) fn unregister(group: isize) {
     }
 }
 
+/// Whether `group` is registered: a running command's, which ends with it. Async-signal-safe.
+pub(super) fn is_registered(group: isize) -> bool {
+    group != 0 && GROUPS.iter().any(|slot| slot.load(Ordering::SeqCst) == group)
+}
+
 /// Kills (SIGKILL) the process group of every running external worker, with whatever the
 /// workers started in their groups (on Windows, terminates their Job objects). Async-signal-safe:
 /// it only reads atomics and calls kill(2), so a program's SIGINT or SIGTERM handler may call

@@ -399,6 +399,11 @@ pub(crate) struct Checking {
     /// crash"; two different answers fail it; a crash is never a refusal.
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = retries)]
     pub retries: u32,
+    /// Leave running what a worker or per-case command started in a session of its own
+    /// (setsid), for a command that starts a long-lived server on purpose. By default, on
+    /// Linux, the runner ends such processes when the command that started them ends.
+    #[arg(long)]
+    pub keep_detached: bool,
 }
 
 #[derive(Args, Debug)]

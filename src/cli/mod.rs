@@ -59,7 +59,11 @@ pub(crate) fn main() -> ExitCode {
         Err(error) => return usage_error(error),
     };
     signals::install();
+    adopt_detached(&args);
     let result = dispatch(&args);
+    // However the command ended (a signal's unwinding included), what its commands detached
+    // ends with it.
+    crate::backend::end_detached(crate::backend::After::RunEnded);
     // A command that unwound from a signal (to remove its scratch) ends as the signal says.
     if let Some(code) = signals::interrupted() {
         // Its error follows from the signal (a worker the signal killed), not the other way.
@@ -75,6 +79,28 @@ pub(crate) fn main() -> ExitCode {
             eprintln!("pad-conformance: {}", crate::text::escape_text(&message));
             ExitCode::from(2)
         }
+    }
+}
+
+/// Makes the binary the subreaper of what it starts (Linux), so that it can end what a command
+/// started in a session of its own (backend/detached.rs), unless `--keep-detached` says such
+/// processes are meant to outlive their command: then nothing is adopted, and they are left to
+/// the system as they would be without the runner.
+fn adopt_detached(cli: &Cli) {
+    let keep = match &cli.command {
+        None => cli.run.checking.keep_detached,
+        Some(Command::Matrix(args)) => args.checking.keep_detached,
+        Some(Command::Fuzz(args)) => args.checking.keep_detached,
+        Some(_) => false,
+    };
+    if keep {
+        return;
+    }
+    if let Err(e) = crate::platform::adopt_orphans() {
+        eprintln!(
+            "pad-conformance: warning: cannot adopt what commands start (PR_SET_CHILD_SUBREAPER: {e}): \
+             a process a command starts in a session of its own may outlive the run"
+        );
     }
 }
 

@@ -5,7 +5,8 @@
 //! and exits 130 (SIGINT) or 143 (SIGTERM); anywhere else (discovery, reading files,
 //! `diff`, `coverage`, `--list`) nothing is half-done that a report could hold, so it says
 //! so and exits with that code at once, even while blocked reading a FIFO. SIGHUP, or a
-//! second signal, kills the workers and dies of the signal as without a handler.
+//! second signal, kills the workers (and, on Linux, what they detached) and dies of the signal
+//! as without a handler.
 //!
 //! Handlers are chained through signal-hook, so others registered the same way still run; a
 //! signal the runner was told to ignore (nohup) stays ignored. The library installs none:
@@ -19,6 +20,8 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
+#[cfg(unix)]
+use crate::backend::kill_detached;
 use crate::backend::kill_worker_groups;
 use crate::cancel::Cancel;
 #[cfg(unix)]
@@ -86,11 +89,13 @@ pub(crate) fn install() {
             kill_worker_groups();
             if first {
                 // A run writes what finished; a scratch directory is removed as its holder
-                // unwinds (the cancelled token, or its killed worker, stops it).
+                // unwinds (the cancelled token, or its killed worker, stops it). Either way
+                // main ends what the commands detached once the command returns.
                 if IN_RUN.load(Ordering::SeqCst) || crate::data::scratch::held() {
                     return;
                 }
                 let message = b"pad-conformance: interrupted; no report written\n";
+                kill_detached();
                 // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffer outlives the
                 // call.
                 unsafe {
@@ -98,11 +103,14 @@ pub(crate) fn install() {
                     libc::_exit(128 + signal);
                 }
             }
+            // The process dies here: what the commands detached would be init's after it.
+            kill_detached();
             let _ = emulate_default_handler(signal);
         };
         // SAFETY: the action is async-signal-safe: atomic loads and stores (the token's
-        // included), kill(2) over atomics, write(2) and _exit(2), then signal-hook's
-        // emulation of the default action (restore it and raise the signal).
+        // included), kill(2) over atomics and over the children /proc lists (read with
+        // system calls into the stack), write(2) and _exit(2), then signal-hook's emulation of
+        // the default action (restore it and raise the signal).
         if let Err(e) = unsafe { register(signal, action) } {
             eprintln!("pad-conformance: warning: cannot handle signal {signal}: {e}");
         }

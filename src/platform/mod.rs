@@ -1,7 +1,8 @@
 //! Everything that differs between Unix and Windows, behind one set of names: a worker's process
 //! group and how it is killed, whether a child exited without reaping it, a worker's pipes read
-//! and written without blocking, how a process died, file kinds and modes, and file names as
-//! text. The layers above hold no `cfg` of their own for these.
+//! and written without blocking, how a process died, the runner as the subreaper of what it
+//! starts (Linux), file kinds and modes, and file names as text. The layers above hold no `cfg`
+//! of their own for these.
 
 #[cfg(unix)]
 mod unix;
@@ -13,6 +14,7 @@ mod windows;
 use windows as imp;
 
 mod name;
+mod subreaper;
 
 pub(crate) use imp::{
     Group, PATH_SEPARATORS, WorkerPipes, exit_signal, file_mode, has_exited, kill_group_token, memory_fs_free,
@@ -20,6 +22,9 @@ pub(crate) use imp::{
     signal_behind_shell_exit, special_kind, start_in_new_group, take_pipe,
 };
 pub(crate) use name::{lossless_name, slash_separated};
+pub(crate) use subreaper::{
+    ChildProcess, adopt_orphans, adopting, for_each_child, kill_child, own_group_and_session, reap_child,
+};
 
 /// The process group of `child`, just started by [`start_in_new_group`]; when the system
 /// will not make one, the child is killed and reaped, and the error returned.

@@ -66,6 +66,17 @@ pub const TESTS: &[(&str, fn())] = &[
         "an_interrupted_run_takes_its_workers_with_it",
         an_interrupted_run_takes_its_workers_with_it,
     ),
+    // Only Linux has a subreaper: elsewhere a process that left its session is out of reach.
+    #[cfg(target_os = "linux")]
+    (
+        "what_a_worker_detached_with_setsid_ends_with_the_run",
+        what_a_worker_detached_with_setsid_ends_with_the_run,
+    ),
+    #[cfg(target_os = "linux")]
+    (
+        "an_interrupted_run_takes_what_its_workers_detached_with_it",
+        an_interrupted_run_takes_what_its_workers_detached_with_it,
+    ),
     (
         "a_command_that_is_not_a_worker_is_an_infrastructure_error",
         a_command_that_is_not_a_worker_is_an_infrastructure_error,
@@ -139,6 +150,17 @@ impl Fixture {
         format!(
             "exec:cd {} && echo $$ >> \"$WORKER_PIDS\" && {} {}; true",
             self.dir.path().display(),
+            std::env::current_exe().unwrap().display(),
+            worker::ARG
+        )
+    }
+
+    /// The worker behind a shell that first starts a helper in a session of its own
+    /// (`setsid`), out of reach of the worker's process group, and records the helper's pid.
+    #[cfg(target_os = "linux")]
+    fn backend_detaching_a_helper(&self) -> String {
+        format!(
+            "exec:setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! >> \"$WORKER_PIDS\"; exec {} {}",
             std::env::current_exe().unwrap().display(),
             worker::ARG
         )
@@ -219,7 +241,7 @@ fn assert_gone(pid: u32, args: &[&str]) {
 /// The state of process `pid` (its /proc state letter on Linux), or `None` when it is gone or
 /// a zombie.
 #[cfg(target_os = "linux")]
-fn process_state(pid: u32) -> Option<char> {
+pub(crate) fn process_state(pid: u32) -> Option<char> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The state follows the parenthesized command name, which may itself hold spaces.
     let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
@@ -544,11 +566,41 @@ fn a_worker_that_exits_is_reported_as_exited_even_if_its_child_holds_its_output(
 #[cfg(unix)]
 fn an_interrupted_run_takes_its_workers_with_it() {
     let fixture = Fixture::new();
+    interrupt_a_hanging_run(&fixture, &fixture.backend(), 2);
+}
+
+/// A worker that started a helper with `setsid` before it serves: the helper is gone after
+/// the run, with the worker. (`run` checks the recorded pid.)
+#[cfg(target_os = "linux")]
+fn what_a_worker_detached_with_setsid_ends_with_the_run() {
+    let fixture = Fixture::new();
+    let (code, report) = fixture.check_with(&fixture.backend_detaching_a_helper(), "60", &[], &[]);
+    assert_eq!(code, Some(0), "{report}");
+    let pids = std::fs::read_to_string(fixture.dir.path().join("pids")).unwrap();
+    assert_eq!(
+        pids.lines().count(),
+        3,
+        "the helper, then the worker per data set: {pids}"
+    );
+}
+
+/// An interrupted run ends what its workers started with `setsid` too.
+#[cfg(target_os = "linux")]
+fn an_interrupted_run_takes_what_its_workers_detached_with_it() {
+    let fixture = Fixture::new();
+    // The helper, the worker inside its request, its hanging child.
+    interrupt_a_hanging_run(&fixture, &fixture.backend_detaching_a_helper(), 3);
+}
+
+/// Runs the binary with `backend`, whose workers hang on their request with a child started,
+/// until `count` pids are written, then interrupts it (SIGINT): it reports what ran, exits
+/// 130, and every recorded process is gone.
+#[cfg(unix)]
+fn interrupt_a_hanging_run(fixture: &Fixture, backend: &str, count: usize) {
     let pids = fixture.dir.path().join("pids");
-    let backend = fixture.backend();
     let cases = fixture.cases();
     let runner = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
-        .args(["--backend", &backend, "--jobs", "1", "--timeout", "600"])
+        .args(["--backend", backend, "--jobs", "1", "--timeout", "600"])
         .arg(&cases)
         .env("WORKER_PIDS", &pids)
         .env("WORKER_MODE", "spawn-hang")
@@ -557,11 +609,11 @@ fn an_interrupted_run_takes_its_workers_with_it() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Both pids recorded: the worker is inside its request, its child started.
+    // Every pid recorded: the worker is inside its request, its child started.
     let deadline = Instant::now() + Duration::from_secs(60);
     let recorded = loop {
         let text = std::fs::read_to_string(&pids).unwrap_or_default();
-        if text.lines().count() >= 2 {
+        if text.lines().count() >= count {
             break text;
         }
         assert!(Instant::now() < deadline, "the worker never started its request");

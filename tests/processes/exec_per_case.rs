@@ -11,6 +11,8 @@ use pad_conformance::testing::{
 };
 use pad_conformance::{Backend, DataType, RefBackend, Tensor};
 
+#[cfg(target_os = "linux")]
+use super::exec_backend::process_state;
 use super::exec_backend::{Fixture, MUST_REFUSE, case};
 
 /// The argument that makes the test binary a per-case program: `--per-case MODEL OUTPUT_DIR
@@ -133,6 +135,17 @@ pub const TESTS: &[(&str, fn())] = &[
     (
         "a_timed_out_per_case_command_takes_its_children_with_it",
         a_timed_out_per_case_command_takes_its_children_with_it,
+    ),
+    // Only Linux has a subreaper: elsewhere a process that left its session is out of reach.
+    #[cfg(target_os = "linux")]
+    (
+        "what_a_per_case_command_detached_with_setsid_ends_with_its_data_set",
+        what_a_per_case_command_detached_with_setsid_ends_with_its_data_set,
+    ),
+    #[cfg(target_os = "linux")]
+    (
+        "keep_detached_leaves_what_a_per_case_command_detached_running",
+        keep_detached_leaves_what_a_per_case_command_detached_running,
     ),
 ];
 
@@ -276,4 +289,77 @@ fn a_per_case_crash_is_retried_and_passes_after_a_crash() {
     let outcome = case(&report, "test_edge_pad");
     assert_eq!(outcome["status"], "passed", "{outcome}");
     assert!(outcome.to_string().contains("signal: 11"), "{outcome}");
+}
+
+/// A per-case command that starts `setsid sleep 300 &` (a session of its own, so its process
+/// group's kill misses it) leaves nothing running: the runner adopts the sleep when the command
+/// exits and ends it with the data set. Each command first waits (a minute at most) for the
+/// sleeps the earlier data sets started to be gone, and fails if one is still running, so an
+/// end that waited for the run's would fail the second data set; `run` checks both are gone
+/// after the run.
+#[cfg(target_os = "linux")]
+fn what_a_per_case_command_detached_with_setsid_ends_with_its_data_set() {
+    let fixture = Fixture::new();
+    let backend = script(
+        &fixture,
+        "detach.sh",
+        &format!(
+            r#"deadline=$(( $(date +%s) + 60 ))
+for pid in $(cat "$WORKER_PIDS" 2>/dev/null); do
+    # Running while /proc has it and its state (after the command name) is not Z.
+    while state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null) && [ "${{state%% *}}" != Z ]; do
+        [ "$(date +%s)" -lt "$deadline" ] || {{ echo "process $pid outlived its data set" >&2; exit 3; }}
+        sleep 0.1
+    done
+done
+setsid sleep 300 &
+echo $! >> "$WORKER_PIDS"
+exec {program} {ARG} "$@""#,
+            program = std::env::current_exe().unwrap().display()
+        ),
+    );
+    // The commands may wait a minute: the timeout is not what is tested.
+    let (code, report) = fixture.check_with(&backend, "600", &[], &[]);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["summary"]["passed"], 2, "{report}");
+    // Fixture::run has checked that both recorded sleeps are gone.
+    let pids = std::fs::read_to_string(fixture.dir.path().join("pids")).unwrap();
+    assert_eq!(pids.lines().count(), 2, "{pids}");
+}
+
+/// `--keep-detached`, for a command that starts a long-lived server on purpose: what the
+/// command started with `setsid` is still running after the run (the test then kills it).
+#[cfg(target_os = "linux")]
+fn keep_detached_leaves_what_a_per_case_command_detached_running() {
+    /// Kills the kept process however the test ends.
+    struct Kill(Option<libc::pid_t>);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            if let Some(pid) = self.0 {
+                // SAFETY: kill(2) on the sleep the test's command started, seen running.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+    }
+    let fixture = Fixture::new();
+    let kept = fixture.dir.path().join("kept");
+    let backend = script(
+        &fixture,
+        "detach.sh",
+        &format!(
+            r#"setsid sleep 300 & echo $! > "$KEPT_PID"; exec {program} {ARG} "$@""#,
+            program = std::env::current_exe().unwrap().display()
+        ),
+    );
+    let env = [("KEPT_PID", kept.to_str().unwrap())];
+    let args = ["--filter", "test_edge_pad", "--keep-detached"];
+    let (code, report) = fixture.check_with(&backend, "60", &env, &args);
+    let pid: libc::pid_t = std::fs::read_to_string(&kept).unwrap().trim().parse().unwrap();
+    let mut kill = Kill(None);
+    let state = process_state(pid as u32);
+    if state.is_some() {
+        kill.0 = Some(pid);
+    }
+    assert_eq!(code, Some(0), "{report}");
+    assert!(state.is_some(), "process {pid}, kept by --keep-detached, is gone");
 }
