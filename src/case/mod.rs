@@ -327,6 +327,7 @@ pub fn discover_until(roots: &[DataRoot], patterns: &Patterns, cancel: &Cancel) 
         cases.extend(found);
     }
     qualify_repeated_ids(&mut cases, &root_of, roots);
+    refuse_repeated_ids(&cases, &root_of, roots)?;
     if cases.is_empty() {
         return Err(Error::NoCases {
             roots: roots.iter().map(|r| r.path.clone()).collect(),
@@ -364,6 +365,27 @@ fn qualify_repeated_ids(cases: &mut [TestCase], root_of: &[usize], roots: &[Data
             case.id = format!("{}:{}", label(r), case.id);
         }
     }
+}
+
+/// Refuses the discovery when two cases still share a name once repeated ids are qualified:
+/// a case found as `other:node/test_x_pad` under one root (a directory named so) and the
+/// qualified copy of `node/test_x_pad` under the root `other`. Reports, `diff`, `merge` and
+/// baselines key data sets by name; one name for two cases would let one's verdict stand for
+/// the other's, so the run is refused rather than named by a guess.
+fn refuse_repeated_ids(cases: &[TestCase], root_of: &[usize], roots: &[DataRoot]) -> Result<(), Error> {
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(cases.len());
+    for (i, case) in cases.iter().enumerate() {
+        if let Some(first) = seen.insert(case.id.as_str(), i) {
+            return Err(Error::SameName {
+                id: case.id.clone(),
+                first: cases[first].dir.clone(),
+                first_root: roots[root_of[first]].path.clone(),
+                second: case.dir.clone(),
+                second_root: roots[root_of[i]].path.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn discover_root(data_root: &DataRoot, patterns: &Patterns, cancel: &Cancel) -> Result<Vec<TestCase>, Error> {
@@ -802,6 +824,65 @@ pub fn applicability(model: &Model) -> Applicability {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Roots `left`, `right` and `third`: `node/test_dup_pad` under the first two is
+    /// qualified by its root, and `third` holds a case whose own path is that qualified name.
+    #[test]
+    fn a_name_still_shared_once_qualified_is_refused_naming_both_cases_and_roots() {
+        let roots: Vec<DataRoot> = ["left", "right", "third"]
+            .iter()
+            .map(|name| DataRoot {
+                path: PathBuf::from(name),
+                corpus: None,
+            })
+            .collect();
+        let case = |root: &str, id: &str| {
+            TestCase::unlisted(
+                Path::new(root),
+                &Path::new(root).join(id),
+                ListingProblem::BadNumber { path: PathBuf::new() },
+            )
+        };
+        let mut cases = vec![
+            case("left", "node/test_dup_pad"),
+            case("right", "node/test_dup_pad"),
+            case("third", "left:node/test_dup_pad"),
+        ];
+        let root_of = [0, 1, 2];
+        qualify_repeated_ids(&mut cases, &root_of, &roots);
+        let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "left:node/test_dup_pad",
+                "right:node/test_dup_pad",
+                "left:node/test_dup_pad"
+            ]
+        );
+        let error = refuse_repeated_ids(&cases, &root_of, &roots).unwrap_err();
+        let Error::SameName {
+            id,
+            first,
+            first_root,
+            second,
+            second_root,
+        } = &error
+        else {
+            panic!("{error}")
+        };
+        assert_eq!(id, "left:node/test_dup_pad");
+        assert_eq!(
+            (first.as_path(), first_root.as_path()),
+            (Path::new("left/node/test_dup_pad"), Path::new("left"))
+        );
+        assert_eq!(
+            (second.as_path(), second_root.as_path()),
+            (Path::new("third/left:node/test_dup_pad"), Path::new("third"))
+        );
+        // Without the third root, the qualified names are each one case's.
+        cases.pop();
+        assert!(refuse_repeated_ids(&cases, &root_of[..2], &roots).is_ok());
+    }
 
     #[test]
     fn a_walk_past_its_limit_stops_with_an_error_naming_the_root() {

@@ -1521,6 +1521,88 @@ fn the_same_id_under_two_roots_keeps_a_name_per_root_in_baselines_and_diff() {
     assert!(stderr(&diff).contains("1 regressed"), "{}", stderr(&diff));
 }
 
+/// Two roots given as relative paths that both hold `node/test_dup_pad`: every report the run
+/// writes names each copy once (JSON, JUnit), the shards' parts (one copy each, by the names'
+/// hashes) merge into the whole run's report, and `diff` reads all of them. A third root
+/// holding a directory named like the first copy's qualified name (`left:node/test_dup_pad`)
+/// would give two cases one name:
+/// the run is refused, naming both case directories and both roots, and writes no report.
+#[test]
+fn a_run_over_roots_sharing_an_id_writes_reports_its_diff_and_merge_read() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    for root in ["left", "right"] {
+        copy_dir(
+            &testdata("onnx-1.22.0/node/test_constant_pad"),
+            &dir.path().join(root).join("node/test_dup_pad"),
+        );
+    }
+    let in_dir = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let ids = |path: &str| -> Vec<String> {
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join(path)).unwrap()).unwrap();
+        let cases = report["cases"].as_array().unwrap();
+        cases.iter().map(|c| c["id"].as_str().unwrap().to_owned()).collect()
+    };
+    let whole = in_dir(&["--output", "whole.json", "left", "right"]);
+    assert_eq!(whole.status.code(), Some(0), "{}", stderr(&whole));
+    assert_eq!(ids("whole.json"), ["left:node/test_dup_pad", "right:node/test_dup_pad"]);
+    let junit = in_dir(&["--format", "junit", "--output", "whole.xml", "left", "right"]);
+    assert_eq!(junit.status.code(), Some(0), "{}", stderr(&junit));
+    let xml = std::fs::read_to_string(dir.path().join("whole.xml")).unwrap();
+    for name in ["left:node/test_dup_pad/0", "right:node/test_dup_pad/0"] {
+        assert_eq!(xml.matches(&format!("name=\"{name}\"")).count(), 1, "{xml}");
+    }
+    for k in [1, 2] {
+        let shard = format!("{k}/2");
+        let part = in_dir(&[
+            "--shard",
+            &shard,
+            "--output",
+            &format!("part-{k}.json"),
+            "left",
+            "right",
+        ]);
+        assert_eq!(part.status.code(), Some(0), "{}", stderr(&part));
+    }
+    let merged = in_dir(&[
+        "merge",
+        "--data",
+        "left",
+        "--data",
+        "right",
+        "--output",
+        "merged.json",
+        "part-1.json",
+        "part-2.json",
+    ]);
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
+    assert_eq!(ids("merged.json"), ids("whole.json"));
+    let diff = in_dir(&["diff", "whole.json", "merged.json"]);
+    assert_eq!(diff.status.code(), Some(0), "{}", stderr(&diff));
+    assert!(
+        String::from_utf8_lossy(&diff.stdout).contains("(2 unchanged)"),
+        "{diff:?}"
+    );
+
+    copy_dir(
+        &testdata("onnx-1.22.0/node/test_constant_pad"),
+        &dir.path().join("third/left:node/test_dup_pad"),
+    );
+    let refused = in_dir(&["--output", "refused.json", "left", "right", "third"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert_eq!(
+        stderr(&refused).trim(),
+        "pad-conformance: left/node/test_dup_pad and third/left:node/test_dup_pad would both be named \"left:node/test_dup_pad\" (under the roots left and third): a run names each case once; rename one, or run the roots apart"
+    );
+    assert!(!dir.path().join("refused.json").exists());
+}
+
 #[test]
 fn no_output_is_written_over_a_file_the_run_reads() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
