@@ -22,6 +22,7 @@ pub(crate) mod shard;
 // Size-capped reads of side files, for the tool too.
 #[doc(hidden)]
 pub(crate) mod side_file;
+pub(crate) mod toml_duplicate_keys;
 
 // Scratch directories where the runner makes its own: for the tests' too.
 #[doc(hidden)]

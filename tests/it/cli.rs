@@ -1870,6 +1870,33 @@ fn merge_judges_parts_in_the_configuration_they_ran_in_and_refuses_another() {
     }
 }
 
+/// A profile defining a key twice is refused by every verb that reads one, naming the key
+/// and both lines (toml's own error named the second line alone, and not the key).
+#[test]
+fn a_profile_defining_a_key_twice_is_refused_naming_the_key_and_both_lines() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let profile = dir.path().join("p.toml");
+    std::fs::write(
+        &profile,
+        "[inputs.pads]\nranks = [1]\n\n[[except]]\nmodes = [\"wrap\"]\n\n[inputs.pads]\nranks = [2]\n",
+    )
+    .unwrap();
+    let (profile, data) = (profile.to_str().unwrap(), testdata("onnx-1.22.0/node/test_wrap_pad"));
+    let data = data.to_str().unwrap();
+    for args in [
+        &["--profile", profile, data][..],
+        &["fuzz", "--backend", "ref", "--cases", "1", "--profile", profile][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("p.toml: inputs.pads is defined twice (lines 1 and 7); keep one"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
 #[test]
 fn a_baseline_naming_a_data_set_twice_is_refused_and_never_rewritten_without_it() {
     let tree = failing_tree();
