@@ -7,6 +7,8 @@
 pub(crate) mod atomic_file;
 pub(crate) mod basis;
 pub(crate) mod bundled;
+pub(crate) mod bundled_content;
+pub(crate) mod content_key;
 pub(crate) mod corpus;
 pub(crate) mod corpus_error;
 pub(crate) mod digest;
