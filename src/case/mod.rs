@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use walkdir::WalkDir;
 
+pub(crate) mod bundled_origin;
 pub(crate) mod content_digest;
 pub(crate) mod error;
 pub(crate) mod info;
@@ -17,6 +18,7 @@ pub(crate) mod narrowing;
 pub(crate) mod shared_model;
 
 use crate::cancel::Cancel;
+use crate::case::bundled_origin::{BundledOrigin, BundledOriginError, Disagreement};
 use crate::case::error::Error;
 use crate::case::info::{CASE_INFO_FILE, CaseInfo, Contradiction};
 use crate::data::DataRoot;
@@ -71,6 +73,9 @@ pub struct DataSet {
     pub expected_error: Option<PathBuf>,
     /// Why the data set cannot run as listed (unreadable, or a gap in the file numbering).
     pub problem: Option<ListingProblem>,
+    /// The bundled data set it is by content, outside the bundled corpus: its basis and
+    /// expectation hold (`outputs` and `expected_error` are then the bundled files).
+    pub bundled: Option<Arc<BundledOrigin>>,
 }
 
 impl DataSet {
@@ -112,6 +117,9 @@ pub enum ListingProblem {
     /// A case.json that contradicts the model it describes.
     #[error(transparent)]
     Contradicts(Arc<Contradiction>),
+    /// A copy of a bundled data set whose bundled expectation cannot be read.
+    #[error(transparent)]
+    Bundled(Arc<BundledOriginError>),
     /// A directory that cannot be read.
     #[error("reading {}: {source}", crate::text::shown_path(path))]
     Unreadable {
@@ -458,8 +466,17 @@ fn discover_root_within(
         }
         // Whatever model.onnx is — a directory, a FIFO, a dangling link — the case is listed,
         // and loading it says what is wrong, instead of the case vanishing.
-        if patterns.matches(&name) && std::fs::symlink_metadata(entry.path().join("model.onnx")).is_ok() {
-            cases.push(load_case_dir(data_root, entry.path()));
+        let model = entry.path().join("model.onnx");
+        if patterns.matches(&name)
+            && let Ok(metadata) = std::fs::symlink_metadata(&model)
+        {
+            // Its size, from the call that found it where it can be: most cases are no
+            // bundled one's copy, known by size alone.
+            let model_bytes = match metadata.is_file() {
+                true => Some(metadata.len()),
+                false => std::fs::metadata(&model).ok().filter(|m| m.is_file()).map(|m| m.len()),
+            };
+            cases.push(load_case_dir(data_root, entry.path(), model_bytes));
             walker.skip_current_dir();
         }
     }
@@ -486,7 +503,7 @@ fn case_id(root: &Path, dir: &Path) -> String {
     }
 }
 
-fn load_case_dir(data_root: &DataRoot, dir: &Path) -> TestCase {
+fn load_case_dir(data_root: &DataRoot, dir: &Path, model_bytes: Option<u64>) -> TestCase {
     let root = data_root.path.as_path();
     // Each directory is read once, and what is known from its entries is not asked again of
     // the file system: at 100,000 cases, every call per case counts.
@@ -543,6 +560,11 @@ fn load_case_dir(data_root: &DataRoot, dir: &Path) -> TestCase {
         },
         _ => None,
     };
+    // The bundled corpus itself, vouched for by the digests this build carries, is what the
+    // others are recognised by; any other case may be a copy of one of its data sets.
+    if !listed.is_some_and(|l| data_root.anchors(l)) {
+        bundled_origin::recognise(dir, model_bytes, listed, info.as_ref(), &mut data_sets);
+    }
     TestCase {
         id: case_id(root, dir),
         dir: dir.to_owned(),
@@ -592,6 +614,7 @@ fn list_data_set(index: usize, dir: PathBuf) -> DataSet {
         outputs: Vec::new(),
         expected_error: None,
         problem: None,
+        bundled: None,
         dir,
     };
     let listed = Entries::read(&data_set.dir).and_then(|entries| {
@@ -728,6 +751,35 @@ impl TestCase {
     /// one entry, `…/0`, which says why it cannot run.
     pub fn data_set_name(&self, index: usize) -> String {
         format!("{}/{}", self.id, self.data_number(index))
+    }
+
+    /// What data set `index` rests on: the bundled data set's basis when it is a copy of one
+    /// by content, else the case's.
+    pub fn basis_of(&self, index: usize) -> &BasisNote {
+        self.bundled(index).map_or(&self.basis, |b| &b.basis)
+    }
+
+    /// The case.json that says what data set `index` tests (the rules a must-refuse one
+    /// breaks): the bundled data set's when it is a copy of one by content, else the case's.
+    pub fn info_of(&self, index: usize) -> Option<&CaseInfo> {
+        match self.bundled(index) {
+            Some(bundled) => bundled.info.as_deref(),
+            None => self.info.as_deref(),
+        }
+    }
+
+    /// The bundled data set that data set `index` is by content, if any.
+    pub fn bundled(&self, index: usize) -> Option<&BundledOrigin> {
+        self.data_sets.get(index)?.bundled.as_deref()
+    }
+
+    /// Where this case's copies of bundled data sets said otherwise than the bundled ones:
+    /// the warnings the command line and the harness print.
+    pub fn disagreements(&self) -> impl Iterator<Item = &Disagreement> {
+        self.data_sets
+            .iter()
+            .filter_map(|d| d.bundled.as_deref())
+            .flat_map(|b| &b.disagreements)
     }
 
     /// The N of `test_data_set_N` for data set `index`, or `index` itself past the end.

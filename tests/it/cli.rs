@@ -1521,6 +1521,69 @@ fn the_same_id_under_two_roots_keeps_a_name_per_root_in_baselines_and_diff() {
     assert!(stderr(&diff).contains("1 regressed"), "{}", stderr(&diff));
 }
 
+/// A copy of a bundled data set keeps the bundled basis whatever case.json lies beside it:
+/// `test_wrap_pad` copied into a root of its own with a case.json saying `undefined` or `rule`
+/// gates a wrong answer as the spec's case it is (it passed, not gating, exit 0), and
+/// `--write-baseline` records it. The case.json is named in a warning, with the field.
+#[cfg(unix)]
+#[test]
+fn a_copy_of_a_bundled_data_set_keeps_its_basis_whatever_its_sidecar_claims() {
+    // Answers with its first input: the wrong shape.
+    let wrong = r#"exec-per-case:cp "$3" "$2/output_0.pb" #"#;
+    for claimed in ["undefined", "rule"] {
+        let dir = pad_conformance::testing::scratch_dir().unwrap();
+        let case = dir.path().join("mine/test_wrap_pad");
+        copy_dir(&testdata("onnx-1.22.0/node/test_wrap_pad"), &case);
+        let info = format!(
+            r#"{{"op": "Pad", "domain": "", "version": 25, "mode": "wrap", "dtype": "int32", "expect": "output",
+                "basis": {{"kind": "{claimed}", "section": "mine"}}}}"#
+        );
+        std::fs::write(case.join("case.json"), info).unwrap();
+        let root = dir.path().join("mine");
+        let baseline = dir.path().join("known.json");
+        let args = [
+            "--backend",
+            wrong,
+            "--basis",
+            "spec,reference,rule",
+            root.to_str().unwrap(),
+        ];
+        let out = run(&args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{claimed}: {stdout}{}", stderr(&out));
+        assert!(
+            stdout.contains("FAIL  test_wrap_pad/0  Pad-25  spec"),
+            "{claimed}: {stdout}"
+        );
+        assert!(!stdout.contains("not gating"), "{claimed}: {stdout}");
+        let warning = format!(
+            "pad-conformance: warning: {}: its basis is {claimed}, but {} is the bundled ",
+            case.join("case.json").display(),
+            case.join("test_data_set_0").display()
+        );
+        assert!(stderr(&out).contains(&warning), "{claimed}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("/node/test_wrap_pad/0 by content, whose basis is spec: the bundled basis holds"),
+            "{claimed}: {}",
+            stderr(&out)
+        );
+        // Gating on the spec alone, as by default: still a failure, and recorded as one.
+        let recorded = run(&[
+            "--backend",
+            wrong,
+            "--write-baseline",
+            baseline.to_str().unwrap(),
+            root.to_str().unwrap(),
+        ]);
+        assert_eq!(recorded.status.code(), Some(0), "{claimed}: {}", stderr(&recorded));
+        let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&baseline).unwrap()).unwrap();
+        assert_eq!(
+            written["expected"]["test_wrap_pad/0"]["status"], "failed",
+            "{claimed}: {written}"
+        );
+    }
+}
+
 /// Two roots given as relative paths that both hold `node/test_dup_pad`: every report the run
 /// writes names each copy once (JSON, JUnit), the shards' parts (one copy each, by the names'
 /// hashes) merge into the whole run's report, and `diff` reads all of them. A third root
