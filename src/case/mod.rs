@@ -52,9 +52,12 @@ pub struct TestCase {
     /// walked at all, why): the case is errored with this message, the others run on.
     pub problem: Option<ListingProblem>,
     /// What its expected results rest on: its case.json's, or the spec for upstream cases
-    /// (any case its corpus's root manifest lists, and any case without a case.json).
+    /// (any case its corpus's root manifest lists, and any case without a case.json). A data
+    /// set that is a copy of a bundled one rests on the bundled one's instead: judge by
+    /// [`TestCase::basis_of`].
     pub basis: BasisNote,
-    /// Its case.json, when it has one that counts (upstream cases' never does).
+    /// Its case.json, when it has one that counts (upstream cases' never does); for a copy of
+    /// a bundled data set, the bundled one's counts ([`TestCase::info_of`]).
     pub info: Option<Arc<CaseInfo>>,
 }
 
