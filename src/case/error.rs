@@ -58,6 +58,28 @@ pub enum Error {
         /// The roots searched.
         roots: Vec<PathBuf>,
     },
+    /// Two cases of one discovery that would share a name even with their roots prefixed (a
+    /// directory named like another root's prefix, `other:node/test_x_pad`): reports, `diff`,
+    /// `merge` and baselines key data sets by name, and would take one for the other.
+    #[error(
+        "{} and {} would both be named {id:?} (under the roots {} and {}): a run names each case once; rename one, or run the roots apart",
+        crate::text::shown_path(first),
+        crate::text::shown_path(second),
+        crate::text::shown_path(first_root),
+        crate::text::shown_path(second_root)
+    )]
+    SameName {
+        /// The name both would take.
+        id: String,
+        /// The first case's directory.
+        first: PathBuf,
+        /// The root it was found under.
+        first_root: PathBuf,
+        /// The second case's directory.
+        second: PathBuf,
+        /// The root it was found under.
+        second_root: PathBuf,
+    },
     /// The corpus's VERSION or CHANGELOG.md cannot be read.
     #[error(transparent)]
     Corpus(#[from] CorpusError),

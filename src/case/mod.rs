@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use walkdir::WalkDir;
 
+pub(crate) mod bundled_origin;
 pub(crate) mod content_digest;
 pub(crate) mod error;
 pub(crate) mod info;
@@ -17,6 +18,7 @@ pub(crate) mod narrowing;
 pub(crate) mod shared_model;
 
 use crate::cancel::Cancel;
+use crate::case::bundled_origin::{BundledOrigin, BundledOriginError, Disagreement};
 use crate::case::error::Error;
 use crate::case::info::{CASE_INFO_FILE, CaseInfo, Contradiction};
 use crate::data::DataRoot;
@@ -50,9 +52,12 @@ pub struct TestCase {
     /// walked at all, why): the case is errored with this message, the others run on.
     pub problem: Option<ListingProblem>,
     /// What its expected results rest on: its case.json's, or the spec for upstream cases
-    /// (any case its corpus's root manifest lists, and any case without a case.json).
+    /// (any case its corpus's root manifest lists, and any case without a case.json). A data
+    /// set that is a copy of a bundled one rests on the bundled one's instead: judge by
+    /// [`TestCase::basis_of`].
     pub basis: BasisNote,
-    /// Its case.json, when it has one that counts (upstream cases' never does).
+    /// Its case.json, when it has one that counts (upstream cases' never does); for a copy of
+    /// a bundled data set, the bundled one's counts ([`TestCase::info_of`]).
     pub info: Option<Arc<CaseInfo>>,
 }
 
@@ -71,6 +76,9 @@ pub struct DataSet {
     pub expected_error: Option<PathBuf>,
     /// Why the data set cannot run as listed (unreadable, or a gap in the file numbering).
     pub problem: Option<ListingProblem>,
+    /// The bundled data set it is by content, outside the bundled corpus: its basis and
+    /// expectation hold (`outputs` and `expected_error` are then the bundled files).
+    pub bundled: Option<Arc<BundledOrigin>>,
 }
 
 impl DataSet {
@@ -112,6 +120,9 @@ pub enum ListingProblem {
     /// A case.json that contradicts the model it describes.
     #[error(transparent)]
     Contradicts(Arc<Contradiction>),
+    /// A copy of a bundled data set whose bundled expectation cannot be read.
+    #[error(transparent)]
+    Bundled(Arc<BundledOriginError>),
     /// A directory that cannot be read.
     #[error("reading {}: {source}", crate::text::shown_path(path))]
     Unreadable {
@@ -327,6 +338,7 @@ pub fn discover_until(roots: &[DataRoot], patterns: &Patterns, cancel: &Cancel) 
         cases.extend(found);
     }
     qualify_repeated_ids(&mut cases, &root_of, roots);
+    refuse_repeated_ids(&cases, &root_of, roots)?;
     if cases.is_empty() {
         return Err(Error::NoCases {
             roots: roots.iter().map(|r| r.path.clone()).collect(),
@@ -364,6 +376,27 @@ fn qualify_repeated_ids(cases: &mut [TestCase], root_of: &[usize], roots: &[Data
             case.id = format!("{}:{}", label(r), case.id);
         }
     }
+}
+
+/// Refuses the discovery when two cases still share a name once repeated ids are qualified:
+/// a case found as `other:node/test_x_pad` under one root (a directory named so) and the
+/// qualified copy of `node/test_x_pad` under the root `other`. Reports, `diff`, `merge` and
+/// baselines key data sets by name; one name for two cases would let one's verdict stand for
+/// the other's, so the run is refused rather than named by a guess.
+fn refuse_repeated_ids(cases: &[TestCase], root_of: &[usize], roots: &[DataRoot]) -> Result<(), Error> {
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(cases.len());
+    for (i, case) in cases.iter().enumerate() {
+        if let Some(first) = seen.insert(case.id.as_str(), i) {
+            return Err(Error::SameName {
+                id: case.id.clone(),
+                first: cases[first].dir.clone(),
+                first_root: roots[root_of[first]].path.clone(),
+                second: case.dir.clone(),
+                second_root: roots[root_of[i]].path.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn discover_root(data_root: &DataRoot, patterns: &Patterns, cancel: &Cancel) -> Result<Vec<TestCase>, Error> {
@@ -436,8 +469,17 @@ fn discover_root_within(
         }
         // Whatever model.onnx is — a directory, a FIFO, a dangling link — the case is listed,
         // and loading it says what is wrong, instead of the case vanishing.
-        if patterns.matches(&name) && std::fs::symlink_metadata(entry.path().join("model.onnx")).is_ok() {
-            cases.push(load_case_dir(data_root, entry.path()));
+        let model = entry.path().join("model.onnx");
+        if patterns.matches(&name)
+            && let Ok(metadata) = std::fs::symlink_metadata(&model)
+        {
+            // Its size, from the call that found it where it can be: most cases are no
+            // bundled one's copy, known by size alone.
+            let model_bytes = match metadata.is_file() {
+                true => Some(metadata.len()),
+                false => std::fs::metadata(&model).ok().filter(|m| m.is_file()).map(|m| m.len()),
+            };
+            cases.push(load_case_dir(data_root, entry.path(), model_bytes));
             walker.skip_current_dir();
         }
     }
@@ -464,7 +506,7 @@ fn case_id(root: &Path, dir: &Path) -> String {
     }
 }
 
-fn load_case_dir(data_root: &DataRoot, dir: &Path) -> TestCase {
+fn load_case_dir(data_root: &DataRoot, dir: &Path, model_bytes: Option<u64>) -> TestCase {
     let root = data_root.path.as_path();
     // Each directory is read once, and what is known from its entries is not asked again of
     // the file system: at 100,000 cases, every call per case counts.
@@ -521,6 +563,11 @@ fn load_case_dir(data_root: &DataRoot, dir: &Path) -> TestCase {
         },
         _ => None,
     };
+    // The bundled corpus itself, vouched for by the digests this build carries, is what the
+    // others are recognised by; any other case may be a copy of one of its data sets.
+    if !listed.is_some_and(|l| data_root.anchors(l)) {
+        bundled_origin::recognise(dir, model_bytes, listed, info.as_ref(), &mut data_sets);
+    }
     TestCase {
         id: case_id(root, dir),
         dir: dir.to_owned(),
@@ -570,6 +617,7 @@ fn list_data_set(index: usize, dir: PathBuf) -> DataSet {
         outputs: Vec::new(),
         expected_error: None,
         problem: None,
+        bundled: None,
         dir,
     };
     let listed = Entries::read(&data_set.dir).and_then(|entries| {
@@ -708,6 +756,35 @@ impl TestCase {
         format!("{}/{}", self.id, self.data_number(index))
     }
 
+    /// What data set `index` rests on: the bundled data set's basis when it is a copy of one
+    /// by content, else the case's.
+    pub fn basis_of(&self, index: usize) -> &BasisNote {
+        self.bundled(index).map_or(&self.basis, |b| &b.basis)
+    }
+
+    /// The case.json that says what data set `index` tests (the rules a must-refuse one
+    /// breaks): the bundled data set's when it is a copy of one by content, else the case's.
+    pub fn info_of(&self, index: usize) -> Option<&CaseInfo> {
+        match self.bundled(index) {
+            Some(bundled) => bundled.info.as_deref(),
+            None => self.info.as_deref(),
+        }
+    }
+
+    /// The bundled data set that data set `index` is by content, if any.
+    pub fn bundled(&self, index: usize) -> Option<&BundledOrigin> {
+        self.data_sets.get(index)?.bundled.as_deref()
+    }
+
+    /// Where this case's copies of bundled data sets said otherwise than the bundled ones:
+    /// the warnings the command line and the harness print.
+    pub fn disagreements(&self) -> impl Iterator<Item = &Disagreement> {
+        self.data_sets
+            .iter()
+            .filter_map(|d| d.bundled.as_deref())
+            .flat_map(|b| &b.disagreements)
+    }
+
     /// The N of `test_data_set_N` for data set `index`, or `index` itself past the end.
     pub fn data_number(&self, index: usize) -> usize {
         self.data_sets.get(index).map_or(index, |d| d.index)
@@ -802,6 +879,65 @@ pub fn applicability(model: &Model) -> Applicability {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Roots `left`, `right` and `third`: `node/test_dup_pad` under the first two is
+    /// qualified by its root, and `third` holds a case whose own path is that qualified name.
+    #[test]
+    fn a_name_still_shared_once_qualified_is_refused_naming_both_cases_and_roots() {
+        let roots: Vec<DataRoot> = ["left", "right", "third"]
+            .iter()
+            .map(|name| DataRoot {
+                path: PathBuf::from(name),
+                corpus: None,
+            })
+            .collect();
+        let case = |root: &str, id: &str| {
+            TestCase::unlisted(
+                Path::new(root),
+                &Path::new(root).join(id),
+                ListingProblem::BadNumber { path: PathBuf::new() },
+            )
+        };
+        let mut cases = vec![
+            case("left", "node/test_dup_pad"),
+            case("right", "node/test_dup_pad"),
+            case("third", "left:node/test_dup_pad"),
+        ];
+        let root_of = [0, 1, 2];
+        qualify_repeated_ids(&mut cases, &root_of, &roots);
+        let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "left:node/test_dup_pad",
+                "right:node/test_dup_pad",
+                "left:node/test_dup_pad"
+            ]
+        );
+        let error = refuse_repeated_ids(&cases, &root_of, &roots).unwrap_err();
+        let Error::SameName {
+            id,
+            first,
+            first_root,
+            second,
+            second_root,
+        } = &error
+        else {
+            panic!("{error}")
+        };
+        assert_eq!(id, "left:node/test_dup_pad");
+        assert_eq!(
+            (first.as_path(), first_root.as_path()),
+            (Path::new("left/node/test_dup_pad"), Path::new("left"))
+        );
+        assert_eq!(
+            (second.as_path(), second_root.as_path()),
+            (Path::new("third/left:node/test_dup_pad"), Path::new("third"))
+        );
+        // Without the third root, the qualified names are each one case's.
+        cases.pop();
+        assert!(refuse_repeated_ids(&cases, &root_of[..2], &roots).is_ok());
+    }
 
     #[test]
     fn a_walk_past_its_limit_stops_with_an_error_naming_the_root() {

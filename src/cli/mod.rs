@@ -169,13 +169,17 @@ impl Selection {
         Ok(DataRoot::resolve(&self.paths)?)
     }
 
-    /// Discovers the cases under `roots`; zero cases is an error.
+    /// Discovers the cases under `roots`; zero cases is an error. Where a copy of a bundled
+    /// data set said otherwise than the bundled one, a warning says which file and field.
     fn cases(&self, roots: &[DataRoot]) -> Result<Vec<TestCase>, Fatal> {
-        Ok(discover_until(
-            roots,
-            &Patterns::new(&self.patterns)?,
-            &signals::cancel(),
-        )?)
+        let cases = discover_until(roots, &Patterns::new(&self.patterns)?, &signals::cancel())?;
+        for disagreement in cases.iter().flat_map(TestCase::disagreements) {
+            eprintln!(
+                "pad-conformance: warning: {}",
+                crate::text::escape_line(&disagreement.to_string())
+            );
+        }
+        Ok(cases)
     }
 
     /// The data sets of `cases` that pass the filter (none passing is an error), and of

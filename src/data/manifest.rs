@@ -296,7 +296,7 @@ impl ListedCase {
 
 /// The size and sha256 of a regular file, reading at most one byte past `limit` (so a
 /// file grown huge, or a device, costs no more than the listed size).
-fn hash_file(path: &Path, limit: u64) -> std::io::Result<(u64, [u8; 32])> {
+pub(crate) fn hash_file(path: &Path, limit: u64) -> std::io::Result<(u64, [u8; 32])> {
     let (file, _) = open_regular(path, u64::MAX)?;
     let mut hasher = Sha256::new();
     let mut reader = file.take(limit.saturating_add(1));

@@ -7,6 +7,8 @@
 pub(crate) mod atomic_file;
 pub(crate) mod basis;
 pub(crate) mod bundled;
+pub(crate) mod bundled_content;
+pub(crate) mod content_key;
 pub(crate) mod corpus;
 pub(crate) mod corpus_error;
 pub(crate) mod digest;
@@ -22,6 +24,7 @@ pub(crate) mod shard;
 // Size-capped reads of side files, for the tool too.
 #[doc(hidden)]
 pub(crate) mod side_file;
+pub(crate) mod toml_duplicate_keys;
 
 // Scratch directories where the runner makes its own: for the tests' too.
 #[doc(hidden)]

@@ -122,6 +122,14 @@ impl DataRoot {
         Ok(roots)
     }
 
+    /// Whether `listed`, a case of this root's corpus, is vouched for by the digests this
+    /// build carries: a case of the bundled corpus itself.
+    pub(crate) fn anchors(&self, listed: &ListedCase) -> bool {
+        self.corpus
+            .as_deref()
+            .is_some_and(|corpus| !corpus.manifest.unanchored().contains(&listed.manifest))
+    }
+
     /// The manifest's entry for the case at `dir` (under this root), if its corpus lists it.
     pub fn listed_case(&self, dir: &Path) -> Option<&ListedCase> {
         let corpus = self.corpus.as_deref()?;

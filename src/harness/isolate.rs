@@ -265,7 +265,7 @@ impl Served {
                 let outcome = Outcome {
                     id: trial.case.id.clone(),
                     data_set: trial.case.data_number(trial.index),
-                    basis: trial.case.basis.clone(),
+                    basis: trial.case.basis_of(trial.index).clone(),
                     ..*outcome
                 };
                 Outcome {

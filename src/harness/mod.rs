@@ -475,6 +475,13 @@ impl Harness {
         // Checked first: a bad name is the gate's own mistake, whatever the data.
         self.config_name()?;
         let cases = discover_in(&roots, &patterns)?;
+        // The command line's warnings: a copy of a bundled data set that said otherwise.
+        for disagreement in cases.iter().flat_map(TestCase::disagreements) {
+            eprintln!(
+                "pad-conformance: warning: {}",
+                crate::text::escape_line(&disagreement.to_string())
+            );
+        }
         let baseline = Arc::new(self.read_baseline(&roots)?.for_config(self.config_name()?));
         let results = Arc::new(Mutex::new(Vec::new()));
         let retries = match &self.retries {
@@ -497,20 +504,21 @@ impl Harness {
         for case in cases {
             let case = Arc::new(case);
             let operator = self.describe(&case);
-            // Known before it runs: whether an answer gates. A crash gates on every basis
-            // (docs/semantics.md#basis), which only the run can tell.
-            let answers_gate = survival::gates(&self.options.gating, case.basis.kind, Survival::Answered);
             // The model, decoded once for all its data sets.
             let model = Arc::new(SharedModel::new(case.job_indices().len()));
             for index in case.job_indices() {
                 let name = case.data_set_name(index);
+                // Known before it runs: whether an answer gates. A crash gates on every basis
+                // (docs/semantics.md#basis), which only the run can tell.
+                let basis = case.basis_of(index).kind;
+                let answers_gate = survival::gates(&self.options.gating, basis, Survival::Answered);
                 // What is known of the trial before it runs, shown beside its name as known
                 // failures are: the baseline lists it, its basis does not gate, or the corpus
                 // changed its expected result since the baseline was written.
                 let mut kind = operator.clone();
                 let marks = [
                     (baseline.in_force(&name).is_some(), "known failure".to_owned()),
-                    (!answers_gate, format!("answers not gating: {} basis", case.basis.kind)),
+                    (!answers_gate, format!("answers not gating: {basis} basis")),
                     (
                         baseline.changed_with_corpus.contains_key(&name),
                         "changed with the corpus".to_owned(),

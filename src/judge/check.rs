@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::backend::{Backend, BackendError, RefBackend, error_code, refusal_rule, refusal_rules};
-use crate::case::{CaseError, Expected, LoadedDataSet, TestCase};
+use crate::case::{CaseError, Expected, ListingProblem, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
 use crate::judge::cause_key::{CauseKey, Pattern, values_pattern};
 use crate::judge::compare::{Deviation, Tolerance, compare_in};
@@ -227,7 +227,7 @@ impl Outcome {
             message: verdict.message(backend),
             verdict: Some(verdict),
             gates: false,
-            basis: case.basis.clone(),
+            basis: case.basis_of(index).clone(),
             bit_exact: None,
             max_abs_error: None,
             max_rel_error: None,
@@ -395,12 +395,12 @@ pub(crate) fn check_data_set_with(
                 Some(unsupported) => unsupported,
                 None if !options.constant_inputs(model).is_empty() => {
                     ran = true;
-                    run_with_constant_inputs(backend, model, &data, case, &decode, options)
+                    run_with_constant_inputs(backend, model, &data, (case, index), &decode, options)
                 }
                 None => {
                     ran = true;
                     let answer = run(backend, model, &data.inputs);
-                    let rules = expected_rules(case, model, &data, &answer);
+                    let rules = expected_rules(case, index, model, &data, &answer);
                     let digest = digest_of(&answer, options);
                     Judged {
                         answer: digest,
@@ -416,8 +416,14 @@ pub(crate) fn check_data_set_with(
         }
     };
     // A broken case (its listing at fault: a case.json contradicting its model, files that
-    // do not make a data set) gates whatever basis it claims: its claim is what is broken.
-    let broken = matches!(case_model, Err(CaseError::Listing(_)));
+    // do not make a data set) gates whatever basis it claims: its claim is what is broken. So
+    // does a copy of a bundled data set whose bundled expectation cannot be read: the basis
+    // it would otherwise be judged on is the copy's own claim.
+    let bundled_unreadable = case
+        .data_sets
+        .get(index)
+        .is_some_and(|d| matches!(d.problem, Some(ListingProblem::Bundled(_))));
+    let broken = matches!(case_model, Err(CaseError::Listing(_))) || bundled_unreadable;
     let outcome = Outcome {
         setup,
         rewritten_model: ran && backend.answers_with_rewritten_model(),
@@ -559,7 +565,7 @@ fn run_with_constant_inputs(
     backend: &dyn Backend,
     model: &Model,
     data: &LoadedDataSet,
-    case: &TestCase,
+    (case, index): (&TestCase, usize),
     decode: &crate::tensor::DecodeOptions,
     options: &CheckOptions,
 ) -> Judged {
@@ -584,7 +590,7 @@ fn run_with_constant_inputs(
         }
     };
     let answer = run(backend, &folded, &inputs);
-    let rules = expected_rules(case, model, data, &answer);
+    let rules = expected_rules(case, index, model, data, &answer);
     let digest = digest_of(&answer, options);
     // The regions of a mismatch are read off the original model and inputs.
     Judged {
@@ -595,8 +601,8 @@ fn run_with_constant_inputs(
 
 /// The rules a data set that must be refused breaks: those its case.json lists, and, when the
 /// backend's refusal names a rule to compare with them, every rule the reference refuses it by.
-fn expected_rules(case: &TestCase, model: &Model, data: &LoadedDataSet, answer: &Answer) -> Vec<Rule> {
-    let mut rules: Vec<Rule> = case.info.as_deref().map_or_else(Vec::new, |info| info.rules.clone());
+fn expected_rules(case: &TestCase, index: usize, model: &Model, data: &LoadedDataSet, answer: &Answer) -> Vec<Rule> {
+    let mut rules: Vec<Rule> = case.info_of(index).map_or_else(Vec::new, |info| info.rules.clone());
     let named = matches!(answer, Answer::Refused(e) if refusal_rule(e).is_some());
     if named
         && matches!(data.expected, Expected::Error(_))

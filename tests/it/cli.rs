@@ -1521,6 +1521,151 @@ fn the_same_id_under_two_roots_keeps_a_name_per_root_in_baselines_and_diff() {
     assert!(stderr(&diff).contains("1 regressed"), "{}", stderr(&diff));
 }
 
+/// A copy of a bundled data set keeps the bundled basis whatever case.json lies beside it:
+/// `test_wrap_pad` copied into a root of its own with a case.json saying `undefined` or `rule`
+/// gates a wrong answer as the spec's case it is (it passed, not gating, exit 0), and
+/// `--write-baseline` records it. The case.json is named in a warning, with the field.
+#[cfg(unix)]
+#[test]
+fn a_copy_of_a_bundled_data_set_keeps_its_basis_whatever_its_sidecar_claims() {
+    // Answers with its first input: the wrong shape.
+    let wrong = r#"exec-per-case:cp "$3" "$2/output_0.pb" #"#;
+    for claimed in ["undefined", "rule"] {
+        let dir = pad_conformance::testing::scratch_dir().unwrap();
+        let case = dir.path().join("mine/test_wrap_pad");
+        copy_dir(&testdata("onnx-1.22.0/node/test_wrap_pad"), &case);
+        let info = format!(
+            r#"{{"op": "Pad", "domain": "", "version": 25, "mode": "wrap", "dtype": "int32", "expect": "output",
+                "basis": {{"kind": "{claimed}", "section": "mine"}}}}"#
+        );
+        std::fs::write(case.join("case.json"), info).unwrap();
+        let root = dir.path().join("mine");
+        let baseline = dir.path().join("known.json");
+        let args = [
+            "--backend",
+            wrong,
+            "--basis",
+            "spec,reference,rule",
+            root.to_str().unwrap(),
+        ];
+        let out = run(&args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{claimed}: {stdout}{}", stderr(&out));
+        assert!(
+            stdout.contains("FAIL  test_wrap_pad/0  Pad-25  spec"),
+            "{claimed}: {stdout}"
+        );
+        assert!(!stdout.contains("not gating"), "{claimed}: {stdout}");
+        let warning = format!(
+            "pad-conformance: warning: {}: its basis is {claimed}, but {} is the bundled ",
+            case.join("case.json").display(),
+            case.join("test_data_set_0").display()
+        );
+        assert!(stderr(&out).contains(&warning), "{claimed}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("/node/test_wrap_pad/0 by content, whose basis is spec: the bundled basis holds"),
+            "{claimed}: {}",
+            stderr(&out)
+        );
+        // Gating on the spec alone, as by default: still a failure, and recorded as one.
+        let recorded = run(&[
+            "--backend",
+            wrong,
+            "--write-baseline",
+            baseline.to_str().unwrap(),
+            root.to_str().unwrap(),
+        ]);
+        assert_eq!(recorded.status.code(), Some(0), "{claimed}: {}", stderr(&recorded));
+        let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&baseline).unwrap()).unwrap();
+        assert_eq!(
+            written["expected"]["test_wrap_pad/0"]["status"], "failed",
+            "{claimed}: {written}"
+        );
+    }
+}
+
+/// Two roots given as relative paths that both hold `node/test_dup_pad`: every report the run
+/// writes names each copy once (JSON, JUnit), the shards' parts (one copy each, by the names'
+/// hashes) merge into the whole run's report, and `diff` reads all of them. A third root
+/// holding a directory named like the first copy's qualified name (`left:node/test_dup_pad`)
+/// would give two cases one name:
+/// the run is refused, naming both case directories and both roots, and writes no report.
+#[test]
+fn a_run_over_roots_sharing_an_id_writes_reports_its_diff_and_merge_read() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    for root in ["left", "right"] {
+        copy_dir(
+            &testdata("onnx-1.22.0/node/test_constant_pad"),
+            &dir.path().join(root).join("node/test_dup_pad"),
+        );
+    }
+    let in_dir = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let ids = |path: &str| -> Vec<String> {
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join(path)).unwrap()).unwrap();
+        let cases = report["cases"].as_array().unwrap();
+        cases.iter().map(|c| c["id"].as_str().unwrap().to_owned()).collect()
+    };
+    let whole = in_dir(&["--output", "whole.json", "left", "right"]);
+    assert_eq!(whole.status.code(), Some(0), "{}", stderr(&whole));
+    assert_eq!(ids("whole.json"), ["left:node/test_dup_pad", "right:node/test_dup_pad"]);
+    let junit = in_dir(&["--format", "junit", "--output", "whole.xml", "left", "right"]);
+    assert_eq!(junit.status.code(), Some(0), "{}", stderr(&junit));
+    let xml = std::fs::read_to_string(dir.path().join("whole.xml")).unwrap();
+    for name in ["left:node/test_dup_pad/0", "right:node/test_dup_pad/0"] {
+        assert_eq!(xml.matches(&format!("name=\"{name}\"")).count(), 1, "{xml}");
+    }
+    for k in [1, 2] {
+        let shard = format!("{k}/2");
+        let part = in_dir(&[
+            "--shard",
+            &shard,
+            "--output",
+            &format!("part-{k}.json"),
+            "left",
+            "right",
+        ]);
+        assert_eq!(part.status.code(), Some(0), "{}", stderr(&part));
+    }
+    let merged = in_dir(&[
+        "merge",
+        "--data",
+        "left",
+        "--data",
+        "right",
+        "--output",
+        "merged.json",
+        "part-1.json",
+        "part-2.json",
+    ]);
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
+    assert_eq!(ids("merged.json"), ids("whole.json"));
+    let diff = in_dir(&["diff", "whole.json", "merged.json"]);
+    assert_eq!(diff.status.code(), Some(0), "{}", stderr(&diff));
+    assert!(
+        String::from_utf8_lossy(&diff.stdout).contains("(2 unchanged)"),
+        "{diff:?}"
+    );
+
+    copy_dir(
+        &testdata("onnx-1.22.0/node/test_constant_pad"),
+        &dir.path().join("third/left:node/test_dup_pad"),
+    );
+    let refused = in_dir(&["--output", "refused.json", "left", "right", "third"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert_eq!(
+        stderr(&refused).trim(),
+        "pad-conformance: left/node/test_dup_pad and third/left:node/test_dup_pad would both be named \"left:node/test_dup_pad\" (under the roots left and third): a run names each case once; rename one, or run the roots apart"
+    );
+    assert!(!dir.path().join("refused.json").exists());
+}
+
 #[test]
 fn no_output_is_written_over_a_file_the_run_reads() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
@@ -1785,6 +1930,33 @@ fn merge_judges_parts_in_the_configuration_they_ran_in_and_refuses_another() {
     for extra in [&[][..], &["--config", "release"][..]] {
         let judged = merge(extra);
         assert_eq!(judged.status.code(), Some(1), "{extra:?}: {}", stderr(&judged));
+    }
+}
+
+/// A profile defining a key twice is refused by every verb that reads one, naming the key
+/// and both lines (toml's own error named the second line alone, and not the key).
+#[test]
+fn a_profile_defining_a_key_twice_is_refused_naming_the_key_and_both_lines() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let profile = dir.path().join("p.toml");
+    std::fs::write(
+        &profile,
+        "[inputs.pads]\nranks = [1]\n\n[[except]]\nmodes = [\"wrap\"]\n\n[inputs.pads]\nranks = [2]\n",
+    )
+    .unwrap();
+    let (profile, data) = (profile.to_str().unwrap(), testdata("onnx-1.22.0/node/test_wrap_pad"));
+    let data = data.to_str().unwrap();
+    for args in [
+        &["--profile", profile, data][..],
+        &["fuzz", "--backend", "ref", "--cases", "1", "--profile", profile][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("p.toml: inputs.pads is defined twice (lines 1 and 7); keep one"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
     }
 }
 

@@ -411,6 +411,28 @@ fn a_sidecar_cannot_relabel_upstream_data_and_a_changed_file_fails() {
     assert!(problem.contains("MANIFEST.tsv"), "{problem}");
 }
 
+/// A copy of a bundled data set outside the corpus keeps the bundled basis whatever case.json
+/// lies beside it: the refusal of a valid data set gates (it was "answers not gating").
+#[test]
+fn a_copy_of_a_bundled_data_set_gates_on_its_bundled_basis() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let edge = dir.path().join("test_edge_pad");
+    support::files::copy_dir(&upstream("onnx-1.22.0/node/test_edge_pad"), &edge);
+    std::fs::write(
+        edge.join("case.json"),
+        r#"{"op": "Pad", "domain": "", "version": 25, "mode": "edge", "dtype": "float", "expect": "output",
+            "basis": {"kind": "undefined", "section": "planted"}}"#,
+    )
+    .unwrap();
+    let run = execute(Harness::new(NoEdge).root(dir.path()), None);
+    assert_eq!(
+        (run.conclusion.num_failed, failures(&run), run.summary.not_gating),
+        (1, 1, 0)
+    );
+    let cases = pad_conformance::testing::discover(&[dir.path().to_owned()], &Default::default()).unwrap();
+    assert_eq!(cases[0].basis_of(0).kind, pad_conformance::Basis::Spec);
+}
+
 #[test]
 fn a_version_planted_in_a_parent_is_not_adopted() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();

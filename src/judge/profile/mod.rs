@@ -57,7 +57,9 @@ pub use inputs::InputLimits;
 use inputs::{InputForm, ModeAxes};
 pub(crate) use subject::Subject;
 
+use crate::data::duplicate_keys::DuplicateKey;
 use crate::data::side_file::{MAX_PROFILE_BYTES, excerpt, excerpt_lines, read_text_capped};
+use crate::data::toml_duplicate_keys::duplicate_at;
 use crate::model::Model;
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::tensor::DataType;
@@ -153,6 +155,22 @@ pub enum ProfileError {
         /// Where and why.
         #[source]
         source: toml::de::Error,
+    },
+    /// A key defined twice: the toml crate refuses it pointing at the second definition only,
+    /// so the refusal names the key and both lines.
+    #[error(
+        "reading {}: {key} is defined twice (lines {first_line} and {second_line}); keep one",
+        crate::text::shown_path(path)
+    )]
+    DuplicateKey {
+        /// The file.
+        path: PathBuf,
+        /// The key, as a field is named (`except[1].modes`).
+        key: String,
+        /// Where it is defined first (1-based).
+        first_line: usize,
+        /// Where it is defined again.
+        second_line: usize,
     },
     /// A file that sets nothing: most likely the wrong file, and "everything" is what leaving
     /// `--profile` out already means.
@@ -446,9 +464,24 @@ impl Profile {
             path: path.to_owned(),
             source,
         })?;
-        let file: ProfileFile = toml::from_str(&text).map_err(|source| ProfileError::Parse {
-            path: path.to_owned(),
-            source,
+        let file: ProfileFile = toml::from_str(&text).map_err(|source| {
+            let duplicate = source.span().and_then(|span| duplicate_at(&text, span));
+            match duplicate {
+                Some(DuplicateKey {
+                    key,
+                    first_line,
+                    second_line,
+                }) => ProfileError::DuplicateKey {
+                    path: path.to_owned(),
+                    key,
+                    first_line,
+                    second_line,
+                },
+                None => ProfileError::Parse {
+                    path: path.to_owned(),
+                    source,
+                },
+            }
         })?;
         if file.operators.is_none()
             && file.dtypes.is_none()
@@ -918,6 +951,34 @@ mod tests {
         let path = dir.path().join("p.toml");
         std::fs::write(&path, text).unwrap();
         Profile::read(&path)
+    }
+
+    /// toml's own error points at the second definition alone, without the key: the
+    /// refusal names the key and both lines, as a JSON file's does.
+    #[test]
+    fn a_key_defined_twice_is_refused_naming_the_key_and_both_lines() {
+        let error = read("operators = [\"Pad-18\"]\ndtypes = [\"float\"]\n\n[[except]]\nmodes = [\"wrap\"]\noperators = [\"Pad-19\"]\nmodes = [\"edge\"]\n")
+            .unwrap_err();
+        let ProfileError::DuplicateKey {
+            path,
+            key,
+            first_line,
+            second_line,
+        } = &error
+        else {
+            panic!("{error}")
+        };
+        assert_eq!((key.as_str(), *first_line, *second_line), ("except[0].modes", 5, 7));
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "reading {}: except[0].modes is defined twice (lines 5 and 7); keep one",
+                crate::text::shown_path(path)
+            )
+        );
+        // Other errors are toml's own, with its excerpt.
+        let error = read("operators = [\"Pad-18\"]\nmodes = 1\n").unwrap_err();
+        assert!(matches!(error, ProfileError::Parse { .. }), "{error}");
     }
 
     #[test]
