@@ -10,8 +10,12 @@ use std::path::Path;
 
 use ndarray::{ArrayD, Axis, Slice};
 
+use super::case::FuzzCase;
 use super::encoding::Encoding;
-use super::{Evaluation, Finding, FuzzCase, FuzzError, FuzzOptions, Reencode, Site, evaluate};
+use super::error::FuzzError;
+use super::evaluate::{Evaluation, evaluate};
+use super::finding::{Finding, Site};
+use super::options::{FuzzOptions, Reencode};
 use crate::backend::Backend;
 use crate::judge::cause_key::CauseKey;
 use crate::operators::PadOp;
