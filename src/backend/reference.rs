@@ -5,7 +5,7 @@ use crate::model::Model;
 use crate::reference::run_model;
 use crate::tensor::Tensor;
 
-/// Evaluates models with the crate's reference evaluation (SEMANTICS.md).
+/// Evaluates models with the crate's reference evaluation (docs/semantics.md).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RefBackend;
 

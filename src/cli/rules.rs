@@ -1,10 +1,12 @@
 //! `rules`: the table of refusal rules (operators::Rule), for people and for tools that
-//! would otherwise copy it (scripts/gen-extended).
+//! would otherwise copy it (scripts/gen-extended); its JSON carries the operator table the
+//! rules refuse against too.
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::operators::Rule;
+use crate::family::domain_name;
+use crate::operators::{OpVersion, Rule};
 use serde_json::json;
 
 use super::Fatal;
@@ -45,8 +47,8 @@ fn human_table() -> String {
     text
 }
 
-/// `{"format": 2, "rules": [{"id", "basis", "section", "refuses"}]}`, the rules in the order
-/// of [`Rule::ALL`].
+/// `{"format": 2, "rules": [{"id", "basis", "section", "refuses"}], "operators": [...]}`, the
+/// rules in the order of [`Rule::ALL`], the operators as [`operator_rows`] has them.
 fn json_table() -> String {
     let rows: Vec<_> = Rule::ALL
         .iter()
@@ -55,7 +57,28 @@ fn json_table() -> String {
             json!({"id": rule.id(), "basis": basis.name(), "section": section, "refuses": rule.describe()})
         })
         .collect();
-    serde_json::to_string_pretty(&json!({"format": RULES_FORMAT, "rules": rows})).expect("the table serializes")
+    let table = json!({"format": RULES_FORMAT, "rules": rows, "operators": operator_rows()});
+    serde_json::to_string_pretty(&table).expect("the table serializes")
+}
+
+/// The operator table `data-type`, `mode-not-in-version` and `extra-input` refuse against, a
+/// row per operator version in the order of [`OpVersion::all`]: `{"operator", "domain",
+/// "version", "dtypes", "modes", "inputs", "attributes"}`, the element types in code order.
+/// scripts/gen-extended reads it rather than restate it.
+fn operator_rows() -> Vec<serde_json::Value> {
+    OpVersion::all()
+        .map(|row| {
+            json!({
+                "operator": row.op.op_type(),
+                "domain": domain_name(row.op.domain()),
+                "version": row.version,
+                "dtypes": row.data_types().map(|t| t.name()).collect::<Vec<_>>(),
+                "modes": row.modes().iter().map(|m| m.name()).collect::<Vec<_>>(),
+                "inputs": row.inputs(),
+                "attributes": row.attributes(),
+            })
+        })
+        .collect()
 }
 
 /// The table docs/semantics.md#refusal-rules holds.

@@ -1803,6 +1803,43 @@ fn rules_are_plain_text_by_default_and_markdown_only_when_asked() {
 }
 
 #[test]
+fn rules_json_carries_the_operator_table_scripts_read() {
+    let out = run(&["rules", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json["operators"].as_array().unwrap();
+    assert_eq!(rows.len(), pad_conformance::OpVersion::all().count());
+    let row = |operator: &str, domain: &str, version: i64| {
+        rows.iter()
+            .find(|r| r["operator"] == operator && r["domain"] == domain && r["version"] == version)
+            .unwrap_or_else(|| panic!("{operator}-{version} of {domain}: {json}"))
+    };
+    let modes = |r: &serde_json::Value| r["modes"].clone();
+    assert_eq!(
+        modes(row("Pad", "ai.onnx", 18)),
+        serde_json::json!(["constant", "reflect", "edge"])
+    );
+    assert_eq!(
+        modes(row("Pad", "ai.onnx", 19)),
+        serde_json::json!(["constant", "reflect", "edge", "wrap"])
+    );
+    assert_eq!(modes(row("CenterCropPad", "ai.onnx", 18)), serde_json::json!([]));
+    assert_eq!(
+        row("Pad", "com.microsoft", 1)["dtypes"],
+        serde_json::json!(["float", "float16", "double"])
+    );
+    assert_eq!(
+        row("Pad", "ai.onnx", 2)["attributes"],
+        serde_json::json!(["pads", "value", "mode"])
+    );
+    assert_eq!(
+        row("Pad", "ai.onnx", 13)["inputs"],
+        serde_json::json!(["data", "pads", "constant_value"])
+    );
+    let pad25 = row("Pad", "ai.onnx", 25)["dtypes"].as_array().unwrap().len();
+    assert_eq!(pad25, 26, "Pad-25 accepts every element type");
+}
+
+#[test]
 fn coverage_is_plain_columns_by_default_markdown_and_json_when_asked() {
     let human = run(&["coverage"]);
     assert_eq!(human.status.code(), Some(0), "{}", stderr(&human));

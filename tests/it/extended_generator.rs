@@ -126,7 +126,8 @@ fn generator_reproduces_the_committed_corpus() {
     let python = support::python::python();
     let tmp = pad_conformance::testing::scratch_dir().expect("creating a temporary directory");
     let out = tmp.path().join("extended");
-    // The refusal rules, from the built binary: the generator restates none of them.
+    // The refusal rules and the operator table, from the built binary: the generator restates
+    // neither.
     let rules = tmp.path().join("rules.json");
     let table = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
         .args(["rules", "--format", "json"])

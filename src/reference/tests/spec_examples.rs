@@ -1,4 +1,5 @@
-//! The worked examples of the operator pages (shared/spec/), with their exact outputs.
+//! The worked examples of the operator pages (ONNX's Pad and CenterCropPad, onnxruntime's
+//! com.microsoft Pad), with their exact outputs.
 
 use ndarray::{ArrayD, IxDyn, s};
 
@@ -62,7 +63,7 @@ fn example_3_edge_mode() {
 
 #[test]
 fn example_4_wrap_mode() {
-    // 004_...txt, Pad-19/21/23: pads [2, 1, 1, 1], a 6 × 4 output.
+    // The Pad page's example 4 (Pad-19/21/23): pads [2, 1, 1, 1], a 6 × 4 output.
     #[rustfmt::skip]
     let expected = tensor(&[6, 4], vec![
         3.4f32, 2.3, 3.4, 2.3,
@@ -106,8 +107,8 @@ fn pad_1_example_paddings_follow_the_stated_layout_not_the_example() {
 
 #[test]
 fn microsoft_pad_example() {
-    // 000_...txt prints the output with one more level of brackets than the data has; the
-    // output has the data's rank, as for ai.onnx Pad.
+    // com.microsoft Pad's page prints the output with one more level of brackets than the data
+    // has; the output has the data's rank, as for ai.onnx Pad.
     let expected = tensor(
         &[3, 4],
         vec![0.0f32, 0.0, 1.0, 1.2, 0.0, 0.0, 2.3, 3.4, 0.0, 0.0, 4.5, 5.7],
