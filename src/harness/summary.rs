@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::gate::baseline::CorpusChange;
+use crate::gate::judging::CorpusChange;
 use crate::judge::check::Outcome;
 use crate::judge::compare::{Deviation, MAX_LISTED};
 use crate::judge::gate_result::GateResult;
