@@ -16,8 +16,8 @@ pub enum HarnessError {
     /// The baseline cannot be read or written.
     #[error(transparent)]
     Baseline(#[from] BaselineError),
-    /// [`Harness::retries`] or `PAD_CONFORMANCE_RETRIES` asks for more retries than the bound, or
-    /// the variable is not a number.
+    /// [`Harness::retries`](super::Harness::retries) or `PAD_CONFORMANCE_RETRIES` asks for more
+    /// retries than the bound, or the variable is not a number.
     #[error("{from} {value:?}: give a whole number of retries from 0 to {max}", max = crate::judge::retry::MAX_RETRIES)]
     Retries {
         /// Where it was asked: `Harness::retries`, or the variable's name.
@@ -25,7 +25,8 @@ pub enum HarnessError {
         /// What was asked.
         value: String,
     },
-    /// Under [`Harness::strict_corpus`]: the baseline records no version of the corpus.
+    /// Under [`Harness::strict_corpus`](super::Harness::strict_corpus): the baseline records no
+    /// version of the corpus.
     #[error("{0} (strict_corpus)")]
     Unversioned(String),
     /// The configuration's name is not one.
@@ -55,7 +56,8 @@ pub enum HarnessError {
         /// What was to be written: `baseline`, `report`.
         what: &'static str,
     },
-    /// The profile handed to [`Harness::profile`] leaves every data set unsupported.
+    /// The profile handed to [`Harness::profile`](super::Harness::profile) leaves every data set
+    /// unsupported.
     #[error(transparent)]
     Profile(#[from] crate::judge::profile::ProfileError),
 }
