@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 
-use super::ErrorKind;
+use super::error::ErrorKind;
 use crate::tensor::FileError;
 
 /// Why a worker gave no usable answer.
@@ -103,7 +103,7 @@ pub enum WorkerError {
         optimizer: String,
         /// Why.
         #[source]
-        source: super::BackendError,
+        source: super::error::BackendError,
     },
 }
 

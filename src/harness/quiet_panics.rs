@@ -2,10 +2,15 @@
 //! already catches the panic and puts its message in the trial's failure, so the default
 //! hook's message (and backtrace) would say it a second time, hundreds of times over a suite.
 //! Panics elsewhere — in the harness, or on a thread the backend started — go to the previous
-//! hook as before.
+//! hook as before. [`check_quietly`] checks a data set under it.
 
 use std::cell::{Cell, RefCell};
 use std::sync::Once;
+
+use crate::backend::Backend;
+use crate::case::{CaseError, TestCase};
+use crate::judge::check::{CheckOptions, Outcome, Status, check_data_set_with};
+use crate::model::Model;
 
 thread_local! {
     static QUIET: Cell<bool> = const { Cell::new(false) };
@@ -34,6 +39,24 @@ pub(super) fn quietly<R>(f: impl FnOnce() -> R) -> (R, Option<String>) {
     let result = f();
     QUIET.set(false);
     (result, LOCATION.take())
+}
+
+/// Checks a data set with the backend's panics kept off stderr (their message is the
+/// trial's failure, with where it happened).
+pub(super) fn check_quietly(
+    backend: &dyn Backend,
+    case: &TestCase,
+    index: usize,
+    model: &Result<Model, CaseError>,
+    options: &CheckOptions,
+) -> Outcome {
+    let (mut outcome, location) = quietly(|| check_data_set_with(backend, case, index, model, options));
+    if let Some(location) = location
+        && outcome.status == Status::Errored
+    {
+        outcome.message.push_str(&format!("\n  at {location}"));
+    }
+    outcome
 }
 
 #[cfg(test)]

@@ -5,9 +5,10 @@
 
 use std::fmt;
 
-use crate::gate::baseline::CorpusChange;
+use crate::gate::judging::CorpusChange;
 use crate::judge::check::Outcome;
-use crate::judge::compare::{Deviation, MAX_LISTED};
+use crate::judge::compare::MAX_LISTED;
+use crate::judge::deviation::Deviation;
 use crate::judge::gate_result::GateResult;
 use crate::report::{RunReport, Summary};
 use crate::text::escape_line;

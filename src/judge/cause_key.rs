@@ -10,7 +10,8 @@ use std::fmt;
 use ndarray::ArrayD;
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::compare::{Comparable, Tolerance};
+use super::element_check::Comparable;
+use super::tolerance::Tolerance;
 use super::verdict::{Cause, Failure, Verdict};
 use crate::data::basis::Basis;
 use crate::model::Model;

@@ -11,12 +11,14 @@ use crate::backend::{Backend, BackendError, RefBackend, error_code, refusal_rule
 use crate::case::{CaseError, Expected, ListingProblem, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
 use crate::judge::cause_key::{CauseKey, Pattern, values_pattern};
-use crate::judge::compare::{Deviation, Tolerance, compare_in};
+use crate::judge::compare::compare_in;
+use crate::judge::deviation::Deviation;
 use crate::judge::gate_result::GateResult;
 use crate::judge::profile::{Profile, Subject};
 use crate::judge::retried::{Retry, answer_digest};
 use crate::judge::setup::Setup;
 use crate::judge::survival::{self, Survival};
+use crate::judge::tolerance::Tolerance;
 use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
 // Where reports and the command line have always taken it from, beside `Outcome`.
 pub(crate) use crate::judge::status::Status;

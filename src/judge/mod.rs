@@ -1,10 +1,14 @@
 //! Judging: one data set run against a backend and its answer compared with the expected
-//! one ([`check`], [`compare`]), within what the backend declares it supports ([`profile`]),
-//! into a [`verdict`]; a baseline weighs that into a [`gate_result`].
+//! one ([`check`], [`compare`]: each pair of elements by [`element_check`] under the run's
+//! [`tolerance`], the floating differences measured as a [`deviation`]), within what the
+//! backend declares it supports ([`profile`]), into a [`verdict`]; a baseline weighs that
+//! into a [`gate_result`].
 
 pub(crate) mod cause_key;
 pub(crate) mod check;
 pub(crate) mod compare;
+pub(crate) mod deviation;
+pub(crate) mod element_check;
 pub(crate) mod gate_result;
 pub(crate) mod profile;
 pub(crate) mod retried;
@@ -12,5 +16,6 @@ pub(crate) mod retry;
 pub(crate) mod setup;
 pub(crate) mod status;
 pub(crate) mod survival;
+pub(crate) mod tolerance;
 pub(crate) mod ulps;
 pub(crate) mod verdict;

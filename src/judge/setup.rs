@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::judge::compare::Comparable;
+use crate::judge::element_check::Comparable;
 use crate::model::{AttributeValue, Model};
 use crate::tensor::{DataType, Tensor};
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::status::Status;
 use crate::backend::{BackendError, ErrorKind, ExecError, WorkerError, error_kind, refusal_rule};
-use crate::judge::compare::Deviation;
+use crate::judge::deviation::Deviation;
 use crate::operators::Rule;
 
 /// The verdict on a backend's answer to one data set.

@@ -90,3 +90,32 @@ pub(crate) fn pad_regions(model: &Model, inputs: &[Tensor]) -> Option<PadRegions
         .collect::<Option<Vec<_>>>()?;
     Some(PadRegions { pads, out_shape })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_name_the_padding_an_index_falls_in() {
+        let regions = PadRegions {
+            pads: vec![(1, 0), (0, 2)],
+            out_shape: vec![3, 4],
+        };
+        assert_eq!(regions.region(&[0, 0]), "begin padding of axis 0");
+        assert_eq!(regions.region(&[1, 3]), "end padding of axis 1");
+        assert_eq!(regions.region(&[2, 2]), "end padding of axis 1");
+        assert_eq!(regions.region(&[1, 1]), "interior");
+        assert_eq!(
+            regions.region(&[0, 3]),
+            "begin padding of axis 0, end padding of axis 1"
+        );
+        // A cropped side has no padding.
+        let cropped = PadRegions {
+            pads: vec![(-1, 1)],
+            out_shape: vec![3],
+        };
+        assert_eq!(cropped.region(&[0]), "interior");
+        assert_eq!(cropped.region(&[1]), "interior");
+        assert_eq!(cropped.region(&[2]), "end padding of axis 0");
+    }
+}

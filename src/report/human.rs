@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use super::RunReport;
 use crate::data::basis::Basis;
-use crate::gate::baseline::GateResult;
 use crate::judge::check::{Outcome, Status};
+use crate::judge::gate_result::GateResult;
 use crate::judge::verdict::Verdict;
 use crate::text::strip_ansi;
 use crate::text::{escape_line, escape_text};

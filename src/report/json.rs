@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::{RunFacts, RunReport, Summary};
 use crate::backend::RuntimeInfo;
 use crate::data::shard::Shard;
-use crate::gate::baseline::GateSummary;
+use crate::gate::judging::GateSummary;
 use crate::judge::check::Outcome;
 
 /// The JSON report's format: 2 added `format` and `baseline`; a report without `format`

@@ -140,7 +140,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::gate::baseline::GateSummary;
+    use crate::gate::judging::GateSummary;
 
     fn junit(outcome: Outcome, strict: bool) -> String {
         let report = RunReport {

@@ -63,7 +63,7 @@ pub struct RunReport {
     /// Wall-clock time of the whole run.
     pub duration: Duration,
     /// How the run compares with its baseline, when it was judged against one.
-    pub baseline: Option<crate::gate::baseline::GateSummary>,
+    pub baseline: Option<crate::gate::judging::GateSummary>,
     /// The runtime behind the backend, when it says ([`Backend::runtime`](crate::backend::Backend::runtime)).
     pub runtime: Option<crate::backend::RuntimeInfo>,
     /// The part of the data sets this run took, when it took one (`--shard K/N`).

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use super::Unsupported;
 use super::subject::Subject;
+use super::unsupported::Unsupported;
 
 /// The newest IR version and opsets a backend reads; nothing set: any.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -9,9 +9,9 @@ use serde::Deserialize;
 use crate::operators::PadMode;
 use crate::operators::params::abbreviated;
 
-use super::Unsupported;
 use super::input_role::InputRole;
 use super::subject::Subject;
+use super::unsupported::Unsupported;
 
 /// In which form a backend takes an input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
