@@ -16,8 +16,8 @@ use crate::run::runner::{Job, jobs as run_jobs_of};
 use crate::run::selection::select;
 use crate::text::{escape_line, escape_text};
 
-use super::Fatal;
 use super::args::{GateArgs, RunArgs, RunFormat};
+use super::fatal::Fatal;
 use super::output::{Output, check_run_files, chosen_format, finish, open_output};
 use super::signals::{self, CancelsRun};
 

@@ -7,8 +7,8 @@ use crate::cli::run_diff::RunDiff;
 use crate::cli::scoreboard::write_diff_html;
 use crate::report::read_json_report;
 
-use super::Fatal;
 use super::args::{DiffArgs, DiffFormat};
+use super::fatal::Fatal;
 use super::output::{check_run_files, finish, open_output};
 
 pub(super) fn diff(args: &DiffArgs) -> Result<ExitCode, Fatal> {

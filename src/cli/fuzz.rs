@@ -12,9 +12,9 @@ use crate::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, fuzz as run
 use crate::judge::profile::Profile;
 use crate::text::{escape_line, escape_text, strip_ansi};
 
-use super::Fatal;
 use super::args::{BenchFormat, FuzzArgs};
 use super::backend_spec::positive_seconds;
+use super::fatal::Fatal;
 use super::fuzz_json::{FuzzJson, RunJson};
 use super::fuzz_out::FindingsDir;
 use super::output::{check_run_files, chosen_format, finish, open_output};

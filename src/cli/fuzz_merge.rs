@@ -13,8 +13,8 @@ use crate::data::json_file::read_json;
 use crate::data::shard::{Shard, missing_parts};
 use crate::data::side_file::MAX_REPORT_BYTES;
 
-use super::Fatal;
 use super::args::{BenchFormat, FuzzMergeArgs};
+use super::fatal::Fatal;
 use super::fuzz_json::{FindingJson, FuzzJson, ShardJson, SiteJson};
 use super::merge::PartsDiffer;
 use super::output::{check_run_files, chosen_format, finish, open_output};

@@ -11,8 +11,8 @@ use crate::cli::scoreboard::{Board, write_scoreboard};
 use crate::data::default_root;
 use crate::text::escape_text;
 
-use super::Fatal;
 use super::args::{CoverageArgs, MatrixArgs, MatrixFormat, TableFormat};
+use super::fatal::Fatal;
 use super::output::{check_run_files, chosen_format, finish, open_output};
 use super::signals::{self, CancelsRun};
 

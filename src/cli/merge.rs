@@ -21,9 +21,9 @@ use crate::report::{Colors, RunReport, read_json_report, write_outcome};
 use crate::run::runner::jobs;
 use crate::text::shown_path;
 
-use super::Fatal;
 use super::args::{GateArgs, MergeArgs, RunFormat};
 use super::check::{View, exit_code, judge_against, read_baseline, write_report};
+use super::fatal::Fatal;
 use super::merge_profile::judge_with_profile;
 use super::output::{check_run_files, chosen_format, open_output};
 

@@ -24,8 +24,8 @@ use crate::tensor::DEFAULT_MAX_BYTES;
 use crate::text::escape_line;
 use serde::Serialize;
 
-use super::Fatal;
 use super::args::PromoteArgs;
+use super::fatal::Fatal;
 use super::promote_corpus::{FUZZ_DIR, NewCase, TRANSACTION_DIR, existing, fuzz_dir, lock, no_fault, recover, release};
 use super::promote_finding::Finding;
 use super::second_oracle::{Confirmation, OracleStatus, PYTHON_ENV, onnx_reference_spec, onnx_reference_worker};

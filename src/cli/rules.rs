@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use crate::operators::Rule;
 use serde_json::json;
 
-use super::Fatal;
 use super::args::{RulesArgs, TableFormat};
+use super::fatal::Fatal;
 use super::output::{chosen_format, finish, open_output};
 
 /// The JSON table's format: 1 was a bare array of rules; 2 wraps it as `rules` beside

@@ -10,8 +10,8 @@ use crate::cli::bench::{
 };
 use crate::operators::PadMode;
 
-use crate::cli::Fatal;
 use crate::cli::args::{BenchArgs, BenchFormat};
+use crate::cli::fatal::Fatal;
 
 /// The JSON report's format: 1 was a bare array of results; 2 wraps it as `results` beside
 /// `format`.

@@ -11,8 +11,8 @@ pub(crate) mod timeline;
 
 use std::process::ExitCode;
 
-use crate::cli::Fatal;
 use crate::cli::args::{HistoryArgs, HistoryVerb, HistoryWriteArgs};
+use crate::cli::fatal::Fatal;
 use crate::data::atomic_file::write_atomically;
 use crate::text::shown_path;
 
