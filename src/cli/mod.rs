@@ -31,6 +31,7 @@ mod run_diff;
 mod scoreboard;
 mod second_oracle;
 mod selection;
+mod shard_parts;
 pub(crate) mod signals;
 #[cfg(test)]
 mod verdict_wording;
