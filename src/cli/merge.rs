@@ -22,10 +22,10 @@ use crate::run::runner::jobs;
 use crate::text::shown_path;
 
 use super::args::{GateArgs, MergeArgs, RunFormat};
-use super::check::{View, exit_code, judge_against, read_baseline, write_report};
 use super::fatal::Fatal;
 use super::merge_profile::judge_with_profile;
 use super::output::{check_run_files, chosen_format, open_output};
+use super::run_report::{View, exit_code, judge_against, read_baseline, write_report};
 use super::shard_parts::{PartsDiffer, ShardsError, ShardsSeen};
 
 pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {

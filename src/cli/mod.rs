@@ -4,7 +4,6 @@
 pub(crate) mod args;
 mod backend_spec;
 mod bench;
-mod check;
 mod checking;
 mod coverage_table;
 mod diff;
@@ -16,7 +15,6 @@ mod fuzz_json;
 mod fuzz_merge;
 mod fuzz_out;
 mod history;
-mod listing;
 mod matrix;
 mod matrix_report;
 mod matrix_table;
@@ -27,14 +25,14 @@ mod promote;
 mod promote_corpus;
 mod promote_finding;
 mod rules;
+mod run;
 mod run_diff;
+mod run_report;
 mod scoreboard;
 mod second_oracle;
 mod selection;
 mod shard_parts;
 pub(crate) mod signals;
-#[cfg(test)]
-mod verdict_wording;
 
 use std::process::ExitCode;
 
@@ -140,6 +138,6 @@ pub(crate) fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Promote(args)) => promote::promote(args),
         Some(Command::FuzzMerge(args)) => fuzz_merge::fuzz_merge(args),
         Some(Command::History(args)) => history::history(args),
-        None => check::run(&cli.run),
+        None => run::run(&cli.run),
     }
 }
