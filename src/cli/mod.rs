@@ -5,19 +5,16 @@ pub(crate) mod args;
 mod backend_spec;
 mod bench;
 mod checking;
-mod coverage_table;
+mod coverage;
 mod diff;
 mod failure_groups;
 mod fatal;
-mod findings;
 mod fuzz;
 mod fuzz_json;
 mod fuzz_merge;
 mod fuzz_out;
 mod history;
 mod matrix;
-mod matrix_report;
-mod matrix_table;
 mod merge;
 mod merge_profile;
 mod output;
@@ -130,7 +127,7 @@ pub(crate) fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
     match &cli.command {
         Some(Command::Bench(args)) => bench::command::bench(args),
         Some(Command::Matrix(args)) => matrix::matrix(args),
-        Some(Command::Coverage(args)) => matrix::coverage(args),
+        Some(Command::Coverage(args)) => coverage::coverage(args),
         Some(Command::Fuzz(args)) => fuzz::fuzz(args),
         Some(Command::Diff(args)) => diff::diff(args),
         Some(Command::Rules(args)) => rules::rules(args),
