@@ -16,7 +16,6 @@ mod fuzz_out;
 mod history;
 mod matrix;
 mod merge;
-mod merge_profile;
 mod output;
 mod promote;
 mod promote_corpus;

@@ -3,6 +3,8 @@
 //! an unexpected pass is only known once every part is in. The parts must be one run's: the
 //! same backend and runtime, each part of the same N once, no data set twice.
 
+mod profile;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,12 +23,12 @@ use crate::report::{Colors, RunReport, read_json_report, write_outcome};
 use crate::run::runner::jobs;
 use crate::text::shown_path;
 
-use super::args::{GateArgs, MergeArgs, RunFormat};
-use super::fatal::Fatal;
-use super::merge_profile::judge_with_profile;
-use super::output::{check_run_files, chosen_format, open_output};
-use super::run_report::{View, exit_code, judge_against, read_baseline, write_report};
-use super::shard_parts::{PartsDiffer, ShardsError, ShardsSeen};
+use crate::cli::args::{GateArgs, MergeArgs, RunFormat};
+use crate::cli::fatal::Fatal;
+use crate::cli::output::{check_run_files, chosen_format, open_output};
+use crate::cli::run_report::{View, exit_code, judge_against, read_baseline, write_report};
+use crate::cli::shard_parts::{PartsDiffer, ShardsError, ShardsSeen};
+use profile::judge_with_profile;
 
 pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     let mut inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
