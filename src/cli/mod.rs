@@ -10,9 +10,6 @@ mod diff;
 mod failure_groups;
 mod fatal;
 mod fuzz;
-mod fuzz_json;
-mod fuzz_merge;
-mod fuzz_out;
 mod history;
 mod matrix;
 mod merge;
@@ -132,7 +129,7 @@ pub(crate) fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Rules(args)) => rules::rules(args),
         Some(Command::Merge(args)) => merge::merge(args),
         Some(Command::Promote(args)) => promote::promote(args),
-        Some(Command::FuzzMerge(args)) => fuzz_merge::fuzz_merge(args),
+        Some(Command::FuzzMerge(args)) => fuzz::merge::fuzz_merge(args),
         Some(Command::History(args)) => history::history(args),
         None => run::run(&cli.run),
     }

@@ -13,18 +13,18 @@ use crate::data::json_file::read_json;
 use crate::data::shard::Shard;
 use crate::data::side_file::MAX_REPORT_BYTES;
 
-use super::args::{BenchFormat, FuzzMergeArgs};
-use super::fatal::Fatal;
-use super::fuzz_json::{FindingJson, FuzzJson, ShardJson, SiteJson};
-use super::output::{check_run_files, chosen_format, finish, open_output};
-use super::shard_parts::{PartsDiffer, ShardsError, ShardsSeen};
+use super::json::{FindingJson, FuzzJson, ShardJson, SiteJson};
+use crate::cli::args::{BenchFormat, FuzzMergeArgs};
+use crate::cli::fatal::Fatal;
+use crate::cli::output::{check_run_files, chosen_format, finish, open_output};
+use crate::cli::shard_parts::{PartsDiffer, ShardsError, ShardsSeen};
 use crate::fuzz::encoding::Encoding;
 use crate::judge::cause_key::Pattern;
 use crate::judge::survival::{self, Survival};
 use crate::judge::verdict::Cause;
 use crate::text::{escape_line, first_line};
 
-pub(super) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
+pub(in crate::cli) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
     let inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
     check_run_files(&[("--output", args.output.as_deref())], &inputs, &[])?;
     let parts = args
@@ -287,7 +287,7 @@ fn join_causes<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::fuzz_json::RunJson;
+    use crate::cli::fuzz::json::RunJson;
     use crate::data::basis::{Basis, BasisNote};
     use crate::judge::cause_key::{Flavour, Region};
     use crate::operators::PadMode;
