@@ -15,17 +15,15 @@ mod matrix;
 mod merge;
 mod output;
 mod promote;
-mod promote_corpus;
-mod promote_finding;
 mod rules;
 mod run;
 mod run_diff;
 mod run_report;
 mod scoreboard;
-mod second_oracle;
 mod selection;
 mod shard_parts;
 pub(crate) mod signals;
+mod today;
 
 use std::process::ExitCode;
 

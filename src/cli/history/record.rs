@@ -186,7 +186,7 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         corpora: facts.corpora.clone(),
         gating: facts.gating.clone(),
         tolerance: facts.tolerance.clone(),
-        date: args.date.clone().unwrap_or_else(crate::cli::promote::today),
+        date: args.date.clone().unwrap_or_else(crate::cli::today::today),
         environment,
         worker,
         selection: Release::selection_of(&data_sets),
