@@ -6,7 +6,7 @@ use std::hint::black_box;
 use bytemuck::Pod;
 
 use super::copies::{fresh_memcpy, fresh_stream_copy, memcpy_into, stream_copy_into};
-use super::{BenchError, BenchResult, FRESH_GOAL, Measured, checked_bytes, median_of_each};
+use super::measure::{BenchError, BenchResult, FRESH_GOAL, Measured, checked_bytes, median_of_each};
 use crate::operators::PadMode;
 use crate::operators::params::centered_pads;
 use crate::reference::pad_kernel::{PadPlan, pad_pod_into};
