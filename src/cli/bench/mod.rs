@@ -13,5 +13,3 @@ mod measure;
 mod pad;
 mod scaling;
 mod scratch_case;
-
-pub(super) use pad::BENCH_TYPES;
