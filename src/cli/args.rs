@@ -3,9 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::cli::bench::BENCH_TYPES;
 use crate::data::shard::Shard;
-use crate::tensor::DEFAULT_MAX_BYTES;
+use crate::tensor::{DEFAULT_MAX_BYTES, DataType};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 const EXAMPLES: &str = "\
@@ -620,6 +619,18 @@ fn retries(text: &str) -> Result<u32, String> {
         Err(e) => Err(format!("{text:?} is not a whole number: {e}")),
     }
 }
+
+/// The element types the padding benchmarks time: the widths 1, 2, 4 and 8 bytes, floating
+/// and integer.
+const BENCH_TYPES: [DataType; 7] = [
+    DataType::Float,
+    DataType::Double,
+    DataType::Float16,
+    DataType::Int8,
+    DataType::Uint8,
+    DataType::Int32,
+    DataType::Int64,
+];
 
 /// The most timed runs `bench --repetitions` takes: a median of more says nothing new, and the
 /// times of each are kept.

@@ -9,7 +9,8 @@ use std::time::Duration;
 use crate::backend::{Backend, ExecBackend, ExecPerCaseBackend, RUNTIME_VARIABLE, RefBackend, TensorFiles};
 use crate::data::seconds::{MAX_SECONDS, bounded_seconds};
 
-use super::{Fatal, signals};
+use super::fatal::Fatal;
+use super::signals;
 
 /// The backend `spec` names; an external worker is killed after `timeout` (from
 /// [`worker_timeout`]) on one data set, may declare outputs of at most `max_tensor_bytes`, and

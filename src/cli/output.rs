@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::data::atomic_file::AtomicFile;
 use crate::data::output_paths::{Named, check_outputs};
 
-use super::Fatal;
+use super::fatal::Fatal;
 
 /// Where a report goes: `--output FILE`, written whole on [`finish`] (an interrupted or
 /// failed run leaves the previous file as it was), or standard output.

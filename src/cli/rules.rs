@@ -9,8 +9,8 @@ use crate::family::domain_name;
 use crate::operators::{OpVersion, Rule};
 use serde_json::json;
 
-use super::Fatal;
 use super::args::{RulesArgs, TableFormat};
+use super::fatal::Fatal;
 use super::output::{chosen_format, finish, open_output};
 
 /// The JSON table's format: 1 was a bare array of rules; 2 wraps it as `rules` beside

@@ -4,14 +4,16 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+use super::decode::bench_decode;
+use super::end_to_end::bench_end_to_end;
+use super::measure::BenchResult;
+use super::pad::{BenchOptions, bench_pad};
+use super::scaling::{ScalingOptions, ScalingResult, bench_scaling};
 use crate::DataType;
-use crate::cli::bench::{
-    BenchOptions, BenchResult, ScalingOptions, ScalingResult, bench_decode, bench_end_to_end, bench_pad, bench_scaling,
-};
 use crate::operators::PadMode;
 
-use crate::cli::Fatal;
 use crate::cli::args::{BenchArgs, BenchFormat};
+use crate::cli::fatal::Fatal;
 
 /// The JSON report's format: 1 was a bare array of results; 2 wraps it as `results` beside
 /// `format`.
@@ -35,7 +37,7 @@ pub(crate) fn bench(args: &BenchArgs) -> Result<ExitCode, Fatal> {
         modes
             .into_iter()
             .map(|mode| {
-                let cancel = super::super::signals::cancel();
+                let cancel = crate::cli::signals::cancel();
                 bench_end_to_end(
                     &args.shape,
                     &pads,
@@ -163,7 +165,7 @@ fn scaling(args: &BenchArgs) -> Result<ExitCode, Fatal> {
         scratch: args.scratch.clone(),
     };
     let terminal = std::io::stderr().is_terminal();
-    let results = bench_scaling(&options, &super::super::signals::cancel(), &mut |step| {
+    let results = bench_scaling(&options, &crate::cli::signals::cancel(), &mut |step| {
         if terminal {
             eprintln!("pad-conformance: {step}");
         }

@@ -6,7 +6,7 @@ use bytes::Bytes;
 use prost::Message;
 
 use super::copies::{fresh_memcpy, fresh_stream_copy};
-use super::{BenchError, BenchResult, Measured, median_of_each};
+use super::measure::{BenchError, BenchResult, Measured, median_of_each};
 use crate::proto::TensorProto;
 use crate::tensor::{DataType, DecodeOptions, Tensor, decode_tensor, encode_tensor};
 

@@ -4,8 +4,8 @@
 use std::hint::black_box;
 
 use super::copies::{memcpy_into, stream_copy_into};
+use super::measure::{BenchError, BenchResult, Measured, checked_bytes, median_of_each_until};
 use super::scratch_case::CaseFiles;
-use super::{BenchError, BenchResult, Measured, checked_bytes, median_of_each_until};
 use crate::backend::RefBackend;
 use crate::cancel::Cancel;
 use crate::case::{Patterns, discover};

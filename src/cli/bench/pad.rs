@@ -6,7 +6,7 @@ use std::hint::black_box;
 use bytemuck::Pod;
 
 use super::copies::{fresh_memcpy, fresh_stream_copy, memcpy_into, stream_copy_into};
-use super::{BenchError, BenchResult, FRESH_GOAL, Measured, checked_bytes, median_of_each};
+use super::measure::{BenchError, BenchResult, FRESH_GOAL, Measured, checked_bytes, median_of_each};
 use crate::operators::PadMode;
 use crate::operators::params::centered_pads;
 use crate::reference::pad_kernel::{PadPlan, pad_pod_into};
@@ -99,7 +99,7 @@ pub(crate) fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, Benc
             pairs: options.pads.len(),
         });
     }
-    // BENCH_TYPES lists these arms, for the command line's help.
+    // BENCH_TYPES (args.rs) lists these arms, for the command line's help.
     match options.data_type {
         DataType::Float => bench_typed(options, 0.5f32),
         DataType::Double => bench_typed(options, 0.5f64),
@@ -111,18 +111,6 @@ pub(crate) fn bench_pad(options: &BenchOptions) -> Result<Vec<BenchResult>, Benc
         other => Err(BenchError::UnsupportedType(other)),
     }
 }
-
-/// The element types the padding benchmarks time: the widths 1, 2, 4 and 8 bytes, floating
-/// and integer.
-pub(crate) const BENCH_TYPES: [DataType; 7] = [
-    DataType::Float,
-    DataType::Double,
-    DataType::Float16,
-    DataType::Int8,
-    DataType::Uint8,
-    DataType::Int32,
-    DataType::Int64,
-];
 
 /// The padding benchmarks for one element type, on an input of `value` everywhere. Every
 /// plan is made and every size checked before the input is allocated.

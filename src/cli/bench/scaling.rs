@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::BenchError;
+use super::measure::BenchError;
 use super::scratch_case::CaseFiles;
 use crate::backend::RefBackend;
 use crate::cancel::Cancel;

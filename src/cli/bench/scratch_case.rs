@@ -5,7 +5,7 @@ use std::path::Path;
 
 use prost::Message;
 
-use super::BenchError;
+use super::measure::BenchError;
 use crate::backend::{Backend, RefBackend};
 use crate::fuzz::{FuzzCase, encoded_inputs};
 use crate::model::Model;

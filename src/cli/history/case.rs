@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use super::record::corpus;
 use super::stored::{is_digest, read_all};
 use crate::case::content_digest::data_set_digest;
-use crate::cli::Fatal;
 use crate::cli::args::HistoryCaseArgs;
+use crate::cli::fatal::Fatal;
 
 pub(super) fn case(args: &HistoryCaseArgs) -> Result<ExitCode, Fatal> {
     let digest = if is_digest(&args.name) {

@@ -5,14 +5,15 @@
 
 mod case;
 mod markdown;
+mod page;
 mod record;
 pub(crate) mod stored;
 pub(crate) mod timeline;
 
 use std::process::ExitCode;
 
-use crate::cli::Fatal;
 use crate::cli::args::{HistoryArgs, HistoryVerb, HistoryWriteArgs};
+use crate::cli::fatal::Fatal;
 use crate::data::atomic_file::write_atomically;
 use crate::text::shown_path;
 
@@ -41,7 +42,7 @@ fn write(args: &HistoryWriteArgs) -> Result<ExitCode, Fatal> {
     }
     if let Some(path) = &args.html {
         let mut html = Vec::new();
-        crate::cli::scoreboard::write_history_html(&all, &mut html)?;
+        page::write_history_html(&all, &mut html)?;
         write_atomically(path, &html).map_err(|e| Fatal(format!("{}: {e}", shown_path(path))))?;
     }
     Ok(ExitCode::SUCCESS)

@@ -13,9 +13,9 @@ use serde::Deserialize;
 use super::stored::{Environment, HISTORY_FORMAT, NotPassed, Package, Release, WorkerCheck};
 use crate::case::content_digest::data_set_digest;
 use crate::case::{Patterns, discover_until};
-use crate::cli::Fatal;
 use crate::cli::args::HistoryRecordArgs;
 use crate::cli::failure_groups::group_line;
+use crate::cli::fatal::Fatal;
 use crate::cli::signals;
 use crate::data::DataRoot;
 use crate::data::atomic_file::write_atomically;
@@ -186,7 +186,7 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         corpora: facts.corpora.clone(),
         gating: facts.gating.clone(),
         tolerance: facts.tolerance.clone(),
-        date: args.date.clone().unwrap_or_else(crate::cli::promote::today),
+        date: args.date.clone().unwrap_or_else(crate::cli::today::today),
         environment,
         worker,
         selection: Release::selection_of(&data_sets),

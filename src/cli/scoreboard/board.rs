@@ -4,7 +4,8 @@
 use crate::cli::failure_groups::{FailureGroup, group_failures};
 use crate::report::{RunReport, Summary};
 
-use super::{Heatmap, Rerun};
+use super::heatmap::Heatmap;
+use super::rerun::Rerun;
 
 /// Where a data set comes from, by its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

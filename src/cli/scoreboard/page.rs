@@ -10,8 +10,11 @@ use crate::operators::OpVersion;
 use crate::report::Summary;
 use crate::tensor::DataType;
 
-use super::shell::{write_filter, write_foot, write_head};
-use super::{Board, Escaped, HeatCell, Part, Tally, mode_letter, pass_share};
+use crate::cli::html::escape::Escaped;
+use crate::cli::html::shell::{write_filter, write_foot, write_head};
+
+use super::board::{Board, Part, pass_share};
+use super::heatmap::{HeatCell, Tally, mode_letter};
 
 /// Writes the scoreboard of `boards` (one per backend, in order) as one HTML page.
 pub(crate) fn write_scoreboard(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {

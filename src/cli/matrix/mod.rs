@@ -1,20 +1,20 @@
-//! `matrix`: several backends over the same data sets in one table or one scoreboard page;
-//! `coverage`: what the generated corpus covers.
+//! `matrix`: several backends over the same data sets in one table or one scoreboard page.
+
+mod findings;
+mod report;
+mod table;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use crate::cli::coverage_table::{Coverage, Style};
-use crate::cli::matrix_report::row_from_report;
-use crate::cli::matrix_table::Matrix;
+use crate::cli::args::{MatrixArgs, MatrixFormat};
+use crate::cli::fatal::Fatal;
+use crate::cli::output::{check_run_files, finish, open_output};
 use crate::cli::scoreboard::{Board, write_scoreboard};
-use crate::data::default_root;
+use crate::cli::signals::{self, CancelsRun};
 use crate::text::escape_text;
-
-use super::Fatal;
-use super::args::{CoverageArgs, MatrixArgs, MatrixFormat, TableFormat};
-use super::output::{check_run_files, chosen_format, finish, open_output};
-use super::signals::{self, CancelsRun};
+use report::row_from_report;
+use table::Matrix;
 
 pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     // Before the backends run, which takes minutes: the two outputs must be two files.
@@ -116,7 +116,7 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             .and_then(|()| writeln!(out)),
         MatrixFormat::Markdown if args.groups => matrix
             .write_totals(&mut out)
-            .and_then(|()| crate::cli::findings::write_markdown(&reports, &reruns, &mut out)),
+            .and_then(|()| findings::write_markdown(&reports, &reruns, &mut out)),
         MatrixFormat::Markdown => matrix.write_markdown(args.failures_only, &mut out),
         MatrixFormat::Html => write_scoreboard(&boards(), &mut out),
     };
@@ -147,35 +147,6 @@ fn unique_name(name: &str, taken: &[&str]) -> Option<String> {
     (2..)
         .map(|n| format!("{name} ({n})"))
         .find(|candidate| !taken.contains(&candidate.as_str()))
-}
-
-pub(super) fn coverage(args: &CoverageArgs) -> Result<ExitCode, Fatal> {
-    let path = match &args.path {
-        Some(path) => path.clone(),
-        None => default_root()?.join("extended"),
-    };
-    let coverage = Coverage::read(&path)?;
-    let format = chosen_format(args.format, args.output.as_ref(), TableFormat::Json, TableFormat::Human);
-    let (mut out, _) = open_output(args.output.as_ref())?;
-    let written = match format {
-        TableFormat::Human => coverage.write_table(&mut out, Style::Human),
-        TableFormat::Markdown => coverage.write_table(&mut out, Style::Markdown),
-        TableFormat::Json => coverage.write_json(&mut out),
-    };
-    finish(written, out)?;
-    let missing = coverage.missing();
-    for (op, data_type, mode) in &missing {
-        eprintln!(
-            "missing: {} {data_type} {}",
-            op.short_label(),
-            mode.map_or("-", |m| m.name())
-        );
-    }
-    Ok(if missing.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }
 
 #[cfg(test)]

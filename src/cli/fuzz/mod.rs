@@ -1,5 +1,10 @@
 //! `fuzz`: random cases against the reference; findings grouped by root cause, each cause's
-//! first case shrunk and written as a case.
+//! first case shrunk and written as a case. `fuzz-merge` (merge.rs) joins the reports of a
+//! sharded run.
+
+mod findings_dir;
+mod json;
+pub(super) mod merge;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -12,13 +17,13 @@ use crate::fuzz::{Finding, FuzzOptions, FuzzReport, Progress, Shape, fuzz as run
 use crate::judge::profile::Profile;
 use crate::text::{escape_line, escape_text, strip_ansi};
 
-use super::Fatal;
-use super::args::{BenchFormat, FuzzArgs};
-use super::backend_spec::positive_seconds;
-use super::fuzz_json::{FuzzJson, RunJson};
-use super::fuzz_out::FindingsDir;
-use super::output::{check_run_files, chosen_format, finish, open_output};
-use super::signals::{self, CancelsRun};
+use crate::cli::args::{BenchFormat, FuzzArgs};
+use crate::cli::backend_spec::positive_seconds;
+use crate::cli::fatal::Fatal;
+use crate::cli::output::{check_run_files, chosen_format, finish, open_output};
+use crate::cli::signals::{self, CancelsRun};
+use findings_dir::FindingsDir;
+use json::{FuzzJson, RunJson};
 
 pub(super) fn fuzz(args: &FuzzArgs) -> Result<ExitCode, Fatal> {
     if !(0.0..=1.0).contains(&args.refusals) {

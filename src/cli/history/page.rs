@@ -1,4 +1,4 @@
-//! The scoreboard's history page: per runtime, a chart of the pass share over its stored
+//! The history page: per runtime, a chart of the pass share over its stored
 //! releases (inline SVG, nothing fetched), the releases' totals, and one line per failure group
 //! with the releases where it changed. The same facts as docs/history.md
 //! ([`timeline`](crate::cli::history::timeline)).
@@ -6,11 +6,11 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::cli::history::stored::Release;
-use crate::cli::history::timeline::{TrendPoint, group_histories, trend};
+use crate::cli::html::escape::Escaped;
+use crate::cli::html::shell::{write_filter, write_foot, write_head};
 
-use super::Escaped;
-use super::shell::{write_filter, write_foot, write_head};
+use super::stored::Release;
+use super::timeline::{TrendPoint, group_histories, trend};
 
 const CHART_WIDTH: f64 = 720.0;
 const CHART_HEIGHT: f64 = 180.0;

@@ -11,7 +11,7 @@ use std::fmt;
 /// `<style>`, where this page puts no text from outside.
 ///
 /// ```text
-/// use crate::cli::scoreboard::escape;
+/// use crate::cli::html::escape::escape;
 /// assert_eq!(escape("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
 /// assert_eq!(escape("test_wrap_pad/0"), "test_wrap_pad/0");
 /// ```

@@ -1,15 +1,17 @@
 //! `diff`: what changed between two JSON reports of a backend. Exit code 0 when nothing
 //! regressed, 1 when something did, 2 when a report cannot be read.
 
+mod page;
+mod run_diff;
+
 use std::process::ExitCode;
 
-use crate::cli::run_diff::RunDiff;
-use crate::cli::scoreboard::write_diff_html;
+use crate::cli::args::{DiffArgs, DiffFormat};
+use crate::cli::fatal::Fatal;
+use crate::cli::output::{check_run_files, finish, open_output};
 use crate::report::read_json_report;
-
-use super::Fatal;
-use super::args::{DiffArgs, DiffFormat};
-use super::output::{check_run_files, finish, open_output};
+use page::write_diff_html;
+use run_diff::RunDiff;
 
 pub(super) fn diff(args: &DiffArgs) -> Result<ExitCode, Fatal> {
     check_run_files(

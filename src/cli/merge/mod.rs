@@ -3,6 +3,8 @@
 //! an unexpected pass is only known once every part is in. The parts must be one run's: the
 //! same backend and runtime, each part of the same N once, no data set twice.
 
+mod profile;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,7 +14,7 @@ use crate::cli::scoreboard::Rerun;
 use crate::data::DataRoot;
 use crate::data::basis::Gating;
 use crate::data::digest::selection_digest;
-use crate::data::shard::{Shard, missing_parts};
+use crate::data::shard::Shard;
 use crate::gate::config::ConfigName;
 use crate::gate::judging::Discovered;
 use crate::judge::check::Outcome;
@@ -21,11 +23,12 @@ use crate::report::{Colors, RunReport, read_json_report, write_outcome};
 use crate::run::runner::jobs;
 use crate::text::shown_path;
 
-use super::Fatal;
-use super::args::{GateArgs, MergeArgs, RunFormat};
-use super::check::{View, exit_code, judge_against, read_baseline, write_report};
-use super::merge_profile::judge_with_profile;
-use super::output::{check_run_files, chosen_format, open_output};
+use crate::cli::args::{GateArgs, MergeArgs, RunFormat};
+use crate::cli::fatal::Fatal;
+use crate::cli::output::{check_run_files, chosen_format, open_output};
+use crate::cli::run_report::{View, exit_code, judge_against, read_baseline, write_report};
+use crate::cli::shard_parts::{PartsDiffer, ShardsError, ShardsSeen};
+use profile::judge_with_profile;
 
 pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     let mut inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
@@ -100,23 +103,6 @@ fn judged_config(
     }
 }
 
-/// Two reports that would be parts of one run, differing in a field both record.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{}: {field} {theirs}, but {} has {ours}: not {parts} of one run",
-    shown_path(path),
-    shown_path(first)
-)]
-pub(super) struct PartsDiffer {
-    pub path: PathBuf,
-    pub field: &'static str,
-    pub theirs: String,
-    pub first: PathBuf,
-    pub ours: String,
-    /// `parts` or `shards`: what the verb calls them.
-    pub parts: &'static str,
-}
-
 /// Why the reports are not the parts of one run.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub(super) enum MergeError {
@@ -167,20 +153,6 @@ pub(super) enum MergeError {
         first: PathBuf,
         ours: Shard,
     },
-    /// The same part twice.
-    #[error(
-        "{} and {} are both shard {shard}",
-        crate::text::shown_path(first),
-        crate::text::shown_path(path)
-    )]
-    TwiceTheSamePart {
-        path: PathBuf,
-        first: PathBuf,
-        shard: Shard,
-    },
-    /// Parts missing: the union would not be the whole run.
-    #[error("shards {missing} of {count} are missing: the merge would not be the whole run")]
-    Missing { missing: String, count: u32 },
     /// A part a signal stopped: some of its data sets never ran.
     #[error(
         "{}: interrupted (\"run\": {{\"complete\": false}}): not every data set of its part ran",
@@ -197,9 +169,10 @@ pub(super) enum MergeError {
         shown_path(other)
     )]
     Unrecorded { path: PathBuf, other: PathBuf },
-    /// A part run under other options, or over another corpus or selection.
+    /// A part of another run (another option, corpus or selection), a shard twice, or
+    /// shards missing.
     #[error(transparent)]
-    Differs(#[from] Box<PartsDiffer>),
+    Shards(#[from] ShardsError),
     /// The parts' data sets are not the run's selection (the digest every part records).
     #[error(
         "the parts hold {count} data sets, which are not the selection their run recorded: a part is missing data sets or holds others"
@@ -224,10 +197,7 @@ pub(super) enum MergeError {
 /// union is judged anew.
 pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) -> Result<RunReport, MergeError> {
     let Some((first_path, first)) = parts.first() else {
-        return Err(MergeError::Missing {
-            missing: String::new(),
-            count: 0,
-        });
+        return Err(ShardsError::no_parts().into());
     };
     let (first_path, backend, runtime, first_shard) = (
         first_path.clone(),
@@ -240,7 +210,7 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
             .as_ref()
             .map_or("(not stated)".to_owned(), |r| format!("{:?}", r.label()))
     };
-    let mut seen_parts: HashMap<u32, PathBuf> = HashMap::new();
+    let mut seen_parts = ShardsSeen::default();
     for (path, report) in &parts {
         if report.outcomes.is_empty() {
             return Err(MergeError::Empty { path: path.clone() });
@@ -266,14 +236,15 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
                     return Err(MergeError::Interrupted { path: path.clone() });
                 }
                 if let Some((field, ours, theirs)) = ours.differs(theirs) {
-                    return Err(MergeError::Differs(Box::new(PartsDiffer {
+                    return Err(ShardsError::Differs(Box::new(PartsDiffer {
                         path: path.clone(),
                         field,
                         theirs,
                         first: first_path.clone(),
                         ours,
                         parts: "parts",
-                    })));
+                    }))
+                    .into());
                 }
             }
         }
@@ -311,24 +282,11 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
                     ours,
                 });
             }
-            (Some(shard), Some(_)) => {
-                if let Some(first) = seen_parts.insert(shard.index(), path.clone()) {
-                    return Err(MergeError::TwiceTheSamePart {
-                        path: path.clone(),
-                        first,
-                        shard,
-                    });
-                }
-            }
+            (Some(shard), Some(_)) => seen_parts.add(path, shard)?,
         }
     }
-    if let Some(shard) = first_shard
-        && let Some(missing) = missing_parts(shard.count(), |k| seen_parts.contains_key(&k))
-    {
-        return Err(MergeError::Missing {
-            missing,
-            count: shard.count(),
-        });
+    if let Some(shard) = first_shard {
+        seen_parts.complete(shard.count())?;
     }
     let gating = first.run.as_ref().and_then(|facts| {
         let names: Vec<String> = facts.gating.split(',').map(str::to_owned).collect();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::fuzz::reproducer::is_data_set_file;
 
-use super::Fatal;
+use crate::cli::fatal::Fatal;
 use crate::text::shown_path;
 
 /// A directory the findings can be written to.

@@ -4,9 +4,13 @@
 //! result, or cannot tell (the case is marked reference-only), or contradicts it (the finding
 //! is not promoted, and is reported). The batch becomes one corpus version: the cases under
 //! `fuzz/`, their manifest, one CHANGELOG.md section, VERSION raised once, under the corpus's
-//! lock and as one transaction (promote_corpus.rs). Each finding is read once: the checks run
+//! lock and as one transaction (corpus.rs). Each finding is read once: the checks run
 //! on a copy of the bytes read, which are the bytes published. The corpus is then read back,
 //! checksums verified, and every new case run with the reference again.
+
+mod corpus;
+mod finding;
+mod second_oracle;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -24,13 +28,14 @@ use crate::tensor::DEFAULT_MAX_BYTES;
 use crate::text::escape_line;
 use serde::Serialize;
 
-use super::Fatal;
-use super::args::PromoteArgs;
-use super::promote_corpus::{FUZZ_DIR, NewCase, TRANSACTION_DIR, existing, fuzz_dir, lock, no_fault, recover, release};
-use super::promote_finding::Finding;
-use super::second_oracle::{Confirmation, OracleStatus, PYTHON_ENV, onnx_reference_spec, onnx_reference_worker};
-use super::signals;
+use crate::cli::args::PromoteArgs;
+use crate::cli::fatal::Fatal;
+use crate::cli::signals;
+use crate::cli::today::today;
 use crate::data::corpus::CHANGELOG_FILE;
+use corpus::{FUZZ_DIR, NewCase, TRANSACTION_DIR, existing, fuzz_dir, lock, no_fault, recover, release};
+use finding::Finding;
+use second_oracle::{Confirmation, OracleStatus, PYTHON_ENV, onnx_reference_spec, onnx_reference_worker};
 
 /// What became of one finding.
 enum Disposition {
@@ -202,17 +207,6 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// Today, UTC: the date of the changelog's section (and of a stored release).
-pub(super) fn today() -> String {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    chrono::DateTime::from_timestamp(i64::try_from(seconds).unwrap_or(0), 0)
-        .unwrap_or_default()
-        .format("%Y-%m-%d")
-        .to_string()
 }
 
 /// One line of the report on a finding.

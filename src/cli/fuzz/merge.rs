@@ -10,21 +10,21 @@ use std::process::ExitCode;
 
 use crate::data::basis::Gating;
 use crate::data::json_file::read_json;
-use crate::data::shard::{Shard, missing_parts};
+use crate::data::shard::Shard;
 use crate::data::side_file::MAX_REPORT_BYTES;
 
-use super::Fatal;
-use super::args::{BenchFormat, FuzzMergeArgs};
-use super::fuzz_json::{FindingJson, FuzzJson, ShardJson, SiteJson};
-use super::merge::PartsDiffer;
-use super::output::{check_run_files, chosen_format, finish, open_output};
+use super::json::{FindingJson, FuzzJson, ShardJson, SiteJson};
+use crate::cli::args::{BenchFormat, FuzzMergeArgs};
+use crate::cli::fatal::Fatal;
+use crate::cli::output::{check_run_files, chosen_format, finish, open_output};
+use crate::cli::shard_parts::{PartsDiffer, ShardsError, ShardsSeen};
 use crate::fuzz::encoding::Encoding;
 use crate::judge::cause_key::Pattern;
 use crate::judge::survival::{self, Survival};
 use crate::judge::verdict::Cause;
 use crate::text::{escape_line, first_line};
 
-pub(super) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
+pub(in crate::cli) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal> {
     let inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
     check_run_files(&[("--output", args.output.as_deref())], &inputs, &[])?;
     let parts = args
@@ -91,35 +91,21 @@ pub(super) enum FuzzMergeError {
         crate::text::shown_path(path)
     )]
     NoOptions { path: PathBuf },
-    /// Another seed, or another option.
+    /// Another seed or another option, a shard twice, or shards missing.
     #[error(transparent)]
-    Differs(#[from] Box<PartsDiffer>),
+    Shards(#[from] ShardsError),
     /// A shard a signal stopped before it drew every case.
     #[error(
         "{}: interrupted (\"interrupted\": true): the shard did not draw all its cases",
         crate::text::shown_path(path)
     )]
     Interrupted { path: PathBuf },
-    /// The same shard twice.
-    #[error(
-        "{} and {} are both shard {shard}",
-        crate::text::shown_path(first),
-        crate::text::shown_path(path)
-    )]
-    TwiceTheSameShard {
-        path: PathBuf,
-        first: PathBuf,
-        shard: String,
-    },
     /// A shard that is not one (index 0 or past the count).
     #[error("{}: shard {index}/{count} is not a shard", crate::text::shown_path(path))]
     NotAShard { path: PathBuf, index: u32, count: u32 },
     /// Counts whose sum passes what a count can hold: no run draws that many cases.
     #[error("{field}: the shards' counts add up past {} (a count no run reaches)", u64::MAX)]
     Overflow { field: &'static str },
-    /// Shards missing.
-    #[error("shards {missing} of {count} are missing: the merge would not be the whole run")]
-    Missing { missing: String, count: u32 },
 }
 
 /// The shards `parts` (each a report and its file) as the report of the whole run: causes
@@ -128,10 +114,7 @@ pub(super) enum FuzzMergeError {
 /// slowest shard's seconds. Findings are in order of key, sites in order of name.
 pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJson, FuzzMergeError> {
     let Some((first_path, first)) = parts.first() else {
-        return Err(FuzzMergeError::Missing {
-            missing: String::new(),
-            count: 0,
-        });
+        return Err(ShardsError::no_parts().into());
     };
     let run = |path: &Path, report: &FuzzJson| {
         report
@@ -140,21 +123,21 @@ pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJs
             .ok_or_else(|| FuzzMergeError::NoOptions { path: path.to_owned() })
     };
     let ours = run(first_path, first)?;
-    let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
+    let mut seen = ShardsSeen::default();
     for (path, report) in parts {
         let theirs = run(path, report)?;
         if report.interrupted {
             return Err(FuzzMergeError::Interrupted { path: path.clone() });
         }
         let differs = |field, theirs: String, ours: String| {
-            FuzzMergeError::Differs(Box::new(PartsDiffer {
+            FuzzMergeError::from(ShardsError::Differs(Box::new(PartsDiffer {
                 path: path.clone(),
                 field,
                 theirs,
                 first: first_path.clone(),
                 ours,
                 parts: "shards",
-            }))
+            })))
         };
         let show = |v: &dyn std::fmt::Debug| format!("{v:?}");
         let fields: [(&'static str, String, String); 13] = [
@@ -184,25 +167,16 @@ pub(super) fn merge_fuzz_reports(parts: &[(PathBuf, FuzzJson)]) -> Result<FuzzJs
             return Err(differs(field, theirs, ours));
         }
         let ShardJson { index, count } = report.shard;
-        if Shard::new(index, count).is_err() {
+        let Ok(shard) = Shard::new(index, count) else {
             return Err(FuzzMergeError::NotAShard {
                 path: path.clone(),
                 index,
                 count,
             });
-        }
-        if let Some(first) = seen.insert(index, path) {
-            return Err(FuzzMergeError::TwiceTheSameShard {
-                path: path.clone(),
-                first: first.to_owned(),
-                shard: format!("{index}/{count}"),
-            });
-        }
+        };
+        seen.add(path, shard)?;
     }
-    let count = first.shard.count;
-    if let Some(missing) = missing_parts(count, |k| seen.contains_key(&k)) {
-        return Err(FuzzMergeError::Missing { missing, count });
-    }
+    seen.complete(first.shard.count)?;
     let gating = Gating::from_names(&ours.gating.split(',').map(str::to_owned).collect::<Vec<_>>()).unwrap_or_default();
     // Causes are joined by their typed pattern, unless a part was written before patterns were.
     let typed = parts
@@ -313,7 +287,7 @@ fn join_causes<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::fuzz_json::RunJson;
+    use crate::cli::fuzz::json::RunJson;
     use crate::data::basis::{Basis, BasisNote};
     use crate::judge::cause_key::{Flavour, Region};
     use crate::operators::PadMode;

@@ -16,7 +16,7 @@ use crate::data::manifest::{GENERATED_HEADER, MANIFEST_FILE};
 use crate::data::side_file::{MAX_CORPUS_LIST_BYTES, read_text_capped};
 use sha2::{Digest, Sha256};
 
-use super::Fatal;
+use crate::cli::fatal::Fatal;
 
 /// The corpus subdirectory promoted findings go in.
 pub(super) const FUZZ_DIR: &str = "fuzz";

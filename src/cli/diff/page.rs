@@ -3,12 +3,13 @@
 
 use std::io::{self, Write};
 
-use crate::cli::run_diff::{Change, Changed, RunDiff, status_text};
+use crate::cli::html::escape::Escaped;
+use crate::cli::html::shell::{write_filter, write_foot, write_head};
+use crate::cli::scoreboard::pass_share;
 use crate::report::Summary;
 use crate::tensor::DataType;
 
-use super::shell::{write_filter, write_foot, write_head};
-use super::{Escaped, pass_share};
+use super::run_diff::{Change, Changed, RunDiff, status_text};
 
 /// Writes `diff` as one self-contained HTML page.
 pub(crate) fn write_diff_html(diff: &RunDiff<'_>, out: &mut dyn Write) -> io::Result<()> {
@@ -106,4 +107,42 @@ fn write_row(row: &Changed<'_>, out: &mut dyn Write) -> io::Result<()> {
 fn status_span(text: &str) -> String {
     let word = text.split(' ').next().unwrap_or_default();
     format!("<span class=\"st-{}\">{}</span>", Escaped(word), Escaped(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use scraper::Html;
+
+    use super::*;
+    use crate::cli::scoreboard::tests::{SCRIPT_NAME, assert_inert, reports, select, text_of, within};
+
+    #[test]
+    fn the_diff_page_lists_each_kind_of_change_and_escapes_it() {
+        let (passing, failing) = reports();
+        let diff = RunDiff::new(&failing, &passing);
+        let mut out = Vec::new();
+        write_diff_html(&diff, &mut out).unwrap();
+        let html = Html::parse_document(&String::from_utf8(out).unwrap());
+        assert_inert(&html);
+        let count = |id: &str| within(select(&html, &format!("section#{id}"))[0], "ol > li").len();
+        assert_eq!(count("fixed"), 3);
+        assert_eq!(count("regressed"), 0);
+        assert_eq!(select(&html, "tr.run-row").len(), 2);
+        let reverse = RunDiff::new(&passing, &failing);
+        let mut out = Vec::new();
+        write_diff_html(&reverse, &mut out).unwrap();
+        let html = Html::parse_document(&String::from_utf8(out).unwrap());
+        assert_inert(&html);
+        let regressed = within(select(&html, "section#regressed")[0], "ol > li");
+        assert_eq!(regressed.len(), 2);
+        let names: Vec<String> = regressed.iter().map(|li| text_of(within(*li, "code")[0])).collect();
+        assert_eq!(
+            names,
+            [format!("extended/{SCRIPT_NAME}/0"), "extended/test_a/0".to_owned()]
+        );
+        let broke = within(select(&html, "section#broke-not-gating")[0], "ol > li");
+        assert_eq!(broke.len(), 1, "the rule failure is a breakage that does not gate");
+        let pre: Vec<String> = select(&html, "pre.message").into_iter().map(text_of).collect();
+        assert!(pre.contains(&failing.outcomes[1].message));
+    }
 }

@@ -1,15 +1,15 @@
-//! The document around a scoreboard or diff page: doctype, viewport, the inline style sheet
+//! The document around a scoreboard, diff or history page: doctype, viewport, the inline style sheet
 //! and the inline filter script. Nothing is fetched: the page opens from disk, offline.
 
 use std::io::{self, Write};
 
-use super::Escaped;
+use super::escape::Escaped;
 
 const STYLE: &str = include_str!("style.css");
 const SCRIPT: &str = include_str!("filter.js");
 
 /// Writes everything up to and including `<body>` and the page's `<h1>`.
-pub(super) fn write_head(title: &str, out: &mut dyn Write) -> io::Result<()> {
+pub(in crate::cli) fn write_head(title: &str, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "<!DOCTYPE html>")?;
     writeln!(out, "<html lang=\"en\">")?;
     writeln!(out, "<head>")?;
@@ -31,7 +31,7 @@ pub(super) fn write_head(title: &str, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// Writes the filter script and closes the document.
-pub(super) fn write_foot(out: &mut dyn Write) -> io::Result<()> {
+pub(in crate::cli) fn write_foot(out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "<footer><p class=\"muted\">Written by pad-conformance {}. Statuses, bases and the pass share: \
@@ -45,7 +45,7 @@ pub(super) fn write_foot(out: &mut dyn Write) -> io::Result<()> {
 
 /// A filter box (hidden until the script runs, so that a page without JavaScript shows no
 /// dead control) filtering the `[data-text]` items inside the element with id `scope`.
-pub(super) fn write_filter(scope: &str, placeholder: &str, out: &mut dyn Write) -> io::Result<()> {
+pub(in crate::cli) fn write_filter(scope: &str, placeholder: &str, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "<p class=\"filter\" hidden><input type=\"search\" data-scope=\"{}\" placeholder=\"{}\" aria-label=\"{}\"></p>",

@@ -9,8 +9,8 @@ use std::path::Path;
 use crate::report::{RunFacts, RunReport, read_json_report};
 use crate::text::shown_path;
 
-use super::Fatal;
-use super::merge::merge_reports;
+use crate::cli::fatal::Fatal;
+use crate::cli::merge::merge_reports;
 
 /// The run read from `path` as a row of the matrix whose run would record `expected`, its data
 /// sets in `order` (the matrix's).
