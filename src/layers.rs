@@ -32,7 +32,14 @@ const RANKS: [(&str, u8); 20] = [
     ("cli", 10),
 ];
 
+/// The crate root (lib.rs: the modules, the gate's API and the binary's entry) sits above
+/// every layer.
+const ROOT_RANK: u8 = u8::MAX;
+
 fn rank(module: &str) -> Option<u8> {
+    if module.is_empty() {
+        return Some(ROOT_RANK);
+    }
     let top = module.split("::").next()?;
     RANKS.iter().find(|(name, _)| *name == top).map(|(_, rank)| *rank)
 }
@@ -66,6 +73,20 @@ struct File {
     /// Every path the code names: `use` paths and qualified paths in items, types, expressions
     /// and macro invocations.
     paths: Vec<Vec<String>>,
+    /// How deep in inline modules (`mod x { … }`) the visit is: their code counts as the
+    /// file's, so their `super` is the file's `self`.
+    inline_depth: usize,
+}
+
+impl File {
+    /// `path` as the file would write it: an inline module's leading `super`s made the file's.
+    fn as_the_files(&self, mut path: Vec<String>) -> Vec<String> {
+        let supers = path.iter().take_while(|s| *s == "super").count().min(self.inline_depth);
+        if supers > 0 {
+            path.splice(..supers, ["self".to_owned()]);
+        }
+        path
+    }
 }
 
 fn is_test(attrs: &[syn::Attribute]) -> bool {
@@ -143,15 +164,23 @@ impl<'ast> Visit<'ast> for File {
                 self.children.insert(module.ident.to_string());
             }
             // An inline module's code counts as its file's.
-            Some(_) => syn::visit::visit_item_mod(self, module),
+            Some(_) => {
+                self.inline_depth += 1;
+                syn::visit::visit_item_mod(self, module);
+                self.inline_depth -= 1;
+            }
         }
     }
+
+    // `pub(super)`, `pub(crate)`, `pub(in path)` restrict who may use an item: not a use.
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {}
 
     fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
         let mut flat = Vec::new();
         flatten(&item.tree, &mut Vec::new(), &mut flat);
         let reexport = !matches!(item.vis, syn::Visibility::Inherited);
         for (name, path) in flat {
+            let path = self.as_the_files(path);
             if reexport {
                 self.reexports.insert(path.clone());
             }
@@ -161,8 +190,8 @@ impl<'ast> Visit<'ast> for File {
     }
 
     fn visit_path(&mut self, path: &'ast syn::Path) {
-        self.paths
-            .push(path.segments.iter().map(|s| s.ident.to_string()).collect());
+        let named = self.as_the_files(path.segments.iter().map(|s| s.ident.to_string()).collect());
+        self.paths.push(named);
         syn::visit::visit_path(self, path);
     }
 
@@ -318,9 +347,9 @@ impl Crate {
                     continue;
                 }
                 if let Some(to) = self.resolve(from, path, 8) {
-                    // A module naming its own children is its structure; the crate root too.
-                    let descendant = from.is_empty() || to.starts_with(&format!("{from}::"));
-                    if to != *from && !descendant {
+                    // A parent's `mod` and `pub use` of its children are structure (not paths
+                    // here); any other use of a child counts, as a child's use of its parent does.
+                    if to != *from {
                         edges.insert((from.clone(), to));
                     }
                 }
@@ -411,6 +440,17 @@ fn no_file_uses_a_layer_above_its_own() {
 }
 
 #[test]
+fn every_module_has_a_layer() {
+    let unranked: Vec<&str> = the_crate()
+        .files
+        .keys()
+        .filter(|module| rank(module).is_none())
+        .map(String::as_str)
+        .collect();
+    assert!(unranked.is_empty(), "modules missing from RANKS: {unranked:?}");
+}
+
+#[test]
 fn no_files_use_each_other_in_a_circle() {
     let edges = the_crate().edges();
     let found = circles(&edges);
@@ -468,5 +508,50 @@ fn the_layer_check_sees_uses_and_circles() {
     assert_eq!(
         circles(&krate.edges()),
         [vec!["judge::check".to_owned(), "judge::verdict".to_owned()]]
+    );
+}
+
+/// A parent's logic using its child, and the child using the parent, is a circle like any
+/// other; a `pub(super)` visibility names the parent without using it; an inline module's
+/// `super` is its own file.
+#[test]
+fn a_parent_and_child_using_each_other_are_a_circle_and_visibility_is_no_use() {
+    let files = [
+        (
+            "backend",
+            "mod error; mod reply; pub(crate) fn run() -> error::Kind { todo!() }",
+        ),
+        ("backend::error", "pub(super) enum Kind { A }\nfn f() { super::run(); }"),
+        ("backend::reply", "pub(super) fn parse() {}\npub(crate) struct Reply;"),
+        ("unknown", "fn f() {}"),
+        // An inline module's `super` is its file.
+        (
+            "tensor",
+            "mod data_type; mod inline { use super::data_type::DataType; fn f(_: DataType) {} }",
+        ),
+        ("tensor::data_type", "pub(crate) struct DataType;"),
+    ];
+    let mut krate = Crate { files: BTreeMap::new() };
+    for (module, text) in files {
+        let mut file = File::default();
+        file.visit_file(&syn::parse_file(text).unwrap());
+        krate.files.insert(module.to_owned(), file);
+    }
+    let edges: Vec<(Module, Module)> = krate.edges().into_iter().collect();
+    assert_eq!(
+        edges,
+        [
+            ("backend".to_owned(), "backend::error".to_owned()),
+            ("backend::error".to_owned(), "backend".to_owned()),
+            ("tensor".to_owned(), "tensor::data_type".to_owned()),
+        ]
+    );
+    assert_eq!(
+        circles(&krate.edges()),
+        [vec!["backend".to_owned(), "backend::error".to_owned()]]
+    );
+    assert_eq!(
+        (rank("backend::reply"), rank("unknown"), rank("")),
+        (Some(4), None, Some(ROOT_RANK))
     );
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::info::{CASE_INFO_FILE, CaseInfo};
-use super::{DataSet, EXPECTED_ERROR_FILE, ListingProblem, TestCase, bundled_origin};
+use super::{DataSet, EXPECTED_ERROR_FILE, ListingProblem, TestCase, bundled_copy};
 use crate::data::DataRoot;
 use crate::data::basis::BasisNote;
 use crate::data::json_file::read_json;
@@ -111,7 +111,7 @@ pub(super) fn load_case_dir(data_root: &DataRoot, dir: &Path, model_bytes: Optio
     // The bundled corpus itself, vouched for by the digests this build carries, is what the
     // others are recognised by; any other case may be a copy of one of its data sets.
     if !listed.is_some_and(|l| data_root.anchors(l)) {
-        bundled_origin::recognise(dir, model_bytes, listed, info.as_ref(), &mut data_sets);
+        bundled_copy::recognise(dir, model_bytes, listed, info.as_ref(), &mut data_sets);
     }
     TestCase {
         id: case_id(root, dir),

@@ -9,6 +9,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+mod bundled_copy;
 pub(crate) mod bundled_origin;
 pub(crate) mod content_digest;
 pub(crate) mod discover;
