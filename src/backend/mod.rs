@@ -31,7 +31,6 @@ pub(crate) use exec::PROTOCOL_VERSION;
 pub(crate) use exec_per_case::{ExecPerCaseBackend, RUNTIME_VARIABLE, TensorFiles};
 pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.
-#[doc(hidden)]
 pub use reply::{OutputFile, WorkerReply, parse_reply};
 pub use runtime::RuntimeInfo;
 pub use serve::{ServeError, Worker};

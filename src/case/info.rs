@@ -14,7 +14,6 @@ use crate::model::Model;
 
 /// The file beside model.onnx that describes a generated case (the binary's `promote` writes
 /// one too).
-#[doc(hidden)]
 pub(crate) const CASE_INFO_FILE: &str = "case.json";
 
 /// What a generated case says it tests (its case.json).

@@ -234,7 +234,6 @@ pub enum CaseError {
 
 /// Whether a case's graph holds something this project checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[doc(hidden)]
 pub enum Applicability {
     /// The graph holds a Pad-family node.
     Applicable,
@@ -347,7 +346,6 @@ impl TestCase {
 }
 
 /// Whether `model` holds a Pad-family node; if not, names the ops it holds.
-#[doc(hidden)]
 pub fn applicability(model: &Model) -> Applicability {
     if model.pad_nodes().next().is_some() {
         Applicability::Applicable

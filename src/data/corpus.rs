@@ -19,10 +19,8 @@ use crate::data::side_file::{MAX_CORPUS_LIST_BYTES, MAX_VERSION_BYTES, excerpt, 
 
 /// The file holding the corpus version, a whole number (read here, raised by the tool's
 /// promotion).
-#[doc(hidden)]
 pub(crate) const VERSION_FILE: &str = "VERSION";
 /// The file listing what changed in each version.
-#[doc(hidden)]
 pub(crate) const CHANGELOG_FILE: &str = "CHANGELOG.md";
 
 /// A versioned corpus: its directory, version and changes.

@@ -19,18 +19,15 @@ use crate::data::corpus_error::CorpusError;
 use crate::data::side_file::{MAX_CORPUS_LIST_BYTES, excerpt, open_regular, read_text_capped};
 
 /// The manifest file's name, at a corpus root and in its subdirectories.
-#[doc(hidden)]
 pub(crate) const MANIFEST_FILE: &str = "MANIFEST.tsv";
 
 const UPSTREAM_HEADER: &str = "release\tcase\tfile\torigin\tbytes\tsha256";
 /// The header line of a manifest of generated cases (the tool's promotion writes one).
-#[doc(hidden)]
 pub(crate) const GENERATED_HEADER: &str = "case\tfile\tbytes\tsha256";
 
 /// The cases a corpus's manifests list, by directory relative to the corpus root
 /// (`onnx-1.22.0/node/test_wrap_pad`, `extended/test_ext_pad2_reflect_float_r1`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[doc(hidden)]
 pub struct Manifest {
     cases: HashMap<String, ListedCase>,
     /// The manifests read that nothing the binary carries vouches for.
@@ -75,7 +72,6 @@ pub(crate) fn anchor(path: &Path, text: &str, expected: Option<[u8; 32]>) -> Res
 
 /// One case as a manifest lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[doc(hidden)]
 pub struct ListedCase {
     /// Listed in the root manifest: ONNX's own data, whose basis is the spec.
     pub upstream: bool,
@@ -87,7 +83,6 @@ pub struct ListedCase {
 
 /// One listed file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[doc(hidden)]
 pub struct ListedFile {
     /// The path relative to the case directory: `test_data_set_0/output_0.pb`.
     pub file: String,

@@ -3,7 +3,6 @@
 //! helpers the layers above share.
 
 // For the tool's report files.
-#[doc(hidden)]
 pub(crate) mod atomic_file;
 pub(crate) mod basis;
 pub(crate) mod bundled;
@@ -13,7 +12,6 @@ pub(crate) mod corpus;
 pub(crate) mod corpus_error;
 pub(crate) mod digest;
 pub(crate) mod duplicate_keys;
-#[doc(hidden)]
 pub(crate) mod json_file;
 pub(crate) mod manifest;
 pub(crate) mod output_paths;
@@ -22,12 +20,10 @@ pub(crate) mod scratch;
 pub(crate) mod seconds;
 pub(crate) mod shard;
 // Size-capped reads of side files, for the tool too.
-#[doc(hidden)]
 pub(crate) mod side_file;
 pub(crate) mod toml_duplicate_keys;
 
 // Scratch directories where the runner makes its own: for the tests' too.
-#[doc(hidden)]
 pub use scratch::scratch_dir;
 
 pub(crate) use roots::default_root;

@@ -80,7 +80,6 @@ fn private_temp_dir(prefix: &str, room: u64) -> std::io::Result<tempfile::TempDi
 
 /// A private scratch directory for a few files, where the runner puts its own: for the tests'
 /// temporary trees (the suite makes thousands of files).
-#[doc(hidden)]
 pub fn scratch_dir() -> std::io::Result<tempfile::TempDir> {
     private_temp_dir("pad-conformance-", 0)
 }

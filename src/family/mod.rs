@@ -60,7 +60,6 @@ impl PadOp {
 /// A report's `op` and `domain` fields (`"Pad"`, `"com.microsoft"`): an operator is written as
 /// the two, and read back from them (`#[serde(flatten, with = "op_fields")]`); the binary's
 /// fuzz reports use it too.
-#[doc(hidden)]
 pub(crate) mod op_fields {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

@@ -38,7 +38,6 @@ use crate::judge::cause_key::CauseKey;
 use crate::tensor::Tensor;
 
 pub(crate) use case::FuzzCase;
-#[doc(hidden)]
 pub(crate) use case::encoded_inputs;
 use encoding::Encoding;
 pub(crate) use error::FuzzError;

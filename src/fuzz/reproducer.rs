@@ -20,7 +20,6 @@ use crate::tensor::{FileError, FileProblem};
 /// (K of at most four digits: a reproducer has a handful of inputs) or expected_error.txt.
 /// The binary reads reproducer directories as hostile input (`fuzz --out`, `promote`) and
 /// takes nothing else.
-#[doc(hidden)]
 pub(crate) fn is_data_set_file(name: &str) -> bool {
     let numbered = |prefix: &str| {
         name.strip_prefix(prefix)

@@ -180,7 +180,6 @@ impl Outcome {
 
     /// A Pad-19 float outcome of data set 0 of `id` with `status`, on the spec, for tests
     /// of reports and tools to adjust with struct update syntax.
-    #[doc(hidden)]
     pub fn example(id: &str, status: Status) -> Outcome {
         Outcome {
             id: id.to_owned(),

@@ -20,7 +20,6 @@ use crate::operators::regions::PadRegions;
 use crate::tensor::{Element, Tensor, dispatch};
 
 /// How many differing elements a report lists.
-#[doc(hidden)]
 pub(crate) const MAX_LISTED: usize = 10;
 
 /// One differing element.

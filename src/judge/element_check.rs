@@ -14,7 +14,6 @@ use crate::tensor::{
 };
 
 /// The verdict on one pair of elements.
-#[doc(hidden)]
 pub(crate) struct ElementCheck {
     /// Passes the run's rule.
     pub within: bool,
@@ -62,7 +61,6 @@ impl ElementCheck {
 }
 
 /// How one element type is compared and shown; implemented for every element type.
-#[doc(hidden)]
 pub(crate) trait Comparable: Clone {
     /// Compared as floating values (complex by parts).
     const FLOATING: bool;

@@ -10,7 +10,6 @@ use prost::Message;
 
 pub(crate) mod constant_inputs;
 // Operator-version resolution and labels: for the tool.
-#[doc(hidden)]
 pub(crate) mod opset;
 pub(crate) mod value_info;
 

@@ -5,7 +5,6 @@
 //! (docs/semantics.md#versions).
 
 // Node parameters, read and validated: for the tool's benchmarks.
-#[doc(hidden)]
 pub(crate) mod params;
 pub(crate) mod regions;
 pub(crate) mod rules;

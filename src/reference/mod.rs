@@ -7,7 +7,6 @@ mod graph;
 mod helper_ops;
 mod pad;
 // The kernel itself: for the tool's benchmarks.
-#[doc(hidden)]
 pub(crate) mod pad_kernel;
 mod stream_copy;
 #[cfg(test)]
@@ -17,9 +16,7 @@ pub(crate) use graph::RunError;
 pub(crate) use graph::run_model;
 // For the cargo-fuzz targets (fuzz/): the reference within a small memory budget.
 #[cfg(target_arch = "x86_64")]
-#[doc(hidden)]
 pub(crate) use stream_copy::extend_streaming;
-#[doc(hidden)]
 pub use {budget::Budget, graph::run_model_within};
 #[cfg(test)]
 use {center_crop_pad::run_center_crop_pad, graph::run_node, pad::run_pad};

@@ -18,12 +18,10 @@ use crate::judge::verdict::Verdict;
 
 // The human report and the reader: the `pad-conformance` binary's, not a gate's.
 pub(crate) use human::write_summary;
-#[doc(hidden)]
 pub use human::{Colors, write_outcome};
 pub(crate) use json::write_json;
 pub use junit::write_junit;
 pub(crate) use markdown::write_markdown;
-#[doc(hidden)]
 pub(crate) use read::read_json_report;
 pub use run_facts::RunFacts;
 

@@ -15,7 +15,6 @@ mod file;
 mod file_error;
 mod group;
 // For the tool's benchmarks.
-#[doc(hidden)]
 pub(crate) mod huge_pages;
 mod minifloat;
 mod raw_file;
@@ -35,7 +34,6 @@ pub use decode::{DEFAULT_MAX_BYTES, DecodeOptions, TensorError, decode_tensor};
 pub use encode::encode_tensor;
 pub(crate) use encode::encode_tensor_fields;
 // Bounded reads of whole files and groups of tensor files: for the case loader and the tool.
-#[doc(hidden)]
 pub(crate) use file::{read_limited, read_small_file};
 pub use file::{read_tensor_file, write_tensor_file};
 pub use file_error::{FileError, FileProblem};
