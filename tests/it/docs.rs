@@ -756,3 +756,74 @@ fn the_promoted_findings_in_the_docs_are_those_of_the_fuzz_corpus() {
         assert_eq!(listed, names, "{file}: run scripts/fuzz-corpus-figures");
     }
 }
+
+/// The files of src/ (relative, `/`-separated), the crate root and the binary's line left out.
+fn source_files() -> Vec<String> {
+    let src = root().join("src");
+    let mut files: Vec<String> = walkdir::WalkDir::new(&src)
+        .into_iter()
+        .map(|entry| entry.unwrap())
+        .filter(|entry| entry.file_type().is_file())
+        .map(|entry| {
+            let relative = entry.path().strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+            relative.replace(std::path::MAIN_SEPARATOR, "/")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Whether docs/architecture.md names `file` (relative to src/): by its path, or by its name on
+/// a line (a table row, a tree's line) that names its folder or a folder above it.
+fn names(architecture: &str, file: &str) -> bool {
+    let (folder, name) = file.rsplit_once('/').unwrap_or(("", file));
+    let mut folders: Vec<String> = Vec::new();
+    let parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+    for end in 1..=parts.len() {
+        folders.push(format!("{}/", parts[end - 1]));
+        folders.push(format!("{}/", parts[..end].join("/")));
+    }
+    let named = |line: &str, word: &str| {
+        line.match_indices(word).any(|(at, _)| {
+            let before = line[..at].chars().next_back();
+            let after = line[at + word.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '/')
+                && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
+    architecture.lines().any(|line| {
+        named(line, file)
+            || named(line, &format!("src/{file}"))
+            || (named(line, name) && (folder.is_empty() || folders.iter().any(|f| named(line, f))))
+    })
+}
+
+#[test]
+fn the_architecture_names_every_file_of_src() {
+    let architecture = read("docs/architecture.md");
+    let files = source_files();
+    assert!(files.len() > 100, "{} files found", files.len());
+    let unnamed: Vec<&String> = files.iter().filter(|file| !names(&architecture, file)).collect();
+    assert!(
+        unnamed.is_empty(),
+        "docs/architecture.md does not name these files of src/ (by path, or by name on a line naming \
+         their folder):\n{}",
+        unnamed.iter().map(|f| f.as_str()).collect::<Vec<_>>().join("\n")
+    );
+}
+
+#[test]
+fn a_file_counts_as_named_only_beside_its_folder() {
+    let doc = "| `judge/` | the verdict (verdict.rs), profiles (profile/: subject.rs) |\n| `cli/` | mod.rs |";
+    assert!(names(doc, "judge/verdict.rs"));
+    assert!(names(doc, "judge/profile/subject.rs"));
+    assert!(!names(doc, "gate/verdict.rs"), "named on another folder's line");
+    assert!(!names(doc, "judge/check.rs"), "not named at all");
+    assert!(names(doc, "cli/mod.rs"));
+    assert!(!names(doc, "judge/mod.rs"));
+    assert!(!names("| `backend/` | reply.rs |", "backend/request.rs"));
+    assert!(
+        !names("| `backend/` | sub_reply.rs |", "backend/reply.rs"),
+        "a longer name is not this one"
+    );
+}
