@@ -468,6 +468,17 @@ fn no_files_use_each_other_in_a_circle() {
     assert!(shown.is_empty(), "circles:\n{}", shown.join("\n"));
 }
 
+/// A crate of the given (module, source) files, for the checks' own tests.
+fn crate_of(files: &[(&str, &str)]) -> Crate {
+    let mut krate = Crate { files: BTreeMap::new() };
+    for (module, text) in files {
+        let mut file = File::default();
+        file.visit_file(&syn::parse_file(text).unwrap());
+        krate.files.insert((*module).to_owned(), file);
+    }
+    krate
+}
+
 /// The check sees what it must: uses past test items and comments, through re-exports and
 /// `super`, in macros, and a circle when there is one.
 #[test]
@@ -488,12 +499,7 @@ fn the_layer_check_sees_uses_and_circles() {
             "#[derive(Serialize)]\nstruct R { #[serde(with = \"crate::gate::fields\")] a: u8 }",
         ),
     ];
-    let mut krate = Crate { files: BTreeMap::new() };
-    for (module, text) in files {
-        let mut file = File::default();
-        file.visit_file(&syn::parse_file(text).unwrap());
-        krate.files.insert(module.to_owned(), file);
-    }
+    let krate = crate_of(&files);
     let edges: Vec<(Module, Module)> = krate.edges().into_iter().collect();
     let edge = |a: &str, b: &str| (a.to_owned(), b.to_owned());
     assert_eq!(
@@ -531,12 +537,7 @@ fn a_parent_and_child_using_each_other_are_a_circle_and_visibility_is_no_use() {
         ),
         ("tensor::data_type", "pub(crate) struct DataType;"),
     ];
-    let mut krate = Crate { files: BTreeMap::new() };
-    for (module, text) in files {
-        let mut file = File::default();
-        file.visit_file(&syn::parse_file(text).unwrap());
-        krate.files.insert(module.to_owned(), file);
-    }
+    let krate = crate_of(&files);
     let edges: Vec<(Module, Module)> = krate.edges().into_iter().collect();
     assert_eq!(
         edges,
