@@ -14,11 +14,11 @@ use std::sync::mpsc;
 
 use crate::support;
 use support::files::testdata;
-use support::hanging_worker::{BEFORE_HELLO, IN_REQUEST, Mark, interrupt, wait_until};
+use support::hanging_worker::{BEFORE_HELLO, IN_REQUEST, Mark, interrupt, signals_at_default, wait_until};
 
 fn command(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pad-conformance"));
-    command
+    signals_at_default(&mut command)
         .args(args)
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())

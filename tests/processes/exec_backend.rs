@@ -599,16 +599,17 @@ fn an_interrupted_run_takes_what_its_workers_detached_with_it() {
 fn interrupt_a_hanging_run(fixture: &Fixture, backend: &str, count: usize) {
     let pids = fixture.dir.path().join("pids");
     let cases = fixture.cases();
-    let runner = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
-        .args(["--backend", backend, "--jobs", "1", "--timeout", "600"])
-        .arg(&cases)
-        .env("WORKER_PIDS", &pids)
-        .env("WORKER_MODE", "spawn-hang")
-        .stdout(std::process::Stdio::null())
-        // Captured and asserted: what it says on being interrupted is no failure of cargo test.
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let runner =
+        crate::support::hanging_worker::signals_at_default(&mut Command::new(env!("CARGO_BIN_EXE_pad-conformance")))
+            .args(["--backend", backend, "--jobs", "1", "--timeout", "600"])
+            .arg(&cases)
+            .env("WORKER_PIDS", &pids)
+            .env("WORKER_MODE", "spawn-hang")
+            .stdout(std::process::Stdio::null())
+            // Captured and asserted: what it says on being interrupted is no failure of cargo test.
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
     // Every pid recorded: the worker is inside its request, its child started.
     let deadline = Instant::now() + Duration::from_secs(60);
     let recorded = loop {

@@ -44,6 +44,23 @@ impl Mark {
     }
 }
 
+/// Makes `command` start with SIGINT, SIGTERM and SIGHUP at their defaults. A test run from a
+/// background shell or under nohup inherits them ignored, and the binary keeps an ignored
+/// signal ignored (as nohup asks of it), so the signal a test sends would never arrive.
+#[cfg(unix)]
+pub fn signals_at_default(command: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: signal(2) is async-signal-safe, as a pre_exec closure must be.
+    unsafe {
+        command.pre_exec(|| {
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+            Ok(())
+        })
+    }
+}
+
 /// Runs the built binary with `args` against an [`IN_REQUEST`] worker (`--backend` and
 /// `--jobs 1` added), sends it `signal` once the first data set is under way, and waits for
 /// it: its output (stdout not kept), and its stderr as text.
@@ -55,7 +72,9 @@ where
 {
     let mark = Mark::new();
     let child = mark
-        .pass_to(&mut Command::new(env!("CARGO_BIN_EXE_pad-conformance")))
+        .pass_to(signals_at_default(&mut Command::new(env!(
+            "CARGO_BIN_EXE_pad-conformance"
+        ))))
         .args(["--backend", IN_REQUEST, "--jobs", "1"])
         .args(args)
         .stdout(std::process::Stdio::null())
