@@ -10,7 +10,7 @@ use walkdir::WalkDir;
 use super::listing::load_case_dir;
 use super::{ListingProblem, TestCase};
 use crate::cancel::Cancel;
-use crate::case::error::Error;
+use crate::case::error::{Error, NameClash};
 use crate::data::DataRoot;
 
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.
@@ -150,13 +150,13 @@ fn refuse_repeated_ids(cases: &[TestCase], root_of: &[usize], roots: &[DataRoot]
     let mut seen: HashMap<&str, usize> = HashMap::with_capacity(cases.len());
     for (i, case) in cases.iter().enumerate() {
         if let Some(first) = seen.insert(case.id.as_str(), i) {
-            return Err(Error::SameName {
+            return Err(Error::SameName(Box::new(NameClash {
                 id: case.id.clone(),
                 first: cases[first].dir.clone(),
                 first_root: roots[root_of[first]].path.clone(),
                 second: case.dir.clone(),
                 second_root: roots[root_of[i]].path.clone(),
-            });
+            })));
         }
     }
     Ok(())
@@ -294,16 +294,16 @@ mod tests {
             ]
         );
         let error = refuse_repeated_ids(&cases, &root_of, &roots).unwrap_err();
-        let Error::SameName {
+        let Error::SameName(clash) = &error else {
+            panic!("{error}")
+        };
+        let NameClash {
             id,
             first,
             first_root,
             second,
             second_root,
-        } = &error
-        else {
-            panic!("{error}")
-        };
+        } = &**clash;
         assert_eq!(id, "left:node/test_dup_pad");
         assert_eq!(
             (first.as_path(), first_root.as_path()),

@@ -61,25 +61,8 @@ pub enum Error {
     /// Two cases of one discovery that would share a name even with their roots prefixed (a
     /// directory named like another root's prefix, `other:node/test_x_pad`): reports, `diff`,
     /// `merge` and baselines key data sets by name, and would take one for the other.
-    #[error(
-        "{} and {} would both be named {id:?} (under the roots {} and {}): a run names each case once; rename one, or run the roots apart",
-        crate::text::shown_path(first),
-        crate::text::shown_path(second),
-        crate::text::shown_path(first_root),
-        crate::text::shown_path(second_root)
-    )]
-    SameName {
-        /// The name both would take.
-        id: String,
-        /// The first case's directory.
-        first: PathBuf,
-        /// The root it was found under.
-        first_root: PathBuf,
-        /// The second case's directory.
-        second: PathBuf,
-        /// The root it was found under.
-        second_root: PathBuf,
-    },
+    #[error("{0}")]
+    SameName(Box<NameClash>),
     /// The corpus's VERSION or CHANGELOG.md cannot be read.
     #[error(transparent)]
     Corpus(#[from] CorpusError),
@@ -98,4 +81,28 @@ impl From<FileError> for Error {
     fn from(error: FileError) -> Error {
         Error::File(Box::new(error))
     }
+}
+
+/// Two cases of one discovery that would take one name: their directories and roots. Boxed in
+/// [`Error::SameName`], so that every `Result` of discovery stays small (four paths are 128
+/// bytes on Windows).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{} and {} would both be named {id:?} (under the roots {} and {}): a run names each case once; rename one, or run the roots apart",
+    crate::text::shown_path(first),
+    crate::text::shown_path(second),
+    crate::text::shown_path(first_root),
+    crate::text::shown_path(second_root)
+)]
+pub struct NameClash {
+    /// The name both would take.
+    pub id: String,
+    /// The first case's directory.
+    pub first: PathBuf,
+    /// The root it was found under.
+    pub first_root: PathBuf,
+    /// The second case's directory.
+    pub second: PathBuf,
+    /// The root it was found under.
+    pub second_root: PathBuf,
 }
