@@ -131,7 +131,7 @@ fn origin(
     let info = read_json::<CaseInfo>(&path, MAX_CASE_INFO_BYTES).map_err(|source| BundledOriginError::CaseInfo {
         data_set: data_set.to_owned(),
         name: name.clone(),
-        source,
+        source: Box::new(source),
     })?;
     Ok(BundledOrigin {
         name,

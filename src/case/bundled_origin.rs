@@ -83,8 +83,8 @@ pub enum BundledOriginError {
         data_set: PathBuf,
         /// The bundled data set's name.
         name: String,
-        /// Why.
+        /// Why (boxed: a path and a JSON error are too large for every `Result` on Windows).
         #[source]
-        source: JsonFileError,
+        source: Box<JsonFileError>,
     },
 }
