@@ -1659,9 +1659,15 @@ fn a_run_over_roots_sharing_an_id_writes_reports_its_diff_and_merge_read() {
     );
     let refused = in_dir(&["--output", "refused.json", "left", "right", "third"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    // The directories as the system writes them (backslashes on Windows); the name is the id.
+    let shown = |parts: &[&str]| parts.iter().collect::<std::path::PathBuf>().display().to_string();
     assert_eq!(
         stderr(&refused).trim(),
-        "pad-conformance: left/node/test_dup_pad and third/left:node/test_dup_pad would both be named \"left:node/test_dup_pad\" (under the roots left and third): a run names each case once; rename one, or run the roots apart"
+        format!(
+            "pad-conformance: {} and {} would both be named \"left:node/test_dup_pad\" (under the roots left and third): a run names each case once; rename one, or run the roots apart",
+            shown(&["left", "node", "test_dup_pad"]),
+            shown(&["third", "left:node", "test_dup_pad"]),
+        )
     );
     assert!(!dir.path().join("refused.json").exists());
 }
