@@ -107,6 +107,7 @@ pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileEr
         basis: finding.basis.clone(),
         rules: finding.rules.clone(),
         narrowing: None,
+        twin: None,
     };
     let json = serde_json::to_string_pretty(&info).expect("case.json serializes");
     write(case_dir.join(CASE_INFO_FILE), format!("{json}\n").as_bytes())?;
