@@ -54,7 +54,14 @@ pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileEr
         std::fs::write(&path, bytes).map_err(|e| FileProblem::Io(e).writing(&path))
     };
     let encoding = finding.encoding;
-    let (model, inputs) = finding.case.build(&name);
+    // The model declares the output the reference computed, as the backend read it.
+    let output = finding
+        .expected
+        .as_ref()
+        .ok()
+        .and_then(|o| o.first())
+        .map(|t| t.shape());
+    let (model, inputs) = finding.case.build_declaring(&name, output);
     let names: Vec<String> = model
         .graph
         .iter()
