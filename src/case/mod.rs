@@ -22,8 +22,8 @@ pub(crate) mod twin;
 
 use crate::case::bundled_origin::{BundledOrigin, BundledOriginError, Disagreement};
 use crate::case::error::Error;
+use crate::case::error::TwinError;
 use crate::case::info::{CaseInfo, Contradiction};
-use crate::case::twin::TwinError;
 use crate::data::basis::BasisNote;
 use crate::data::json_file::JsonFileError;
 use crate::data::manifest::Tampered;
