@@ -1323,10 +1323,19 @@ fn the_cli_the_library_and_the_harness_give_the_same_verdicts() {
     use pad_conformance::testing::{Patterns, discover};
 
     let tree = failing_tree();
-    // A data set that must be refused, refused by the reference with the rule it lists.
-    copy_dir(
-        &testdata("extended/test_ext_pad18_err_mode_wrap"),
-        &tree.path().join("test_ext_pad18_err_mode_wrap"),
+    // A data set that must be refused, refused by the reference with the rule it lists, and
+    // the valid twin its case.json names.
+    for case in ["test_ext_pad18_err_mode_wrap", "test_ext_pad18_err_mode_wrap_twin"] {
+        copy_dir(&testdata(&format!("extended/{case}")), &tree.path().join(case));
+    }
+    // --list names the twin of the data set that must be refused.
+    let listing = String::from_utf8(run(&["--list", tree.path().to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with("test_ext_pad18_err_mode_wrap/0  Pad-18  inputs:")
+                && l.ends_with("(must be refused; twin test_ext_pad18_err_mode_wrap_twin/0)")),
+        "{listing}"
     );
     let report = tree.path().join("report.json");
     let out = run(&[
@@ -1366,12 +1375,13 @@ fn the_cli_the_library_and_the_harness_give_the_same_verdicts() {
         .iter()
         .map(|r| (r.name(), serde_json::to_value(&r.verdict).unwrap()))
         .collect();
-    assert_eq!(cli.len(), 3);
+    assert_eq!(cli.len(), 4);
     assert_eq!(cli, library);
     assert_eq!(cli, trials);
     assert_eq!(cli["test_wrap_pad/0"]["verdict"], "mismatch");
     assert_eq!(cli["test_ext_pad18_err_mode_wrap/0"]["verdict"], "refused-as-required");
     assert_eq!(cli["test_ext_pad18_err_mode_wrap/0"]["rule"], "mode-not-in-version");
+    assert_eq!(cli["test_ext_pad18_err_mode_wrap_twin/0"]["verdict"], "passed");
 }
 
 #[test]

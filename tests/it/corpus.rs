@@ -12,7 +12,7 @@ use pad_conformance::testing::{Corpus, Patterns, discover};
 fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
     let corpus = Corpus::find(&root).unwrap().expect("onnx-testdata is versioned");
-    assert_eq!(corpus.version, 4);
+    assert_eq!(corpus.version, 5);
     let cases = discover(std::slice::from_ref(&root), &Patterns::default()).unwrap();
     let names: BTreeSet<String> = cases.iter().map(|c| c.data_set_name(0)).collect();
     let listed: BTreeSet<String> = corpus.changed_since(1, &root).into_keys().collect();
@@ -25,16 +25,13 @@ fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {
         .collect();
     let unlisted: Vec<&String> = weaker.difference(&listed).collect();
     assert!(unlisted.is_empty(), "not in CHANGELOG.md's version 2: {unlisted:?}");
-    assert!(weaker.len() > 200, "{}", weaker.len());
+    // Corpus version 5 moved the data sets the spec decides to spec: 145 rest on less.
+    assert_eq!(weaker.len(), 145);
     // The corrected CenterCropPad rule is listed too, though its basis is the spec.
     assert!(listed.contains("extended/test_center_crop_pad_ext_dtype_int4/0"));
+    let in_version = |v: u32| -> BTreeSet<String> { corpus.changes[&v].keys().cloned().collect() };
     // Version 3 added onnx 1.23.2's data sets, and only those: 23 cases of one data set each.
-    let since_3: BTreeSet<String> = corpus.changed_since(3, &root).into_keys().collect();
-    let added: BTreeSet<String> = corpus
-        .changed_since(2, &root)
-        .into_keys()
-        .filter(|n| !since_3.contains(n))
-        .collect();
+    let added = in_version(3);
     let exported: BTreeSet<String> = names
         .iter()
         .filter(|n| n.starts_with("onnx-1.23.2/"))
@@ -54,7 +51,33 @@ fn the_changelog_names_existing_data_sets_and_every_weaker_basis() {
     let promoted: BTreeSet<String> = names.iter().filter(|n| n.starts_with("fuzz/")).cloned().collect();
     assert_eq!(promoted.len(), 52);
     let version_4: BTreeSet<String> = narrowing.union(&promoted).cloned().collect();
-    assert_eq!(since_3, version_4);
+    assert_eq!(in_version(4), version_4);
+    // Version 5 lists every must-refuse data set (its model declares an output shape, its
+    // case.json names a twin), every new twin, and every promoted finding (its model declares
+    // an output shape).
+    let version_5 = &corpus.changes[&5];
+    let refused: Vec<&pad_conformance::testing::TestCase> = cases
+        .iter()
+        .filter(|c| c.data_sets.iter().any(|d| d.expected_error.is_some()))
+        .collect();
+    assert_eq!(refused.len(), 67 + 26);
+    for case in &refused {
+        assert!(version_5.contains_key(&case.data_set_name(0)), "{}", case.id);
+        if case.id.starts_with("extended/") {
+            let twin = case.twin_of(0).unwrap_or_else(|| panic!("{} names no twin", case.id));
+            assert!(version_5[&twin].starts_with("new, the valid twin of"), "{twin}");
+        }
+    }
+    assert!(promoted.is_subset(&in_version(5)));
+    // … and the cancelling pads of constant mode, which the spec decides.
+    let cancelling = "extended/test_ext_pad24_constant_int32_r1/0";
+    assert!(
+        version_5[cancelling].contains("basis rule → spec"),
+        "{}",
+        version_5[cancelling]
+    );
+    let case = cases.iter().find(|c| c.data_set_name(0) == cancelling).unwrap();
+    assert_eq!(case.basis.kind, Basis::Spec);
 }
 
 /// A root with its own manifests runs checked against them, and the command says that nothing

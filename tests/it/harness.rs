@@ -465,6 +465,9 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
     let case = dir.path().join("test_ext_pad18_err_mode_wrap");
     support::files::copy_dir(&upstream("extended/test_ext_pad18_err_mode_wrap"), &case);
+    // With the valid twin its case.json names: a twin that does not exist errors the case.
+    let twin = "test_ext_pad18_err_mode_wrap_twin";
+    support::files::copy_dir(&upstream(&format!("extended/{twin}")), &dir.path().join(twin));
     let info_path = case.join("case.json");
     let info: serde_json::Value = serde_json::from_slice(&std::fs::read(&info_path).unwrap()).unwrap();
     assert_eq!(info["rules"], serde_json::json!(["mode-not-in-version"]));
@@ -492,6 +495,8 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
     let wrong_version = run(&|i| {
         i["version"] = 19.into();
         i["basis"]["kind"] = "reference".into();
+        // Its Pad-18 twin would be refused first, at discovery, as another operator.
+        i.as_object_mut().unwrap().remove("twin");
     });
     assert!(wrong_version.gates, "{}", wrong_version.message);
     assert!(
