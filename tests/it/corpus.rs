@@ -168,3 +168,41 @@ fn a_data_set_added_after_the_baseline_was_written_is_the_corpus_s_change_not_a_
     assert_eq!(code, Some(1), "{stdout}");
     assert!(stdout.contains("1 regressions"), "{stdout}");
 }
+
+/// Every must-refuse data set of the bundled corpus's generated cases names a valid twin, and
+/// the reference passes every twin (and refuses every data set that names one).
+#[test]
+fn every_twin_passes_with_the_reference() {
+    use pad_conformance::RefBackend;
+    use pad_conformance::testing::{CheckOptions, Status, check_data_set};
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
+    let cases = discover(std::slice::from_ref(&root), &Patterns::default()).unwrap();
+    let by_name: std::collections::BTreeMap<String, (&pad_conformance::testing::TestCase, usize)> = cases
+        .iter()
+        .flat_map(|c| c.job_indices().map(move |i| (c.data_set_name(i), (c, i))))
+        .collect();
+    let mut twins = 0;
+    for case in cases.iter().filter(|c| c.id.starts_with("extended/")) {
+        for (index, data_set) in case.data_sets.iter().enumerate() {
+            assert!(case.problem.is_none(), "{}: {:?}", case.id, case.problem);
+            let Some(twin) = case.twin_of(index) else {
+                assert!(data_set.expected_error.is_none(), "{} names no twin", case.id);
+                continue;
+            };
+            let options = CheckOptions::default();
+            assert_eq!(
+                check_data_set(&RefBackend, case, index, &options).status,
+                Status::Passed,
+                "{}",
+                case.id
+            );
+            let (twin_case, twin_index) = by_name[&twin];
+            let outcome = check_data_set(&RefBackend, twin_case, twin_index, &options);
+            assert_eq!(outcome.status, Status::Passed, "{twin}: {}", outcome.message);
+            assert!(twin_case.data_sets[twin_index].expected_error.is_none(), "{twin}");
+            twins += 1;
+        }
+    }
+    assert_eq!(twins, 67);
+}
