@@ -26,8 +26,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::trial_result::{TrialRef, failed, not_loadable};
+use crate::backend::exit_failure;
 use crate::judge::check::Outcome;
-use crate::judge::verdict::{Failure, exit_failure};
+use crate::judge::verdict::Failure;
 use crate::platform::{Group, describe_crash, group_of_started, has_exited, pass_pipe, start_in_new_group, take_pipe};
 use crate::text::strip_ansi;
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::backend::{Backend, BackendError, RefBackend, error_code, refusal_rule, refusal_rules};
+use crate::backend::{Backend, BackendError, RefBackend};
 use crate::case::{CaseError, Expected, ListingProblem, LoadedDataSet, TestCase};
 use crate::data::basis::{BasisNote, Gating};
 use crate::judge::cause_key::{CauseKey, Pattern, values_pattern};
@@ -604,12 +604,12 @@ fn run_with_constant_inputs(
 /// backend's refusal names a rule to compare with them, every rule the reference refuses it by.
 fn expected_rules(case: &TestCase, index: usize, model: &Model, data: &LoadedDataSet, answer: &Answer) -> Vec<Rule> {
     let mut rules: Vec<Rule> = case.info_of(index).map_or_else(Vec::new, |info| info.rules.clone());
-    let named = matches!(answer, Answer::Refused(e) if refusal_rule(e).is_some());
+    let named = matches!(answer, Answer::Refused(e) if e.rule().is_some());
     if named
         && matches!(data.expected, Expected::Error(_))
         && let Answer::Refused(reference) = run(&RefBackend, model, &data.inputs)
     {
-        for rule in refusal_rules(&reference) {
+        for &rule in reference.rules() {
             if !rules.contains(&rule) {
                 rules.push(rule);
             }
@@ -622,7 +622,7 @@ fn expected_rules(case: &TestCase, index: usize, model: &Model, data: &LoadedDat
 pub(crate) enum Answer {
     /// The outputs it returned.
     Outputs(Vec<Tensor>),
-    /// The error it returned: a refusal, unless [`crate::backend::error_kind`] says otherwise.
+    /// The error it returned: a refusal, unless it says otherwise.
     Refused(BackendError),
     /// It panicked; the panic's message.
     Panicked(String),
@@ -633,6 +633,7 @@ pub(crate) fn run(backend: &dyn Backend, model: &Model, inputs: &[Tensor]) -> An
     match catch_unwind(AssertUnwindSafe(|| backend.run(model, inputs))) {
         Ok(Ok(outputs)) => Answer::Outputs(outputs),
         Ok(Err(e)) => Answer::Refused(e),
+        // A panic's payload is `dyn Any`: its type is all there is to ask it.
         Err(panic) => Answer::Panicked(
             panic
                 .downcast_ref::<&str>()
@@ -659,8 +660,11 @@ pub(crate) fn judge_answer(
 /// [`judge_answer`], with what the comparison measured.
 fn judge(model: &Model, data: &LoadedDataSet, rules: &[Rule], answer: Answer, options: &CheckOptions) -> Judged {
     let expectation = match &data.expected {
-        Expected::Outputs(_) => Expectation::Outputs,
-        Expected::Error(_) => Expectation::Refusal { rules: rules.to_vec() },
+        Expected::Outputs(outputs) => Expectation::Outputs(outputs),
+        Expected::Error(reason) => Expectation::Refusal {
+            reason,
+            rules: rules.to_vec(),
+        },
     };
     let expected = match (&data.expected, answer) {
         (_, Answer::Panicked(detail)) => {
@@ -673,7 +677,7 @@ fn judge(model: &Model, data: &LoadedDataSet, rules: &[Rule], answer: Answer, op
         }
         (_, Answer::Refused(e)) => {
             return Judged {
-                code: error_code(&e).map(str::to_owned),
+                code: e.code().map(str::to_owned),
                 ..judge_error(&e, &expectation, options.strict_rules).into()
             };
         }

@@ -162,8 +162,8 @@ impl Backend for EdgeIs {
         });
         match self.0 {
             _ if !edge => RefBackend.run(model, inputs),
-            ErrorKind::Unsupported => Err(Box::new(BackendUnsupported("no edge mode".into()))),
-            ErrorKind::Failed => Err(Box::new(BackendFailure("edge mode lost the device".into()))),
+            ErrorKind::Unsupported => Err(BackendUnsupported("no edge mode".into()).into()),
+            ErrorKind::Failed => Err(BackendFailure("edge mode lost the device".into()).into()),
             ErrorKind::Refused => Err("edge mode is refused".into()),
         }
     }

@@ -22,8 +22,8 @@ impl Backend for Answer {
     fn run(&self, _: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         match self {
             Answer::Refuse => Err("wrap is not allowed before Pad-19".into()),
-            Answer::Unsupported => Err(Box::new(BackendUnsupported("mode wrap is not implemented".into()))),
-            Answer::Fail => Err(Box::new(BackendFailure("the device went away".into()))),
+            Answer::Unsupported => Err(BackendUnsupported("mode wrap is not implemented".into()).into()),
+            Answer::Fail => Err(BackendFailure("the device went away".into()).into()),
             Answer::Panic => panic!("index out of bounds"),
             Answer::Outputs => Ok(inputs[..1].to_vec()),
         }
@@ -75,7 +75,7 @@ fn only_the_backends_own_refusal_passes_a_must_refuse_data_set() {
 
 #[test]
 fn an_exec_worker_that_crashes_on_a_must_refuse_data_set_is_errored_not_passed() {
-    use pad_conformance::testing::{ExecBackend, ExecError};
+    use pad_conformance::testing::{ExecBackend, Failure, error_failure};
     use std::time::Duration;
     // Answers the handshake, then exits on the first request: a crash, not a refusal.
     let crash = r#"read hello; echo '{"type": "hello", "version": 1, "name": "crash"}'; read request; exit 3"#;
@@ -94,8 +94,12 @@ fn an_exec_worker_that_crashes_on_a_must_refuse_data_set_is_errored_not_passed()
     // The error it returned says which it was.
     let model = cases[0].load_model(&cases[0].decode_options(1 << 20)).unwrap();
     let error = backend.run(&model, &[]).unwrap_err();
-    assert!(
-        matches!(error.downcast_ref::<ExecError>(), Some(ExecError::Failed(_))),
+    assert_eq!(
+        error_failure(&error),
+        Some(Failure::Crash {
+            code: Some(3),
+            signal: None
+        }),
         "{error}"
     );
 }
@@ -137,10 +141,8 @@ fn every_extended_refusal_lists_the_rule_the_reference_reports() {
     }
     assert!(checked >= 60, "{checked} refusals checked");
     // refusal_rule reads the reference's typed error, never its message.
-    let refused: BackendError = Box::new(pad_conformance::Refusal::new(
-        pad_conformance::Rule::AxisRepeated,
-        "nothing about axes here",
-    ));
+    let refused: BackendError =
+        pad_conformance::Refusal::new(pad_conformance::Rule::AxisRepeated, "nothing about axes here").into();
     assert_eq!(refusal_rule(&refused), Some(pad_conformance::Rule::AxisRepeated));
 }
 
@@ -153,7 +155,7 @@ impl Backend for Names {
     }
 
     fn run(&self, _: &Model, _: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
-        Err(Box::new(pad_conformance::Refusal::new(self.0, "refused")))
+        Err(pad_conformance::Refusal::new(self.0, "refused").into())
     }
 }
 
