@@ -59,6 +59,9 @@ pub(crate) const JSON_REPORT_ENV: &str = "PAD_CONFORMANCE_JSON_REPORT";
 /// The environment variable that makes [`Harness::run`] write a JUnit XML report to the file it names.
 pub(crate) const JUNIT_REPORT_ENV: &str = "PAD_CONFORMANCE_JUNIT_REPORT";
 
+/// The environment variable that makes [`Harness::run`] write a Markdown report to the file it names.
+pub(crate) const MARKDOWN_REPORT_ENV: &str = "PAD_CONFORMANCE_MARKDOWN_REPORT";
+
 /// The environment variable that sets [`Harness::retries`] for [`Harness::run`].
 pub(crate) const RETRIES_ENV: &str = "PAD_CONFORMANCE_RETRIES";
 
@@ -213,6 +216,14 @@ impl Harness {
         self
     }
 
+    /// Writes the run's Markdown report, as the command line's `--format markdown` does, to
+    /// `path` (also set by `PAD_CONFORMANCE_MARKDOWN_REPORT`): a summary and a table of what
+    /// did not pass, for a pull-request comment. One run writes every report asked for.
+    pub fn markdown_report(mut self, path: impl Into<PathBuf>) -> Harness {
+        self.reports.markdown = Some(path.into());
+        self
+    }
+
     /// What the backend supports: data sets outside the profile are ignored trials, saying
     /// why, never failures.
     pub fn profile(mut self, profile: Profile) -> Harness {
@@ -344,6 +355,9 @@ impl Harness {
         }
         if let Some(path) = from_env(JUNIT_REPORT_ENV) {
             self.reports.junit = Some(path);
+        }
+        if let Some(path) = from_env(MARKDOWN_REPORT_ENV) {
+            self.reports.markdown = Some(path);
         }
         if let Some(value) = std::env::var_os(RETRIES_ENV).filter(|v| !v.is_empty()) {
             let value = value.to_string_lossy().into_owned();
