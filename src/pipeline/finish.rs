@@ -130,3 +130,54 @@ fn record(report: &RunReport, baseline: Option<&Baseline>, into: &RecordInto<'_>
     })?;
     Ok(recorded)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::gate_result::GateResult;
+    use crate::judge::status::Status;
+
+    /// The summary is the sum of the gate results the outcomes carry, decided once as they
+    /// arrived: finishing weighs nothing again (here the baseline, empty, would call the
+    /// failure new).
+    #[test]
+    fn the_run_is_judged_by_the_gate_results_its_outcomes_carry() {
+        let carried = |id: &str, status, gate| Outcome {
+            gate: Some(gate),
+            ..Outcome::example(id, status)
+        };
+        let known = GateResult::KnownFailure {
+            reason: "listed".into(),
+            tracking: None,
+        };
+        let report = RunReport::of(
+            "b",
+            vec![
+                carried("a", Status::Failed, known),
+                carried("b", Status::Passed, GateResult::Agrees),
+            ],
+        );
+        let baseline = Baseline::default();
+        let how = Finish {
+            baseline: Some(&baseline),
+            strictness: Strictness {
+                strict_corpus: true,
+                ..Strictness::default()
+            },
+            exists: &|_| true,
+            record: None,
+            reports: Vec::new(),
+            failures_only: false,
+            page: None,
+        };
+        let mut shown = Vec::new();
+        let finished = finish(report, how, &mut |report| shown.push(report.baseline.clone())).unwrap();
+        let judged = finished.report.baseline.unwrap();
+        assert_eq!(judged.expected_failures, ["a/0"]);
+        assert!(judged.regressions.is_empty() && judged.agreeing == 1, "{judged:?}");
+        assert!(judged.strict_corpus && !judged.strict);
+        // The face sees the judged run once, after its reports.
+        assert_eq!(shown, [Some(judged)]);
+        assert!(finished.recorded.is_none() && finished.refused_operators.is_empty());
+    }
+}
