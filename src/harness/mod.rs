@@ -17,6 +17,12 @@
 //! records the run's failures into the file (keeping the reasons already there, and the
 //! entries of data sets a filter left out). examples/toy_backend.rs is a complete gate of a
 //! partial backend, with a baseline.
+//!
+//! One run writes libtest's log and every report asked for: [`Harness::json_report`],
+//! [`Harness::junit_report`], [`Harness::markdown_report`] (or `PAD_CONFORMANCE_JSON_REPORT`,
+//! `PAD_CONFORMANCE_JUNIT_REPORT`, `PAD_CONFORMANCE_MARKDOWN_REPORT`), each the command line's
+//! report of that format: the harness prepares and finishes its run with the command line's
+//! code (src/pipeline/), its trials run by libtest-mimic in between.
 
 mod child;
 mod error;
