@@ -417,8 +417,8 @@ pub(crate) struct RunArgs {
     pub format: Option<RunFormat>,
     /// Write the report to FILE instead of standard output (the summary line still goes to
     /// standard error). Repeatable: one run writes a report to each FILE, in the format its
-    /// extension names (.json, .xml JUnit, .md Markdown, .html, .txt or .log human); the human
-    /// log streams to standard output unless one of them is human.
+    /// extension names (.json, .xml JUnit, .md Markdown, .html, .txt or .log human), the human
+    /// log streaming to standard output unless one of them is human.
     #[arg(long, value_name = "FILE")]
     pub output: Vec<PathBuf>,
     /// List the discovered cases and data sets instead of running them; exits 1 (after

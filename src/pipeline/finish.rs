@@ -23,8 +23,10 @@ use crate::report::RunReport;
 pub(crate) struct Finish<'a> {
     /// The baseline the run is judged against, when it is judged against one.
     pub baseline: Option<&'a Baseline>,
-    /// What fails the run besides a regression.
-    pub strictness: Strictness,
+    /// What fails the run besides a regression, recorded in its report with the known failures
+    /// that ran without a tracking link (the command line's); `None` records the sums alone
+    /// (the harness's reports, which have never recorded them: to keep them as they were).
+    pub strictness: Option<Strictness>,
     /// Whether a data set of that name exists, so that an entry for it is not stale.
     pub exists: &'a dyn Fn(&str) -> bool,
     /// Where the run's failures are recorded, when they are.
@@ -99,22 +101,26 @@ pub(crate) fn finish(
     })
 }
 
-/// The sum of `outcomes`' gate results against `baseline`, with its stale and untracked
-/// entries, under `strictness`.
+/// The sum of `outcomes`' gate results against `baseline`, with its stale entries, and under
+/// `strictness` its untracked ones.
 fn judged(
     outcomes: &[Outcome],
     baseline: &Baseline,
-    strictness: Strictness,
+    strictness: Option<Strictness>,
     exists: &dyn Fn(&str) -> bool,
 ) -> GateSummary {
     let gated = outcomes.iter().filter_map(|o| Some((o, o.gate.as_ref()?)));
+    let summed = GateSummary::of(gated, baseline.stale(exists));
+    let Some(strictness) = strictness else {
+        return summed;
+    };
     let ran: HashSet<String> = outcomes.iter().map(Outcome::name).collect();
     GateSummary {
         strict: strictness.strict,
         strict_corpus: strictness.strict_corpus,
         require_tracking: strictness.require_tracking,
         untracked: baseline.untracked(|name| ran.contains(name)),
-        ..GateSummary::of(gated, baseline.stale(exists))
+        ..summed
     }
 }
 
@@ -160,10 +166,10 @@ mod tests {
         let baseline = Baseline::default();
         let how = Finish {
             baseline: Some(&baseline),
-            strictness: Strictness {
+            strictness: Some(Strictness {
                 strict_corpus: true,
                 ..Strictness::default()
-            },
+            }),
             exists: &|_| true,
             record: None,
             reports: Vec::new(),

@@ -78,7 +78,7 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     let page = |report: &RunReport, out: &mut dyn Write| write_scoreboard(&[Board::new(report, Rerun::default())], out);
     let how = Finish {
         baseline: baseline.as_ref(),
-        strictness: strictness(&gate),
+        strictness: Some(strictness(&gate)),
         exists: &|name| discovered.contains(name),
         record: None,
         reports: vec![out],

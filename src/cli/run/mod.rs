@@ -107,7 +107,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let page = |report: &RunReport, out: &mut dyn Write| write_scoreboard(&[Board::new(report, rerun.clone())], out);
     let how = Finish {
         baseline: baseline.as_ref(),
-        strictness: strictness(&args.gate),
+        strictness: Some(strictness(&args.gate)),
         exists: &exists,
         record: record.map(|path| RecordInto {
             path,

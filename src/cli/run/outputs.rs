@@ -1,6 +1,7 @@
 //! Where the main command's reports go: each `--output` in the format its extension names
 //! (one `--output` in the format `--format` names, as before several were allowed), standard
-//! output without any, and the human log streamed to standard output when no report is human.
+//! output without any, and with several the human log streamed to standard output when none of
+//! them is human.
 
 use std::path::{Path, PathBuf};
 
@@ -11,19 +12,21 @@ use crate::pipeline::report_format::ReportFormat;
 use crate::text::shown_path;
 
 /// Each report of a run given `--format` and the `--output` files, with its file (`None` for
-/// standard output). With several files, each is named by its format's extension (`--format`
-/// would name one format for all): any other is refused, naming it. One file without `--format`
-/// takes its extension's format, or else the human one.
+/// standard output). One file is written as before several were allowed — in the format
+/// `--format` names, else its extension's, else the human one — and standard output stays
+/// quiet. Several files are each named by their format's extension (`--format` would name one
+/// format for all; any other extension is refused, naming the file), and the human log streams
+/// to standard output unless one of them takes it.
 pub(super) fn report_targets(
     format: Option<RunFormat>,
     outputs: &[PathBuf],
 ) -> Result<Vec<(ReportFormat, Option<&Path>)>, Fatal> {
     let given = format.map(report_format);
-    let mut targets = match outputs {
+    let mut targets: Vec<_> = match outputs {
         [] => return Ok(vec![(given.unwrap_or(ReportFormat::Human), None)]),
         [one] => {
             let format = given.or_else(|| ReportFormat::of_path(one));
-            vec![(format.unwrap_or(ReportFormat::Human), Some(one.as_path()))]
+            return Ok(vec![(format.unwrap_or(ReportFormat::Human), Some(one.as_path()))]);
         }
         several if given.is_some() => {
             return Err(Fatal(format!(
@@ -67,16 +70,17 @@ mod tests {
     }
 
     #[test]
-    fn each_output_takes_its_extension_s_format_and_the_log_streams_when_none_is_human() {
+    fn each_of_several_outputs_takes_its_extension_s_format_and_the_log_streams_when_none_is_human() {
         use ReportFormat::{Html, Human, Json, Junit, Markdown};
         let file = |s: &str| Some(s.to_owned());
         assert_eq!(targets(None, &[]), Ok(vec![(Human, None)]));
         assert_eq!(targets(Some(RunFormat::Json), &[]), Ok(vec![(Json, None)]));
-        // One file: --format as before, else its extension, else human.
+        // One file: --format as before, else its extension, else human; nothing streams.
         assert_eq!(
             targets(Some(RunFormat::Junit), &["r.json"]),
-            Ok(vec![(Junit, file("r.json")), (Human, None)])
+            Ok(vec![(Junit, file("r.json"))])
         );
+        assert_eq!(targets(None, &["r.md"]), Ok(vec![(Markdown, file("r.md"))]));
         assert_eq!(targets(None, &["run.report"]), Ok(vec![(Human, file("run.report"))]));
         assert_eq!(
             targets(None, &["a.json", "b.XML", "c.md", "d.html"]),
