@@ -1,5 +1,5 @@
 //! Weighing a run against a baseline: each data set's gate result ([`Baseline::gate`]) and the
-//! run's summary ([`Baseline::judge`]). An expected failure that passes is reported (and fails
+//! run's summary of them ([`GateSummary::of`]). An expected failure that passes is reported (and fails
 //! the run under `--strict`), so a baseline cannot go stale unnoticed.
 
 use std::collections::HashSet;
@@ -108,6 +108,39 @@ pub struct GateSummary {
 }
 
 impl GateSummary {
+    /// The sum of a run's gate results, each decided once per data set ([`Baseline::gate`], as
+    /// the data set finished) and carried in `gated` beside its outcome, with the baseline's
+    /// `stale` entries; the strict flags and untracked entries are the run's to add.
+    pub(crate) fn of<'a>(
+        gated: impl IntoIterator<Item = (&'a Outcome, &'a GateResult)>,
+        stale: Vec<String>,
+    ) -> GateSummary {
+        let mut verdict = GateSummary::default();
+        for (outcome, gate) in gated {
+            let name = outcome.name();
+            match gate {
+                GateResult::NotGating => verdict.not_gating += 1,
+                GateResult::ChangedStatus { was, .. } => verdict.changed_status.push(format!(
+                    "{name}: expected {}, now {}",
+                    was.name(),
+                    outcome.status.name()
+                )),
+                GateResult::KnownFailure { .. } => verdict.expected_failures.push(name),
+                GateResult::NewFailure => verdict.regressions.push(name),
+                GateResult::Fixed { .. } => verdict.unexpected_passes.push(name),
+                GateResult::ChangedWithCorpus { was, why } => verdict.corpus_changes.push(CorpusChange {
+                    name,
+                    was: was.map_or("passed", Status::name).to_owned(),
+                    now: outcome.status,
+                    why: why.clone(),
+                }),
+                GateResult::Agrees => verdict.agreeing += 1,
+            }
+        }
+        verdict.stale = stale;
+        verdict
+    }
+
     /// True when the run should fail: a regression, or under `strict` any difference from
     /// the baseline (an unexpected pass, a changed status, an entry for no data set); a
     /// verdict that changed with the corpus only under `strict_corpus`.
@@ -259,36 +292,6 @@ impl Baseline {
             .map(|(name, _)| name.clone())
             .collect()
     }
-
-    /// Compares a run with this baseline. `discovered` tells whether a data set name exists
-    /// under the roots at all: an entry the filter left out is not judged, so a baseline
-    /// survives filters and added cases, but an entry for no data set is stale.
-    pub fn judge(&self, outcomes: &[Outcome], discovered: impl Fn(&str) -> bool) -> GateSummary {
-        let mut verdict = GateSummary::default();
-        for outcome in outcomes {
-            let name = outcome.name();
-            match self.gate(outcome) {
-                GateResult::NotGating => verdict.not_gating += 1,
-                GateResult::ChangedStatus { was, .. } => verdict.changed_status.push(format!(
-                    "{name}: expected {}, now {}",
-                    was.name(),
-                    outcome.status.name()
-                )),
-                GateResult::KnownFailure { .. } => verdict.expected_failures.push(name),
-                GateResult::NewFailure => verdict.regressions.push(name),
-                GateResult::Fixed { .. } => verdict.unexpected_passes.push(name),
-                GateResult::ChangedWithCorpus { was, why } => verdict.corpus_changes.push(CorpusChange {
-                    name,
-                    was: was.map_or("passed", Status::name).to_owned(),
-                    now: outcome.status,
-                    why,
-                }),
-                GateResult::Agrees => verdict.agreeing += 1,
-            }
-        }
-        verdict.stale = self.stale(discovered);
-        verdict
-    }
 }
 
 /// Whether the data set's process crashed or timed out: the typed verdict says so.
@@ -308,6 +311,14 @@ mod tests {
     use crate::gate::baseline::tests::{THREE, config, written};
     use crate::gate::entry::Expectation;
     use crate::gate::recording::tests::{outcome, record};
+
+    impl Baseline {
+        /// Each outcome gated, then summed with the entries for no data set: what a run does.
+        fn judge(&self, outcomes: &[Outcome], exists: impl Fn(&str) -> bool) -> GateSummary {
+            let gates: Vec<GateResult> = outcomes.iter().map(|o| self.gate(o)).collect();
+            GateSummary::of(outcomes.iter().zip(&gates), self.stale(exists))
+        }
+    }
 
     #[test]
     fn judge_separates_expected_failures_regressions_and_unexpected_passes() {

@@ -23,6 +23,7 @@ use crate::judge::check::{Outcome, Status};
 use crate::judge::gate_result::GateResult;
 use crate::judge::retry::settle;
 use crate::judge::survival::{self, Survival};
+use crate::pipeline::gating::gate_once;
 
 /// The trials, and what the run needs to judge and record them afterwards.
 pub(super) struct Built {
@@ -170,13 +171,12 @@ impl Harness {
                 let recording = self.write_baseline.is_some();
                 let trial = Trial::ignorable_test(name, move || {
                     let mut outcome = run();
-                    let gate = baseline.gate(&outcome);
-                    let completion = match completion(&outcome, &gate, strict_corpus) {
+                    gate_once(Some(&baseline), &mut outcome);
+                    let completion = match completion(&outcome, strict_corpus) {
                         // Recorded, not failed: the run's purpose is to list it.
                         Err(_) if recording => Ok(Completion::Completed),
                         judged => judged,
                     };
-                    outcome.gate = Some(gate);
                     results.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
                     completion
                 });
@@ -264,7 +264,11 @@ impl Harness {
 /// unsupported data sets the baseline does not list are ignored trials saying why; known failures, non-gating failures
 /// and changes with the corpus pass (their kind says so); anything else the baseline does
 /// not expect fails the trial.
-fn completion(outcome: &Outcome, gate: &GateResult, strict_corpus: bool) -> Result<Completion, libtest_mimic::Failed> {
+fn completion(outcome: &Outcome, strict_corpus: bool) -> Result<Completion, libtest_mimic::Failed> {
+    // Every trial's outcome is gated, against an empty baseline without a file.
+    let Some(gate) = &outcome.gate else {
+        return Err("the trial's outcome was not weighed against the baseline".into());
+    };
     match gate {
         GateResult::ChangedWithCorpus { why, .. } if strict_corpus => Err(format!(
             "changed with the corpus ({why}); the baseline must be re-recorded\n{}",

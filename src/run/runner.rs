@@ -59,7 +59,9 @@ pub fn run_jobs(
     cancel: &Cancel,
     finished: &mut dyn FnMut(&Outcome),
 ) -> RunReport {
-    run_jobs_retrying(backend, jobs, options, threads, cancel, None, finished)
+    run_jobs_retrying(backend, jobs, options, threads, cancel, None, &mut |outcome| {
+        finished(outcome)
+    })
 }
 
 /// Starts a backend of its own, a fresh process for an external worker: what a retry runs on.
@@ -75,7 +77,8 @@ pub(crate) struct Retries<'a> {
     pub(crate) fresh: FreshBackend<'a>,
 }
 
-/// [`run_jobs`], retrying crashed and timed-out data sets as `retries` says.
+/// [`run_jobs`], retrying crashed and timed-out data sets as `retries` says; `finished` may
+/// complete each outcome (with its gate result) before the report keeps it.
 pub(crate) fn run_jobs_retrying(
     backend: &dyn Backend,
     jobs: &[Job<'_>],
@@ -83,7 +86,7 @@ pub(crate) fn run_jobs_retrying(
     threads: usize,
     cancel: &Cancel,
     retries: Option<Retries<'_>>,
-    finished: &mut dyn FnMut(&Outcome),
+    finished: &mut dyn FnMut(&mut Outcome),
 ) -> RunReport {
     let start = Instant::now();
     let next = AtomicUsize::new(0);
@@ -129,14 +132,14 @@ pub(crate) fn run_jobs_retrying(
         let mut announced = 0;
         for (i, outcome) in done {
             outcomes[i] = Some(outcome);
-            while let Some(Some(outcome)) = outcomes.get(announced) {
+            while let Some(Some(outcome)) = outcomes.get_mut(announced) {
                 finished(outcome);
                 announced += 1;
             }
         }
         // Cancelled: the outcomes past a gap (a job dropped or never started) are kept but
         // were not streamed; they are reported with the rest.
-        for outcome in outcomes.iter().skip(announced).flatten() {
+        for outcome in outcomes.iter_mut().skip(announced).flatten() {
             finished(outcome);
         }
     });

@@ -508,13 +508,18 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
 fn the_harness_writes_reports_that_show_the_gate() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
-    let (json, junit) = (dir.path().join("run.json"), dir.path().join("run.xml"));
+    let (json, junit, markdown) = (
+        dir.path().join("run.json"),
+        dir.path().join("run.xml"),
+        dir.path().join("run.md"),
+    );
     let run = execute(
         Harness::new(NoEdge)
             .root(data())
             .baseline(&listed)
             .json_report(&json)
-            .junit_report(&junit),
+            .junit_report(&junit)
+            .markdown_report(&markdown),
         None,
     );
     assert_eq!(run.conclusion.num_failed, 0);
@@ -542,6 +547,13 @@ fn the_harness_writes_reports_that_show_the_gate() {
     assert!(
         xml.contains("known failure (in the baseline: not implemented): errored"),
         "{xml}"
+    );
+    // The Markdown report, from the same run: the known failure's row with its reason.
+    let text = std::fs::read_to_string(&markdown).unwrap();
+    assert!(text.starts_with("### pad-conformance: backend `no-edge`"), "{text}");
+    assert!(
+        text.contains("| errored | known: not implemented | `node/test_edge_pad/0` |"),
+        "{text}"
     );
     // Without the entry, the same failure is an error in both.
     let run = execute(
