@@ -23,9 +23,11 @@ pub(super) fn judge_against(
     gate: &GateArgs,
     exists: impl Fn(&str) -> bool,
 ) {
-    for outcome in &mut report.outcomes {
-        outcome.gate = Some(baseline.gate(outcome));
-    }
+    report.gates = report
+        .outcomes
+        .iter()
+        .map(|outcome| (outcome.name(), baseline.gate(outcome)))
+        .collect();
     let judged = baseline.judge(&report.outcomes, exists);
     let ran: std::collections::HashSet<String> = report.outcomes.iter().map(Outcome::name).collect();
     report.baseline = Some(GateSummary {

@@ -50,9 +50,10 @@ impl Harness {
         }
         let mut results = std::mem::take(&mut *built.results.lock().unwrap_or_else(|e| e.into_inner()));
         // In the order of the trials' names, not the order threads finished them.
-        results.sort_by(|a, b| (&a.id, a.data_set).cmp(&(&b.id, b.data_set)));
+        results.sort_by(|a, b| (a.id(), a.data_set()).cmp(&(b.id(), b.data_set())));
         let report = RunReport {
             backend: self.backend.name().to_owned(),
+            gates: results.iter().map(|o| (o.name(), built.baseline.gate(o))).collect(),
             baseline: self
                 .baseline
                 .as_ref()

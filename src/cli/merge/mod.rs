@@ -5,7 +5,7 @@
 
 mod profile;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -17,7 +17,6 @@ use crate::data::digest::selection_digest;
 use crate::data::shard::Shard;
 use crate::gate::config::ConfigName;
 use crate::gate::judging::Discovered;
-use crate::judge::check::Outcome;
 use crate::judge::profile::Profile;
 use crate::report::{Colors, RunReport, read_json_report, write_outcome};
 use crate::run::runner::jobs;
@@ -67,7 +66,7 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         let colors = Colors::detect(terminal);
         for outcome in &report.outcomes {
             // Labelled by the gate as the main command labels its lines.
-            written = written.and_then(|()| write_outcome(outcome, outcome.gate.as_ref(), colors, &mut out));
+            written = written.and_then(|()| write_outcome(outcome, report.gate_of(outcome), colors, &mut out));
         }
     }
     // A merged report was read back from JSON: the commands that ran its backend are unknown.
@@ -311,10 +310,7 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
             let gates = gating.as_ref().is_none_or(|g| outcome.gates_under(g));
             outcomes.push((
                 position.get(name.as_str()).copied().unwrap_or(usize::MAX),
-                Outcome {
-                    gates,
-                    ..outcome.clone()
-                },
+                outcome.clone().with_gates(gates),
             ));
         }
     }
@@ -331,7 +327,8 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
     let run = first.run.clone();
     Ok(RunReport {
         backend,
-        duration: outcomes.iter().map(|o| o.duration).sum(),
+        gates: BTreeMap::new(),
+        duration: outcomes.iter().map(|o| o.duration()).sum(),
         outcomes,
         baseline: None,
         runtime,
@@ -346,7 +343,7 @@ mod tests {
 
     use super::*;
     use crate::backend::RuntimeInfo;
-    use crate::data::basis::Basis;
+    use crate::data::basis::{Basis, BasisNote};
     use crate::judge::check::{Outcome, Status};
     use crate::report::RunFacts;
 
@@ -354,6 +351,7 @@ mod tests {
         let report = RunReport {
             backend: "b".into(),
             outcomes: names.iter().map(|id| Outcome::example(id, Status::Passed)).collect(),
+            gates: BTreeMap::new(),
             duration: Duration::ZERO,
             baseline: None,
             runtime: Some(RuntimeInfo::new("rt").version("1")),
@@ -488,18 +486,22 @@ mod tests {
         let mut two = recorded(2, &["b"], &all);
         for (part, basis) in [(&mut one, Basis::Rule), (&mut two, Basis::Spec)] {
             let outcome = &mut part.1.outcomes[0];
-            outcome.status = Status::Failed;
-            outcome.basis.kind = basis;
+            let note = BasisNote {
+                kind: basis,
+                ..outcome.basis().clone()
+            };
             // Both claim not to gate.
-            outcome.gates = false;
+            *outcome = Outcome::example(outcome.id(), Status::Failed)
+                .with_basis(note)
+                .with_gates(false);
         }
         let merged = merge_reports(vec![one.clone(), two.clone()], &[]).unwrap();
-        let gates: Vec<bool> = merged.outcomes.iter().map(|o| o.gates).collect();
+        let gates: Vec<bool> = merged.outcomes.iter().map(|o| o.gates()).collect();
         assert_eq!(gates, [false, true]);
         // Parts that record no --basis: every failure gates.
         one.1.run = None;
         two.1.run = None;
         let merged = merge_reports(vec![one, two], &[]).unwrap();
-        assert!(merged.outcomes.iter().all(|o| o.gates));
+        assert!(merged.outcomes.iter().all(|o| o.gates()));
     }
 }

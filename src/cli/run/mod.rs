@@ -70,13 +70,13 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let mut written = Ok(());
     let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
     let mut write_line = |outcome: &Outcome| {
-        let shown = !args.failures_only || matches!(outcome.status, Status::Failed | Status::Errored);
+        let shown = !args.failures_only || matches!(outcome.status(), Status::Failed | Status::Errored);
         if format == RunFormat::Human && written.is_ok() && shown {
             let gate = baseline.as_ref().map(|b| b.gate(outcome));
             written = write_outcome(outcome, gate.as_ref(), colors, &mut out)
                 .and_then(|()| match rerun.command(&outcome.name()) {
                     // The one command that shows this data set again, under the same options.
-                    Some(command) if matches!(outcome.status, Status::Failed | Status::Errored) => {
+                    Some(command) if matches!(outcome.status(), Status::Failed | Status::Errored) => {
                         writeln!(out, "      rerun: {}", escape_line(&command))
                     }
                     _ => Ok(()),
