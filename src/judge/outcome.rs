@@ -4,9 +4,9 @@
 //! beside it; only a report of format 1, read back, has no verdict, and then the record keeps
 //! the status and message that report wrote ([`Judgement::Recorded`]).
 //!
-//! How a baseline weighs an outcome (the gate's `GateResult`) is
-//! not part of it: a run keeps that beside its outcomes (`RunReport::gates`), so that judging
-//! knows nothing of baselines.
+//! How a baseline weighs an outcome (the gate's `GateResult`, a layer above) is not part of
+//! it: a run keeps that beside its outcomes (`RunReport::gates`), so that judging knows
+//! nothing of baselines.
 
 use std::time::Duration;
 

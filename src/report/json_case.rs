@@ -20,8 +20,8 @@ use crate::judge::verdict::Verdict;
 use crate::operators::{ModeAttribute, PadOp};
 use crate::tensor::DataType;
 
-/// One entry of `cases`. The fields
-/// added after format 1 default when absent, so older reports still read.
+/// One entry of `cases`. The fields added after format 1 default when absent, so older reports
+/// still read.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct JsonCase {
     id: String,
