@@ -55,7 +55,7 @@ impl Checking {
         jobs: &[Job<'_>],
         options: &CheckOptions,
         max_tensor_bytes: u64,
-        finished: &mut dyn FnMut(&mut Outcome),
+        finished: &mut dyn FnMut(&Outcome),
     ) -> RunReport {
         let fresh = || self.backend(spec, max_tensor_bytes).map_err(|e| e.0);
         let retries = (self.retries > 0).then_some(Retries {

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::baseline::Baseline;
+use crate::gate::gate_result::GateResult;
 use crate::judge::check::{Outcome, Status};
-use crate::judge::gate_result::GateResult;
 use crate::judge::verdict::{Failure, Verdict};
 
 /// The data set names a baseline's entries are checked against for staleness: every name
@@ -123,7 +123,7 @@ impl GateSummary {
                 GateResult::ChangedStatus { was, .. } => verdict.changed_status.push(format!(
                     "{name}: expected {}, now {}",
                     was.name(),
-                    outcome.status.name()
+                    outcome.status().name()
                 )),
                 GateResult::KnownFailure { .. } => verdict.expected_failures.push(name),
                 GateResult::NewFailure => verdict.regressions.push(name),
@@ -131,7 +131,7 @@ impl GateSummary {
                 GateResult::ChangedWithCorpus { was, why } => verdict.corpus_changes.push(CorpusChange {
                     name,
                     was: was.map_or("passed", Status::name).to_owned(),
-                    now: outcome.status,
+                    now: outcome.status(),
                     why: why.clone(),
                 }),
                 GateResult::Agrees => verdict.agreeing += 1,
@@ -225,8 +225,8 @@ impl Baseline {
         }
         // A data set that cannot be loaded (a file whose checksum differs from the manifest's,
         // say) is broken, not changed: the corpus's changelog never excuses it.
-        let unloadable = matches!(outcome.verdict, Some(Verdict::NotLoadable { .. }));
-        self.finding_excused(&outcome.name(), outcome.status, crashed(outcome), !unloadable)
+        let unloadable = matches!(outcome.verdict(), Some(Verdict::NotLoadable { .. }));
+        self.finding_excused(&outcome.name(), outcome.status(), crashed(outcome), !unloadable)
     }
 
     /// How a data set named `name` with `status` compares with its entry, if any (see
@@ -297,7 +297,7 @@ impl Baseline {
 /// Whether the data set's process crashed or timed out: the typed verdict says so.
 pub(super) fn crashed(outcome: &Outcome) -> bool {
     matches!(
-        outcome.verdict,
+        outcome.verdict(),
         Some(Verdict::Failed {
             failure: Failure::Crash { .. } | Failure::Timeout,
             ..
@@ -378,8 +378,7 @@ mod tests {
 
     #[test]
     fn failures_on_a_basis_the_run_does_not_gate_on_are_neither_recorded_nor_judged() {
-        let mut rule = outcome("r", Status::Failed, "refuses reflect past the edge");
-        rule.gates = false;
+        let rule = outcome("r", Status::Failed, "refuses reflect past the edge").with_gates(false);
         let run = [outcome("a", Status::Failed, "wrong values"), rule];
         let baseline = record(&run, None);
         assert_eq!(baseline.expected.keys().collect::<Vec<_>>(), ["a/0"]);
@@ -417,12 +416,12 @@ mod tests {
         assert!(without_regression.fails(true, true));
         // A changed data set that cannot even be loaded (its file no longer has the manifest's
         // checksum) is broken, not changed: a regression, whatever the changelog says.
-        let broken = Outcome {
-            verdict: Some(Verdict::NotLoadable {
+        let broken = Outcome::example_judged(
+            "now_failing",
+            Verdict::NotLoadable {
                 detail: "output_0.pb: its sha256 differs from MANIFEST.tsv's".into(),
-            }),
-            ..outcome("now_failing", Status::Errored, "its sha256 differs")
-        };
+            },
+        );
         assert_eq!(baseline.gate(&broken), GateResult::NewFailure);
     }
 
@@ -449,7 +448,7 @@ mod tests {
         let recorded = record(&run, Some(&previous));
         assert_eq!(recorded.expected.len(), n);
         let mut next = run;
-        next[n - 1].status = Status::Passed;
+        next[n - 1] = outcome(&format!("c{}", n - 1), Status::Passed, "");
         let verdict = recorded.judge(&next, |_| true);
         assert_eq!(verdict.expected_failures.len(), n - 1);
         assert_eq!(verdict.unexpected_passes, [format!("c{}/0", n - 1)]);
@@ -483,43 +482,37 @@ mod tests {
     #[test]
     fn an_intermittent_crash_is_known_and_every_other_outcome_judged_as_usual() {
         let release = written(THREE).unwrap().for_config(config("release"));
-        let crash = Outcome {
-            verdict: Some(Verdict::Failed {
+        let crash = Outcome::example_judged(
+            "c",
+            Verdict::Failed {
                 failure: Failure::Crash {
                     code: None,
                     signal: Some(11),
                 },
                 detail: "SIGSEGV".into(),
                 must_refuse: false,
-            }),
-            ..Outcome::example("c", Status::Errored)
-        };
+            },
+        );
         assert!(matches!(release.gate(&crash), GateResult::KnownFailure { .. }));
-        let timeout = Outcome {
-            verdict: Some(failed(Failure::Timeout)),
-            ..Outcome::example("c", Status::Errored)
-        };
+        let timeout = Outcome::example_judged("c", failed(Failure::Timeout));
         assert!(matches!(release.gate(&timeout), GateResult::KnownFailure { .. }));
         assert_eq!(release.gate(&Outcome::example("c", Status::Passed)), GateResult::Agrees);
         // A wrong answer is judged as without the entry's flag: the entry lists nothing but
         // the crash, so it is a new failure, which fails the run without --strict.
-        let wrong = Outcome {
-            verdict: Some(Verdict::Mismatch {
+        let wrong = Outcome::example_judged(
+            "c",
+            Verdict::Mismatch {
                 shape: false,
                 report: "1 of 4 elements differ".into(),
                 deviation: None,
-            }),
-            ..Outcome::example("c", Status::Failed)
-        };
+            },
+        );
         assert_eq!(release.gate(&wrong), GateResult::NewFailure);
         let summary = release.judge(std::slice::from_ref(&wrong), |_| true);
         assert_eq!(summary.regressions, ["c/0"]);
         assert!(summary.fails(false, false));
         // A panic, a refusal of a valid input: no crash either.
-        let panicked = Outcome {
-            verdict: Some(failed(Failure::Panic)),
-            ..Outcome::example("c", Status::Errored)
-        };
+        let panicked = Outcome::example_judged("c", failed(Failure::Panic));
         assert_eq!(release.gate(&panicked), GateResult::NewFailure);
         // In debug the entry is inert: the crash is a regression.
         let debug = written(THREE).unwrap().for_config(config("debug"));
@@ -540,23 +533,20 @@ mod tests {
             r#"{"format": 3, "expected": {"w/0": {"status": "failed", "reason": "wraps; crashes at random", "intermittent_crash": true}}}"#,
         )
         .unwrap();
-        let crash = Outcome {
-            verdict: Some(failed(Failure::Crash {
+        let crash = Outcome::example_judged(
+            "w",
+            failed(Failure::Crash {
                 code: None,
                 signal: Some(6),
-            })),
-            ..Outcome::example("w", Status::Errored)
-        };
+            }),
+        );
         assert!(matches!(baseline.gate(&crash), GateResult::KnownFailure { .. }));
         assert!(matches!(
             baseline.gate(&Outcome::example("w", Status::Failed)),
             GateResult::KnownFailure { .. }
         ));
         // Errored without a crash (a reported failure): the status it lists is not this one.
-        let reported = Outcome {
-            verdict: Some(failed(Failure::Reported)),
-            ..Outcome::example("w", Status::Errored)
-        };
+        let reported = Outcome::example_judged("w", failed(Failure::Reported));
         assert!(matches!(
             baseline.gate(&reported),
             GateResult::ChangedStatus {

@@ -53,13 +53,20 @@ impl Harness {
         }
         let mut results = std::mem::take(&mut *built.results.lock().unwrap_or_else(|e| e.into_inner()));
         // In the order of the trials' names, not the order threads finished them.
-        results.sort_by(|a, b| (&a.id, a.data_set).cmp(&(&b.id, b.data_set)));
+        results.sort_by(|(a, _), (b, _)| (a.id(), a.data_set()).cmp(&(b.id(), b.data_set())));
+        // Each trial's gate result, decided once in the trial, kept beside its outcome.
+        let gates = results
+            .iter()
+            .filter_map(|(o, gate)| Some((o.name(), gate.clone()?)))
+            .collect();
+        let results: Vec<Outcome> = results.into_iter().map(|(outcome, _)| outcome).collect();
         // What `merge` and `diff` check, as the command line records them: the harness runs
         // what libtest selected to its end (a process that dies writes no report).
         let names = results.iter().map(Outcome::name);
         let facts = run_facts(&self.options, &built.roots, names, config.as_ref(), built.retries, true);
         let report = RunReport {
             backend: self.backend.name().to_owned(),
+            gates,
             baseline: None,
             outcomes: results,
             duration: start.elapsed(),

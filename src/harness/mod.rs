@@ -100,7 +100,8 @@ pub struct HarnessRun {
     pub conclusion: Conclusion,
     /// The harness's own: known failures, new ones, lossy passes.
     pub summary: HarnessSummary,
-    /// Each trial that ran, with its verdict and gate result, in the order they finished.
+    /// Each trial that ran, with its verdict, in the order of the trials' names (its gate
+    /// result is counted in `summary` and written in the reports).
     pub results: Vec<Outcome>,
     /// The operator versions whose must-refuse data sets passed only because the backend
     /// refuses the operator outright (each also a warning on standard error).

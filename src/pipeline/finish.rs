@@ -82,7 +82,7 @@ pub(crate) fn finish(
     // Judged before any report is written, so that every report shows the gate, per data set
     // and in sum.
     if let Some(baseline) = how.baseline {
-        report.baseline = Some(judged(&report.outcomes, baseline, how.strictness, how.exists));
+        report.baseline = Some(judged(&report, baseline, how.strictness, how.exists));
     }
     write_reports(how.reports, &report, how.failures_only, how.page)?;
     shown(&report);
@@ -101,15 +101,16 @@ pub(crate) fn finish(
     })
 }
 
-/// The sum of `outcomes`' gate results against `baseline`, with its stale entries, and under
-/// `strictness` its untracked ones.
+/// The sum of the gate results kept beside `report`'s outcomes against `baseline`, with its
+/// stale entries, and under `strictness` its untracked ones.
 fn judged(
-    outcomes: &[Outcome],
+    report: &RunReport,
     baseline: &Baseline,
     strictness: Option<Strictness>,
     exists: &dyn Fn(&str) -> bool,
 ) -> GateSummary {
-    let gated = outcomes.iter().filter_map(|o| Some((o, o.gate.as_ref()?)));
+    let outcomes = &report.outcomes;
+    let gated = outcomes.iter().filter_map(|o| Some((o, report.gate_of(o)?)));
     let summed = GateSummary::of(gated, baseline.stale(exists));
     let Some(strictness) = strictness else {
         return summed;
@@ -140,29 +141,26 @@ fn record(report: &RunReport, baseline: Option<&Baseline>, into: &RecordInto<'_>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::gate_result::GateResult;
+    use crate::gate::gate_result::GateResult;
     use crate::judge::status::Status;
 
-    /// The summary is the sum of the gate results the outcomes carry, decided once as they
-    /// arrived: finishing weighs nothing again (here the baseline, empty, would call the
+    /// The summary is the sum of the gate results kept beside the outcomes, decided once as
+    /// they arrived: finishing weighs nothing again (here the baseline, empty, would call the
     /// failure new).
     #[test]
-    fn the_run_is_judged_by_the_gate_results_its_outcomes_carry() {
-        let carried = |id: &str, status, gate| Outcome {
-            gate: Some(gate),
-            ..Outcome::example(id, status)
-        };
+    fn the_run_is_judged_by_the_gate_results_kept_beside_its_outcomes() {
         let known = GateResult::KnownFailure {
             reason: "listed".into(),
             tracking: None,
         };
-        let report = RunReport::of(
+        let mut report = RunReport::of(
             "b",
             vec![
-                carried("a", Status::Failed, known),
-                carried("b", Status::Passed, GateResult::Agrees),
+                Outcome::example("a", Status::Failed),
+                Outcome::example("b", Status::Passed),
             ],
         );
+        report.gates = [("a/0".to_owned(), known), ("b/0".to_owned(), GateResult::Agrees)].into();
         let baseline = Baseline::default();
         let how = Finish {
             baseline: Some(&baseline),

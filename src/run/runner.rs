@@ -59,9 +59,7 @@ pub fn run_jobs(
     cancel: &Cancel,
     finished: &mut dyn FnMut(&Outcome),
 ) -> RunReport {
-    run_jobs_retrying(backend, jobs, options, threads, cancel, None, &mut |outcome| {
-        finished(outcome)
-    })
+    run_jobs_retrying(backend, jobs, options, threads, cancel, None, finished)
 }
 
 /// Starts a backend of its own, a fresh process for an external worker: what a retry runs on.
@@ -77,8 +75,7 @@ pub(crate) struct Retries<'a> {
     pub(crate) fresh: FreshBackend<'a>,
 }
 
-/// [`run_jobs`], retrying crashed and timed-out data sets as `retries` says; `finished` may
-/// complete each outcome (with its gate result) before the report keeps it.
+/// [`run_jobs`], retrying crashed and timed-out data sets as `retries` says.
 pub(crate) fn run_jobs_retrying(
     backend: &dyn Backend,
     jobs: &[Job<'_>],
@@ -86,7 +83,7 @@ pub(crate) fn run_jobs_retrying(
     threads: usize,
     cancel: &Cancel,
     retries: Option<Retries<'_>>,
-    finished: &mut dyn FnMut(&mut Outcome),
+    finished: &mut dyn FnMut(&Outcome),
 ) -> RunReport {
     let start = Instant::now();
     let next = AtomicUsize::new(0);
@@ -132,14 +129,14 @@ pub(crate) fn run_jobs_retrying(
         let mut announced = 0;
         for (i, outcome) in done {
             outcomes[i] = Some(outcome);
-            while let Some(Some(outcome)) = outcomes.get_mut(announced) {
+            while let Some(Some(outcome)) = outcomes.get(announced) {
                 finished(outcome);
                 announced += 1;
             }
         }
         // Cancelled: the outcomes past a gap (a job dropped or never started) are kept but
         // were not streamed; they are reported with the rest.
-        for outcome in outcomes.iter_mut().skip(announced).flatten() {
+        for outcome in outcomes.iter().skip(announced).flatten() {
             finished(outcome);
         }
     });
@@ -147,6 +144,7 @@ pub(crate) fn run_jobs_retrying(
         backend: backend.name().to_owned(),
         // Every job ran, unless the run was cancelled: then the ones that finished.
         outcomes: outcomes.into_iter().flatten().collect(),
+        gates: Default::default(),
         duration: start.elapsed(),
         baseline: None,
         runtime: backend.runtime(),
@@ -169,17 +167,15 @@ fn retry(
         digest_answers: true,
         ..options.clone()
     };
-    settle(first, retries.max, (name, &options.gating), || {
-        match (retries.fresh)() {
-            Ok(fresh) => check_data_set_with(fresh.as_ref(), job.case, job.data_set, model, &options),
-            Err(e) => {
-                let verdict = Verdict::Failed {
-                    failure: Failure::Runner,
-                    detail: format!("starting a fresh backend to retry the data set: {e}"),
-                    must_refuse: false,
-                };
-                Outcome::unanswered(job.case, job.data_set, verdict, &options.gating, name)
-            }
+    settle(first, retries.max, &options.gating, || match (retries.fresh)() {
+        Ok(fresh) => check_data_set_with(fresh.as_ref(), job.case, job.data_set, model, &options),
+        Err(e) => {
+            let verdict = Verdict::Failed {
+                failure: Failure::Runner,
+                detail: format!("starting a fresh backend to retry the data set: {e}"),
+                must_refuse: false,
+            };
+            Outcome::unanswered(job.case, job.data_set, verdict, &options.gating, name)
         }
     })
 }

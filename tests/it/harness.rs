@@ -476,32 +476,32 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
         check_data_set(&RefBackend, &cases[0], 0, &CheckOptions::default())
     };
     // As generated: refused as required, by the rule the sidecar lists.
-    assert_eq!(run(&|_| {}).status, Status::Passed);
+    assert_eq!(run(&|_| {}).status(), Status::Passed);
     // A weaker basis than the rule's would make the case not gating: refused, named.
     let relabelled = run(&|i| i["basis"]["kind"] = "undefined".into());
-    assert_eq!(relabelled.status, Status::Errored);
+    assert_eq!(relabelled.status(), Status::Errored);
     assert!(
         relabelled
-            .message
+            .message()
             .ends_with("case.json: its basis is \"undefined\", but the table of the rules it lists says \"spec\""),
         "{}",
-        relabelled.message
+        relabelled.message()
     );
     // A broken case gates, whatever basis its sidecar claims.
-    assert!(relabelled.gates && relabelled.is_gating_failure());
+    assert!(relabelled.gates() && relabelled.is_gating_failure());
     let wrong_version = run(&|i| {
         i["version"] = 19.into();
         i["basis"]["kind"] = "reference".into();
     });
-    assert!(wrong_version.gates, "{}", wrong_version.message);
+    assert!(wrong_version.gates(), "{}", wrong_version.message());
     assert!(
         wrong_version
-            .message
+            .message()
             .ends_with("case.json: its version is \"19\", but the model says \"18\""),
         "{}",
-        wrong_version.message
+        wrong_version.message()
     );
-    assert_eq!(wrong_version.status, Status::Errored);
+    assert_eq!(wrong_version.status(), Status::Errored);
 }
 
 #[test]

@@ -454,8 +454,8 @@ fn a_rust_backend_gets_the_same_verdict_in_process_and_through_worker() {
         for (case, (status, message)) in [(must_refuse, &on_must_refuse), (edge, &on_edge)] {
             for backend in [&in_process as &dyn Backend, &exec] {
                 let outcome = check_data_set(backend, case, 0, &options);
-                assert_eq!(outcome.status, *status, "{kind} {}: {}", case.id, outcome.message);
-                assert_eq!(&outcome.message, message, "{kind} {}", case.id);
+                assert_eq!(outcome.status(), *status, "{kind} {}: {}", case.id, outcome.message());
+                assert_eq!(&outcome.message(), message, "{kind} {}", case.id);
             }
         }
         // The error itself says its kind, through the worker too.

@@ -63,9 +63,13 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
     // Each outcome is gated as it finishes, and a human report streams its line at once (after
     // those of the data sets before it).
-    let mut on_finished = |outcome: &mut Outcome| {
-        gate_once(baseline.as_ref(), outcome);
-        let failed = matches!(outcome.status, Status::Failed | Status::Errored);
+    let mut gates = std::collections::BTreeMap::new();
+    let mut on_finished = |outcome: &Outcome| {
+        let gate = gate_once(baseline.as_ref(), outcome);
+        if let Some(gate) = &gate {
+            gates.insert(outcome.name(), gate.clone());
+        }
+        let failed = matches!(outcome.status(), Status::Failed | Status::Errored);
         if args.failures_only && !failed {
             return;
         }
@@ -73,7 +77,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         let command = failed.then(|| rerun.command(&outcome.name())).flatten();
         for report in reports.iter_mut().filter(|r| r.format() == ReportFormat::Human) {
             report.stream(|out, colors| {
-                write_outcome(outcome, outcome.gate.as_ref(), colors, out)?;
+                write_outcome(outcome, gate.as_ref(), colors, out)?;
                 match &command {
                     Some(command) => writeln!(out, "      rerun: {}", escape_line(command)),
                     None => Ok(()),
@@ -91,6 +95,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         &mut on_finished,
     );
     report.shard = selection.shard;
+    report.gates = gates;
     let interrupted = signals::interrupted();
     // What merging this part with the others checks: the whole selection, before the shard.
     let whole = select(run_jobs_of(&cases), selection.filter.as_deref())?;
