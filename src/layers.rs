@@ -9,7 +9,7 @@ use std::path::Path;
 use syn::visit::Visit;
 
 /// Each layer's rank: a module may use its own rank and those below, never above.
-const RANKS: [(&str, u8); 20] = [
+const RANKS: [(&str, u8); 21] = [
     ("text", 0),
     ("cancel", 0),
     ("data", 0),
@@ -25,8 +25,9 @@ const RANKS: [(&str, u8); 20] = [
     ("judge", 5),
     ("gate", 6),
     ("report", 7),
-    ("harness", 8),
+    ("pipeline", 8),
     ("run", 8),
+    ("harness", 9),
     ("fuzz", 9),
     ("testing", 10),
     ("cli", 10),

@@ -49,6 +49,7 @@ mod harness;
 mod judge;
 mod model;
 mod operators;
+mod pipeline;
 mod platform;
 pub(crate) mod proto;
 mod reference;

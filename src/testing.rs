@@ -2,10 +2,7 @@
 //! the library for; not the gate's API (hidden from the docs, no semver promise). One module,
 //! so that `pub` elsewhere means the gate's API and the compiler can hold that line.
 
-pub use crate::backend::{
-    ErrorKind, ExecBackend, ExecError, OutputFile, WorkerReply, error_code, error_kind, kill_worker_groups,
-    parse_reply, refusal_rule, refusal_rules,
-};
+pub use crate::backend::{ErrorKind, ExecBackend, Failure, OutputFile, WorkerReply, kill_worker_groups, parse_reply};
 pub use crate::cancel::Cancel;
 pub use crate::case::error::Error as DiscoveryError;
 pub use crate::case::{Applicability, Expected, Patterns, TestCase, applicability, discover, discover_until};
@@ -17,11 +14,12 @@ pub use crate::fuzz::encoding::Encoding;
 pub use crate::fuzz::reproducer::write_reproducer;
 pub use crate::fuzz::{Finding, FuzzOptions, FuzzReport, Shape, fuzz, generate_case};
 pub use crate::gate::baseline::Baseline;
+pub use crate::gate::gate_result::GateResult;
 pub use crate::gate::refused_operator::RefusedOperator;
 pub use crate::harness::{HarnessRun, WRITE_BASELINE_ENV};
 pub use crate::judge::cause_key::{CauseKey, Flavour, Pattern, Region};
-pub use crate::judge::check::{CheckOptions, Outcome, check_data_set};
-pub use crate::judge::gate_result::GateResult;
+pub use crate::judge::check::{CheckOptions, check_data_set};
+pub use crate::judge::outcome::Outcome;
 pub use crate::judge::status::Status;
 pub use crate::judge::verdict::{Cause, Verdict};
 pub use crate::proto::*;
@@ -29,8 +27,8 @@ pub use crate::reference::{Budget, run_model_within};
 pub use crate::report::{Colors, RunFacts, RunReport, Summary, write_junit, write_outcome};
 pub use crate::run::runner::{jobs, run_jobs};
 pub use crate::tensor::{
-    DEFAULT_MAX_BYTES, DecodeOptions, FileError, FileProblem, decode_tensor, encode_tensor, read_tensor_file,
-    write_tensor_file,
+    DEFAULT_MAX_BYTES, DecodeOptions, FileError, FileProblem, ImpossibleValue, Stored, decode_tensor, encode_tensor,
+    read_tensor_file, write_tensor_file,
 };
 pub use crate::text::strip_ansi;
 
@@ -38,7 +36,36 @@ pub use crate::model::ReadError;
 
 use std::path::Path;
 
-use crate::{Error, Harness, Model};
+use crate::{BackendError, Error, Harness, Model};
+
+/// What a backend's error says about the data set: its kind.
+pub fn error_kind(error: &BackendError) -> ErrorKind {
+    error.kind()
+}
+
+/// How a backend's error of kind failed failed; `None` for any other error.
+pub fn error_failure(error: &BackendError) -> Option<Failure> {
+    match error.says() {
+        crate::backend::Says::Failed(failure) => Some(*failure),
+        _ => None,
+    }
+}
+
+/// The rule a refusal names first; `None` when it names none, or is no refusal.
+pub fn refusal_rule(error: &BackendError) -> Option<crate::Rule> {
+    error.rule()
+}
+
+/// Every rule a refusal names: the reference names each rule the node breaks, the first
+/// being the one its message states; others name one at most.
+pub fn refusal_rules(error: &BackendError) -> Vec<crate::Rule> {
+    error.rules().to_vec()
+}
+
+/// The backend's own code for its error (a `CodedError`'s, a worker's `code`).
+pub fn error_code(error: &BackendError) -> Option<&str> {
+    error.code()
+}
 
 /// The harness's trials, one per case and data set, to run with libtest-mimic.
 pub fn trials(harness: &Harness) -> Result<Vec<libtest_mimic::Trial>, Error> {

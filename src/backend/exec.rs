@@ -18,7 +18,7 @@ use super::accepts::{Accepts, TensorFormat, offers};
 use super::process::Process;
 use super::reply::{OutputFile, WorkerReply, check_reply, resolve_outputs, shortened};
 use super::request::run_request;
-use super::worker_error::{ExecError, WorkerError, WorkerFailure};
+use super::worker_error::{ExecError, Unanswered, WorkerError, WorkerFailure, outputs_read};
 use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
 use crate::cancel::Cancel;
 use crate::data::scratch::{Scratch, private_dir};
@@ -221,21 +221,17 @@ impl ExecBackend {
                 })
             }
             Ok(WorkerReply::Outputs(files)) => {
-                let failed = |error: WorkerError| {
-                    ExecError::from(WorkerFailure {
-                        error,
-                        stderr: stderr.clone(),
-                    })
-                };
                 let expected = model.graph.outputs.len();
                 let read = if files.len() > expected {
-                    Err(failed(WorkerError::TooManyOutputs {
+                    Err(WorkerError::TooManyOutputs {
                         named: files.len(),
                         expected,
-                    }))
+                    }
+                    .into())
                 } else {
-                    self.read_outputs(&files, &worker.slot.dir).map_err(failed)
-                };
+                    self.read_outputs(&files, &worker.slot.dir, &model.graph.outputs)
+                }
+                .map_err(|unanswered| ExecError::unanswered(unanswered, stderr));
                 // Read before the worker goes back: its next request empties the directory.
                 self.give_back(worker);
                 read
@@ -296,10 +292,10 @@ impl ExecBackend {
         inputs: &[Tensor],
         rewritten: &Model,
     ) -> Result<Vec<Tensor>, Rewritten> {
-        let invalid = |source: BackendError| {
+        let invalid = |why: String| {
             Rewritten::Invalid(WorkerError::InvalidRewrite {
                 optimizer: self.optimizer_name(),
-                source,
+                why,
             })
         };
         let fed = rewritten
@@ -313,13 +309,13 @@ impl ExecBackend {
                     .iter()
                     .position(|original| original == name)
                     .and_then(|k| inputs.get(k).cloned())
-                    .ok_or_else(|| invalid(format!("its graph input {name:?} is none of the data set's inputs").into()))
+                    .ok_or_else(|| invalid(format!("its graph input {name:?} is none of the data set's inputs")))
             })
             .collect::<Result<Vec<_>, _>>()?;
         run_model(rewritten, &fed).map_err(|e| match e {
             // An op the reference does not evaluate says nothing of the data set.
             RunError::Op(refused) if refused.rule != Rule::UnsupportedOp => Rewritten::Refused(refused),
-            other => invalid(other.into()),
+            other => invalid(other.to_string()),
         })
     }
 
@@ -337,9 +333,10 @@ impl ExecBackend {
         }
     }
 
-    /// The output files a worker named, each required to lie in its output directory `dir`;
-    /// a raw one read as its element type and shape declare, its size checked first.
-    fn read_outputs(&self, files: &[OutputFile], dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
+    /// The output files a worker named for a graph whose outputs are `names`, each required to
+    /// lie in its output directory `dir`; a raw one read as its element type and shape
+    /// declare, its size checked first.
+    fn read_outputs(&self, files: &[OutputFile], dir: &Path, names: &[String]) -> Result<Vec<Tensor>, Unanswered> {
         let paths: Vec<_> = files.iter().map(|file| file.path.clone()).collect();
         let resolved = resolve_outputs(&paths, dir)?;
         let files: Vec<_> = resolved
@@ -358,8 +355,8 @@ impl ExecBackend {
             base_dir: Some(dir.to_owned()),
             max_bytes: self.max_tensor_bytes,
         };
-        read_file_group(&files, &options, group_limit(self.max_tensor_bytes), "worker reply")
-            .map_err(|e| WorkerError::Output(Box::new(e)))
+        let read = read_file_group(&files, &options, group_limit(self.max_tensor_bytes), "worker reply");
+        outputs_read(read, names, files.len())
     }
 }
 
@@ -393,7 +390,6 @@ impl Backend for ExecBackend {
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        // Every error is an ExecError, so that a caller can tell a refusal from a failure.
         Ok(self.request(id, model, inputs)?)
     }
 }

@@ -17,7 +17,7 @@ use super::exec::{ScratchDir, StartError, write_request_file};
 use super::node_description::describe;
 use super::process::{Process, plain_words};
 use super::reply::{ErrorFields, error_fields, raw_descriptor, resolve_outputs, shortened};
-use super::worker_error::{ExecError, WorkerError, WorkerFailure};
+use super::worker_error::{ExecError, Unanswered, WorkerError, WorkerFailure, outputs_read};
 use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
 use crate::cancel::Cancel;
 use crate::model::Model;
@@ -164,7 +164,10 @@ impl ExecPerCaseBackend {
         let kind = match status.code() {
             // A signal: a crash, never an answer.
             None => return Err(failed(WorkerError::Exited(status))),
-            Some(0) => return self.read_outputs(model, &run.output).map_err(failed),
+            Some(0) => {
+                let read = self.read_outputs(model, &run.output);
+                return read.map_err(|unanswered| ExecError::unanswered(unanswered, stderr.clone()));
+            }
             Some(EXIT_REFUSED) => ErrorKind::Refused,
             Some(EXIT_UNSUPPORTED) => ErrorKind::Unsupported,
             Some(_) => ErrorKind::Failed,
@@ -209,7 +212,7 @@ impl ExecPerCaseBackend {
 
     /// The outputs the command wrote, `output_K.pb` (or `.bin`) for each of the graph's
     /// outputs, each a regular file inside `dir`.
-    fn read_outputs(&self, model: &Model, dir: &Path) -> Result<Vec<Tensor>, WorkerError> {
+    fn read_outputs(&self, model: &Model, dir: &Path) -> Result<Vec<Tensor>, Unanswered> {
         let extension = self.tensors.extension();
         let named: Vec<PathBuf> = (0..model.graph.outputs.len())
             .map(|k| dir.join(format!("output_{k}.{extension}")))
@@ -231,8 +234,8 @@ impl ExecPerCaseBackend {
             base_dir: Some(dir.to_owned()),
             max_bytes: self.max_tensor_bytes,
         };
-        read_file_group(&files, &options, group_limit(self.max_tensor_bytes), "command output")
-            .map_err(|e| WorkerError::Output(Box::new(e)))
+        let read = read_file_group(&files, &options, group_limit(self.max_tensor_bytes), "command output");
+        outputs_read(read, &model.graph.outputs, files.len())
     }
 }
 
@@ -246,7 +249,6 @@ impl Backend for ExecPerCaseBackend {
     }
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
-        // Every error is an ExecError, so that a caller can tell a refusal from a failure.
         Ok(self.run_once(model, inputs)?)
     }
 }

@@ -6,6 +6,7 @@ mod detached;
 mod error;
 mod exec;
 mod exec_per_case;
+mod failure;
 mod node_description;
 mod process;
 mod reference;
@@ -15,13 +16,16 @@ mod runtime;
 mod serve;
 mod worker_error;
 mod worker_groups;
+mod wrong_output;
+
+use std::fmt;
 
 use crate::model::Model;
 use crate::operators::Rule;
-use crate::reference::RunError;
-use crate::tensor::{ConversionError, Tensor};
+use crate::tensor::Tensor;
 
 pub(crate) use detached::{After, end_detached};
+pub(crate) use error::Says;
 pub use error::{BackendError, ErrorKind};
 // For the Unix signal handler: on Windows the jobs' handles close with the process, ending all.
 #[cfg(unix)]
@@ -29,87 +33,83 @@ pub(crate) use detached::kill_detached;
 pub use exec::ExecBackend;
 pub(crate) use exec::PROTOCOL_VERSION;
 pub(crate) use exec_per_case::{ExecPerCaseBackend, RUNTIME_VARIABLE, TensorFiles};
+pub use failure::Failure;
+pub(crate) use failure::exit_failure;
 pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.
 pub use reply::{OutputFile, WorkerReply, parse_reply};
 pub use runtime::RuntimeInfo;
 pub use serve::{ServeError, Worker};
-pub use worker_error::ExecError;
-pub(crate) use worker_error::WorkerError;
 pub use worker_groups::kill_worker_groups;
+// For the judge's tests, which make the answer a worker's reading makes.
+#[cfg(test)]
+pub(crate) use wrong_output::WrongOutput;
 
 /// A backend's own failure, as opposed to its refusal: an internal error, a lost device, a
-/// crashed helper. Return it (boxed) so that a data set that must be refused is errored, not
-/// passed ([`ErrorKind::Failed`]).
+/// crashed helper. Return it (`.into()`, or `?`) so that a data set that must be refused is
+/// errored, not passed ([`ErrorKind::Failed`]).
 ///
 /// ```
 /// use pad_conformance::{BackendError, BackendFailure};
 /// use pad_conformance::testing::{ErrorKind, error_kind};
-/// let failure: BackendError = Box::new(BackendFailure("the GPU went away".into()));
+/// let failure: BackendError = BackendFailure("the GPU went away".into()).into();
 /// let refusal: BackendError = "mode wrap is not allowed before Pad-19".into();
 /// assert_eq!(error_kind(&failure), ErrorKind::Failed);
 /// assert_eq!(error_kind(&refusal), ErrorKind::Refused);
 /// ```
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
+///
+/// It is no `std::error::Error`: boxed as one, it would lose what it says.
+#[derive(Debug)]
 pub struct BackendFailure(pub String);
 
 /// The backend does not support what the data set asks — an element type, a mode, an opset —
-/// though the model may well be valid: return it (boxed) to have the data set reported
-/// unsupported, never passed nor failed ([`ErrorKind::Unsupported`]).
+/// though the model may well be valid: return it (`.into()`, or `?`) to have the data set
+/// reported unsupported, never passed nor failed ([`ErrorKind::Unsupported`]).
 ///
 /// ```
 /// use pad_conformance::{BackendError, BackendUnsupported};
 /// use pad_conformance::testing::{ErrorKind, error_kind};
-/// let unsupported: BackendError = Box::new(BackendUnsupported("float8 is not implemented".into()));
+/// let unsupported: BackendError = BackendUnsupported("float8 is not implemented".into()).into();
 /// assert_eq!(error_kind(&unsupported), ErrorKind::Unsupported);
 /// ```
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
+#[derive(Debug)]
 pub struct BackendUnsupported(pub String);
 
-/// What `error` says about the data set: [`ErrorKind::Failed`] for a [`BackendFailure`], a
-/// [`ConversionError`] of the backend's own making (a shape its values do not fill, the wrong
-/// element type asked) or an exec worker's crash, timeout or protocol error
-/// ([`ExecError::Failed`]); [`ErrorKind::Unsupported`] for a [`BackendUnsupported`] or a
-/// conversion that does not exist ([`ConversionError::NoCast`], [`ConversionError::NotUtf8`]); the worker's own kind for an exec
-/// worker's `error` reply ([`ExecError::Refused`]); [`ErrorKind::Refused`] for anything else.
-pub fn error_kind(error: &BackendError) -> ErrorKind {
-    if let Some(coded) = error.downcast_ref::<CodedError>() {
-        return error_kind(&coded.error);
+impl fmt::Display for BackendFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
     }
-    if error.is::<BackendFailure>() {
-        ErrorKind::Failed
-    } else if error.is::<BackendUnsupported>() {
-        ErrorKind::Unsupported
-    } else if let Some(conversion) = error.downcast_ref::<ConversionError>() {
-        // A tensor conversion is the gate's glue, never the runtime's word on the model.
-        if conversion.is_unsupported() {
-            ErrorKind::Unsupported
-        } else {
-            ErrorKind::Failed
-        }
-    } else {
-        match error.downcast_ref::<ExecError>() {
-            Some(ExecError::Failed(_)) => ErrorKind::Failed,
-            Some(ExecError::Refused { kind, .. }) => *kind,
-            None => ErrorKind::Refused,
-        }
+}
+
+impl fmt::Display for BackendUnsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<BackendFailure> for BackendError {
+    fn from(failure: BackendFailure) -> BackendError {
+        BackendError::new(Says::Failed(Failure::Reported), failure.0)
+    }
+}
+
+impl From<BackendUnsupported> for BackendError {
+    fn from(unsupported: BackendUnsupported) -> BackendError {
+        BackendError::new(Says::Unsupported, unsupported.0)
     }
 }
 
 /// A refusal that names the rule it refuses by ([`Rule`], docs/semantics.md#refusal-rules):
-/// return it (boxed) so that a data set whose rule is known can be compared with it.
+/// return it (`.into()`, or `?`) so that a data set whose rule is known can be compared with it.
 ///
 /// ```
 /// use pad_conformance::{BackendError, Refusal};
 /// use pad_conformance::testing::refusal_rule;
 /// use pad_conformance::Rule;
-/// let refusal: BackendError = Box::new(Refusal::new(Rule::ModeNotInVersion, "no wrap"));
+/// let refusal: BackendError = Refusal::new(Rule::ModeNotInVersion, "no wrap").into();
 /// assert_eq!(refusal_rule(&refusal), Some(Rule::ModeNotInVersion));
 /// ```
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct Refusal {
     /// The rule.
@@ -128,27 +128,20 @@ impl Refusal {
     }
 }
 
-/// The rule a refusal names: a [`Refusal`]'s, the reference's (its `RunError`; the first
-/// of [`refusal_rules`]), or an exec worker's `rule` field; `None` when it names none.
-pub fn refusal_rule(error: &BackendError) -> Option<Rule> {
-    refusal_rules(error).first().copied()
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
-/// Every rule a refusal names: the reference names each rule the node breaks, the first
-/// being the one its message states; others name one at most.
-pub fn refusal_rules(error: &BackendError) -> Vec<Rule> {
-    if let Some(coded) = error.downcast_ref::<CodedError>() {
-        return refusal_rules(&coded.error);
-    }
-    if let Some(refusal) = error.downcast_ref::<Refusal>() {
-        return vec![refusal.rule];
-    }
-    if let Some(RunError::Op(op)) = error.downcast_ref::<RunError>() {
-        return op.rules();
-    }
-    match error.downcast_ref::<ExecError>() {
-        Some(ExecError::Refused { rule, .. }) => rule.iter().copied().collect(),
-        _ => Vec::new(),
+impl From<Refusal> for BackendError {
+    fn from(refusal: Refusal) -> BackendError {
+        BackendError::new(
+            Says::Refused {
+                rules: vec![refusal.rule],
+            },
+            refusal.message,
+        )
     }
 }
 
@@ -159,18 +152,17 @@ pub fn refusal_rules(error: &BackendError) -> Vec<Rule> {
 /// ```
 /// use pad_conformance::{BackendError, BackendFailure, CodedError};
 /// use pad_conformance::testing::{ErrorKind, error_code, error_kind};
-/// let error: BackendError = Box::new(CodedError::new("EPFail", BackendFailure("lost the device".into())));
+/// let error: BackendError = CodedError::new("EPFail", BackendFailure("lost the device".into())).into();
 /// assert_eq!(error_kind(&error), ErrorKind::Failed);
 /// assert_eq!(error_code(&error), Some("EPFail"));
 /// assert_eq!(error.to_string(), "lost the device");
 /// ```
-#[derive(Debug, thiserror::Error)]
-#[error("{error}")]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CodedError {
     /// The backend's name for the error.
     pub code: String,
-    /// The error itself: its type says its kind ([`error_kind`]).
+    /// The error itself: it says its kind.
     pub error: BackendError,
 }
 
@@ -184,15 +176,15 @@ impl CodedError {
     }
 }
 
-/// The backend's own code for `error`: a [`CodedError`]'s, or an exec worker's `code`
-/// field; `None` when it gave none.
-pub fn error_code(error: &BackendError) -> Option<&str> {
-    if let Some(coded) = error.downcast_ref::<CodedError>() {
-        return Some(&coded.code);
+impl fmt::Display for CodedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
     }
-    match error.downcast_ref::<ExecError>() {
-        Some(ExecError::Refused { code, .. }) => code.as_deref(),
-        _ => None,
+}
+
+impl From<CodedError> for BackendError {
+    fn from(coded: CodedError) -> BackendError {
+        coded.error.coded(Some(coded.code))
     }
 }
 

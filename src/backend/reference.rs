@@ -1,8 +1,8 @@
 //! The `ref` backend: this project's reference implementation (docs/semantics.md).
 
-use super::{Backend, BackendError, RuntimeInfo};
+use super::{Backend, BackendError, RuntimeInfo, Says};
 use crate::model::Model;
-use crate::reference::run_model;
+use crate::reference::{RunError, run_model};
 use crate::tensor::Tensor;
 
 /// Evaluates models with the crate's reference evaluation (docs/semantics.md).
@@ -15,7 +15,7 @@ impl Backend for RefBackend {
     }
 
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
-        Ok(run_model(model, inputs)?)
+        run_model(model, inputs).map_err(refusal)
     }
 
     fn reads_model_file(&self) -> bool {
@@ -25,4 +25,14 @@ impl Backend for RefBackend {
     fn runtime(&self) -> Option<RuntimeInfo> {
         Some(RuntimeInfo::new("pad-conformance reference").version(env!("CARGO_PKG_VERSION")))
     }
+}
+
+/// The reference's refusal: a node's names every rule it breaks, the first the one its
+/// message states; a graph it cannot evaluate names none.
+fn refusal(error: RunError) -> BackendError {
+    let rules = match &error {
+        RunError::Op(op) => op.rules(),
+        _ => Vec::new(),
+    };
+    BackendError::new(Says::Refused { rules }, error.to_string())
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Backend, BackendError, BackendFailure, PROTOCOL_VERSION, error_code, error_kind, refusal_rule};
+use super::{Backend, BackendError, BackendFailure, PROTOCOL_VERSION};
 use crate::model::Model;
 use crate::model::constant_inputs::inputs_as_constants;
 use crate::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
@@ -89,7 +89,7 @@ impl<B: Backend> Worker<B> {
     }
 
     /// Serves requests from standard input until it closes. The backend's error is an `error`
-    /// reply of its [`kind`](super::ErrorKind) ([`error_kind`]), so a
+    /// reply of its [`kind`](super::ErrorKind), so a
     /// [`BackendFailure`] — or a file of the request that cannot be read or written — is
     /// `failed`, never a refusal. A panic of the backend ends the process, which the runner
     /// reports as that data set's error.
@@ -119,13 +119,13 @@ impl<B: Backend> Worker<B> {
                     Ok(outputs) => json!({"type": "result", "id": request.id, "outputs": outputs}),
                     Err(error) => {
                         let mut reply = json!({
-                            "type": "error", "id": request.id, "kind": error_kind(&error).name(),
+                            "type": "error", "id": request.id, "kind": error.kind().name(),
                             "message": error.to_string(),
                         });
-                        if let Some(rule) = refusal_rule(&error) {
+                        if let Some(rule) = error.rule() {
                             reply["rule"] = rule.id().into();
                         }
-                        if let Some(code) = error_code(&error) {
+                        if let Some(code) = error.code() {
                             reply["code"] = code.into();
                         }
                         reply
@@ -141,7 +141,7 @@ impl<B: Backend> Worker<B> {
     /// Runs one request; the output files' paths, or the backend's error. Files that cannot
     /// be read or written are failures, not refusals.
     fn run(&self, request: &Request) -> Result<Vec<PathBuf>, BackendError> {
-        let failure = |e: &dyn std::fmt::Display| -> BackendError { Box::new(BackendFailure(e.to_string())) };
+        let failure = |e: &dyn std::fmt::Display| -> BackendError { BackendFailure(e.to_string()).into() };
         let options = DecodeOptions {
             base_dir: request.model.parent().map(Path::to_owned),
             ..DecodeOptions::default()
@@ -238,8 +238,8 @@ mod tests {
         }
         fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
             match self.0 {
-                Some(ErrorKind::Failed) => return Err(Box::new(BackendFailure("lost the device".into()))),
-                Some(ErrorKind::Unsupported) => return Err(Box::new(BackendUnsupported("no wrap here".into()))),
+                Some(ErrorKind::Failed) => return Err(BackendFailure("lost the device".into()).into()),
+                Some(ErrorKind::Unsupported) => return Err(BackendUnsupported("no wrap here".into()).into()),
                 Some(ErrorKind::Refused) | None => {}
             }
             if inputs.len() > 1 {

@@ -1,14 +1,17 @@
 //! What can go wrong with an external worker, as values: the worker's own error reply (a
 //! refusal, unless its `kind` says otherwise) is kept apart from its failures (a crash, a
 //! timeout, a protocol error), which are never a refusal
-//! (docs/semantics.md#what-counts-as-a-refusal).
+//! (docs/semantics.md#what-counts-as-a-refusal). How each failed ([`Failure`]) is decided
+//! here, once, so that no one above knows the worker's list of failures.
 
 use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 
-use super::error::ErrorKind;
-use crate::tensor::FileError;
+use super::error::{BackendError, ErrorKind, Says};
+use super::failure::{Failure, exit_failure};
+use super::wrong_output::WrongOutput;
+use crate::tensor::{FileError, GroupError, Tensor};
 
 /// Why a worker gave no usable answer.
 #[derive(Debug, thiserror::Error)]
@@ -97,14 +100,42 @@ pub enum WorkerError {
     RewrittenModel(#[source] Box<crate::model::ReadError>),
     /// The reference refuses the model a model reply named, or it takes an input the data
     /// set has not: the optimizer broke the model.
-    #[error("{optimizer}: the optimized model is invalid: {source}")]
+    #[error("{optimizer}: the optimized model is invalid: {why}")]
     InvalidRewrite {
         /// The optimizer: the worker's runtime, or its name.
         optimizer: String,
-        /// Why.
-        #[source]
-        source: super::error::BackendError,
+        /// Why: what the reference says of it.
+        why: String,
     },
+}
+
+impl WorkerError {
+    /// How the worker failed.
+    pub(crate) fn failure(&self) -> Failure {
+        match self {
+            WorkerError::TimedOut { .. } => Failure::Timeout,
+            WorkerError::Exited(status) => exit_failure(*status),
+            WorkerError::Closed(_) => Failure::Crash {
+                code: None,
+                signal: None,
+            },
+            WorkerError::Protocol(_)
+            | WorkerError::OutputPath { .. }
+            | WorkerError::TooManyOutputs { .. }
+            | WorkerError::StrayReply(_)
+            | WorkerError::Output(_)
+            | WorkerError::RewrittenModel(_)
+            | WorkerError::BadHello { .. }
+            | WorkerError::Handshake(_) => Failure::Protocol,
+            WorkerError::InvalidRewrite { .. } => Failure::InvalidRewrite,
+            WorkerError::Start(_)
+            | WorkerError::ShutDown
+            | WorkerError::Cancelled
+            | WorkerError::ModelPath { .. }
+            | WorkerError::Scratch { .. }
+            | WorkerError::Request(_) => Failure::Runner,
+        }
+    }
 }
 
 /// A worker's failure, with what it printed on stderr meanwhile.
@@ -118,8 +149,7 @@ pub struct WorkerFailure {
 
 impl fmt::Display for WorkerFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.error)?;
-        write_stderr(f, &self.stderr)
+        write!(f, "{}{}", self.error, StderrTail(&self.stderr))
     }
 }
 
@@ -138,9 +168,44 @@ impl From<WorkerError> for WorkerFailure {
     }
 }
 
-/// What the exec backend reports for a data set it could not answer with outputs.
+/// Why the output files a worker named are not its answer.
 #[derive(Debug)]
-pub enum ExecError {
+pub(crate) enum Unanswered {
+    /// They cannot be read: a failure of the worker.
+    Failed(WorkerError),
+    /// They were read, and one holds an impossible value.
+    Wrong(Box<WrongOutput>),
+}
+
+impl From<WorkerError> for Unanswered {
+    fn from(error: WorkerError) -> Unanswered {
+        Unanswered::Failed(error)
+    }
+}
+
+/// The outputs a group of output files read to, for a graph whose outputs are `names`: an
+/// impossible value in a file otherwise well formed is a wrong output, judged as one; any
+/// other error is the worker's failure ([`WorkerError::Output`]), a malformed file.
+pub(crate) fn outputs_read(
+    read: Result<Vec<Tensor>, GroupError>,
+    names: &[String],
+    answered: usize,
+) -> Result<Vec<Tensor>, Unanswered> {
+    read.map_err(|GroupError { file, error }| match error.impossible_value() {
+        Some(value) => Unanswered::Wrong(Box::new(WrongOutput {
+            index: file,
+            name: names.get(file).cloned().unwrap_or_default(),
+            answered,
+            value,
+        })),
+        None => Unanswered::Failed(WorkerError::Output(Box::new(error))),
+    })
+}
+
+/// What the exec backends report for a data set they could not answer with outputs; it
+/// becomes the [`BackendError`] the judge reads.
+#[derive(Debug)]
+pub(crate) enum ExecError {
     /// The worker's own error reply: it refuses the model or inputs, or, as the reply's
     /// `kind` says, does not support them or failed on them.
     Refused {
@@ -157,25 +222,44 @@ pub enum ExecError {
     },
     /// The worker failed: crashed, hung, broke the protocol, or named unreadable outputs.
     Failed(WorkerFailure),
+    /// The worker's outputs hold a value their element type cannot have.
+    WrongOutput(Box<WrongOutput>),
 }
 
-impl fmt::Display for ExecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExecError::Refused { message, stderr, .. } => {
-                f.write_str(message)?;
-                write_stderr(f, stderr)
-            }
-            ExecError::Failed(failure) => failure.fmt(f),
+impl ExecError {
+    /// Why the outputs were no answer, with what the worker printed on stderr meanwhile.
+    pub(crate) fn unanswered(unanswered: Unanswered, stderr: String) -> ExecError {
+        match unanswered {
+            Unanswered::Failed(error) => ExecError::Failed(WorkerFailure { error, stderr }),
+            Unanswered::Wrong(wrong) => ExecError::WrongOutput(wrong),
         }
     }
 }
 
-impl std::error::Error for ExecError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ExecError::Refused { .. } => None,
-            ExecError::Failed(failure) => Some(failure),
+impl From<ExecError> for BackendError {
+    fn from(error: ExecError) -> BackendError {
+        match error {
+            ExecError::Refused {
+                kind,
+                message,
+                rule,
+                code,
+                stderr,
+            } => {
+                let says = match kind {
+                    ErrorKind::Refused => Says::Refused {
+                        rules: rule.into_iter().collect(),
+                    },
+                    ErrorKind::Unsupported => Says::Unsupported,
+                    ErrorKind::Failed => Says::Failed(Failure::Reported),
+                };
+                BackendError::new(says, format!("{message}{}", StderrTail(&stderr))).coded(code)
+            }
+            ExecError::Failed(failure) => BackendError::new(Says::Failed(failure.error.failure()), failure.to_string()),
+            ExecError::WrongOutput(wrong) => {
+                let message = wrong.to_string();
+                BackendError::new(Says::WrongOutput(wrong), message)
+            }
         }
     }
 }
@@ -187,10 +271,14 @@ impl<E: Into<WorkerFailure>> From<E> for ExecError {
 }
 
 /// `\nworker stderr:\n…` after a message, when the worker printed anything.
-fn write_stderr(f: &mut fmt::Formatter<'_>, stderr: &str) -> fmt::Result {
-    if stderr.trim().is_empty() {
-        Ok(())
-    } else {
-        write!(f, "\nworker stderr:\n{}", stderr.trim_end())
+struct StderrTail<'a>(&'a str);
+
+impl fmt::Display for StderrTail<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.trim().is_empty() {
+            Ok(())
+        } else {
+            write!(f, "\nworker stderr:\n{}", self.0.trim_end())
+        }
     }
 }

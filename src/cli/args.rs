@@ -412,13 +412,15 @@ pub(crate) struct RunArgs {
     /// (docs/backend-protocol.md).
     #[arg(long, value_name = "BACKEND", default_value = "ref")]
     pub backend: String,
-    /// Report format [default: human, or json when --output names a .json file].
+    /// Report format [default: human, or the format the one --output FILE's extension names].
     #[arg(long, value_enum)]
     pub format: Option<RunFormat>,
     /// Write the report to FILE instead of standard output (the summary line still goes to
-    /// standard error).
+    /// standard error). Repeatable: one run writes a report to each FILE, in the format its
+    /// extension names (.json, .xml JUnit, .md Markdown, .html, .txt or .log human), the human
+    /// log streaming to standard output unless one of them is human.
     #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub output: Vec<PathBuf>,
     /// List the discovered cases and data sets instead of running them; exits 1 (after
     /// listing everything) when any case or data set fails to load.
     #[arg(long)]

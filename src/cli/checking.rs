@@ -1,6 +1,6 @@
 //! How a command's [`Checking`] options run and judge data sets: the check options and the
-//! tolerance, the backend and its retries, what the run records of itself, and the command
-//! that reruns one data set as it was checked.
+//! tolerance, the backend and its retries, and the command that reruns one data set as it
+//! was checked.
 
 use std::path::PathBuf;
 
@@ -10,7 +10,6 @@ use crate::cli::backend_spec::{backend_from_spec, worker_timeout};
 use crate::cli::fatal::Fatal;
 use crate::cli::scoreboard::Rerun;
 use crate::cli::signals;
-use crate::data::DataRoot;
 use crate::data::basis::Gating;
 use crate::judge::check::{CheckOptions, Outcome};
 use crate::judge::compare::Tolerance;
@@ -19,31 +18,6 @@ use crate::report::RunReport;
 use crate::run::runner::{Job, Retries, default_threads, run_jobs_retrying};
 
 impl Checking {
-    /// What a run under `options` over `roots` records of itself, its selection being
-    /// `whole` (every data set the filter passes, before any shard): decided once, for the
-    /// report and for what a report read back is checked against.
-    pub(super) fn facts(
-        &self,
-        options: &CheckOptions,
-        roots: &[DataRoot],
-        whole: &[Job<'_>],
-        config: Option<String>,
-        complete: bool,
-    ) -> crate::report::RunFacts {
-        crate::report::RunFacts {
-            complete,
-            gating: options.gating.names(),
-            tolerance: options.tolerance.to_string(),
-            profile: options.profile.digest.0.clone(),
-            inputs_as_constants: options.inputs_as_constants,
-            strict_rules: options.strict_rules,
-            corpora: crate::data::corpus_versions(roots),
-            selection: crate::data::digest::selection_digest(whole.iter().map(Job::name)),
-            config,
-            retries: self.retries,
-        }
-    }
-
     pub(super) fn options(&self, max_tensor_bytes: u64) -> Result<CheckOptions, Fatal> {
         Ok(CheckOptions {
             tolerance: self.tolerance(),

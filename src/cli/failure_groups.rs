@@ -88,7 +88,7 @@ fn normalize_word(word: &str) -> String {
 /// (`code TypeError`), else its words normalised ([`normalize_reason`]); `None` for a verdict
 /// that carries no error of the backend (a mismatch, a timeout, the runner's own failure).
 fn error_split(outcome: &Outcome) -> Option<String> {
-    let words = match outcome.verdict.as_ref()? {
+    let words = match outcome.verdict()? {
         Verdict::RefusedValid { refusal } | Verdict::RefusedForAnotherReason { refusal, .. } => refusal,
         Verdict::Failed {
             failure: Failure::Timeout | Failure::Runner,
@@ -97,7 +97,7 @@ fn error_split(outcome: &Outcome) -> Option<String> {
         Verdict::Failed { detail, .. } => detail,
         _ => return None,
     };
-    Some(match &outcome.code {
+    Some(match outcome.code() {
         Some(code) => format!("code {code}"),
         None => normalize_reason(words),
     })
@@ -141,19 +141,15 @@ pub(super) fn reported_failure(id: &str, backend: &str, code: Option<&str>, deta
         detail: detail.to_owned(),
         must_refuse: false,
     };
-    Outcome {
-        status: verdict.status(),
-        message: verdict.message(backend),
-        verdict: Some(verdict),
-        code: code.map(str::to_owned),
-        shape: Some(vec![1]),
-        ..Outcome::example(id, Status::Errored)
-    }
+    Outcome::example_judged(id, verdict)
+        .with_backend(backend)
+        .with_code(code.map(str::to_owned))
+        .with_input(Some(crate::tensor::DataType::Float), Some(vec![1]))
 }
 
 /// The number of elements of a data set's input, when its shape is known.
 pub(super) fn elements(outcome: &Outcome) -> Option<usize> {
-    outcome.shape.as_ref().map(|shape| shape.iter().product())
+    outcome.shape().map(|shape| shape.iter().product())
 }
 
 /// Data sets that failed or errored for the same root cause on the same basis.
@@ -220,16 +216,16 @@ type GroupKey = (Basis, Status, Option<CauseKey>, String);
 
 /// The group a failed or errored outcome falls in; `None` for any other status.
 fn group_key(outcome: &Outcome) -> Option<GroupKey> {
-    if !matches!(outcome.status, Status::Failed | Status::Errored) {
+    if !matches!(outcome.status(), Status::Failed | Status::Errored) {
         return None;
     }
     let cause = outcome.cause_key();
     // Only an outcome without a verdict (format 1) is told apart by its wording.
     let wording = match cause {
         Some(_) => error_split(outcome).unwrap_or_default(),
-        None => normalize_reason(&outcome.message),
+        None => normalize_reason(&outcome.message()),
     };
-    Some((outcome.basis.kind, outcome.status, cause, wording))
+    Some((outcome.basis().kind, outcome.status(), cause, wording))
 }
 
 /// The group of a failed or errored outcome as one line of text, the same for every failure
@@ -265,23 +261,23 @@ pub(super) fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>
             outcomes.sort_by_cached_key(|o| (elements(o).unwrap_or(usize::MAX), o.name()));
             let mut counts: BTreeMap<String, usize> = BTreeMap::new();
             for outcome in &outcomes {
-                *counts.entry(normalize_reason(&outcome.message)).or_default() += 1;
+                *counts.entry(normalize_reason(&outcome.message())).or_default() += 1;
             }
             let mut messages: Vec<(String, usize)> = counts.into_iter().collect();
             messages.sort_by_key(|(message, n)| (std::cmp::Reverse(*n), message.clone()));
             let code = outcomes[0]
-                .code
-                .clone()
-                .filter(|_| outcomes.iter().all(|o| o.code == outcomes[0].code));
+                .code()
+                .map(str::to_owned)
+                .filter(|_| outcomes.iter().all(|o| o.code() == outcomes[0].code()));
             FailureGroup {
-                reason: normalize_reason(&outcomes[0].message),
+                reason: normalize_reason(&outcomes[0].message()),
                 messages,
                 code,
                 cause: key.as_ref().map(|k| k.cause),
                 key,
                 basis,
                 status,
-                gates: outcomes.iter().any(|o| o.gates),
+                gates: outcomes.iter().any(|o| o.gates()),
                 outcomes,
             }
         })
@@ -302,17 +298,20 @@ mod tests {
     use super::*;
     use crate::data::basis::BasisNote;
 
+    /// A data set of a report of format 1 (no verdict), told apart by its wording alone.
     fn outcome(id: &str, status: Status, basis: Basis, shape: Option<Vec<usize>>, message: &str) -> Outcome {
-        Outcome {
-            shape,
-            basis: BasisNote {
+        on(Outcome::example_said(id, status, message), basis, shape)
+    }
+
+    /// `outcome` on `basis`, gating when the default run gates on it, its input of `shape`.
+    fn on(outcome: Outcome, basis: Basis, shape: Option<Vec<usize>>) -> Outcome {
+        outcome
+            .with_input(Some(crate::tensor::DataType::Float), shape)
+            .with_basis(BasisNote {
                 kind: basis,
                 section: String::new(),
-            },
-            gates: basis <= Basis::Reference,
-            message: message.to_owned(),
-            ..Outcome::example(id, status)
-        }
+            })
+            .with_gates(basis <= Basis::Reference)
     }
 
     #[test]
@@ -378,7 +377,7 @@ mod tests {
         let groups = group_failures(&outcomes);
         let summary: Vec<(Basis, Status, usize, &str)> = groups
             .iter()
-            .map(|g| (g.basis, g.status, g.outcomes.len(), g.smallest().id.as_str()))
+            .map(|g| (g.basis, g.status, g.outcomes.len(), g.smallest().id()))
             .collect();
         assert_eq!(
             summary,
@@ -388,7 +387,7 @@ mod tests {
                 (Basis::Rule, Status::Errored, 1, "d"),
             ]
         );
-        let names: Vec<&str> = groups[0].outcomes.iter().map(|o| o.id.as_str()).collect();
+        let names: Vec<&str> = groups[0].outcomes.iter().map(|o| o.id()).collect();
         assert_eq!(names, ["a", "b", "c"], "by elements (6, 20), unknown shape last");
         assert_eq!(groups[0].reason, "no kernel for Pad(N)");
         assert!(groups[0].gates && !groups[2].gates);
@@ -397,22 +396,14 @@ mod tests {
     #[test]
     fn one_cause_worded_many_ways_is_one_group_and_two_causes_worded_alike_are_two() {
         use crate::judge::verdict::{Failure, Verdict};
-        let with = |id: &str, verdict: Verdict, message: &str| Outcome {
-            status: verdict.status(),
-            verdict: Some(verdict),
-            ..outcome(id, Status::Errored, Basis::Spec, Some(vec![1]), message)
-        };
+        let with = |id: &str, verdict: Verdict| on(Outcome::example_judged(id, verdict), Basis::Spec, Some(vec![1]));
         let refused = |message: &str| Verdict::RefusedValid {
             refusal: message.to_owned(),
         };
         let outcomes = [
             // One backend refusing everything, in as many words as it has kernels.
-            with("a", refused("no kernel for int8 reflect"), "no kernel for int8 reflect"),
-            with(
-                "b",
-                refused("unsupported: wrap on axis 3"),
-                "unsupported: wrap on axis 3",
-            ),
+            with("a", refused("no kernel for int8 reflect")),
+            with("b", refused("unsupported: wrap on axis 3")),
             // A crash and a polite refusal that says "signal": two causes, not one.
             with(
                 "c",
@@ -424,34 +415,38 @@ mod tests {
                     detail: "killed by signal 11".into(),
                     must_refuse: false,
                 },
-                "killed by signal 11",
             ),
-            with(
-                "d",
-                refused("the signal path lacks this mode"),
-                "the signal path lacks this mode",
-            ),
+            with("d", refused("the signal path lacks this mode")),
         ];
         let groups = group_failures(&outcomes);
         let sizes: Vec<(String, String, usize)> = groups
             .iter()
             .map(|g| (g.key.as_ref().unwrap().to_string(), g.label(), g.outcomes.len()))
             .collect();
+        let refused = "backend x refused a valid input (kind refused):";
         assert_eq!(
             sizes,
             [
                 (
                     "crash: killed by a signal".to_owned(),
-                    "killed by signal N".to_owned(),
+                    "backend x crashed: killed by signal N".to_owned(),
                     1
                 ),
-                ("refuses-valid".to_owned(), "no kernel for intN reflect".to_owned(), 1),
                 (
                     "refuses-valid".to_owned(),
-                    "the signal path lacks this mode".to_owned(),
+                    format!("{refused} no kernel for intN reflect"),
                     1
                 ),
-                ("refuses-valid".to_owned(), "unsupported: wrap on axis N".to_owned(), 1),
+                (
+                    "refuses-valid".to_owned(),
+                    format!("{refused} the signal path lacks this mode"),
+                    1
+                ),
+                (
+                    "refuses-valid".to_owned(),
+                    format!("{refused} unsupported: wrap on axis N"),
+                    1
+                ),
             ],
             "{groups:#?}"
         );

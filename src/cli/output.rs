@@ -1,37 +1,13 @@
-//! Where reports go: `--output FILE` or standard output, and finishing a write.
+//! Where a verb's report goes: `--output FILE` or standard output ([`Output`]), in the format
+//! `--format` or the file's extension chooses, never over an input, and finishing a write.
 
-use std::io::{self, IsTerminal, Stdout, Write};
+use std::io;
 use std::path::PathBuf;
 
-use crate::data::atomic_file::AtomicFile;
 use crate::data::output_paths::{Named, check_outputs};
+pub(super) use crate::pipeline::output::Output;
 
 use super::fatal::Fatal;
-
-/// Where a report goes: `--output FILE`, written whole on [`finish`] (an interrupted or
-/// failed run leaves the previous file as it was), or standard output.
-pub(super) enum Output {
-    /// `--output FILE`.
-    File(AtomicFile, PathBuf),
-    /// Standard output.
-    Stdout(Stdout),
-}
-
-impl Write for Output {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Output::File(file, _) => file.write(buf),
-            Output::Stdout(out) => out.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Output::File(file, _) => file.flush(),
-            Output::Stdout(out) => out.flush(),
-        }
-    }
-}
 
 /// The format a verb writes, decided the same way for every verb and never by whether the
 /// output is a terminal: `--format` when given, else `json` when `--output` names a `.json`
@@ -49,13 +25,9 @@ pub(super) fn chosen_format<F: Copy>(given: Option<F>, output: Option<&PathBuf>,
 
 /// Opens `--output FILE` or standard output; says whether it is a terminal.
 pub(super) fn open_output(path: Option<&PathBuf>) -> Result<(Output, bool), Fatal> {
-    Ok(match path {
-        Some(path) => {
-            let file = AtomicFile::create(path).map_err(|e| Fatal(format!("writing {}: {e}", path.display())))?;
-            (Output::File(file, path.clone()), false)
-        }
-        None => (Output::Stdout(io::stdout()), io::stdout().is_terminal()),
-    })
+    let out = Output::open(path.map(PathBuf::as_path))?;
+    let terminal = out.is_terminal();
+    Ok((out, terminal))
 }
 
 /// Checks before a run that no file it writes is one it reads ([`check_outputs`]).
@@ -70,16 +42,7 @@ pub(super) fn check_run_files(
 /// Finishes a report write: a closed pipe is not an error, anything else is. A file is put in
 /// place only when everything was written.
 pub(super) fn finish(written: io::Result<()>, out: Output) -> Result<(), Fatal> {
-    let mut out = out;
-    let flushed = written.and_then(|()| out.flush());
-    match (flushed, out) {
-        (Ok(()), Output::File(file, path)) => file
-            .commit()
-            .map_err(|e| Fatal(format!("writing {}: {e}", path.display()))),
-        (Err(e), _) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        (Err(e), _) => Err(Fatal(format!("writing the report: {e}"))),
-        (Ok(()), Output::Stdout(_)) => Ok(()),
-    }
+    Ok(out.finish(written)?)
 }
 
 #[cfg(test)]

@@ -1,50 +1,48 @@
-//! The report of a run judged against its baseline, written as the command's view says, and
-//! the exit code it comes to: what the main command and `merge` share.
+//! What the main command and `merge` share around the one pipeline's finish: the baseline
+//! read, the command line's view of the judged run on standard error, and the exit code it
+//! comes to.
 
-use std::io;
 use std::process::ExitCode;
 
 use crate::cli::args::{GateArgs, RunFormat};
 use crate::cli::fatal::Fatal;
-use crate::cli::output::{Output, finish};
-use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
 use crate::data::DataRoot;
 use crate::gate::baseline::Baseline;
-use crate::gate::judging::GateSummary;
-use crate::judge::check::Outcome;
-use crate::report::{RunReport, write_json, write_junit, write_markdown, write_summary};
+use crate::pipeline::finish::Strictness;
+use crate::pipeline::report_format::ReportFormat;
+use crate::report::RunReport;
 use crate::text::escape_text;
 
-/// Weighs every outcome of `report` against `baseline` (its gate result) and sums them up,
-/// under the run's strict flags; `exists` tells whether a data set name exists at all.
-pub(super) fn judge_against(
-    report: &mut RunReport,
-    baseline: &Baseline,
-    gate: &GateArgs,
-    exists: impl Fn(&str) -> bool,
-) {
-    for outcome in &mut report.outcomes {
-        outcome.gate = Some(baseline.gate(outcome));
+/// The report format `--format` names.
+pub(super) fn report_format(format: RunFormat) -> ReportFormat {
+    match format {
+        RunFormat::Human => ReportFormat::Human,
+        RunFormat::Json => ReportFormat::Json,
+        RunFormat::Junit => ReportFormat::Junit,
+        RunFormat::Markdown => ReportFormat::Markdown,
+        RunFormat::Html => ReportFormat::Html,
     }
-    let judged = baseline.judge(&report.outcomes, exists);
-    let ran: std::collections::HashSet<String> = report.outcomes.iter().map(Outcome::name).collect();
-    report.baseline = Some(GateSummary {
+}
+
+/// What fails a run besides a regression, as the gate's options say.
+pub(super) fn strictness(gate: &GateArgs) -> Strictness {
+    Strictness {
         strict: gate.strict,
         strict_corpus: gate.strict_corpus,
         require_tracking: gate.require_tracking,
-        untracked: baseline.untracked(|name| ran.contains(name)),
-        ..judged
-    });
+    }
 }
 
-/// How a report is written: its format, whether only failures are shown (human and
-/// Markdown), whether it goes to `--output FILE` (the summary line then goes to standard
-/// error too).
-#[derive(Clone, Copy)]
-pub(super) struct View {
-    pub format: RunFormat,
-    pub failures_only: bool,
-    pub to_file: bool,
+/// The command line's view of a judged run once its reports are written, on standard error:
+/// the summary line when the reports went elsewhere than a human report on standard output
+/// (`summary_line`), then the gate's verdict, whatever the reports.
+pub(super) fn show_on_stderr(report: &RunReport, summary_line: bool) {
+    if summary_line {
+        eprintln!("{}", report.summary().line());
+    }
+    if let Some(verdict) = &report.baseline {
+        eprintln!("{}", escape_text(&verdict.describe()));
+    }
 }
 
 /// 1 when the run fails — by its baseline's gate when judged against one, else when anything
@@ -56,38 +54,6 @@ pub(super) fn exit_code(report: &RunReport, gate: &GateArgs) -> ExitCode {
         None => summary.failed + summary.errored > 0,
     };
     if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
-}
-
-/// Writes the report to `out` as `view` says, after the lines already streamed there
-/// (`written`: whether that went well); `rerun` is how the HTML page reruns one data set.
-pub(super) fn write_report(
-    report: &RunReport,
-    rerun: &Rerun,
-    view: View,
-    mut out: Output,
-    written: io::Result<()>,
-) -> Result<(), Fatal> {
-    let View {
-        format,
-        failures_only,
-        to_file,
-    } = view;
-    let written = written.and_then(|()| match format {
-        RunFormat::Human => write_summary(report, &mut out),
-        RunFormat::Json => write_json(report, &mut out),
-        RunFormat::Junit => write_junit(report, &mut out),
-        RunFormat::Markdown => write_markdown(report, failures_only, &mut out),
-        RunFormat::Html => write_scoreboard(&[Board::new(report, rerun.clone())], &mut out),
-    });
-    finish(written, out)?;
-    if to_file || format != RunFormat::Human {
-        eprintln!("{}", report.summary().line());
-    }
-    // The gate's verdict on stderr, after the report, whatever its format and destination.
-    if let Some(verdict) = &report.baseline {
-        eprintln!("{}", escape_text(&verdict.describe()));
-    }
-    Ok(())
 }
 
 /// Reads the `--baseline`, when one is given, against the run's corpora. One that records no

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use prost::Message;
 
-use crate::backend::{Backend, ErrorKind, RefBackend, error_kind, refusal_rules};
+use crate::backend::{Backend, ErrorKind, RefBackend};
 use crate::case::{Expected, LoadedDataSet};
 use crate::data::basis::BasisNote;
 use crate::judge::cause_key::{CauseKey, values_pattern};
@@ -114,7 +114,7 @@ pub(super) fn evaluate_in(
     let expected = match run(&RefBackend, &unwritten, &inputs) {
         Answer::Outputs(outputs) => Ok(outputs),
         Answer::Refused(refusal) => {
-            rules = refusal_rules(&refusal);
+            rules = refusal.rules().to_vec();
             Err(refusal.to_string())
         }
         Answer::Panicked(message) => {
@@ -168,7 +168,7 @@ pub(super) fn evaluate_in(
         .map_or((&model, &inputs[..]), |(m, data)| (m, &data[..]));
     let answer = run(backend, subject, fed);
     // A case the backend itself reports unsupported counts as one outside its profile.
-    if matches!(&answer, Answer::Refused(e) if error_kind(e) == ErrorKind::Unsupported) {
+    if matches!(&answer, Answer::Refused(e) if e.kind() == ErrorKind::Unsupported) {
         evaluation.unsupported = true;
         return Ok(evaluation);
     }

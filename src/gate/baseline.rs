@@ -287,7 +287,7 @@ impl Baseline {
 
     /// This baseline (read from `path`), judged against the corpora of a run over `roots`:
     /// the data sets that changed since the version it records are marked (see
-    /// [`GateResult::ChangedWithCorpus`](crate::judge::gate_result::GateResult::ChangedWithCorpus)).
+    /// [`GateResult::ChangedWithCorpus`](crate::gate::gate_result::GateResult::ChangedWithCorpus)).
     /// A corpus it records no version for excuses nothing and
     /// is listed in [`unversioned`](Baseline::unversioned); a recorded version that is not
     /// one of the corpus's (0, or newer) is an error naming the file.

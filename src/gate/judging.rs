@@ -1,5 +1,5 @@
 //! Weighing a run against a baseline: each data set's gate result ([`Baseline::gate`]) and the
-//! run's summary ([`Baseline::judge`]). An expected failure that passes is reported (and fails
+//! run's summary of them ([`GateSummary::of`]). An expected failure that passes is reported (and fails
 //! the run under `--strict`), so a baseline cannot go stale unnoticed.
 
 use std::collections::HashSet;
@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::baseline::Baseline;
+use crate::gate::gate_result::GateResult;
 use crate::judge::check::{Outcome, Status};
-use crate::judge::gate_result::GateResult;
 use crate::judge::verdict::{Failure, Verdict};
 
 /// The data set names a baseline's entries are checked against for staleness: every name
@@ -108,6 +108,39 @@ pub struct GateSummary {
 }
 
 impl GateSummary {
+    /// The sum of a run's gate results, each decided once per data set ([`Baseline::gate`], as
+    /// the data set finished) and carried in `gated` beside its outcome, with the baseline's
+    /// `stale` entries; the strict flags and untracked entries are the run's to add.
+    pub(crate) fn of<'a>(
+        gated: impl IntoIterator<Item = (&'a Outcome, &'a GateResult)>,
+        stale: Vec<String>,
+    ) -> GateSummary {
+        let mut verdict = GateSummary::default();
+        for (outcome, gate) in gated {
+            let name = outcome.name();
+            match gate {
+                GateResult::NotGating => verdict.not_gating += 1,
+                GateResult::ChangedStatus { was, .. } => verdict.changed_status.push(format!(
+                    "{name}: expected {}, now {}",
+                    was.name(),
+                    outcome.status().name()
+                )),
+                GateResult::KnownFailure { .. } => verdict.expected_failures.push(name),
+                GateResult::NewFailure => verdict.regressions.push(name),
+                GateResult::Fixed { .. } => verdict.unexpected_passes.push(name),
+                GateResult::ChangedWithCorpus { was, why } => verdict.corpus_changes.push(CorpusChange {
+                    name,
+                    was: was.map_or("passed", Status::name).to_owned(),
+                    now: outcome.status(),
+                    why: why.clone(),
+                }),
+                GateResult::Agrees => verdict.agreeing += 1,
+            }
+        }
+        verdict.stale = stale;
+        verdict
+    }
+
     /// True when the run should fail: a regression, or under `strict` any difference from
     /// the baseline (an unexpected pass, a changed status, an entry for no data set); a
     /// verdict that changed with the corpus only under `strict_corpus`.
@@ -192,8 +225,8 @@ impl Baseline {
         }
         // A data set that cannot be loaded (a file whose checksum differs from the manifest's,
         // say) is broken, not changed: the corpus's changelog never excuses it.
-        let unloadable = matches!(outcome.verdict, Some(Verdict::NotLoadable { .. }));
-        self.finding_excused(&outcome.name(), outcome.status, crashed(outcome), !unloadable)
+        let unloadable = matches!(outcome.verdict(), Some(Verdict::NotLoadable { .. }));
+        self.finding_excused(&outcome.name(), outcome.status(), crashed(outcome), !unloadable)
     }
 
     /// How a data set named `name` with `status` compares with its entry, if any (see
@@ -259,42 +292,12 @@ impl Baseline {
             .map(|(name, _)| name.clone())
             .collect()
     }
-
-    /// Compares a run with this baseline. `discovered` tells whether a data set name exists
-    /// under the roots at all: an entry the filter left out is not judged, so a baseline
-    /// survives filters and added cases, but an entry for no data set is stale.
-    pub fn judge(&self, outcomes: &[Outcome], discovered: impl Fn(&str) -> bool) -> GateSummary {
-        let mut verdict = GateSummary::default();
-        for outcome in outcomes {
-            let name = outcome.name();
-            match self.gate(outcome) {
-                GateResult::NotGating => verdict.not_gating += 1,
-                GateResult::ChangedStatus { was, .. } => verdict.changed_status.push(format!(
-                    "{name}: expected {}, now {}",
-                    was.name(),
-                    outcome.status.name()
-                )),
-                GateResult::KnownFailure { .. } => verdict.expected_failures.push(name),
-                GateResult::NewFailure => verdict.regressions.push(name),
-                GateResult::Fixed { .. } => verdict.unexpected_passes.push(name),
-                GateResult::ChangedWithCorpus { was, why } => verdict.corpus_changes.push(CorpusChange {
-                    name,
-                    was: was.map_or("passed", Status::name).to_owned(),
-                    now: outcome.status,
-                    why,
-                }),
-                GateResult::Agrees => verdict.agreeing += 1,
-            }
-        }
-        verdict.stale = self.stale(discovered);
-        verdict
-    }
 }
 
 /// Whether the data set's process crashed or timed out: the typed verdict says so.
 pub(super) fn crashed(outcome: &Outcome) -> bool {
     matches!(
-        outcome.verdict,
+        outcome.verdict(),
         Some(Verdict::Failed {
             failure: Failure::Crash { .. } | Failure::Timeout,
             ..
@@ -308,6 +311,14 @@ mod tests {
     use crate::gate::baseline::tests::{THREE, config, written};
     use crate::gate::entry::Expectation;
     use crate::gate::recording::tests::{outcome, record};
+
+    impl Baseline {
+        /// Each outcome gated, then summed with the entries for no data set: what a run does.
+        fn judge(&self, outcomes: &[Outcome], exists: impl Fn(&str) -> bool) -> GateSummary {
+            let gates: Vec<GateResult> = outcomes.iter().map(|o| self.gate(o)).collect();
+            GateSummary::of(outcomes.iter().zip(&gates), self.stale(exists))
+        }
+    }
 
     #[test]
     fn judge_separates_expected_failures_regressions_and_unexpected_passes() {
@@ -367,8 +378,7 @@ mod tests {
 
     #[test]
     fn failures_on_a_basis_the_run_does_not_gate_on_are_neither_recorded_nor_judged() {
-        let mut rule = outcome("r", Status::Failed, "refuses reflect past the edge");
-        rule.gates = false;
+        let rule = outcome("r", Status::Failed, "refuses reflect past the edge").with_gates(false);
         let run = [outcome("a", Status::Failed, "wrong values"), rule];
         let baseline = record(&run, None);
         assert_eq!(baseline.expected.keys().collect::<Vec<_>>(), ["a/0"]);
@@ -406,12 +416,12 @@ mod tests {
         assert!(without_regression.fails(true, true));
         // A changed data set that cannot even be loaded (its file no longer has the manifest's
         // checksum) is broken, not changed: a regression, whatever the changelog says.
-        let broken = Outcome {
-            verdict: Some(Verdict::NotLoadable {
+        let broken = Outcome::example_judged(
+            "now_failing",
+            Verdict::NotLoadable {
                 detail: "output_0.pb: its sha256 differs from MANIFEST.tsv's".into(),
-            }),
-            ..outcome("now_failing", Status::Errored, "its sha256 differs")
-        };
+            },
+        );
         assert_eq!(baseline.gate(&broken), GateResult::NewFailure);
     }
 
@@ -438,7 +448,7 @@ mod tests {
         let recorded = record(&run, Some(&previous));
         assert_eq!(recorded.expected.len(), n);
         let mut next = run;
-        next[n - 1].status = Status::Passed;
+        next[n - 1] = outcome(&format!("c{}", n - 1), Status::Passed, "");
         let verdict = recorded.judge(&next, |_| true);
         assert_eq!(verdict.expected_failures.len(), n - 1);
         assert_eq!(verdict.unexpected_passes, [format!("c{}/0", n - 1)]);
@@ -472,43 +482,37 @@ mod tests {
     #[test]
     fn an_intermittent_crash_is_known_and_every_other_outcome_judged_as_usual() {
         let release = written(THREE).unwrap().for_config(config("release"));
-        let crash = Outcome {
-            verdict: Some(Verdict::Failed {
+        let crash = Outcome::example_judged(
+            "c",
+            Verdict::Failed {
                 failure: Failure::Crash {
                     code: None,
                     signal: Some(11),
                 },
                 detail: "SIGSEGV".into(),
                 must_refuse: false,
-            }),
-            ..Outcome::example("c", Status::Errored)
-        };
+            },
+        );
         assert!(matches!(release.gate(&crash), GateResult::KnownFailure { .. }));
-        let timeout = Outcome {
-            verdict: Some(failed(Failure::Timeout)),
-            ..Outcome::example("c", Status::Errored)
-        };
+        let timeout = Outcome::example_judged("c", failed(Failure::Timeout));
         assert!(matches!(release.gate(&timeout), GateResult::KnownFailure { .. }));
         assert_eq!(release.gate(&Outcome::example("c", Status::Passed)), GateResult::Agrees);
         // A wrong answer is judged as without the entry's flag: the entry lists nothing but
         // the crash, so it is a new failure, which fails the run without --strict.
-        let wrong = Outcome {
-            verdict: Some(Verdict::Mismatch {
+        let wrong = Outcome::example_judged(
+            "c",
+            Verdict::Mismatch {
                 shape: false,
                 report: "1 of 4 elements differ".into(),
                 deviation: None,
-            }),
-            ..Outcome::example("c", Status::Failed)
-        };
+            },
+        );
         assert_eq!(release.gate(&wrong), GateResult::NewFailure);
         let summary = release.judge(std::slice::from_ref(&wrong), |_| true);
         assert_eq!(summary.regressions, ["c/0"]);
         assert!(summary.fails(false, false));
         // A panic, a refusal of a valid input: no crash either.
-        let panicked = Outcome {
-            verdict: Some(failed(Failure::Panic)),
-            ..Outcome::example("c", Status::Errored)
-        };
+        let panicked = Outcome::example_judged("c", failed(Failure::Panic));
         assert_eq!(release.gate(&panicked), GateResult::NewFailure);
         // In debug the entry is inert: the crash is a regression.
         let debug = written(THREE).unwrap().for_config(config("debug"));
@@ -529,23 +533,20 @@ mod tests {
             r#"{"format": 3, "expected": {"w/0": {"status": "failed", "reason": "wraps; crashes at random", "intermittent_crash": true}}}"#,
         )
         .unwrap();
-        let crash = Outcome {
-            verdict: Some(failed(Failure::Crash {
+        let crash = Outcome::example_judged(
+            "w",
+            failed(Failure::Crash {
                 code: None,
                 signal: Some(6),
-            })),
-            ..Outcome::example("w", Status::Errored)
-        };
+            }),
+        );
         assert!(matches!(baseline.gate(&crash), GateResult::KnownFailure { .. }));
         assert!(matches!(
             baseline.gate(&Outcome::example("w", Status::Failed)),
             GateResult::KnownFailure { .. }
         ));
         // Errored without a crash (a reported failure): the status it lists is not this one.
-        let reported = Outcome {
-            verdict: Some(failed(Failure::Reported)),
-            ..Outcome::example("w", Status::Errored)
-        };
+        let reported = Outcome::example_judged("w", failed(Failure::Reported));
         assert!(matches!(
             baseline.gate(&reported),
             GateResult::ChangedStatus {

@@ -135,7 +135,7 @@ impl Baseline {
                 status: ran.status,
                 configs: config.map(|c| vec![c.clone()]),
                 intermittent_crash: false,
-                ..old.unwrap_or_else(|| Expectation::new(ran.status, first_line(ran.message, 200)))
+                ..old.unwrap_or_else(|| Expectation::new(ran.status, first_line(&ran.message, 200)))
             };
             add(list, entry);
         }
@@ -180,14 +180,14 @@ impl Baseline {
 }
 
 /// One data set of a run, as [`Baseline::record`] reads it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Ran<'a> {
     /// `onnx-1.22.0/node/test_wrap_pad/0`.
     pub name: &'a str,
     /// What happened.
     pub status: Status,
     /// Why, when it did not pass.
-    pub message: &'a str,
+    pub message: String,
     /// Whether a failure of it fails the run ([`Outcome::gates`]): its basis is one the run
     /// gates on, or the backend did not survive it.
     pub gates: bool,
@@ -200,9 +200,9 @@ impl<'a> Ran<'a> {
     pub fn of(outcome: &'a Outcome, name: &'a str) -> Ran<'a> {
         Ran {
             name,
-            status: outcome.status,
-            message: &outcome.message,
-            gates: outcome.gates,
+            status: outcome.status(),
+            message: outcome.message(),
+            gates: outcome.gates(),
             crashed: crashed(outcome),
         }
     }
@@ -328,10 +328,7 @@ pub(crate) mod tests {
     use crate::gate::baseline::tests::{THREE, config, written};
 
     pub(crate) fn outcome(id: &str, status: Status, message: &str) -> Outcome {
-        Outcome {
-            message: message.to_owned(),
-            ..Outcome::example(id, status)
-        }
+        Outcome::example_said(id, status, message)
     }
 
     /// Records `run` as a whole run (every name exists).
@@ -345,7 +342,7 @@ pub(crate) mod tests {
         Ran {
             name,
             status,
-            message: "new message",
+            message: "new message".into(),
             gates: true,
             crashed: false,
         }
@@ -412,14 +409,14 @@ pub(crate) mod tests {
             Ran {
                 name: "a/0",
                 status: Status::Passed,
-                message: "",
+                message: "".into(),
                 gates: true,
                 crashed: false,
             },
             Ran {
                 name: "b/0",
                 status: Status::Errored,
-                message: "boom\nmore",
+                message: "boom\nmore".into(),
                 gates: true,
                 crashed: false,
             },

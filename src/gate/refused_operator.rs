@@ -34,7 +34,7 @@ pub(crate) fn refused_operators(outcomes: &[Outcome]) -> Vec<RefusedOperator> {
     }
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     for outcome in outcomes {
-        let Some(verdict) = &outcome.verdict else {
+        let Some(verdict) = outcome.verdict() else {
             continue;
         };
         let tally = tallies.entry(outcome.operator()).or_default();
@@ -74,15 +74,15 @@ impl fmt::Display for RefusedOperator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::check::Status;
+    use crate::operators::PadOp;
 
     /// A Pad-`version` data set judged `verdict`.
     fn with(verdict: Verdict, id: &str, version: i64) -> Outcome {
-        Outcome {
-            verdict: Some(verdict),
-            version: Some(version),
-            ..Outcome::example(id, Status::Passed)
-        }
+        Outcome::example_judged(id, verdict).with_operator((
+            Some(PadOp::Pad),
+            Some(version),
+            Some(crate::operators::PadMode::Constant.into()),
+        ))
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::case::error::Error;
 use crate::case::{Patterns, TestCase, discover, discover_in};
 use crate::data::DataRoot;
 use crate::judge::check::CheckOptions;
+use crate::report::json_case::JsonCase;
 
 impl Harness {
     /// The child side of [`isolate`](Harness::isolate): serves the parent's requests, each
@@ -68,13 +69,11 @@ impl Harness {
                 digest_answers: request.digest,
                 ..self.options.clone()
             };
-            isolate::Reply::Outcome(Box::new(check_quietly(
-                self.backend.as_ref(),
-                case,
-                request.data_set,
-                model,
-                &options,
-            )))
+            let outcome = check_quietly(self.backend.as_ref(), case, request.data_set, model, &options);
+            isolate::Reply::Outcome {
+                outcome: Box::new(JsonCase::of(&outcome, None)),
+                panicked_at: outcome.panicked_at().map(str::to_owned),
+            }
         })
     }
 }

@@ -67,3 +67,31 @@ impl From<crate::data::corpus_error::CorpusError> for HarnessError {
         HarnessError::Cases(error.into())
     }
 }
+
+impl From<crate::pipeline::error::PipelineError> for HarnessError {
+    /// The pipeline's errors as the harness has always shown them: a file the run would write
+    /// over one it reads, or a report it cannot write, is a write error naming the file.
+    fn from(error: crate::pipeline::error::PipelineError) -> HarnessError {
+        use crate::data::output_paths::OutputPathError;
+        use crate::pipeline::error::PipelineError;
+        match error {
+            PipelineError::Outputs(e) => {
+                let path = match &e {
+                    OutputPathError::OverInput { path, .. }
+                    | OutputPathError::TwoOutputs { path, .. }
+                    | OutputPathError::Directory { path, .. } => path.clone(),
+                };
+                HarnessError::Write {
+                    path,
+                    source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e),
+                }
+            }
+            PipelineError::Baseline(e) => HarnessError::Baseline(e),
+            PipelineError::Profile(e) => HarnessError::Profile(e),
+            PipelineError::Write(e) => HarnessError::Write {
+                path: e.path.unwrap_or_default(),
+                source: e.source,
+            },
+        }
+    }
+}

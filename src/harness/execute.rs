@@ -1,23 +1,22 @@
-//! Running the trials libtest's arguments select and finishing the run: the outputs checked
-//! before anything runs, then the harness's summary, the reports and the baseline recorded.
+//! Running the trials libtest's arguments select, between the pipeline's prepare and finish
+//! (src/pipeline/): the files checked before anything runs, then the run judged, its reports
+//! written and its baseline recorded; the harness's summary shown after libtest's.
 
-use libtest_mimic::Arguments;
+use libtest_mimic::{Arguments, FormatSetting};
 
 use super::trials::record_command;
 use super::{Harness, HarnessError, HarnessRun, HarnessSummary, reports};
-use crate::data::corpus_versions;
-use crate::data::digest::selection_digest;
-use crate::data::output_paths::{OutputPathError, check_outputs};
-use crate::gate::baseline::Baseline;
-use crate::gate::recording::Ran;
-use crate::gate::refused_operator::refused_operators;
 use crate::judge::check::Outcome;
-use crate::report::{RunFacts, RunReport};
+use crate::pipeline::error::PipelineError;
+use crate::pipeline::finish::{Finish, RecordInto, finish};
+use crate::pipeline::prepare::{RunFiles, prepare};
+use crate::pipeline::run_facts::run_facts;
+use crate::report::RunReport;
 
 impl Harness {
     /// Runs the trials `args` selects, prints the harness's summary after libtest's, and
     /// records the baseline if asked to.
-    pub(crate) fn execute(self, args: &Arguments) -> Result<HarnessRun, HarnessError> {
+    pub(crate) fn execute(mut self, args: &Arguments) -> Result<HarnessRun, HarnessError> {
         if !args.list && reports::under_nextest() {
             for (asked, what) in [
                 (self.write_baseline.is_some(), "baseline"),
@@ -29,12 +28,16 @@ impl Harness {
             }
         }
         // Before the run, not after it: a report over the baseline, a report that is a
-        // directory, a target that is no baseline, or cannot be written.
-        self.check_outputs()?;
-        self.options.profile.check_built()?;
-        if let Some(path) = &self.write_baseline {
-            Baseline::check_recordable(path, self.config_name()?.as_ref())?;
-        }
+        // directory, a target that is no baseline, or cannot be written; a profile that leaves
+        // everything out.
+        let config = self.config_name()?;
+        let files = RunFiles {
+            reports: self.reports.named(),
+            write_baseline: ("baseline to write", self.write_baseline.as_deref()),
+            baseline: ("baseline", self.baseline.as_deref()),
+            profile: ("profile", None),
+        };
+        prepare(&files, config.as_ref(), &mut self.options)?;
         let built = self.build()?;
         if self.strict_corpus
             && let Some(path) = &self.baseline
@@ -50,96 +53,67 @@ impl Harness {
         }
         let mut results = std::mem::take(&mut *built.results.lock().unwrap_or_else(|e| e.into_inner()));
         // In the order of the trials' names, not the order threads finished them.
-        results.sort_by(|a, b| (&a.id, a.data_set).cmp(&(&b.id, b.data_set)));
+        results.sort_by(|(a, _), (b, _)| (a.id(), a.data_set()).cmp(&(b.id(), b.data_set())));
+        // Each trial's gate result, decided once in the trial, kept beside its outcome.
+        let gates = results
+            .iter()
+            .filter_map(|(o, gate)| Some((o.name(), gate.clone()?)))
+            .collect();
+        let results: Vec<Outcome> = results.into_iter().map(|(outcome, _)| outcome).collect();
+        // What `merge` and `diff` check, as the command line records them: the harness runs
+        // what libtest selected to its end (a process that dies writes no report).
+        let names = results.iter().map(Outcome::name);
+        let facts = run_facts(&self.options, &built.roots, names, config.as_ref(), built.retries, true);
         let report = RunReport {
             backend: self.backend.name().to_owned(),
-            baseline: self
-                .baseline
-                .as_ref()
-                .map(|_| built.baseline.judge(&results, |name| built.discovered.contains(name))),
+            gates,
+            baseline: None,
             outcomes: results,
             duration: start.elapsed(),
             runtime: self.backend.runtime(),
             shard: None,
-            run: None,
+            run: Some(facts),
         };
-        // What `merge` and `diff` check, as the command line records them: the harness runs
-        // what libtest selected to its end (a process that dies writes no report).
-        let run = RunFacts {
-            complete: true,
-            gating: self.options.gating.names(),
-            tolerance: self.options.tolerance.to_string(),
-            profile: self.options.profile.digest.0.clone(),
-            inputs_as_constants: self.options.inputs_as_constants,
-            strict_rules: self.options.strict_rules,
-            corpora: corpus_versions(&built.roots),
-            selection: selection_digest(report.outcomes.iter().map(Outcome::name)),
-            config: built.baseline.config.as_ref().map(ToString::to_string),
-            retries: built.retries,
+        // Not after a listing.
+        let reports = match args.list {
+            true => Vec::new(),
+            false => self.reports.open().map_err(PipelineError::from)?,
         };
-        let report = RunReport {
-            run: Some(run),
-            ..report
+        let how = Finish {
+            // Each trial was gated against it (an empty one without a file); the run is judged
+            // against a baseline only when one was given.
+            baseline: self.baseline.as_ref().map(|_| &*built.baseline),
+            // Its trials fail under strict_corpus and require_tracking; its reports have
+            // recorded the sums alone.
+            strictness: None,
+            exists: &|name| built.discovered.contains(name),
+            record: self.write_baseline.as_deref().map(|path| RecordInto {
+                path,
+                roots: &built.roots,
+                config: config.as_ref(),
+                discovered: &built.discovered,
+            }),
+            reports,
+            failures_only: false,
+            page: None,
         };
-        let summary = HarnessSummary::new(&report);
-        // Not after a listing, and not into libtest's JSON, which a tool parses.
-        if !args.list && args.format != Some(libtest_mimic::FormatSetting::Json) {
-            println!("{summary}\n");
-        }
-        // The command line's warning, from the same decision.
-        let refused_operators = refused_operators(&report.outcomes);
-        for operator in &refused_operators {
-            eprintln!("pad-conformance: {operator}");
-        }
-        if !args.list {
-            self.reports.write(&report)?;
-        }
-        if let Some(path) = &self.write_baseline {
-            // The command line's rules: only a baseline is replaced, merged under a lock.
-            let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
-            let config = built.baseline.config.as_ref();
-            let recorded = Baseline::record_into(path, Some(&built.baseline), config, |previous| {
-                let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-                Baseline::record(self.backend.name(), &built.roots, ran, previous, config, |name| {
-                    built.discovered.contains(name)
-                })
-            })?;
+        let mut summary = None;
+        let finished = finish(report, how, &mut |report| {
+            let shown = HarnessSummary::new(report);
+            // Not after a listing, and not into libtest's JSON, which a tool parses.
+            if !args.list && args.format != Some(FormatSetting::Json) {
+                println!("{shown}\n");
+            }
+            summary = Some(shown);
+        })?;
+        if let (Some(path), Some(recorded)) = (&self.write_baseline, &finished.recorded) {
             println!("pad-conformance: {}\n", recorded.describe(path));
         }
         Ok(HarnessRun {
             conclusion,
-            summary,
-            results: report.outcomes,
-            refused_operators,
-        })
-    }
-
-    /// Refuses reports that would replace the baseline (or each other), or that are
-    /// directories; the baseline written in place of the one read stays allowed (atomic).
-    fn check_outputs(&self) -> Result<(), HarnessError> {
-        let outputs = [
-            ("JSON report", self.reports.json.as_deref()),
-            ("JUnit report", self.reports.junit.as_deref()),
-            ("baseline to write", self.write_baseline.as_deref()),
-        ];
-        let inputs = [
-            ("baseline", self.baseline.as_deref()),
-            ("baseline to write", self.write_baseline.as_deref()),
-        ];
-        let in_place = [
-            ("baseline to write", "baseline"),
-            ("baseline to write", "baseline to write"),
-        ];
-        check_outputs(&outputs, &inputs, &in_place).map_err(|e| {
-            let path = match &e {
-                OutputPathError::OverInput { path, .. }
-                | OutputPathError::TwoOutputs { path, .. }
-                | OutputPathError::Directory { path, .. } => path.clone(),
-            };
-            HarnessError::Write {
-                path,
-                source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e),
-            }
+            summary: summary.unwrap_or_default(),
+            results: finished.report.outcomes,
+            refused_operators: finished.refused_operators,
         })
     }
 }

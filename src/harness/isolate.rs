@@ -26,9 +26,11 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::trial_result::{TrialRef, failed, not_loadable};
+use crate::backend::exit_failure;
 use crate::judge::check::Outcome;
-use crate::judge::verdict::{Failure, exit_failure};
+use crate::judge::verdict::Failure;
 use crate::platform::{Group, describe_crash, group_of_started, has_exited, pass_pipe, start_in_new_group, take_pipe};
+use crate::report::json_case::JsonCase;
 use crate::text::strip_ansi;
 
 /// Set in a child: what names the write end of its result pipe ([`take_pipe`]).
@@ -66,8 +68,15 @@ pub(super) struct Request {
 pub(super) enum Reply {
     /// Started, and ready for requests: sent once, first.
     Ready,
-    /// The data set's outcome.
-    Outcome(Box<Outcome>),
+    /// The data set's outcome, as the JSON report writes it, and where a panic happened while
+    /// it was checked (which the entry says only in its message).
+    Outcome {
+        /// The outcome's entry.
+        outcome: Box<JsonCase>,
+        /// Where the backend panicked, when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        panicked_at: Option<String>,
+    },
     /// The case or data set is not there: the trial is not loadable, no backend is to blame.
     NotFound(String),
 }
@@ -261,17 +270,17 @@ impl Served {
             // The case and its basis as the parent knows them: the child lists the case
             // alone, so its id is its directory's name, and its corpus (whose manifest gives
             // the basis) unknown.
-            Served::Replied(Reply::Outcome(outcome)) => {
-                let outcome = Outcome {
-                    id: trial.case.id.clone(),
-                    data_set: trial.case.data_number(trial.index),
-                    basis: trial.case.basis_of(trial.index).clone(),
-                    ..*outcome
+            Served::Replied(Reply::Outcome { outcome, panicked_at }) => {
+                let outcome = outcome
+                    .into_outcome(trial.backend)
+                    .with_id(trial.case.id.clone(), trial.case.data_number(trial.index))
+                    .with_basis(trial.case.basis_of(trial.index).clone());
+                let outcome = match panicked_at {
+                    Some(location) => outcome.with_panic_location(location),
+                    None => outcome,
                 };
-                Outcome {
-                    gates: outcome.gates_under(trial.gating),
-                    ..outcome
-                }
+                let gates = outcome.gates_under(trial.gating);
+                outcome.with_gates(gates)
             }
             Served::Replied(Reply::NotFound(why)) => not_loadable(trial, why),
             // serve() takes Ready apart from the trial's reply.

@@ -17,6 +17,12 @@
 //! records the run's failures into the file (keeping the reasons already there, and the
 //! entries of data sets a filter left out). examples/toy_backend.rs is a complete gate of a
 //! partial backend, with a baseline.
+//!
+//! One run writes libtest's log and every report asked for: [`Harness::json_report`],
+//! [`Harness::junit_report`], [`Harness::markdown_report`] (or `PAD_CONFORMANCE_JSON_REPORT`,
+//! `PAD_CONFORMANCE_JUNIT_REPORT`, `PAD_CONFORMANCE_MARKDOWN_REPORT`), each the command line's
+//! report of that format: the harness prepares and finishes its run with the command line's
+//! code (src/pipeline/), its trials run by libtest-mimic in between.
 
 mod child;
 mod error;
@@ -59,6 +65,9 @@ pub(crate) const JSON_REPORT_ENV: &str = "PAD_CONFORMANCE_JSON_REPORT";
 /// The environment variable that makes [`Harness::run`] write a JUnit XML report to the file it names.
 pub(crate) const JUNIT_REPORT_ENV: &str = "PAD_CONFORMANCE_JUNIT_REPORT";
 
+/// The environment variable that makes [`Harness::run`] write a Markdown report to the file it names.
+pub(crate) const MARKDOWN_REPORT_ENV: &str = "PAD_CONFORMANCE_MARKDOWN_REPORT";
+
 /// The environment variable that sets [`Harness::retries`] for [`Harness::run`].
 pub(crate) const RETRIES_ENV: &str = "PAD_CONFORMANCE_RETRIES";
 
@@ -91,7 +100,8 @@ pub struct HarnessRun {
     pub conclusion: Conclusion,
     /// The harness's own: known failures, new ones, lossy passes.
     pub summary: HarnessSummary,
-    /// Each trial that ran, with its verdict and gate result, in the order they finished.
+    /// Each trial that ran, with its verdict, in the order of the trials' names (its gate
+    /// result is counted in `summary` and written in the reports).
     pub results: Vec<Outcome>,
     /// The operator versions whose must-refuse data sets passed only because the backend
     /// refuses the operator outright (each also a warning on standard error).
@@ -210,6 +220,14 @@ impl Harness {
     /// every CI viewer.
     pub fn junit_report(mut self, path: impl Into<PathBuf>) -> Harness {
         self.reports.junit = Some(path.into());
+        self
+    }
+
+    /// Writes the run's Markdown report, as the command line's `--format markdown` does, to
+    /// `path` (also set by `PAD_CONFORMANCE_MARKDOWN_REPORT`): a summary and a table of what
+    /// did not pass, for a pull-request comment. One run writes every report asked for.
+    pub fn markdown_report(mut self, path: impl Into<PathBuf>) -> Harness {
+        self.reports.markdown = Some(path.into());
         self
     }
 
@@ -344,6 +362,9 @@ impl Harness {
         }
         if let Some(path) = from_env(JUNIT_REPORT_ENV) {
             self.reports.junit = Some(path);
+        }
+        if let Some(path) = from_env(MARKDOWN_REPORT_ENV) {
+            self.reports.markdown = Some(path);
         }
         if let Some(value) = std::env::var_os(RETRIES_ENV).filter(|v| !v.is_empty()) {
             let value = value.to_string_lossy().into_owned();

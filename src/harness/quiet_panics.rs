@@ -9,7 +9,7 @@ use std::sync::Once;
 
 use crate::backend::Backend;
 use crate::case::{CaseError, TestCase};
-use crate::judge::check::{CheckOptions, Outcome, Status, check_data_set_with};
+use crate::judge::check::{CheckOptions, Outcome, check_data_set_with};
 use crate::model::Model;
 
 thread_local! {
@@ -50,13 +50,12 @@ pub(super) fn check_quietly(
     model: &Result<Model, CaseError>,
     options: &CheckOptions,
 ) -> Outcome {
-    let (mut outcome, location) = quietly(|| check_data_set_with(backend, case, index, model, options));
-    if let Some(location) = location
-        && outcome.status == Status::Errored
-    {
-        outcome.message.push_str(&format!("\n  at {location}"));
+    let (outcome, location) = quietly(|| check_data_set_with(backend, case, index, model, options));
+    match location {
+        // The message of an error ends with it.
+        Some(location) => outcome.with_panic_location(location),
+        None => outcome,
     }
-    outcome
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
-//! The files a harness run writes when it ends: a JSON and a JUnit XML report, as the command
-//! line writes them, from the same [`RunReport`].
+//! The files a harness run writes when it ends: a JSON, a JUnit XML and a Markdown report, as
+//! the command line writes them, from the same judged report, by the pipeline's one writer.
 
 use std::path::{Path, PathBuf};
 
-use super::HarnessError;
-use crate::data::atomic_file::write_atomically;
-use crate::report::{RunReport, write_json, write_junit};
+use crate::data::output_paths::Named;
+use crate::pipeline::output::WriteError;
+use crate::pipeline::report_format::ReportFormat;
+use crate::pipeline::reports::ReportOut;
 
 /// Where the harness writes its reports, if anywhere.
 #[derive(Clone, Debug, Default)]
@@ -14,34 +15,37 @@ pub(super) struct Reports {
     pub json: Option<PathBuf>,
     /// The JUnit XML report's file.
     pub junit: Option<PathBuf>,
+    /// The Markdown report's file.
+    pub markdown: Option<PathBuf>,
 }
 
 impl Reports {
+    /// Each report asked for: its name in messages, its format and its file.
+    fn asked(&self) -> impl Iterator<Item = (&'static str, ReportFormat, &Path)> {
+        [
+            ("JSON report", ReportFormat::Json, &self.json),
+            ("JUnit report", ReportFormat::Junit, &self.junit),
+            ("Markdown report", ReportFormat::Markdown, &self.markdown),
+        ]
+        .into_iter()
+        .filter_map(|(name, format, path)| Some((name, format, path.as_deref()?)))
+    }
+
     /// Whether any report is asked for.
     pub(super) fn any(&self) -> bool {
-        self.json.is_some() || self.junit.is_some()
+        self.asked().next().is_some()
     }
 
-    /// Writes each report asked for, whole or not at all.
-    pub(super) fn write(&self, report: &RunReport) -> Result<(), HarnessError> {
-        if let Some(path) = &self.json {
-            let mut text = Vec::new();
-            write_json(report, &mut text).map_err(|e| write_error(path, e))?;
-            write_atomically(path, &text).map_err(|e| write_error(path, e))?;
-        }
-        if let Some(path) = &self.junit {
-            let mut text = Vec::new();
-            write_junit(report, &mut text).map_err(|e| write_error(path, e))?;
-            write_atomically(path, &text).map_err(|e| write_error(path, e))?;
-        }
-        Ok(())
+    /// The reports' files, named, for the checks before the run.
+    pub(super) fn named(&self) -> Vec<Named<'_>> {
+        self.asked().map(|(name, _, path)| (name, Some(path))).collect()
     }
-}
 
-fn write_error(path: &Path, source: std::io::Error) -> HarnessError {
-    HarnessError::Write {
-        path: path.to_owned(),
-        source,
+    /// Starts writing each report asked for; each is put in place whole when the run finishes.
+    pub(super) fn open(&self) -> Result<Vec<ReportOut>, WriteError> {
+        self.asked()
+            .map(|(_, format, path)| ReportOut::open(format, Some(path)))
+            .collect()
     }
 }
 

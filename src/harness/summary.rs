@@ -5,11 +5,11 @@
 
 use std::fmt;
 
+use crate::gate::gate_result::GateResult;
 use crate::gate::judging::CorpusChange;
 use crate::judge::check::Outcome;
 use crate::judge::compare::MAX_LISTED;
 use crate::judge::deviation::Deviation;
-use crate::judge::gate_result::GateResult;
 use crate::report::{RunReport, Summary};
 use crate::text::escape_line;
 
@@ -58,16 +58,16 @@ impl HarnessSummary {
             ..HarnessSummary::default()
         };
         for outcome in &report.outcomes {
-            summary.count(outcome);
+            summary.count(outcome, report.gate_of(outcome));
         }
         summary.lossy.sort_by(|a, b| a.0.cmp(&b.0));
         summary
     }
 
-    fn count(&mut self, outcome: &Outcome) {
+    fn count(&mut self, outcome: &Outcome, gate: Option<&GateResult>) {
         use crate::judge::check::Status;
         self.total += 1;
-        let gate = outcome.gate.clone().unwrap_or(match outcome.status {
+        let gate = gate.cloned().unwrap_or(match outcome.status() {
             _ if outcome.is_non_gating_failure() => GateResult::NotGating,
             Status::Failed | Status::Errored => GateResult::NewFailure,
             _ => GateResult::Agrees,
@@ -80,10 +80,10 @@ impl HarnessSummary {
             GateResult::ChangedWithCorpus { was, why } => self.changed_with_corpus.push(CorpusChange {
                 name: outcome.name(),
                 was: was.map_or("passed", Status::name).to_owned(),
-                now: outcome.status,
+                now: outcome.status(),
                 why,
             }),
-            GateResult::Agrees => match outcome.status {
+            GateResult::Agrees => match outcome.status() {
                 Status::Skipped => self.skipped += 1,
                 Status::Unsupported => self.unsupported += 1,
                 _ => {

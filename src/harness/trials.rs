@@ -18,16 +18,21 @@ use crate::case::{Patterns, TestCase, discover_in};
 use crate::data::DataRoot;
 use crate::gate::baseline::{Baseline, BaselineError};
 use crate::gate::config::ConfigName;
+use crate::gate::gate_result::GateResult;
 use crate::gate::judging::Discovered;
 use crate::judge::check::{Outcome, Status};
-use crate::judge::gate_result::GateResult;
 use crate::judge::retry::settle;
 use crate::judge::survival::{self, Survival};
+use crate::pipeline::gating::gate_once;
+
+/// A trial's outcome and the gate result decided for it, kept beside it.
+pub(super) type Gated = (Outcome, Option<GateResult>);
 
 /// The trials, and what the run needs to judge and record them afterwards.
 pub(super) struct Built {
     pub(super) trials: Vec<Trial>,
-    pub(super) results: Arc<Mutex<Vec<Outcome>>>,
+    /// Each trial's outcome and its gate result, as the trials finish.
+    pub(super) results: Arc<Mutex<Vec<Gated>>>,
     pub(super) baseline: Arc<Baseline>,
     pub(super) discovered: Discovered,
     pub(super) roots: Vec<DataRoot>,
@@ -169,15 +174,14 @@ impl Harness {
                 let strict_corpus = self.strict_corpus;
                 let recording = self.write_baseline.is_some();
                 let trial = Trial::ignorable_test(name, move || {
-                    let mut outcome = run();
-                    let gate = baseline.gate(&outcome);
-                    let completion = match completion(&outcome, &gate, strict_corpus) {
+                    let outcome = run();
+                    let gate = gate_once(Some(&baseline), &outcome);
+                    let completion = match completion(&outcome, gate.as_ref(), strict_corpus) {
                         // Recorded, not failed: the run's purpose is to list it.
                         Err(_) if recording => Ok(Completion::Completed),
                         judged => judged,
                     };
-                    outcome.gate = Some(gate);
-                    results.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
+                    results.lock().unwrap_or_else(|e| e.into_inner()).push((outcome, gate));
                     completion
                 });
                 trials.push(trial.with_kind(kind));
@@ -240,9 +244,7 @@ impl Harness {
                 // A crash in a child that served others is this trial's first try all the
                 // same: the retry rule alone may run it again, so no pass hides a crash.
                 let first = pool.run(&trial, limit);
-                settle(first, retries, (backend.name(), &options.gating), || {
-                    pool.run_alone(&trial, limit)
-                })
+                settle(first, retries, &options.gating, || pool.run_alone(&trial, limit))
             }
             None => {
                 let model = model.get(&case, &case.decode_options(options.max_tensor_bytes));
@@ -264,31 +266,39 @@ impl Harness {
 /// unsupported data sets the baseline does not list are ignored trials saying why; known failures, non-gating failures
 /// and changes with the corpus pass (their kind says so); anything else the baseline does
 /// not expect fails the trial.
-fn completion(outcome: &Outcome, gate: &GateResult, strict_corpus: bool) -> Result<Completion, libtest_mimic::Failed> {
+fn completion(
+    outcome: &Outcome,
+    gate: Option<&GateResult>,
+    strict_corpus: bool,
+) -> Result<Completion, libtest_mimic::Failed> {
+    // Every trial's outcome is gated, against an empty baseline without a file.
+    let Some(gate) = gate else {
+        return Err("the trial's outcome was not weighed against the baseline".into());
+    };
     match gate {
         GateResult::ChangedWithCorpus { why, .. } if strict_corpus => Err(format!(
             "changed with the corpus ({why}); the baseline must be re-recorded\n{}",
-            outcome.message
+            outcome.message()
         )
         .into()),
-        _ if matches!(outcome.status, Status::Skipped | Status::Unsupported) => {
-            Ok(Completion::ignored_with(outcome.message.clone()))
+        _ if matches!(outcome.status(), Status::Skipped | Status::Unsupported) => {
+            Ok(Completion::ignored_with(outcome.message()))
         }
         GateResult::Agrees
         | GateResult::NotGating
         | GateResult::KnownFailure { .. }
         | GateResult::ChangedWithCorpus { .. } => Ok(Completion::Completed),
-        GateResult::NewFailure => Err(outcome.message.clone().into()),
+        GateResult::NewFailure => Err(outcome.message().into()),
         GateResult::Fixed { reason, .. } => Err(format!(
             "listed as a known failure ({reason}) but {}: remove it from the baseline",
-            outcome.status.name()
+            outcome.status().name()
         )
         .into()),
         GateResult::ChangedStatus { was, reason } => Err(format!(
             "listed as {} ({reason}) but {} now: update the baseline\n{}",
             was.name(),
-            outcome.status.name(),
-            outcome.message
+            outcome.status().name(),
+            outcome.message()
         )
         .into()),
     }

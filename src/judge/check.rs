@@ -3,30 +3,27 @@
 //! libtest harness both call [`check_data_set`], so they cannot disagree.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use serde::Serialize;
-
-use crate::backend::{Backend, BackendError, RefBackend, error_code, refusal_rule, refusal_rules};
+use crate::backend::{Backend, BackendError, RefBackend};
 use crate::case::{CaseError, Expected, ListingProblem, LoadedDataSet, TestCase};
-use crate::data::basis::{BasisNote, Gating};
-use crate::judge::cause_key::{CauseKey, Pattern, values_pattern};
+use crate::data::basis::Gating;
+use crate::judge::cause_key::{Pattern, values_pattern};
 use crate::judge::compare::compare_in;
 use crate::judge::deviation::Deviation;
-use crate::judge::gate_result::GateResult;
+use crate::judge::outcome::Measured;
+// Where reports and the command line have always taken them from.
+pub(crate) use crate::judge::outcome::Outcome;
 use crate::judge::profile::{Profile, Subject};
-use crate::judge::retried::{Retry, answer_digest};
+use crate::judge::retried::answer_digest;
 use crate::judge::setup::Setup;
-use crate::judge::survival::{self, Survival};
+pub(crate) use crate::judge::status::Status;
 use crate::judge::tolerance::Tolerance;
 use crate::judge::verdict::{Expectation, Failure, UnsupportedBy, Verdict, judge_error};
-// Where reports and the command line have always taken it from, beside `Outcome`.
-pub(crate) use crate::judge::status::Status;
 use crate::model::Model;
 use crate::model::constant_inputs::named_inputs_as_constants;
-use crate::model::opset::{graph_label, operator_label};
 use crate::operators::regions::pad_regions;
-use crate::operators::{ModeAttribute, PadMode, PadOp, Rule};
+use crate::operators::{ModeAttribute, PadOp, Rule};
 use crate::tensor::{DEFAULT_MAX_BYTES, DataType, Tensor};
 
 /// How cases are checked.
@@ -76,254 +73,14 @@ impl Default for CheckOptions {
     }
 }
 
-/// The outcome of one data set, as reports show it.
-///
-/// The JSON report writes it and reads it back as it is (docs/report-format.md); the fields
-/// added after format 1 default when absent, so older reports still read.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct Outcome {
-    /// The case id: `onnx-1.22.0/node/test_wrap_pad`.
-    pub id: String,
-    /// The N of `test_data_set_N`.
-    pub data_set: usize,
-    /// The Pad-family operator checked, when the model was read; JSON writes it as `op`
-    /// (`Pad`, `CenterCropPad`) and `domain` (`ai.onnx`, `com.microsoft`).
-    #[serde(flatten, with = "crate::family::op_fields")]
-    pub op: Option<PadOp>,
-    /// The operator version the model's opset selects.
-    pub version: Option<i64>,
-    /// The Pad node's `mode` (`constant` when absent); none for CenterCropPad.
-    pub mode: Option<ModeAttribute>,
-    /// How many nodes the model's graph has, when it has more than one (a graph of helper
-    /// ops, as the upstream `*_expanded` cases); absent from older reports.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub graph_nodes: Option<usize>,
-    /// The element type of the data input, when the data set loaded.
-    pub dtype: Option<DataType>,
-    /// The shape of the data input, when the data set loaded: how big the data set is.
-    #[serde(default)]
-    pub shape: Option<Vec<usize>>,
-    /// What happened: the verdict's status.
-    pub status: Status,
-    /// The verdict, decided once; `None` only in a report of format 1, read back.
-    #[serde(default)]
-    pub verdict: Option<Verdict>,
-    /// What the expected result rests on.
-    pub basis: BasisNote,
-    /// Whether a failure or error of this data set fails the run: its basis is one the run
-    /// gates on, or the backend did not survive it (a panic, a crash, a protocol break, a
-    /// timeout the retry rule confirmed), which gates on every basis. Others are reported
-    /// and counted apart.
-    pub gates: bool,
-    /// Why it failed, errored or was skipped, as the verdict words it; empty when it passed.
-    #[serde(default)]
-    pub message: String,
-    /// Whether every output was bit-identical to the expected one.
-    pub bit_exact: Option<bool>,
-    /// The largest absolute error over floating outputs.
-    pub max_abs_error: Option<f64>,
-    /// The largest relative error over floating outputs.
-    pub max_rel_error: Option<f64>,
-    /// Elements differing under the comparison rule, over all outputs.
-    #[serde(default)]
-    pub mismatches: usize,
-    /// What the data set handed the backend (inputs, their small values, the node's
-    /// attributes), for data sets that did not pass: what reproduces the failure.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub setup: Option<Setup>,
-    /// How a mismatch's outputs differ, as the judge measured it: where the failing elements
-    /// lie and how they differ, or which of number, type and shape differ. With the verdict,
-    /// the root cause the failure groups under ([`Outcome::cause_key`]), in a report read
-    /// back or a child process's result too.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub difference: Option<Pattern>,
-    /// How the verdict weighs against the run's baseline, when it was judged against one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gate: Option<GateResult>,
-    /// Run again after a crash or timeout: how the first try failed and how many tries were
-    /// made. A passing outcome with it "passed after a crash" (absent from older reports).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry: Option<Retry>,
-    /// The sha256 of the backend's outputs, when the run compares tries
-    /// ([`CheckOptions::digest_answers`]).
-    #[serde(default, skip_serializing_if = "Option::is_none", rename = "answer_sha256")]
-    pub answer: Option<String>,
-    /// The backend's own code for its error (a worker's `code`, a `CodedError`'s), when it
-    /// gave one: failure groups split by it; it never decides the verdict.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<String>,
-    /// The answer judged is the reference's evaluation of a model the backend rewrote (a
-    /// graph optimizer's): a mismatch is the rewrite's, a wrong fold (absent, false, from
-    /// older reports and other backends).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub rewritten_model: bool,
-    /// How long loading, running and comparing took.
-    #[serde(serialize_with = "seconds", deserialize_with = "from_seconds", default)]
-    pub duration: Duration,
-}
-
-fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
-}
-
-/// A duration in seconds, within the one bound (a hand-edited `1e19` would overflow a sum).
-fn from_seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-    let seconds = <f64 as serde::Deserialize>::deserialize(d)?;
-    crate::data::seconds::bounded_seconds(seconds).map_err(|e| serde::de::Error::custom(format!("duration {e}")))
-}
-
-impl Outcome {
-    /// `onnx-1.22.0/node/test_wrap_pad/0`: the name trials and reports use.
-    pub fn name(&self) -> String {
-        format!("{}/{}", self.id, self.data_set)
-    }
-
-    /// A Pad-19 float outcome of data set 0 of `id` with `status`, on the spec, for tests
-    /// of reports and tools to adjust with struct update syntax.
-    pub fn example(id: &str, status: Status) -> Outcome {
-        Outcome {
-            id: id.to_owned(),
-            data_set: 0,
-            op: Some(PadOp::Pad),
-            version: Some(19),
-            mode: Some(PadMode::Constant.into()),
-            graph_nodes: None,
-            dtype: Some(DataType::Float),
-            shape: None,
-            status,
-            verdict: None,
-            basis: BasisNote::upstream(),
-            gates: true,
-            message: String::new(),
-            bit_exact: None,
-            max_abs_error: None,
-            max_rel_error: None,
-            mismatches: 0,
-            setup: None,
-            difference: None,
-            gate: None,
-            retry: None,
-            answer: None,
-            code: None,
-            rewritten_model: false,
-            duration: Duration::ZERO,
-        }
-    }
-
-    /// The outcome of data set `index` of `case` when `backend` never answered it: the
-    /// `verdict` says how it failed (a child process that crashed or timed out) or that it
-    /// could not be loaded. The operator is not named: nothing read the model. (Every
-    /// outcome starts as this one; [`check_data_set`] adds what it read and measured.)
-    pub fn unanswered(case: &TestCase, index: usize, verdict: Verdict, gating: &Gating, backend: &str) -> Outcome {
-        let outcome = Outcome {
-            id: case.id.clone(),
-            data_set: case.data_number(index),
-            op: None,
-            version: None,
-            mode: None,
-            graph_nodes: None,
-            dtype: None,
-            shape: None,
-            status: verdict.status(),
-            message: verdict.message(backend),
-            verdict: Some(verdict),
-            gates: false,
-            basis: case.basis_of(index).clone(),
-            bit_exact: None,
-            max_abs_error: None,
-            max_rel_error: None,
-            mismatches: 0,
-            setup: None,
-            difference: None,
-            gate: None,
-            retry: None,
-            answer: None,
-            code: None,
-            rewritten_model: false,
-            duration: Duration::ZERO,
-        };
-        Outcome {
-            gates: outcome.gates_under(gating),
-            ..outcome
-        }
-    }
-
-    /// The root cause the failure groups under: the verdict's cause and, for a mismatch, how
-    /// the outputs differ; `None` when it passed, or in a report of format 1 (no verdict).
-    pub fn cause_key(&self) -> Option<CauseKey> {
-        CauseKey::of(self.verdict.as_ref()?, self.difference.clone())
-    }
-
-    /// How the backend survived this data set, from the verdict and the retry rule.
-    pub(crate) fn survival(&self) -> Survival {
-        self.verdict
-            .as_ref()
-            .map_or(Survival::Answered, |verdict| Survival::of(verdict, self.retry.as_ref()))
-    }
-
-    /// Whether a failure of this data set fails a run gating on `gating`: the one rule
-    /// ([`survival::gates`]) — its basis is one the run gates on, or the backend did not
-    /// survive it (docs/semantics.md#basis).
-    pub(crate) fn gates_under(&self, gating: &Gating) -> bool {
-        survival::gates(gating, self.basis.kind, self.survival())
-    }
-
-    /// Failed or errored where the run gates: this fails the run.
-    pub fn is_gating_failure(&self) -> bool {
-        self.gates && matches!(self.status, Status::Failed | Status::Errored)
-    }
-
-    /// Failed or errored on a basis the run does not gate on: reported, counted apart.
-    pub fn is_non_gating_failure(&self) -> bool {
-        !self.gates && matches!(self.status, Status::Failed | Status::Errored)
-    }
-
-    /// `passed after a crash` (or `after a timeout`): it passed on a retry.
-    pub fn passed_after(&self) -> Option<&'static str> {
-        self.retry
-            .as_ref()
-            .filter(|_| self.status == Status::Passed)
-            .map(Retry::passed_after)
-    }
-
-    /// Passed, but not bit for bit: within tolerance only.
-    pub fn is_lossy_pass(&self) -> bool {
-        self.status == Status::Passed && self.bit_exact == Some(false)
-    }
-
-    /// How far apart the floating values were, when not all bit for bit (the verdict's).
-    pub fn deviation(&self) -> Option<&Deviation> {
-        self.verdict.as_ref().and_then(Verdict::deviation)
-    }
-
-    /// What a pass that is not bit for bit reports: `passed, not bit-identical: max abs
-    /// error …, max 2 ulps at output 0 [1, 3]`, or the special values that differ.
-    pub(crate) fn lossy_note(&self) -> String {
-        match self.deviation() {
-            Some(deviation) => format!("passed, not bit-identical: {}", deviation.describe()),
-            None => "passed, not bit-identical".to_owned(),
-        }
-    }
-
-    /// `Pad-19`, `com.microsoft.Pad-1`, `Pad-18, graph of 13 nodes`, or `-` when unknown.
-    pub fn operator(&self) -> String {
-        match (self.op, self.version) {
-            (Some(op), Some(v)) => graph_label(operator_label(op.domain(), op.op_type(), v), self.graph_nodes),
-            _ => "-".to_owned(),
-        }
-    }
-}
-
 /// The verdict on one data set, with what the comparison measured.
 #[derive(Clone, Debug)]
 struct Judged {
     verdict: Verdict,
     /// The pattern of a value mismatch, for its cause key.
     values: Option<Pattern>,
-    bit_exact: Option<bool>,
-    /// Over the floating outputs, when any was compared.
-    deviation: Option<Box<Deviation>>,
-    mismatches: usize,
+    /// What the comparison measured, when outputs were compared.
+    measured: Measured,
     /// The sha256 of the outputs, under [`CheckOptions::digest_answers`].
     answer: Option<String>,
     /// The backend's own code for its error, when it gave one.
@@ -343,9 +100,7 @@ impl From<Verdict> for Judged {
         Judged {
             verdict,
             values: None,
-            bit_exact: None,
-            deviation: None,
-            mismatches: 0,
+            measured: Measured::default(),
             answer: None,
             code: None,
         }
@@ -363,8 +118,8 @@ impl From<Verdict> for Judged {
 ///
 /// let case = &discover(&[], &Patterns::new(&["test_wrap_pad"])?)?[0];
 /// let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
-/// assert_eq!(outcome.status, Status::Passed);
-/// assert!(matches!(outcome.verdict, Some(Verdict::Passed { .. })));
+/// assert_eq!(outcome.status(), Status::Passed);
+/// assert!(matches!(outcome.verdict(), Some(Verdict::Passed { .. })));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, options: &CheckOptions) -> Outcome {
@@ -425,16 +180,12 @@ pub(crate) fn check_data_set_with(
         .get(index)
         .is_some_and(|d| matches!(d.problem, Some(ListingProblem::Bundled(_))));
     let broken = matches!(case_model, Err(CaseError::Listing(_))) || bundled_unreadable;
-    let outcome = Outcome {
-        setup,
-        rewritten_model: ran && backend.answers_with_rewritten_model(),
-        duration: start.elapsed(),
-        ..judged_outcome(backend.name(), case, index, model, (dtype, shape), verdict, options)
-    };
-    Outcome {
-        gates: outcome.gates || broken,
-        ..outcome
-    }
+    let outcome = judged_outcome(backend.name(), case, index, model, (dtype, shape), verdict, options)
+        .with_setup(setup)
+        .with_rewritten_model(ran && backend.answers_with_rewritten_model())
+        .with_duration(start.elapsed());
+    let gates = outcome.gates() || broken;
+    outcome.with_gates(gates)
 }
 
 /// The verdict of a data set outside `options.profile`: unsupported, never run.
@@ -477,12 +228,10 @@ pub(crate) fn under_profile(
     if let Some(unsupported) = excluded_by_profile(model, &data, options) {
         let input = data.inputs.first();
         let described = (input.map(|t| t.data_type()), input.map(|t| t.shape().to_vec()));
-        let outcome = Outcome {
+        let outcome = judged_outcome(backend, case, index, Some(model), described, unsupported, options)
             // Unsupported is no pass: it lists what the data set hands the backend.
-            setup: Some(Setup::of(model, &data.inputs)),
-            duration: start.elapsed(),
-            ..judged_outcome(backend, case, index, Some(model), described, unsupported, options)
-        };
+            .with_setup(Some(Setup::of(model, &data.inputs)))
+            .with_duration(start.elapsed());
         return UnderProfile::Excluded(Box::new(outcome));
     }
     match options.constant_inputs(model) {
@@ -502,23 +251,14 @@ fn judged_outcome(
     verdict: Judged,
     options: &CheckOptions,
 ) -> Outcome {
-    let (op, version, mode) = describe_operator(model);
-    Outcome {
-        op,
-        version,
-        mode,
-        graph_nodes: model.and_then(Model::graph_nodes),
-        dtype,
-        shape,
-        bit_exact: verdict.bit_exact,
-        max_abs_error: verdict.deviation.as_ref().map(|d| d.max_abs_error),
-        max_rel_error: verdict.deviation.as_ref().map(|d| d.max_rel_error),
-        mismatches: verdict.mismatches,
-        difference: verdict.values.clone(),
-        answer: verdict.answer.clone(),
-        code: verdict.code.clone(),
-        ..Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend)
-    }
+    Outcome::unanswered(case, index, verdict.verdict, &options.gating, backend)
+        .with_operator(describe_operator(model))
+        .with_graph_nodes(model.and_then(Model::graph_nodes))
+        .with_input(dtype, shape)
+        .with_measured(verdict.measured)
+        .with_difference(verdict.values)
+        .with_answer(verdict.answer)
+        .with_code(verdict.code)
 }
 
 /// A data set, loaded or not.
@@ -604,12 +344,12 @@ fn run_with_constant_inputs(
 /// backend's refusal names a rule to compare with them, every rule the reference refuses it by.
 fn expected_rules(case: &TestCase, index: usize, model: &Model, data: &LoadedDataSet, answer: &Answer) -> Vec<Rule> {
     let mut rules: Vec<Rule> = case.info_of(index).map_or_else(Vec::new, |info| info.rules.clone());
-    let named = matches!(answer, Answer::Refused(e) if refusal_rule(e).is_some());
+    let named = matches!(answer, Answer::Refused(e) if e.rule().is_some());
     if named
         && matches!(data.expected, Expected::Error(_))
         && let Answer::Refused(reference) = run(&RefBackend, model, &data.inputs)
     {
-        for rule in refusal_rules(&reference) {
+        for &rule in reference.rules() {
             if !rules.contains(&rule) {
                 rules.push(rule);
             }
@@ -622,7 +362,7 @@ fn expected_rules(case: &TestCase, index: usize, model: &Model, data: &LoadedDat
 pub(crate) enum Answer {
     /// The outputs it returned.
     Outputs(Vec<Tensor>),
-    /// The error it returned: a refusal, unless [`crate::backend::error_kind`] says otherwise.
+    /// The error it returned: a refusal, unless it says otherwise.
     Refused(BackendError),
     /// It panicked; the panic's message.
     Panicked(String),
@@ -633,6 +373,7 @@ pub(crate) fn run(backend: &dyn Backend, model: &Model, inputs: &[Tensor]) -> An
     match catch_unwind(AssertUnwindSafe(|| backend.run(model, inputs))) {
         Ok(Ok(outputs)) => Answer::Outputs(outputs),
         Ok(Err(e)) => Answer::Refused(e),
+        // A panic's payload is `dyn Any`: its type is all there is to ask it.
         Err(panic) => Answer::Panicked(
             panic
                 .downcast_ref::<&str>()
@@ -659,8 +400,11 @@ pub(crate) fn judge_answer(
 /// [`judge_answer`], with what the comparison measured.
 fn judge(model: &Model, data: &LoadedDataSet, rules: &[Rule], answer: Answer, options: &CheckOptions) -> Judged {
     let expectation = match &data.expected {
-        Expected::Outputs(_) => Expectation::Outputs,
-        Expected::Error(_) => Expectation::Refusal { rules: rules.to_vec() },
+        Expected::Outputs(outputs) => Expectation::Outputs(outputs),
+        Expected::Error(reason) => Expectation::Refusal {
+            reason,
+            rules: rules.to_vec(),
+        },
     };
     let expected = match (&data.expected, answer) {
         (_, Answer::Panicked(detail)) => {
@@ -673,7 +417,7 @@ fn judge(model: &Model, data: &LoadedDataSet, rules: &[Rule], answer: Answer, op
         }
         (_, Answer::Refused(e)) => {
             return Judged {
-                code: error_code(&e).map(str::to_owned),
+                code: e.code().map(str::to_owned),
                 ..judge_error(&e, &expectation, options.strict_rules).into()
             };
         }
@@ -749,9 +493,7 @@ fn compare_outputs(
     Judged {
         verdict,
         values,
-        bit_exact: Some(bit_exact),
-        deviation: deviation.map(Box::new),
-        mismatches,
+        measured: Measured::of(bit_exact, deviation.as_ref(), mismatches),
         answer: None,
         code: None,
     }
@@ -770,6 +512,7 @@ mod tests {
     use super::*;
     use crate::case::{Patterns, discover};
     use crate::data::data_dir;
+    use crate::operators::PadMode;
 
     /// Returns the data input as the output: the wrong shape for any data set that pads.
     struct Echo;
@@ -790,19 +533,19 @@ mod tests {
         let case = cases.iter().find(|c| c.dir.ends_with("test_edge_pad")).unwrap();
         let options = CheckOptions::default();
         let passed = check_data_set(&RefBackend, case, 0, &options);
-        assert_eq!(passed.status, Status::Passed, "{}", passed.message);
+        assert_eq!(passed.status(), Status::Passed, "{}", passed.message());
         assert_eq!(
-            (passed.op, passed.mode.clone()),
+            (passed.op(), passed.mode().cloned()),
             (Some(PadOp::Pad), Some(PadMode::Edge.into()))
         );
-        assert_eq!(passed.dtype, Some(DataType::Int32));
-        assert!(passed.setup.is_none(), "{:?}", passed.setup);
+        assert_eq!(passed.dtype(), Some(DataType::Int32));
+        assert!(passed.setup().is_none(), "{:?}", passed.setup());
 
         let failed = check_data_set(&Echo, case, 0, &options);
-        assert_eq!(failed.status, Status::Failed);
-        let setup = failed.setup.expect("a failure carries what reproduces it");
+        assert_eq!(failed.status(), Status::Failed);
+        let setup = failed.setup().expect("a failure carries what reproduces it");
         assert_eq!(setup.inputs[0].dtype, DataType::Int32);
-        assert_eq!(Some(&setup.inputs[0].shape), failed.shape.as_ref());
+        assert_eq!(Some(setup.inputs[0].shape.as_slice()), failed.shape());
         assert_eq!(setup.inputs[1].name, "pads");
     }
 }

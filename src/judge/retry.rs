@@ -19,7 +19,7 @@ pub(crate) const MAX_RETRIES: u32 = 10;
 
 /// How `outcome` failed when a retry may help: its backend crashed or timed out.
 pub(crate) fn retryable(outcome: &Outcome) -> Option<Failure> {
-    match outcome.verdict.as_ref()? {
+    match outcome.verdict()? {
         Verdict::Failed {
             failure: failure @ (Failure::Crash { .. } | Failure::Timeout),
             ..
@@ -34,21 +34,14 @@ pub(crate) fn retryable(outcome: &Outcome) -> Option<Failure> {
 ///
 /// Whether the outcome gates is decided again from what the tries showed: a timeout that every
 /// try repeated is confirmed, and gates on every basis (docs/semantics.md#basis).
-pub(crate) fn settle(
-    first: Outcome,
-    retries: u32,
-    (backend, gating): (&str, &Gating),
-    again: impl FnMut() -> Outcome,
-) -> Outcome {
-    let settled = tries(first, retries, backend, again);
-    Outcome {
-        gates: settled.gates_under(gating),
-        ..settled
-    }
+pub(crate) fn settle(first: Outcome, retries: u32, gating: &Gating, again: impl FnMut() -> Outcome) -> Outcome {
+    let settled = tries(first, retries, again);
+    let gates = settled.gates_under(gating);
+    settled.with_gates(gates)
 }
 
 /// [`settle`]'s tries, the outcome they leave.
-fn tries(first: Outcome, retries: u32, backend: &str, mut again: impl FnMut() -> Outcome) -> Outcome {
+fn tries(first: Outcome, retries: u32, mut again: impl FnMut() -> Outcome) -> Outcome {
     let Some(after) = retryable(&first).filter(|_| retries > 0) else {
         return first;
     };
@@ -65,13 +58,11 @@ fn tries(first: Outcome, retries: u32, backend: &str, mut again: impl FnMut() ->
     let retry = |tries| Retry {
         after,
         tries,
-        first: first.message.clone(),
+        first: first.message(),
     };
     let Some(answer) = answered else {
-        return Outcome {
-            retry: Some(retry(tries)),
-            ..first
-        };
+        let retry = retry(tries);
+        return first.with_retry(retry);
     };
     let confirm = again();
     tries += 1;
@@ -81,18 +72,10 @@ fn tries(first: Outcome, retries: u32, backend: &str, mut again: impl FnMut() ->
             tries,
             detail: format!("{}, then {}", answer_said(&answer), answer_said(&confirm)),
         };
-        return Outcome {
-            status: verdict.status(),
-            message: verdict.message(backend),
-            verdict: Some(verdict),
-            retry: Some(retry(tries)),
-            ..answer
-        };
+        // Worded as the answer was, for the backend that gave it; its figures stay the answer's.
+        return answer.with_verdict(verdict).with_retry(retry(tries));
     }
-    Outcome {
-        retry: Some(retry(tries)),
-        ..answer
-    }
+    answer.with_retry(retry(tries))
 }
 
 /// Whether two tries answered alike: the same outputs byte for byte and the same verdict; a
@@ -100,8 +83,8 @@ fn tries(first: Outcome, retries: u32, backend: &str, mut again: impl FnMut() ->
 /// whatever its wording: a temporary path or a pid in a message is no other answer.
 fn same_answer(a: &Outcome, b: &Outcome) -> bool {
     use Verdict::{RefusedAsRequired, RefusedForAnotherReason, RefusedValid, Unsupported};
-    a.answer == b.answer
-        && match (&a.verdict, &b.verdict) {
+    a.answer() == b.answer()
+        && match (a.verdict(), b.verdict()) {
             (Some(RefusedAsRequired { rule: x, .. }), Some(RefusedAsRequired { rule: y, .. })) => x == y,
             (Some(RefusedForAnotherReason { rule: x, .. }), Some(RefusedForAnotherReason { rule: y, .. })) => x == y,
             (Some(RefusedValid { .. }), Some(RefusedValid { .. })) => true,
@@ -112,15 +95,16 @@ fn same_answer(a: &Outcome, b: &Outcome) -> bool {
 
 /// `outputs sha256 1f2e3d4c…`, or the verdict's status when it returned no outputs.
 fn answer_said(outcome: &Outcome) -> String {
-    match &outcome.answer {
+    match outcome.answer() {
         Some(digest) => format!("outputs sha256 {}…", &digest[..digest.len().min(16)]),
-        None => outcome.status.name().to_owned(),
+        None => outcome.status().name().to_owned(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::basis::BasisNote;
     use crate::judge::check::{Outcome, Status};
 
     fn crashed(must_refuse: bool) -> Outcome {
@@ -132,22 +116,20 @@ mod tests {
             detail: "worker exited (signal 11)".into(),
             must_refuse,
         };
-        Outcome {
-            message: verdict.message("w"),
-            verdict: Some(verdict),
-            ..Outcome::example("test_a", Status::Errored)
-        }
+        judged(verdict)
+    }
+
+    /// Data set 0 of `test_a`, judged `verdict` for backend `w`, on the spec.
+    fn judged(verdict: Verdict) -> Outcome {
+        Outcome::judged("test_a".into(), 0, BasisNote::upstream(), verdict, "w").with_gates(true)
     }
 
     fn passed(digest: &str) -> Outcome {
-        Outcome {
-            verdict: Some(Verdict::Passed {
-                bit_exact: true,
-                deviation: None,
-            }),
-            answer: Some(digest.to_owned()),
-            ..Outcome::example("test_a", Status::Passed)
-        }
+        judged(Verdict::Passed {
+            bit_exact: true,
+            deviation: None,
+        })
+        .with_answer(Some(digest.to_owned()))
     }
 
     /// Hands out `tries` in order, counting them.
@@ -167,9 +149,9 @@ mod tests {
     #[test]
     fn a_crash_then_the_same_answer_twice_passes_after_a_crash() {
         let (again, count) = tries(vec![crashed(false), passed("ab"), passed("ab")]);
-        let outcome = settle(crashed(false), 3, ("w", &Gating::default()), again);
-        assert_eq!(outcome.status, Status::Passed);
-        let retry = outcome.retry.unwrap();
+        let outcome = settle(crashed(false), 3, &Gating::default(), again);
+        assert_eq!(outcome.status(), Status::Passed);
+        let retry = outcome.retry().unwrap();
         assert_eq!(
             (retry.tries, retry.after),
             (
@@ -188,69 +170,65 @@ mod tests {
     #[test]
     fn different_bytes_on_two_tries_are_an_unstable_verdict() {
         let (again, _) = tries(vec![passed("aaaa"), passed("bbbb")]);
-        let outcome = settle(crashed(false), 1, ("w", &Gating::default()), again);
-        assert_eq!(outcome.status, Status::Failed);
-        let verdict = outcome.verdict.clone().unwrap();
+        let outcome = settle(crashed(false), 1, &Gating::default(), again);
+        assert_eq!(outcome.status(), Status::Failed);
+        let verdict = outcome.verdict().cloned().unwrap();
         assert!(matches!(verdict, Verdict::Unstable { tries: 3, .. }), "{verdict:?}");
         assert_eq!(verdict.cause(), Some(crate::judge::verdict::Cause::Unstable));
         assert_eq!(
-            outcome.message,
+            outcome.message(),
             "backend w answered differently on two tries after a crash: outputs sha256 aaaa…, then outputs sha256 bbbb…"
         );
     }
 
     #[test]
     fn two_refusals_worded_apart_are_one_answer_and_two_rules_are_two() {
-        let refused = |message: &str, rule: Option<&str>| Outcome {
-            verdict: Some(Verdict::RefusedAsRequired {
+        let refused = |message: &str, rule: Option<&str>| {
+            judged(Verdict::RefusedAsRequired {
                 refusal: message.into(),
                 rule: rule.map(|r| crate::operators::Rule::from_id(r).unwrap()),
                 expected: Vec::new(),
-            }),
-            ..Outcome::example("test_a", Status::Passed)
+            })
         };
         // A temporary path and a pid in the wording: the same refusal, so it passes.
         let (again, _) = tries(vec![
             refused("cannot read /tmp/x-1a2b/model.onnx (pid 4242)", None),
             refused("cannot read /tmp/x-9z8y/model.onnx (pid 4343)", None),
         ]);
-        let outcome = settle(crashed(true), 2, ("w", &Gating::default()), again);
-        assert_eq!(outcome.status, Status::Passed, "{}", outcome.message);
+        let outcome = settle(crashed(true), 2, &Gating::default(), again);
+        assert_eq!(outcome.status(), Status::Passed, "{}", outcome.message());
         // Refusals naming two different rules are two answers.
         let (again, _) = tries(vec![
             refused("no", Some("mode-not-in-version")),
             refused("no", Some("pads-length")),
         ]);
-        let outcome = settle(crashed(true), 2, ("w", &Gating::default()), again);
+        let outcome = settle(crashed(true), 2, &Gating::default(), again);
         assert!(
-            matches!(outcome.verdict, Some(Verdict::Unstable { .. })),
+            matches!(outcome.verdict(), Some(Verdict::Unstable { .. })),
             "{:?}",
-            outcome.verdict
+            outcome.verdict()
         );
     }
 
     #[test]
     fn a_must_refuse_data_set_refused_twice_after_a_crash_passes_after_a_crash() {
-        let refused = Outcome {
-            verdict: Some(Verdict::RefusedAsRequired {
-                refusal: "no".into(),
-                rule: None,
-                expected: Vec::new(),
-            }),
-            ..Outcome::example("test_a", Status::Passed)
-        };
+        let refused = judged(Verdict::RefusedAsRequired {
+            refusal: "no".into(),
+            rule: None,
+            expected: Vec::new(),
+        });
         let (again, _) = tries(vec![refused.clone(), refused.clone()]);
-        let outcome = settle(crashed(true), 2, ("w", &Gating::default()), again);
-        assert_eq!(outcome.status, Status::Passed);
-        assert!(matches!(outcome.verdict, Some(Verdict::RefusedAsRequired { .. })));
+        let outcome = settle(crashed(true), 2, &Gating::default(), again);
+        assert_eq!(outcome.status(), Status::Passed);
+        assert!(matches!(outcome.verdict(), Some(Verdict::RefusedAsRequired { .. })));
         assert_eq!(outcome.passed_after(), Some("passed after a crash"));
-        assert_eq!(outcome.retry.unwrap().tries, 3);
+        assert_eq!(outcome.retry().unwrap().tries, 3);
         // The crash itself is no refusal: crashing on every try stays a crash.
         let (again, _) = tries(vec![crashed(true), crashed(true)]);
-        let outcome = settle(crashed(true), 2, ("w", &Gating::default()), again);
-        assert_eq!(outcome.status, Status::Errored);
+        let outcome = settle(crashed(true), 2, &Gating::default(), again);
+        assert_eq!(outcome.status(), Status::Errored);
         assert!(matches!(
-            outcome.verdict,
+            outcome.verdict(),
             Some(Verdict::Failed { must_refuse: true, .. })
         ));
     }
@@ -261,67 +239,48 @@ mod tests {
             detail: "timed out after 10 s".into(),
             must_refuse: false,
         };
-        let outcome = Outcome {
-            message: verdict.message("w"),
-            verdict: Some(verdict),
-            basis: crate::data::basis::BasisNote {
-                kind: crate::data::basis::Basis::Rule,
-                section: "docs/semantics.md#negative-pads".into(),
-            },
-            ..Outcome::example("test_a", Status::Errored)
-        };
-        Outcome {
-            gates: outcome.gates_under(&Gating::default()),
-            ..outcome
-        }
+        let outcome = judged(verdict).with_basis(BasisNote {
+            kind: crate::data::basis::Basis::Rule,
+            section: "docs/semantics.md#negative-pads".into(),
+        });
+        let gates = outcome.gates_under(&Gating::default());
+        outcome.with_gates(gates)
     }
 
     #[test]
     fn a_timeout_on_a_rule_basis_gates_only_once_every_retry_timed_out_too() {
         let first = timed_out_on_rule_basis();
         // One timeout, not run again: load alone may have done it.
-        assert!(!first.gates);
+        assert!(!first.gates());
         let (again, _) = tries(vec![]);
-        let alone = settle(first.clone(), 0, ("w", &Gating::default()), again);
-        assert!(!alone.gates && alone.retry.is_none());
+        let alone = settle(first.clone(), 0, &Gating::default(), again);
+        assert!(!alone.gates() && alone.retry().is_none());
         // Every retry timed out as well: confirmed, and no basis excuses it.
         let (again, _) = tries(vec![timed_out_on_rule_basis(), timed_out_on_rule_basis()]);
-        let confirmed = settle(first.clone(), 2, ("w", &Gating::default()), again);
+        let confirmed = settle(first.clone(), 2, &Gating::default(), again);
         assert_eq!(
-            (confirmed.status, confirmed.retry.as_ref().unwrap().tries),
+            (confirmed.status(), confirmed.retry().unwrap().tries),
             (Status::Errored, 3)
         );
-        assert!(confirmed.gates && confirmed.is_gating_failure());
+        assert!(confirmed.gates() && confirmed.is_gating_failure());
         // A retry that answers (the same twice): the slow first try was the machine's.
-        let answered = || Outcome {
-            basis: first.basis.clone(),
-            gates: false,
-            ..passed("ab")
-        };
+        let answered = || passed("ab").with_basis(first.basis().clone()).with_gates(false);
         let (again, _) = tries(vec![answered(), answered()]);
-        let settled = settle(first, 2, ("w", &Gating::default()), again);
+        let settled = settle(first, 2, &Gating::default(), again);
         assert_eq!(settled.passed_after(), Some("passed after a timeout"));
-        assert!(!settled.gates);
+        assert!(!settled.gates());
     }
 
     #[test]
     fn no_retries_or_no_crash_changes_nothing_and_crashes_on_every_try_stay_crashes() {
         let (again, count) = tries(vec![]);
-        assert!(
-            settle(crashed(false), 0, ("w", &Gating::default()), again)
-                .retry
-                .is_none()
-        );
+        assert!(settle(crashed(false), 0, &Gating::default(), again).retry().is_none());
         let (again, _) = tries(vec![]);
-        assert!(
-            settle(passed("ab"), 3, ("w", &Gating::default()), again)
-                .retry
-                .is_none()
-        );
+        assert!(settle(passed("ab"), 3, &Gating::default(), again).retry().is_none());
         assert_eq!(count.get(), 0);
         let (again, count) = tries(vec![crashed(false), crashed(false)]);
-        let outcome = settle(crashed(false), 2, ("w", &Gating::default()), again);
-        assert_eq!((outcome.status, outcome.retry.unwrap().tries), (Status::Errored, 3));
+        let outcome = settle(crashed(false), 2, &Gating::default(), again);
+        assert_eq!((outcome.status(), outcome.retry().unwrap().tries), (Status::Errored, 3));
         assert_eq!(count.get(), 2);
     }
 }

@@ -8,9 +8,12 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::status::Status;
-use crate::backend::{BackendError, ErrorKind, ExecError, WorkerError, error_kind, refusal_rule};
+// How a backend failed: decided by the backend layer, where the failure is seen.
+pub(crate) use crate::backend::Failure;
+use crate::backend::{BackendError, Says};
 use crate::judge::deviation::Deviation;
 use crate::operators::Rule;
+use crate::tensor::Tensor;
 
 /// The verdict on a backend's answer to one data set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,35 +111,6 @@ pub enum Verdict {
         /// The ops it holds.
         reason: String,
     },
-}
-
-/// How a backend failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Failure {
-    /// A Rust backend panicked.
-    Panic,
-    /// The process running it died: an exit status, or a signal.
-    Crash {
-        /// Its exit code, when it exited.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        code: Option<i32>,
-        /// The signal that killed it.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        signal: Option<i32>,
-    },
-    /// No answer within the time limit.
-    Timeout,
-    /// A worker broke the protocol (a bad reply, outputs not its own, unreadable outputs).
-    Protocol,
-    /// The backend reported a failure of its own (`kind: failed`, a `BackendFailure`).
-    Reported,
-    /// The runner could not hand the data set over (a worker that does not start, a scratch
-    /// directory that cannot be made): not the backend's defect.
-    Runner,
-    /// A graph optimizer's rewritten model that the reference refuses: the optimizer broke
-    /// the model (docs/backend-protocol.md#model-replies).
-    InvalidRewrite,
 }
 
 /// What says a data set is unsupported.
@@ -367,11 +341,13 @@ fn ids(rules: &[Rule]) -> String {
 
 /// What a data set expects of the backend.
 #[derive(Clone, Debug)]
-pub(crate) enum Expectation {
+pub(crate) enum Expectation<'a> {
     /// These outputs.
-    Outputs,
+    Outputs(&'a [Tensor]),
     /// A refusal, by `rules` when they are known.
     Refusal {
+        /// Why it must be refused (expected_error.txt, or the reference's refusal).
+        reason: &'a str,
         /// The rules the data set breaks.
         rules: Vec<Rule>,
     },
@@ -379,20 +355,21 @@ pub(crate) enum Expectation {
 
 /// The verdict on a backend's `error` when the data set expects `expectation`; under
 /// `strict_rules` a refusal naming another spec rule than the data set breaks fails. Outputs
-/// are judged by the comparison ([`super::check`]).
+/// are judged by the comparison ([`super::check`]); an output of a value its element type
+/// cannot have is judged here, as the wrong answer it is.
 pub(crate) fn judge_error(error: &BackendError, expectation: &Expectation, strict_rules: bool) -> Verdict {
     let must_refuse = matches!(expectation, Expectation::Refusal { .. });
-    match (error_kind(error), expectation) {
-        (ErrorKind::Unsupported, _) => Verdict::Unsupported {
+    match (error.says(), expectation) {
+        (Says::Unsupported, _) => Verdict::Unsupported {
             by: UnsupportedBy::Backend,
             detail: error.to_string(),
         },
-        (ErrorKind::Failed, _) => Verdict::Failed {
-            failure: failure_of(error),
+        (Says::Failed(failure), _) => Verdict::Failed {
+            failure: *failure,
             detail: error.to_string(),
             must_refuse,
         },
-        (ErrorKind::Refused, Expectation::Refusal { rules, .. }) => match refusal_rule(error) {
+        (Says::Refused { .. }, Expectation::Refusal { rules, .. }) => match error.rule() {
             Some(rule) if strict_rules && other_spec_reason(rule, rules) => Verdict::RefusedForAnotherReason {
                 refusal: error.to_string(),
                 rule,
@@ -404,47 +381,18 @@ pub(crate) fn judge_error(error: &BackendError, expectation: &Expectation, stric
                 expected: rules.clone(),
             },
         },
-        (ErrorKind::Refused, Expectation::Outputs) => Verdict::RefusedValid {
+        (Says::Refused { .. }, Expectation::Outputs(_)) => Verdict::RefusedValid {
             refusal: error.to_string(),
         },
-    }
-}
-
-/// How an error of kind [`ErrorKind::Failed`] failed, from its type.
-fn failure_of(error: &BackendError) -> Failure {
-    let Some(ExecError::Failed(failure)) = error.downcast_ref::<ExecError>() else {
-        return Failure::Reported;
-    };
-    match &failure.error {
-        WorkerError::TimedOut { .. } => Failure::Timeout,
-        WorkerError::Exited(status) => exit_failure(*status),
-        WorkerError::Closed(_) => Failure::Crash {
-            code: None,
-            signal: None,
+        (Says::WrongOutput(_), Expectation::Refusal { reason, rules }) => Verdict::AcceptedMustRefuse {
+            reason: (*reason).to_owned(),
+            rules: rules.clone(),
         },
-        WorkerError::Protocol(_)
-        | WorkerError::OutputPath { .. }
-        | WorkerError::TooManyOutputs { .. }
-        | WorkerError::StrayReply(_)
-        | WorkerError::Output(_)
-        | WorkerError::RewrittenModel(_)
-        | WorkerError::BadHello { .. }
-        | WorkerError::Handshake(_) => Failure::Protocol,
-        WorkerError::InvalidRewrite { .. } => Failure::InvalidRewrite,
-        WorkerError::Start(_)
-        | WorkerError::ShutDown
-        | WorkerError::Cancelled
-        | WorkerError::ModelPath { .. }
-        | WorkerError::Scratch { .. }
-        | WorkerError::Request(_) => Failure::Runner,
-    }
-}
-
-/// A process's exit, as a crash.
-pub(crate) fn exit_failure(status: std::process::ExitStatus) -> Failure {
-    Failure::Crash {
-        code: status.code(),
-        signal: crate::platform::exit_signal(status),
+        (Says::WrongOutput(wrong), Expectation::Outputs(expected)) => Verdict::Mismatch {
+            shape: wrong.wrong_shape(expected),
+            report: wrong.to_string(),
+            deviation: None,
+        },
     }
 }
 
@@ -493,12 +441,13 @@ mod tests {
     #[test]
     fn a_polite_refusal_is_never_a_crash_whatever_its_words() {
         let polite: BackendError = "not implemented: the signal path panicked, timed out and was killed".into();
-        let verdict = judge_error(&polite, &Expectation::Outputs, false);
+        let verdict = judge_error(&polite, &Expectation::Outputs(&[]), false);
         assert_eq!(verdict.cause(), Some(Cause::RefusesValid));
         assert!(!verdict.cause().unwrap().is_defect());
         let refused = judge_error(
             &polite,
             &Expectation::Refusal {
+                reason: "",
                 rules: vec![Rule::ModeNotInVersion],
             },
             false,
@@ -508,8 +457,11 @@ mod tests {
 
     #[test]
     fn failures_and_unsupported_answers_are_typed_by_the_error_not_its_text() {
-        let must_refuse = Expectation::Refusal { rules: Vec::new() };
-        let failure: BackendError = Box::new(BackendFailure("refused".into()));
+        let must_refuse = Expectation::Refusal {
+            reason: "",
+            rules: Vec::new(),
+        };
+        let failure: BackendError = BackendFailure("refused".into()).into();
         let verdict = judge_error(&failure, &must_refuse, false);
         assert_eq!(
             (verdict.status(), verdict.cause()),
@@ -519,8 +471,8 @@ mod tests {
             verdict.message("b"),
             "backend b failed (it reported an internal failure, kind failed), which is not a refusal: refused"
         );
-        let unsupported: BackendError = Box::new(BackendUnsupported("failed".into()));
-        let verdict = judge_error(&unsupported, &Expectation::Outputs, false);
+        let unsupported: BackendError = BackendUnsupported("failed".into()).into();
+        let verdict = judge_error(&unsupported, &Expectation::Outputs(&[]), false);
         assert_eq!((verdict.status(), verdict.cause()), (Status::Unsupported, None));
     }
 
@@ -528,12 +480,10 @@ mod tests {
     fn a_refusal_naming_another_spec_rule_is_a_note_or_under_the_flag_a_failure() {
         use crate::backend::Refusal;
         let must_refuse = Expectation::Refusal {
+            reason: "",
             rules: vec![Rule::ModeNotInVersion],
         };
-        let other: BackendError = Box::new(Refusal {
-            rule: Rule::DataType,
-            message: "no int4".into(),
-        });
+        let other: BackendError = Refusal::new(Rule::DataType, "no int4").into();
         let noted = judge_error(&other, &must_refuse, false);
         assert_eq!(noted.status(), Status::Passed);
         assert_eq!(
@@ -546,10 +496,7 @@ mod tests {
             (Status::Failed, Some(Cause::OtherReason))
         );
         // The same rule, or no rule named, or a rule of another basis expected: no note.
-        let same: BackendError = Box::new(Refusal {
-            rule: Rule::ModeNotInVersion,
-            message: "no wrap".into(),
-        });
+        let same: BackendError = Refusal::new(Rule::ModeNotInVersion, "no wrap").into();
         assert_eq!(
             judge_error(&same, &must_refuse, true).message("b"),
             "refused as expected: no wrap"
@@ -557,9 +504,56 @@ mod tests {
         let unnamed: BackendError = "no".into();
         assert_eq!(judge_error(&unnamed, &must_refuse, true).status(), Status::Passed);
         let undefined = Expectation::Refusal {
+            reason: "",
             rules: vec![Rule::AxisRepeated],
         };
         assert_eq!(judge_error(&other, &undefined, true).status(), Status::Passed);
+    }
+
+    #[test]
+    fn an_output_of_an_impossible_value_is_a_wrong_answer_judged_against_the_expectation() {
+        use crate::backend::WrongOutput;
+        use crate::tensor::{DataType, ImpossibleValue, Stored};
+        let wrong = |shape: Vec<usize>| -> BackendError {
+            let wrong = WrongOutput {
+                index: 0,
+                name: "y".into(),
+                answered: 1,
+                value: ImpossibleValue {
+                    data_type: DataType::Bool,
+                    shape,
+                    index: 2,
+                    stored: Stored::Byte(122),
+                },
+            };
+            BackendError::new(Says::WrongOutput(Box::new(wrong)), "not read: the verdict is typed")
+        };
+        let expected = [Tensor::from_vec(&[2, 3], vec![false; 6]).unwrap()];
+        let verdict = judge_error(&wrong(vec![2, 3]), &Expectation::Outputs(&expected), false);
+        assert_eq!(
+            (verdict.status(), verdict.cause()),
+            (Status::Failed, Some(Cause::WrongValues))
+        );
+        assert_eq!(
+            verdict.message("b"),
+            r#"mismatch: output 0 "y": element [0, 2] is byte 122, which is no bool"#
+        );
+        // Of another shape than expected: a wrong shape too.
+        let verdict = judge_error(&wrong(vec![6]), &Expectation::Outputs(&expected), false);
+        assert_eq!(verdict.cause(), Some(Cause::WrongShape));
+        // Any outputs answer a data set that must be refused: accepted, whatever their values.
+        let must_refuse = Expectation::Refusal {
+            reason: "wrap is not allowed before Pad-19",
+            rules: vec![Rule::ModeNotInVersion],
+        };
+        let verdict = judge_error(&wrong(vec![2, 3]), &must_refuse, false);
+        assert_eq!(
+            verdict,
+            Verdict::AcceptedMustRefuse {
+                reason: "wrap is not allowed before Pad-19".into(),
+                rules: vec![Rule::ModeNotInVersion],
+            }
+        );
     }
 
     #[test]

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use super::RunReport;
 use crate::data::basis::Basis;
+use crate::gate::gate_result::GateResult;
 use crate::judge::check::{Outcome, Status};
-use crate::judge::gate_result::GateResult;
 use crate::judge::verdict::Verdict;
 use crate::text::strip_ansi;
 use crate::text::{escape_line, escape_text};
@@ -48,7 +48,7 @@ pub(crate) fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Resu
 /// the run is judged against a baseline (`gate`), else of its status. A failure the baseline
 /// lists reads `KNOWN`, not `FAIL`: the gate is green on it.
 pub(crate) fn label(outcome: &Outcome, gate: Option<&GateResult>) -> (&'static str, &'static str) {
-    match (gate, outcome.status) {
+    match (gate, outcome.status()) {
         (Some(GateResult::KnownFailure { .. }), _) => ("KNOWN", "33"),
         (Some(GateResult::Fixed { .. }), _) => ("FIXED", "35"),
         (Some(GateResult::ChangedStatus { .. }), _) => ("CHNGD", "35"),
@@ -91,11 +91,16 @@ pub fn write_outcome(
         "{word} {}  {}  {}  {:.1}ms{exact}{gating}",
         escape_line(&outcome.name()),
         escape_line(&outcome.operator()),
-        outcome.basis.kind,
-        outcome.duration.as_secs_f64() * 1e3
+        outcome.basis().kind,
+        outcome.duration().as_secs_f64() * 1e3
     )?;
-    if outcome.status != Status::Passed && outcome.basis.kind != Basis::Spec {
-        writeln!(out, "      basis: {} ({})", outcome.basis.kind, outcome.basis.section)?;
+    if outcome.status() != Status::Passed && outcome.basis().kind != Basis::Spec {
+        writeln!(
+            out,
+            "      basis: {} ({})",
+            outcome.basis().kind,
+            outcome.basis().section
+        )?;
     }
     let gate_line = match gate {
         Some(GateResult::KnownFailure { reason, .. }) => Some(format!("known failure, in the baseline: {reason}")),
@@ -119,22 +124,22 @@ pub fn write_outcome(
     {
         writeln!(out, "      tracking: {}", escape_line(link))?;
     }
-    if let Some(note) = outcome.verdict.as_ref().and_then(Verdict::note) {
+    if let Some(note) = outcome.verdict().and_then(Verdict::note) {
         writeln!(out, "      note: {}", escape_line(&note))?;
     }
-    if outcome.rewritten_model && outcome.status != Status::Passed {
+    if outcome.rewritten_model() && outcome.status() != Status::Passed {
         writeln!(
             out,
             "      answered by: the model the backend optimized, evaluated by the reference"
         )?;
     }
-    if let Some(setup) = outcome.setup.as_ref().filter(|_| outcome.status != Status::Passed) {
+    if let Some(setup) = outcome.setup().filter(|_| outcome.status() != Status::Passed) {
         writeln!(out, "      inputs: {}", escape_line(&setup.line()))?;
     }
-    if outcome.status != Status::Passed && !outcome.message.is_empty() {
+    if outcome.status() != Status::Passed && !outcome.message().is_empty() {
         // A worker's stderr, kept in the message, may be coloured for its own terminal: its
         // colours are dropped, and any other control character is shown, never executed.
-        for line in escape_text(&strip_ansi(&outcome.message)).lines() {
+        for line in escape_text(&strip_ansi(&outcome.message())).lines() {
             writeln!(out, "      {line}")?;
         }
     }
@@ -144,13 +149,21 @@ pub fn write_outcome(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::verdict::Failure;
 
     #[test]
     fn a_workers_colours_do_not_reach_the_report() {
-        let outcome = Outcome {
-            message: "backend w failed: worker exited\n  stderr: \x1b[31;1mERROR\x1b[0m boom".into(),
-            ..Outcome::example("test_wrap_pad", Status::Errored)
-        };
+        let outcome = Outcome::example_judged(
+            "test_wrap_pad",
+            Verdict::Failed {
+                failure: Failure::Crash {
+                    code: Some(1),
+                    signal: None,
+                },
+                detail: "worker exited\n  stderr: \x1b[31;1mERROR\x1b[0m boom".into(),
+                must_refuse: false,
+            },
+        );
         let mut out = Vec::new();
         write_outcome(&outcome, None, Colors::Never, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -159,10 +172,7 @@ mod tests {
     #[test]
     fn a_failure_of_an_optimized_model_says_the_answer_came_from_it() {
         let failed = |rewritten_model: bool| {
-            let outcome = Outcome {
-                rewritten_model,
-                ..Outcome::example("test_wrap_pad", Status::Failed)
-            };
+            let outcome = Outcome::example("test_wrap_pad", Status::Failed).with_rewritten_model(rewritten_model);
             let mut out = Vec::new();
             write_outcome(&outcome, None, Colors::Never, &mut out).unwrap();
             String::from_utf8(out).unwrap()

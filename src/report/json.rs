@@ -6,11 +6,11 @@ use std::io::{self, Write};
 
 use serde::{Deserialize, Serialize};
 
+use super::json_case::JsonCase;
 use super::{RunFacts, RunReport, Summary};
 use crate::backend::RuntimeInfo;
 use crate::data::shard::Shard;
 use crate::gate::judging::GateSummary;
-use crate::judge::check::Outcome;
 
 /// The JSON report's format: 2 added `format` and `baseline`; a report without `format`
 /// is format 1 and still reads.
@@ -36,7 +36,7 @@ pub(super) struct JsonReport<'a> {
     pub summary: Summary,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Cow<'a, GateSummary>>,
-    pub cases: Cow<'a, [Outcome]>,
+    pub cases: Vec<JsonCase>,
 }
 
 /// Writes the report as pretty-printed JSON.
@@ -49,7 +49,11 @@ pub(crate) fn write_json(report: &RunReport, out: &mut dyn Write) -> io::Result<
         shard: report.shard,
         run: report.run.as_ref().map(Cow::Borrowed),
         summary: report.summary(),
-        cases: Cow::Borrowed(&report.outcomes),
+        cases: report
+            .outcomes
+            .iter()
+            .map(|outcome| JsonCase::of(outcome, report.gate_of(outcome)))
+            .collect(),
     };
     serde_json::to_writer_pretty(&mut *out, &json)?;
     writeln!(out)

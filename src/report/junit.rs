@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::RunReport;
+use crate::gate::gate_result::GateResult;
 use crate::judge::check::{Outcome, Status};
-use crate::judge::gate_result::GateResult;
 use crate::judge::verdict::Verdict;
 use crate::text::{escape_line, escape_text};
 
@@ -24,21 +24,21 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         if let Some(after) = outcome.passed_after() {
             case.add_property(("retry", after));
         }
-        if let Some(note) = outcome.verdict.as_ref().and_then(Verdict::note) {
+        if let Some(note) = outcome.verdict().and_then(Verdict::note) {
             case.add_property(("note", "refused-for-another-reason"));
             case.set_system_out(escape_text(&note));
         }
-        if let Some(gate) = &outcome.gate {
+        if let Some(gate) = report.gate_of(outcome) {
             case.add_property(("baseline", gate.name()));
             if let Some(note) = gate_note(gate) {
                 case.set_system_out(escape_text(&note));
             }
         }
         case.set_classname(escape_line(&outcome.operator()).as_ref());
-        case.add_property(("basis", outcome.basis.kind.name()));
-        case.add_property(("basis-section", outcome.basis.section.as_str()));
-        case.add_property(("gates", if outcome.gates { "true" } else { "false" }));
-        case.set_time(outcome.duration);
+        case.add_property(("basis", outcome.basis().kind.name()));
+        case.add_property(("basis-section", outcome.basis().section.as_str()));
+        case.add_property(("gates", if outcome.gates() { "true" } else { "false" }));
+        case.set_time(outcome.duration());
         suite.add_test_case(case);
     }
     let lossy = report.summary().lossy;
@@ -55,12 +55,13 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
 /// run does not gate on, or a change the corpus made are skipped test cases saying why; a
 /// fixed entry passes (failing only under `--strict`, as the run does).
 fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
-    let gate = report.baseline.as_ref().zip(outcome.gate.as_ref());
-    let first_line = || outcome.message.lines().next().unwrap_or_default();
+    let gate = report.baseline.as_ref().zip(report.gate_of(outcome));
+    let message = outcome.message();
+    let first_line = || message.lines().next().unwrap_or_default();
     // The whole report, after what the data set handed the backend.
-    let description = match &outcome.setup {
-        Some(setup) => format!("inputs: {}\n{}", setup.line(), outcome.message),
-        None => outcome.message.clone(),
+    let description = match outcome.setup() {
+        Some(setup) => format!("inputs: {}\n{message}", setup.line()),
+        None => message.clone(),
     };
     let skipped = |message: String| {
         let mut status = TestCaseStatus::skipped();
@@ -69,7 +70,7 @@ fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
         status
     };
     let non_success = |message: String| {
-        let kind = if outcome.status == Status::Errored {
+        let kind = if outcome.status() == Status::Errored {
             NonSuccessKind::Error
         } else {
             NonSuccessKind::Failure
@@ -83,12 +84,12 @@ fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
         Some((summary, gate)) if summary.fails_data_set(gate) => match gate {
             GateResult::Fixed { reason, .. } => non_success(format!(
                 "listed as a known failure ({reason}) but {}: remove it from the baseline",
-                outcome.status.name()
+                outcome.status().name()
             )),
             GateResult::ChangedStatus { was, .. } => non_success(format!(
                 "listed as {} but {} now: update the baseline: {}",
                 was.name(),
-                outcome.status.name(),
+                outcome.status().name(),
                 first_line()
             )),
             _ => non_success(first_line().to_owned()),
@@ -99,24 +100,24 @@ fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
                 .as_ref()
                 .map(|link| format!(", tracking {link}"))
                 .unwrap_or_default(),
-            outcome.status.name(),
+            outcome.status().name(),
             first_line()
         )),
-        Some((_, GateResult::ChangedWithCorpus { why, .. })) if outcome.status != Status::Passed => {
+        Some((_, GateResult::ChangedWithCorpus { why, .. })) if outcome.status() != Status::Passed => {
             skipped(format!("changed with the corpus ({why}): {}", first_line()))
         }
-        _ => match outcome.status {
+        _ => match outcome.status() {
             Status::Passed => TestCaseStatus::success(),
             Status::Skipped | Status::Unsupported => {
                 let mut status = TestCaseStatus::skipped();
-                status.set_message(escape_line(&outcome.message).as_ref());
+                status.set_message(escape_line(&message).as_ref());
                 status
             }
             // A failure on a basis the run does not gate on must not turn CI red.
-            Status::Failed | Status::Errored if !outcome.gates => skipped(format!(
+            Status::Failed | Status::Errored if !outcome.gates() => skipped(format!(
                 "{} on a {} basis (not gating): {}",
-                outcome.status.name(),
-                outcome.basis.kind,
+                outcome.status().name(),
+                outcome.basis().kind,
                 first_line()
             )),
             Status::Failed | Status::Errored => non_success(first_line().to_owned()),
@@ -142,9 +143,11 @@ mod tests {
     use super::*;
     use crate::gate::judging::GateSummary;
 
-    fn junit(outcome: Outcome, strict: bool) -> String {
+    /// The JUnit report of `outcome`, weighed `gate` against a baseline, under `--strict` or not.
+    fn junit((outcome, gate): (Outcome, GateResult), strict: bool) -> String {
         let report = RunReport {
             backend: "b".into(),
+            gates: [(outcome.name(), gate)].into(),
             outcomes: vec![outcome],
             duration: Duration::ZERO,
             baseline: Some(GateSummary {
@@ -162,40 +165,39 @@ mod tests {
 
     #[test]
     fn a_test_case_is_red_exactly_when_its_gate_result_fails_the_run() {
-        let known = Outcome {
-            gate: Some(GateResult::KnownFailure {
+        let wrong = |id: &str| Outcome::example_said(id, Status::Failed, "wrong values");
+        let known = (
+            wrong("k"),
+            GateResult::KnownFailure {
                 reason: "no wrap".into(),
                 tracking: None,
-            }),
-            message: "wrong values".into(),
-            ..Outcome::example("k", Status::Failed)
-        };
+            },
+        );
         let xml = junit(known, true);
         assert!(
             xml.contains("<skipped message=\"known failure (in the baseline: no wrap): failed wrong values\""),
             "{xml}"
         );
         assert!(xml.contains("failures=\"0\""), "{xml}");
-        let tracked = Outcome {
-            gate: Some(GateResult::KnownFailure {
+        let tracked = (
+            wrong("k"),
+            GateResult::KnownFailure {
                 reason: "no wrap".into(),
                 tracking: Some("https://bugs.example/7".into()),
-            }),
-            message: "wrong values".into(),
-            ..Outcome::example("k", Status::Failed)
-        };
+            },
+        );
         let xml = junit(tracked, true);
         assert!(
             xml.contains("message=\"known failure (in the baseline: no wrap, tracking https://bugs.example/7): failed"),
             "{xml}"
         );
-        let fixed = Outcome {
-            gate: Some(GateResult::Fixed {
+        let fixed = (
+            Outcome::example("f", Status::Passed),
+            GateResult::Fixed {
                 was: Status::Failed,
                 reason: "no wrap".into(),
-            }),
-            ..Outcome::example("f", Status::Passed)
-        };
+            },
+        );
         // An outdated entry fails the run under --strict only, and so its test case.
         let lenient = junit(fixed.clone(), false);
         assert!(
@@ -204,11 +206,7 @@ mod tests {
         );
         let strict = junit(fixed, true);
         assert!(strict.contains("failures=\"1\""), "{strict}");
-        let new = Outcome {
-            gate: Some(GateResult::NewFailure),
-            message: "wrong values".into(),
-            ..Outcome::example("n", Status::Failed)
-        };
+        let new = (wrong("n"), GateResult::NewFailure);
         assert!(junit(new, false).contains("<failure message=\"wrong values\""));
     }
 }

@@ -5,8 +5,8 @@
 use std::io::{self, Write};
 
 use super::RunReport;
+use crate::gate::gate_result::GateResult;
 use crate::judge::check::{Outcome, Status};
-use crate::judge::gate_result::GateResult;
 use crate::judge::verdict::Verdict;
 use crate::text::{escape_cell, escape_link_target};
 
@@ -31,8 +31,10 @@ pub(crate) fn write_markdown(report: &RunReport, failures_only: bool, out: &mut 
     let shown: Vec<_> = report
         .outcomes
         .iter()
-        .filter(|o| o.status != Status::Passed || o.is_lossy_pass() || note(o).is_some() || o.passed_after().is_some())
-        .filter(|o| !failures_only || matches!(o.status, Status::Failed | Status::Errored))
+        .filter(|o| {
+            o.status() != Status::Passed || o.is_lossy_pass() || note(o).is_some() || o.passed_after().is_some()
+        })
+        .filter(|o| !failures_only || matches!(o.status(), Status::Failed | Status::Errored))
         .collect();
     if shown.is_empty() {
         return Ok(());
@@ -53,19 +55,18 @@ pub(crate) fn write_markdown(report: &RunReport, failures_only: bool, out: &mut 
             ("passed, not bit-identical".to_owned(), deviation)
         } else if let Some(after) = outcome.passed_after() {
             let first = outcome
-                .retry
-                .as_ref()
+                .retry()
                 .map_or("", |r| r.first.lines().next().unwrap_or_default());
             (after.to_owned(), first.to_owned())
         } else if outcome.is_non_gating_failure() {
-            let first = outcome.message.lines().next().unwrap_or_default();
-            (format!("{} (not gating)", outcome.status.name()), first.to_owned())
+            let first = outcome.message().lines().next().unwrap_or_default().to_owned();
+            (format!("{} (not gating)", outcome.status().name()), first)
         } else {
-            let first = outcome.message.lines().next().unwrap_or_default();
-            (outcome.status.name().to_owned(), first.to_owned())
+            let first = outcome.message().lines().next().unwrap_or_default().to_owned();
+            (outcome.status().name().to_owned(), first)
         };
         if gated {
-            write!(out, "| {status} | {} ", gate_cell(outcome))?;
+            write!(out, "| {status} | {} ", gate_cell(report.gate_of(outcome)))?;
         } else {
             write!(out, "| {status} ")?;
         }
@@ -74,7 +75,7 @@ pub(crate) fn write_markdown(report: &RunReport, failures_only: bool, out: &mut 
             "| `{}` | {} | {} | {} |",
             escape_cell(&outcome.name()),
             escape_cell(&outcome.operator()),
-            outcome.basis.kind,
+            outcome.basis().kind,
             escape_cell(&message)
         )?;
     }
@@ -82,8 +83,8 @@ pub(crate) fn write_markdown(report: &RunReport, failures_only: bool, out: &mut 
 }
 
 /// What a row means for the gate: a new failure in bold, a known one with the baseline's reason.
-fn gate_cell(outcome: &Outcome) -> String {
-    match &outcome.gate {
+fn gate_cell(gate: Option<&GateResult>) -> String {
+    match gate {
         Some(GateResult::NewFailure) => "**new failure**".to_owned(),
         Some(GateResult::KnownFailure { reason, tracking }) => match tracking {
             Some(link) => format!(
@@ -103,31 +104,29 @@ fn gate_cell(outcome: &Outcome) -> String {
 
 /// The note of a passing verdict a reader should still see (a refusal for another reason).
 fn note(outcome: &Outcome) -> Option<String> {
-    outcome.verdict.as_ref().and_then(Verdict::note)
+    outcome.verdict().and_then(Verdict::note)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::check::Status;
 
     #[test]
     fn a_known_failure_links_its_tracking_bug() {
-        let gate = |tracking: Option<&str>| Outcome {
-            gate: Some(GateResult::KnownFailure {
-                reason: "no | wrap".into(),
-                tracking: tracking.map(str::to_owned),
-            }),
-            ..Outcome::example("k", Status::Failed)
+        let gate = |tracking: Option<&str>| GateResult::KnownFailure {
+            reason: "no | wrap".into(),
+            tracking: tracking.map(str::to_owned),
         };
         assert_eq!(
-            gate_cell(&gate(Some("https://bugs.example/7"))),
+            gate_cell(Some(&gate(Some("https://bugs.example/7")))),
             "known: no \\| wrap ([tracking](https://bugs.example/7))"
         );
-        assert_eq!(gate_cell(&gate(None)), "known: no \\| wrap");
+        assert_eq!(gate_cell(Some(&gate(None))), "known: no \\| wrap");
         // One link, whatever the file says: its target cannot close it and open another.
         assert_eq!(
-            gate_cell(&gate(Some("https://bugs.example/1)[click-me](javascript:alert(1)"))),
+            gate_cell(Some(&gate(Some(
+                "https://bugs.example/1)[click-me](javascript:alert(1)"
+            )))),
             "known: no \\| wrap ([tracking](https://bugs.example/1%29%5Bclick-me%5D%28javascript:alert%281%29))"
         );
     }

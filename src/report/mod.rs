@@ -4,15 +4,18 @@
 
 mod human;
 mod json;
+pub(crate) mod json_case;
 mod junit;
 mod markdown;
 mod read;
 mod run_facts;
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::gate::gate_result::GateResult;
 use crate::judge::check::{Outcome, Status};
 use crate::judge::verdict::Verdict;
 
@@ -40,6 +43,7 @@ pub use run_facts::RunFacts;
 /// let report = RunReport {
 ///     backend: "ref".into(),
 ///     outcomes,
+///     gates: Default::default(),
 ///     duration: Duration::ZERO,
 ///     baseline: None,
 ///     runtime: None,
@@ -58,6 +62,9 @@ pub struct RunReport {
     pub backend: String,
     /// One outcome per data set, in job order.
     pub outcomes: Vec<Outcome>,
+    /// Each data set's gate result, by name, when the run was weighed against a baseline:
+    /// beside the outcomes, not in them, as judging knows nothing of baselines.
+    pub gates: BTreeMap<String, GateResult>,
     /// Wall-clock time of the whole run.
     pub duration: Duration,
     /// How the run compares with its baseline, when it was judged against one.
@@ -78,6 +85,7 @@ impl RunReport {
         RunReport {
             backend: backend.into(),
             outcomes,
+            gates: BTreeMap::new(),
             duration: Duration::ZERO,
             baseline: None,
             runtime: None,
@@ -125,7 +133,7 @@ impl Summary {
     pub fn of<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Summary {
         let mut summary = Summary::default();
         for outcome in outcomes {
-            *match outcome.status {
+            *match outcome.status() {
                 _ if outcome.is_non_gating_failure() => &mut summary.not_gating,
                 Status::Passed => &mut summary.passed,
                 Status::Failed => &mut summary.failed,
@@ -134,7 +142,7 @@ impl Summary {
                 Status::Unsupported => &mut summary.unsupported,
             } += 1;
             summary.lossy += usize::from(outcome.is_lossy_pass());
-            summary.notes += usize::from(outcome.verdict.as_ref().and_then(Verdict::note).is_some());
+            summary.notes += usize::from(outcome.verdict().and_then(Verdict::note).is_some());
             summary.after_crash += usize::from(outcome.passed_after().is_some());
         }
         summary
@@ -173,18 +181,25 @@ impl RunReport {
     pub fn summary(&self) -> Summary {
         Summary::of(&self.outcomes)
     }
+
+    /// How `outcome` weighs against the run's baseline, when the run was weighed against one.
+    pub fn gate_of(&self, outcome: &Outcome) -> Option<&GateResult> {
+        self.gates.get(&outcome.name())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::outcome::Measured;
 
     #[test]
     fn every_outcome_lands_in_exactly_one_count() {
-        let mut non_gating = Outcome::example("r", Status::Failed);
-        non_gating.gates = false;
-        let mut lossy = Outcome::example("l", Status::Passed);
-        lossy.bit_exact = Some(false);
+        let non_gating = Outcome::example("r", Status::Failed).with_gates(false);
+        let lossy = Outcome::example("l", Status::Passed).with_measured(Measured {
+            bit_exact: Some(false),
+            ..Measured::default()
+        });
         let outcomes = [
             Outcome::example("p", Status::Passed),
             lossy,

@@ -4,15 +4,14 @@
 //! recomputed from the cases.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::RunReport;
 use super::json::{JsonReport, REPORT_FORMAT};
 use crate::data::json_file::{JsonFileError, read_json};
 use crate::data::side_file::MAX_REPORT_BYTES;
-use crate::judge::check::Status;
-use crate::judge::verdict::Verdict;
+use crate::judge::check::{Outcome, Status};
 use crate::text::shown_path;
 
 /// Why a JSON report cannot be read back: the file, or a case in it that contradicts itself.
@@ -39,8 +38,9 @@ pub(crate) enum ReportError {
 
 /// Reads a JSON report written by `--format json`; an unreadable file or one of another
 /// shape is an error naming the file, and so is a case whose status its verdict does not
-/// decide, or a data set reported twice. The per-case `gate` is dropped: a gate result is
-/// recomputed from a baseline, never trusted from a file.
+/// decide, or a data set reported twice. A case's message is its verdict's, worded again for
+/// the report's backend (a report of format 1, without verdicts, keeps its own). The per-case
+/// `gate` is dropped: a gate result is recomputed from a baseline, never trusted from a file.
 pub(crate) fn read_json_report(path: &Path) -> Result<RunReport, ReportError> {
     let report: JsonReport<'static> = read_json(path, MAX_REPORT_BYTES)?;
     if let Some(format) = report.format.filter(|f| *f > REPORT_FORMAT) {
@@ -51,31 +51,32 @@ pub(crate) fn read_json_report(path: &Path) -> Result<RunReport, ReportError> {
         }
         .into());
     }
-    let mut outcomes = report.cases.into_owned();
+    let mut outcomes = Vec::with_capacity(report.cases.len());
     let mut names = HashSet::new();
-    for outcome in &mut outcomes {
-        if let Some(decided) = outcome.verdict.as_ref().map(Verdict::status)
-            && decided != outcome.status
+    for case in report.cases {
+        if let (status, Some(decided)) = case.statuses()
+            && decided != status
         {
             return Err(ReportError::StatusDisagrees {
                 path: path.to_owned(),
-                case: outcome.name(),
-                status: outcome.status,
+                case: case.name(),
+                status,
                 decided,
             });
         }
-        if !names.insert(outcome.name()) {
+        if !names.insert(case.name()) {
             return Err(ReportError::Repeated {
                 path: path.to_owned(),
-                case: outcome.name(),
+                case: case.name(),
             });
         }
-        outcome.gate = None;
+        outcomes.push(case.into_outcome(&report.backend));
     }
-    let duration = outcomes.iter().map(|o| o.duration).sum();
+    let duration = outcomes.iter().map(Outcome::duration).sum();
     Ok(RunReport {
         backend: report.backend.into_owned(),
         outcomes,
+        gates: BTreeMap::new(),
         duration,
         baseline: report.baseline.map(Cow::into_owned),
         runtime: report.runtime.map(Cow::into_owned),
@@ -94,27 +95,28 @@ mod tests {
     use crate::data::basis::BasisNote;
     use crate::data::shard::Shard;
     use crate::judge::check::{Outcome, Status};
+    use crate::judge::outcome::Measured;
     use crate::operators::{ModeAttribute, PadMode, PadOp};
     use crate::report::write_json;
     use crate::tensor::DataType;
 
     fn outcome(id: &str, status: Status) -> Outcome {
-        Outcome {
-            data_set: 2,
-            mode: Some(PadMode::Wrap.into()),
-            dtype: Some(DataType::Int4),
-            shape: Some(vec![2, 3]),
-            basis: BasisNote {
+        let message = "output 0 \"y\": 1 of 6 elements differ\n  [0, 1] expected 1 actual 2";
+        Outcome::example_said(id, status, message)
+            .with_id(id.into(), 2)
+            .with_operator((Some(PadOp::Pad), Some(19), Some(PadMode::Wrap.into())))
+            .with_input(Some(DataType::Int4), Some(vec![2, 3]))
+            .with_basis(BasisNote {
                 kind: Basis::Rule,
                 section: "#removal".into(),
-            },
-            gates: false,
-            message: "output 0 \"y\": 1 of 6 elements differ\n  [0, 1] expected 1 actual 2".into(),
-            bit_exact: Some(false),
-            mismatches: 1,
-            duration: Duration::from_millis(250),
-            ..Outcome::example(id, status)
-        }
+            })
+            .with_gates(false)
+            .with_measured(Measured {
+                bit_exact: Some(false),
+                mismatches: 1,
+                ..Measured::default()
+            })
+            .with_duration(Duration::from_millis(250))
     }
 
     #[test]
@@ -125,6 +127,7 @@ mod tests {
                 outcome("extended/a", Status::Failed),
                 outcome("onnx-1.22.0/b", Status::Passed),
             ],
+            gates: BTreeMap::new(),
             duration: Duration::from_secs(1),
             baseline: None,
             runtime: Some(RuntimeInfo::new("tract").version("0.21.7").build("<x>")),
@@ -148,17 +151,17 @@ mod tests {
         assert_eq!(read.outcomes.len(), 2);
         let first = &read.outcomes[0];
         assert_eq!(first.name(), "extended/a/2");
-        assert_eq!(first.shape, Some(vec![2, 3]));
-        assert_eq!(first.status, Status::Failed);
-        assert_eq!(first.basis.kind, Basis::Rule);
+        assert_eq!(first.shape(), Some(&[2, 3][..]));
+        assert_eq!(first.status(), Status::Failed);
+        assert_eq!(first.basis().kind, Basis::Rule);
         assert!(first.is_non_gating_failure());
-        assert_eq!(first.message, report.outcomes[0].message);
-        assert_eq!(first.duration, Duration::from_millis(250));
+        assert_eq!(first.message(), report.outcomes[0].message());
+        assert_eq!(first.duration(), Duration::from_millis(250));
         assert_eq!(read.summary(), report.summary());
         // The typed fields read back as written, and the JSON keeps the names it always had.
-        assert_eq!((first.op, first.version), (Some(PadOp::Pad), Some(19)));
-        assert_eq!(first.mode, Some(PadMode::Wrap.into()));
-        assert_eq!(first.dtype, Some(DataType::Int4));
+        assert_eq!((first.op(), first.version()), (Some(PadOp::Pad), Some(19)));
+        assert_eq!(first.mode(), Some(&PadMode::Wrap.into()));
+        assert_eq!(first.dtype(), Some(DataType::Int4));
         assert!(
             text.contains(
                 r#""op": "Pad",
@@ -186,15 +189,15 @@ mod tests {
             region: Region::Padding(Some(PadMode::Constant)),
             flavour: Flavour::SignOfZero,
         };
-        let outcome = Outcome {
-            verdict: Some(Verdict::Mismatch {
+        let outcome = Outcome::example_judged(
+            "extended/z",
+            Verdict::Mismatch {
                 shape: false,
                 report: "output 0: 1 of 6 elements differ".into(),
                 deviation: None,
-            }),
-            difference: Some(pattern.clone()),
-            ..Outcome::example("extended/z", Status::Failed)
-        };
+            },
+        )
+        .with_difference(Some(pattern.clone()));
         let written = outcome.cause_key().unwrap();
         assert_eq!(written.to_string(), "wrong-values: constant padding, sign of zero");
         let json = json_of(vec![outcome]);
@@ -207,7 +210,7 @@ mod tests {
         let path = dir.path().join("run.json");
         std::fs::write(&path, &json).unwrap();
         let read = read_json_report(&path).unwrap();
-        assert_eq!(read.outcomes[0].difference, Some(pattern));
+        assert_eq!(read.outcomes[0].difference(), Some(&pattern));
         assert_eq!(read.outcomes[0].cause_key(), Some(written));
     }
 
@@ -229,10 +232,10 @@ mod tests {
         .unwrap();
         let read = read_json_report(&path).unwrap();
         let outcome = &read.outcomes[0];
-        assert_eq!(outcome.op, Some(PadOp::MicrosoftPad));
+        assert_eq!(outcome.op(), Some(PadOp::MicrosoftPad));
         // A mode no version defines is kept as the node spelled it.
-        assert_eq!(outcome.mode, Some(ModeAttribute::Unknown("Mirror".into())));
-        assert_eq!(outcome.dtype, Some(DataType::Bfloat16));
+        assert_eq!(outcome.mode(), Some(&ModeAttribute::Unknown("Mirror".into())));
+        assert_eq!(outcome.dtype(), Some(DataType::Bfloat16));
         for (fields, quoted) in [
             (
                 r#""op":"Conv","domain":"ai.onnx","mode":null,"dtype":null"#,
@@ -262,7 +265,12 @@ mod tests {
         )
         .unwrap();
         let read = read_json_report(&old).unwrap();
-        assert_eq!(read.outcomes[0].shape, None);
+        assert_eq!(read.outcomes[0].shape(), None);
+        // No verdict: the status and message it wrote stand for one.
+        assert_eq!(
+            (read.outcomes[0].verdict(), read.outcomes[0].message()),
+            (None, "boom".to_owned())
+        );
         assert_eq!(read.summary().errored, 1);
         assert!(read.baseline.is_none());
         assert_eq!((read.runtime, read.shard), (None, None));
@@ -298,43 +306,43 @@ mod tests {
     fn an_edited_status_a_repeated_case_and_a_claimed_gate_are_not_believed() {
         use crate::judge::verdict::Verdict;
         let dir = crate::data::scratch_dir().unwrap();
-        let mismatch = Outcome {
-            verdict: Some(Verdict::Mismatch {
+        let mismatch = Outcome::example_judged(
+            "extended/z",
+            Verdict::Mismatch {
                 shape: false,
                 report: "output 0: 1 of 6 elements differ".into(),
                 deviation: None,
-            }),
-            gate: Some(crate::judge::gate_result::GateResult::KnownFailure {
-                reason: "claimed".into(),
-                tracking: None,
-            }),
-            ..Outcome::example("extended/z", Status::Failed)
+            },
+        );
+        let claimed = crate::gate::gate_result::GateResult::KnownFailure {
+            reason: "claimed".into(),
+            tracking: None,
         };
-        let write = |outcomes: Vec<Outcome>| {
-            let json = json_of(outcomes);
+        let write = |json: &[u8]| {
             let path = dir.path().join("run.json");
-            std::fs::write(&path, &json).unwrap();
+            std::fs::write(&path, json).unwrap();
             path
         };
+        let mut report = RunReport::of("x", vec![mismatch.clone()]);
+        report.gates.insert(mismatch.name(), claimed);
+        let mut json = Vec::new();
+        write_json(&report, &mut json).unwrap();
+        let text = String::from_utf8(json).unwrap();
+        assert!(text.contains(r#""result": "known-failure""#), "{text}");
         // As written: read back, its gate result dropped (a baseline recomputes it).
-        let read = read_json_report(&write(vec![mismatch.clone()])).unwrap();
-        assert_eq!(
-            (read.outcomes[0].status, read.outcomes[0].gate.clone()),
-            (Status::Failed, None)
-        );
+        let read = read_json_report(&write(text.as_bytes())).unwrap();
+        assert_eq!(read.outcomes[0].status(), Status::Failed);
+        assert!(read.gates.is_empty(), "{:?}", read.gates);
         // A mismatch edited to "passed".
-        let edited = Outcome {
-            status: Status::Passed,
-            ..mismatch.clone()
-        };
-        let error = read_json_report(&write(vec![edited])).unwrap_err().to_string();
+        let edited = text.replace(r#""status": "failed""#, r#""status": "passed""#);
+        let error = read_json_report(&write(edited.as_bytes())).unwrap_err().to_string();
         assert!(
             error.ends_with(
                 "run.json: case extended/z/0: status Passed, but its verdict is Failed: the report was edited"
             ),
             "{error}"
         );
-        let error = read_json_report(&write(vec![mismatch.clone(), mismatch]))
+        let error = read_json_report(&write(&json_of(vec![mismatch.clone(), mismatch])))
             .unwrap_err()
             .to_string();
         assert!(

@@ -144,6 +144,7 @@ pub(crate) fn run_jobs_retrying(
         backend: backend.name().to_owned(),
         // Every job ran, unless the run was cancelled: then the ones that finished.
         outcomes: outcomes.into_iter().flatten().collect(),
+        gates: Default::default(),
         duration: start.elapsed(),
         baseline: None,
         runtime: backend.runtime(),
@@ -166,17 +167,15 @@ fn retry(
         digest_answers: true,
         ..options.clone()
     };
-    settle(first, retries.max, (name, &options.gating), || {
-        match (retries.fresh)() {
-            Ok(fresh) => check_data_set_with(fresh.as_ref(), job.case, job.data_set, model, &options),
-            Err(e) => {
-                let verdict = Verdict::Failed {
-                    failure: Failure::Runner,
-                    detail: format!("starting a fresh backend to retry the data set: {e}"),
-                    must_refuse: false,
-                };
-                Outcome::unanswered(job.case, job.data_set, verdict, &options.gating, name)
-            }
+    settle(first, retries.max, &options.gating, || match (retries.fresh)() {
+        Ok(fresh) => check_data_set_with(fresh.as_ref(), job.case, job.data_set, model, &options),
+        Err(e) => {
+            let verdict = Verdict::Failed {
+                failure: Failure::Runner,
+                detail: format!("starting a fresh backend to retry the data set: {e}"),
+                must_refuse: false,
+            };
+            Outcome::unanswered(job.case, job.data_set, verdict, &options.gating, name)
         }
     })
 }

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::TensorError;
+use super::impossible_value::{ImpossibleValue, Stored};
+use super::{DataType, TensorError};
 use crate::proto::TensorProto;
 
 /// A file that could not be read or written: the path, and what went wrong.
@@ -70,8 +71,8 @@ pub enum FileProblem {
         /// The largest size allowed.
         limit: u64,
     },
-    /// An element of a raw tensor file that its type cannot hold: an int4 byte of 9, a bool
-    /// of 2, a string whose length runs past the end of the file.
+    /// A string of a raw tensor file that the file cannot hold: its length runs past the end
+    /// of the file, or bytes are left after the last one.
     #[error("raw {tensor}: element {index}: {problem}")]
     RawElement {
         /// The declared element type and shape.
@@ -81,6 +82,15 @@ pub enum FileProblem {
         /// What is wrong with it, naming the value.
         problem: String,
     },
+    /// An element of a raw tensor file whose byte its type cannot have: an int4 byte of 9, a
+    /// bool of 2. The file is well formed; the value in it is impossible.
+    #[error("raw {tensor}: {value}")]
+    RawValue {
+        /// The declared element type and shape.
+        tensor: String,
+        /// The element and its byte (boxed: it is large, and rare).
+        value: Box<ImpossibleValue>,
+    },
     /// Not a protobuf message of the expected type.
     #[error("malformed protobuf: {0}")]
     Protobuf(#[from] prost::DecodeError),
@@ -89,6 +99,8 @@ pub enum FileProblem {
     Tensor {
         /// The TensorProto's name.
         name: String,
+        /// Its dims.
+        dims: Vec<i64>,
         /// Why it does not decode (boxed: it is large, and rare).
         #[source]
         problem: Box<TensorError>,
@@ -117,7 +129,35 @@ impl FileProblem {
     pub(super) fn tensor(proto: &TensorProto, problem: TensorError) -> FileProblem {
         FileProblem::Tensor {
             name: proto.name.clone(),
+            dims: proto.dims.clone(),
             problem: Box::new(problem),
+        }
+    }
+}
+
+impl FileError {
+    /// The element whose stored value its type cannot have, when that is what is wrong with a
+    /// file otherwise well formed: a raw file's bool or sub-byte element out of its type, a
+    /// TensorProto's bool other than 0 or 1. `None` for a malformed file.
+    pub(crate) fn impossible_value(&self) -> Option<ImpossibleValue> {
+        match &self.problem {
+            FileProblem::RawValue { value, .. } => Some((**value).clone()),
+            FileProblem::Tensor { dims, problem, .. } => match **problem {
+                // One value per element: the field's index is the element's.
+                TensorError::ValueOutOfRange {
+                    field,
+                    index,
+                    value,
+                    data_type: DataType::Bool,
+                } => Some(ImpossibleValue {
+                    data_type: DataType::Bool,
+                    shape: dims.iter().map(|&d| usize::try_from(d).unwrap_or_default()).collect(),
+                    index,
+                    stored: Stored::Field { field, value },
+                }),
+                _ => None,
+            },
+            _ => None,
         }
     }
 }

@@ -52,49 +52,113 @@ pub(crate) fn read_tensor_group(
     group: &'static str,
 ) -> Result<Vec<Tensor>, FileError> {
     let files: Vec<_> = paths.iter().cloned().map(TensorFile::Proto).collect();
-    read_file_group(&files, options, limit, group)
+    read_file_group(&files, options, limit, group).map_err(|e| e.error)
 }
 
-/// [`read_tensor_group`] of files each a `TensorProto` or raw.
+/// A file of a group that could not be read: its place in the group, and why.
+#[derive(Debug)]
+pub(crate) struct GroupError {
+    /// The file's index in the group.
+    pub(crate) file: usize,
+    /// Why.
+    pub(crate) error: FileError,
+}
+
+/// [`read_tensor_group`] of files each a `TensorProto` or raw. A file whose only fault is an
+/// element its type cannot have ([`FileError::impossible_value`]) does not stop the reading:
+/// any other file's error outranks it, so that which error a group gives does not hang on the
+/// values in it.
 pub(crate) fn read_file_group(
     files: &[TensorFile],
     options: &DecodeOptions,
     limit: u64,
     group: &'static str,
-) -> Result<Vec<Tensor>, FileError> {
+) -> Result<Vec<Tensor>, GroupError> {
     let allowed = framed(limit);
     let mut bytes = 0u64;
-    for file in files {
+    for (index, file) in files.iter().enumerate() {
         let path = file.path();
         // A file that cannot be stat'ed is reported when it is read, with its own reason.
         bytes = bytes.saturating_add(std::fs::metadata(path).map_or(0, |m| m.len()));
         if bytes > allowed {
-            return Err(FileProblem::GroupTooLarge {
-                group,
-                bytes,
-                limit: allowed,
-            }
-            .at(path));
+            return Err(GroupError {
+                file: index,
+                error: FileProblem::GroupTooLarge {
+                    group,
+                    bytes,
+                    limit: allowed,
+                }
+                .at(path),
+            });
         }
     }
     let mut left = limit;
-    files
-        .iter()
-        .map(|file| {
-            let max_bytes = options.max_bytes.min(left);
-            let tensor = match file {
-                TensorFile::Proto(path) => read_tensor_file(
-                    path,
-                    &DecodeOptions {
-                        max_bytes,
-                        ..options.clone()
-                    },
-                )?,
-                TensorFile::Raw { path, data_type, shape } => read_raw(path, *data_type, shape, max_bytes)?,
-            };
-            let taken = (tensor.len() as u64).saturating_mul(tensor.max_element_bytes() as u64);
-            left = left.saturating_sub(taken);
-            Ok(tensor)
-        })
-        .collect()
+    let mut tensors = Vec::with_capacity(files.len());
+    let mut impossible = None;
+    for (index, file) in files.iter().enumerate() {
+        let max_bytes = options.max_bytes.min(left);
+        let read = match file {
+            TensorFile::Proto(path) => read_tensor_file(
+                path,
+                &DecodeOptions {
+                    max_bytes,
+                    ..options.clone()
+                },
+            ),
+            TensorFile::Raw { path, data_type, shape } => read_raw(path, *data_type, shape, max_bytes),
+        };
+        match read {
+            Ok(tensor) => {
+                let taken = (tensor.len() as u64).saturating_mul(tensor.max_element_bytes() as u64);
+                left = left.saturating_sub(taken);
+                tensors.push(tensor);
+            }
+            Err(error) if error.impossible_value().is_some() => {
+                impossible.get_or_insert(GroupError { file: index, error });
+            }
+            Err(error) => return Err(GroupError { file: index, error }),
+        }
+    }
+    match impossible {
+        Some(error) => Err(error),
+        None => Ok(tensors),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_impossible_value_is_reported_after_every_file_was_read_and_a_malformed_file_outranks_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let raw = |name: &str, bytes: &[u8], data_type: DataType| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            TensorFile::Raw {
+                path,
+                data_type,
+                shape: vec![2],
+            }
+        };
+        let impossible = raw("bool.bin", &[0, 7], DataType::Bool);
+        let good = raw("good.bin", &[1, 0], DataType::Bool);
+        let short = raw("short.bin", &[0, 0, 0], DataType::Float);
+        let read = |files: &[TensorFile]| read_file_group(files, &DecodeOptions::default(), 1 << 20, "test");
+        let error = read(&[good.clone(), impossible.clone()]).unwrap_err();
+        assert_eq!(error.file, 1);
+        assert_eq!(
+            error.error.impossible_value().map(|v| v.index),
+            Some(1),
+            "{}",
+            error.error
+        );
+        // Whichever comes first, the malformed file is the group's error.
+        for (files, malformed) in [([impossible.clone(), short.clone()], 1), ([short, impossible], 0)] {
+            let error = read(&files).unwrap_err();
+            assert_eq!(error.file, malformed, "{}", error.error);
+            assert_eq!(error.error.impossible_value(), None, "{}", error.error);
+        }
+        assert_eq!(read(&[good]).unwrap().len(), 1);
+    }
 }

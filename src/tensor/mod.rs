@@ -16,6 +16,7 @@ mod file_error;
 mod group;
 // For the tool's benchmarks.
 pub(crate) mod huge_pages;
+mod impossible_value;
 mod minifloat;
 mod raw_file;
 mod raw_read;
@@ -37,7 +38,8 @@ pub(crate) use encode::encode_tensor_fields;
 pub(crate) use file::{read_limited, read_small_file};
 pub use file::{read_tensor_file, write_tensor_file};
 pub use file_error::{FileError, FileProblem};
-pub(crate) use group::{TensorFile, group_limit, read_file_group, read_tensor_group};
+pub(crate) use group::{GroupError, TensorFile, group_limit, read_file_group, read_tensor_group};
+pub use impossible_value::{ImpossibleValue, Stored};
 pub use minifloat::{Float4E2M1, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0};
 // The worker protocol's raw tensor files.
 pub(crate) use raw_file::{dtype_from_name, dtype_name, read_raw, write_raw};

@@ -10,6 +10,7 @@ use std::path::Path;
 use super::decode::{Decoder, MAX_RANK};
 use super::file::open_limited;
 use super::file_error::{FileError, FileProblem};
+use super::impossible_value::{ImpossibleValue, Stored};
 use super::sub_byte::{SubByte, sign_extend};
 use super::{DataType, DecodeOptions, Element, Float4E2M1, Int2, Int4, Tensor, Uint2, Uint4};
 use crate::platform::no_follow_private;
@@ -150,16 +151,29 @@ pub(crate) fn read_raw(path: &Path, data_type: DataType, shape: &[u64], max_byte
         .at(path)
     };
     let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+    // A byte its element type cannot have: the file is well formed, the value impossible.
+    let impossible = |index: usize| {
+        FileProblem::RawValue {
+            tensor: tensor.clone(),
+            value: Box::new(ImpossibleValue {
+                data_type,
+                shape: shape.clone(),
+                index,
+                stored: Stored::Byte(bytes[index]),
+            }),
+        }
+        .at(path)
+    };
     let values = |tensor: Result<Tensor, _>| tensor.map_err(|e| FileProblem::tensor(&header, e).at(path));
     match data_type {
         DataType::String => strings(&bytes, count as usize, &shape).map_err(|(index, problem)| element(index, problem)),
-        DataType::Int4 => one_per_byte::<Int4>(&bytes, &shape, true).map_err(|(i, p)| element(i, p)),
-        DataType::Int2 => one_per_byte::<Int2>(&bytes, &shape, true).map_err(|(i, p)| element(i, p)),
-        DataType::Uint4 => one_per_byte::<Uint4>(&bytes, &shape, false).map_err(|(i, p)| element(i, p)),
-        DataType::Uint2 => one_per_byte::<Uint2>(&bytes, &shape, false).map_err(|(i, p)| element(i, p)),
-        DataType::Float4E2M1 => one_per_byte::<Float4E2M1>(&bytes, &shape, false).map_err(|(i, p)| element(i, p)),
+        DataType::Int4 => one_per_byte::<Int4>(&bytes, &shape, true).map_err(impossible),
+        DataType::Int2 => one_per_byte::<Int2>(&bytes, &shape, true).map_err(impossible),
+        DataType::Uint4 => one_per_byte::<Uint4>(&bytes, &shape, false).map_err(impossible),
+        DataType::Uint2 => one_per_byte::<Uint2>(&bytes, &shape, false).map_err(impossible),
+        DataType::Float4E2M1 => one_per_byte::<Float4E2M1>(&bytes, &shape, false).map_err(impossible),
         DataType::Bool => match bytes.iter().position(|&b| b > 1) {
-            Some(index) => Err(element(index, format!("byte {} is not a bool (0 or 1)", bytes[index]))),
+            Some(index) => Err(impossible(index)),
             None => values(Tensor::from_raw(data_type, &shape, &bytes)),
         },
         // The 8-bit floats: their ONNX raw_data is one byte of bits per element too.
@@ -192,20 +206,16 @@ fn element_count(dims: &[i64]) -> Option<u64> {
 }
 
 /// Sub-byte elements stored one per byte: a signed type as its value in an int8, an unsigned
-/// one (and float4e2m1's bits) as a uint8. A byte outside the type's range is refused.
-fn one_per_byte<T: SubByte + Element>(bytes: &[u8], shape: &[usize], signed: bool) -> Result<Tensor, (usize, String)> {
+/// one (and float4e2m1's bits) as a uint8. The index of a byte outside the type's range is
+/// the error.
+fn one_per_byte<T: SubByte + Element>(bytes: &[u8], shape: &[usize], signed: bool) -> Result<Tensor, usize> {
     let mut values = Vec::with_capacity(bytes.len());
     for (index, &byte) in bytes.iter().enumerate() {
         let value = T::from_bits(byte);
         let bits = value.to_bits();
         let stored = if signed { sign_extend(bits, T::BITS) as u8 } else { bits };
         if stored != byte {
-            let shown = if signed {
-                (byte as i8).to_string()
-            } else {
-                byte.to_string()
-            };
-            return Err((index, format!("{shown} is out of range for {}", T::DATA_TYPE)));
+            return Err(index);
         }
         values.push(value);
     }
@@ -483,23 +493,37 @@ mod tests {
     }
 
     #[test]
-    fn elements_out_of_their_types_range_are_refused_naming_index_and_value() {
+    fn elements_out_of_their_types_range_are_impossible_values_naming_element_and_byte() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.bin");
-        let refused = |dtype: DataType, bytes: &[u8]| {
+        let impossible = |dtype: DataType, shape: &[u64], bytes: &[u8]| {
             std::fs::write(&path, bytes).unwrap();
-            read_raw(&path, dtype, &[bytes.len() as u64], 1 << 20)
-                .unwrap_err()
-                .to_string()
+            let error = read_raw(&path, dtype, shape, 1 << 20).unwrap_err();
+            let value = error
+                .impossible_value()
+                .expect("an impossible value, not a malformed file");
+            (value.position(), value.stored, error.to_string())
         };
-        let message = refused(DataType::Int4, &[7, 0xf7]);
-        assert!(message.contains("element 1: -9 is out of range for int4"), "{message}");
-        let message = refused(DataType::Uint2, &[3, 4]);
-        assert!(message.contains("element 1: 4 is out of range for uint2"), "{message}");
-        let message = refused(DataType::Float4E2M1, &[0x10]);
-        assert!(message.contains("element 0: 16 is out of range"), "{message}");
-        let message = refused(DataType::Bool, &[0, 1, 2]);
-        assert!(message.contains("element 2: byte 2 is not a bool"), "{message}");
+        let (position, stored, message) = impossible(DataType::Int4, &[2], &[7, 0xf7]);
+        assert_eq!((position, stored), (vec![1], Stored::Byte(0xf7)));
+        assert!(
+            message.ends_with("raw int4[2]: element [1] is byte 247, which is no int4"),
+            "{message}"
+        );
+        let (position, stored, _) = impossible(DataType::Uint2, &[2], &[3, 4]);
+        assert_eq!((position, stored), (vec![1], Stored::Byte(4)));
+        let (position, stored, _) = impossible(DataType::Float4E2M1, &[1], &[0x10]);
+        assert_eq!((position, stored), (vec![0], Stored::Byte(16)));
+        let (position, stored, message) = impossible(DataType::Bool, &[2, 3], &[0, 1, 1, 0, 0, 122]);
+        assert_eq!((position, stored), (vec![1, 2], Stored::Byte(122)));
+        assert!(
+            message.ends_with("element [1, 2] is byte 122, which is no bool"),
+            "{message}"
+        );
+        // A malformed file is no impossible value: too short for its shape.
+        std::fs::write(&path, [0u8, 1]).unwrap();
+        let short = read_raw(&path, DataType::Bool, &[3], 1 << 20).unwrap_err();
+        assert_eq!(short.impossible_value(), None, "{short}");
     }
 
     #[test]

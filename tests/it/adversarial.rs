@@ -63,11 +63,11 @@ fn each_errors_alone_as_expected(hostile: &[Hostile]) {
         (h.build)(&dir);
     }
     let outcomes = run_all(root.path());
-    assert_eq!(outcomes[&format!("{GOOD}/0")].status, Status::Passed);
+    assert_eq!(outcomes[&format!("{GOOD}/0")].status(), Status::Passed);
     let mut wrong = Vec::new();
     for (i, h) in hostile.iter().enumerate() {
         let id = format!("test_h{i:03}_{}_pad", h.label);
-        let mine: Vec<&Outcome> = outcomes.values().filter(|o| o.id == id).collect();
+        let mine: Vec<&Outcome> = outcomes.values().filter(|o| o.id() == id).collect();
         if mine.is_empty() {
             wrong.push(format!("{id}: vanished (no outcome)"));
             continue;
@@ -78,13 +78,16 @@ fn each_errors_alone_as_expected(hostile: &[Hostile]) {
                 Expect::Skipped(parts) => (Status::Skipped, parts),
                 Expect::Passed => (Status::Passed, &Vec::new()),
             };
-            let missing: Vec<&String> = parts.iter().filter(|p| !outcome.message.contains(p.as_str())).collect();
-            if outcome.status != status || !missing.is_empty() {
+            let missing: Vec<&String> = parts
+                .iter()
+                .filter(|p| !outcome.message().contains(p.as_str()))
+                .collect();
+            if outcome.status() != status || !missing.is_empty() {
                 wrong.push(format!(
                     "{}: {:?} (expected {status:?}), missing {missing:?} in {:?}",
                     outcome.name(),
-                    outcome.status,
-                    first_chars(&outcome.message, 600)
+                    outcome.status(),
+                    first_chars(&outcome.message(), 600)
                 ));
             }
         }
@@ -107,16 +110,16 @@ fn thousands_of_empty_data_sets_each_error_and_the_model_is_read_once() {
         std::fs::create_dir(dir.join(format!("test_data_set_{n}"))).unwrap();
     }
     let outcomes = run_all(root.path());
-    assert_eq!(outcomes[&format!("{GOOD}/0")].status, Status::Passed);
-    assert_eq!(outcomes["test_many_data_sets_pad/0"].status, Status::Passed);
+    assert_eq!(outcomes[&format!("{GOOD}/0")].status(), Status::Passed);
+    assert_eq!(outcomes["test_many_data_sets_pad/0"].status(), Status::Passed);
     let empty = &outcomes["test_many_data_sets_pad/4999"];
-    assert_eq!(empty.status, Status::Errored);
+    assert_eq!(empty.status(), Status::Errored);
     assert!(
         empty
-            .message
+            .message()
             .contains("test_data_set_4999: 0 input_K.pb files for 2 graph inputs"),
         "{}",
-        empty.message
+        empty.message()
     );
     assert_eq!(outcomes.len(), 5001);
 }
@@ -139,7 +142,7 @@ fn names_that_are_not_utf8_keep_distinct_ids_and_forged_names_print_escaped() {
             "test_x\nPASS  forged  Pad-25\x1b[2K_pad/0"
         ]
     );
-    assert!(outcomes.values().all(|o| o.status == Status::Passed));
+    assert!(outcomes.values().all(|o| o.status() == Status::Passed));
     let forged = &outcomes["test_x\nPASS  forged  Pad-25\x1b[2K_pad/0"];
     let mut line = Vec::new();
     write_outcome(forged, None, Colors::Never, &mut line).unwrap();
@@ -162,20 +165,20 @@ fn a_data_set_whose_files_add_up_past_the_limit_is_refused_before_reading() {
         f.set_len(3 << 29).unwrap();
     }
     let outcomes = run_all(root.path());
-    assert_eq!(outcomes[&format!("{GOOD}/0")].status, Status::Passed);
+    assert_eq!(outcomes[&format!("{GOOD}/0")].status(), Status::Passed);
     let sparse = &outcomes["test_sparse_pad/0"];
-    assert_eq!(sparse.status, Status::Errored);
+    assert_eq!(sparse.status(), Status::Errored);
     let output: std::path::PathBuf = ["test_sparse_pad", "test_data_set_0", "output_0.pb"].iter().collect();
     assert!(
-        sparse.message.contains(&output.display().to_string()),
+        sparse.message().contains(&output.display().to_string()),
         "{}",
-        sparse.message
+        sparse.message()
     );
     assert!(
-        sparse.message.contains(
+        sparse.message().contains(
             "with the files listed before it, 4831838208 bytes, over the limit of 4296015872 bytes for one data set"
         ),
         "{}",
-        sparse.message
+        sparse.message()
     );
 }

@@ -1363,7 +1363,7 @@ fn the_cli_the_library_and_the_harness_give_the_same_verdicts() {
         .iter()
         .map(|case| {
             let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
-            (outcome.name(), serde_json::to_value(outcome.verdict).unwrap())
+            (outcome.name(), serde_json::to_value(outcome.verdict()).unwrap())
         })
         .collect();
     let log = tempfile::NamedTempFile::new().unwrap();
@@ -1373,7 +1373,7 @@ fn the_cli_the_library_and_the_harness_give_the_same_verdicts() {
     let trials: std::collections::BTreeMap<String, serde_json::Value> = harness
         .results
         .iter()
-        .map(|r| (r.name(), serde_json::to_value(&r.verdict).unwrap()))
+        .map(|r| (r.name(), serde_json::to_value(r.verdict()).unwrap()))
         .collect();
     assert_eq!(cli.len(), 4);
     assert_eq!(cli, library);

@@ -31,7 +31,7 @@ fn statuses(options: &CheckOptions) -> Vec<(String, Status)> {
         .flat_map(|case| case.job_indices().map(move |i| (case, i)))
         .map(|(case, i)| {
             let outcome = check_data_set(&ConstantsOnly, case, i, options);
-            (outcome.name(), outcome.status)
+            (outcome.name(), outcome.status())
         })
         .collect()
 }
@@ -86,7 +86,7 @@ fn input_forms_fold_the_inputs_they_name_and_leave_the_others_fed() {
         cases
             .iter()
             .flat_map(|case| case.job_indices().map(move |i| (case, i)))
-            .map(|(case, i)| check_data_set(&PadsConstantValueFed, case, i, options).status)
+            .map(|(case, i)| check_data_set(&PadsConstantValueFed, case, i, options).status())
             .collect()
     };
     // x, pads, value (and axes): as the cases have them, pads is fed, and refused.

@@ -140,12 +140,12 @@ fn a_broken_backend_is_found_shrunk_and_reproduced() {
     assert_eq!(cases.len(), 1);
     let check = |backend: &dyn Backend| check_data_set(backend, &cases[0], 0, &CheckOptions::default());
     let broken = check(&EdgeAsConstant);
-    assert_eq!(broken.status, Status::Failed);
+    assert_eq!(broken.status(), Status::Failed);
     // The runner's judge gives the verdict the fuzzer found, and words it the same way.
-    let verdict = broken.verdict.as_ref().unwrap();
+    let verdict = broken.verdict().unwrap();
     assert_eq!(verdict.cause(), Some(edge[0].key.cause));
-    assert_eq!(broken.message, edge[0].message);
-    assert_eq!(check(&RefBackend).status, Status::Passed);
+    assert_eq!(broken.message(), edge[0].message);
+    assert_eq!(check(&RefBackend).status(), Status::Passed);
     assert_eq!(cases[0].basis, edge[0].basis);
     // A second finding whose name reads alike gets a directory of its own, never the first's.
     let again = write_reproducer(edge[0], dir.path()).unwrap();
@@ -179,8 +179,8 @@ impl Backend for EdgeIs {
         });
         match self.0 {
             _ if !edge => RefBackend.run(model, inputs),
-            ErrorKind::Unsupported => Err(Box::new(BackendUnsupported("no edge mode".into()))),
-            ErrorKind::Failed => Err(Box::new(BackendFailure("edge mode lost the device".into()))),
+            ErrorKind::Unsupported => Err(BackendUnsupported("no edge mode".into()).into()),
+            ErrorKind::Failed => Err(BackendFailure("edge mode lost the device".into()).into()),
             ErrorKind::Refused => Err("edge mode is refused".into()),
         }
     }

@@ -163,9 +163,9 @@ fn a_reader_of_unpacked_lists_only_shows_one_encoding_cause_apart_from_pad_cause
     let check = |backend: &dyn Backend| check_data_set(backend, &cases[0], 0, &CheckOptions::default());
     let strict = check(&StrictReader(Refuses::PackedLists));
     // A valid case refused: errored, with the cause the fuzzer found.
-    assert_eq!(strict.status, Status::Errored);
-    assert_eq!(strict.verdict.as_ref().unwrap().cause(), Some(finding.key.cause));
-    assert_eq!(check(&StrictReader(Refuses::Nothing)).status, Status::Passed);
+    assert_eq!(strict.status(), Status::Errored);
+    assert_eq!(strict.verdict().unwrap().cause(), Some(finding.key.cause));
+    assert_eq!(check(&StrictReader(Refuses::Nothing)).status(), Status::Passed);
 }
 
 #[test]
@@ -206,7 +206,7 @@ fn a_reader_of_packed_tensor_data_only_fails_on_folded_inputs_written_unpacked()
     assert!(Path::new(&written.join("test_data_set_0/input_0.pb")).exists());
     assert!(!written.join("test_data_set_0/input_1.pb").exists());
     let cases = discover(&[dir.path().to_owned()], &Patterns::default()).unwrap();
-    let check = |backend: &dyn Backend, options: &CheckOptions| check_data_set(backend, &cases[0], 0, options).status;
+    let check = |backend: &dyn Backend, options: &CheckOptions| check_data_set(backend, &cases[0], 0, options).status();
     assert_eq!(
         check(&StrictReader(Refuses::UnpackedTypedData), &folded),
         Status::Errored

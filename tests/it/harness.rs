@@ -479,47 +479,52 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
         check_data_set(&RefBackend, &cases[0], 0, &CheckOptions::default())
     };
     // As generated: refused as required, by the rule the sidecar lists.
-    assert_eq!(run(&|_| {}).status, Status::Passed);
+    assert_eq!(run(&|_| {}).status(), Status::Passed);
     // A weaker basis than the rule's would make the case not gating: refused, named.
     let relabelled = run(&|i| i["basis"]["kind"] = "undefined".into());
-    assert_eq!(relabelled.status, Status::Errored);
+    assert_eq!(relabelled.status(), Status::Errored);
     assert!(
         relabelled
-            .message
+            .message()
             .ends_with("case.json: its basis is \"undefined\", but the table of the rules it lists says \"spec\""),
         "{}",
-        relabelled.message
+        relabelled.message()
     );
     // A broken case gates, whatever basis its sidecar claims.
-    assert!(relabelled.gates && relabelled.is_gating_failure());
+    assert!(relabelled.gates() && relabelled.is_gating_failure());
     let wrong_version = run(&|i| {
         i["version"] = 19.into();
         i["basis"]["kind"] = "reference".into();
         // Its Pad-18 twin would be refused first, at discovery, as another operator.
         i.as_object_mut().unwrap().remove("twin");
     });
-    assert!(wrong_version.gates, "{}", wrong_version.message);
+    assert!(wrong_version.gates(), "{}", wrong_version.message());
     assert!(
         wrong_version
-            .message
+            .message()
             .ends_with("case.json: its version is \"19\", but the model says \"18\""),
         "{}",
-        wrong_version.message
+        wrong_version.message()
     );
-    assert_eq!(wrong_version.status, Status::Errored);
+    assert_eq!(wrong_version.status(), Status::Errored);
 }
 
 #[test]
 fn the_harness_writes_reports_that_show_the_gate() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
-    let (json, junit) = (dir.path().join("run.json"), dir.path().join("run.xml"));
+    let (json, junit, markdown) = (
+        dir.path().join("run.json"),
+        dir.path().join("run.xml"),
+        dir.path().join("run.md"),
+    );
     let run = execute(
         Harness::new(NoEdge)
             .root(data())
             .baseline(&listed)
             .json_report(&json)
-            .junit_report(&junit),
+            .junit_report(&junit)
+            .markdown_report(&markdown),
         None,
     );
     assert_eq!(run.conclusion.num_failed, 0);
@@ -547,6 +552,13 @@ fn the_harness_writes_reports_that_show_the_gate() {
     assert!(
         xml.contains("known failure (in the baseline: not implemented): errored"),
         "{xml}"
+    );
+    // The Markdown report, from the same run: the known failure's row with its reason.
+    let text = std::fs::read_to_string(&markdown).unwrap();
+    assert!(text.starts_with("### pad-conformance: backend `no-edge`"), "{text}");
+    assert!(
+        text.contains("| errored | known: not implemented | `node/test_edge_pad/0` |"),
+        "{text}"
     );
     // Without the entry, the same failure is an error in both.
     let run = execute(

@@ -40,6 +40,7 @@ mod refusal_judgement;
 #[cfg(unix)]
 mod retries;
 mod scoreboard_cli;
+mod several_reports;
 mod shards;
 // SIGINT, SIGTERM and SIGHUP sent to the binary: Unix only (docs/development.md says what
 // stands for it on Windows).

@@ -74,11 +74,11 @@ fn ref_passes(case: &TestCase) {
     for index in case.job_indices() {
         let outcome = check_data_set(&RefBackend, case, index, &exact);
         assert_eq!(
-            outcome.status,
+            outcome.status(),
             Status::Passed,
             "{}: {}",
             outcome.name(),
-            outcome.message
+            outcome.message()
         );
     }
 }

@@ -263,9 +263,9 @@ fn findings_become_one_corpus_version_that_verifies() {
     for (name, finding) in names.iter().zip(&written) {
         let case = cases.iter().find(|c| c.id == format!("fuzz/{name}")).unwrap();
         let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
-        assert_eq!(outcome.status, Status::Passed, "{name}: {}", outcome.message);
+        assert_eq!(outcome.status(), Status::Passed, "{name}: {}", outcome.message());
         assert_eq!(
-            check_data_set(&TwoDefects, case, 0, &CheckOptions::default()).status,
+            check_data_set(&TwoDefects, case, 0, &CheckOptions::default()).status(),
             Status::Failed
         );
         let record = case_json(&case.dir);
@@ -288,13 +288,13 @@ fn findings_become_one_corpus_version_that_verifies() {
     let cases = discover(&[corpus.join("fuzz")], &Patterns::default()).unwrap();
     let case = cases.iter().find(|c| c.dir == first).unwrap();
     let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
-    assert_eq!(outcome.status, Status::Errored);
+    assert_eq!(outcome.status(), Status::Errored);
     assert!(
         outcome
-            .message
+            .message()
             .contains("the file is not the one the corpus vouches for"),
         "{}",
-        outcome.message
+        outcome.message()
     );
 }
 

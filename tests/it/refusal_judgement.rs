@@ -22,8 +22,8 @@ impl Backend for Answer {
     fn run(&self, _: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         match self {
             Answer::Refuse => Err("wrap is not allowed before Pad-19".into()),
-            Answer::Unsupported => Err(Box::new(BackendUnsupported("mode wrap is not implemented".into()))),
-            Answer::Fail => Err(Box::new(BackendFailure("the device went away".into()))),
+            Answer::Unsupported => Err(BackendUnsupported("mode wrap is not implemented".into()).into()),
+            Answer::Fail => Err(BackendFailure("the device went away".into()).into()),
             Answer::Panic => panic!("index out of bounds"),
             Answer::Outputs => Ok(inputs[..1].to_vec()),
         }
@@ -36,7 +36,7 @@ fn status_of(backend: Answer) -> (Status, String) {
     let cases = discover(&[root], &patterns).unwrap();
     assert!(cases[0].data_sets[0].expected_error.is_some(), "a must-refuse data set");
     let outcome = check_data_set(&backend, &cases[0], 0, &CheckOptions::default());
-    (outcome.status, outcome.message)
+    (outcome.status(), outcome.message())
 }
 
 #[test]
@@ -75,7 +75,7 @@ fn only_the_backends_own_refusal_passes_a_must_refuse_data_set() {
 
 #[test]
 fn an_exec_worker_that_crashes_on_a_must_refuse_data_set_is_errored_not_passed() {
-    use pad_conformance::testing::{ExecBackend, ExecError};
+    use pad_conformance::testing::{ExecBackend, Failure, error_failure};
     use std::time::Duration;
     // Answers the handshake, then exits on the first request: a crash, not a refusal.
     let crash = r#"read hello; echo '{"type": "hello", "version": 1, "name": "crash"}'; read request; exit 3"#;
@@ -89,13 +89,17 @@ fn an_exec_worker_that_crashes_on_a_must_refuse_data_set_is_errored_not_passed()
     let patterns = Patterns::new(&["test_ext_pad18_err_mode_wrap"]).unwrap();
     let cases = discover(&[root], &patterns).unwrap();
     let outcome = check_data_set(&backend, &cases[0], 0, &CheckOptions::default());
-    assert_eq!(outcome.status, Status::Errored, "{}", outcome.message);
-    assert!(outcome.message.contains("worker exited"), "{}", outcome.message);
+    assert_eq!(outcome.status(), Status::Errored, "{}", outcome.message());
+    assert!(outcome.message().contains("worker exited"), "{}", outcome.message());
     // The error it returned says which it was.
     let model = cases[0].load_model(&cases[0].decode_options(1 << 20)).unwrap();
     let error = backend.run(&model, &[]).unwrap_err();
-    assert!(
-        matches!(error.downcast_ref::<ExecError>(), Some(ExecError::Failed(_))),
+    assert_eq!(
+        error_failure(&error),
+        Some(Failure::Crash {
+            code: Some(3),
+            signal: None
+        }),
         "{error}"
     );
 }
@@ -122,8 +126,8 @@ fn every_extended_refusal_lists_the_rule_the_reference_reports() {
             case.id
         );
         let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
-        let Some(Verdict::RefusedAsRequired { rule, expected, .. }) = &outcome.verdict else {
-            panic!("{}: {:?}", case.id, outcome.verdict);
+        let Some(Verdict::RefusedAsRequired { rule, expected, .. }) = outcome.verdict() else {
+            panic!("{}: {:?}", case.id, outcome.verdict());
         };
         assert_eq!(expected, &info.rules, "{}", case.id);
         let rule = rule.unwrap_or_else(|| panic!("{}: the reference names no rule", case.id));
@@ -137,10 +141,8 @@ fn every_extended_refusal_lists_the_rule_the_reference_reports() {
     }
     assert!(checked >= 60, "{checked} refusals checked");
     // refusal_rule reads the reference's typed error, never its message.
-    let refused: BackendError = Box::new(pad_conformance::Refusal::new(
-        pad_conformance::Rule::AxisRepeated,
-        "nothing about axes here",
-    ));
+    let refused: BackendError =
+        pad_conformance::Refusal::new(pad_conformance::Rule::AxisRepeated, "nothing about axes here").into();
     assert_eq!(refusal_rule(&refused), Some(pad_conformance::Rule::AxisRepeated));
 }
 
@@ -153,7 +155,7 @@ impl Backend for Names {
     }
 
     fn run(&self, _: &Model, _: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
-        Err(Box::new(pad_conformance::Refusal::new(self.0, "refused")))
+        Err(pad_conformance::Refusal::new(self.0, "refused").into())
     }
 }
 
@@ -171,13 +173,13 @@ fn a_refusal_for_another_spec_reason_is_a_note_and_under_strict_rules_a_failure(
     let check = |rule, options: &CheckOptions| check_data_set(&Names(rule), &cases[0], 0, options);
     let right = check(Rule::ModeNotInVersion, &strict);
     assert_eq!(
-        (right.status, right.message.as_str()),
+        (right.status(), right.message().as_str()),
         (Status::Passed, "refused as expected: refused")
     );
     let other = check(Rule::DataType, &CheckOptions::default());
-    assert_eq!(other.status, Status::Passed);
+    assert_eq!(other.status(), Status::Passed);
     assert_eq!(
-        other.message,
+        other.message(),
         "refused as expected, for another reason: names data-type, the data set breaks mode-not-in-version: refused"
     );
     // The note is seen, not buried in a passing line's message: the human report prints it,
@@ -199,13 +201,13 @@ fn a_refusal_for_another_spec_reason_is_a_note_and_under_strict_rules_a_failure(
         summary.line()
     );
     let failed = check(Rule::DataType, &strict);
-    assert_eq!(failed.status, Status::Failed);
+    assert_eq!(failed.status(), Status::Failed);
     assert!(
         failed
-            .message
+            .message()
             .starts_with("backend names refused for another rule (kind refused)"),
         "{}",
-        failed.message
+        failed.message()
     );
 }
 
@@ -237,7 +239,7 @@ fn judged(backend: &dyn Backend, case: &str) -> (Status, String) {
     let cases = discover(&[root], &Patterns::new(&[case]).unwrap()).unwrap();
     assert_eq!(cases.len(), 1, "{case}");
     let outcome = check_data_set(backend, &cases[0], 0, &CheckOptions::default());
-    (outcome.status, outcome.message)
+    (outcome.status(), outcome.message())
 }
 
 #[test]

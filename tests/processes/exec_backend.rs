@@ -100,6 +100,10 @@ pub const TESTS: &[(&str, fn())] = &[
         an_optimizer_s_model_is_evaluated_by_the_reference_and_judged,
     ),
     (
+        "an_output_of_a_bool_byte_of_2_fails_as_a_wrong_answer_not_a_protocol_break",
+        an_output_of_a_bool_byte_of_2_fails_as_a_wrong_answer_not_a_protocol_break,
+    ),
+    (
         "a_hello_that_accepts_what_was_not_offered_is_refused_at_the_handshake",
         a_hello_that_accepts_what_was_not_offered_is_refused_at_the_handshake,
     ),
@@ -451,8 +455,8 @@ fn a_rust_backend_gets_the_same_verdict_in_process_and_through_worker() {
         for (case, (status, message)) in [(must_refuse, &on_must_refuse), (edge, &on_edge)] {
             for backend in [&in_process as &dyn Backend, &exec] {
                 let outcome = check_data_set(backend, case, 0, &options);
-                assert_eq!(outcome.status, *status, "{kind} {}: {}", case.id, outcome.message);
-                assert_eq!(&outcome.message, message, "{kind} {}", case.id);
+                assert_eq!(outcome.status(), *status, "{kind} {}: {}", case.id, outcome.message());
+                assert_eq!(&outcome.message(), message, "{kind} {}", case.id);
             }
         }
         // The error itself says its kind, through the worker too.
@@ -862,6 +866,36 @@ fn a_worker_that_reads_only_the_node_and_raw_tensors_passes() {
         edge["message"].as_str().unwrap().ends_with("a graph of null nodes"),
         "{edge}"
     );
+}
+
+/// A bool case whose one output is bool[3, 4].
+const BOOL_CASE: &str = "test_ext_pad18_constant_bool_r2";
+
+fn an_output_of_a_bool_byte_of_2_fails_as_a_wrong_answer_not_a_protocol_break() {
+    let fixture = Fixture::new();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/extended");
+    copy_dir(&data.join(BOOL_CASE), &fixture.cases().join(BOOL_CASE));
+    let mode = format!("WORKER_MODE_{BOOL_CASE}");
+    // As a raw file (the worker accepts raw tensors) and as a TensorProto's raw_data: the
+    // same wrong answer, the same verdict, whatever the garbage byte is.
+    for (accepts, worker_mode, stored) in [
+        (r#"{"tensors": "raw"}"#, "bool-2-raw", "byte 2"),
+        ("{}", "bool-2-proto", "2 in raw_data"),
+    ] {
+        let (code, report) = fixture.check(&[("WORKER_ACCEPTS", accepts), (mode.as_str(), worker_mode)], &[]);
+        assert_eq!(code, Some(1), "{report}");
+        let outcome = case(&report, BOOL_CASE);
+        assert_eq!(outcome["status"], "failed", "{outcome}");
+        assert_eq!(outcome["verdict"]["verdict"], "mismatch", "{outcome}");
+        assert_eq!(outcome["verdict"]["shape"], false, "{outcome}");
+        assert_eq!(
+            outcome["message"],
+            format!("mismatch: output 0 \"y\": element [0, 2] is {stored}, which is no bool"),
+            "{outcome}"
+        );
+        // A wrong answer gates on its basis alone, as a wrong value does: the worker survived.
+        assert_eq!(case(&report, "test_edge_pad")["status"], "passed", "{report}");
+    }
 }
 
 fn an_optimizer_s_model_is_evaluated_by_the_reference_and_judged() {

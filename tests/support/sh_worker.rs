@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use pad_conformance::testing::{DEFAULT_MAX_BYTES, ExecBackend, ExecError, Expected, Patterns, discover};
+use pad_conformance::testing::{DEFAULT_MAX_BYTES, ExecBackend, Expected, Failure, Patterns, discover, error_failure};
 use pad_conformance::{BackendError, Model, Tensor};
 
 use super::good_case::{GOOD, copy_good};
@@ -106,8 +106,9 @@ pub fn relative_expected() -> PathBuf {
 #[track_caller]
 pub fn failure(result: Result<Vec<Tensor>, BackendError>) -> String {
     let error = result.expect_err("the worker must not pass");
-    match error.downcast_ref::<ExecError>() {
-        Some(ExecError::Failed(failure)) => failure.to_string(),
-        other => panic!("expected a worker failure, got {other:?}"),
+    // A failure the runner saw, not one the worker reported in its reply.
+    match error_failure(&error) {
+        Some(failure) if failure != Failure::Reported => error.to_string(),
+        _ => panic!("expected a worker failure, got {error:?}"),
     }
 }

@@ -60,7 +60,7 @@ fn refusal(error: candle_core::Error) -> BackendError {
 }
 
 fn failure(error: candle_core::Error) -> BackendError {
-    Box::new(BackendFailure(format!("candle: {error}")))
+    BackendFailure(format!("candle: {error}")).into()
 }
 
 /// candle and pad-conformance share half 2.x (one `f16`, one `bf16`).
@@ -79,9 +79,7 @@ fn to_candle(tensor: &Tensor) -> Result<CandleTensor, BackendError> {
         DataType::Int32 => typed::<i32>(tensor),
         DataType::Int64 => typed::<i64>(tensor),
         DataType::Bool => typed::<u8>(&tensor.cast(DataType::Uint8)?),
-        other => Err(Box::new(BackendUnsupported(format!(
-            "candle has no element type {other}"
-        )))),
+        other => Err(BackendUnsupported(format!("candle has no element type {other}")).into()),
     }
 }
 
@@ -101,9 +99,7 @@ fn from_candle(output: &CandleTensor, declared: Option<DataType>) -> Result<Tens
         // A bool is a u8 of 0 or 1; any other value is candle's own failure.
         DType::U8 if declared == Some(DataType::Bool) => match typed::<u8>(output)? {
             bytes if bytes.to_vec::<u8>()?.iter().all(|&v| v <= 1) => Ok(bytes.cast(DataType::Bool)?),
-            bytes => Err(Box::new(BackendFailure(format!(
-                "candle answered a bool output with {bytes:?}"
-            )))),
+            bytes => Err(BackendFailure(format!("candle answered a bool output with {bytes:?}")).into()),
         },
         DType::U8 => typed::<u8>(output),
         DType::U32 => typed::<u32>(output),
@@ -114,9 +110,7 @@ fn from_candle(output: &CandleTensor, declared: Option<DataType>) -> Result<Tens
         DType::F64 => typed::<f64>(output),
         DType::F16 => typed::<f16>(output),
         DType::BF16 => typed::<bf16>(output),
-        other => Err(Box::new(BackendFailure(format!(
-            "candle answered with element type {other:?}"
-        )))),
+        other => Err(BackendFailure(format!("candle answered with element type {other:?}")).into()),
     }
 }
 

@@ -73,7 +73,7 @@ fn refusal(error: ort::Error) -> BackendError {
 }
 
 fn failure(error: ort::Error) -> BackendError {
-    Box::new(BackendFailure(error.to_string()))
+    BackendFailure(error.to_string()).into()
 }
 
 /// The ONNX element type's counterpart: the same numbering, so one table each way.
@@ -136,10 +136,7 @@ fn to_ort(tensor: &Tensor) -> Result<DynValue, BackendError> {
 /// judged in it.
 fn from_ort(value: &DynValue) -> Result<Tensor, BackendError> {
     let ValueType::Tensor { ty, shape, .. } = value.dtype() else {
-        return Err(Box::new(BackendFailure(format!(
-            "onnxruntime answered a {:?}, not a tensor",
-            value.dtype()
-        ))));
+        return Err(BackendFailure(format!("onnxruntime answered a {:?}, not a tensor", value.dtype())).into());
     };
     let dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
     let dtype = ELEMENT_TYPES
@@ -148,9 +145,7 @@ fn from_ort(value: &DynValue) -> Result<Tensor, BackendError> {
         .map(|(dtype, _)| *dtype)
         .ok_or_else(|| BackendFailure(format!("onnxruntime answered element type {ty:?}")))?;
     let read = |e: pad_conformance::TensorError| -> BackendError {
-        Box::new(BackendFailure(format!(
-            "reading onnxruntime's {dtype} output of shape {dims:?}: {e}"
-        )))
+        BackendFailure(format!("reading onnxruntime's {dtype} output of shape {dims:?}: {e}")).into()
     };
     if dtype == DataType::String {
         let (_, strings) = value.try_extract_strings().map_err(failure)?;

@@ -40,7 +40,7 @@ impl Backend for Rten {
         let node = |name: &str| {
             loaded
                 .find_node(name)
-                .ok_or_else(|| -> BackendError { Box::new(BackendFailure(format!("rten has no node {name:?}"))) })
+                .ok_or_else(|| -> BackendError { BackendFailure(format!("rten has no node {name:?}")).into() })
         };
         let mut fed: Vec<(rten::NodeId, ValueOrView)> = Vec::new();
         for (name, tensor) in model.graph.inputs.iter().zip(inputs) {
@@ -68,7 +68,7 @@ fn refusal(error: &dyn std::fmt::Display) -> BackendError {
 }
 
 fn failure(message: String) -> BackendError {
-    Box::new(BackendFailure(message))
+    BackendFailure(message).into()
 }
 
 fn value<T>(shape: &[usize], data: Vec<T>) -> Result<Value, BackendError>
@@ -100,9 +100,10 @@ fn to_rten(tensor: &Tensor) -> Result<Value, BackendError> {
         DataType::Bool => value(shape, read::<bool>(tensor)?.into_iter().map(i32::from).collect()),
         DataType::Int8 => value(shape, read::<i8>(tensor)?),
         DataType::Uint8 => value(shape, read::<u8>(tensor)?),
-        other => Err(Box::new(BackendUnsupported(format!(
+        other => Err(BackendUnsupported(format!(
             "rten has no element type {other} (it computes in f32, i32, i8 and u8)"
-        )))),
+        ))
+        .into()),
     }
 }
 

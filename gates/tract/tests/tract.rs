@@ -57,7 +57,7 @@ fn refusal(error: tract_onnx::prelude::TractError) -> BackendError {
 }
 
 fn failure(error: tract_onnx::prelude::TractError) -> BackendError {
-    Box::new(BackendFailure(format!("{error:#}")))
+    BackendFailure(format!("{error:#}")).into()
 }
 
 /// tract and pad-conformance share half 2.x (one `f16`); tract's strings are `String`.
@@ -81,9 +81,7 @@ fn to_tract(tensor: &Tensor) -> Result<TractTensor, BackendError> {
         DataType::String => Ok(tract_ndarray::ArrayD::from_shape_vec(tensor.shape(), tensor.to_strings()?)?.into()),
         // tract-onnx is built without tract's `complex` feature, and has no bfloat16, float8,
         // float4 or sub-byte types (the profile keeps these out of the gate).
-        other => Err(Box::new(BackendUnsupported(format!(
-            "tract has no element type {other}"
-        )))),
+        other => Err(BackendUnsupported(format!("tract has no element type {other}")).into()),
     }
 }
 
@@ -114,9 +112,7 @@ fn from_tract(output: &TValue) -> Result<Tensor, BackendError> {
             view.shape(),
             view.as_slice::<String>().map_err(failure)?.to_vec(),
         )?),
-        other => Err(Box::new(BackendFailure(format!(
-            "tract answered with element type {other:?}"
-        )))),
+        other => Err(BackendFailure(format!("tract answered with element type {other:?}")).into()),
     }
 }
 

@@ -76,8 +76,8 @@ pub(crate) fn bench_end_to_end(
         ..CheckOptions::default()
     };
     let first = check_data_set(&RefBackend, &cases[0], 0, &options);
-    if first.status != Status::Passed {
-        return Err(BenchError::NotPassed(first.message));
+    if first.status() != Status::Passed {
+        return Err(BenchError::NotPassed(first.message()));
     }
     let source = vec![7u8; case_bytes];
     let (mut memcpy_target, mut stream_target) = (Vec::new(), Vec::new());

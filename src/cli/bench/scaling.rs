@@ -202,14 +202,14 @@ fn time_run(root: &Path, count: usize, threads: usize, cancel: &Cancel) -> Resul
             report.outcomes.len()
         )));
     }
-    if let Some(outcome) = report.outcomes.iter().find(|o| o.status != Status::Passed) {
+    if let Some(outcome) = report.outcomes.iter().find(|o| o.status() != Status::Passed) {
         return Err(BenchError::Scaling(format!(
             "{} did not pass: {}",
             outcome.name(),
-            outcome.message
+            outcome.message()
         )));
     }
-    let checking: Duration = report.outcomes.iter().map(|o| o.duration).sum();
+    let checking: Duration = report.outcomes.iter().map(|o| o.duration()).sum();
     let per = |time: Duration| time.as_secs_f64() * 1e6 / count as f64;
     Ok(ScalingResult {
         data_sets: count,

@@ -83,20 +83,20 @@ fn write_row(row: &Changed<'_>, out: &mut dyn Write) -> io::Result<()> {
         "<li data-text=\"{}\"><details class=\"data-set\"><summary><code>{}</code> \
          <span class=\"meta\">{} · {}</span> <span class=\"badge basis b-{basis}\">{basis}</span> \
          {} → {}</summary>",
-        Escaped(&format!("{} {}", row.name, latest.message).to_lowercase()),
+        Escaped(&format!("{} {}", row.name, latest.message()).to_lowercase()),
         Escaped(&row.name),
         Escaped(&latest.operator()),
-        Escaped(latest.dtype.map_or("-", DataType::name)),
+        Escaped(latest.dtype().map_or("-", DataType::name)),
         status_span(&before),
         status_span(&after),
-        basis = latest.basis.kind,
+        basis = latest.basis().kind,
     )?;
     for (label, outcome) in [("before", row.old), ("after", row.new)] {
-        if let Some(o) = outcome.filter(|o| !o.message.is_empty()) {
+        if let Some(o) = outcome.filter(|o| !o.message().is_empty()) {
             writeln!(
                 out,
                 "<p class=\"meta\">{label}:</p><pre class=\"message\">{}</pre>",
-                Escaped(&o.message)
+                Escaped(&o.message())
             )?;
         }
     }
@@ -143,6 +143,6 @@ mod tests {
         let broke = within(select(&html, "section#broke-not-gating")[0], "ol > li");
         assert_eq!(broke.len(), 1, "the rule failure is a breakage that does not gate");
         let pre: Vec<String> = select(&html, "pre.message").into_iter().map(text_of).collect();
-        assert!(pre.contains(&failing.outcomes[1].message));
+        assert!(pre.contains(&failing.outcomes[1].message()));
     }
 }

@@ -123,13 +123,13 @@ fn is_failure(status: Status) -> bool {
 
 /// How `old` became `new`, or none when neither the status nor the gating changed.
 pub(super) fn classify(old: &Outcome, new: &Outcome) -> Option<Change> {
-    if old.status == new.status && old.gates == new.gates {
+    if old.status() == new.status() && old.gates() == new.gates() {
         None
-    } else if new.is_gating_failure() && !is_failure(old.status) {
+    } else if new.is_gating_failure() && !is_failure(old.status()) {
         Some(Change::Regressed)
-    } else if is_failure(new.status) && !is_failure(old.status) {
+    } else if is_failure(new.status()) && !is_failure(old.status()) {
         Some(Change::BrokeNotGating)
-    } else if is_failure(old.status) && new.status == Status::Passed {
+    } else if is_failure(old.status()) && new.status() == Status::Passed {
         Some(Change::Fixed)
     } else {
         Some(Change::ChangedStatus)
@@ -253,10 +253,10 @@ impl<'a> RunDiff<'a> {
                     "| `{}` | {} | {} | {} | {} | {} |",
                     escape_cell(&row.name),
                     latest.operator(),
-                    latest.basis.kind,
+                    latest.basis().kind,
                     status_text(row.old),
                     status_text(row.new),
-                    escape_cell(&first_line(&latest.message, 120))
+                    escape_cell(&first_line(&latest.message(), 120))
                 )?;
             }
         }
@@ -276,8 +276,8 @@ fn write_summary_row(label: &str, s: &Summary, out: &mut dyn Write) -> io::Resul
 pub(super) fn status_text(outcome: Option<&Outcome>) -> String {
     match outcome {
         None => "–".to_owned(),
-        Some(o) if o.is_non_gating_failure() => format!("{} (not gating)", o.status.name()),
-        Some(o) => o.status.name().to_owned(),
+        Some(o) if o.is_non_gating_failure() => format!("{} (not gating)", o.status().name()),
+        Some(o) => o.status().name().to_owned(),
     }
 }
 
@@ -285,16 +285,14 @@ pub(super) fn status_text(outcome: Option<&Outcome>) -> String {
 mod tests {
 
     use super::*;
-    use crate::operators::PadMode;
+    use crate::operators::{PadMode, PadOp};
+    use crate::tensor::DataType;
 
     fn outcome(id: &str, status: Status, gates: bool) -> Outcome {
-        Outcome {
-            mode: Some(PadMode::Wrap.into()),
-            shape: Some(vec![3]),
-            gates,
-            message: format!("{id} is {}", status.name()),
-            ..Outcome::example(id, status)
-        }
+        Outcome::example_said(id, status, &format!("{id} is {}", status.name()))
+            .with_operator((Some(PadOp::Pad), Some(19), Some(PadMode::Wrap.into())))
+            .with_input(Some(DataType::Float), Some(vec![3]))
+            .with_gates(gates)
     }
 
     fn report(outcomes: Vec<Outcome>) -> RunReport {

@@ -236,7 +236,7 @@ enum Stored {
 
 /// A data set's stored result: `None` when it passed.
 fn not_passed(outcome: &Outcome) -> Option<Stored> {
-    match outcome.status {
+    match outcome.status() {
         Status::Passed => None,
         Status::Unsupported => Some(Stored::Unsupported),
         status => Some(Stored::NotPassed(NotPassed {
@@ -258,13 +258,14 @@ fn self_check(path: &Path) -> Result<(WorkerCheck, RunReport), Fatal> {
             shown_path(path)
         )));
     }
-    let failed = report.outcomes.iter().find(|o| o.status != Status::Passed);
+    let failed = report.outcomes.iter().find(|o| o.status() != Status::Passed);
     let check = WorkerCheck {
         data_set: report.outcomes.iter().map(Outcome::name).collect::<Vec<_>>().join(", "),
         passed: failed.is_none(),
         detail: failed.map_or_else(String::new, |o| {
-            let line = o.message.lines().next().unwrap_or_default();
-            format!("{}: {}", o.status.name(), line.chars().take(300).collect::<String>())
+            let message = o.message();
+            let line = message.lines().next().unwrap_or_default();
+            format!("{}: {}", o.status().name(), line.chars().take(300).collect::<String>())
         }),
     };
     Ok((check, report))

@@ -75,13 +75,13 @@ impl GroupKind {
 
 /// `Pad-11 edge int16[3]`: what the data set runs, as a report names it.
 fn describe(outcome: &Outcome) -> String {
-    let operator = match (outcome.op, outcome.version) {
+    let operator = match (outcome.op(), outcome.version()) {
         (Some(op), Some(version)) => operator_label(op.domain(), op.op_type(), version),
         _ => "?".to_owned(),
     };
-    let mode = outcome.mode.as_ref().map(|m| format!(" mode {m}")).unwrap_or_default();
-    let dtype = outcome.dtype.map_or("?", DataType::name);
-    let shape = outcome.shape.as_ref().map_or("?".to_owned(), |s| format!("{s:?}"));
+    let mode = outcome.mode().map(|m| format!(" mode {m}")).unwrap_or_default();
+    let dtype = outcome.dtype().map_or("?", DataType::name);
+    let shape = outcome.shape().map_or("?".to_owned(), |s| format!("{s:?}"));
     format!("{operator}{mode} {dtype}{shape}")
 }
 
@@ -161,7 +161,7 @@ pub(super) fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut 
             let command = rerun
                 .command(&smallest.name())
                 .unwrap_or_else(|| format!("pad-conformance --filter {}", smallest.name()));
-            let section = &smallest.basis.section;
+            let section = &smallest.basis().section;
             writeln!(
                 out,
                 "- **{}** — {} (basis: spec, {}). {} data set{}; the smallest, `{}` ({}): {}. \
@@ -177,7 +177,7 @@ pub(super) fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut 
                 if group.outcomes.len() == 1 { "" } else { "s" },
                 escape_cell(&smallest.name()),
                 escape_cell(&describe(smallest)),
-                escape_cell(&headline(&smallest.message)),
+                escape_cell(&headline(&smallest.message())),
                 escape_cell(&command).replace('`', "'")
             )?;
         }
@@ -195,24 +195,18 @@ mod tests {
     use super::*;
     use crate::data::basis::BasisNote;
     use crate::judge::verdict::{Failure, Verdict};
-    use crate::operators::PadMode;
+    use crate::operators::{PadMode, PadOp};
 
     fn outcome(id: &str, verdict: Verdict, basis: Basis, shape: Vec<usize>) -> Outcome {
-        Outcome {
-            mode: Some(PadMode::Edge.into()),
-            version: Some(11),
-            dtype: Some(DataType::Int16),
-            shape: Some(shape),
-            status: verdict.status(),
-            message: verdict.message("tract"),
-            verdict: Some(verdict),
-            basis: BasisNote {
+        Outcome::example_judged(id, verdict)
+            .with_backend("tract")
+            .with_operator((Some(PadOp::Pad), Some(11), Some(PadMode::Edge.into())))
+            .with_input(Some(DataType::Int16), Some(shape))
+            .with_basis(BasisNote {
                 kind: basis,
                 section: "docs/semantics.md#edge-mode".into(),
-            },
-            gates: basis != Basis::Rule,
-            ..Outcome::example(id, Status::Passed)
-        }
+            })
+            .with_gates(basis != Basis::Rule)
     }
 
     fn mismatch(report: &str) -> Verdict {
@@ -227,6 +221,7 @@ mod tests {
     fn groups_are_labelled_by_basis_and_what_happened() {
         let report = RunReport {
             backend: "tract".into(),
+            gates: Default::default(),
             outcomes: vec![
                 outcome(
                     "a",

@@ -12,6 +12,8 @@ use crate::cli::fatal::Fatal;
 use crate::cli::output::{check_run_files, finish, open_output};
 use crate::cli::scoreboard::{Board, write_scoreboard};
 use crate::cli::signals::{self, CancelsRun};
+use crate::pipeline::run_facts::run_facts;
+use crate::run::runner::Job;
 use crate::text::escape_text;
 use report::row_from_report;
 use table::Matrix;
@@ -37,7 +39,8 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let jobs = selection.jobs(&cases)?;
     let options = args.checking.options(selection.max_tensor_bytes)?;
     // What a report must record to stand for a backend's run here.
-    let expected = args.checking.facts(&options, &roots, &jobs, None, true);
+    let names = jobs.iter().map(Job::name);
+    let expected = run_facts(&options, &roots, names, None, args.checking.retries, true);
     let order: Vec<String> = jobs.iter().map(|job| job.name()).collect();
     let mut reports = Vec::new();
     let mut reruns = Vec::new();

@@ -144,22 +144,22 @@ impl Matrix {
                 let described = reports
                     .iter()
                     .map(|r| &r.outcomes[i])
-                    .find(|o| o.op.is_some())
+                    .find(|o| o.op().is_some())
                     .unwrap_or(first);
                 MatrixRow {
                     name: first.name(),
-                    op: described.op,
-                    version: described.version,
-                    mode: described.mode.clone(),
-                    dtype: reports.iter().map(|r| &r.outcomes[i]).find_map(|o| o.dtype),
-                    basis: first.basis.kind,
+                    op: described.op(),
+                    version: described.version(),
+                    mode: described.mode().cloned(),
+                    dtype: reports.iter().map(|r| &r.outcomes[i]).find_map(|o| o.dtype()),
+                    basis: first.basis().kind,
                     results: reports
                         .iter()
                         .map(|r| {
                             let o = &r.outcomes[i];
                             Cell {
-                                status: o.status,
-                                reason: o.message.lines().next().unwrap_or_default().to_owned(),
+                                status: o.status(),
+                                reason: o.message().lines().next().unwrap_or_default().to_owned(),
                             }
                         })
                         .collect(),

@@ -5,28 +5,32 @@
 
 mod profile;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::case::{Patterns, discover_in};
-use crate::cli::scoreboard::Rerun;
+use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
 use crate::data::DataRoot;
 use crate::data::basis::Gating;
 use crate::data::digest::selection_digest;
 use crate::data::shard::Shard;
 use crate::gate::config::ConfigName;
 use crate::gate::judging::Discovered;
-use crate::judge::check::Outcome;
 use crate::judge::profile::Profile;
-use crate::report::{Colors, RunReport, read_json_report, write_outcome};
+use crate::pipeline::finish::{Finish, finish};
+use crate::pipeline::gating::gate_once;
+use crate::pipeline::report_format::ReportFormat;
+use crate::pipeline::reports::ReportOut;
+use crate::report::{RunReport, read_json_report, write_outcome};
 use crate::run::runner::jobs;
 use crate::text::shown_path;
 
 use crate::cli::args::{GateArgs, MergeArgs, RunFormat};
 use crate::cli::fatal::Fatal;
-use crate::cli::output::{check_run_files, chosen_format, open_output};
-use crate::cli::run_report::{View, exit_code, judge_against, read_baseline, write_report};
+use crate::cli::output::{check_run_files, chosen_format};
+use crate::cli::run_report::{exit_code, read_baseline, report_format, show_on_stderr, strictness};
 use crate::cli::shard_parts::{PartsDiffer, ShardsError, ShardsSeen};
 use profile::judge_with_profile;
 
@@ -57,27 +61,32 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         ..args.gate.clone()
     };
     let baseline = read_baseline(&gate, &roots)?;
-    if let Some(baseline) = &baseline {
-        judge_against(&mut report, baseline, &gate, |name| discovered.contains(name));
-    }
+    report.gates = (report.outcomes.iter())
+        .filter_map(|outcome| Some((outcome.name(), gate_once(baseline.as_ref(), outcome)?)))
+        .collect();
     let format = chosen_format(args.format, args.output.as_ref(), RunFormat::Json, RunFormat::Human);
-    let (mut out, terminal) = open_output(args.output.as_ref())?;
-    let mut written = Ok(());
-    if format == RunFormat::Human {
-        let colors = Colors::detect(terminal);
+    let format = report_format(format);
+    let mut out = ReportOut::open(format, args.output.as_deref())?;
+    if format == ReportFormat::Human {
         for outcome in &report.outcomes {
             // Labelled by the gate as the main command labels its lines.
-            written = written.and_then(|()| write_outcome(outcome, outcome.gate.as_ref(), colors, &mut out));
+            out.stream(|out, colors| write_outcome(outcome, report.gate_of(outcome), colors, out));
         }
     }
     // A merged report was read back from JSON: the commands that ran its backend are unknown.
-    let view = View {
-        format,
+    let page = |report: &RunReport, out: &mut dyn Write| write_scoreboard(&[Board::new(report, Rerun::default())], out);
+    let how = Finish {
+        baseline: baseline.as_ref(),
+        strictness: Some(strictness(&gate)),
+        exists: &|name| discovered.contains(name),
+        record: None,
+        reports: vec![out],
         failures_only: false,
-        to_file: args.output.is_some(),
+        page: Some(&page),
     };
-    write_report(&report, &Rerun::default(), view, out, written)?;
-    Ok(exit_code(&report, &gate))
+    let summary_line = args.output.is_some() || format != ReportFormat::Human;
+    let finished = finish(report, how, &mut |report| show_on_stderr(report, summary_line))?;
+    Ok(exit_code(&finished.report, &gate))
 }
 
 /// The configuration merged parts are judged in: the one they recorded. `--config` may name it
@@ -311,10 +320,7 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
             let gates = gating.as_ref().is_none_or(|g| outcome.gates_under(g));
             outcomes.push((
                 position.get(name.as_str()).copied().unwrap_or(usize::MAX),
-                Outcome {
-                    gates,
-                    ..outcome.clone()
-                },
+                outcome.clone().with_gates(gates),
             ));
         }
     }
@@ -331,7 +337,8 @@ pub(super) fn merge_reports(parts: Vec<(PathBuf, RunReport)>, order: &[String]) 
     let run = first.run.clone();
     Ok(RunReport {
         backend,
-        duration: outcomes.iter().map(|o| o.duration).sum(),
+        gates: BTreeMap::new(),
+        duration: outcomes.iter().map(|o| o.duration()).sum(),
         outcomes,
         baseline: None,
         runtime,
@@ -346,7 +353,7 @@ mod tests {
 
     use super::*;
     use crate::backend::RuntimeInfo;
-    use crate::data::basis::Basis;
+    use crate::data::basis::{Basis, BasisNote};
     use crate::judge::check::{Outcome, Status};
     use crate::report::RunFacts;
 
@@ -354,6 +361,7 @@ mod tests {
         let report = RunReport {
             backend: "b".into(),
             outcomes: names.iter().map(|id| Outcome::example(id, Status::Passed)).collect(),
+            gates: BTreeMap::new(),
             duration: Duration::ZERO,
             baseline: None,
             runtime: Some(RuntimeInfo::new("rt").version("1")),
@@ -488,18 +496,22 @@ mod tests {
         let mut two = recorded(2, &["b"], &all);
         for (part, basis) in [(&mut one, Basis::Rule), (&mut two, Basis::Spec)] {
             let outcome = &mut part.1.outcomes[0];
-            outcome.status = Status::Failed;
-            outcome.basis.kind = basis;
+            let note = BasisNote {
+                kind: basis,
+                ..outcome.basis().clone()
+            };
             // Both claim not to gate.
-            outcome.gates = false;
+            *outcome = Outcome::example(outcome.id(), Status::Failed)
+                .with_basis(note)
+                .with_gates(false);
         }
         let merged = merge_reports(vec![one.clone(), two.clone()], &[]).unwrap();
-        let gates: Vec<bool> = merged.outcomes.iter().map(|o| o.gates).collect();
+        let gates: Vec<bool> = merged.outcomes.iter().map(|o| o.gates()).collect();
         assert_eq!(gates, [false, true]);
         // Parts that record no --basis: every failure gates.
         one.1.run = None;
         two.1.run = None;
         let merged = merge_reports(vec![one, two], &[]).unwrap();
-        assert!(merged.outcomes.iter().all(|o| o.gates));
+        assert!(merged.outcomes.iter().all(|o| o.gates()));
     }
 }

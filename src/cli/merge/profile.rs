@@ -102,8 +102,8 @@ pub(super) fn judge_with_profile(
     let by_id: HashMap<&str, &TestCase> = cases.iter().map(|case| (case.id.as_str(), case)).collect();
     let mut models = HashMap::new();
     for outcome in &mut report.outcomes {
-        let found = by_id.get(outcome.id.as_str()).and_then(|case| {
-            let index = case.data_sets.iter().position(|d| d.index == outcome.data_set)?;
+        let found = by_id.get(outcome.id()).and_then(|case| {
+            let index = case.data_sets.iter().position(|d| d.index == outcome.data_set())?;
             Some((*case, index))
         });
         let Some((case, index)) = found else {

@@ -374,12 +374,12 @@ fn examine_finding(
     }
     let options = CheckOptions::default();
     let reference = check_data_set(&RefBackend, &case, 0, &options);
-    if reference.status != Status::Passed {
+    if reference.status() != Status::Passed {
         return Disposition::Refused(format!(
             "{}: the reference does not pass it ({}): {}",
             crate::text::shown_path(dir),
-            reference.status.name(),
-            escape_line(&reference.message)
+            reference.status().name(),
+            escape_line(&reference.message())
         ));
     }
     let confirmation = match oracle {
@@ -499,11 +499,11 @@ fn verify_promoted(corpus_dir: &Path, cases: &[NewCase]) -> Result<(), Fatal> {
             .find(|c| c.dir.file_name().is_some_and(|n| *n == *new.name))
             .ok_or_else(|| Fatal(format!("after promotion, {FUZZ_DIR}/{} is not found", new.name)))?;
         let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
-        if outcome.status != Status::Passed {
+        if outcome.status() != Status::Passed {
             return Err(Fatal(format!(
                 "after promotion, {} does not pass with the reference: {}",
                 case.dir.display(),
-                escape_line(&outcome.message)
+                escape_line(&outcome.message())
             )));
         }
     }

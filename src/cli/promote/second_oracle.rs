@@ -59,8 +59,8 @@ impl Confirmation {
     /// The verdict of the second oracle `oracle`, judged on the finding as a run judges a
     /// backend.
     pub(super) fn of(outcome: &Outcome, oracle: &str) -> Confirmation {
-        let said = || escape_line(outcome.message.lines().next().unwrap_or_default()).into_owned();
-        match &outcome.verdict {
+        let said = || escape_line(outcome.message().lines().next().unwrap_or_default()).into_owned();
+        match outcome.verdict() {
             Some(
                 Verdict::Passed { .. } | Verdict::RefusedAsRequired { .. } | Verdict::RefusedForAnotherReason { .. },
             ) => Confirmation::Confirmed,

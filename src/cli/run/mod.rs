@@ -2,6 +2,7 @@
 //! baseline; and `--list`.
 
 mod listing;
+mod outputs;
 #[cfg(test)]
 mod verdict_wording;
 
@@ -9,22 +10,26 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crate::case::TestCase;
-use crate::gate::baseline::Baseline;
 use crate::gate::judging::Discovered;
-use crate::gate::recording::Ran;
 use crate::judge::check::{Outcome, Status};
-use crate::judge::profile::Profile;
-use crate::report::{Colors, write_outcome};
+use crate::pipeline::finish::{Finish, RecordInto, finish};
+use crate::pipeline::gating::gate_once;
+use crate::pipeline::prepare::{RunFiles, prepare};
+use crate::pipeline::report_format::ReportFormat;
+use crate::pipeline::reports::ReportOut;
+use crate::pipeline::run_facts::run_facts;
+use crate::report::{RunReport, write_outcome};
 use crate::run::runner::{Job, jobs as run_jobs_of};
 use crate::run::selection::select;
 use crate::text::escape_line;
 
-use crate::cli::args::{RunArgs, RunFormat};
+use crate::cli::args::RunArgs;
 use crate::cli::fatal::Fatal;
-use crate::cli::output::{check_run_files, chosen_format, open_output};
-use crate::cli::run_report::{View, exit_code, judge_against, read_baseline, write_report};
+use crate::cli::run_report::{exit_code, read_baseline, show_on_stderr, strictness};
+use crate::cli::scoreboard::{Board, write_scoreboard};
 use crate::cli::signals::{self, CancelsRun};
 use listing::{ListingTotals, list_case};
+use outputs::report_targets;
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
@@ -35,53 +40,49 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     if args.list {
         return list(&jobs, selection.max_tensor_bytes);
     }
-    // No output over an input: a report written over its baseline would lose its reasons.
-    check_run_files(
-        &[
-            ("--output", args.output.as_deref()),
-            ("--write-baseline", args.write_baseline.as_deref()),
-        ],
-        &[
-            ("--baseline", args.gate.baseline.as_deref()),
-            ("--profile", args.profile.as_deref()),
-            ("--write-baseline", args.write_baseline.as_deref()),
-        ],
-        &[
-            ("--write-baseline", "--baseline"),
-            ("--write-baseline", "--write-baseline"),
-        ],
-    )?;
-    let baseline = read_baseline(&args.gate, &roots)?;
-    // Checked before the run: a malformed file there, or one that is no baseline, is refused
-    // (exit 2) and left untouched, never replaced as if it were absent; so is a target that
-    // cannot be written.
-    if let Some(path) = &args.write_baseline {
-        Baseline::check_recordable(path, args.gate.config.as_ref())?;
-    }
+    let targets = report_targets(args.format, &args.output)?;
     let mut options = args.checking.options(selection.max_tensor_bytes)?;
-    if let Some(path) = &args.profile {
-        options.profile = Profile::read(path)?;
-    }
+    let config = args.gate.config.as_ref();
+    let files = RunFiles {
+        reports: args
+            .output
+            .iter()
+            .map(|path| ("--output", Some(path.as_path())))
+            .collect(),
+        write_baseline: ("--write-baseline", args.write_baseline.as_deref()),
+        baseline: ("--baseline", args.gate.baseline.as_deref()),
+        profile: ("--profile", args.profile.as_deref()),
+    };
+    prepare(&files, config, &mut options)?;
+    let baseline = read_baseline(&args.gate, &roots)?;
     let backend = args.checking.backend(&args.backend, selection.max_tensor_bytes)?;
-    let format = chosen_format(args.format, args.output.as_ref(), RunFormat::Json, RunFormat::Human);
-    let (mut out, terminal) = open_output(args.output.as_ref())?;
-    // The human report streams: each line as soon as its data set (and those before) finish.
-    let colors = Colors::detect(terminal);
-    let mut written = Ok(());
+    let mut reports = targets
+        .iter()
+        .map(|&(format, path)| ReportOut::open(format, path))
+        .collect::<Result<Vec<_>, _>>()?;
     let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
-    let mut write_line = |outcome: &Outcome| {
-        let shown = !args.failures_only || matches!(outcome.status, Status::Failed | Status::Errored);
-        if format == RunFormat::Human && written.is_ok() && shown {
-            let gate = baseline.as_ref().map(|b| b.gate(outcome));
-            written = write_outcome(outcome, gate.as_ref(), colors, &mut out)
-                .and_then(|()| match rerun.command(&outcome.name()) {
-                    // The one command that shows this data set again, under the same options.
-                    Some(command) if matches!(outcome.status, Status::Failed | Status::Errored) => {
-                        writeln!(out, "      rerun: {}", escape_line(&command))
-                    }
-                    _ => Ok(()),
-                })
-                .and_then(|()| out.flush());
+    // Each outcome is gated as it finishes, and a human report streams its line at once (after
+    // those of the data sets before it).
+    let mut gates = std::collections::BTreeMap::new();
+    let mut on_finished = |outcome: &Outcome| {
+        let gate = gate_once(baseline.as_ref(), outcome);
+        if let Some(gate) = &gate {
+            gates.insert(outcome.name(), gate.clone());
+        }
+        let failed = matches!(outcome.status(), Status::Failed | Status::Errored);
+        if args.failures_only && !failed {
+            return;
+        }
+        // The one command that shows this data set again, under the same options.
+        let command = failed.then(|| rerun.command(&outcome.name())).flatten();
+        for report in reports.iter_mut().filter(|r| r.format() == ReportFormat::Human) {
+            report.stream(|out, colors| {
+                write_outcome(outcome, gate.as_ref(), colors, out)?;
+                match &command {
+                    Some(command) => writeln!(out, "      rerun: {}", escape_line(command)),
+                    None => Ok(()),
+                }
+            });
         }
     };
     // From here a signal stops the run, and what finished is reported.
@@ -91,70 +92,62 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         &jobs,
         &options,
         selection.max_tensor_bytes,
-        &mut write_line,
+        &mut on_finished,
     );
     report.shard = selection.shard;
-    // What merging this part with the others checks, decided here once.
+    report.gates = gates;
+    let interrupted = signals::interrupted();
+    // What merging this part with the others checks: the whole selection, before the shard.
     let whole = select(run_jobs_of(&cases), selection.filter.as_deref())?;
-    report.run = Some(args.checking.facts(
-        &options,
-        &roots,
-        &whole,
-        args.gate.config.as_ref().map(ToString::to_string),
-        signals::interrupted().is_none() && report.outcomes.len() == jobs.len(),
-    ));
+    let complete = interrupted.is_none() && report.outcomes.len() == jobs.len();
+    let (retries, names) = (args.checking.retries, whole.iter().map(Job::name));
+    report.run = Some(run_facts(&options, &roots, names, config, retries, complete));
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());
     // A shard judges the entries of its own part: another part's are neither run nor stale
     // here, so that the parts' findings add up to the whole run's (`merge`).
     let exists = |name: &str| selection.shard.is_some_and(|shard| !shard.contains(name)) || discovered.contains(name);
-    // Judged before any report is written, so that every report shows the gate, per data set
-    // and in sum.
-    if let Some(baseline) = &baseline {
-        judge_against(&mut report, baseline, &args.gate, exists);
-    }
-    let view = View {
-        format,
+    // The workers of an interrupted run were killed by the runner: their failures are not the
+    // backend's, and must not be recorded as if they were.
+    let record = args.write_baseline.as_deref().filter(|_| interrupted.is_none());
+    let page = |report: &RunReport, out: &mut dyn Write| write_scoreboard(&[Board::new(report, rerun.clone())], out);
+    let how = Finish {
+        baseline: baseline.as_ref(),
+        strictness: Some(strictness(&args.gate)),
+        exists: &exists,
+        record: record.map(|path| RecordInto {
+            path,
+            roots: &roots,
+            config,
+            discovered: &discovered,
+        }),
+        reports,
         failures_only: args.failures_only,
-        to_file: args.output.is_some(),
+        page: Some(&page),
     };
-    write_report(&report, &rerun, view, out, written)?;
-    // Passes a gate cannot trust: the harness warns of the same.
-    for operator in crate::gate::refused_operator::refused_operators(&report.outcomes) {
-        eprintln!("pad-conformance: {operator}");
-    }
-    let interrupted = signals::interrupted();
-    match &args.write_baseline {
-        // The workers of an interrupted run were killed by the runner: their failures are
-        // not the backend's, and must not be recorded as if they were.
-        Some(path) if interrupted.is_some() => eprintln!(
-            "pad-conformance: interrupted: the baseline {} was not written (the runner killed the workers of the data sets that were running)",
-            path.display()
-        ),
-        Some(path) => {
-            let names: Vec<String> = report.outcomes.iter().map(Outcome::name).collect();
-            let config = args.gate.config.as_ref();
-            let recorded = Baseline::record_into(path, baseline.as_ref(), config, |previous| {
-                let ran = report.outcomes.iter().zip(&names).map(|(o, name)| Ran::of(o, name));
-                Baseline::record(&report.backend, &roots, ran, previous, config, |name| {
-                    discovered.contains(name)
-                })
-            })?;
-            // The path is shown escaped (shown_path), the rest is ours.
+    let human_on_stdout = targets == [(ReportFormat::Human, None)];
+    let finished = finish(report, how, &mut |report| show_on_stderr(report, !human_on_stdout))?;
+    match (&args.write_baseline, &finished.recorded) {
+        // The path is shown escaped (shown_path), the rest is ours.
+        (Some(path), Some(recorded)) => {
             eprintln!("pad-conformance: {}", recorded.describe(path));
             // A recording succeeds once written: its failures are what it lists.
             return Ok(ExitCode::SUCCESS);
         }
-        None => {}
+        (Some(path), None) => eprintln!(
+            "pad-conformance: interrupted: the baseline {} was not written (the runner killed the workers of the data sets that were running)",
+            path.display()
+        ),
+        (None, _) => {}
     }
     if let Some(code) = interrupted {
         eprintln!(
             "pad-conformance: interrupted: {} of {} data sets ran; the report holds those",
-            report.outcomes.len(),
+            finished.report.outcomes.len(),
             jobs.len()
         );
         return Ok(code);
     }
-    Ok(exit_code(&report, &args.gate))
+    Ok(exit_code(&finished.report, &args.gate))
 }
 
 /// `--list`: each selected case once, with its data sets. Exits 1 when any case or data set

@@ -2,7 +2,7 @@
 //! it is (docs/report-format.md#how-each-verdict-reads), never one verdict as another.
 
 use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
-use crate::judge::check::{Outcome, Status};
+use crate::judge::check::Outcome;
 use crate::judge::verdict::{Failure, UnsupportedBy, Verdict};
 use crate::operators::Rule;
 use crate::report::{Colors, RunReport, write_json, write_junit, write_markdown, write_outcome};
@@ -62,12 +62,7 @@ fn report() -> RunReport {
     let outcomes = verdicts()
         .into_iter()
         .enumerate()
-        .map(|(i, (verdict, _))| Outcome {
-            status: verdict.status(),
-            message: verdict.message("b"),
-            verdict: Some(verdict),
-            ..Outcome::example(&format!("test_{i}"), Status::Passed)
-        })
+        .map(|(i, (verdict, _))| Outcome::example_judged(&format!("test_{i}"), verdict).with_backend("b"))
         .collect();
     RunReport::of("b", outcomes)
 }

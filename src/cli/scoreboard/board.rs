@@ -73,7 +73,7 @@ impl<'a> Board<'a> {
         let parts = Part::ALL
             .into_iter()
             .filter_map(|part| {
-                let mut outcomes = report.outcomes.iter().filter(|o| Part::of(&o.id) == part).peekable();
+                let mut outcomes = report.outcomes.iter().filter(|o| Part::of(o.id()) == part).peekable();
                 outcomes.peek()?;
                 Some((part, Summary::of(outcomes)))
             })

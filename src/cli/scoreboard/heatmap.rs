@@ -91,8 +91,8 @@ impl Heatmap {
                     .modes
                     .entry(mode)
                     .or_default()
-                    .add(outcome.status),
-                None => heatmap.unplaced.add(outcome.status),
+                    .add(outcome.status()),
+                None => heatmap.unplaced.add(outcome.status()),
             }
         }
         heatmap
@@ -106,13 +106,13 @@ impl Heatmap {
 
 /// The cell and mode of an outcome, if its operator, version, mode and element type are known.
 fn place(outcome: &Outcome) -> Option<((OpVersion, DataType), Option<PadMode>)> {
-    let op = outcome.op?;
-    let version = outcome.version?;
+    let op = outcome.op()?;
+    let version = outcome.version()?;
     if !op.versions().contains(&version) {
         return None;
     }
-    let data_type = outcome.dtype?;
-    let mode = match (op, &outcome.mode) {
+    let data_type = outcome.dtype()?;
+    let mode = match (op, outcome.mode()) {
         (PadOp::CenterCropPad, _) => None,
         (_, None) => Some(PadMode::Constant),
         (_, Some(mode)) => Some(mode.mode()?),
@@ -136,13 +136,9 @@ mod tests {
     use crate::operators::ModeAttribute;
 
     fn outcome(op: &str, domain: &str, version: i64, mode: Option<&str>, dtype: &str, status: Status) -> Outcome {
-        Outcome {
-            op: PadOp::of(domain, op),
-            version: Some(version),
-            mode: mode.map(ModeAttribute::from_name),
-            dtype: DataType::from_name(dtype),
-            ..Outcome::example("x", status)
-        }
+        Outcome::example("x", status)
+            .with_operator((PadOp::of(domain, op), Some(version), mode.map(ModeAttribute::from_name)))
+            .with_input(DataType::from_name(dtype), None)
     }
 
     #[test]

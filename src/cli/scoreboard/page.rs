@@ -167,8 +167,13 @@ fn write_board(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Resu
 /// first: unsupported is no failure, but a reader still sees why.
 fn write_unsupported(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
     let mut reasons: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    for outcome in board.report.outcomes.iter().filter(|o| o.status == Status::Unsupported) {
-        *reasons.entry(normalize_reason(&outcome.message)).or_default() += 1;
+    for outcome in board
+        .report
+        .outcomes
+        .iter()
+        .filter(|o| o.status() == Status::Unsupported)
+    {
+        *reasons.entry(normalize_reason(&outcome.message())).or_default() += 1;
     }
     if reasons.is_empty() {
         return Ok(());
@@ -454,7 +459,7 @@ fn reason_label(group: &FailureGroup<'_>) -> String {
 
 /// ` [2, 3] (6 elements)`, or nothing when the shape is unknown.
 fn shape_text(outcome: &Outcome) -> String {
-    match (&outcome.shape, elements(outcome)) {
+    match (outcome.shape(), elements(outcome)) {
         (Some(shape), Some(n)) => format!(" {shape:?} ({n} element{})", if n == 1 { "" } else { "s" }),
         _ => String::new(),
     }
@@ -470,9 +475,9 @@ fn write_data_set(
     let name = outcome.name();
     let meta: Vec<String> = [
         Some(outcome.operator()),
-        outcome.dtype.map(|d| d.name().to_owned()),
-        outcome.mode.as_ref().map(|m| m.name().to_owned()),
-        Some(Part::of(&outcome.id).label().to_owned()),
+        outcome.dtype().map(|d| d.name().to_owned()),
+        outcome.mode().map(|m| m.name().to_owned()),
+        Some(Part::of(outcome.id()).label().to_owned()),
     ]
     .into_iter()
     .flatten()
@@ -488,13 +493,13 @@ fn write_data_set(
         Escaped(&meta.join(" · ")),
         Escaped(&shape_text(outcome))
     )?;
-    writeln!(out, "<pre class=\"message\">{}</pre>", Escaped(&outcome.message))?;
-    if !outcome.basis.section.is_empty() {
+    writeln!(out, "<pre class=\"message\">{}</pre>", Escaped(&outcome.message()))?;
+    if !outcome.basis().section.is_empty() {
         writeln!(
             out,
             "<p class=\"meta\">basis: {} — {}</p>",
-            outcome.basis.kind,
-            Escaped(&outcome.basis.section)
+            outcome.basis().kind,
+            Escaped(&outcome.basis().section)
         )?;
     }
     if let Some(command) = board.rerun.command(&name) {

@@ -9,7 +9,7 @@ use super::*;
 use crate::backend::RuntimeInfo;
 use crate::data::basis::{Basis, BasisNote};
 use crate::judge::check::{Outcome, Status};
-use crate::operators::{ModeAttribute, OpVersion};
+use crate::operators::{ModeAttribute, OpVersion, PadOp};
 use crate::report::RunReport;
 use crate::tensor::DataType;
 
@@ -27,20 +27,20 @@ struct Data<'a> {
     message: &'a str,
 }
 
+/// A data set as a report of format 1 records it: its status and message, no verdict.
 fn outcome(d: Data<'_>) -> Outcome {
-    Outcome {
-        version: Some(d.version),
-        mode: Some(ModeAttribute::from_name(d.mode)),
-        dtype: DataType::from_name(d.dtype),
-        shape: d.shape,
-        basis: BasisNote {
+    Outcome::example_said(d.id, d.status, d.message)
+        .with_operator((
+            Some(PadOp::Pad),
+            Some(d.version),
+            Some(ModeAttribute::from_name(d.mode)),
+        ))
+        .with_input(DataType::from_name(d.dtype), d.shape)
+        .with_basis(BasisNote {
             kind: d.basis,
             section: "docs/semantics.md#x".into(),
-        },
-        gates: d.basis <= Basis::Reference,
-        message: d.message.to_owned(),
-        ..Outcome::example(d.id, d.status)
-    }
+        })
+        .with_gates(d.basis <= Basis::Reference)
 }
 
 fn data(id: &str, version: i64, mode: &'static str, dtype: &'static str, status: Status) -> Outcome {
@@ -59,15 +59,17 @@ fn data(id: &str, version: i64, mode: &'static str, dtype: &'static str, status:
 /// A backend that passes everything, and one that fails hostile-named data sets.
 pub(in crate::cli) fn reports() -> (RunReport, RunReport) {
     let ids = ["onnx-1.22.0/node/test_wrap_pad", "extended/test_a", "extended/test_b"];
+    let (script, img) = (format!("extended/{SCRIPT_NAME}"), format!("extended/{IMG_NAME}"));
     let passing = RunReport {
         backend: "ref".into(),
         outcomes: vec![
             data(ids[0], 25, "wrap", "int32", Status::Passed),
             data(ids[1], 19, "wrap", "float", Status::Passed),
             data(ids[2], 19, "edge", "float", Status::Passed),
-            data(&format!("extended/{SCRIPT_NAME}"), 19, "wrap", "float", Status::Passed),
-            data(&format!("extended/{IMG_NAME}"), 21, "constant", "int4", Status::Passed),
+            data(&script, 19, "wrap", "float", Status::Passed),
+            data(&img, 21, "constant", "int4", Status::Passed),
         ],
+        gates: Default::default(),
         duration: Duration::ZERO,
         baseline: None,
         runtime: None,
@@ -82,16 +84,36 @@ pub(in crate::cli) fn reports() -> (RunReport, RunReport) {
             .build(SCRIPT_NAME)
             .device(format!("gpu {IMG_NAME}")),
     );
-    failing.outcomes[1].status = Status::Errored;
-    failing.outcomes[1].message = format!("no kernel for Pad(19) {IMG_NAME}\nsecond line {SCRIPT_NAME}");
-    failing.outcomes[1].shape = Some(vec![3, 4]);
-    failing.outcomes[3].status = Status::Errored;
-    failing.outcomes[3].message = format!("no kernel for Pad(21) {IMG_NAME}\n<b>bold</b>");
-    failing.outcomes[3].shape = Some(vec![1, 2]);
-    failing.outcomes[4].status = Status::Failed;
-    failing.outcomes[4].basis.kind = Basis::Rule;
-    failing.outcomes[4].gates = false;
-    failing.outcomes[4].message = "output 0 \"y\": 1 of 6 elements differ".into();
+    failing.outcomes[1] = outcome(Data {
+        id: ids[1],
+        version: 19,
+        mode: "wrap",
+        dtype: "float",
+        shape: Some(vec![3, 4]),
+        status: Status::Errored,
+        basis: Basis::Spec,
+        message: &format!("no kernel for Pad(19) {IMG_NAME}\nsecond line {SCRIPT_NAME}"),
+    });
+    failing.outcomes[3] = outcome(Data {
+        id: &script,
+        version: 19,
+        mode: "wrap",
+        dtype: "float",
+        shape: Some(vec![1, 2]),
+        status: Status::Errored,
+        basis: Basis::Spec,
+        message: &format!("no kernel for Pad(21) {IMG_NAME}\n<b>bold</b>"),
+    });
+    failing.outcomes[4] = outcome(Data {
+        id: &img,
+        version: 21,
+        mode: "constant",
+        dtype: "int4",
+        shape: Some(vec![2, 2]),
+        status: Status::Failed,
+        basis: Basis::Rule,
+        message: "output 0 \"y\": 1 of 6 elements differ",
+    });
     (passing, failing)
 }
 
@@ -171,7 +193,7 @@ fn hostile_names_and_messages_stay_text() {
         .collect();
     assert!(codes.contains(&format!("extended/{SCRIPT_NAME}/0")), "{codes:?}");
     let messages: Vec<String> = select(&html, "pre.message").into_iter().map(text_of).collect();
-    assert!(messages.contains(&failing.outcomes[1].message), "{messages:?}");
+    assert!(messages.contains(&failing.outcomes[1].message()), "{messages:?}");
     let section = select(&html, "section.backend")[1];
     assert_eq!(section.value().attr("data-backend"), Some(failing.backend.as_str()));
     assert_eq!(text_of(within(section, "h2")[0]), failing.backend);
@@ -268,6 +290,7 @@ fn the_heatmap_is_the_coverage_grid_with_shares_and_modes() {
             "int4",
             Status::Passed,
         )],
+        gates: Default::default(),
         duration: Duration::ZERO,
         baseline: None,
         runtime: None,

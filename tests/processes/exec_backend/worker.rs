@@ -9,7 +9,8 @@
 //! With WORKER_GATE set, a request for test_wrap_pad waits until that file exists. With
 //! WORKER_RUNTIME set, its hello gives that JSON as its `runtime`; with WORKER_ACCEPTS, that
 //! JSON as its `accepts`. WORKER_MODE=node pads from the request's node alone (node_worker.rs);
-//! raw-short answers a raw output shorter than its dtype and shape. The model modes answer as
+//! raw-short answers a raw output shorter than its dtype and shape; bool-2-raw and
+//! bool-2-proto the expected bool output with a byte of 2, as a raw file or a TensorProto. The model modes answer as
 //! a graph optimizer does, with a model (the hello must accept `model`): "model" hands back a
 //! copy of the model file WORKER_MODEL, "model-outside" names the case's own model.onnx,
 //! "model-garbage" a file that is no model, "model-large" a (sparse) file of 64 MiB.
@@ -21,8 +22,9 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use pad_conformance::testing::ErrorKind;
+use pad_conformance::testing::{DecodeOptions, ErrorKind, encode_tensor, read_tensor_file};
 use pad_conformance::{Backend, BackendError, BackendFailure, BackendUnsupported, Model, Tensor, Worker};
+use prost::Message;
 use serde_json::{Value, json};
 
 /// The argument that makes the test binary a worker.
@@ -43,8 +45,8 @@ impl Backend for Kinded {
     fn run(&self, _: &Model, _: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         Err(match self.0 {
             ErrorKind::Refused => "wrap is not allowed before Pad-19".into(),
-            ErrorKind::Unsupported => Box::new(BackendUnsupported("mode wrap is not implemented".into())),
-            ErrorKind::Failed => Box::new(BackendFailure("the device went away".into())),
+            ErrorKind::Unsupported => BackendUnsupported("mode wrap is not implemented".into()).into(),
+            ErrorKind::Failed => BackendFailure("the device went away".into()).into(),
         })
     }
 }
@@ -146,6 +148,26 @@ pub fn serve() {
                     other => panic!("unknown WORKER_MODE {other:?}"),
                 };
                 reply(json!({"type": "result", "id": id, "model": named}));
+                continue;
+            }
+            "bool-2-raw" | "bool-2-proto" => {
+                // The expected bool output, its third element's byte made 2: what a runtime
+                // leaves when it writes bools from memory it never initialised.
+                let expected =
+                    read_tensor_file(&case_dir.join("test_data_set_0/output_0.pb"), &DecodeOptions::default()).unwrap();
+                let mut bytes = expected.raw_bytes().unwrap();
+                bytes[2] = 2;
+                let output = if mode == "bool-2-raw" {
+                    let raw = out.with_file_name("output_0.bin");
+                    std::fs::write(&raw, &bytes).unwrap();
+                    json!({"path": raw, "dtype": "bool", "shape": expected.shape()})
+                } else {
+                    let mut proto = encode_tensor(&expected, "y");
+                    proto.raw_data = Some(bytes.into());
+                    std::fs::write(&out, proto.encode_to_vec()).unwrap();
+                    json!(out)
+                };
+                reply(json!({"type": "result", "id": id, "outputs": [output]}));
                 continue;
             }
             "raw-short" => {

@@ -1,11 +1,12 @@
 //! The gate result of one data set: its verdict weighed by basis gating and the run's
-//! baseline ([`Baseline::gate`](crate::gate::baseline::Baseline::gate) decides it). A plain
-//! value here, below the baseline, so that outcomes and reports carry it without knowing
-//! how baselines are read.
+//! baseline ([`Baseline::gate`](crate::gate::baseline::Baseline::gate) decides it). The gate's
+//! own value, not the outcome's: a run keeps each data set's beside its outcome
+//! (`RunReport::gates`, the harness's trials), so that judge/ below knows nothing of baselines,
+//! and the JSON report writes it into the data set's entry (`gate`).
 
 use serde::{Deserialize, Serialize};
 
-use super::status::Status;
+use crate::judge::status::Status;
 
 /// How one data set's outcome compares with a baseline: its verdict weighed by basis gating
 /// and the baseline. Exit codes, labels and the reports' markers are functions of it; it is
