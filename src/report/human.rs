@@ -46,7 +46,9 @@ pub(crate) fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Resu
 
 /// The word and ANSI colour a data set's line starts with: a function of its gate result when
 /// the run is judged against a baseline (`gate`), else of its status. A failure the baseline
-/// lists reads `KNOWN`, not `FAIL`: the gate is green on it.
+/// lists reads `KNOWN`, not `FAIL`: the gate is green on it. A refusal not verified by its twin
+/// reads `UNVER`; it is decided after the run, so only a report written then (`merge`'s) shows it
+/// on its line, and the summary counts it.
 pub(crate) fn label(outcome: &Outcome, gate: Option<&GateResult>) -> (&'static str, &'static str) {
     match (gate, outcome.status()) {
         (Some(GateResult::KnownFailure { .. }), _) => ("KNOWN", "33"),
@@ -58,6 +60,7 @@ pub(crate) fn label(outcome: &Outcome, gate: Option<&GateResult>) -> (&'static s
         (_, Status::Errored) => ("ERROR", "31;1"),
         (_, Status::Skipped) => ("SKIP", "33"),
         (_, Status::Unsupported) => ("UNSUP", "36"),
+        (_, Status::NotVerified) => ("UNVER", "33"),
     }
 }
 
