@@ -82,6 +82,23 @@ fn a_refusal_whose_twin_did_not_run_is_not_verified_and_fails_only_when_required
     let (code, required) = gated(&["--require-verified"]);
     assert_eq!(code, Some(1));
     assert_eq!(required["baseline"]["require_verified"], true);
+    // A part cannot tell a twin in another part from one not run: merge takes the flag.
+    let extended = testdata("extended");
+    let args = [
+        "--baseline",
+        arg_of(&baseline),
+        "--require-verified",
+        "--shard",
+        "1/2",
+        arg_of(&extended),
+    ];
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--require-verified is refused with --shard"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Each shard weighs its refusals by the twins it ran; `merge` weighs them again over the
