@@ -32,8 +32,9 @@ impl Colors {
     }
 }
 
-/// Writes the report's last lines: the backend's time and the summary. The outcome lines
-/// come before, written by [`write_outcome`] as each data set finishes.
+/// Writes the report's last lines: the backend's time and the summary, then each refusal its
+/// twin did not verify. The outcome lines come before, written by [`write_outcome`] as each
+/// data set finishes — a refusal's before its twin may have run, so its line said `PASS`.
 pub(crate) fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
@@ -41,7 +42,18 @@ pub(crate) fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Resu
         escape_line(&report.backend),
         report.duration.as_secs_f64()
     )?;
-    writeln!(out, "{}", report.summary().line())
+    writeln!(out, "{}", report.summary().line())?;
+    for outcome in &report.outcomes {
+        if let Some(Verdict::RefusalNotVerified { twin, .. }) = outcome.verdict() {
+            writeln!(
+                out,
+                "  refusal not verified: {} ({})",
+                escape_line(&outcome.name()),
+                escape_line(&twin.to_string())
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// The word and ANSI colour a data set's line starts with: a function of its gate result when
