@@ -173,6 +173,11 @@ pub(crate) struct GateArgs {
     /// no "tracking" link, naming them.
     #[arg(long, requires = "baseline")]
     pub require_tracking: bool,
+    /// With --baseline: also fail when a data set that must be refused was refused but its
+    /// valid twin did not pass (a refusal not verified), naming them. Not with --shard (a
+    /// twin may run in another part): give it to merge.
+    #[arg(long, requires = "baseline")]
+    pub require_verified: bool,
 }
 
 /// A `--config` value, checked.

@@ -113,7 +113,6 @@ impl Harness {
             conclusion,
             summary: summary.unwrap_or_default(),
             results: finished.report.outcomes,
-            refused_operators: finished.refused_operators,
         })
     }
 }

@@ -45,7 +45,6 @@ pub(crate) use summary::HarnessSummary;
 
 use crate::backend::Backend;
 use crate::data::basis::Gating;
-use crate::gate::refused_operator::RefusedOperator;
 use crate::judge::check::{CheckOptions, Outcome};
 use crate::judge::profile::Profile;
 use crate::judge::tolerance::Tolerance;
@@ -101,11 +100,9 @@ pub struct HarnessRun {
     /// The harness's own: known failures, new ones, lossy passes.
     pub summary: HarnessSummary,
     /// Each trial that ran, with its verdict, in the order of the trials' names (its gate
-    /// result is counted in `summary` and written in the reports).
+    /// result is counted in `summary` and written in the reports). A refusal is weighed by its
+    /// twin once every trial has run: a trial that passed may be `not_verified` here.
     pub results: Vec<Outcome>,
-    /// The operator versions whose must-refuse data sets passed only because the backend
-    /// refuses the operator outright (each also a warning on standard error).
-    pub refused_operators: Vec<RefusedOperator>,
 }
 
 impl Harness {

@@ -64,7 +64,7 @@ fn json_report_parses_back() {
     assert_eq!(json["backend"], "ref");
     assert_eq!(
         json["summary"],
-        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0, "unsupported": 0, "not_gating": 0, "lossy": 0, "notes": 0})
+        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0, "unsupported": 0, "not_verified": 0, "not_gating": 0, "lossy": 0, "notes": 0})
     );
     let cases = json["cases"].as_array().unwrap();
     let wrap = cases.iter().find(|c| c["id"] == "test_wrap_pad").unwrap();
@@ -899,7 +899,7 @@ fn matrix_groups_lists_failure_groups_and_defects_instead_of_data_sets() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.starts_with("| backend | runtime | passed |"), "{stdout}");
     let ref_line = format!(
-        "\n| ref | pad-conformance reference {} | 18 | 0 | 0 | 0 | 0 | 0 |\n",
+        "\n| ref | pad-conformance reference {} | 18 | 0 | 0 | 0 | 0 | 0 | 0 |\n",
         env!("CARGO_PKG_VERSION")
     );
     assert!(stdout.contains(&ref_line), "{stdout}");
@@ -1291,7 +1291,7 @@ fn a_verdict_changed_with_the_corpus_is_in_the_json_report_with_its_reason() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-    assert_eq!(json["format"], 2);
+    assert_eq!(json["format"], 3);
     let baseline = &json["baseline"];
     let change = &baseline["corpus_changes"][0];
     assert_eq!(change["name"], "node/test_wrap_pad/0");

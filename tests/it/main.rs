@@ -42,6 +42,7 @@ mod retries;
 mod scoreboard_cli;
 mod several_reports;
 mod shards;
+mod twins;
 // SIGINT, SIGTERM and SIGHUP sent to the binary: Unix only (docs/development.md says what
 // stands for it on Windows).
 #[cfg(unix)]

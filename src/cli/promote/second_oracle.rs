@@ -71,6 +71,10 @@ impl Confirmation {
             Some(Verdict::RefusedValid { .. }) => {
                 Confirmation::ReferenceOnly(format!("{oracle} refuses the case: {}", said()))
             }
+            // A refusal its twin does not verify says nothing of the rule.
+            Some(Verdict::RefusalNotVerified { .. }) => {
+                Confirmation::ReferenceOnly(format!("{oracle}'s refusal is not verified: {}", said()))
+            }
             Some(Verdict::Failed { .. }) => Confirmation::ReferenceOnly(format!("{oracle} failed: {}", said())),
             Some(Verdict::Unsupported { .. }) => {
                 Confirmation::ReferenceOnly(format!("{oracle} does not support the case: {}", said()))
