@@ -188,9 +188,17 @@ pub(crate) fn check_data_set_with(
     outcome.with_gates(gates)
 }
 
-/// The verdict of a data set outside `options.profile`: unsupported, never run.
+/// The verdict of a data set outside `options.profile`: unsupported, never run. What the
+/// data set is comes first; then its values, which a declared storage may not hold.
 fn excluded_by_profile(model: &Model, data: &LoadedDataSet, options: &CheckOptions) -> Option<Judged> {
-    let unsupported = Subject::of(model, &data.inputs).and_then(|s| options.profile.excludes(&s))?;
+    let profile = &options.profile;
+    let expected = match &data.expected {
+        Expected::Outputs(outputs) => &outputs[..],
+        Expected::Error(_) => &[],
+    };
+    let unsupported = Subject::of(model, &data.inputs)
+        .and_then(|s| profile.excludes(&s))
+        .or_else(|| profile.excludes_values(model, &data.inputs, expected))?;
     Some(Judged::from(Verdict::Unsupported {
         by: UnsupportedBy::Profile,
         detail: unsupported.to_string(),

@@ -192,14 +192,14 @@ fn every_twin_passes_with_the_reference() {
             };
             let options = CheckOptions::default();
             assert_eq!(
-                check_data_set(&RefBackend, case, index, &options).status,
+                check_data_set(&RefBackend, case, index, &options).status(),
                 Status::Passed,
                 "{}",
                 case.id
             );
             let (twin_case, twin_index) = by_name[&twin];
             let outcome = check_data_set(&RefBackend, twin_case, twin_index, &options);
-            assert_eq!(outcome.status, Status::Passed, "{twin}: {}", outcome.message);
+            assert_eq!(outcome.status(), Status::Passed, "{twin}: {}", outcome.message());
             assert!(twin_case.data_sets[twin_index].expected_error.is_none(), "{twin}");
             twins += 1;
         }
