@@ -607,6 +607,9 @@ mod tests {
         // int32 data with int64 pads that fit: run and judged as without the declaration.
         let fits = check_data_set(&RefBackend, case("test_edge_pad"), 0, &narrowing);
         assert_eq!(fits.status(), Status::Passed, "{}", fits.message());
-        assert_eq!(check_data_set(&Echo, case("test_edge_pad"), 0, &narrowing).status(), Status::Failed);
+        assert_eq!(
+            check_data_set(&Echo, case("test_edge_pad"), 0, &narrowing).status(),
+            Status::Failed
+        );
     }
 }

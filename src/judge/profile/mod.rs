@@ -1,7 +1,8 @@
 //! Capability profiles: what a backend claims to support — operator versions, element types,
 //! modes, the axes a mode may pad, and for each input after the data (pads, constant_value,
 //! axes, shape) whether it takes it as a runtime input, only as an initializer or not at all,
-//! of which ranks and within which values. Data sets outside the profile are `unsupported`:
+//! of which ranks and within which values, and which element types it keeps in narrower ones
+//! (storage.rs). Data sets outside the profile are `unsupported`:
 //! counted and listed, never failed, so a baseline lists real failures, not a runtime's whole
 //! scope. A profile says what a runtime supports, never how close its answers must be: the
 //! tolerance is the comparison's.
@@ -20,7 +21,9 @@
 //!     .input(InputRole::Pads, InputLimits::initializer().within(0, i32::MAX.into()))
 //!     .input(InputRole::Axes, InputLimits::absent())
 //!     // reflect pads the last two axes only
-//!     .mode_axes([PadMode::Reflect], [-2, -1]);
+//!     .mode_axes([PadMode::Reflect], [-2, -1])
+//!     // int64 kept as int32: a data set holding an int64 beyond it is unsupported
+//!     .storage(DataType::Int64, DataType::Int32);
 //!
 //! // The same profile as a file (`--profile`, docs/report-format.md#profiles):
 //! let file = tempfile::NamedTempFile::new()?;
@@ -32,6 +35,8 @@
 //!     [[mode_axes]]
 //!     modes = ["reflect"]
 //!     axes = [-2, -1]
+//!     [storage]
+//!     int64 = "int32"
 //! "#)?;
 //! assert_eq!(Profile::read(file.path())?, profile);
 //! assert_ne!(profile.clone().without_dtypes([DataType::String]), profile);
