@@ -33,7 +33,12 @@ fn requests(dir: &Path, profile: Option<&str>) -> (BTreeSet<String>, String) {
     std::fs::write(&worker, RECORDER.replace("\"$LOG\"", &format!("'{}'", log.display()))).unwrap();
     let backend = format!("exec:sh {}", worker.display());
     let mut args = vec!["--backend", &backend, "--jobs", "1"];
-    args.extend(["--pattern", "test_ext_pad11_*_double_*", "--pattern", "test_ext_pad11_constant_int64_*"]);
+    args.extend([
+        "--pattern",
+        "test_ext_pad11_*_double_*",
+        "--pattern",
+        "test_ext_pad11_constant_int64_*",
+    ]);
     let written = dir.join("profile.toml");
     if let Some(text) = profile {
         std::fs::write(&written, text).unwrap();
@@ -43,7 +48,12 @@ fn requests(dir: &Path, profile: Option<&str>) -> (BTreeSet<String>, String) {
     args.push(extended.to_str().unwrap());
     let out = run(&args);
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let recorded = std::fs::read_to_string(&log).unwrap_or_default();
     (recorded.lines().map(str::to_owned).collect(), stdout)
 }
@@ -59,13 +69,26 @@ fn data_sets_whose_values_fit_reach_the_worker_unchanged_and_the_others_not_at_a
         .filter_map(|line| line.split('/').next())
         .collect();
     // Both kinds are there: some data sets fit, some do not.
-    assert!(unsupported.contains(&"test_ext_pad11_constant_int64_narrow_beyond_32_bits"), "{stdout}");
+    assert!(
+        unsupported.contains(&"test_ext_pad11_constant_int64_narrow_beyond_32_bits"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("value range: input \"x\" holds 1e300 at index 0, which float storage cannot hold exactly"),
         "{stdout}"
     );
-    assert!(narrowed.iter().any(|r| r.contains("test_ext_pad11_constant_double_r1/")), "{narrowed:?}");
-    assert!(narrowed.iter().any(|r| r.contains("test_ext_pad11_constant_int64_empty_0/")), "{narrowed:?}");
+    assert!(
+        narrowed
+            .iter()
+            .any(|r| r.contains("test_ext_pad11_constant_double_r1/")),
+        "{narrowed:?}"
+    );
+    assert!(
+        narrowed
+            .iter()
+            .any(|r| r.contains("test_ext_pad11_constant_int64_empty_0/")),
+        "{narrowed:?}"
+    );
     // Each request the declaration lets through is one the run without it made, byte for byte
     // (inputs included); the ones it keeps back are exactly the unsupported data sets.
     let kept: BTreeSet<String> = all
@@ -74,5 +97,10 @@ fn data_sets_whose_values_fit_reach_the_worker_unchanged_and_the_others_not_at_a
         .cloned()
         .collect();
     assert_eq!(narrowed, kept);
-    assert!(narrowed.len() >= 5 && all.len() > narrowed.len() + 5, "{} of {}", narrowed.len(), all.len());
+    assert!(
+        narrowed.len() >= 5 && all.len() > narrowed.len() + 5,
+        "{} of {}",
+        narrowed.len(),
+        all.len()
+    );
 }
