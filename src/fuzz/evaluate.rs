@@ -150,7 +150,10 @@ pub(super) fn evaluate_in(
         reencoded: false,
         encoded: None,
     };
-    if Subject::of(&model, &inputs).is_some_and(|s| check.profile.excludes(&s).is_some()) {
+    let outputs = evaluation.expected.as_deref().unwrap_or_default();
+    if Subject::of(&model, &inputs).is_some_and(|s| check.profile.excludes(&s).is_some())
+        || check.profile.excludes_values(&model, &inputs, outputs).is_some()
+    {
         evaluation.unsupported = true;
         return Ok(evaluation);
     }

@@ -42,6 +42,9 @@ mod retries;
 mod scoreboard_cli;
 mod several_reports;
 mod shards;
+// Its worker is an sh script: Unix only.
+#[cfg(unix)]
+mod storage;
 mod twins;
 // SIGINT, SIGTERM and SIGHUP sent to the binary: Unix only (docs/development.md says what
 // stands for it on Windows).
