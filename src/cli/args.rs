@@ -25,6 +25,7 @@ Examples:
   pad-conformance fuzz-merge causes-1.json causes-2.json --output causes.json
   pad-conformance rules --format markdown
   pad-conformance history case onnx-1.22.0/node/test_wrap_pad/0
+  pad-conformance baseline upgrade known.json --backend exec:'...' --output known-v5.json
   pad-conformance bench
 
 Exit status: 0 when every data set passed (with --baseline: nothing the baseline does not
@@ -77,6 +78,55 @@ pub(crate) enum Command {
     /// Runtimes across their releases (history/, scripts/sweep): store one release's run,
     /// write docs/history.md and its page, or show one data set across the releases.
     History(HistoryArgs),
+    /// Baselines across corpus versions: `upgrade` re-records one over the corpus at hand.
+    Baseline(BaselineArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct BaselineArgs {
+    #[command(subcommand)]
+    pub verb: BaselineVerb,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum BaselineVerb {
+    /// Run the gate's backend with an old baseline over the corpus at hand and write the new
+    /// baseline, keeping every reason and tracking link of the entries that still hold, and
+    /// list each entry that moved by cause: corpus changed, judging rule changed, backend
+    /// changed. OLD is left as it is unless --in-place. Exits 0 once written.
+    Upgrade(BaselineUpgradeArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct BaselineUpgradeArgs {
+    /// The baseline to upgrade, written against an older corpus (its corpus_version).
+    #[arg(value_name = "OLD.json")]
+    pub old: PathBuf,
+    /// Write the new baseline to FILE: a new file (one already there is refused).
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "in_place",
+        conflicts_with = "in_place"
+    )]
+    pub output: Option<PathBuf>,
+    /// Write the new baseline over OLD.
+    #[arg(long)]
+    pub in_place: bool,
+    /// The gate's backend: `ref`, `exec:COMMAND` or `exec-per-case[-raw]:COMMAND`.
+    #[arg(long, value_name = "BACKEND", default_value = "ref")]
+    pub backend: String,
+    /// The gate's profile (TOML), as its runs give it.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// The gate's configuration: only its entries are upgraded (see the main command's
+    /// --config).
+    #[arg(long, value_name = "NAME", value_parser = config_name)]
+    pub config: Option<crate::gate::config::ConfigName>,
+    #[command(flatten)]
+    pub checking: Checking,
+    #[command(flatten)]
+    pub selection: Selection,
 }
 
 #[derive(Args, Debug)]

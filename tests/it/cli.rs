@@ -996,7 +996,7 @@ fn the_synopsis_is_complete() {
         text.match_indices(option)
             .any(|(i, _)| !text[i + option.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-'))
     };
-    let commands: [&[&str]; 13] = [
+    let commands: [&[&str]; 14] = [
         &[],
         &["matrix"],
         &["merge"],
@@ -1010,6 +1010,7 @@ fn the_synopsis_is_complete() {
         &["history", "record"],
         &["history", "write"],
         &["history", "case"],
+        &["baseline", "upgrade"],
     ];
     // Every command the binary has: a new one needs its synopsis and example.
     let help = String::from_utf8(run(&["--help"]).stdout).unwrap();

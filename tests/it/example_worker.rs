@@ -7,7 +7,7 @@ use std::process::Command;
 
 /// target/<profile>/examples/toy_backend, built when `cargo test --test it example_worker` ran
 /// alone (a whole `cargo test` builds the examples first).
-fn toy_worker() -> PathBuf {
+pub(crate) fn toy_worker() -> PathBuf {
     let deps = std::env::current_exe().unwrap().parent().unwrap().to_owned();
     let path = deps.parent().unwrap().join("examples").join("toy_backend");
     if !path.exists() {

@@ -12,6 +12,7 @@
 mod support;
 
 mod adversarial;
+mod baseline_upgrade;
 mod bridging;
 mod cli;
 mod constant_inputs;
