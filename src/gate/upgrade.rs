@@ -54,12 +54,19 @@ pub(crate) enum MoveCause {
     Corpus(CorpusChange),
     /// The same data is judged by another rule: the run now calls it a refusal not verified,
     /// or the profile rules it unsupported (a value outside the storage it declares).
-    JudgingRule {
-        /// The verdict's status under the rule: not verified, or unsupported.
-        now: Status,
-    },
+    JudgingRule(JudgingRule),
     /// Same data, same rule, another result: the backend's doing.
     Backend,
+}
+
+/// The judging rule that decides a data set whatever the backend answered on it; no baseline
+/// entry lists what it decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JudgingRule {
+    /// A refusal counts only when the data set's valid twin passes in the same run.
+    TwinVerifiesRefusal,
+    /// The profile rules it out: a value outside the storage it declares, say.
+    OutsideProfile,
 }
 
 /// How the corpus changed a data set.
@@ -77,7 +84,7 @@ impl MoveCause {
     pub(crate) fn heading(&self) -> &'static str {
         match self {
             MoveCause::Corpus(_) => "corpus changed",
-            MoveCause::JudgingRule { .. } => "judging rule changed",
+            MoveCause::JudgingRule(_) => "judging rule changed",
             MoveCause::Backend => "backend changed",
         }
     }
@@ -107,8 +114,11 @@ pub(crate) fn moves(old: &Baseline, new: &Baseline, outcomes: &[Outcome], exists
         let cause = match (old.changed_with_corpus.get(name), outcome) {
             (Some(why), _) => MoveCause::Corpus(CorpusChange::Changelog(why.clone())),
             (None, None) if !exists(name) => MoveCause::Corpus(CorpusChange::Gone),
-            (None, Some(outcome)) if judged_by_new_rule(outcome) => MoveCause::JudgingRule { now: outcome.status() },
-            _ => MoveCause::Backend,
+            (None, Some(outcome)) => match judged_by(outcome) {
+                Some(rule) => MoveCause::JudgingRule(rule),
+                None => MoveCause::Backend,
+            },
+            (None, None) => MoveCause::Backend,
         };
         moved.push(Move {
             name: name.clone(),
@@ -119,18 +129,17 @@ pub(crate) fn moves(old: &Baseline, new: &Baseline, outcomes: &[Outcome], exists
     moved
 }
 
-/// Whether `outcome`'s verdict is one a judging rule gives the data set whatever the backend
-/// answered on it: a refusal its twin does not verify, or unsupported by the profile (its
-/// declared storage cannot hold the data set's values). No baseline entry lists either.
-fn judged_by_new_rule(outcome: &Outcome) -> bool {
-    matches!(
-        outcome.verdict(),
-        Some(Verdict::RefusalNotVerified { .. })
-            | Some(Verdict::Unsupported {
-                by: UnsupportedBy::Profile,
-                ..
-            })
-    )
+/// The judging rule that gave `outcome` its verdict whatever the backend answered, if one
+/// did: a refusal its twin does not verify, or unsupported by the profile.
+fn judged_by(outcome: &Outcome) -> Option<JudgingRule> {
+    match outcome.verdict()? {
+        Verdict::RefusalNotVerified { .. } => Some(JudgingRule::TwinVerifiesRefusal),
+        Verdict::Unsupported {
+            by: UnsupportedBy::Profile,
+            ..
+        } => Some(JudgingRule::OutsideProfile),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -148,6 +157,54 @@ mod tests {
                 .push(Expectation::new(status, "r"));
         }
         b
+    }
+
+    #[test]
+    fn a_verdict_a_judging_rule_gives_whatever_the_backend_answered_is_that_rules_doing() {
+        let old = baseline(&[("narrowed/0", Status::Failed), ("refused/0", Status::Failed)]);
+        let outcomes = [
+            Outcome::example_judged(
+                "narrowed",
+                Verdict::Unsupported {
+                    by: UnsupportedBy::Profile,
+                    detail: "int64 kept as int32".into(),
+                },
+            ),
+            Outcome::example_judged(
+                "refused",
+                Verdict::RefusalNotVerified {
+                    refusal: "no".into(),
+                    rule: None,
+                    expected: vec![],
+                    twin: crate::judge::verdict::TwinEnd {
+                        name: "refused_twin/0".into(),
+                        status: Some(Status::Errored),
+                        cause: None,
+                    },
+                },
+            ),
+        ];
+        let causes: Vec<MoveCause> = moves(&old, &Baseline::default(), &outcomes, |_| true)
+            .into_iter()
+            .map(|m| m.cause)
+            .collect();
+        assert_eq!(
+            causes,
+            [
+                MoveCause::JudgingRule(JudgingRule::OutsideProfile),
+                MoveCause::JudgingRule(JudgingRule::TwinVerifiesRefusal)
+            ]
+        );
+        // Unsupported by the backend's own answer is the backend's doing.
+        let own = [Outcome::example_judged(
+            "narrowed",
+            Verdict::Unsupported {
+                by: UnsupportedBy::Backend,
+                detail: "no int64".into(),
+            },
+        )];
+        let moved = moves(&old, &Baseline::default(), &own, |_| true);
+        assert_eq!(moved[0].cause, MoveCause::Backend);
     }
 
     #[test]

@@ -108,7 +108,9 @@ fn an_upgrade_keeps_reasons_and_links_lists_each_move_by_cause_and_leaves_old_un
     );
     assert_eq!(
         under(&moves, "judging rule changed: "),
-        [format!("dropped {BEYOND_F32} (was failed, now unsupported)")]
+        [format!(
+            "dropped {BEYOND_F32} (was failed, now unsupported): outside the profile"
+        )]
     );
     // The old baseline lists few of the toy worker's failures: the others are new to it, the
     // backend's.

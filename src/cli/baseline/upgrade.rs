@@ -11,7 +11,7 @@ use crate::cli::fatal::Fatal;
 use crate::cli::run_report::read_baseline;
 use crate::cli::signals::{self, CancelsRun};
 use crate::gate::judging::Discovered;
-use crate::gate::upgrade::{Change, CorpusChange, Move, MoveCause, moves};
+use crate::gate::upgrade::{Change, CorpusChange, JudgingRule, Move, MoveCause, moves};
 use crate::judge::check::Outcome;
 use crate::pipeline::finish::{Finish, RecordInto, Strictness, finish};
 use crate::pipeline::gating::gate_once;
@@ -123,7 +123,7 @@ fn write_moves(moved: &[Move], out: &mut dyn Write) -> std::io::Result<()> {
     }
     let order = |m: &Move| match m.cause {
         MoveCause::Corpus(_) => 0,
-        MoveCause::JudgingRule { .. } => 1,
+        MoveCause::JudgingRule(_) => 1,
         MoveCause::Backend => 2,
     };
     let mut sorted: Vec<&Move> = moved.iter().collect();
@@ -146,7 +146,11 @@ fn write_moves(moved: &[Move], out: &mut dyn Write) -> std::io::Result<()> {
             let why = match &m.cause {
                 MoveCause::Corpus(CorpusChange::Changelog(why)) => format!(": {why}"),
                 MoveCause::Corpus(CorpusChange::Gone) => ": no such data set now".to_owned(),
-                MoveCause::JudgingRule { .. } | MoveCause::Backend => String::new(),
+                MoveCause::JudgingRule(JudgingRule::TwinVerifiesRefusal) => {
+                    ": a refusal counts only when its twin passes".to_owned()
+                }
+                MoveCause::JudgingRule(JudgingRule::OutsideProfile) => ": outside the profile".to_owned(),
+                MoveCause::Backend => String::new(),
             };
             writeln!(out, "  {}", escape_line(&format!("{change}{why}")))?;
         }
