@@ -87,12 +87,17 @@ impl Harness {
             // recorded the sums alone.
             strictness: None,
             exists: &|name| built.discovered.contains(name),
-            record: self.write_baseline.as_deref().map(|path| RecordInto {
-                path,
-                roots: &built.roots,
-                config: config.as_ref(),
-                discovered: &built.discovered,
-            }),
+            // A listing runs nothing: it records nothing either.
+            record: self
+                .write_baseline
+                .as_deref()
+                .filter(|_| !args.list)
+                .map(|path| RecordInto {
+                    path,
+                    roots: &built.roots,
+                    config: config.as_ref(),
+                    discovered: &built.discovered,
+                }),
             reports,
             failures_only: false,
             page: None,

@@ -210,6 +210,21 @@ fn the_default_is_exact_and_ulps_loosen_it() {
     assert_eq!(failed(Harness::new(RefBackend).exact().root(data())), 0);
 }
 
+/// `--list` runs no trial, so it records no baseline: the file, stale entry and all, stays as
+/// it was (a recording would have dropped the entry that names no data set).
+#[test]
+fn a_listing_records_no_baseline() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let listed = baseline(dir.path(), &["node/test_wrap_pad/0", "node/test_gone_pad/0"]);
+    let before = std::fs::read_to_string(&listed).unwrap();
+    let run = execute(
+        Harness::new(NoEdge).root(data()).write_baseline(&listed),
+        Some("--list"),
+    );
+    assert_eq!(run.conclusion.num_passed + run.conclusion.num_failed, 0);
+    assert_eq!(std::fs::read_to_string(&listed).unwrap(), before);
+}
+
 #[test]
 fn recording_a_filtered_run_keeps_the_entries_it_did_not_run() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
@@ -640,7 +655,7 @@ fn recording_refuses_a_json_file_that_is_no_baseline_as_the_command_line_does() 
 fn a_report_over_the_baseline_or_a_directory_is_refused_before_any_trial() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
-    let before = std::fs::read(&listed).unwrap();
+    let before = std::fs::read_to_string(&listed).unwrap();
     let args = Arguments::from_iter(["harness", "--test-threads=1"]);
     let error = pad_conformance::testing::execute(
         Harness::new(NoEdge).root(data()).baseline(&listed).json_report(&listed),
@@ -653,7 +668,7 @@ fn a_report_over_the_baseline_or_a_directory_is_refused_before_any_trial() {
         error.contains("JSON report") && error.contains("is also the baseline"),
         "{error}"
     );
-    assert_eq!(std::fs::read(&listed).unwrap(), before);
+    assert_eq!(std::fs::read_to_string(&listed).unwrap(), before);
     let error = pad_conformance::testing::execute(Harness::new(NoEdge).root(data()).junit_report(dir.path()), &args)
         .err()
         .unwrap()
