@@ -583,6 +583,31 @@ fn the_harness_writes_reports_that_show_the_gate() {
     assert!(xml.contains("errors=\"1\""), "{xml}");
 }
 
+/// An entry whose data set now passes fails its trial, and the reports say so too: the JUnit
+/// case is a failure and the JSON report's gate is strict, never a green report beside a red
+/// trial.
+#[test]
+fn an_outdated_entry_fails_its_trial_and_its_report_alike() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    // test_wrap_pad passes with NoEdge: its entry is outdated.
+    let listed = baseline(dir.path(), &["node/test_edge_pad/0", "node/test_wrap_pad/0"]);
+    let (json, junit) = (dir.path().join("run.json"), dir.path().join("run.xml"));
+    let run = execute(
+        Harness::new(NoEdge)
+            .root(data())
+            .baseline(&listed)
+            .json_report(&json)
+            .junit_report(&junit),
+        None,
+    );
+    assert_eq!(run.conclusion.num_failed, 1);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("failures=\"1\""), "{xml}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["baseline"]["strict"], true, "{report}");
+    assert_eq!(report["baseline"]["unexpected_passes"][0], "node/test_wrap_pad/0");
+}
+
 #[test]
 fn a_boxed_shared_or_borrowed_backend_is_a_backend() {
     static SHARED: NoEdge = NoEdge;
