@@ -8,7 +8,7 @@ use super::trials::record_command;
 use super::{Harness, HarnessError, HarnessRun, HarnessSummary, reports};
 use crate::judge::check::Outcome;
 use crate::pipeline::error::PipelineError;
-use crate::pipeline::finish::{Finish, RecordInto, finish};
+use crate::pipeline::finish::{Finish, RecordInto, Strictness, finish};
 use crate::pipeline::prepare::{RunFiles, prepare};
 use crate::pipeline::run_facts::run_facts;
 use crate::report::RunReport;
@@ -83,16 +83,26 @@ impl Harness {
             // Each trial was gated against it (an empty one without a file); the run is judged
             // against a baseline only when one was given.
             baseline: self.baseline.as_ref().map(|_| &*built.baseline),
-            // Its trials fail under strict_corpus and require_tracking; its reports have
-            // recorded the sums alone.
-            strictness: None,
-            exists: &|name| built.discovered.contains(name),
-            record: self.write_baseline.as_deref().map(|path| RecordInto {
-                path,
-                roots: &built.roots,
-                config: config.as_ref(),
-                discovered: &built.discovered,
+            // What fails its trials: an outdated entry always (a trial of its own, or the data
+            // set's), a change with the corpus and an untracked entry when asked; its reports
+            // say the same.
+            strictness: Some(Strictness {
+                strict: true,
+                strict_corpus: self.strict_corpus,
+                require_tracking: self.require_tracking,
             }),
+            exists: &|name| built.discovered.contains(name),
+            // A listing runs nothing: it records nothing either.
+            record: self
+                .write_baseline
+                .as_deref()
+                .filter(|_| !args.list)
+                .map(|path| RecordInto {
+                    path,
+                    roots: &built.roots,
+                    config: config.as_ref(),
+                    discovered: &built.discovered,
+                }),
             reports,
             failures_only: false,
             page: None,

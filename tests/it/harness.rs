@@ -211,6 +211,21 @@ fn the_default_is_exact_and_ulps_loosen_it() {
     assert_eq!(failed(Harness::new(RefBackend).exact().root(data())), 0);
 }
 
+/// `--list` runs no trial, so it records no baseline: the file, stale entry and all, stays as
+/// it was (a recording would have dropped the entry that names no data set).
+#[test]
+fn a_listing_records_no_baseline() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let listed = baseline(dir.path(), &["node/test_wrap_pad/0", "node/test_gone_pad/0"]);
+    let before = std::fs::read_to_string(&listed).unwrap();
+    let run = execute(
+        Harness::new(NoEdge).root(data()).write_baseline(&listed),
+        Some("--list"),
+    );
+    assert_eq!(run.conclusion.num_passed + run.conclusion.num_failed, 0);
+    assert_eq!(std::fs::read_to_string(&listed).unwrap(), before);
+}
+
 #[test]
 fn recording_a_filtered_run_keeps_the_entries_it_did_not_run() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
@@ -574,6 +589,31 @@ fn the_harness_writes_reports_that_show_the_gate() {
     assert!(xml.contains("errors=\"1\""), "{xml}");
 }
 
+/// An entry whose data set now passes fails its trial, and the reports say so too: the JUnit
+/// case is a failure and the JSON report's gate is strict, never a green report beside a red
+/// trial.
+#[test]
+fn an_outdated_entry_fails_its_trial_and_its_report_alike() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    // test_wrap_pad passes with NoEdge: its entry is outdated.
+    let listed = baseline(dir.path(), &["node/test_edge_pad/0", "node/test_wrap_pad/0"]);
+    let (json, junit) = (dir.path().join("run.json"), dir.path().join("run.xml"));
+    let run = execute(
+        Harness::new(NoEdge)
+            .root(data())
+            .baseline(&listed)
+            .json_report(&json)
+            .junit_report(&junit),
+        None,
+    );
+    assert_eq!(run.conclusion.num_failed, 1);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("failures=\"1\""), "{xml}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["baseline"]["strict"], true, "{report}");
+    assert_eq!(report["baseline"]["unexpected_passes"][0], "node/test_wrap_pad/0");
+}
+
 #[test]
 fn a_boxed_shared_or_borrowed_backend_is_a_backend() {
     static SHARED: NoEdge = NoEdge;
@@ -646,7 +686,7 @@ fn recording_refuses_a_json_file_that_is_no_baseline_as_the_command_line_does() 
 fn a_report_over_the_baseline_or_a_directory_is_refused_before_any_trial() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
     let listed = baseline(dir.path(), &["node/test_edge_pad/0"]);
-    let before = std::fs::read(&listed).unwrap();
+    let before = std::fs::read_to_string(&listed).unwrap();
     let args = Arguments::from_iter(["harness", "--test-threads=1"]);
     let error = pad_conformance::testing::execute(
         Harness::new(NoEdge).root(data()).baseline(&listed).json_report(&listed),
@@ -659,7 +699,7 @@ fn a_report_over_the_baseline_or_a_directory_is_refused_before_any_trial() {
         error.contains("JSON report") && error.contains("is also the baseline"),
         "{error}"
     );
-    assert_eq!(std::fs::read(&listed).unwrap(), before);
+    assert_eq!(std::fs::read_to_string(&listed).unwrap(), before);
     let error = pad_conformance::testing::execute(Harness::new(NoEdge).root(data()).junit_report(dir.path()), &args)
         .err()
         .unwrap()

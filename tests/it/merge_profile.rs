@@ -6,23 +6,7 @@ use crate::support;
 use std::path::Path;
 
 use support::files::{arg_of, failing_tree, run};
-
-/// The JSON report at `file`, its timings removed (the one thing two runs never share).
-fn untimed(file: &Path) -> serde_json::Value {
-    fn strip(value: &mut serde_json::Value) {
-        match value {
-            serde_json::Value::Object(map) => {
-                map.retain(|key, _| !key.contains("duration"));
-                map.values_mut().for_each(strip);
-            }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
-    strip(&mut json);
-    json
-}
+use support::untimed::untimed_json;
 
 /// `merge REPORT --data TREE --profile PROFILE` (and `extra`), its exit code and stderr.
 fn merge_with(report: &Path, tree: &Path, profile: &Path, extra: &[&str]) -> (Option<i32>, String) {
@@ -70,9 +54,9 @@ fn a_report_judged_with_a_profile_is_the_report_of_a_run_with_it() {
         &["--format", "json", "--output", arg_of(&judged)],
     );
     assert_eq!(code, Some(0), "{stderr}");
-    let judged = untimed(&judged);
+    let judged = untimed_json(&judged);
     assert_eq!(judged["cases"][1]["status"], "unsupported", "{judged}");
-    assert_eq!(untimed(&profiled), judged);
+    assert_eq!(untimed_json(&profiled), judged);
 }
 
 #[test]

@@ -7,25 +7,14 @@ use crate::support;
 use std::path::Path;
 
 use support::files::{arg_of, failing_tree, run};
+use support::untimed::untimed_json;
 
 /// What two runs never share: a JSON report's durations and JUnit's `time` attributes.
 fn untimed(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap();
     if path.extension().is_some_and(|e| e == "json") {
-        fn strip(value: &mut serde_json::Value) {
-            match value {
-                serde_json::Value::Object(map) => {
-                    map.retain(|key, _| !key.contains("duration"));
-                    map.values_mut().for_each(strip);
-                }
-                serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
-                _ => {}
-            }
-        }
-        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
-        strip(&mut json);
-        return json.to_string();
+        return untimed_json(path).to_string();
     }
+    let text = std::fs::read_to_string(path).unwrap();
     // ` time="0.001"` dropped wherever it stands.
     let mut rest = text.as_str();
     let mut kept = String::new();

@@ -11,3 +11,4 @@ pub mod manifest;
 pub mod python;
 pub mod sh_worker;
 pub mod trials;
+pub mod untimed;

@@ -46,7 +46,7 @@ impl Backend for Tract {
             .and_then(|typed| typed.into_runnable())
             .map_err(refusal)?;
         let outputs = plan.run(values).map_err(refusal)?;
-        outputs.iter().map(|output| from_tract(output)).collect()
+        outputs.iter().map(from_tract).collect()
     }
 }
 
