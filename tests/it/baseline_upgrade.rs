@@ -3,19 +3,8 @@
 //! kept, OLD left as it is.
 
 use std::path::Path;
-use std::process::Command;
 
-use crate::example_worker::toy_worker;
-
-fn pad_conformance(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code(), text(&out.stdout), text(&out.stderr))
-}
+use crate::example_worker::{pad_conformance, toy_worker};
 
 /// The lines listed under `heading` (`corpus changed: N entries`), without their indent.
 fn under<'a>(moves: &'a str, heading: &str) -> Vec<&'a str> {

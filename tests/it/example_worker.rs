@@ -21,7 +21,8 @@ pub(crate) fn toy_worker() -> PathBuf {
     path
 }
 
-fn pad_conformance(args: &[&str]) -> (Option<i32>, String, String) {
+/// Runs the binary from the crate's root: its exit code, stdout and stderr.
+pub(crate) fn pad_conformance(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
