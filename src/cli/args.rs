@@ -68,9 +68,11 @@ pub(crate) enum Command {
     Merge(MergeArgs),
     /// Make findings of `fuzz --out` fixed regression tests of the corpus: each loaded and
     /// passed with the reference, confirmed by a second oracle (ONNX's reference evaluator,
-    /// when PAD_CONFORMANCE_PYTHON names a Python with onnx) or marked reference-only, and
-    /// written under the corpus's fuzz/ with its manifest and one CHANGELOG.md section, the
-    /// corpus version raised once. Exits 1 when a finding was contradicted or refused.
+    /// when PAD_CONFORMANCE_PYTHON names a Python with onnx) or marked reference-only, one
+    /// that must be refused with its valid twin, and written under the corpus's fuzz/ with its
+    /// manifest and one CHANGELOG.md section, the corpus version raised once (`--twins` gives
+    /// the cases promoted before twins theirs). Exits 1 when a finding was contradicted or
+    /// refused.
     Promote(PromoteArgs),
     /// Join the JSON reports of one fuzz run's shards (`fuzz --shard K/N --format json`) into
     /// the cause report of the whole run; exits 1 when it holds a gating finding.
@@ -251,7 +253,7 @@ pub(crate) struct FuzzMergeArgs {
 #[derive(Args, Debug)]
 pub(crate) struct PromoteArgs {
     /// Directories `fuzz --out` wrote (each entry a finding), or findings' own directories.
-    #[arg(value_name = "FINDINGS", required_unless_present = "from")]
+    #[arg(value_name = "FINDINGS", required_unless_present_any = ["from", "twins"])]
     pub findings: Vec<PathBuf>,
     /// Findings made against RUNTIME (as the fuzz report names its backend: `onnxruntime
     /// 1.32.0`), recorded as each case's `found_by`; repeat it for each runtime of one batch.
@@ -271,6 +273,12 @@ pub(crate) struct PromoteArgs {
     /// oracle is installed.
     #[arg(long)]
     pub reference_only: bool,
+    /// Promote no finding: give each promoted case of the corpus that must be refused and
+    /// names no valid twin its twin (the property it breaks repaired, its expected output the
+    /// reference's, checked by the second oracle too), its case.json naming it, as one corpus
+    /// version. A finding promoted since twins came has one already.
+    #[arg(long, conflicts_with_all = ["findings", "from"])]
+    pub twins: bool,
     /// Check every finding and report what would be promoted, writing nothing.
     #[arg(long)]
     pub dry_run: bool,

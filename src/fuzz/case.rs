@@ -197,7 +197,7 @@ fn ir_version(op: OpVersion, dtype: DataType) -> i64 {
 }
 
 /// A floating constant as Pad-1/2's float `value` attribute.
-fn as_f32(value: &Tensor) -> Option<f32> {
+pub(super) fn as_f32(value: &Tensor) -> Option<f32> {
     match value {
         Tensor::Float(a) => a.iter().next().copied(),
         Tensor::Double(a) => a.iter().next().map(|&v| v as f32),
