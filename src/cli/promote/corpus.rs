@@ -32,9 +32,12 @@ result and its `promotion`: the finding it came from, `found_by` (the runtime it
 against, when the promotion named it), and `oracle` — `confirmed` when a second oracle (ONNX's
 reference evaluator) agrees with the reference, `reference-only` with a `note` saying why none
 could. `<digest>` is the start of a sha256 of the model and the data set, so
-a finding promoted twice is one case. `MANIFEST.tsv` lists every file with its size and sha256;
-CHANGELOG.md one level up names every case, in the corpus version that added it. See
-docs/corpus.md.
+a finding promoted twice is one case. A finding that must be refused names its valid twin
+(case.json's `twin`), `test_fuzz_<cause>_<digest>_pad_twin/`: the same node with the property
+it breaks repaired, its expected output the reference's, its case.json's `promotion` saying
+whose twin it is (`twin_of`), what was `repaired` and what the second oracle said.
+`MANIFEST.tsv` lists every file with its size and sha256; CHANGELOG.md one level up names
+every case, in the corpus version that added it. See docs/corpus.md.
 ";
 
 /// A case to add: its directory name and files (relative path, bytes).
