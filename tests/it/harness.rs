@@ -900,6 +900,41 @@ fn a_refusal_counts_only_when_its_twin_passes() {
     );
 }
 
+/// `require_verified`: a refusal whose twin did not run fails the run, counted among libtest's
+/// failures (its trial was `ok`), and its reports judged against a baseline say so; without
+/// it, or when the twin ran and passed, nothing fails.
+#[test]
+fn require_verified_fails_the_run_on_a_refusal_its_twin_did_not_verify() {
+    let refused = "test_ext_pad18_err_axes_repeated/0";
+    let counts = |run: &pad_conformance::testing::HarnessRun| (run.conclusion.num_passed, run.conclusion.num_failed);
+    let alone = execute(Harness::new(RefBackend).root(extended()), Some(refused));
+    assert_eq!(alone.results[0].status(), Status::NotVerified);
+    assert_eq!(counts(&alone), (1, 0));
+    assert!(!alone.conclusion.has_failed());
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let junit = dir.path().join("junit.xml");
+    let required = execute(
+        Harness::new(RefBackend)
+            .root(extended())
+            .require_verified()
+            .baseline(baseline(dir.path(), &[]))
+            .junit_report(&junit),
+        Some(refused),
+    );
+    assert_eq!(required.summary.not_verified.len(), 1);
+    assert_eq!(counts(&required), (0, 1));
+    assert!(required.conclusion.has_failed());
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<failure"), "{xml}");
+    // Its twin in the run and passing: verified, nothing fails.
+    let both = execute(
+        Harness::new(RefBackend).root(extended()).require_verified(),
+        Some("test_ext_pad18_err_axes_repeated"),
+    );
+    assert_eq!(counts(&both), (2, 0));
+    assert!(both.summary.not_verified.is_empty());
+}
+
 /// The harness's JSON report records the run's facts as the command line's does, so `merge`
 /// and `diff` can check it: its configuration, options and the data sets it ran.
 #[test]
