@@ -42,7 +42,7 @@ pub enum Verdict {
     /// The backend refused a data set that must be refused, but the data set's valid twin did
     /// not pass in the same run (or did not run): the refusal may be the backend refusing the
     /// operator, the element type or an input it lacks, not the rule. Never a pass, never a
-    /// failure; decided after the run, over all its outcomes ([`super::twin_check`]).
+    /// failure; decided after the run, over all its outcomes (judge/twin_check.rs).
     RefusalNotVerified {
         /// The backend's message.
         refusal: String,
