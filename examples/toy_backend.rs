@@ -17,7 +17,8 @@
 //! ```
 
 use pad_conformance::{
-    AttributeValue, Backend, BackendError, ConversionError, DataType, Harness, Model, RefBackend, Tensor, Worker,
+    AttributeValue, Backend, BackendError, ConversionError, DataType, Harness, Model, Profile, RefBackend, Tensor,
+    Worker,
 };
 
 struct ConstantOnly;
@@ -42,9 +43,10 @@ impl Backend for ConstantOnly {
 
 /// The toy holds tensors in the few element types a small runtime has: int64 as int32,
 /// double as float, anything else but int32, uint8 and bool as float. `Tensor::cast` narrows
-/// (a value that does not fit comes out wrong, and the judge says so) and widens back; an
-/// element type with no conversion (float8, string) makes the data set unsupported, never a
-/// refusal.
+/// and widens back; an element type with no conversion (float8, string) makes the data set
+/// unsupported, never a refusal. The profile in `main` declares the two narrowings, so a data
+/// set holding an int64 beyond int32 or a double that is no float is unsupported before the
+/// toy runs, and every other one loses nothing here.
 fn held(input: &Tensor) -> Result<Tensor, ConversionError> {
     let own = match input.data_type() {
         DataType::Int64 | DataType::Int32 => DataType::Int32,
@@ -63,8 +65,12 @@ fn main() {
         return;
     }
     let root = env!("CARGO_MANIFEST_DIR");
+    let storage = Profile::everything()
+        .storage(DataType::Int64, DataType::Int32)
+        .storage(DataType::Double, DataType::Float);
     Harness::new(ConstantOnly)
         .root(format!("{root}/onnx-testdata/onnx-1.22.0"))
+        .profile(storage)
         .baseline(format!("{root}/examples/toy_backend.baseline.json"))
         .run();
 }

@@ -24,6 +24,7 @@ reads the verdict the runner decided and never compares outputs itself.
 | not applicable (no Pad-family node)                  | skipped                                   |
 | fails on a basis the run does not gate on            | skipped ("not gating")                    |
 | changed with the corpus since the baseline           | skipped, with the corpus changelog's line |
+| refused, but its valid twin did not pass (not_verified) | skipped, naming the twin and how it ended |
 
 Baseline entries that name no data set (and those above that no longer hold) are listed at the
 end of the session by the opt-in plugin: `pytest_plugins = ["pad_conformance.pytest"]` in the
@@ -222,6 +223,9 @@ def _param(case):
         skip = f"changed with the corpus since the baseline: {case['gate'].get('why', '')}"
     elif gate == "not-gating" or (status in ("failed", "errored") and not case.get("gates", True)):
         skip = f"not gating: {status} on basis {case.get('basis', {}).get('kind')}, which the run does not gate on"
+    elif status == "not_verified":
+        # Never a pass, never a regression: the message names the twin and how it ended.
+        skip = message
     elif status == "unsupported":
         skip = f"unsupported: {message}"
     elif status == "skipped":

@@ -18,10 +18,6 @@ EXPLAINS = {
     "released-opsets-only": lambda adapter, worker, dtype: adapter == "unsupported" and worker != "unsupported",
     # numpy's bfloat16 arrays, which onnxruntime's Python API does not take; the worker binds them.
     "no-numpy-bfloat16": lambda adapter, worker, dtype: (adapter, worker, dtype) == ("errored", "passed", "bfloat16"),
-    # onnx.checker in onnxruntime.backend.prepare requires a shape in every graph input's and
-    # output's type, which the fuzzer's reproducers (onnx-testdata/fuzz) leave out; the worker runs them.
-    "onnx-checker-needs-shapes": lambda adapter, worker, dtype: (adapter, worker) == ("errored", "passed")
-    and dtype != "bfloat16",
     # onnx.checker in onnxruntime.backend.prepare refuses a model that must be refused.
     "onnx-checker": lambda adapter, worker, dtype: adapter == "passed" and worker in ("failed", "unsupported"),
 }

@@ -11,6 +11,7 @@ use super::listing::load_case_dir;
 use super::{ListingProblem, TestCase};
 use crate::cancel::Cancel;
 use crate::case::error::{Error, NameClash};
+use crate::case::twin::resolve_twins;
 use crate::data::DataRoot;
 
 /// The directory-name patterns a case must match, unless `--pattern` replaces them.
@@ -102,6 +103,8 @@ pub fn discover_until(roots: &[DataRoot], patterns: &Patterns, cancel: &Cancel) 
     }
     qualify_repeated_ids(&mut cases, &root_of, roots);
     refuse_repeated_ids(&cases, &root_of, roots)?;
+    // Once every case has its final name: a twin is named by its id.
+    resolve_twins(&mut cases);
     if cases.is_empty() {
         return Err(Error::NoCases {
             roots: roots.iter().map(|r| r.path.clone()).collect(),

@@ -2,8 +2,11 @@
 //! the problem: the file, the field or node, and the offending value.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use crate::case::info::CASE_INFO_FILE;
 use crate::data::corpus_error::CorpusError;
+use crate::data::json_file::JsonFileError;
 use crate::model::ReadError;
 use crate::tensor::FileError;
 
@@ -105,4 +108,59 @@ pub struct NameClash {
     pub second: PathBuf,
     /// The root it was found under.
     pub second_root: PathBuf,
+}
+
+/// A case.json whose `twin` names no valid twin ([`twin`](super::twin)).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{}: its twin {twin:?} {problem}", crate::text::shown_path(path))]
+pub struct TwinError {
+    /// The case.json.
+    pub path: PathBuf,
+    /// What its `twin` says.
+    pub twin: String,
+    /// What is wrong with it.
+    pub problem: TwinProblem,
+}
+
+/// What is wrong with a `twin`.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum TwinProblem {
+    /// Not one directory name: a path, `..`, or empty.
+    #[error("is not the name of a case directory beside it")]
+    NotAName,
+    /// No case directory of that name beside it.
+    #[error("does not exist: {} holds no model.onnx", crate::text::shown_path(dir))]
+    Missing {
+        /// Where the twin would be.
+        dir: PathBuf,
+    },
+    /// The case naming it has no data set that must be refused.
+    #[error("is named by a case with no data set that must be refused: only those have twins")]
+    NotRefused,
+    /// The twin must be refused too (`file` says so: an expected_error.txt or its case.json).
+    #[error("must be refused too ({}): a twin is a valid case", crate::text::shown_path(file))]
+    MustRefuse {
+        /// The file that says so.
+        file: PathBuf,
+    },
+    /// The twin is another operator.
+    #[error("is {actual}, not {claimed}: a twin is the same operator")]
+    OtherOperator {
+        /// The operator of the case naming it (`Pad-18`, `com.microsoft Pad-1`).
+        claimed: String,
+        /// The twin's.
+        actual: String,
+    },
+    /// The twin lacks a data set of a number that must be refused here.
+    #[error("has no test_data_set_{number}: the twin of each data set is the twin's data set of its number")]
+    MissingDataSet {
+        /// The number.
+        number: usize,
+    },
+    /// The twin has no case.json saying what it is.
+    #[error("has no {CASE_INFO_FILE} saying which operator it is")]
+    Undescribed,
+    /// The twin's case.json cannot be read.
+    #[error("cannot be read: {0}")]
+    Unreadable(Arc<JsonFileError>),
 }

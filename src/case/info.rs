@@ -41,6 +41,11 @@ pub struct CaseInfo {
     /// files written before corpus version 4, and in cases that expose none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub narrowing: Option<Narrowing>,
+    /// For a case that must be refused, its valid twin: the directory name of a case beside
+    /// it, the same operator with the one property this case breaks repaired
+    /// ([`twin`](super::twin)); absent in case.json files written before corpus version 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub twin: Option<String>,
 }
 
 /// A case.json field that says otherwise than the model it describes.

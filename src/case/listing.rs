@@ -33,6 +33,7 @@ impl TestCase {
             problem: Some(problem),
             basis: BasisNote::upstream(),
             info: None,
+            twin: None,
         }
     }
 }
@@ -122,6 +123,7 @@ pub(super) fn load_case_dir(data_root: &DataRoot, dir: &Path, model_bytes: Optio
             .as_ref()
             .map_or_else(BasisNote::upstream, |info| info.basis.clone()),
         info: info.map(Arc::new),
+        twin: None,
     }
 }
 

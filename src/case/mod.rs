@@ -18,9 +18,11 @@ pub(crate) mod info;
 pub(crate) mod listing;
 pub(crate) mod narrowing;
 pub(crate) mod shared_model;
+pub(crate) mod twin;
 
 use crate::case::bundled_origin::{BundledOrigin, BundledOriginError, Disagreement};
 use crate::case::error::Error;
+use crate::case::error::TwinError;
 use crate::case::info::{CaseInfo, Contradiction};
 use crate::data::basis::BasisNote;
 use crate::data::json_file::JsonFileError;
@@ -57,6 +59,10 @@ pub struct TestCase {
     /// Its case.json, when it has one that counts (upstream cases' never does); for a copy of
     /// a bundled data set, the bundled one's counts ([`TestCase::info_of`]).
     pub info: Option<Arc<CaseInfo>>,
+    /// For a case that must be refused, the id of its valid twin (its case.json's `twin`,
+    /// resolved at discovery beside this case's id): the twin of its data set N is the twin's
+    /// data set N ([`TestCase::twin_of`]).
+    pub twin: Option<String>,
 }
 
 /// One `test_data_set_N` directory.
@@ -118,6 +124,9 @@ pub enum ListingProblem {
     /// A case.json that contradicts the model it describes.
     #[error(transparent)]
     Contradicts(Arc<Contradiction>),
+    /// A case.json whose `twin` names no valid twin.
+    #[error(transparent)]
+    Twin(Arc<TwinError>),
     /// A copy of a bundled data set whose bundled expectation cannot be read.
     #[error(transparent)]
     Bundled(Arc<BundledOriginError>),
@@ -268,6 +277,13 @@ impl TestCase {
             Some(bundled) => bundled.info.as_deref(),
             None => self.info.as_deref(),
         }
+    }
+
+    /// `extended/test_ext_pad18_err_axes_repeated_twin/0`: the name of the valid twin of data
+    /// set `index`, when the case names one.
+    pub fn twin_of(&self, index: usize) -> Option<String> {
+        let twin = self.twin.as_ref()?;
+        Some(format!("{twin}/{}", self.data_number(index)))
     }
 
     /// The bundled data set that data set `index` is by content, if any.

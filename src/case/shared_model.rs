@@ -79,6 +79,7 @@ mod tests {
             }),
             basis: crate::data::basis::BasisNote::upstream(),
             info: None,
+            twin: None,
         };
         let shared = SharedModel::new(3);
         let options = DecodeOptions::default();

@@ -25,6 +25,7 @@ Examples:
   pad-conformance fuzz-merge causes-1.json causes-2.json --output causes.json
   pad-conformance rules --format markdown
   pad-conformance history case onnx-1.22.0/node/test_wrap_pad/0
+  pad-conformance baseline upgrade known.json --backend exec:'...' --output known-v5.json
   pad-conformance bench
 
 Exit status: 0 when every data set passed (with --baseline: nothing the baseline does not
@@ -67,9 +68,11 @@ pub(crate) enum Command {
     Merge(MergeArgs),
     /// Make findings of `fuzz --out` fixed regression tests of the corpus: each loaded and
     /// passed with the reference, confirmed by a second oracle (ONNX's reference evaluator,
-    /// when PAD_CONFORMANCE_PYTHON names a Python with onnx) or marked reference-only, and
-    /// written under the corpus's fuzz/ with its manifest and one CHANGELOG.md section, the
-    /// corpus version raised once. Exits 1 when a finding was contradicted or refused.
+    /// when PAD_CONFORMANCE_PYTHON names a Python with onnx) or marked reference-only, one
+    /// that must be refused with its valid twin, and written under the corpus's fuzz/ with its
+    /// manifest and one CHANGELOG.md section, the corpus version raised once (`--twins` gives
+    /// the cases promoted before twins theirs). Exits 1 when a finding was contradicted or
+    /// refused.
     Promote(PromoteArgs),
     /// Join the JSON reports of one fuzz run's shards (`fuzz --shard K/N --format json`) into
     /// the cause report of the whole run; exits 1 when it holds a gating finding.
@@ -77,6 +80,55 @@ pub(crate) enum Command {
     /// Runtimes across their releases (history/, scripts/sweep): store one release's run,
     /// write docs/history.md and its page, or show one data set across the releases.
     History(HistoryArgs),
+    /// Baselines across corpus versions: `upgrade` re-records one over the corpus at hand.
+    Baseline(BaselineArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct BaselineArgs {
+    #[command(subcommand)]
+    pub verb: BaselineVerb,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum BaselineVerb {
+    /// Run the gate's backend with an old baseline over the corpus at hand and write the new
+    /// baseline, keeping every reason and tracking link of the entries that still hold, and
+    /// list each entry that moved by cause: corpus changed, judging rule changed, backend
+    /// changed. OLD is left as it is unless --in-place. Exits 0 once written.
+    Upgrade(BaselineUpgradeArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct BaselineUpgradeArgs {
+    /// The baseline to upgrade, written against an older corpus (its corpus_version).
+    #[arg(value_name = "OLD.json")]
+    pub old: PathBuf,
+    /// Write the new baseline to FILE: a new file (one already there is refused).
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "in_place",
+        conflicts_with = "in_place"
+    )]
+    pub output: Option<PathBuf>,
+    /// Write the new baseline over OLD.
+    #[arg(long)]
+    pub in_place: bool,
+    /// The gate's backend: `ref`, `exec:COMMAND` or `exec-per-case[-raw]:COMMAND`.
+    #[arg(long, value_name = "BACKEND", default_value = "ref")]
+    pub backend: String,
+    /// The gate's profile (TOML), as its runs give it.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// The gate's configuration: only its entries are upgraded (see the main command's
+    /// --config).
+    #[arg(long, value_name = "NAME", value_parser = config_name)]
+    pub config: Option<crate::gate::config::ConfigName>,
+    #[command(flatten)]
+    pub checking: Checking,
+    #[command(flatten)]
+    pub selection: Selection,
 }
 
 #[derive(Args, Debug)]
@@ -173,6 +225,11 @@ pub(crate) struct GateArgs {
     /// no "tracking" link, naming them.
     #[arg(long, requires = "baseline")]
     pub require_tracking: bool,
+    /// With --baseline: also fail when a data set that must be refused was refused but its
+    /// valid twin did not pass (a refusal not verified), naming them. Not with --shard (a
+    /// twin may run in another part): give it to merge.
+    #[arg(long, requires = "baseline")]
+    pub require_verified: bool,
 }
 
 /// A `--config` value, checked.
@@ -196,7 +253,7 @@ pub(crate) struct FuzzMergeArgs {
 #[derive(Args, Debug)]
 pub(crate) struct PromoteArgs {
     /// Directories `fuzz --out` wrote (each entry a finding), or findings' own directories.
-    #[arg(value_name = "FINDINGS", required_unless_present = "from")]
+    #[arg(value_name = "FINDINGS", required_unless_present_any = ["from", "twins"])]
     pub findings: Vec<PathBuf>,
     /// Findings made against RUNTIME (as the fuzz report names its backend: `onnxruntime
     /// 1.32.0`), recorded as each case's `found_by`; repeat it for each runtime of one batch.
@@ -216,6 +273,12 @@ pub(crate) struct PromoteArgs {
     /// oracle is installed.
     #[arg(long)]
     pub reference_only: bool,
+    /// Promote no finding: give each promoted case of the corpus that must be refused and
+    /// names no valid twin its twin (the property it breaks repaired, its expected output the
+    /// reference's, checked by the second oracle too), its case.json naming it, as one corpus
+    /// version. A finding promoted since twins came has one already.
+    #[arg(long, conflicts_with_all = ["findings", "from"])]
+    pub twins: bool,
     /// Check every finding and report what would be promoted, writing nothing.
     #[arg(long)]
     pub dry_run: bool,

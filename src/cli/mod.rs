@@ -3,6 +3,7 @@
 
 pub(crate) mod args;
 mod backend_spec;
+mod baseline;
 mod bench;
 mod checking;
 mod coverage;
@@ -129,6 +130,7 @@ pub(crate) fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Promote(args)) => promote::promote(args),
         Some(Command::FuzzMerge(args)) => fuzz::merge::fuzz_merge(args),
         Some(Command::History(args)) => history::history(args),
+        Some(Command::Baseline(args)) => baseline::baseline(args),
         None => run::run(&cli.run),
     }
 }

@@ -30,6 +30,7 @@ pub(super) fn strictness(gate: &GateArgs) -> Strictness {
         strict: gate.strict,
         strict_corpus: gate.strict_corpus,
         require_tracking: gate.require_tracking,
+        require_verified: gate.require_verified,
     }
 }
 

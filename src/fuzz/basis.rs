@@ -41,7 +41,11 @@ pub(super) fn of_output(case: &FuzzCase) -> BasisNote {
     for (&extent, &(begin, end)) in dims.iter().zip(&widths) {
         let left = extent as i64 - (-begin).max(0) - (-end).max(0);
         let positive = begin.max(end);
-        if positive > 0 && (begin.min(end) < 0 || left <= 0) {
+        // Removing first, then padding, gives another answer than padding first only where
+        // wrap copies from the removed side, or reflect reaches past what remains; and the
+        // removals may exceed the data (constant mode).
+        let order_matters = mode == "wrap" || (mode == "reflect" && positive > left - 1);
+        if positive > 0 && ((begin.min(end) < 0 && order_matters) || left < 0) {
             found.push(note(Basis::Rule, "negative-pads"));
         }
         if mode == "reflect" && positive > (left - 1).max(0) {

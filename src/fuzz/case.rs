@@ -36,8 +36,16 @@ pub struct FuzzCase {
 }
 
 impl FuzzCase {
-    /// The model and the graph inputs in order, as a node test holds them.
+    /// The model and the graph inputs in order, as a node test holds them; the output declares
+    /// one symbolic dimension per axis of the data (its sizes not yet known).
     pub fn build(&self, name: &str) -> (ModelProto, Vec<Tensor>) {
+        self.build_declaring(name, None)
+    }
+
+    /// [`build`](Self::build), the output declaring `output`'s shape: the one the reference
+    /// computed. onnx.checker requires a shape, so a loader that runs it would otherwise
+    /// refuse every model for that; a case the reference refuses keeps the symbolic one.
+    pub fn build_declaring(&self, name: &str, output: Option<&[usize]>) -> (ModelProto, Vec<Tensor>) {
         let op = self.operator;
         let mut inputs: Vec<(String, Tensor)> = vec![("x".into(), self.data.clone())];
         let mut node_inputs = vec!["x".to_owned()];
@@ -106,9 +114,9 @@ impl FuzzCase {
             name: name.into(),
             input: inputs
                 .iter()
-                .map(|(n, t)| value_info(n, t.data_type(), Some(t.shape())))
+                .map(|(n, t)| value_info(n, t.data_type(), t.shape()))
                 .collect(),
-            output: vec![value_info("y", self.data.data_type(), None)],
+            output: vec![output_info(self.data.data_type(), output, self.data.shape().len())],
             ..Default::default()
         };
         let opset_import = match op.op {
@@ -189,7 +197,7 @@ fn ir_version(op: OpVersion, dtype: DataType) -> i64 {
 }
 
 /// A floating constant as Pad-1/2's float `value` attribute.
-fn as_f32(value: &Tensor) -> Option<f32> {
+pub(super) fn as_f32(value: &Tensor) -> Option<f32> {
     match value {
         Tensor::Float(a) => a.iter().next().copied(),
         Tensor::Double(a) => a.iter().next().map(|&v| v as f32),
@@ -205,22 +213,40 @@ fn opset(domain: &str, version: i64) -> OperatorSetIdProto {
     }
 }
 
-fn value_info(name: &str, dtype: DataType, shape: Option<&[usize]>) -> ValueInfoProto {
-    let shape = shape.map(|dims| TensorShapeProto {
-        dim: dims
-            .iter()
-            .map(|&d| Dimension {
-                dim_value: Some(d as i64),
-                dim_param: None,
+/// The graph output `y`: of shape `output`, or when it is not known one symbolic dimension
+/// (`y_0`, `y_1`, …) per axis of the data.
+fn output_info(dtype: DataType, output: Option<&[usize]>, rank: usize) -> ValueInfoProto {
+    let dims = match output {
+        Some(dims) => dims.iter().map(|&d| fixed(d)).collect(),
+        None => (0..rank)
+            .map(|axis| Dimension {
+                dim_value: None,
+                dim_param: Some(format!("y_{axis}")),
             })
             .collect(),
-    });
+    };
+    tensor_info("y", dtype, dims)
+}
+
+/// A graph input of a fixed shape.
+fn value_info(name: &str, dtype: DataType, dims: &[usize]) -> ValueInfoProto {
+    tensor_info(name, dtype, dims.iter().map(|&d| fixed(d)).collect())
+}
+
+fn fixed(extent: usize) -> Dimension {
+    Dimension {
+        dim_value: Some(extent as i64),
+        dim_param: None,
+    }
+}
+
+fn tensor_info(name: &str, dtype: DataType, dims: Vec<Dimension>) -> ValueInfoProto {
     ValueInfoProto {
         name: name.into(),
         r#type: Some(TypeProto {
             tensor_type: Some(TypeProtoTensor {
                 elem_type: dtype.code(),
-                shape,
+                shape: Some(TensorShapeProto { dim: dims }),
             }),
         }),
     }
@@ -265,4 +291,39 @@ pub(crate) fn encoded_inputs(model: &ModelProto, inputs: &[Tensor]) -> Vec<crate
         .zip(names.into_iter().chain(std::iter::repeat("")))
         .map(|(t, n)| encode_tensor(t, n))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_output_declares_the_shape_given_or_one_symbolic_dimension_per_axis() {
+        let case = FuzzCase {
+            operator: OpVersion {
+                op: PadOp::Pad,
+                version: 19,
+            },
+            mode: None,
+            data: Tensor::from_vec(&[2, 3], vec![0f32; 6]).unwrap(),
+            pads: vec![1, 0, 0, 1],
+            pads_2d: false,
+            constant: None,
+            axes: None,
+            int32_indices: false,
+        };
+        let dims = |model: ModelProto| -> Vec<(Option<i64>, Option<String>)> {
+            let output = model.graph.unwrap().output.remove(0);
+            let shape = output.r#type.unwrap().tensor_type.unwrap().shape.unwrap();
+            shape.dim.into_iter().map(|d| (d.dim_value, d.dim_param)).collect()
+        };
+        assert_eq!(
+            dims(case.build("t").0),
+            [(None, Some("y_0".to_owned())), (None, Some("y_1".to_owned()))]
+        );
+        assert_eq!(
+            dims(case.build_declaring("t", Some(&[3, 4])).0),
+            [(Some(3), None), (Some(4), None)]
+        );
+    }
 }

@@ -101,13 +101,17 @@ pub(super) fn evaluate_in(
     check: &CheckOptions,
     reencode: Reencode,
 ) -> Result<Evaluation, FuzzError> {
-    let (proto, inputs) = case.build("test_fuzz");
-    let model = load(proto, path, write).map_err(|source| FuzzError::Generator {
+    let generator = |source| FuzzError::Generator {
         case: case.to_string(),
         source: Box::new(source),
-    })?;
+    };
+    // The reference answers first, from the model in memory, so that the model the backend
+    // reads declares the output shape it computed (a symbolic one where it refuses).
+    let (proto, inputs) = case.build("test_fuzz");
+    let unwritten =
+        Model::from_proto(path, proto.clone(), &DecodeOptions::default()).map_err(|e| generator(e.into()))?;
     let mut rules = Vec::new();
-    let expected = match run(&RefBackend, &model, &inputs) {
+    let expected = match run(&RefBackend, &unwritten, &inputs) {
         Answer::Outputs(outputs) => Ok(outputs),
         Answer::Refused(refusal) => {
             rules = refusal.rules().to_vec();
@@ -120,6 +124,14 @@ pub(super) fn evaluate_in(
             });
         }
     };
+    let model = match &expected {
+        Ok(outputs) => {
+            let (declared, _) = case.build_declaring("test_fuzz", outputs.first().map(Tensor::shape));
+            load(declared, path, write)
+        }
+        Err(_) => load(proto, path, write),
+    }
+    .map_err(generator)?;
     // A refusal rests on the strongest of the rules the reference refuses by (one spec rule
     // broken is enough for the spec to require it); one that names none (a graph the
     // reference cannot evaluate) is a project rule.
@@ -138,15 +150,14 @@ pub(super) fn evaluate_in(
         reencoded: false,
         encoded: None,
     };
-    if Subject::of(&model, &inputs).is_some_and(|s| check.profile.excludes(&s).is_some()) {
+    let outputs = evaluation.expected.as_deref().unwrap_or_default();
+    if Subject::of(&model, &inputs).is_some_and(|s| check.profile.excludes(&s).is_some())
+        || check.profile.excludes_values(&model, &inputs, outputs).is_some()
+    {
         evaluation.unsupported = true;
         return Ok(evaluation);
     }
     let constants = check.constant_inputs(&model);
-    let generator = |source| FuzzError::Generator {
-        case: case.to_string(),
-        source: Box::new(source),
-    };
     let folded = if !constants.is_empty() {
         let folded_dir = path.with_file_name("constants");
         std::fs::create_dir_all(&folded_dir).map_err(FuzzError::Scratch)?;

@@ -19,11 +19,13 @@ pub(crate) mod encoding;
 mod error;
 mod evaluate;
 mod finding;
+pub(crate) mod from_model;
 mod generate;
 mod options;
 mod report;
 pub(crate) mod reproducer;
 mod shrink;
+pub(crate) mod twin;
 mod values;
 
 use std::collections::{BTreeMap, BTreeSet};

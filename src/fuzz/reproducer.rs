@@ -9,12 +9,20 @@ use std::path::{Path, PathBuf};
 use prost::Message;
 
 use super::Finding;
+use super::case::FuzzCase;
 use super::encoding::Encoding;
+use super::twin::{Twin, repair_list};
 use crate::case::EXPECTED_ERROR_FILE;
 use crate::case::info::{CASE_INFO_FILE, CaseInfo};
-use crate::operators::PadOp;
+use crate::data::basis::BasisNote;
+use crate::operators::{PadOp, Rule};
 use crate::proto::ModelProto;
-use crate::tensor::{FileError, FileProblem};
+use crate::tensor::{FileError, FileProblem, Tensor};
+
+/// The data set a reproducer holds.
+const DATA_SET: &str = "test_data_set_0";
+/// The one-line description beside the case.
+pub(crate) const DESCRIPTION_FILE: &str = "description.txt";
 
 /// Whether `name` is a file a reproducer's data set may hold: `input_K.pb` or `output_K.pb`
 /// (K of at most four digits: a reproducer has a handful of inputs) or expected_error.txt.
@@ -46,70 +54,50 @@ pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileEr
         .find(|name| std::fs::symlink_metadata(dir.join(name)).is_err())
         .expect("some suffix is free");
     let case_dir = dir.join(&name);
-    let data_dir = case_dir.join("test_data_set_0");
-    let write = |path: PathBuf, bytes: &[u8]| -> Result<(), FileError> {
+    for (file, bytes) in reproducer_files(finding, &name) {
+        let path = case_dir.join(file);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| FileProblem::Io(e).writing(parent))?;
         }
-        std::fs::write(&path, bytes).map_err(|e| FileProblem::Io(e).writing(&path))
-    };
+        std::fs::write(&path, bytes).map_err(|e| FileProblem::Io(e).writing(&path))?;
+    }
+    Ok(case_dir)
+}
+
+/// The files of `finding`'s reproducer named `name`, by path relative to its directory.
+fn reproducer_files(finding: &Finding, name: &str) -> Vec<(String, Vec<u8>)> {
     let encoding = finding.encoding;
-    let (model, inputs) = finding.case.build(&name);
-    let names: Vec<String> = model
-        .graph
-        .iter()
-        .flat_map(|g| &g.input)
-        .map(|v| v.name.clone())
-        .collect();
+    // The model declares the output the reference computed, as the backend read it.
+    let output = finding
+        .expected
+        .as_ref()
+        .ok()
+        .and_then(|o| o.first())
+        .map(|t| t.shape());
+    let (model, inputs) = finding.case.build_declaring(name, output);
     let model_bytes = match &finding.encoded_model {
         Some(bytes) => bytes.clone(),
         None => encoding.encode_model(&model),
     };
     // The model the backend read may hold some inputs as initializers: the others are fed.
-    let fed: Vec<String> = match &finding.encoded_model {
-        Some(bytes) => ModelProto::decode(&bytes[..])
+    let fed: Option<Vec<String>> = finding.encoded_model.as_ref().map(|bytes| {
+        ModelProto::decode(&bytes[..])
             .ok()
             .and_then(|m| m.graph)
             .map(|g| g.input.into_iter().map(|v| v.name).collect())
-            .unwrap_or_default(),
-        None => names.clone(),
-    };
-    write(case_dir.join("model.onnx"), &model_bytes)?;
-    let fed_inputs = names.iter().zip(&inputs).filter(|(n, _)| fed.contains(n));
-    for (k, (name, tensor)) in fed_inputs.enumerate() {
-        write(
-            data_dir.join(format!("input_{k}.pb")),
-            &encoding.encode_tensor(tensor, name),
-        )?;
-    }
-    match &finding.expected {
-        Ok(outputs) => {
-            for (k, output) in outputs.iter().enumerate() {
-                write(
-                    data_dir.join(format!("output_{k}.pb")),
-                    &encoding.encode_tensor(output, "y"),
-                )?;
-            }
-        }
-        Err(reason) => write(data_dir.join(EXPECTED_ERROR_FILE), format!("{reason}\n").as_bytes())?,
-    }
-    let operator = finding.case.operator;
-    let info = CaseInfo {
-        op: operator.op.op_type().into(),
-        domain: operator.op.domain().into(),
-        version: operator.version,
-        mode: match operator.op {
-            PadOp::CenterCropPad => None,
-            _ => Some(finding.case.mode.clone().unwrap_or_else(|| "constant".into())),
-        },
-        dtype: finding.case.data.data_type().name().into(),
-        expect: if finding.expected.is_ok() { "output" } else { "error" }.into(),
-        basis: finding.basis.clone(),
-        rules: finding.rules.clone(),
-        narrowing: None,
-    };
+            .unwrap_or_default()
+    });
+    let mut files = test_files(
+        &model,
+        model_bytes,
+        &inputs,
+        fed.as_deref(),
+        &finding.expected,
+        encoding,
+    );
+    let info = case_info(&finding.case, finding.expected.is_ok(), &finding.basis, &finding.rules);
     let json = serde_json::to_string_pretty(&info).expect("case.json serializes");
-    write(case_dir.join(CASE_INFO_FILE), format!("{json}\n").as_bytes())?;
+    files.push((CASE_INFO_FILE.to_owned(), format!("{json}\n").into_bytes()));
     let description = match encoding {
         Encoding::Onnx => format!("{}: {}\n", finding.key, finding.case),
         _ => format!(
@@ -119,6 +107,83 @@ pub fn write_reproducer(finding: &Finding, dir: &Path) -> Result<PathBuf, FileEr
             finding.case
         ),
     };
-    write(case_dir.join("description.txt"), description.as_bytes())?;
-    Ok(case_dir)
+    files.push((DESCRIPTION_FILE.to_owned(), description.into_bytes()));
+    files
+}
+
+/// The files of the test itself: model.onnx (`model_bytes`, serializing `model`) and
+/// test_data_set_0/ with the inputs the model does not hold (`fed` names them; `None`: all),
+/// and the expected outputs or refusal, each tensor in `encoding`.
+fn test_files(
+    model: &ModelProto,
+    model_bytes: Vec<u8>,
+    inputs: &[Tensor],
+    fed: Option<&[String]>,
+    expected: &Result<Vec<Tensor>, String>,
+    encoding: Encoding,
+) -> Vec<(String, Vec<u8>)> {
+    let names: Vec<&str> = model
+        .graph
+        .iter()
+        .flat_map(|g| &g.input)
+        .map(|v| v.name.as_str())
+        .collect();
+    let mut files = vec![("model.onnx".to_owned(), model_bytes)];
+    let fed_inputs = names
+        .iter()
+        .zip(inputs)
+        .filter(|(n, _)| fed.is_none_or(|fed| fed.iter().any(|f| f == *n)));
+    for (k, (name, tensor)) in fed_inputs.enumerate() {
+        files.push((format!("{DATA_SET}/input_{k}.pb"), encoding.encode_tensor(tensor, name)));
+    }
+    match expected {
+        Ok(outputs) => {
+            for (k, output) in outputs.iter().enumerate() {
+                files.push((format!("{DATA_SET}/output_{k}.pb"), encoding.encode_tensor(output, "y")));
+            }
+        }
+        Err(reason) => files.push((
+            format!("{DATA_SET}/{EXPECTED_ERROR_FILE}"),
+            format!("{reason}\n").into_bytes(),
+        )),
+    }
+    files
+}
+
+/// The case.json of `case`: what it tests, whether the reference answers it (`output`), the
+/// basis of that, and the rules it breaks.
+fn case_info(case: &FuzzCase, output: bool, basis: &BasisNote, rules: &[Rule]) -> CaseInfo {
+    let operator = case.operator;
+    CaseInfo {
+        op: operator.op.op_type().into(),
+        domain: operator.op.domain().into(),
+        version: operator.version,
+        mode: match operator.op {
+            PadOp::CenterCropPad => None,
+            _ => Some(case.mode.clone().unwrap_or_else(|| "constant".into())),
+        },
+        dtype: case.data.data_type().name().into(),
+        expect: if output { "output" } else { "error" }.into(),
+        basis: basis.clone(),
+        rules: rules.to_vec(),
+        narrowing: None,
+        twin: None,
+    }
+}
+
+/// The files of the valid twin `twin`, named `name`, of the must-refuse case `refused` (its
+/// directory's name), by path relative to its directory — the test and description.txt — and
+/// its case.json's content, which the caller writes with what it records beside it.
+pub(crate) fn twin_files(twin: &Twin, name: &str, refused: &str) -> (Vec<(String, Vec<u8>)>, CaseInfo) {
+    let (model, inputs) = twin.case.build_declaring(name, twin.outputs.first().map(Tensor::shape));
+    let model_bytes = Encoding::Onnx.encode_model(&model);
+    let expected = Ok(twin.outputs.clone());
+    let mut files = test_files(&model, model_bytes, &inputs, None, &expected, Encoding::Onnx);
+    let description = format!(
+        "the valid twin of {refused}: the same node with {}: {}\n",
+        repair_list(&twin.repairs),
+        twin.case
+    );
+    files.push((DESCRIPTION_FILE.to_owned(), description.into_bytes()));
+    (files, case_info(&twin.case, true, &twin.basis, &[]))
 }

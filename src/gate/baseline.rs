@@ -225,6 +225,12 @@ impl Baseline {
                         "status \"passed\" is for an entry with \"intermittent_crash\": true".into(),
                     ));
                 }
+                // Its twin's failure is the entry to list: a run never records one.
+                if entry.status == Status::NotVerified {
+                    return Err(problem(
+                        "status \"not_verified\" is never listed: list the failure of the data set's twin".into(),
+                    ));
+                }
             }
             for (i, a) in list.iter().enumerate() {
                 for b in &list[i + 1..] {
@@ -432,6 +438,10 @@ pub(crate) mod tests {
             (
                 r#"{"format": 3, "expected": {"a/0": {"status": "passed", "reason": "r"}}}"#,
                 r#"expected."a/0": status "passed" is for an entry with "intermittent_crash": true"#,
+            ),
+            (
+                r#"{"format": 2, "expected": {"a/0": {"status": "not_verified", "reason": "r"}}}"#,
+                r#"expected."a/0": status "not_verified" is never listed: list the failure of the data set's twin"#,
             ),
             (
                 r#"{"format": 3, "expected": {"a/0": {"status": "failed", "reason": "r", "tracking": "see bug 7"}}}"#,

@@ -28,7 +28,11 @@ pub enum GateResult {
     },
     /// Failed or errored, not listed: a regression.
     NewFailure,
-    /// Listed, but passed (or is now declared unsupported): the entry is outdated.
+    /// Refused as it must be, not listed, but its valid twin did not pass: never a regression;
+    /// it fails the run only under `--require-verified`.
+    NotVerified,
+    /// Listed, but passed (or is now declared unsupported, or refused with its twin not
+    /// passing): the entry is outdated.
     Fixed {
         /// The status the baseline lists.
         was: Status,
@@ -61,6 +65,7 @@ impl GateResult {
             GateResult::NotGating => "not-gating",
             GateResult::KnownFailure { .. } => "known-failure",
             GateResult::NewFailure => "new-failure",
+            GateResult::NotVerified => "not-verified",
             GateResult::Fixed { .. } => "fixed",
             GateResult::ChangedStatus { .. } => "changed-status",
             GateResult::ChangedWithCorpus { .. } => "changed-with-corpus",
@@ -68,12 +73,14 @@ impl GateResult {
     }
 
     /// Whether this data set alone fails the run: a new failure always; an outdated entry
-    /// under `strict`; a change with the corpus under `strict_corpus`.
-    pub fn fails(&self, strict: bool, strict_corpus: bool) -> bool {
+    /// under `strict`; a change with the corpus under `strict_corpus`; a refusal not verified
+    /// under `require_verified`.
+    pub fn fails(&self, strict: bool, strict_corpus: bool, require_verified: bool) -> bool {
         match self {
             GateResult::NewFailure => true,
             GateResult::Fixed { .. } | GateResult::ChangedStatus { .. } => strict,
             GateResult::ChangedWithCorpus { .. } => strict_corpus,
+            GateResult::NotVerified => require_verified,
             GateResult::Agrees | GateResult::NotGating | GateResult::KnownFailure { .. } => false,
         }
     }

@@ -89,6 +89,10 @@ pub struct GateSummary {
     /// A different verdict than the baseline's on a data set whose expected result or basis
     /// changed in the corpus since the baseline was written.
     pub corpus_changes: Vec<CorpusChange>,
+    /// Refused as they must be, not listed, but their valid twins did not pass: never
+    /// regressions; they fail the run only under `require_verified`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_verified: Vec<String>,
     /// Data sets that agree with the baseline: passed and not listed, skipped, unsupported.
     pub agreeing: usize,
     /// Failed or errored on a basis the run does not gate on: not judged.
@@ -105,6 +109,9 @@ pub struct GateSummary {
     /// The run was judged with `--require-tracking`: an untracked known failure fails it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub require_tracking: bool,
+    /// The run was judged with `--require-verified`: a refusal not verified fails it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub require_verified: bool,
 }
 
 impl GateSummary {
@@ -127,6 +134,7 @@ impl GateSummary {
                 )),
                 GateResult::KnownFailure { .. } => verdict.expected_failures.push(name),
                 GateResult::NewFailure => verdict.regressions.push(name),
+                GateResult::NotVerified => verdict.not_verified.push(name),
                 GateResult::Fixed { .. } => verdict.unexpected_passes.push(name),
                 GateResult::ChangedWithCorpus { was, why } => verdict.corpus_changes.push(CorpusChange {
                     name,
@@ -143,18 +151,20 @@ impl GateSummary {
 
     /// True when the run should fail: a regression, or under `strict` any difference from
     /// the baseline (an unexpected pass, a changed status, an entry for no data set); a
-    /// verdict that changed with the corpus only under `strict_corpus`.
+    /// verdict that changed with the corpus only under `strict_corpus`; an untracked known
+    /// failure or a refusal not verified only when the run was judged to require them.
     pub fn fails(&self, strict: bool, strict_corpus: bool) -> bool {
         let outdated = !self.unexpected_passes.is_empty() || !self.changed_status.is_empty() || !self.stale.is_empty();
         !self.regressions.is_empty()
             || (strict && outdated)
             || (strict_corpus && !self.corpus_changes.is_empty())
             || (self.require_tracking && !self.untracked.is_empty())
+            || (self.require_verified && !self.not_verified.is_empty())
     }
 
     /// Whether one data set's gate result fails the run, under this run's strict flags.
     pub fn fails_data_set(&self, gate: &GateResult) -> bool {
-        gate.fails(self.strict, self.strict_corpus)
+        gate.fails(self.strict, self.strict_corpus, self.require_verified)
     }
 
     /// The data sets judged: every count above, which add up to the run's data sets.
@@ -164,6 +174,7 @@ impl GateSummary {
             + self.unexpected_passes.len()
             + self.changed_status.len()
             + self.corpus_changes.len()
+            + self.not_verified.len()
             + self.agreeing
             + self.not_gating
     }
@@ -180,6 +191,7 @@ impl GateSummary {
             (self.changed_status.len(), "changed status"),
             (self.stale.len(), "stale entries"),
             (self.corpus_changes.len(), "changed with the corpus"),
+            (self.not_verified.len(), "refusals not verified"),
         ] {
             if count > 0 {
                 text.push_str(&format!(", {count} {what}"));
@@ -210,6 +222,13 @@ impl GateSummary {
             text.push_str(&format!(
                 "\n  changed with the corpus, not the backend (rewrite the baseline): {change}"
             ));
+        }
+        let unverified = match self.require_verified {
+            true => "refusal not verified, its twin did not pass (--require-verified)",
+            false => "refusal not verified, its twin did not pass",
+        };
+        for name in &self.not_verified {
+            text.push_str(&format!("\n  {unverified}: {name}"));
         }
         text
     }
@@ -260,12 +279,15 @@ impl Baseline {
                 tracking: known.tracking.as_ref().map(ToString::to_string),
             },
             (Status::Failed | Status::Errored, None) => GateResult::NewFailure,
-            // Listed, but the profile now declares it unsupported: the entry is outdated.
-            (Status::Passed | Status::Unsupported, Some(known)) => GateResult::Fixed {
+            // Listed, but the profile now declares it unsupported, or it is refused as it must
+            // be (with its twin not passing): the entry is outdated.
+            (Status::Passed | Status::Unsupported | Status::NotVerified, Some(known)) => GateResult::Fixed {
                 was: known.status,
                 reason: known.reason.clone(),
             },
             (Status::Unsupported, None) => GateResult::Agrees,
+            // Its twin's failure is what a baseline lists; the refusal is counted apart.
+            (Status::NotVerified, None) => GateResult::NotVerified,
             (Status::Passed | Status::Skipped, _) => GateResult::Agrees,
         };
         let Some(why) = self.changed_with_corpus.get(name).filter(|_| corpus_excuses) else {
@@ -517,6 +539,58 @@ mod tests {
         // In debug the entry is inert: the crash is a regression.
         let debug = written(THREE).unwrap().for_config(config("debug"));
         assert_eq!(debug.gate(&crash), GateResult::NewFailure);
+    }
+
+    /// A refusal not verified is its own gate result: never a regression, never listed (an
+    /// entry of its data set is outdated), failing the run only when the run requires it.
+    #[test]
+    fn a_refusal_not_verified_is_counted_apart_and_fails_only_when_required() {
+        use crate::judge::verdict::TwinEnd;
+        let unverified = |id: &str| {
+            Outcome::example_judged(
+                id,
+                Verdict::RefusalNotVerified {
+                    refusal: "unknown operator".into(),
+                    rule: None,
+                    expected: Vec::new(),
+                    twin: TwinEnd {
+                        name: format!("{id}_twin/0"),
+                        status: Some(Status::Errored),
+                        cause: None,
+                    },
+                },
+            )
+        };
+        let mut baseline = Baseline::default();
+        baseline.insert("listed/0", Expectation::new(Status::Failed, "accepted it"));
+        let run = [unverified("new"), unverified("listed")];
+        assert_eq!(baseline.gate(&run[0]), GateResult::NotVerified);
+        assert!(matches!(
+            baseline.gate(&run[1]),
+            GateResult::Fixed {
+                was: Status::Failed,
+                ..
+            }
+        ));
+        let summary = baseline.judge(&run[..1], |_| true);
+        assert_eq!(summary.not_verified, ["new/0"]);
+        assert!(summary.regressions.is_empty() && summary.total() == 1);
+        assert!(!summary.fails(true, true), "{summary:?}");
+        assert!(
+            summary
+                .describe()
+                .ends_with(", 1 refusals not verified\n  refusal not verified, its twin did not pass: new/0"),
+            "{}",
+            summary.describe()
+        );
+        let required = GateSummary {
+            require_verified: true,
+            ..summary
+        };
+        assert!(required.fails(false, false));
+        assert!(required.fails_data_set(&GateResult::NotVerified));
+        // Nothing is recorded of it: its twin's failure is the entry.
+        assert!(record(&run[..1], None).expected.is_empty());
     }
 
     fn failed(failure: Failure) -> Verdict {

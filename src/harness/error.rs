@@ -25,6 +25,16 @@ pub enum HarnessError {
         /// What was asked.
         value: String,
     },
+    /// `PAD_CONFORMANCE_REQUIRE_VERIFIED` says neither on nor off.
+    #[error(
+        "{from} {value:?}: give 1 (or true) to fail the run on a refusal its twin did not verify, 0 (or false) not to"
+    )]
+    RequireVerified {
+        /// The variable's name.
+        from: &'static str,
+        /// Its value.
+        value: String,
+    },
     /// Under [`Harness::strict_corpus`](super::Harness::strict_corpus): the baseline records no
     /// version of the corpus.
     #[error("{0} (strict_corpus)")]

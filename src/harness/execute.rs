@@ -5,7 +5,7 @@
 use libtest_mimic::{Arguments, FormatSetting};
 
 use super::trials::record_command;
-use super::{Harness, HarnessError, HarnessRun, HarnessSummary, reports};
+use super::{Harness, HarnessError, HarnessRun, HarnessSummary, REQUIRE_VERIFIED_ENV, reports};
 use crate::judge::check::Outcome;
 use crate::pipeline::error::PipelineError;
 use crate::pipeline::finish::{Finish, RecordInto, Strictness, finish};
@@ -31,6 +31,13 @@ impl Harness {
         // directory, a target that is no baseline, or cannot be written; a profile that leaves
         // everything out.
         let config = self.config_name()?;
+        let require_verified = self
+            .require_verified
+            .clone()
+            .map_err(|value| HarnessError::RequireVerified {
+                from: REQUIRE_VERIFIED_ENV,
+                value,
+            })?;
         let files = RunFiles {
             reports: self.reports.named(),
             write_baseline: ("baseline to write", self.write_baseline.as_deref()),
@@ -46,7 +53,7 @@ impl Harness {
             return Err(HarnessError::Unversioned(warning));
         }
         let start = std::time::Instant::now();
-        let conclusion = libtest_mimic::run(args, built.trials);
+        let mut conclusion = libtest_mimic::run(args, built.trials);
         // Every trial is done: the run ends its children before it reports.
         if let Some(pool) = &built.pool {
             pool.end();
@@ -84,12 +91,13 @@ impl Harness {
             // against a baseline only when one was given.
             baseline: self.baseline.as_ref().map(|_| &*built.baseline),
             // What fails its trials: an outdated entry always (a trial of its own, or the data
-            // set's), a change with the corpus and an untracked entry when asked; its reports
-            // say the same.
+            // set's), a change with the corpus, an untracked entry and a refusal not verified
+            // when asked; its reports say the same.
             strictness: Some(Strictness {
                 strict: true,
                 strict_corpus: self.strict_corpus,
                 require_tracking: self.require_tracking,
+                require_verified,
             }),
             exists: &|name| built.discovered.contains(name),
             // A listing runs nothing: it records nothing either.
@@ -119,11 +127,23 @@ impl Harness {
         if let (Some(path), Some(recorded)) = (&self.write_baseline, &finished.recorded) {
             println!("pad-conformance: {}\n", recorded.describe(path));
         }
+        let summary = summary.unwrap_or_default();
+        // Decided after the trials ended ok: they fail the run here, counted with libtest's
+        // failures. A listing ran nothing, and a recording fails on nothing.
+        let unverified = summary.not_verified.len();
+        if require_verified && unverified > 0 && !args.list && self.write_baseline.is_none() {
+            conclusion.num_passed = conclusion.num_passed.saturating_sub(unverified as u64);
+            conclusion.num_failed += unverified as u64;
+            if args.format != Some(FormatSetting::Json) {
+                println!(
+                    "pad-conformance: {unverified} refusals not verified by their twins fail the run (require_verified)\n"
+                );
+            }
+        }
         Ok(HarnessRun {
             conclusion,
-            summary: summary.unwrap_or_default(),
+            summary,
             results: finished.report.outcomes,
-            refused_operators: finished.refused_operators,
         })
     }
 }

@@ -45,7 +45,6 @@ pub(crate) use summary::HarnessSummary;
 
 use crate::backend::Backend;
 use crate::data::basis::Gating;
-use crate::gate::refused_operator::RefusedOperator;
 use crate::judge::check::{CheckOptions, Outcome};
 use crate::judge::profile::Profile;
 use crate::judge::tolerance::Tolerance;
@@ -71,6 +70,10 @@ pub(crate) const MARKDOWN_REPORT_ENV: &str = "PAD_CONFORMANCE_MARKDOWN_REPORT";
 /// The environment variable that sets [`Harness::retries`] for [`Harness::run`].
 pub(crate) const RETRIES_ENV: &str = "PAD_CONFORMANCE_RETRIES";
 
+/// The environment variable that turns [`Harness::require_verified`] on (`1`, `true`) or off
+/// (`0`, `false`) for [`Harness::run`], whatever the builder said.
+pub(crate) const REQUIRE_VERIFIED_ENV: &str = "PAD_CONFORMANCE_REQUIRE_VERIFIED";
+
 /// The per-trial time limit of [`Harness::isolate`] unless [`Harness::time_limit`] sets one.
 pub(crate) const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
 
@@ -91,21 +94,23 @@ pub struct Harness {
     strict_corpus: bool,
     config: Option<String>,
     require_tracking: bool,
+    /// Whether a refusal its twin did not verify fails the run; `Err`: a value of
+    /// [`REQUIRE_VERIFIED_ENV`] that says neither, an error when the run starts.
+    require_verified: Result<bool, String>,
     reports: Reports,
 }
 
 /// What a run of the harness found.
 pub struct HarnessRun {
-    /// libtest's counts.
+    /// libtest's counts; under [`Harness::require_verified`], the refusals not verified
+    /// moved from its passes to its failures.
     pub conclusion: Conclusion,
     /// The harness's own: known failures, new ones, lossy passes.
     pub summary: HarnessSummary,
     /// Each trial that ran, with its verdict, in the order of the trials' names (its gate
-    /// result is counted in `summary` and written in the reports).
+    /// result is counted in `summary` and written in the reports). A refusal is weighed by its
+    /// twin once every trial has run: a trial that passed may be `not_verified` here.
     pub results: Vec<Outcome>,
-    /// The operator versions whose must-refuse data sets passed only because the backend
-    /// refuses the operator outright (each also a warning on standard error).
-    pub refused_operators: Vec<RefusedOperator>,
 }
 
 impl Harness {
@@ -124,6 +129,7 @@ impl Harness {
             strict_corpus: false,
             config: None,
             require_tracking: false,
+            require_verified: Ok(false),
             reports: Reports::default(),
         }
     }
@@ -205,6 +211,19 @@ impl Harness {
     /// `tracking` link (the command line's `--require-tracking`): one trial names them.
     pub fn require_tracking(mut self) -> Harness {
         self.require_tracking = true;
+        self
+    }
+
+    /// Fails the run when a data set that must be refused was refused but its valid twin did
+    /// not pass in the same run (a refusal not verified: the backend may refuse what it lacks,
+    /// not the rule), as the command line's `--require-verified` does; also set by
+    /// `PAD_CONFORMANCE_REQUIRE_VERIFIED` (`1` or `true`; `0` or `false` turns it off), which
+    /// wins. That is known only once every trial ran, so libtest shows each such trial `ok`:
+    /// the harness's summary names them, its reports mark them failed, and the run exits 101
+    /// with them counted among libtest's failures. A recording (`PAD_CONFORMANCE_WRITE_BASELINE`)
+    /// fails on none: a baseline never lists them.
+    pub fn require_verified(mut self) -> Harness {
+        self.require_verified = Ok(true);
         self
     }
 
@@ -365,6 +384,14 @@ impl Harness {
         }
         if let Some(path) = from_env(MARKDOWN_REPORT_ENV) {
             self.reports.markdown = Some(path);
+        }
+        if let Some(value) = std::env::var_os(REQUIRE_VERIFIED_ENV).filter(|v| !v.is_empty()) {
+            let value = value.to_string_lossy().into_owned();
+            self.require_verified = match value.trim() {
+                "1" | "true" => Ok(true),
+                "0" | "false" => Ok(false),
+                _ => Err(value),
+            };
         }
         if let Some(value) = std::env::var_os(RETRIES_ENV).filter(|v| !v.is_empty()) {
             let value = value.to_string_lossy().into_owned();

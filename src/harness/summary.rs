@@ -10,6 +10,7 @@ use crate::gate::judging::CorpusChange;
 use crate::judge::check::Outcome;
 use crate::judge::compare::MAX_LISTED;
 use crate::judge::deviation::Deviation;
+use crate::judge::verdict::{TwinEnd, Verdict};
 use crate::report::{RunReport, Summary};
 use crate::text::escape_line;
 
@@ -37,6 +38,9 @@ pub struct HarnessSummary {
     pub unsupported: usize,
     /// Failed or errored on a basis the run does not gate on: reported, never failed.
     pub not_gating: usize,
+    /// Refused as they must be, their twins not passing, by name with how each twin ended:
+    /// decided once every trial ran, so libtest showed each as `ok`.
+    pub not_verified: Vec<(String, Option<TwinEnd>)>,
     /// A verdict other than the baseline's on a data set the corpus changed since it was
     /// written, each with why.
     pub changed_with_corpus: Vec<CorpusChange>,
@@ -61,6 +65,7 @@ impl HarnessSummary {
             summary.count(outcome, report.gate_of(outcome));
         }
         summary.lossy.sort_by(|a, b| a.0.cmp(&b.0));
+        summary.not_verified.sort_by(|a, b| a.0.cmp(&b.0));
         summary
     }
 
@@ -70,10 +75,18 @@ impl HarnessSummary {
         let gate = gate.cloned().unwrap_or(match outcome.status() {
             _ if outcome.is_non_gating_failure() => GateResult::NotGating,
             Status::Failed | Status::Errored => GateResult::NewFailure,
+            Status::NotVerified => GateResult::NotVerified,
             _ => GateResult::Agrees,
         });
         match gate {
             GateResult::NotGating => self.not_gating += 1,
+            GateResult::NotVerified => {
+                let twin = match outcome.verdict() {
+                    Some(Verdict::RefusalNotVerified { twin, .. }) => Some(twin.clone()),
+                    _ => None,
+                };
+                self.not_verified.push((outcome.name(), twin));
+            }
             GateResult::KnownFailure { .. } => self.known_failures += 1,
             GateResult::NewFailure => self.new_failures += 1,
             GateResult::Fixed { .. } | GateResult::ChangedStatus { .. } => self.outdated += 1,
@@ -128,6 +141,15 @@ impl fmt::Display for HarnessSummary {
                 "\n  changed with the corpus, not the backend: {}",
                 escape_line(&change.to_string())
             )?;
+        }
+        for (name, twin) in self.not_verified.iter().take(MAX_LISTED) {
+            write!(f, "\n  refusal not verified: {}", escape_line(name))?;
+            if let Some(twin) = twin {
+                write!(f, " ({})", escape_line(&twin.to_string()))?;
+            }
+        }
+        if self.not_verified.len() > MAX_LISTED {
+            write!(f, "\n  … and {} more", self.not_verified.len() - MAX_LISTED)?;
         }
         for (name, deviation) in self.lossy.iter().take(MAX_LISTED) {
             write!(f, "\n  passed, not bit-identical: {}", escape_line(name))?;

@@ -188,9 +188,17 @@ pub(crate) fn check_data_set_with(
     outcome.with_gates(gates)
 }
 
-/// The verdict of a data set outside `options.profile`: unsupported, never run.
+/// The verdict of a data set outside `options.profile`: unsupported, never run. What the
+/// data set is comes first; then its values, which a declared storage may not hold.
 fn excluded_by_profile(model: &Model, data: &LoadedDataSet, options: &CheckOptions) -> Option<Judged> {
-    let unsupported = Subject::of(model, &data.inputs).and_then(|s| options.profile.excludes(&s))?;
+    let profile = &options.profile;
+    let expected = match &data.expected {
+        Expected::Outputs(outputs) => &outputs[..],
+        Expected::Error(_) => &[],
+    };
+    let unsupported = Subject::of(model, &data.inputs)
+        .and_then(|s| profile.excludes(&s))
+        .or_else(|| profile.excludes_values(model, &data.inputs, expected))?;
     Some(Judged::from(Verdict::Unsupported {
         by: UnsupportedBy::Profile,
         detail: unsupported.to_string(),
@@ -547,5 +555,61 @@ mod tests {
         assert_eq!(setup.inputs[0].dtype, DataType::Int32);
         assert_eq!(Some(setup.inputs[0].shape.as_slice()), failed.shape());
         assert_eq!(setup.inputs[1].name, "pads");
+    }
+
+    #[test]
+    fn a_value_the_declared_storage_cannot_hold_makes_the_data_set_unsupported_unrun() {
+        let root = data_dir();
+        let patterns = Patterns::new(&[
+            "test_edge_pad",
+            "test_ext_pad11_constant_int64_narrow_beyond_32_bits",
+            "test_ext_pad11_constant_float_narrow_pads_beyond_int32",
+            "test_ext_pad11_constant_double_narrow_double_beyond_f32_precision",
+        ])
+        .unwrap();
+        let cases = discover(&[root.join("onnx-1.22.0/node"), root.join("extended")], &patterns).unwrap();
+        let case = |name: &str| cases.iter().find(|c| c.dir.ends_with(name)).unwrap();
+        let narrowing = CheckOptions {
+            profile: Profile::everything()
+                .storage(DataType::Int64, DataType::Int32)
+                .storage(DataType::Double, DataType::Float),
+            ..CheckOptions::default()
+        };
+        let unsupported = |name: &str| {
+            // Without the declaration the reference passes it; with it, no backend runs.
+            assert_eq!(
+                check_data_set(&RefBackend, case(name), 0, &CheckOptions::default()).status(),
+                Status::Passed
+            );
+            let outcome = check_data_set(&Echo, case(name), 0, &narrowing);
+            match outcome.verdict() {
+                Some(Verdict::Unsupported {
+                    by: UnsupportedBy::Profile,
+                    detail,
+                }) => detail.clone(),
+                other => panic!("{name}: {other:?}"),
+            }
+        };
+        assert_eq!(
+            unsupported("test_ext_pad11_constant_int64_narrow_beyond_32_bits"),
+            "outside the backend's profile: value range: input \"x\" holds 4294967296 at index 0, \
+             which int32 storage cannot hold exactly"
+        );
+        // pads are int64 too: a runtime that keeps int64 as int32 keeps them so.
+        assert!(
+            unsupported("test_ext_pad11_constant_float_narrow_pads_beyond_int32")
+                .contains("input \"pads\" holds 4294967297 at index 0, which int32 storage")
+        );
+        assert!(
+            unsupported("test_ext_pad11_constant_double_narrow_double_beyond_f32_precision")
+                .contains("input \"x\" holds 1.0000000000009095 at index 0, which float storage")
+        );
+        // int32 data with int64 pads that fit: run and judged as without the declaration.
+        let fits = check_data_set(&RefBackend, case("test_edge_pad"), 0, &narrowing);
+        assert_eq!(fits.status(), Status::Passed, "{}", fits.message());
+        assert_eq!(
+            check_data_set(&Echo, case("test_edge_pad"), 0, &narrowing).status(),
+            Status::Failed
+        );
     }
 }

@@ -2,8 +2,9 @@
 //! one ([`check`], [`compare`]: each pair of elements by [`element_check`] under the run's
 //! [`tolerance`], the floating differences measured as a [`deviation`]), within what the
 //! backend declares it supports ([`profile`]), into a [`verdict`] and the [`outcome`] record
-//! reports show. How a baseline weighs it is the gate's (`gate::gate_result`), kept beside the
-//! outcome, not in it.
+//! reports show; after the run, a refusal weighed by its valid twin's outcome ([`twin_check`]).
+//! How a baseline weighs it is the gate's (`gate::gate_result`), kept beside the outcome, not
+//! in it.
 
 pub(crate) mod cause_key;
 pub(crate) mod check;
@@ -18,5 +19,6 @@ pub(crate) mod setup;
 pub(crate) mod status;
 pub(crate) mod survival;
 pub(crate) mod tolerance;
+pub(crate) mod twin_check;
 pub(crate) mod ulps;
 pub(crate) mod verdict;

@@ -52,6 +52,9 @@ pub struct Outcome {
     answer: Option<String>,
     code: Option<String>,
     rewritten_model: bool,
+    /// For a data set that must be refused, the name of its valid twin: its refusal counts
+    /// only when the twin passes in the same run ([`super::twin_check`]).
+    twin: Option<String>,
     duration: Duration,
 }
 
@@ -127,6 +130,7 @@ impl Outcome {
             answer: None,
             code: None,
             rewritten_model: false,
+            twin: None,
             duration: Duration::ZERO,
         }
     }
@@ -152,7 +156,8 @@ impl Outcome {
     /// The outcome of data set `index` of `case` when `backend` never answered it: the
     /// `verdict` says how it failed (a child process that crashed or timed out) or that it
     /// could not be loaded. The operator is not named: nothing read the model. (Every
-    /// outcome of a check starts as this one, and adds what it read and measured.)
+    /// outcome of a check starts as this one, and adds what it read and measured.) A data set
+    /// that must be refused names its case's twin.
     pub fn unanswered(case: &TestCase, index: usize, verdict: Verdict, gating: &Gating, backend: &str) -> Outcome {
         let outcome = Outcome::judged(
             case.id.clone(),
@@ -162,7 +167,9 @@ impl Outcome {
             backend,
         );
         let gates = outcome.gates_under(gating);
-        outcome.with_gates(gates)
+        let must_refuse = case.data_sets.get(index).is_some_and(|d| d.expected_error.is_some());
+        let twin = case.twin_of(index).filter(|_| must_refuse);
+        outcome.with_gates(gates).with_twin(twin)
     }
 
     /// The same data set judged `verdict` instead (a retry's unstable answers): its status
@@ -253,6 +260,11 @@ impl Outcome {
             rewritten_model,
             ..self
         }
+    }
+
+    /// With the name of its valid twin, for a data set that must be refused.
+    pub(crate) fn with_twin(self, twin: Option<String>) -> Outcome {
+        Outcome { twin, ..self }
     }
 
     /// Taking `duration` to load, run and compare.
@@ -418,6 +430,13 @@ impl Outcome {
         self.rewritten_model
     }
 
+    /// For a data set that must be refused, the name of its valid twin
+    /// (`extended/test_ext_pad18_err_axes_repeated_twin/0`): its refusal counts only when the
+    /// twin passes in the same run.
+    pub fn twin(&self) -> Option<&str> {
+        self.twin.as_deref()
+    }
+
     /// How long loading, running and comparing took.
     pub fn duration(&self) -> Duration {
         self.duration
@@ -570,6 +589,20 @@ mod tests {
                 },
                 Status::Passed,
                 "refused as expected: pads too short",
+            ),
+            (
+                Verdict::RefusalNotVerified {
+                    refusal: "pads too short".into(),
+                    rule: None,
+                    expected: vec![],
+                    twin: crate::judge::verdict::TwinEnd {
+                        name: "c_twin/0".into(),
+                        status: Some(Status::Unsupported),
+                        cause: None,
+                    },
+                },
+                Status::NotVerified,
+                "refusal not verified: its twin c_twin/0 did not pass (unsupported), so backend w may refuse what it lacks, not the rule: pads too short",
             ),
             (
                 Verdict::RefusedForAnotherReason {

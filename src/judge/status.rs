@@ -1,4 +1,4 @@
-//! What happened to one data set, in five words: the status reports, baselines and summaries
+//! What happened to one data set, in six words: the status reports, baselines and summaries
 //! count by, a function of the verdict (`Verdict::status`).
 
 use serde::Serialize;
@@ -17,6 +17,10 @@ pub enum Status {
     Skipped,
     /// Outside the backend's declared profile: counted and listed, never failed.
     Unsupported,
+    /// Refused as it must be, but its valid twin did not pass in the same run: counted apart,
+    /// never a pass and never a regression (docs/semantics.md#twins).
+    #[serde(rename = "not_verified")]
+    NotVerified,
 }
 
 impl Status {
@@ -28,6 +32,7 @@ impl Status {
             Status::Errored => "errored",
             Status::Skipped => "skipped",
             Status::Unsupported => "unsupported",
+            Status::NotVerified => "not_verified",
         }
     }
 }

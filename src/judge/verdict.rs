@@ -39,6 +39,22 @@ pub enum Verdict {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         expected: Vec<Rule>,
     },
+    /// The backend refused a data set that must be refused, but the data set's valid twin did
+    /// not pass in the same run (or did not run): the refusal may be the backend refusing the
+    /// operator, the element type or an input it lacks, not the rule. Never a pass, never a
+    /// failure; decided after the run, over all its outcomes (judge/twin_check.rs).
+    RefusalNotVerified {
+        /// The backend's message.
+        refusal: String,
+        /// The rule the backend named, when it named one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<Rule>,
+        /// The rules the data set breaks, when known.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        expected: Vec<Rule>,
+        /// The twin, and how it ended.
+        twin: TwinEnd,
+    },
     /// Under `--strict-rules`: the backend refused a data set that must be refused, naming
     /// another rule than the spec rules it breaks.
     RefusedForAnotherReason {
@@ -111,6 +127,34 @@ pub enum Verdict {
         /// The ops it holds.
         reason: String,
     },
+}
+
+/// The valid twin of a data set that must be refused, as it ended in the run that refused the
+/// data set: what leaves the refusal unverified.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TwinEnd {
+    /// The twin data set's name: `extended/test_ext_pad18_err_axes_repeated_twin/0`.
+    pub name: String,
+    /// Its status, never passed; `None` when it did not run (outside the run's selection, or
+    /// in no part that was merged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// What its failure groups under, when it failed or errored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Cause>,
+}
+
+impl fmt::Display for TwinEnd {
+    /// `its twin extended/x_twin/0 did not pass (errored, refuses-valid)`, or `… was not in
+    /// the run`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "its twin {} ", self.name)?;
+        match (self.status, self.cause) {
+            (None, _) => f.write_str("was not in the run"),
+            (Some(status), Some(cause)) => write!(f, "did not pass ({}, {cause})", status.name()),
+            (Some(status), None) => write!(f, "did not pass ({})", status.name()),
+        }
+    }
 }
 
 /// What says a data set is unsupported.
@@ -200,6 +244,7 @@ impl Verdict {
             Verdict::RefusedValid { .. } | Verdict::Failed { .. } | Verdict::NotLoadable { .. } => Status::Errored,
             Verdict::Unsupported { .. } => Status::Unsupported,
             Verdict::NotApplicable { .. } => Status::Skipped,
+            Verdict::RefusalNotVerified { .. } => Status::NotVerified,
         }
     }
 
@@ -250,6 +295,7 @@ impl Verdict {
             Verdict::NotLoadable { .. } => Some(Cause::NotLoadable),
             Verdict::Passed { .. }
             | Verdict::RefusedAsRequired { .. }
+            | Verdict::RefusalNotVerified { .. }
             | Verdict::Unsupported { .. }
             | Verdict::NotApplicable { .. } => None,
         }
@@ -268,6 +314,16 @@ impl Verdict {
                 ids(expected)
             ),
             Verdict::RefusedAsRequired { refusal, .. } => format!("refused as expected: {refusal}"),
+            Verdict::RefusalNotVerified {
+                refusal,
+                twin: twin @ TwinEnd { status: None, .. },
+                ..
+            } => format!(
+                "refusal not verified (twin not run): {twin}, so nothing shows that backend {backend} refused by the rule: {refusal}"
+            ),
+            Verdict::RefusalNotVerified { refusal, twin, .. } => format!(
+                "refusal not verified: {twin}, so backend {backend} may refuse what it lacks, not the rule: {refusal}"
+            ),
             Verdict::RefusedForAnotherReason {
                 refusal,
                 rule,

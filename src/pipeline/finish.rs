@@ -1,7 +1,7 @@
-//! Where a run is decided, for both faces: its outcomes, each already gated once
-//! ([`gate_once`](super::gating::gate_once)), summed up against the baseline; every report
-//! written from that one judged report; the passes a gate cannot trust warned of; the run's
-//! failures recorded as a baseline. What the faces do differently on purpose comes in as
+//! Where a run is decided, for both faces: each refusal weighed by its valid twin's outcome
+//! ([`verify_refusals`]), the outcomes it changes gated again; the outcomes, each gated once
+//! ([`gate_once`]) as it arrived, summed up against the baseline; every report written from
+//! that one judged report; the run's failures recorded as a baseline. What the faces do differently on purpose comes in as
 //! [`Finish`]: the command line streams its human lines before and maps the result to an exit
 //! code after; the harness shows its summary after libtest's and failed its trials already.
 
@@ -9,14 +9,15 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::error::PipelineError;
+use super::gating::gate_once;
 use super::reports::{PageWriter, ReportOut, write_reports};
 use crate::data::DataRoot;
 use crate::gate::baseline::Baseline;
 use crate::gate::config::ConfigName;
 use crate::gate::judging::{Discovered, GateSummary};
 use crate::gate::recording::{Ran, Recording};
-use crate::gate::refused_operator::{RefusedOperator, refused_operators};
 use crate::judge::check::Outcome;
+use crate::judge::twin_check::verify_refusals;
 use crate::report::RunReport;
 
 /// How a run ends, as its face sets it from its own options.
@@ -48,6 +49,8 @@ pub(crate) struct Strictness {
     pub strict_corpus: bool,
     /// A known failure without a tracking link.
     pub require_tracking: bool,
+    /// A refusal its twin does not verify.
+    pub require_verified: bool,
 }
 
 /// A baseline to record a run's failures into.
@@ -66,8 +69,6 @@ pub(crate) struct RecordInto<'a> {
 pub(crate) struct Finished {
     /// Its report, judged.
     pub report: RunReport,
-    /// The operator versions whose must-refuse passes are hollow (each warned of).
-    pub refused_operators: Vec<RefusedOperator>,
     /// The baseline recorded, when one was.
     pub recorded: Option<Recording>,
 }
@@ -79,6 +80,7 @@ pub(crate) fn finish(
     how: Finish<'_>,
     shown: &mut dyn FnMut(&RunReport),
 ) -> Result<Finished, PipelineError> {
+    settle_refusals(&mut report, how.baseline);
     // Judged before any report is written, so that every report shows the gate, per data set
     // and in sum.
     if let Some(baseline) = how.baseline {
@@ -86,19 +88,26 @@ pub(crate) fn finish(
     }
     write_reports(how.reports, &report, how.failures_only, how.page)?;
     shown(&report);
-    let refused = refused_operators(&report.outcomes);
-    for operator in &refused {
-        eprintln!("pad-conformance: {operator}");
-    }
     let recorded = match &how.record {
         Some(into) => Some(record(&report, how.baseline, into)?),
         None => None,
     };
-    Ok(Finished {
-        report,
-        refused_operators: refused,
-        recorded,
-    })
+    Ok(Finished { report, recorded })
+}
+
+/// Weighs every refusal of `report` by its twin's outcome in the same report (a run's, or the
+/// union of a run's parts), and weighs each outcome whose verdict that changed against
+/// `baseline` again, as its gate result was weighed when it arrived (a run gated against no
+/// file, the harness's, against an empty baseline). Deciding it again changes nothing.
+pub(crate) fn settle_refusals(report: &mut RunReport, baseline: Option<&Baseline>) {
+    let empty = Baseline::default();
+    for index in verify_refusals(&mut report.outcomes) {
+        let outcome = &report.outcomes[index];
+        let weighed = gate_once(Some(baseline.unwrap_or(&empty)), outcome);
+        if let (Some(gate), Some(weighed)) = (report.gates.get_mut(&outcome.name()), weighed) {
+            *gate = weighed;
+        }
+    }
 }
 
 /// The sum of the gate results kept beside `report`'s outcomes against `baseline`, with its
@@ -120,6 +129,7 @@ fn judged(
         strict: strictness.strict,
         strict_corpus: strictness.strict_corpus,
         require_tracking: strictness.require_tracking,
+        require_verified: strictness.require_verified,
         untracked: baseline.untracked(|name| ran.contains(name)),
         ..summed
     }
@@ -182,6 +192,6 @@ mod tests {
         assert!(judged.strict_corpus && !judged.strict);
         // The face sees the judged run once, after its reports.
         assert_eq!(shown, [Some(judged)]);
-        assert!(finished.recorded.is_none() && finished.refused_operators.is_empty());
+        assert!(finished.recorded.is_none());
     }
 }

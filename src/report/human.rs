@@ -32,8 +32,9 @@ impl Colors {
     }
 }
 
-/// Writes the report's last lines: the backend's time and the summary. The outcome lines
-/// come before, written by [`write_outcome`] as each data set finishes.
+/// Writes the report's last lines: the backend's time and the summary, then each refusal its
+/// twin did not verify. The outcome lines come before, written by [`write_outcome`] as each
+/// data set finishes — a refusal's before its twin may have run, so its line said `PASS`.
 pub(crate) fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
@@ -41,12 +42,25 @@ pub(crate) fn write_summary(report: &RunReport, out: &mut dyn Write) -> io::Resu
         escape_line(&report.backend),
         report.duration.as_secs_f64()
     )?;
-    writeln!(out, "{}", report.summary().line())
+    writeln!(out, "{}", report.summary().line())?;
+    for outcome in &report.outcomes {
+        if let Some(Verdict::RefusalNotVerified { twin, .. }) = outcome.verdict() {
+            writeln!(
+                out,
+                "  refusal not verified: {} ({})",
+                escape_line(&outcome.name()),
+                escape_line(&twin.to_string())
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// The word and ANSI colour a data set's line starts with: a function of its gate result when
 /// the run is judged against a baseline (`gate`), else of its status. A failure the baseline
-/// lists reads `KNOWN`, not `FAIL`: the gate is green on it.
+/// lists reads `KNOWN`, not `FAIL`: the gate is green on it. A refusal not verified by its twin
+/// reads `UNVER`; it is decided after the run, so only a report written then (`merge`'s) shows it
+/// on its line, and the summary counts it.
 pub(crate) fn label(outcome: &Outcome, gate: Option<&GateResult>) -> (&'static str, &'static str) {
     match (gate, outcome.status()) {
         (Some(GateResult::KnownFailure { .. }), _) => ("KNOWN", "33"),
@@ -58,6 +72,7 @@ pub(crate) fn label(outcome: &Outcome, gate: Option<&GateResult>) -> (&'static s
         (_, Status::Errored) => ("ERROR", "31;1"),
         (_, Status::Skipped) => ("SKIP", "33"),
         (_, Status::Unsupported) => ("UNSUP", "36"),
+        (_, Status::NotVerified) => ("UNVER", "33"),
     }
 }
 

@@ -12,9 +12,10 @@ use crate::backend::RuntimeInfo;
 use crate::data::shard::Shard;
 use crate::gate::judging::GateSummary;
 
-/// The JSON report's format: 2 added `format` and `baseline`; a report without `format`
-/// is format 1 and still reads.
-pub(super) const REPORT_FORMAT: u32 = 2;
+/// The JSON report's format: 2 added `format` and `baseline`; 3 the status `not_verified`
+/// (the verdict `refusal-not-verified`) and a must-refuse data set's `twin`. A report without
+/// `format` is format 1; every older format still reads.
+pub(super) const REPORT_FORMAT: u32 = 3;
 
 /// The report as written and read; fields added later are optional, so older reports read.
 #[derive(Serialize, Deserialize)]

@@ -67,6 +67,9 @@ pub(crate) struct JsonCase {
     code: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     rewritten_model: bool,
+    /// Absent but for a data set that must be refused and names a twin (format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    twin: Option<String>,
     #[serde(serialize_with = "seconds", deserialize_with = "from_seconds", default)]
     duration: Duration,
 }
@@ -110,6 +113,7 @@ impl JsonCase {
             answer: outcome.answer().map(str::to_owned),
             code: outcome.code().map(str::to_owned),
             rewritten_model: outcome.rewritten_model(),
+            twin: outcome.twin().map(str::to_owned),
             duration: outcome.duration(),
         }
     }
@@ -150,6 +154,7 @@ impl JsonCase {
             .with_answer(self.answer)
             .with_code(self.code)
             .with_rewritten_model(self.rewritten_model)
+            .with_twin(self.twin)
             .with_duration(self.duration);
         match self.retry {
             Some(retry) => outcome.with_retry(retry),
@@ -171,7 +176,7 @@ mod tests {
 
     /// Outcomes with every field the entry can write: a lossy pass, a mismatch with its
     /// difference and setup, a pass after a crash with its digest, a worker's coded failure on
-    /// a rewritten model, and a case of a report of format 1.
+    /// a rewritten model, a case of a report of format 1, and a refusal its twin did not verify.
     fn outcomes() -> Vec<Outcome> {
         let deviation = Deviation {
             max_abs_error: 0.5,
@@ -241,7 +246,21 @@ mod tests {
         .with_code(Some("ValueError".into()))
         .with_rewritten_model(true);
         let old = Outcome::example_said("onnx-1.12.0/old", Status::Errored, "boom\n  at src/x.rs:1:2");
-        vec![lossy, mismatch, retried, coded, old]
+        let unverified = Outcome::example_judged(
+            "extended/refused",
+            Verdict::RefusalNotVerified {
+                refusal: "no axes".into(),
+                rule: Some(crate::operators::Rule::AxisRepeated),
+                expected: vec![crate::operators::Rule::AxisRepeated],
+                twin: crate::judge::verdict::TwinEnd {
+                    name: "extended/refused_twin/0".into(),
+                    status: Some(Status::Errored),
+                    cause: Some(crate::judge::verdict::Cause::RefusesValid),
+                },
+            },
+        )
+        .with_twin(Some("extended/refused_twin/0".into()));
+        vec![lossy, mismatch, retried, coded, old, unverified]
     }
 
     fn json(report: &RunReport) -> String {
@@ -268,6 +287,21 @@ mod tests {
         read.gates.insert("extended/coded/0".into(), known);
         read.duration = report.duration;
         assert_eq!(json(&read), written);
+        let refused = read.outcomes.iter().find(|o| o.id() == "extended/refused").unwrap();
+        assert_eq!(
+            (refused.status(), refused.twin()),
+            (Status::NotVerified, Some("extended/refused_twin/0"))
+        );
+        assert!(
+            written.contains(
+                r#""twin": {
+          "name": "extended/refused_twin/0",
+          "status": "errored",
+          "cause": "refuses-valid"
+        }"#
+            ) && written.contains(r#""twin": "extended/refused_twin/0","#),
+            "{written}"
+        );
         // And the entries are worded from their verdicts, with every field in its place.
         let coded = written.find(r#""id": "extended/coded""#).unwrap();
         let entry = &written[coded..written[coded..].find("\n    }").unwrap() + coded];

@@ -108,7 +108,9 @@ fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
         }
         _ => match outcome.status() {
             Status::Passed => TestCaseStatus::success(),
-            Status::Skipped | Status::Unsupported => {
+            // Neither a pass nor a failure: skipped, saying why (red only when the run requires
+            // verified refusals, above).
+            Status::Skipped | Status::Unsupported | Status::NotVerified => {
                 let mut status = TestCaseStatus::skipped();
                 status.set_message(escape_line(&message).as_ref());
                 status
@@ -208,5 +210,55 @@ mod tests {
         assert!(strict.contains("failures=\"1\""), "{strict}");
         let new = (wrong("n"), GateResult::NewFailure);
         assert!(junit(new, false).contains("<failure message=\"wrong values\""));
+    }
+
+    /// A refusal not verified is a skipped test case naming its twin, red only when the run
+    /// requires verified refusals; without a baseline, skipped all the same.
+    #[test]
+    fn a_refusal_not_verified_is_skipped_naming_its_twin_unless_required() {
+        use crate::judge::verdict::{TwinEnd, Verdict};
+        let unverified = Outcome::example_judged(
+            "r",
+            Verdict::RefusalNotVerified {
+                refusal: "no".into(),
+                rule: None,
+                expected: Vec::new(),
+                twin: TwinEnd {
+                    name: "r_twin/0".into(),
+                    status: None,
+                    cause: None,
+                },
+            },
+        );
+        let xml = |require_verified: bool| {
+            let mut report = RunReport::of("b", vec![unverified.clone()]);
+            report.gates = [("r/0".to_owned(), GateResult::NotVerified)].into();
+            report.baseline = Some(GateSummary {
+                require_verified,
+                ..GateSummary::default()
+            });
+            let mut out = Vec::new();
+            write_junit(&report, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let lenient = xml(false);
+        assert!(
+            lenient.contains(
+                "<skipped message=\"refusal not verified (twin not run): its twin r_twin/0 was not in the run"
+            ) && lenient.contains("<property name=\"baseline\" value=\"not-verified\"/>"),
+            "{lenient}"
+        );
+        let required = xml(true);
+        assert!(
+            required.contains("failures=\"1\"") && required.contains("<failure message=\"refusal not verified"),
+            "{required}"
+        );
+        let mut out = Vec::new();
+        write_junit(&RunReport::of("b", vec![unverified]), &mut out).unwrap();
+        assert!(
+            String::from_utf8(out)
+                .unwrap()
+                .contains("<skipped message=\"refusal not verified")
+        );
     }
 }

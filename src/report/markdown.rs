@@ -98,6 +98,7 @@ fn gate_cell(gate: Option<&GateResult>) -> String {
         Some(GateResult::ChangedStatus { was, .. }) => format!("listed as {}: update the baseline", was.name()),
         Some(GateResult::ChangedWithCorpus { why, .. }) => format!("changed with the corpus: {}", escape_cell(why)),
         Some(GateResult::NotGating) => "not gating".to_owned(),
+        Some(GateResult::NotVerified) => "not verified: its twin did not pass".to_owned(),
         Some(GateResult::Agrees) | None => String::new(),
     }
 }

@@ -109,6 +109,9 @@ pub struct Summary {
     pub skipped: usize,
     /// Outside the backend's declared profile.
     pub unsupported: usize,
+    /// Refused as they must be, but their valid twins did not pass in the run: neither passed
+    /// nor failed (docs/semantics.md#twins).
+    pub not_verified: usize,
     /// Failed or errored on a basis the run does not gate on (a project rule, an undefined
     /// corner): reported, never failing the run.
     pub not_gating: usize,
@@ -140,6 +143,7 @@ impl Summary {
                 Status::Errored => &mut summary.errored,
                 Status::Skipped => &mut summary.skipped,
                 Status::Unsupported => &mut summary.unsupported,
+                Status::NotVerified => &mut summary.not_verified,
             } += 1;
             summary.lossy += usize::from(outcome.is_lossy_pass());
             summary.notes += usize::from(outcome.verdict().and_then(Verdict::note).is_some());
@@ -162,6 +166,9 @@ impl Summary {
         );
         if self.unsupported > 0 {
             line.push_str(&format!(", {} unsupported", self.unsupported));
+        }
+        if self.not_verified > 0 {
+            line.push_str(&format!(", {} refusals not verified", self.not_verified));
         }
         if self.not_gating > 0 {
             line.push_str(&format!(", {} not gating", self.not_gating));

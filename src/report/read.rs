@@ -280,7 +280,7 @@ mod tests {
         let error = read_json_report(&newer).err().unwrap().to_string();
         assert!(
             error.contains(&format!(
-                "{}: format 99 is newer than this pad-conformance reads (2)",
+                "{}: format 99 is newer than this pad-conformance reads (3)",
                 newer.display()
             )),
             "{error}"

@@ -64,7 +64,7 @@ fn json_report_parses_back() {
     assert_eq!(json["backend"], "ref");
     assert_eq!(
         json["summary"],
-        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0, "unsupported": 0, "not_gating": 0, "lossy": 0, "notes": 0})
+        serde_json::json!({"passed": 1, "failed": 1, "errored": 0, "skipped": 0, "unsupported": 0, "not_verified": 0, "not_gating": 0, "lossy": 0, "notes": 0})
     );
     let cases = json["cases"].as_array().unwrap();
     let wrap = cases.iter().find(|c| c["id"] == "test_wrap_pad").unwrap();
@@ -899,7 +899,7 @@ fn matrix_groups_lists_failure_groups_and_defects_instead_of_data_sets() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.starts_with("| backend | runtime | passed |"), "{stdout}");
     let ref_line = format!(
-        "\n| ref | pad-conformance reference {} | 18 | 0 | 0 | 0 | 0 | 0 |\n",
+        "\n| ref | pad-conformance reference {} | 18 | 0 | 0 | 0 | 0 | 0 | 0 |\n",
         env!("CARGO_PKG_VERSION")
     );
     assert!(stdout.contains(&ref_line), "{stdout}");
@@ -996,7 +996,7 @@ fn the_synopsis_is_complete() {
         text.match_indices(option)
             .any(|(i, _)| !text[i + option.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-'))
     };
-    let commands: [&[&str]; 13] = [
+    let commands: [&[&str]; 14] = [
         &[],
         &["matrix"],
         &["merge"],
@@ -1010,6 +1010,7 @@ fn the_synopsis_is_complete() {
         &["history", "record"],
         &["history", "write"],
         &["history", "case"],
+        &["baseline", "upgrade"],
     ];
     // Every command the binary has: a new one needs its synopsis and example.
     let help = String::from_utf8(run(&["--help"]).stdout).unwrap();
@@ -1291,7 +1292,7 @@ fn a_verdict_changed_with_the_corpus_is_in_the_json_report_with_its_reason() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-    assert_eq!(json["format"], 2);
+    assert_eq!(json["format"], 3);
     let baseline = &json["baseline"];
     let change = &baseline["corpus_changes"][0];
     assert_eq!(change["name"], "node/test_wrap_pad/0");
@@ -1323,10 +1324,19 @@ fn the_cli_the_library_and_the_harness_give_the_same_verdicts() {
     use pad_conformance::testing::{Patterns, discover};
 
     let tree = failing_tree();
-    // A data set that must be refused, refused by the reference with the rule it lists.
-    copy_dir(
-        &testdata("extended/test_ext_pad18_err_mode_wrap"),
-        &tree.path().join("test_ext_pad18_err_mode_wrap"),
+    // A data set that must be refused, refused by the reference with the rule it lists, and
+    // the valid twin its case.json names.
+    for case in ["test_ext_pad18_err_mode_wrap", "test_ext_pad18_err_mode_wrap_twin"] {
+        copy_dir(&testdata(&format!("extended/{case}")), &tree.path().join(case));
+    }
+    // --list names the twin of the data set that must be refused.
+    let listing = String::from_utf8(run(&["--list", tree.path().to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with("test_ext_pad18_err_mode_wrap/0  Pad-18  inputs:")
+                && l.ends_with("(must be refused; twin test_ext_pad18_err_mode_wrap_twin/0)")),
+        "{listing}"
     );
     let report = tree.path().join("report.json");
     let out = run(&[
@@ -1366,12 +1376,13 @@ fn the_cli_the_library_and_the_harness_give_the_same_verdicts() {
         .iter()
         .map(|r| (r.name(), serde_json::to_value(r.verdict()).unwrap()))
         .collect();
-    assert_eq!(cli.len(), 3);
+    assert_eq!(cli.len(), 4);
     assert_eq!(cli, library);
     assert_eq!(cli, trials);
     assert_eq!(cli["test_wrap_pad/0"]["verdict"], "mismatch");
     assert_eq!(cli["test_ext_pad18_err_mode_wrap/0"]["verdict"], "refused-as-required");
     assert_eq!(cli["test_ext_pad18_err_mode_wrap/0"]["rule"], "mode-not-in-version");
+    assert_eq!(cli["test_ext_pad18_err_mode_wrap_twin/0"]["verdict"], "passed");
 }
 
 #[test]

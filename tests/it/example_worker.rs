@@ -7,7 +7,7 @@ use std::process::Command;
 
 /// target/<profile>/examples/toy_backend, built when `cargo test --test it example_worker` ran
 /// alone (a whole `cargo test` builds the examples first).
-fn toy_worker() -> PathBuf {
+pub(crate) fn toy_worker() -> PathBuf {
     let deps = std::env::current_exe().unwrap().parent().unwrap().to_owned();
     let path = deps.parent().unwrap().join("examples").join("toy_backend");
     if !path.exists() {
@@ -21,7 +21,8 @@ fn toy_worker() -> PathBuf {
     path
 }
 
-fn pad_conformance(args: &[&str]) -> (Option<i32>, String, String) {
+/// Runs the binary from the crate's root: its exit code, stdout and stderr.
+pub(crate) fn pad_conformance(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))

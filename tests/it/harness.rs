@@ -6,6 +6,7 @@ use crate::support;
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Conclusion};
+use pad_conformance::testing::{Cause, Status};
 use pad_conformance::{
     Backend, BackendError, Harness, Model, PadMode, Profile, ProfileError, RefBackend, Tensor, Tolerance,
 };
@@ -480,6 +481,9 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
     let dir = pad_conformance::testing::scratch_dir().unwrap();
     let case = dir.path().join("test_ext_pad18_err_mode_wrap");
     support::files::copy_dir(&upstream("extended/test_ext_pad18_err_mode_wrap"), &case);
+    // With the valid twin its case.json names: a twin that does not exist errors the case.
+    let twin = "test_ext_pad18_err_mode_wrap_twin";
+    support::files::copy_dir(&upstream(&format!("extended/{twin}")), &dir.path().join(twin));
     let info_path = case.join("case.json");
     let info: serde_json::Value = serde_json::from_slice(&std::fs::read(&info_path).unwrap()).unwrap();
     assert_eq!(info["rules"], serde_json::json!(["mode-not-in-version"]));
@@ -507,6 +511,8 @@ fn a_sidecar_that_contradicts_its_model_or_its_rules_is_a_named_error() {
     let wrong_version = run(&|i| {
         i["version"] = 19.into();
         i["basis"]["kind"] = "reference".into();
+        // Its Pad-18 twin would be refused first, at discovery, as another operator.
+        i.as_object_mut().unwrap().remove("twin");
     });
     assert!(wrong_version.gates(), "{}", wrong_version.message());
     assert!(
@@ -810,19 +816,123 @@ impl Backend for NoCrop {
     }
 }
 
+/// Refuses every data set, as a runtime that implements nothing does.
+struct RefusesAll;
+
+impl Backend for RefusesAll {
+    fn name(&self) -> &str {
+        "refuses-all"
+    }
+    fn run(&self, _: &Model, _: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        Err("not implemented".into())
+    }
+}
+
+fn extended() -> String {
+    format!("{}/onnx-testdata/extended", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The data sets of `run` that must be refused and name a twin, by status.
+fn must_refuse_statuses(run: &pad_conformance::testing::HarnessRun) -> std::collections::BTreeMap<Status, usize> {
+    let mut counts = std::collections::BTreeMap::new();
+    for outcome in run.results.iter().filter(|o| o.twin().is_some()) {
+        *counts.entry(outcome.status()).or_default() += 1;
+    }
+    counts
+}
+
+/// A backend that refuses everything passes nothing: each of the 67 must-refuse data sets of
+/// extended/ is refused while its twin errored, so its refusal is not verified. libtest saw
+/// each of those trials pass (the twin may run after it); the summary and the results, decided
+/// once every trial ran, say otherwise, and fail nothing.
 #[test]
-fn must_refuse_passes_of_an_operator_refused_outright_are_warned_of() {
-    let extended = format!("{}/onnx-testdata/extended", env!("CARGO_MANIFEST_DIR"));
-    let run = execute(Harness::new(NoCrop).root(&extended), Some("center_crop_pad"));
-    let warned: Vec<(&str, bool)> = run
-        .refused_operators
-        .iter()
-        .map(|o| (o.operator.as_str(), o.hollow_passes > 0 && o.refused_valid > 0))
-        .collect();
-    assert_eq!(warned, [("CenterCropPad-18", true)]);
-    // The reference answers what it must: nothing to warn of.
-    let reference = execute(Harness::new(RefBackend).root(&extended), Some("center_crop_pad"));
-    assert!(reference.refused_operators.is_empty());
+fn a_backend_that_refuses_everything_passes_no_data_set_that_must_be_refused() {
+    let run = execute(Harness::new(RefusesAll).root(extended()), None);
+    assert_eq!(must_refuse_statuses(&run), [(Status::NotVerified, 67)].into());
+    assert_eq!((run.summary.counts.passed, run.summary.passed), (0, 0));
+    assert_eq!(run.summary.counts.not_verified, 67);
+    assert_eq!(run.summary.not_verified.len(), 67);
+    let (name, twin) = &run.summary.not_verified[0];
+    assert_eq!(name, "test_center_crop_pad_ext_dtype_float4e2m1/0");
+    let twin = twin.as_ref().unwrap();
+    assert_eq!(twin.name, "test_center_crop_pad_ext_dtype_float4e2m1_twin/0");
+    assert_eq!(
+        (twin.status, twin.cause),
+        (Some(Status::Errored), Some(Cause::RefusesValid))
+    );
+    let shown = run.summary.to_string();
+    assert!(
+        shown.contains(", 67 refusals not verified")
+            && shown.contains(
+                "\n  refusal not verified: test_center_crop_pad_ext_dtype_float4e2m1/0 (its twin test_center_crop_pad_ext_dtype_float4e2m1_twin/0 did not pass (errored, refuses-valid))"
+            ),
+        "{shown}"
+    );
+    // Each refusal's trial is ok: only the valid data sets it refused, where they gate, fail.
+    let counts = run.summary.counts;
+    assert_eq!(counts.errored + counts.not_gating + 67, run.results.len());
+    assert_eq!(run.conclusion.num_failed as usize, counts.errored);
+}
+
+/// A runtime without CenterCropPad refuses its must-refuse data sets with the rest: none of
+/// those counts, while the reference's refusals are each verified by their twins.
+#[test]
+fn a_refusal_counts_only_when_its_twin_passes() {
+    let run = execute(Harness::new(NoCrop).root(extended()), Some("center_crop_pad"));
+    assert_eq!(must_refuse_statuses(&run), [(Status::NotVerified, 15)].into());
+    let unverified = run.results.iter().find(|o| o.status() == Status::NotVerified).unwrap();
+    assert_eq!(
+        unverified.message(),
+        "refusal not verified: its twin test_center_crop_pad_ext_dtype_float4e2m1_twin/0 did not pass (errored, refuses-valid), so backend no-crop may refuse what it lacks, not the rule: unknown operator CenterCropPad"
+    );
+    let reference = execute(Harness::new(RefBackend).root(extended()), None);
+    assert_eq!(must_refuse_statuses(&reference), [(Status::Passed, 67)].into());
+    assert_eq!(reference.summary.counts.not_verified, 0);
+    // A filter that leaves the twin out: the refusal is not verified, its twin not run.
+    let alone = execute(
+        Harness::new(RefBackend).root(extended()),
+        Some("test_ext_pad18_err_axes_repeated/0"),
+    );
+    assert_eq!(alone.results.len(), 1);
+    assert_eq!(
+        alone.results[0].message(),
+        "refusal not verified (twin not run): its twin test_ext_pad18_err_axes_repeated_twin/0 was not in the run, so nothing shows that backend ref refused by the rule: Pad-18: input 3 (axes) [1, 1] name axis 1 twice"
+    );
+}
+
+/// `require_verified`: a refusal whose twin did not run fails the run, counted among libtest's
+/// failures (its trial was `ok`), and its reports judged against a baseline say so; without
+/// it, or when the twin ran and passed, nothing fails.
+#[test]
+fn require_verified_fails_the_run_on_a_refusal_its_twin_did_not_verify() {
+    let refused = "test_ext_pad18_err_axes_repeated/0";
+    let counts = |run: &pad_conformance::testing::HarnessRun| (run.conclusion.num_passed, run.conclusion.num_failed);
+    let alone = execute(Harness::new(RefBackend).root(extended()), Some(refused));
+    assert_eq!(alone.results[0].status(), Status::NotVerified);
+    assert_eq!(counts(&alone), (1, 0));
+    assert!(!alone.conclusion.has_failed());
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let junit = dir.path().join("junit.xml");
+    let required = execute(
+        Harness::new(RefBackend)
+            .root(extended())
+            .require_verified()
+            .baseline(baseline(dir.path(), &[]))
+            .junit_report(&junit),
+        Some(refused),
+    );
+    assert_eq!(required.summary.not_verified.len(), 1);
+    assert_eq!(counts(&required), (0, 1));
+    assert!(required.conclusion.has_failed());
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<failure"), "{xml}");
+    // Its twin in the run and passing: verified, nothing fails.
+    let both = execute(
+        Harness::new(RefBackend).root(extended()).require_verified(),
+        Some("test_ext_pad18_err_axes_repeated"),
+    );
+    assert_eq!(counts(&both), (2, 0));
+    assert!(both.summary.not_verified.is_empty());
 }
 
 /// The harness's JSON report records the run's facts as the command line's does, so `merge`

@@ -12,6 +12,7 @@
 mod support;
 
 mod adversarial;
+mod baseline_upgrade;
 mod bridging;
 mod cli;
 mod constant_inputs;
@@ -42,6 +43,10 @@ mod retries;
 mod scoreboard_cli;
 mod several_reports;
 mod shards;
+// Its worker is an sh script: Unix only.
+#[cfg(unix)]
+mod storage;
+mod twins;
 // SIGINT, SIGTERM and SIGHUP sent to the binary: Unix only (docs/development.md says what
 // stands for it on Windows).
 #[cfg(unix)]

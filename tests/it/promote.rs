@@ -87,6 +87,17 @@ fn name(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
 }
 
+/// Whether the case (or finding) at `dir` must be refused.
+fn must_refuse(dir: &Path) -> bool {
+    dir.join("test_data_set_0/expected_error.txt").exists()
+}
+
+/// How many data sets promoting the findings `written` adds: each, and the twin of each that
+/// must be refused.
+fn with_twins(written: &[impl AsRef<Path>]) -> usize {
+    written.len() + written.iter().filter(|f| must_refuse(f.as_ref())).count()
+}
+
 /// A copy of the vendored corpus's root files — VERSION, CHANGELOG.md, MANIFEST.tsv — without
 /// its data: a corpus to promote into, quick to make.
 fn corpus_root_copy(into: &Path) -> PathBuf {
@@ -218,19 +229,72 @@ fn findings_become_one_corpus_version_that_verifies() {
         );
     }
 
+    // Each finding that must be refused comes with its valid twin, `<case>_twin`: the same
+    // operator, answered by the reference; a valid finding with none.
+    let refused: Vec<&String> = names
+        .iter()
+        .zip(&written)
+        .filter(|(_, finding)| must_refuse(finding))
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(refused.len(), 2, "{text}");
+    let fuzz = corpus.join("fuzz");
+    for name in &names {
+        let record = case_json(&fuzz.join(name));
+        let twin = format!("{name}_twin");
+        if !refused.contains(&name) {
+            assert_eq!(record.get("twin"), None, "{name}");
+            assert!(!fuzz.join(&twin).exists(), "{name}");
+            continue;
+        }
+        assert_eq!(record["twin"], twin.as_str());
+        let twin_record = case_json(&fuzz.join(&twin));
+        assert_eq!(twin_record["expect"], "output");
+        assert_eq!(twin_record.get("rules"), None);
+        for field in ["op", "domain", "version"] {
+            assert_eq!(twin_record[field], record[field], "{twin}: {field}");
+        }
+        assert_eq!(twin_record["promotion"]["twin_of"], name.as_str());
+        assert_eq!(twin_record["promotion"]["oracle"], "reference-only");
+        let repaired = twin_record["promotion"]["repaired"].as_str().unwrap();
+        assert!(
+            text.contains(&format!(
+                "\n  with its twin  fuzz/{twin}  the same node with {repaired}, basis "
+            )),
+            "{text}"
+        );
+        let description = std::fs::read_to_string(fuzz.join(&twin).join("description.txt")).unwrap();
+        assert!(
+            description.starts_with(&format!("the valid twin of {name}: the same node with {repaired}: ")),
+            "{description}"
+        );
+    }
+
     // One version for the batch, whose changelog section names every new data set.
     let read = Corpus::find(&corpus).unwrap().unwrap();
     assert_eq!(read.version, before + 1);
     let added: Vec<String> = read.changed_since(before, &corpus).into_keys().collect();
     let mut expected: Vec<String> = names.iter().map(|n| format!("fuzz/{n}/0")).collect();
+    expected.extend(refused.iter().map(|n| format!("fuzz/{n}_twin/0")));
     expected.sort();
     assert_eq!(added, expected);
-    for why in read.changes[&read.version].values() {
-        assert!(why.starts_with("new, fuzz finding `test_fuzz_"), "{why}");
-        assert!(
-            why.ends_with("reference-only: no second oracle installed, PAD_CONFORMANCE_PYTHON not set"),
-            "{why}"
-        );
+    let without = "reference-only: no second oracle installed, PAD_CONFORMANCE_PYTHON not set";
+    for (data_set, why) in &read.changes[&read.version] {
+        let name = data_set.strip_prefix("fuzz/").unwrap().strip_suffix("/0").unwrap();
+        match name.strip_suffix("_twin") {
+            Some(of) => {
+                let start = format!("new, the valid twin of `fuzz/{of}/0`: the same node with ");
+                assert!(why.starts_with(&start) && why.ends_with(without), "{why}");
+            }
+            None => {
+                assert!(why.starts_with("new, fuzz finding `test_fuzz_"), "{why}");
+                let end = match refused.iter().any(|r| *r == name) {
+                    true => format!("{without}; names its valid twin `fuzz/{name}_twin/0`"),
+                    false => without.to_owned(),
+                };
+                assert!(why.ends_with(&end), "{why}");
+            }
+        }
     }
     assert!(
         std::fs::read_to_string(corpus.join("CHANGELOG.md"))
@@ -264,6 +328,13 @@ fn findings_become_one_corpus_version_that_verifies() {
         let case = cases.iter().find(|c| c.id == format!("fuzz/{name}")).unwrap();
         let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
         assert_eq!(outcome.status(), Status::Passed, "{name}: {}", outcome.message());
+        // Its twin, resolved at discovery, passes with the reference too.
+        if let Some(twin) = case.twin_of(0) {
+            assert_eq!(twin, format!("fuzz/{name}_twin/0"));
+            let twin = cases.iter().find(|c| c.id == format!("fuzz/{name}_twin")).unwrap();
+            let outcome = check_data_set(&RefBackend, twin, 0, &CheckOptions::default());
+            assert_eq!(outcome.status(), Status::Passed, "{name}_twin: {}", outcome.message());
+        }
         assert_eq!(
             check_data_set(&TwoDefects, case, 0, &CheckOptions::default()).status(),
             Status::Failed
@@ -445,11 +516,129 @@ fn hostile_and_inconsistent_findings_are_refused_and_the_rest_promoted() {
         text.lines().any(|l| l.starts_with("present ") && l.ends_with(&present)),
         "{text}"
     );
-    // The sound findings are promoted, as one version.
+    // The sound findings are promoted, as one version, with their twins.
     assert_eq!(promoted(&text).len(), written.len(), "{text}");
     let read = Corpus::find(&corpus).unwrap().unwrap();
     assert_eq!(read.version, before + 1);
-    assert_eq!(read.changed_since(before, &corpus).len(), written.len());
+    assert_eq!(read.changed_since(before, &corpus).len(), with_twins(&written));
+}
+
+/// Every file under `dir`, by path relative to it, with its bytes.
+fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let relative = e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            (relative, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+/// `promote --twins` gives each case promoted before twins that must be refused its valid twin
+/// and names it in its case.json, as one corpus version: the same twin, byte for byte, that
+/// promoting the finding now makes. A directory of the twin's name that its case does not name
+/// is never written over; run again, it adds nothing.
+#[test]
+fn promote_twins_gives_each_case_promoted_without_one_its_twin() {
+    use sha2::{Digest, Sha256};
+
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let findings_dir = dir.path().join("findings");
+    findings(&findings_dir);
+    let corpus = corpus_root_copy(dir.path());
+    let (out, text) = promote(&[findings_dir.to_str().unwrap()], &corpus);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let fuzz = corpus.join("fuzz");
+    let promoted_now = tree(&fuzz);
+    // The corpus as a promotion before twins left it: no twins, no case.json naming one.
+    let mut refused = Vec::new();
+    for entry in std::fs::read_dir(&fuzz).unwrap() {
+        let path = entry.unwrap().path();
+        if name(&path).ends_with("_twin") {
+            std::fs::remove_dir_all(&path).unwrap();
+        } else if let Some(twin) = std::fs::read_to_string(path.join("case.json")).ok().and_then(|json| {
+            let line = format!("  \"twin\": \"{}_twin\",\n", name(&path));
+            json.contains(&line).then(|| json.replace(&line, ""))
+        }) {
+            std::fs::write(path.join("case.json"), twin).unwrap();
+            refused.push(name(&path));
+        }
+    }
+    assert_eq!(refused.len(), 2);
+    let mut manifest = String::from("case\tfile\tbytes\tsha256\n");
+    for (file, bytes) in tree(&fuzz).iter().filter(|(f, _)| f.starts_with("test_")) {
+        let (case, file) = file.split_once('/').unwrap();
+        let sha: String = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
+        manifest.push_str(&format!("{case}\t{file}\t{}\t{sha}\n", bytes.len()));
+    }
+    std::fs::write(fuzz.join("MANIFEST.tsv"), manifest).unwrap();
+    assert_eq!(fuzz_manifest_problems(&corpus), Vec::<String>::new());
+    let version = Corpus::read(&corpus).unwrap().version;
+
+    // A directory of a twin's name that the case does not name: refused, the other one listed.
+    std::fs::create_dir(fuzz.join(format!("{}_twin", refused[0]))).unwrap();
+    let (out, text) = promote(&["--twins", "--dry-run"], &corpus);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!(
+            "REFUSED       {}: {}_twin exists, but its case.json does not name it; an existing case is never written over",
+            fuzz.join(&refused[0]).display(),
+            refused[0]
+        )),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(
+            |l| l.starts_with(&format!("would add twin fuzz/{}_twin  the same node with ", refused[1]))
+                && l.ends_with(&format!("(of fuzz/{})", refused[1]))
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!(
+            "--dry-run: 1 twin would be added to {} as corpus version {}\n",
+            fuzz.display(),
+            version + 1
+        )),
+        "{text}"
+    );
+    std::fs::remove_dir(fuzz.join(format!("{}_twin", refused[0]))).unwrap();
+
+    let (out, text) = promote(&["--twins"], &corpus);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(tree(&fuzz), promoted_now, "{text}");
+    let read = Corpus::read(&corpus).unwrap();
+    assert_eq!(read.version, version + 1);
+    let changes = &read.changes[&read.version];
+    assert_eq!(changes.len(), 4, "{changes:?}");
+    for case in &refused {
+        assert_eq!(
+            changes[&format!("fuzz/{case}/0")],
+            format!("names its valid twin `fuzz/{case}_twin/0`")
+        );
+        assert!(
+            changes[&format!("fuzz/{case}_twin/0")]
+                .starts_with(&format!("new, the valid twin of `fuzz/{case}/0`: the same node with "))
+        );
+    }
+    assert!(std::fs::read_to_string(corpus.join("CHANGELOG.md")).unwrap().contains(
+        "made by `pad-conformance promote --twins`: 2 cases, each the same node with the property its finding breaks repaired, 0 confirmed by a second oracle, 2 on the reference alone; each finding's case.json names its twin."
+    ));
+    let (out, text) = promote(&["--twins"], &corpus);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!(
+            "no promoted case that must be refused lacks its twin: the corpus stays at version {}",
+            version + 1
+        )),
+        "{text}"
+    );
+    // With findings, or --from, it is no --twins run.
+    let (out, text) = promote(&["--twins", findings_dir.to_str().unwrap()], &corpus);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("cannot be used with"), "{text}");
 }
 
 /// A worker, in sh, that answers every case with its first input as its output: it computes
@@ -501,7 +690,8 @@ fn a_second_oracle_that_contradicts_a_finding_keeps_it_out() {
     );
     let read = Corpus::find(&corpus).unwrap().unwrap();
     assert_eq!(read.version, before + 1);
-    assert_eq!(read.changed_since(before, &corpus).len(), names.len());
+    let cases: Vec<PathBuf> = names.iter().map(|n| corpus.join("fuzz").join(n)).collect();
+    assert_eq!(read.changed_since(before, &corpus).len(), with_twins(&cases));
 }
 
 /// `--from RUNTIME DIR` records the runtime each finding was made against, in case.json and the
@@ -838,7 +1028,7 @@ fn overlapping_promotions_release_one_version_each() {
     let read = Corpus::read(&corpus).unwrap();
     assert_eq!(read.version, before + 2);
     let added = read.changed_since(before, &corpus);
-    assert_eq!(added.len(), written.len(), "{added:?}");
+    assert_eq!(added.len(), with_twins(&written), "{added:?}");
     assert!(!corpus.join(".promote").exists());
     let (out, text) = promote(&[dir.path().join("findings").to_str().unwrap()], &corpus);
     assert_eq!(out.status.code(), Some(0), "{text}");
@@ -905,7 +1095,7 @@ fn the_next_promote_undoes_one_that_died_part_way() {
     assert_eq!(read.version, version + 1);
     assert!(!corpus.join("fuzz").join(dead).exists());
     assert!(!transaction.exists());
-    assert_eq!(read.changed_since(version, &corpus).len(), rest.len());
+    assert_eq!(read.changed_since(version, &corpus).len(), with_twins(&rest));
     assert!(
         !std::fs::read_to_string(corpus.join("CHANGELOG.md"))
             .unwrap()

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::support::files::copy_dir;
+use crate::support::files::{copy_case_alone, copy_dir};
 
 /// Serves as the worker, and exits, when the first argument asks for it.
 pub fn serve_if_asked() {
@@ -130,13 +130,14 @@ impl Fixture {
         Fixture { dir }
     }
 
-    /// The two cases of [`Fixture::new`], and the must-refuse case [`MUST_REFUSE`] between them.
+    /// The two cases of [`Fixture::new`], and the must-refuse case [`MUST_REFUSE`] between them
+    /// (without its twin).
     pub(crate) fn with_must_refuse() -> Fixture {
         let fixture = Fixture::new();
         let case = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("onnx-testdata/extended")
             .join(MUST_REFUSE);
-        copy_dir(&case, &fixture.cases().join(MUST_REFUSE));
+        copy_case_alone(&case, &fixture.cases().join(MUST_REFUSE));
         fixture
     }
 
@@ -821,7 +822,7 @@ fn a_worker_that_reads_only_the_node_and_raw_tensors_passes() {
     for (dir, case) in NODE_CASES {
         let to = fixture.cases().join(case);
         if !to.exists() {
-            copy_dir(&data.join(dir).join(case), &to);
+            copy_case_alone(&data.join(dir).join(case), &to);
         }
     }
     let accepts = r#"{"node": true, "tensors": "raw"}"#;

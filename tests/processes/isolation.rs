@@ -73,6 +73,18 @@ impl Backend for Crashy {
 }
 
 fn gate() -> ! {
+    if std::env::var_os("GATE_REFUSAL").is_some() {
+        // A data set that must be refused, its twin left out by the pattern: refused, never
+        // verified. GATE_REQUIRE asks the builder to fail on that.
+        let extended = concat!(env!("CARGO_MANIFEST_DIR"), "/onnx-testdata/extended");
+        let harness = Harness::new(RefBackend)
+            .root(extended)
+            .pattern("test_ext_pad18_err_axes_repeated");
+        match std::env::var_os("GATE_REQUIRE") {
+            Some(_) => harness.require_verified().run(),
+            None => harness.run(),
+        }
+    }
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/onnx-testdata/onnx-1.22.0/node");
     let mut harness = Harness::new(Crashy)
         .root(root)
@@ -108,7 +120,7 @@ pub fn gate_if_asked() {
     }
 }
 
-pub const TESTS: [(&str, fn()); 10] = [
+pub const TESTS: [(&str, fn()); 11] = [
     (
         "a_helper_the_backend_started_dies_with_the_gate",
         a_helper_the_backend_started_dies_with_the_gate,
@@ -133,6 +145,10 @@ pub const TESTS: [(&str, fn()); 10] = [
     (
         "a_crash_a_hang_and_a_panic_cost_one_trial_each",
         a_crash_a_hang_and_a_panic_cost_one_trial_each,
+    ),
+    (
+        "require_verified_fails_a_run_whose_refusal_its_twin_did_not_verify",
+        require_verified_fails_a_run_whose_refusal_its_twin_did_not_verify,
     ),
     (
         "a_missing_baseline_says_how_to_record_it",
@@ -171,6 +187,9 @@ fn run_gate_with(env: &[(&str, &str)], args: &[&str]) -> Output {
         .env_remove("GATE_CRASH_ONCE")
         .env_remove("GATE_HELPER")
         .env_remove("PAD_CONFORMANCE_RETRIES")
+        .env_remove("PAD_CONFORMANCE_REQUIRE_VERIFIED")
+        .env_remove("GATE_REFUSAL")
+        .env_remove("GATE_REQUIRE")
         .args(args)
         .args(["--color", "never"]);
     for (k, v) in env {
@@ -375,6 +394,52 @@ fn a_crash_then_a_pass_on_a_retry_passed_after_a_crash_and_is_counted() {
         "{:?}",
         text(&out)
     );
+}
+
+/// A refusal its twin did not verify fails the run only when required — by the builder, or by
+/// PAD_CONFORMANCE_REQUIRE_VERIFIED, which wins — counted among libtest's failures, though
+/// libtest showed its trial `ok`; a value that says neither is refused before anything runs.
+fn require_verified_fails_a_run_whose_refusal_its_twin_did_not_verify() {
+    let run = |env: &[(&str, &str)]| {
+        let mut all = vec![("GATE_REFUSAL", "1")];
+        all.extend(env);
+        let out = run_gate_with(&all, &["--test-threads", "1"]);
+        let (stdout, stderr) = text(&out);
+        (out.status.code(), stdout, stderr)
+    };
+    let failing = "pad-conformance: 1 refusals not verified by their twins fail the run (require_verified)";
+    let (code, stdout, stderr) = run(&[]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("] test_ext_pad18_err_axes_repeated/0 ... ok"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(", 1 refusals not verified"), "{stdout}");
+    assert!(!stdout.contains(failing), "{stdout}");
+    for env in [
+        &[("PAD_CONFORMANCE_REQUIRE_VERIFIED", "1")][..],
+        &[("GATE_REQUIRE", "1")],
+    ] {
+        let (code, stdout, stderr) = run(env);
+        assert_eq!(code, Some(101), "{env:?}: {stdout}\n{stderr}");
+        assert!(stdout.contains(failing), "{stdout}");
+        assert!(
+            stdout.contains("refusal not verified: test_ext_pad18_err_axes_repeated/0 (its twin test_ext_pad18_err_axes_repeated_twin/0 was not in the run)"),
+            "{stdout}"
+        );
+    }
+    // The variable wins over the builder, either way.
+    let (code, stdout, _) = run(&[("GATE_REQUIRE", "1"), ("PAD_CONFORMANCE_REQUIRE_VERIFIED", "false")]);
+    assert_eq!(code, Some(0), "{stdout}");
+    let (code, stdout, stderr) = run(&[("PAD_CONFORMANCE_REQUIRE_VERIFIED", "maybe")]);
+    assert_eq!(code, Some(101), "{stdout}");
+    assert!(
+        stderr.contains(
+            "PAD_CONFORMANCE_REQUIRE_VERIFIED \"maybe\": give 1 (or true) to fail the run on a refusal its twin did not verify, 0 (or false) not to"
+        ),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("test_ext_pad18_err_axes_repeated/0 ... "), "{stdout}");
 }
 
 fn a_crash_a_hang_and_a_panic_cost_one_trial_each() {

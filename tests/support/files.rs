@@ -56,6 +56,20 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Copies the case `from` to `to` without the valid twin its case.json names: the case alone,
+/// for tests of other things than twins (a twin that does not exist beside it would make the
+/// case errored at discovery).
+pub fn copy_case_alone(from: &Path, to: &Path) {
+    copy_dir(from, to);
+    let path = to.join("case.json");
+    if !path.exists() {
+        return;
+    }
+    let mut info: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    info.as_object_mut().unwrap().remove("twin");
+    std::fs::write(&path, serde_json::to_string_pretty(&info).unwrap()).unwrap();
+}
+
 /// Runs the built binary with `args`, without colours, and waits for it.
 pub fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pad-conformance"))

@@ -3,10 +3,12 @@
 //!
 //! rten computes in four element types only (f32, i32, i8, u8). Its ONNX loader converts the
 //! others it accepts as it loads a model — double and float16 to f32, int64 (saturating) and
-//! bool to i32 — and declares the graph's inputs of those types as f32 and i32. This gate
-//! feeds the inputs converted by the same rules, as an application using rten must, and reads
-//! each output back as the element type the graph declares. So what rten's narrowing loses
-//! (a double beyond f32, an int64 beyond i32) shows as rten's result, which it is.
+//! bool to i32 — and declares the graph's inputs of those types as f32 and i32. Its profile
+//! declares that narrowing (`[storage]`), so a data set holding a double beyond f32 or an
+//! int64 beyond i32 is unsupported (value range) before rten runs. This gate feeds every
+//! other data set's inputs converted by the same rules, as an application using rten must
+//! (which loses nothing then), and reads each output back as the element type the graph
+//! declares.
 //!
 //! `cargo test -p gate-rten` runs it (debug profile: .ci/run's). Record the baseline with
 //! `PAD_CONFORMANCE_WRITE_BASELINE=rten.known-failures.json cargo test -p gate-rten`.

@@ -12,6 +12,7 @@ use crate::cli::fatal::Fatal;
 use crate::cli::output::{check_run_files, finish, open_output};
 use crate::cli::scoreboard::{Board, write_scoreboard};
 use crate::cli::signals::{self, CancelsRun};
+use crate::pipeline::finish::settle_refusals;
 use crate::pipeline::run_facts::run_facts;
 use crate::run::runner::Job;
 use crate::text::escape_text;
@@ -66,6 +67,9 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
                 &mut |_| {},
             )
         };
+        // A refusal counts only when its twin passes in the same run (a report read back was
+        // settled by its run already: settling it again changes nothing).
+        settle_refusals(&mut report, None);
         let taken: Vec<&str> = reports
             .iter()
             .map(|r: &crate::report::RunReport| r.backend.as_str())

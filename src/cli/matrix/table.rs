@@ -192,22 +192,23 @@ impl Matrix {
     pub(super) fn write_totals(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
-            "| backend | runtime | passed | failed | errored | skipped | unsupported | not gating |"
+            "| backend | runtime | passed | failed | errored | skipped | unsupported | not gating | not verified |"
         )?;
-        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|")?;
+        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|")?;
         for b in &self.backends {
             let s = &b.summary;
             let runtime = b.runtime.as_ref().map_or("-".to_owned(), |r| escape_cell(&r.label()));
             writeln!(
                 out,
-                "| {} | {runtime} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {runtime} | {} | {} | {} | {} | {} | {} | {} |",
                 escape_cell(&b.name),
                 s.passed,
                 s.failed,
                 s.errored,
                 s.skipped,
                 s.unsupported,
-                s.not_gating
+                s.not_gating,
+                s.not_verified
             )?;
         }
         writeln!(out)

@@ -19,7 +19,7 @@ use crate::data::shard::Shard;
 use crate::gate::config::ConfigName;
 use crate::gate::judging::Discovered;
 use crate::judge::profile::Profile;
-use crate::pipeline::finish::{Finish, finish};
+use crate::pipeline::finish::{Finish, finish, settle_refusals};
 use crate::pipeline::gating::gate_once;
 use crate::pipeline::report_format::ReportFormat;
 use crate::pipeline::reports::ReportOut;
@@ -61,6 +61,10 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         ..args.gate.clone()
     };
     let baseline = read_baseline(&gate, &roots)?;
+    // Each part weighed its refusals by the twins it ran; the union may hold the twin another
+    // part ran. Weighed before the lines below, so that they show it (finish weighs it again,
+    // and finds nothing to change).
+    settle_refusals(&mut report, None);
     report.gates = (report.outcomes.iter())
         .filter_map(|outcome| Some((outcome.name(), gate_once(baseline.as_ref(), outcome)?)))
         .collect();

@@ -1,10 +1,11 @@
 //! Writing promoted findings into a versioned corpus, as one transaction under the corpus's
-//! lock: each case under `fuzz/` in a directory of its own (never over one that exists),
+//! lock: each case under `fuzz/` in a directory of its own (never over one that exists), the
+//! case.json of an existing case written anew where the batch gives it a twin,
 //! `fuzz/MANIFEST.tsv` with every file's size and sha256, one `## N` section of CHANGELOG.md
 //! for the whole batch, and VERSION raised by one. Cases are staged in `.promote/` (where
 //! discovery matches nothing), listed, moved in, then the changelog and VERSION written last,
-//! each file whole or not at all; a journal there lets the next run undo a promotion that
-//! died part-way, and a failure (a full disk) is undone at once.
+//! each file whole or not at all; a journal there, beside the files as they were, lets the
+//! next run undo a promotion that died part-way, and a failure (a full disk) is undone at once.
 
 use std::fs;
 use std::io::Write;
@@ -31,9 +32,12 @@ result and its `promotion`: the finding it came from, `found_by` (the runtime it
 against, when the promotion named it), and `oracle` — `confirmed` when a second oracle (ONNX's
 reference evaluator) agrees with the reference, `reference-only` with a `note` saying why none
 could. `<digest>` is the start of a sha256 of the model and the data set, so
-a finding promoted twice is one case. `MANIFEST.tsv` lists every file with its size and sha256;
-CHANGELOG.md one level up names every case, in the corpus version that added it. See
-docs/corpus.md.
+a finding promoted twice is one case. A finding that must be refused names its valid twin
+(case.json's `twin`), `test_fuzz_<cause>_<digest>_pad_twin/`: the same node with the property
+it breaks repaired, its expected output the reference's, its case.json's `promotion` saying
+whose twin it is (`twin_of`), what was `repaired` and what the second oracle said.
+`MANIFEST.tsv` lists every file with its size and sha256; CHANGELOG.md one level up names
+every case, in the corpus version that added it. See docs/corpus.md.
 ";
 
 /// A case to add: its directory name and files (relative path, bytes).
@@ -44,6 +48,29 @@ pub(super) struct NewCase {
     pub files: Vec<(String, Vec<u8>)>,
     /// Why it is added, for the changelog: `new, ...`.
     pub why: String,
+}
+
+/// A file of an existing case written anew: a must-refuse case's case.json, naming the twin
+/// the batch adds.
+pub(super) struct Rewrite {
+    /// The case's directory name under `fuzz/`.
+    pub case: String,
+    /// The file's new bytes.
+    pub bytes: Vec<u8>,
+    /// Why, for the changelog: the case's line.
+    pub why: String,
+}
+
+/// The only file a rewrite writes: no test file of a published case ever changes.
+pub(super) const REWRITTEN_FILE: &str = crate::case::info::CASE_INFO_FILE;
+
+/// What one release adds: new cases, and files of existing ones written anew.
+#[derive(Default)]
+pub(super) struct Batch {
+    /// The cases added.
+    pub cases: Vec<NewCase>,
+    /// The files rewritten.
+    pub rewrites: Vec<Rewrite>,
 }
 
 /// The corpus's `fuzz/` directory.
@@ -79,6 +106,11 @@ const STAGED: &str = "staged-";
 /// The files as they were, beside the journal.
 const MANIFEST_BEFORE: &str = "fuzz-MANIFEST.tsv.before";
 const CHANGELOG_BEFORE: &str = "CHANGELOG.md.before";
+
+/// Where a rewritten case's file is kept as it was, beside the journal.
+fn before(case: &str) -> String {
+    format!("before-{case}-{REWRITTEN_FILE}")
+}
 
 /// The steps of a release, in order: a failure at any of them is undone (`Step` names where,
 /// for the tests' injected failures).
@@ -182,6 +214,8 @@ struct Journal {
     manifest_existed: bool,
     /// The cases it adds.
     cases: Vec<String>,
+    /// The cases whose case.json it writes anew (saved by [`before`]).
+    rewrites: Vec<String>,
 }
 
 impl Journal {
@@ -193,6 +227,9 @@ impl Journal {
         for case in &self.cases {
             text.push_str(&format!("case\t{case}\n"));
         }
+        for case in &self.rewrites {
+            text.push_str(&format!("rewrite\t{case}\n"));
+        }
         text
     }
 
@@ -203,24 +240,32 @@ impl Journal {
         let version = field("version")?.parse().ok()?;
         let fuzz_existed = field("fuzz")?.parse().ok()?;
         let manifest_existed = field("manifest")?.parse().ok()?;
-        let cases = lines
-            .map(|l| l.strip_prefix("case\t").map(str::to_owned))
-            .collect::<Option<Vec<_>>>()?;
-        // A name from the journal is removed on undo: only a promoted case's, never a path.
+        let (mut cases, mut rewrites) = (Vec::new(), Vec::new());
+        for line in lines {
+            match line.split_once('\t')? {
+                ("case", case) => cases.push(case.to_owned()),
+                ("rewrite", case) => rewrites.push(case.to_owned()),
+                _ => return None,
+            }
+        }
+        // A name from the journal is removed or restored on undo: only a promoted case's,
+        // never a path.
         cases
             .iter()
-            .all(|c| c.starts_with("test_fuzz_") && !c.contains('/') && !c.contains(".."))
+            .chain(&rewrites)
+            .all(|c| c.starts_with("test_fuzz_") && !c.contains('/') && !c.contains('\\') && !c.contains(".."))
             .then_some(Journal {
                 version,
                 fuzz_existed,
                 manifest_existed,
                 cases,
+                rewrites,
             })
     }
 }
 
-/// Puts the corpus back as the journal says it was: the published cases removed, the manifest
-/// and changelog restored by renames (which need no free space).
+/// Puts the corpus back as the journal says it was: the published cases removed, the manifest,
+/// the changelog and the rewritten files restored by renames (which need no free space).
 fn undo(dir: &Path, journal: &Journal) -> Result<(), Fatal> {
     let transaction = dir.join(TRANSACTION_DIR);
     let fuzz = dir.join(FUZZ_DIR);
@@ -242,6 +287,9 @@ fn undo(dir: &Path, journal: &Journal) -> Result<(), Fatal> {
         Ok(())
     };
     restore(MANIFEST_BEFORE, &fuzz.join(MANIFEST_FILE), journal.manifest_existed)?;
+    for case in &journal.rewrites {
+        restore(&before(case), &fuzz.join(case).join(REWRITTEN_FILE), true)?;
+    }
     restore(CHANGELOG_BEFORE, &dir.join(CHANGELOG_FILE), true)?;
     if !journal.fuzz_existed && fs::symlink_metadata(&fuzz).is_ok() {
         fs::remove_dir_all(&fuzz).map_err(|e| io(&fuzz, e))?;
@@ -249,14 +297,14 @@ fn undo(dir: &Path, journal: &Journal) -> Result<(), Fatal> {
     Ok(())
 }
 
-/// Adds `cases` to `corpus` as version `corpus.version + 1`, dated `date`, the section's
-/// prose `summary`, as one transaction: journal, staged cases, `fuzz/MANIFEST.tsv` listing them,
-/// the cases moved into `fuzz/`, CHANGELOG.md, and VERSION last. A failure undoes it; a crash leaves the
-/// journal, from which the next run ([`recover`]) undoes it. Call under [`lock`], after
-/// [`recover`]. Returns the new version.
+/// Adds `batch` to `corpus` as version `corpus.version + 1`, dated `date`, the section's
+/// prose `summary`, as one transaction: journal, staged cases, `fuzz/MANIFEST.tsv` listing
+/// them, the cases moved into `fuzz/` and the rewritten files written, CHANGELOG.md, and
+/// VERSION last. A failure undoes it; a crash leaves the journal, from which the next run
+/// ([`recover`]) undoes it. Call under [`lock`], after [`recover`]. Returns the new version.
 pub(super) fn release(
     corpus: &Corpus,
-    cases: &[NewCase],
+    batch: &Batch,
     date: &str,
     summary: &str,
     faults: Faults<'_>,
@@ -296,9 +344,22 @@ pub(super) fn release(
         version,
         fuzz_existed,
         manifest_existed,
-        cases: cases.iter().map(|c| c.name.clone()).collect(),
+        cases: batch.cases.iter().map(|c| c.name.clone()).collect(),
+        rewrites: batch.rewrites.iter().map(|r| r.case.clone()).collect(),
     };
-    if let Some(there) = cases
+    if let Some(missing) = batch
+        .rewrites
+        .iter()
+        .map(|r| dir.join(&r.case).join(REWRITTEN_FILE))
+        .find(|p| !fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
+    {
+        return Err(Fatal(format!(
+            "{}: not a file, so it cannot be rewritten",
+            crate::text::shown_path(&missing)
+        )));
+    }
+    if let Some(there) = batch
+        .cases
         .iter()
         .map(|c| dir.join(&c.name))
         .find(|p| fs::symlink_metadata(p).is_ok())
@@ -313,7 +374,7 @@ pub(super) fn release(
     fs::create_dir(&transaction).map_err(|e| Fatal(format!("writing {}: {e}", transaction.display())))?;
     match transact(
         corpus,
-        cases,
+        batch,
         &journal,
         (&old_manifest, &changelog),
         date,
@@ -346,7 +407,7 @@ pub(super) fn release(
 /// The release's steps, each announced to `faults` first.
 fn transact(
     corpus: &Corpus,
-    cases: &[NewCase],
+    batch: &Batch,
     journal: &Journal,
     (old_manifest, changelog): (&str, &str),
     date: &str,
@@ -370,11 +431,37 @@ fn transact(
     }
     let saved = transaction.join(CHANGELOG_BEFORE);
     write_atomically(&saved, changelog.as_bytes()).map_err(|e| named(&saved, e))?;
+    // Saved before the journal names them: a journal's rewrite always has its file as it was.
+    let mut rewritten = std::collections::BTreeSet::new();
+    for rewrite in &batch.rewrites {
+        let path = dir.join(&rewrite.case).join(REWRITTEN_FILE);
+        let old = fs::read(&path).map_err(|e| named(&path, e))?;
+        let saved = transaction.join(before(&rewrite.case));
+        write_atomically(&saved, &old).map_err(|e| named(&saved, e))?;
+        rewritten.insert(format!("{}\t{REWRITTEN_FILE}\t", rewrite.case));
+    }
     let journal_path = transaction.join(JOURNAL);
     write_atomically(&journal_path, journal.text().as_bytes()).map_err(|e| named(&journal_path, e))?;
     faults(Step::Stage)?;
-    let mut lines: Vec<String> = old_manifest.lines().skip(1).map(str::to_owned).collect();
-    for case in cases {
+    // The rewritten files' lines go; they come back with their new sizes and digests.
+    let mut lines: Vec<String> = old_manifest
+        .lines()
+        .skip(1)
+        .filter(|line| !rewritten.iter().any(|r| line.starts_with(r.as_str())))
+        .map(str::to_owned)
+        .collect();
+    for rewrite in &batch.rewrites {
+        let sha: String = Sha256::digest(&rewrite.bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        lines.push(format!(
+            "{}\t{REWRITTEN_FILE}\t{}\t{sha}",
+            rewrite.case,
+            rewrite.bytes.len()
+        ));
+    }
+    for case in &batch.cases {
         let staged = transaction.join(format!("{STAGED}{}", case.name));
         fs::create_dir(&staged).map_err(|e| named(&staged, e))?;
         for (file, bytes) in &case.files {
@@ -406,7 +493,7 @@ fn transact(
     let manifest = format!("{GENERATED_HEADER}\n{}\n", lines.join("\n"));
     write_atomically(&manifest_path, manifest.as_bytes()).map_err(|e| named(&manifest_path, e))?;
     faults(Step::Publish)?;
-    for case in cases {
+    for case in &batch.cases {
         let staged = transaction.join(format!("{STAGED}{}", case.name));
         let published = dir.join(&case.name);
         // An existing case is never written over (and a rename would replace an empty one).
@@ -415,8 +502,12 @@ fn transact(
         }
         fs::rename(&staged, &published).map_err(|e| named(&published, e))?;
     }
+    for rewrite in &batch.rewrites {
+        let path = dir.join(&rewrite.case).join(REWRITTEN_FILE);
+        write_atomically(&path, &rewrite.bytes).map_err(|e| named(&path, e))?;
+    }
     faults(Step::Changelog)?;
-    let section = changelog_section(journal.version, date, summary, cases);
+    let section = changelog_section(journal.version, date, summary, batch);
     write_atomically(&changelog_path, with_section(changelog, &section).as_bytes())
         .map_err(|e| named(&changelog_path, e))?;
     faults(Step::Version)?;
@@ -432,11 +523,18 @@ fn transact(
     }
 }
 
-/// `## N (date)`, the prose, and a line per data set.
-fn changelog_section(version: u32, date: &str, summary: &str, cases: &[NewCase]) -> String {
+/// `## N (date)`, the prose, and a line per data set, by name.
+fn changelog_section(version: u32, date: &str, summary: &str, batch: &Batch) -> String {
     let mut section = format!("## {version} ({date})\n\n{summary}\n\n");
-    for case in cases {
-        section.push_str(&format!("- `{FUZZ_DIR}/{}/0`: {}\n", case.name, case.why));
+    let mut lines: Vec<(&str, &str)> = batch
+        .cases
+        .iter()
+        .map(|c| (c.name.as_str(), c.why.as_str()))
+        .chain(batch.rewrites.iter().map(|r| (r.case.as_str(), r.why.as_str())))
+        .collect();
+    lines.sort();
+    for (name, why) in lines {
+        section.push_str(&format!("- `{FUZZ_DIR}/{name}/0`: {why}\n"));
     }
     section
 }
@@ -477,6 +575,10 @@ mod tests {
         Step::Clean,
     ];
 
+    fn sha(bytes: &[u8]) -> String {
+        Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     /// A corpus of no data at version 1, with `fuzz/` holding one promoted case when `promoted`.
     fn corpus(promoted: bool) -> tempfile::TempDir {
         let dir = crate::data::scratch_dir().unwrap();
@@ -487,22 +589,22 @@ mod tests {
         if promoted {
             fs::create_dir_all(dir.path().join("fuzz/test_fuzz_old_00000000_pad")).unwrap();
             write("fuzz/test_fuzz_old_00000000_pad/a.txt", "a");
+            write("fuzz/test_fuzz_old_00000000_pad/case.json", "{}");
             write(
                 "fuzz/MANIFEST.tsv",
                 &format!(
-                    "{GENERATED_HEADER}\ntest_fuzz_old_00000000_pad\ta.txt\t1\t{}\n",
-                    Sha256::digest(b"a")
-                        .iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect::<String>()
+                    "{GENERATED_HEADER}\ntest_fuzz_old_00000000_pad\ta.txt\t1\t{}\ntest_fuzz_old_00000000_pad\tcase.json\t2\t{}\n",
+                    sha(b"a"),
+                    sha(b"{}")
                 ),
             );
         }
         dir
     }
 
-    fn cases() -> Vec<NewCase> {
-        ["test_fuzz_x_0123abcd_pad", "test_fuzz_y_4567abcd_pad"]
+    /// Two new cases, and with `promoted` the existing case's case.json written anew.
+    fn batch(promoted: bool) -> Batch {
+        let cases = ["test_fuzz_x_0123abcd_pad", "test_fuzz_y_4567abcd_pad"]
             .map(|name| NewCase {
                 name: name.to_owned(),
                 files: vec![
@@ -511,7 +613,16 @@ mod tests {
                 ],
                 why: "new, why".to_owned(),
             })
-            .into()
+            .into();
+        let rewrites = match promoted {
+            true => vec![Rewrite {
+                case: "test_fuzz_old_00000000_pad".into(),
+                bytes: b"{\"twin\": 1}".to_vec(),
+                why: "names its twin".into(),
+            }],
+            false => Vec::new(),
+        };
+        Batch { cases, rewrites }
     }
 
     /// Every file under `dir`, by relative path, with its bytes.
@@ -528,7 +639,14 @@ mod tests {
     }
 
     fn release_with(dir: &Path, faults: Faults<'_>) -> Result<u32, Fatal> {
-        release(&Corpus::read(dir).unwrap(), &cases(), "2026-11-25", "Promoted.", faults)
+        let promoted = dir.join("fuzz").exists();
+        release(
+            &Corpus::read(dir).unwrap(),
+            &batch(promoted),
+            "2026-11-25",
+            "Promoted.",
+            faults,
+        )
     }
 
     /// The corpus after a release that succeeds.
@@ -536,6 +654,46 @@ mod tests {
         let done = corpus(promoted);
         assert_eq!(release_with(done.path(), &no_fault).unwrap(), 2);
         tree(done.path())
+    }
+
+    /// A release writes the rewritten file, lists it anew in the manifest, and names its case
+    /// in the changelog among the new ones, by name.
+    #[test]
+    fn a_rewritten_case_json_is_listed_anew_and_named_in_the_changelog() {
+        let after = released(true);
+        let old = "fuzz/test_fuzz_old_00000000_pad/case.json";
+        assert_eq!(after[old], b"{\"twin\": 1}");
+        let manifest = String::from_utf8(after["fuzz/MANIFEST.tsv"].clone()).unwrap();
+        let listed: Vec<&str> = manifest.lines().filter(|l| l.contains("test_fuzz_old")).collect();
+        assert_eq!(
+            listed,
+            [
+                format!("test_fuzz_old_00000000_pad\ta.txt\t1\t{}", sha(b"a")),
+                format!("test_fuzz_old_00000000_pad\tcase.json\t11\t{}", sha(b"{\"twin\": 1}")),
+            ]
+        );
+        let changelog = String::from_utf8(after[CHANGELOG_FILE].clone()).unwrap();
+        assert!(
+            changelog.contains(
+                "Promoted.\n\n- `fuzz/test_fuzz_old_00000000_pad/0`: names its twin\n- `fuzz/test_fuzz_x_0123abcd_pad/0`: new, why\n"
+            ),
+            "{changelog}"
+        );
+        // A rewrite of a case that is not there is refused before anything is written.
+        let dir = corpus(false);
+        let before = tree(dir.path());
+        let rewriting = batch(true);
+        let Err(Fatal(e)) = release(
+            &Corpus::read(dir.path()).unwrap(),
+            &rewriting,
+            "2026-11-25",
+            "P.",
+            &no_fault,
+        ) else {
+            panic!("released");
+        };
+        assert!(e.ends_with("case.json: not a file, so it cannot be rewritten"), "{e}");
+        assert_eq!(tree(dir.path()), before);
     }
 
     #[test]
@@ -610,10 +768,18 @@ mod tests {
             fuzz_existed: true,
             manifest_existed: false,
             cases: vec!["test_fuzz_a_01_pad".into()],
+            rewrites: vec!["test_fuzz_b_02_pad".into()],
         };
         assert_eq!(Journal::parse(&journal.text()), Some(journal));
-        let hostile = format!("{JOURNAL_HEADER}\nversion\t3\nfuzz\ttrue\nmanifest\ttrue\ncase\t../../home\n");
-        assert_eq!(Journal::parse(&hostile), None);
+        for line in [
+            "case\t../../home",
+            "rewrite\t../../home",
+            "rewrite\ttest_fuzz_x/../../y",
+            "other\ttest_fuzz_x",
+        ] {
+            let hostile = format!("{JOURNAL_HEADER}\nversion\t3\nfuzz\ttrue\nmanifest\ttrue\n{line}\n");
+            assert_eq!(Journal::parse(&hostile), None, "{line}");
+        }
     }
 
     #[test]
@@ -624,7 +790,11 @@ mod tests {
             files: Vec::new(),
             why: "new, why".into(),
         };
-        let section = changelog_section(4, "2026-11-25", "Promoted.", &[case]);
+        let batch = Batch {
+            cases: vec![case],
+            rewrites: Vec::new(),
+        };
+        let section = changelog_section(4, "2026-11-25", "Promoted.", &batch);
         assert_eq!(
             with_section(log, &section),
             "# Corpus changelog\n\nProse with a ## inside.\n\n## 4 (2026-11-25)\n\nPromoted.\n\n\

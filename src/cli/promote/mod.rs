@@ -2,21 +2,25 @@
 //! finding is read as hostile input, loaded and run as the runner would, and must pass with
 //! the reference; a second oracle (ONNX's reference evaluator) then confirms its expected
 //! result, or cannot tell (the case is marked reference-only), or contradicts it (the finding
-//! is not promoted, and is reported). The batch becomes one corpus version: the cases under
-//! `fuzz/`, their manifest, one CHANGELOG.md section, VERSION raised once, under the corpus's
-//! lock and as one transaction (corpus.rs). Each finding is read once: the checks run
-//! on a copy of the bytes read, which are the bytes published. The corpus is then read back,
-//! checksums verified, and every new case run with the reference again.
+//! is not promoted, and is reported). A finding that must be refused is promoted with its
+//! valid twin (twin.rs), checked as it is, and its case.json names it; `--twins` gives each
+//! promoted case that must be refused and names none its twin. The batch becomes one corpus
+//! version: the cases under `fuzz/`, their manifest, one CHANGELOG.md section, VERSION raised
+//! once, under the corpus's lock and as one transaction (corpus.rs). Each finding is read once:
+//! the checks run on a copy of the bytes read, which are the bytes published. The corpus is
+//! then read back, checksums verified, and every new case run with the reference again.
 
 mod corpus;
 mod finding;
+mod record;
 mod second_oracle;
+mod twin;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::backend::{Backend, RefBackend};
-use crate::case::info::{CASE_INFO_FILE, CaseInfo};
+use crate::case::info::CASE_INFO_FILE;
 use crate::case::{Patterns, TestCase, discover, discover_in};
 use crate::cli::backend_spec::{backend_from_spec, worker_timeout};
 use crate::data::DataRoot;
@@ -26,24 +30,29 @@ use crate::data::scratch::{Scratch, private_dir};
 use crate::judge::check::{CheckOptions, Status, check_data_set};
 use crate::tensor::DEFAULT_MAX_BYTES;
 use crate::text::escape_line;
-use serde::Serialize;
 
 use crate::cli::args::PromoteArgs;
 use crate::cli::fatal::Fatal;
 use crate::cli::signals;
 use crate::cli::today::today;
 use crate::data::corpus::CHANGELOG_FILE;
-use corpus::{FUZZ_DIR, NewCase, TRANSACTION_DIR, existing, fuzz_dir, lock, no_fault, recover, release};
+use corpus::{
+    Batch, FUZZ_DIR, NewCase, REWRITTEN_FILE, Rewrite, TRANSACTION_DIR, existing, fuzz_dir, lock, no_fault, recover,
+    release,
+};
 use finding::Finding;
-use second_oracle::{Confirmation, OracleStatus, PYTHON_ENV, onnx_reference_spec, onnx_reference_worker};
+use record::{PromotedInfo, Promotion, TwinInfo, TwinPromotion, case_json, naming_twin};
+use second_oracle::{Confirmation, PYTHON_ENV, onnx_reference_spec, onnx_reference_worker};
+use twin::{TWIN_SUFFIX, make_twin};
 
 /// What became of one finding.
 enum Disposition {
-    /// Added as the case `name`.
+    /// Added as the case `name`, with its valid twin when it must be refused.
     Promoted {
         case: NewCase,
         basis: BasisNote,
         confirmation: Confirmation,
+        twin: Option<Box<PromotedTwin>>,
     },
     /// The corpus, or this batch, holds the same test already.
     Present { name: String },
@@ -52,6 +61,33 @@ enum Disposition {
     /// Not a finding that can be promoted: unreadable, hostile, failing with the reference, or
     /// named like an existing case of other files.
     Refused(String),
+}
+
+/// Why a case that must be refused gets no twin: what its disposition becomes.
+enum NoTwin {
+    /// None can be made, or the reference does not pass it.
+    Refused(String),
+    /// The second oracle computes other outputs for it.
+    Contradicted { oracle: String, message: String },
+}
+
+impl From<NoTwin> for Disposition {
+    fn from(no: NoTwin) -> Disposition {
+        match no {
+            NoTwin::Refused(why) => Disposition::Refused(why),
+            NoTwin::Contradicted { oracle, message } => Disposition::Contradicted { oracle, message },
+        }
+    }
+}
+
+/// A promoted case's valid twin, checked as the case it becomes.
+struct PromotedTwin {
+    /// Its directory name and files.
+    case: NewCase,
+    /// What it has instead of what the case breaks.
+    repaired: String,
+    basis: BasisNote,
+    confirmation: Confirmation,
 }
 
 /// The second oracle, and how it is named in sidecars and the changelog.
@@ -117,6 +153,9 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
     } else {
         format!("no second oracle installed, {PYTHON_ENV} not set")
     };
+    if args.twins {
+        return add_twins(&corpus, oracle.as_ref(), &without, args.dry_run, &date);
+    }
     let mut results: Vec<(PathBuf, Disposition)> = Vec::new();
     for (dir, found_by) in dirs {
         if signals::interrupted().is_some() {
@@ -173,8 +212,25 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
                 )
             })
             .count();
+        let twins: Vec<&PromotedTwin> = results
+            .iter()
+            .filter_map(|(_, d)| match d {
+                Disposition::Promoted { twin, .. } => twin.as_deref(),
+                _ => None,
+            })
+            .collect();
+        let with_twins = match twins.len() {
+            0 => String::new(),
+            n => format!(
+                " The {n} that must be refused come with their valid twins, {} confirmed by a second oracle.",
+                twins
+                    .iter()
+                    .filter(|t| t.confirmation == Confirmation::Confirmed)
+                    .count()
+            ),
+        };
         let summary = format!(
-            "Findings of `pad-conformance fuzz` made fixed regression tests by `pad-conformance promote`: {} case{}, {confirmed} confirmed by a second oracle{}, {} on the reference alone. No existing data set changed.",
+            "Findings of `pad-conformance fuzz` made fixed regression tests by `pad-conformance promote`: {} case{}, {confirmed} confirmed by a second oracle{}, {} on the reference alone.{with_twins} No existing data set changed.",
             promoted.len(),
             plural(promoted.len()),
             oracle.as_ref().map(|o| format!(" ({})", o.label)).unwrap_or_default(),
@@ -182,13 +238,18 @@ pub(super) fn promote(args: &PromoteArgs) -> Result<ExitCode, Fatal> {
         );
         let cases: Vec<NewCase> = results
             .into_iter()
-            .filter_map(|(_, d)| match d {
-                Disposition::Promoted { case, .. } => Some(case),
-                _ => None,
+            .flat_map(|(_, d)| match d {
+                Disposition::Promoted { case, twin, .. } => std::iter::once(case).chain(twin.map(|t| t.case)).collect(),
+                _ => Vec::new(),
             })
             .collect();
-        let version = release(&corpus, &cases, &date, &summary, &no_fault)?;
-        verify_promoted(&corpus.dir, &cases)?;
+        let batch = Batch {
+            cases,
+            rewrites: Vec::new(),
+        };
+        let version = release(&corpus, &batch, &date, &summary, &no_fault)?;
+        let cases = batch.cases;
+        verify_promoted(&corpus.dir, cases.iter().map(|c| c.name.as_str()))?;
         println!(
             "corpus version {} → {version}: {} case{} added to {}, listed in {}",
             corpus.version,
@@ -209,7 +270,7 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// One line of the report on a finding.
+/// The report's line on a finding (two with its twin).
 fn line(dir: &Path, disposition: &Disposition, dry_run: bool) -> String {
     let from = crate::text::shown_path(dir);
     match disposition {
@@ -217,13 +278,20 @@ fn line(dir: &Path, disposition: &Disposition, dry_run: bool) -> String {
             case,
             basis,
             confirmation,
-        } => format!(
-            "{}{FUZZ_DIR}/{}  basis {}, {}  (from {from})",
-            if dry_run { "would promote " } else { "promoted      " },
-            case.name,
-            basis.kind,
-            confirmation_text(confirmation)
-        ),
+            twin,
+        } => {
+            let promoted = format!(
+                "{}{FUZZ_DIR}/{}  basis {}, {}  (from {from})",
+                if dry_run { "would promote " } else { "promoted      " },
+                case.name,
+                basis.kind,
+                confirmation_text(confirmation)
+            );
+            match twin {
+                Some(twin) => format!("{promoted}\n{}", twin_line(twin, dry_run, None)),
+                None => promoted,
+            }
+        }
         Disposition::Present { name } => {
             format!("present       {FUZZ_DIR}/{name}: the same test is there  (from {from})")
         }
@@ -232,6 +300,25 @@ fn line(dir: &Path, disposition: &Disposition, dry_run: bool) -> String {
         }
         Disposition::Refused(why) => format!("REFUSED       {why}"),
     }
+}
+
+/// The report's line on a twin: under its finding's, or (`promote --twins`) naming the case
+/// it is the twin of.
+fn twin_line(twin: &PromotedTwin, dry_run: bool, of: Option<&str>) -> String {
+    let what = match (of, dry_run) {
+        (None, false) => "  with its twin ",
+        (None, true) => "  would add twin",
+        (Some(_), false) => "twin          ",
+        (Some(_), true) => "would add twin",
+    };
+    format!(
+        "{what} {FUZZ_DIR}/{}  the same node with {}, basis {}, {}{}",
+        twin.case.name,
+        twin.repaired,
+        twin.basis.kind,
+        confirmation_text(&twin.confirmation),
+        of.map(|case| format!("  (of {FUZZ_DIR}/{case})")).unwrap_or_default()
+    )
 }
 
 fn confirmation_text(confirmation: &Confirmation) -> String {
@@ -400,44 +487,267 @@ fn examine_finding(
             message: message.clone(),
         };
     }
+    // A refusal is worth something only beside its valid twin: promoted together, or not.
+    let twin = match case.data_sets[0].expected_error {
+        Some(_) => match promoted_twin(&case, &name, copy.path(), oracle, without) {
+            Ok(twin) => Some(Box::new(twin)),
+            Err(no) => return no.into(),
+        },
+        None => None,
+    };
     let oracle_label = oracle.map(|o| o.label.as_str());
+    let mut info = (*info).clone();
+    info.twin = twin.as_ref().map(|t| t.case.name.clone());
     let record = PromotedInfo {
-        info: &info,
+        info,
         promotion: Promotion {
-            finding: &finding.name,
-            found_by,
+            finding: finding.name.clone(),
+            found_by: found_by.map(str::to_owned),
             oracle: confirmation.status(),
-            second_oracle: oracle_label,
+            second_oracle: oracle_label.map(str::to_owned),
+            note: match &confirmation {
+                Confirmation::ReferenceOnly(why) => Some(why.clone()),
+                _ => None,
+            },
+        },
+    };
+    let json = case_json(&record);
+    let files = finding
+        .files
+        .iter()
+        .map(|(file, bytes)| match file.as_str() {
+            CASE_INFO_FILE => (file.clone(), json.clone()),
+            _ => (file.clone(), bytes.clone()),
+        })
+        .collect();
+    let against = found_by.map(|r| format!(" against {r}")).unwrap_or_default();
+    let basis = &record.info.basis;
+    let mut why = format!(
+        "new, fuzz finding `{}`{against}; basis {}, {}; {}",
+        finding.name,
+        basis.kind,
+        basis.section,
+        vouched(&confirmation, oracle_label)
+    );
+    if let Some(twin) = &twin {
+        why.push_str(&format!("; names its valid twin `{FUZZ_DIR}/{}/0`", twin.case.name));
+    }
+    Disposition::Promoted {
+        case: NewCase { name, files, why },
+        basis: basis.clone(),
+        confirmation,
+        twin,
+    }
+}
+
+/// How the changelog says a case's expected result is vouched for.
+fn vouched(confirmation: &Confirmation, oracle: Option<&str>) -> String {
+    match (confirmation, oracle) {
+        (Confirmation::Confirmed, Some(label)) => format!("confirmed by {label}"),
+        (Confirmation::ReferenceOnly(why), _) => format!("reference-only: {why}"),
+        _ => "confirmed".to_owned(),
+    }
+}
+
+/// The valid twin of the must-refuse `case`, which is published as `name`: written in
+/// `scratch` and checked there as the case it becomes. The reference must pass it, and the
+/// second oracle confirms its expected output, cannot tell, or contradicts it — and then the
+/// case is not promoted either.
+fn promoted_twin(
+    case: &TestCase,
+    name: &str,
+    scratch: &Path,
+    oracle: Option<&Oracle>,
+    without: &str,
+) -> Result<PromotedTwin, NoTwin> {
+    let made = make_twin(case, name).map_err(NoTwin::Refused)?;
+    let shown = crate::text::shown_path(&case.dir);
+    let dir = scratch.join(&made.name);
+    // Checked with a case.json of what it tests; published with whose twin it is too.
+    let provisional = (CASE_INFO_FILE.to_owned(), case_json(&made.info));
+    for (file, bytes) in made.files.iter().chain([&provisional]) {
+        let path = dir.join(file);
+        let written = match path.parent() {
+            Some(parent) => std::fs::create_dir_all(parent).and_then(|()| std::fs::write(&path, bytes)),
+            None => std::fs::write(&path, bytes),
+        };
+        written.map_err(|e| NoTwin::Refused(format!("{shown}: writing its twin to check it: {e}")))?;
+    }
+    let twin = load(&dir, &dir).map_err(NoTwin::Refused)?;
+    let options = CheckOptions::default();
+    let reference = check_data_set(&RefBackend, &twin, 0, &options);
+    if reference.status() != Status::Passed {
+        return Err(NoTwin::Refused(format!(
+            "{shown}: its valid twin {} does not pass with the reference ({}): {}",
+            made.name,
+            reference.status().name(),
+            escape_line(&reference.message())
+        )));
+    }
+    let confirmation = match oracle {
+        Some(oracle) => Confirmation::of(
+            &check_data_set(oracle.backend.as_ref(), &twin, 0, &options),
+            &oracle.label,
+        ),
+        None => Confirmation::ReferenceOnly(without.to_owned()),
+    };
+    let label = oracle.map(|o| o.label.as_str());
+    if let Confirmation::Contradicted(message) = &confirmation {
+        return Err(NoTwin::Contradicted {
+            oracle: label.unwrap_or_default().to_owned(),
+            message: format!("its valid twin {}: {message}", made.name),
+        });
+    }
+    let record = TwinInfo {
+        info: &made.info,
+        promotion: TwinPromotion {
+            twin_of: name,
+            repaired: &made.repaired,
+            oracle: confirmation.status(),
+            second_oracle: label,
             note: match &confirmation {
                 Confirmation::ReferenceOnly(why) => Some(why),
                 _ => None,
             },
         },
     };
-    let json = serde_json::to_string_pretty(&record).expect("case.json serializes");
-    let files = finding
-        .files
-        .iter()
-        .map(|(file, bytes)| match file.as_str() {
-            CASE_INFO_FILE => (file.clone(), format!("{json}\n").into_bytes()),
-            _ => (file.clone(), bytes.clone()),
-        })
-        .collect();
-    let vouched = match (&confirmation, oracle_label) {
-        (Confirmation::Confirmed, Some(label)) => format!("confirmed by {label}"),
-        (Confirmation::ReferenceOnly(why), _) => format!("reference-only: {why}"),
-        _ => "confirmed".to_owned(),
-    };
-    let against = found_by.map(|r| format!(" against {r}")).unwrap_or_default();
     let why = format!(
-        "new, fuzz finding `{}`{against}; basis {}, {}; {vouched}",
-        finding.name, info.basis.kind, info.basis.section
+        "new, the valid twin of `{FUZZ_DIR}/{name}/0`: the same node with {} (basis {}); {}",
+        made.repaired,
+        made.basis().kind,
+        vouched(&confirmation, label)
     );
-    Disposition::Promoted {
-        case: NewCase { name, files, why },
-        basis: info.basis.clone(),
+    let mut files = made.files.clone();
+    files.push((CASE_INFO_FILE.to_owned(), case_json(&record)));
+    files.sort();
+    Ok(PromotedTwin {
+        basis: made.basis().clone(),
+        case: NewCase {
+            name: made.name,
+            files,
+            why,
+        },
+        repaired: made.repaired,
         confirmation,
+    })
+}
+
+/// `promote --twins`: gives each promoted case of the corpus that must be refused and names no
+/// twin its valid twin, checked as a promoted finding's is, and writes its case.json naming it,
+/// as one corpus version. A case whose twin cannot be made, or whose twin the second oracle
+/// contradicts, is reported and left as it is.
+fn add_twins(
+    corpus: &Corpus,
+    oracle: Option<&Oracle>,
+    without: &str,
+    dry_run: bool,
+    date: &str,
+) -> Result<ExitCode, Fatal> {
+    let fuzz = fuzz_dir(corpus);
+    let cases = match std::fs::symlink_metadata(&fuzz) {
+        Err(_) => Vec::new(),
+        Ok(_) => discover_in(&DataRoot::resolve(std::slice::from_ref(&fuzz))?, &Patterns::default())?,
+    };
+    let scratch =
+        private_dir("pad-conformance-promote-", 0).map_err(|e| Fatal(format!("making a scratch directory: {e}")))?;
+    let mut batch = Batch::default();
+    let mut twins = Vec::new();
+    let mut failed = 0;
+    for case in &cases {
+        if signals::interrupted().is_some() {
+            break;
+        }
+        let Some(name) = case.dir.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let must_refuse = case.data_sets.iter().any(|d| d.expected_error.is_some());
+        if !must_refuse || case.info.as_ref().is_some_and(|i| i.twin.is_some()) {
+            continue;
+        }
+        let shown = crate::text::shown_path(&case.dir);
+        let outcome = match &case.problem {
+            Some(problem) => Err(NoTwin::Refused(format!("{shown}: {problem}"))),
+            None if fuzz.join(format!("{name}{TWIN_SUFFIX}")).exists() => Err(NoTwin::Refused(format!(
+                "{shown}: {name}{TWIN_SUFFIX} exists, but its case.json does not name it; an existing case is never written over"
+            ))),
+            None => promoted_twin(case, &name, scratch.path(), oracle, without).and_then(|twin| {
+                let path = case.dir.join(REWRITTEN_FILE);
+                let bytes = crate::data::side_file::read_capped(&path, crate::data::side_file::MAX_CASE_INFO_BYTES)
+                    .map_err(|e| NoTwin::Refused(format!("reading {}: {e}", crate::text::shown_path(&path))))?;
+                let named = naming_twin(&bytes, &twin.case.name).map_err(|e| {
+                    NoTwin::Refused(format!(
+                        "{}: not a case.json `promote` wrote: {e}",
+                        crate::text::shown_path(&path)
+                    ))
+                })?;
+                let rewrite = Rewrite {
+                    case: name.clone(),
+                    bytes: named,
+                    why: format!("names its valid twin `{FUZZ_DIR}/{}/0`", twin.case.name),
+                };
+                Ok((twin, rewrite))
+            }),
+        };
+        match outcome {
+            Ok((twin, rewrite)) => {
+                println!("{}", twin_line(&twin, dry_run, Some(&name)));
+                batch.rewrites.push(rewrite);
+                twins.push(twin);
+            }
+            Err(no) => {
+                failed += 1;
+                println!("{}", line(&case.dir, &no.into(), dry_run));
+            }
+        }
     }
+    if let Some(code) = signals::interrupted() {
+        eprintln!("pad-conformance: interrupted; nothing was promoted");
+        return Ok(code);
+    }
+    let confirmed = twins
+        .iter()
+        .filter(|t| t.confirmation == Confirmation::Confirmed)
+        .count();
+    batch.cases = twins.into_iter().map(|t| t.case).collect();
+    let n = batch.cases.len();
+    if n == 0 {
+        println!(
+            "no promoted case that must be refused lacks its twin: the corpus stays at version {}",
+            corpus.version
+        );
+    } else if dry_run {
+        println!(
+            "--dry-run: {n} twin{} would be added to {} as corpus version {}",
+            plural(n),
+            crate::text::shown_path(&fuzz),
+            corpus.version + 1
+        );
+    } else {
+        let summary = format!(
+            "The valid twins of promoted fuzz findings that must be refused, made by `pad-conformance promote --twins`: {n} case{}, each the same node with the property its finding breaks repaired, {confirmed} confirmed by a second oracle{}, {} on the reference alone; each finding's case.json names its twin. No expected result changed.",
+            plural(n),
+            oracle.map(|o| format!(" ({})", o.label)).unwrap_or_default(),
+            n - confirmed
+        );
+        let version = release(corpus, &batch, date, &summary, &no_fault)?;
+        let checked = batch.cases.iter().map(|c| c.name.as_str());
+        verify_promoted(
+            &corpus.dir,
+            checked.chain(batch.rewrites.iter().map(|r| r.case.as_str())),
+        )?;
+        println!(
+            "corpus version {} → {version}: {n} twin{} added to {}, listed in {}",
+            corpus.version,
+            plural(n),
+            crate::text::shown_path(&fuzz),
+            crate::text::shown_path(&corpus.dir.join(CHANGELOG_FILE))
+        );
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// The finding's files as read, written to a scratch directory of its name.
@@ -487,17 +797,17 @@ fn check_section(basis: &BasisNote, path: &Path) -> Result<(), String> {
     }
 }
 
-/// After the release: the corpus reads, its new cases verify against the manifest and pass
-/// with the reference.
-fn verify_promoted(corpus_dir: &Path, cases: &[NewCase]) -> Result<(), Fatal> {
+/// After the release: the corpus reads, the cases it added or changed (`names`) verify against
+/// the manifest and pass with the reference, each twin resolved.
+fn verify_promoted<'a>(corpus_dir: &Path, names: impl Iterator<Item = &'a str>) -> Result<(), Fatal> {
     let corpus = Corpus::read(corpus_dir)?;
     let roots = DataRoot::resolve(&[fuzz_dir(&corpus)])?;
     let found = discover_in(&roots, &Patterns::default())?;
-    for new in cases {
+    for name in names {
         let case = found
             .iter()
-            .find(|c| c.dir.file_name().is_some_and(|n| *n == *new.name))
-            .ok_or_else(|| Fatal(format!("after promotion, {FUZZ_DIR}/{} is not found", new.name)))?;
+            .find(|c| c.dir.file_name().is_some_and(|n| *n == *name))
+            .ok_or_else(|| Fatal(format!("after promotion, {FUZZ_DIR}/{name} is not found")))?;
         let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
         if outcome.status() != Status::Passed {
             return Err(Fatal(format!(
@@ -508,29 +818,6 @@ fn verify_promoted(corpus_dir: &Path, cases: &[NewCase]) -> Result<(), Fatal> {
         }
     }
     Ok(())
-}
-
-/// A promoted case's case.json: the finding's, and how it was promoted.
-#[derive(Serialize)]
-struct PromotedInfo<'a> {
-    #[serde(flatten)]
-    info: &'a CaseInfo,
-    promotion: Promotion<'a>,
-}
-
-#[derive(Serialize)]
-struct Promotion<'a> {
-    /// The finding's directory name, as `fuzz --out` wrote it.
-    finding: &'a str,
-    /// The runtime the finding was made against (`--from`), as the fuzz report names it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    found_by: Option<&'a str>,
-    oracle: OracleStatus,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    second_oracle: Option<&'a str>,
-    /// Why the reference alone vouches for it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<&'a String>,
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::data::bundled::{self, BundleError};
 use crate::judge::check::Outcome;
 use crate::judge::verdict::Verdict;
 use crate::text::escape_line;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cli::scoreboard::shell_quote;
 
@@ -46,7 +46,7 @@ pub(super) enum Confirmation {
 }
 
 /// How a promoted case's sidecar records its oracles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(super) enum OracleStatus {
     /// The reference and a second oracle agree.
@@ -70,6 +70,10 @@ impl Confirmation {
             }
             Some(Verdict::RefusedValid { .. }) => {
                 Confirmation::ReferenceOnly(format!("{oracle} refuses the case: {}", said()))
+            }
+            // A refusal its twin does not verify says nothing of the rule.
+            Some(Verdict::RefusalNotVerified { .. }) => {
+                Confirmation::ReferenceOnly(format!("{oracle}'s refusal is not verified: {}", said()))
             }
             Some(Verdict::Failed { .. }) => Confirmation::ReferenceOnly(format!("{oracle} failed: {}", said())),
             Some(Verdict::Unsupported { .. }) => {

@@ -98,7 +98,7 @@ pub(super) fn list_case(case: &TestCase, max_bytes: u64) -> CaseListing {
         );
     }
     let mut listing = CaseListing::default();
-    for data_set in &case.data_sets {
+    for (index, data_set) in case.data_sets.iter().enumerate() {
         let mut line = format!("{}/{}  {}", case.id, data_set.index, operator(&model));
         if let Some(problem) = data_set.problem_with(&model) {
             write!(line, "  error: {problem}").unwrap();
@@ -119,7 +119,10 @@ pub(super) fn list_case(case: &TestCase, max_bytes: u64) -> CaseListing {
         }
         match &data_set.expected_error {
             Some(path) => {
-                line.push_str("  (must be refused)");
+                match case.twin_of(index) {
+                    Some(twin) => write!(line, "  (must be refused; twin {twin})").unwrap(),
+                    None => line.push_str("  (must be refused)"),
+                }
                 if let Err(e) = read_small_file(path, 1 << 16) {
                     errors.push(file_error(&e));
                 }

@@ -33,6 +33,12 @@ use outputs::report_targets;
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let selection = &args.selection;
+    if selection.shard.is_some() && args.gate.require_verified {
+        // A refusal whose twin another part runs is not verified in this one.
+        return Err(Fatal(
+            "--require-verified is refused with --shard: a part cannot tell a twin in another part from one not run; give it to merge".into(),
+        ));
+    }
     let roots = selection.roots()?;
     note_unanchored(&roots);
     let cases = selection.cases(&roots)?;

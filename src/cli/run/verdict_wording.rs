@@ -3,7 +3,8 @@
 
 use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
 use crate::judge::check::Outcome;
-use crate::judge::verdict::{Failure, UnsupportedBy, Verdict};
+use crate::judge::status::Status;
+use crate::judge::verdict::{Cause, Failure, TwinEnd, UnsupportedBy, Verdict};
 use crate::operators::Rule;
 use crate::report::{Colors, RunReport, write_json, write_junit, write_markdown, write_outcome};
 
@@ -46,6 +47,19 @@ fn verdicts() -> Vec<(Verdict, &'static str)> {
             "backend b crashed: boom",
         ),
         (failed(Failure::Panic), "backend b crashed (it panicked): boom"),
+        (
+            Verdict::RefusalNotVerified {
+                refusal: "no axes".into(),
+                rule: None,
+                expected: vec![Rule::AxisRepeated],
+                twin: TwinEnd {
+                    name: "test_r_twin/0".into(),
+                    status: Some(Status::Errored),
+                    cause: Some(Cause::RefusesValid),
+                },
+            },
+            "refusal not verified: its twin test_r_twin/0 did not pass (errored, refuses-valid), so backend b may refuse what it lacks, not the rule: no axes",
+        ),
         (failed(Failure::Timeout), "backend b timed out: boom"),
         (
             Verdict::Mismatch {

@@ -44,9 +44,15 @@ impl Part {
 }
 
 /// The share of data sets passed: passed ÷ everything but the skipped (not applicable)
-/// ones; unsupported data sets count as not passed. None when nothing counts.
+/// ones; unsupported data sets and refusals not verified count as not passed. None when
+/// nothing counts.
 pub(crate) fn pass_share(summary: &Summary) -> Option<f64> {
-    let counted = summary.passed + summary.failed + summary.errored + summary.unsupported + summary.not_gating;
+    let counted = summary.passed
+        + summary.failed
+        + summary.errored
+        + summary.unsupported
+        + summary.not_gating
+        + summary.not_verified;
     (counted > 0).then(|| summary.passed as f64 / counted as f64)
 }
 
@@ -110,6 +116,7 @@ mod tests {
             skipped: 10,
             unsupported: 1,
             not_gating: 1,
+            not_verified: 0,
             lossy: 0,
             notes: 0,
             after_crash: 0,

@@ -19,6 +19,8 @@ pub(crate) struct Tally {
     pub unsupported: usize,
     /// Not applicable (no Pad-family node).
     pub skipped: usize,
+    /// Refused as required, the refusal not verified by its twin: not passed.
+    pub not_verified: usize,
 }
 
 impl Tally {
@@ -29,14 +31,15 @@ impl Tally {
             Status::Failed | Status::Errored => &mut self.failed,
             Status::Unsupported => &mut self.unsupported,
             Status::Skipped => &mut self.skipped,
+            Status::NotVerified => &mut self.not_verified,
         } += 1;
     }
 
     /// The data sets that count towards the pass share: all but the skipped ones. An
-    /// unsupported data set counts as not passed: the page shows how much of the suite a
-    /// backend passes, and says apart how much it declares unsupported.
+    /// unsupported data set, or a refusal not verified, counts as not passed: the page shows
+    /// how much of the suite a backend passes, and says apart how much it declares unsupported.
     pub(crate) fn counted(&self) -> usize {
-        self.passed + self.failed + self.unsupported
+        self.passed + self.failed + self.unsupported + self.not_verified
     }
 
     /// passed ÷ counted, or none when nothing counts.
@@ -63,6 +66,7 @@ impl HeatCell {
             total.failed += tally.failed;
             total.unsupported += tally.unsupported;
             total.skipped += tally.skipped;
+            total.not_verified += tally.not_verified;
         }
         total
     }

@@ -63,7 +63,7 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
         out,
         "<thead><tr><th>backend</th><th>runtime</th><th>version</th><th class=\"num\">pass share</th><th class=\"num\">passed</th>\
          <th class=\"num\">failed</th><th class=\"num\">errored</th><th class=\"num\">skipped</th>\
-         <th class=\"num\">unsupported</th><th class=\"num\">not gating</th></tr></thead>"
+         <th class=\"num\">unsupported</th><th class=\"num\">not gating</th><th class=\"num\">not verified</th></tr></thead>"
     )?;
     writeln!(out, "<tbody>")?;
     for (i, board) in boards.iter().enumerate() {
@@ -106,7 +106,8 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
         out,
         "<p class=\"muted\">Pass share: passed ÷ all data sets but the skipped (not applicable) ones; \
          unsupported data sets count as not passed. Failed and errored count gating data sets only; \
-         not gating: wrong answers on a project rule or an undefined corner (a crash gates on every basis).</p>"
+         not gating: wrong answers on a project rule or an undefined corner (a crash gates on every basis); \
+         not verified: refusals of data sets that must be refused whose valid twins did not pass, counted as not passed.</p>"
     )
 }
 
@@ -117,7 +118,7 @@ fn write_totals_row(attributes: &str, label: &str, s: &Summary, out: &mut dyn Wr
         out,
         "<tr {attributes}><td>{label}</td><td class=\"num share {}\">{}</td><td class=\"num\">{}</td>\
          <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-         <td class=\"num\">{}</td></tr>",
+         <td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
         share.map_or_else(String::new, share_class),
         percent(share),
         s.passed,
@@ -126,6 +127,7 @@ fn write_totals_row(attributes: &str, label: &str, s: &Summary, out: &mut dyn Wr
         s.skipped,
         s.unsupported,
         s.not_gating,
+        s.not_verified,
     )
 }
 
@@ -160,7 +162,34 @@ fn write_board(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Resu
     write_what_fails(index, board, out)?;
     write_groups(index, board, out)?;
     write_unsupported(board, out)?;
+    write_not_verified(board, out)?;
     writeln!(out, "</section>")
+}
+
+/// The refusals their twins did not verify, each with its message (the twin and how it
+/// ended): no pass, no failure, but the evidence a reader needs to see it.
+fn write_not_verified(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let unverified: Vec<&Outcome> = (board.report.outcomes.iter())
+        .filter(|o| o.status() == Status::NotVerified)
+        .collect();
+    if unverified.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "<details class=\"not-verified\"><summary>Refusals not verified: {} data set{}</summary><ul>",
+        unverified.len(),
+        if unverified.len() == 1 { "" } else { "s" }
+    )?;
+    for outcome in unverified {
+        writeln!(
+            out,
+            "<li><code>{}</code>: {}</li>",
+            Escaped(&outcome.name()),
+            Escaped(&outcome.message())
+        )?;
+    }
+    writeln!(out, "</ul></details>")
 }
 
 /// What the backend does not support, by reason (normalized as failure groups are), most
@@ -341,6 +370,9 @@ fn describe(tally: &Tally) -> String {
     let mut text = format!("{} of {} passed", tally.passed, tally.counted());
     if tally.unsupported > 0 {
         text.push_str(&format!(", {} unsupported", tally.unsupported));
+    }
+    if tally.not_verified > 0 {
+        text.push_str(&format!(", {} refusals not verified", tally.not_verified));
     }
     if tally.skipped > 0 {
         text.push_str(&format!(", {} skipped", tally.skipped));

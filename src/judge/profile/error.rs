@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::data::side_file::excerpt_lines;
+use crate::tensor::DataType;
 
 /// A profile file that cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -99,6 +100,32 @@ pub enum ProfileError {
         field: String,
         /// What it was set to.
         value: String,
+    },
+    /// A `[storage]` line that declares no narrowing the runner judges: a key that is no
+    /// element type with a narrower one (`int32`), or a value that is no narrower type of
+    /// the key's kind (`int64 = "float"`).
+    #[error("{}:{line}: storage.{key} = {value:?}: {why}", crate::text::shown_path(path))]
+    Narrowing {
+        /// The file.
+        path: PathBuf,
+        /// The line of the key (1-based).
+        line: usize,
+        /// The key as written.
+        key: String,
+        /// The value as written.
+        value: String,
+        /// Which narrowings there are.
+        why: String,
+    },
+    /// A narrowing built in code that the runner does not judge (`storage(Int64, Float)`).
+    #[error("the profile handed to the harness keeps {wide} as {narrow}: {why}")]
+    BuiltNarrowing {
+        /// The element type narrowed.
+        wide: DataType,
+        /// The type it is kept in.
+        narrow: DataType,
+        /// Which narrowings there are.
+        why: String,
     },
     /// A value of the right type but not of a profile's shape.
     #[error("{}: {field}: {source}", crate::text::shown_path(path))]

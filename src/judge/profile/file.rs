@@ -6,12 +6,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde::Deserialize;
+use toml::Spanned;
 
 use super::error::ProfileError;
 use super::format_limits::FormatLimits;
 use super::input_role::InputRole;
 use super::inputs::{InputForm, InputLimits, ModeAxes};
 use super::matcher::{Exception, Masks, Matchers};
+use super::storage::{Storage, refusal};
 use super::{Profile, SourceDigest, label};
 use crate::data::duplicate_keys::DuplicateKey;
 use crate::data::side_file::{MAX_PROFILE_BYTES, excerpt, read_text_capped};
@@ -36,6 +38,9 @@ struct ProfileFile {
     max_ir_version: Option<i64>,
     #[serde(default)]
     max_opset: BTreeMap<String, i64>,
+    /// Element type to the narrower one it is kept in, each key with its place for errors.
+    #[serde(default)]
+    storage: BTreeMap<Spanned<String>, String>,
 }
 
 /// An input's limits in TOML: a form alone (`pads = "initializer"`) or a table.
@@ -79,6 +84,10 @@ impl Profile {
     /// [[mode_axes]]                  # modes that pad some axes only
     /// modes = ["reflect"]
     /// axes = [-2, -1]
+    ///
+    /// [storage]                      # element types kept in narrower ones
+    /// int64 = "int32"
+    /// double = "float"
     /// ```
     ///
     /// Every key is optional; a missing list means everything.
@@ -115,6 +124,7 @@ impl Profile {
             && file.mode_axes.is_empty()
             && file.max_ir_version.is_none()
             && file.max_opset.is_empty()
+            && file.storage.is_empty()
         {
             return Err(ProfileError::Empty { path: path.to_owned() });
         }
@@ -231,6 +241,27 @@ impl Profile {
             }
             max_opsets.insert(crate::family::normalize_domain(&domain).to_owned(), version);
         }
+        let mut storage = Storage::default();
+        for (key, value) in file.storage {
+            let line = 1 + text[..key.span().start].matches('\n').count();
+            let narrowing = match (DataType::from_name(key.get_ref()), DataType::from_name(&value)) {
+                (Some(wide), Some(narrow)) => refusal(wide, narrow).map_or(Ok((wide, narrow)), Err),
+                (None, _) => Err(format!("unknown element type {:?}", key.get_ref())),
+                (_, None) => Err(format!("unknown element type {value:?}")),
+            };
+            match narrowing {
+                Ok((wide, narrow)) => storage.insert(wide, narrow),
+                Err(why) => {
+                    return Err(ProfileError::Narrowing {
+                        path: path.to_owned(),
+                        line,
+                        key: excerpt(key.get_ref(), 80).into_owned(),
+                        value: excerpt(&value, 80).into_owned(),
+                        why,
+                    });
+                }
+            }
+        }
         let mut mode_axes = Vec::new();
         for (i, limit) in file.mode_axes.into_iter().enumerate() {
             let modes = parse_modes(&limit.modes).map_err(|v| unknown(format!("mode_axes[{i}].modes"), "mode", &v))?;
@@ -252,6 +283,7 @@ impl Profile {
                 max_ir_version: file.max_ir_version,
                 max_opsets,
             },
+            storage,
             digest: SourceDigest(Some(crate::data::digest::bytes_digest(text.as_bytes()))),
         })
     }
@@ -392,22 +424,22 @@ axes = "absent"
         assert_eq!(profile.excludes(&given(edge, &[pads(&[0, 1, 2, 0])], 2, &[0, 1])), None);
         assert_eq!(
             profile.excludes(&given(edge, &[pads(&[0, -1, 2, 0])], 2, &[0, 1])),
-            Some(Unsupported("pads [0, -1, 2, 0] holds -1, below 0".into()))
+            Some(Unsupported::Excluded("pads [0, -1, 2, 0] holds -1, below 0".into()))
         );
         assert_eq!(
             profile.excludes(&given(edge, &[pads(&[0, 3_000_000_000])], 1, &[0])),
-            Some(Unsupported(
+            Some(Unsupported::Excluded(
                 "pads [0, 3000000000] holds 3000000000, above 2147483647".into()
             ))
         );
         assert_eq!(
             profile.excludes(&given(edge, &[(InputRole::Pads, false, 2, &[0, 1])], 1, &[0])),
-            Some(Unsupported("a 2-D pads input (supported ranks: 1)".into()))
+            Some(Unsupported::Excluded("a 2-D pads input (supported ranks: 1)".into()))
         );
         let with_axes = [pads(&[1, 1]), (InputRole::Axes, true, 1, &[0][..])];
         assert_eq!(
             profile.excludes(&given(edge, &with_axes, 2, &[0])),
-            Some(Unsupported("the axes input (not supported)".into()))
+            Some(Unsupported::Excluded("the axes input (not supported)".into()))
         );
         // A profile without [inputs] (every file written before it existed) limits none.
         assert_eq!(Profile::everything().excludes(&given(edge, &with_axes, 2, &[0])), None);
@@ -423,7 +455,7 @@ axes = "absent"
         assert_eq!(profile.excludes(&given(reflect, &[], 4, &[2, 3])), None);
         assert_eq!(
             profile.excludes(&given(reflect, &[], 4, &[1, 3])),
-            Some(Unsupported(
+            Some(Unsupported::Excluded(
                 "mode reflect padding axis 1 of rank-4 data (supported on axes [-2, -1] only)".into()
             ))
         );
@@ -474,6 +506,10 @@ axes = "absent"
             "baselines/onnxruntime.profile.toml",
             "gates/tract/tract.profile.toml",
             "gates/candle/candle.profile.toml",
+            "gates/rten/rten.profile.toml",
+            "baselines/mnn.profile.toml",
+            "baselines/tvm.profile.toml",
+            "baselines/onnxruntime-web.profile.toml",
         ] {
             Profile::read(&root.join(path)).unwrap_or_else(|e| panic!("{e}"));
         }
@@ -506,11 +542,15 @@ axes = "absent"
                 dtype: DataType::Float,
                 ..at(10, 18)
             }),
-            Some(Unsupported("IR version 10 (the backend reads up to 9)".into()))
+            Some(Unsupported::Excluded(
+                "IR version 10 (the backend reads up to 9)".into()
+            ))
         );
         assert_eq!(
             profile.excludes(&at(9, 19)),
-            Some(Unsupported("opset 19 of ai.onnx (the backend reads up to 18)".into()))
+            Some(Unsupported::Excluded(
+                "opset 19 of ai.onnx (the backend reads up to 18)".into()
+            ))
         );
         let microsoft = Subject {
             opsets: BTreeMap::from([(String::new(), 11), ("com.microsoft".to_owned(), 2)]),
@@ -518,7 +558,7 @@ axes = "absent"
         };
         assert_eq!(
             profile.excludes(&microsoft),
-            Some(Unsupported(
+            Some(Unsupported::Excluded(
                 "opset 2 of com.microsoft (the backend reads up to 1)".into()
             ))
         );
@@ -528,6 +568,94 @@ axes = "absent"
                 .max_opset("com.microsoft", 1)
                 .excludes(&at(12, 25)),
             None
+        );
+    }
+
+    #[test]
+    fn storage_narrowings_read_from_toml_equal_the_built_ones() {
+        let profile = read("[storage]\nint64 = \"int32\"\ndouble = \"float\"\nfloat = \"bfloat16\"\n").unwrap();
+        assert_eq!(
+            profile,
+            Profile::everything()
+                .storage(DataType::Int64, DataType::Int32)
+                .storage(DataType::Double, DataType::Float)
+                .storage(DataType::Float, DataType::Bfloat16)
+        );
+        assert_ne!(profile, Profile::everything().storage(DataType::Int64, DataType::Int32));
+    }
+
+    #[test]
+    fn a_storage_line_that_is_no_narrowing_is_refused_naming_the_line_and_value() {
+        let refused = |text: &str| match read(text) {
+            Err(error @ ProfileError::Narrowing { .. }) => {
+                let ProfileError::Narrowing { line, key, value, .. } = &error else {
+                    unreachable!()
+                };
+                let message = error.to_string();
+                let shown = message.split_once(": ").map(|(_, rest)| rest.to_owned());
+                (*line, key.clone(), value.clone(), shown.unwrap_or_default())
+            }
+            other => panic!("{text}: {other:?}"),
+        };
+        let profile = "modes = [\"edge\"]\n\n[storage]\nint64 = \"int32\"\n";
+        assert_eq!(
+            refused(&format!("{profile}int128 = \"int64\"\n")),
+            (
+                5,
+                "int128".into(),
+                "int64".into(),
+                "storage.int128 = \"int64\": unknown element type \"int128\"".into()
+            )
+        );
+        assert_eq!(
+            refused(&format!("{profile}int32 = \"int16\"\n")).3,
+            "storage.int32 = \"int16\": no narrowing of int32: only int64, uint64, double and float narrow"
+        );
+        assert_eq!(
+            refused(&format!("{profile}double = \"int32\"\n")),
+            (
+                5,
+                "double".into(),
+                "int32".into(),
+                "storage.double = \"int32\": double narrows to float, float16 or bfloat16 only".into()
+            )
+        );
+        assert_eq!(
+            refused("[storage]\nuint64 = \"uint64\"").3,
+            "storage.uint64 = \"uint64\": uint64 narrows to uint32 only"
+        );
+        assert_eq!(
+            refused("[storage]\nfloat = \"f16\"").3,
+            "storage.float = \"f16\": unknown element type \"f16\""
+        );
+        // The line is the file's: its path comes first, then the line.
+        let error = read("\n[storage]\n\nint64 = \"float\"").unwrap_err().to_string();
+        assert!(
+            error.ends_with("p.toml:4: storage.int64 = \"float\": int64 narrows to int32 only"),
+            "{error}"
+        );
+        // A value that is no string is toml's own error; a key twice names both lines.
+        assert!(matches!(read("[storage]\nint64 = 32"), Err(ProfileError::Parse { .. })));
+        match read("[storage]\nint64 = \"int32\"\ndouble = \"float\"\nint64 = \"int32\"\n") {
+            Err(ProfileError::DuplicateKey {
+                key,
+                first_line,
+                second_line,
+                ..
+            }) => assert_eq!((key.as_str(), first_line, second_line), ("storage.int64", 2, 4)),
+            other => panic!("{other:?}"),
+        }
+        // A built narrowing is checked as a file's is.
+        let built = Profile::everything().storage(DataType::Int64, DataType::Float);
+        assert_eq!(
+            built.check_built().unwrap_err().to_string(),
+            "the profile handed to the harness keeps int64 as float: int64 narrows to int32 only"
+        );
+        assert!(
+            Profile::everything()
+                .storage(DataType::Double, DataType::Float)
+                .check_built()
+                .is_ok()
         );
     }
 
@@ -574,15 +702,15 @@ reason = "no bfloat16 kernel before Pad-21"
         assert_eq!(profile.excludes(&subject(PadOp::Pad, 19, DataType::Float, edge)), None);
         assert_eq!(
             profile.excludes(&subject(PadOp::MicrosoftPad, 1, DataType::Float, edge)),
-            Some(Unsupported("operator com.microsoft.Pad-1".into()))
+            Some(Unsupported::Excluded("operator com.microsoft.Pad-1".into()))
         );
         assert_eq!(
             profile.excludes(&subject(PadOp::Pad, 19, DataType::Int8, edge)),
-            Some(Unsupported("element type int8".into()))
+            Some(Unsupported::Excluded("element type int8".into()))
         );
         assert_eq!(
             profile.excludes(&subject(PadOp::Pad, 19, DataType::Float, Some(PadMode::Wrap))),
-            Some(Unsupported("mode wrap".into()))
+            Some(Unsupported::Excluded("mode wrap".into()))
         );
         assert_eq!(
             profile

@@ -24,7 +24,7 @@ impl FormatLimits {
         if let Some(max) = self.max_ir_version
             && subject.ir_version > max
         {
-            return Some(Unsupported(format!(
+            return Some(Unsupported::Excluded(format!(
                 "IR version {} (the backend reads up to {max})",
                 subject.ir_version
             )));
@@ -33,7 +33,7 @@ impl FormatLimits {
             let opset = *subject.opsets.get(domain)?;
             (opset > max).then(|| {
                 let shown = if domain.is_empty() { "ai.onnx" } else { domain };
-                Unsupported(format!("opset {opset} of {shown} (the backend reads up to {max})"))
+                Unsupported::Excluded(format!("opset {opset} of {shown} (the backend reads up to {max})"))
             })
         })
     }

@@ -81,12 +81,12 @@ impl InputLimits {
     pub(super) fn excludes(&self, role: InputRole, subject: &Subject) -> Option<Unsupported> {
         let given = subject.input(role);
         if self.form == InputForm::Absent && given.is_some() {
-            return Some(Unsupported(format!("the {role} input (not supported)")));
+            return Some(Unsupported::Excluded(format!("the {role} input (not supported)")));
         }
         if let (Some(ranks), Some(rank)) = (&self.ranks, given.and_then(|g| g.rank))
             && !ranks.contains(&rank)
         {
-            return Some(Unsupported(format!(
+            return Some(Unsupported::Excluded(format!(
                 "a {rank}-D {role} input (supported ranks: {})",
                 list(ranks)
             )));
@@ -95,7 +95,7 @@ impl InputLimits {
         if let Some(min) = self.min
             && let Some(low) = values.iter().find(|&&v| v < min)
         {
-            return Some(Unsupported(format!(
+            return Some(Unsupported::Excluded(format!(
                 "{role} {} holds {low}, below {min}",
                 abbreviated(values)
             )));
@@ -103,7 +103,7 @@ impl InputLimits {
         if let Some(max) = self.max
             && let Some(high) = values.iter().find(|&&v| v > max)
         {
-            return Some(Unsupported(format!(
+            return Some(Unsupported::Excluded(format!(
                 "{role} {} holds {high}, above {max}",
                 abbreviated(values)
             )));
@@ -134,7 +134,7 @@ impl ModeAxes {
                 .any(|&a| usize::try_from(if a < 0 { a + *rank as i64 } else { a }) == Ok(axis))
         };
         let outside = padded.iter().find(|&&axis| !allowed(axis))?;
-        Some(Unsupported(format!(
+        Some(Unsupported::Excluded(format!(
             "mode {mode} padding axis {outside} of rank-{rank} data (supported on axes {} only)",
             abbreviated(&self.axes)
         )))

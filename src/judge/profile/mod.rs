@@ -1,7 +1,8 @@
 //! Capability profiles: what a backend claims to support — operator versions, element types,
 //! modes, the axes a mode may pad, and for each input after the data (pads, constant_value,
 //! axes, shape) whether it takes it as a runtime input, only as an initializer or not at all,
-//! of which ranks and within which values. Data sets outside the profile are `unsupported`:
+//! of which ranks and within which values, and which element types it keeps in narrower ones
+//! (storage.rs). Data sets outside the profile are `unsupported`:
 //! counted and listed, never failed, so a baseline lists real failures, not a runtime's whole
 //! scope. A profile says what a runtime supports, never how close its answers must be: the
 //! tolerance is the comparison's.
@@ -20,7 +21,9 @@
 //!     .input(InputRole::Pads, InputLimits::initializer().within(0, i32::MAX.into()))
 //!     .input(InputRole::Axes, InputLimits::absent())
 //!     // reflect pads the last two axes only
-//!     .mode_axes([PadMode::Reflect], [-2, -1]);
+//!     .mode_axes([PadMode::Reflect], [-2, -1])
+//!     // int64 kept as int32: a data set holding an int64 beyond it is unsupported
+//!     .storage(DataType::Int64, DataType::Int32);
 //!
 //! // The same profile as a file (`--profile`, docs/report-format.md#profiles):
 //! let file = tempfile::NamedTempFile::new()?;
@@ -32,6 +35,8 @@
 //!     [[mode_axes]]
 //!     modes = ["reflect"]
 //!     axes = [-2, -1]
+//!     [storage]
+//!     int64 = "int32"
 //! "#)?;
 //! assert_eq!(Profile::read(file.path())?, profile);
 //! assert_ne!(profile.clone().without_dtypes([DataType::String]), profile);
@@ -46,6 +51,7 @@ mod format_limits;
 mod input_role;
 mod inputs;
 mod matcher;
+mod storage;
 mod subject;
 mod unsupported;
 
@@ -57,12 +63,13 @@ pub use input_role::InputRole;
 pub use inputs::InputLimits;
 use inputs::{InputForm, ModeAxes};
 use matcher::{Exception, Key, Matchers};
+use storage::{Place, Storage};
 pub(crate) use subject::Subject;
 use unsupported::Unsupported;
 
-use crate::model::Model;
+use crate::model::{AttributeValue, Model};
 use crate::operators::{OpVersion, PadMode};
-use crate::tensor::DataType;
+use crate::tensor::{DataType, Tensor};
 
 /// What a backend supports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -88,6 +95,9 @@ pub struct Profile {
     pub(crate) mode_axes: Vec<ModeAxes>,
     /// The newest IR version and opsets it reads.
     pub(crate) format: FormatLimits,
+    /// The element types it keeps in narrower ones: a data set holding a value they cannot
+    /// hold is unsupported (value range).
+    pub(crate) storage: Storage,
     /// The sha256 of the file it was read from: how a report names the profile it ran under.
     pub(crate) digest: SourceDigest,
 }
@@ -179,10 +189,24 @@ impl Profile {
         self
     }
 
+    /// Keeps element type `wide` as `narrow` (int64 as int32, double as float, float as
+    /// float16 or bfloat16; `[storage]` in a file): a data set whose inputs, constants or
+    /// expected outputs hold a value of `wide` that `narrow` cannot hold exactly is
+    /// unsupported (value range), decided before the backend runs; every other data set runs
+    /// as it would without it. Declaring `wide` again replaces its narrowing.
+    pub fn storage(mut self, wide: DataType, narrow: DataType) -> Profile {
+        self.storage.insert(wide, narrow);
+        self
+    }
+
     /// Refuses a profile whose builder calls leave every data set unsupported, as
     /// [`Profile::read`] refuses such a file: none left of the operators, element types or
-    /// modes, or an input limited to no rank or to an empty range.
+    /// modes, or an input limited to no rank or to an empty range; and a storage narrowing
+    /// that is none the runner judges (int64 as float).
     pub(crate) fn check_built(&self) -> Result<(), ProfileError> {
+        if let Some((wide, narrow, why)) = self.storage.first_refused() {
+            return Err(ProfileError::BuiltNarrowing { wide, narrow, why });
+        }
         let refuse = |field: &str, value: String| {
             Err(ProfileError::BuiltExcludesEverything {
                 field: field.to_owned(),
@@ -270,17 +294,17 @@ impl Profile {
         if let Some(operators) = &self.operators
             && !operators.contains(&subject.operator)
         {
-            return Some(Unsupported(format!("operator {}", label(subject.operator))));
+            return Some(Unsupported::Excluded(format!("operator {}", label(subject.operator))));
         }
         if let Some(dtypes) = &self.dtypes
             && !dtypes.contains(&subject.dtype)
         {
-            return Some(Unsupported(format!("element type {}", subject.dtype)));
+            return Some(Unsupported::Excluded(format!("element type {}", subject.dtype)));
         }
         if let (Some(modes), Some(mode)) = (&self.modes, subject.mode)
             && !modes.contains(&mode)
         {
-            return Some(Unsupported(format!("mode {mode}")));
+            return Some(Unsupported::Excluded(format!("mode {mode}")));
         }
         if let Some(unsupported) = self
             .inputs
@@ -294,7 +318,30 @@ impl Profile {
         }
         self.matchers
             .first_match(&Key::of(subject))
-            .map(|i| Unsupported(self.exceptions[i].reason.clone()))
+            .map(|i| Unsupported::Excluded(self.exceptions[i].reason.clone()))
+    }
+}
+
+impl Profile {
+    /// Why the values data set `inputs` (in graph-input order) of `model` hands over, or
+    /// `expected` back, are outside the declared storage: the first value, in the inputs,
+    /// then the model's constants, then the expected outputs, that its narrower type cannot
+    /// hold. Values computed in the graph are not known before the run and not checked.
+    pub(crate) fn excludes_values(&self, model: &Model, inputs: &[Tensor], expected: &[Tensor]) -> Option<Unsupported> {
+        let graph = &model.graph;
+        let inputs = graph.inputs.iter().zip(inputs).map(|(n, t)| (Place::Input(n), t));
+        let initializers = graph.initializers.iter().map(|(n, t)| (Place::Constant(n), t));
+        let attributes = graph.nodes.iter().flat_map(|node| {
+            let name = node.outputs.first().unwrap_or(&node.name);
+            node.attributes.iter().filter_map(move |a| match &a.value {
+                AttributeValue::Tensor(t) => Some((Place::Constant(name), t)),
+                _ => None,
+            })
+        });
+        let outputs = graph.outputs.iter().zip(expected).map(|(n, t)| (Place::Output(n), t));
+        self.storage
+            .first_outside(inputs.chain(initializers).chain(attributes).chain(outputs))
+            .map(Unsupported::ValueRange)
     }
 }
 
