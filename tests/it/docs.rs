@@ -3,7 +3,8 @@
 //! verdict's basis lands on its rule; and the counts README.md and docs/ state (written by
 //! scripts/readme-figures and scripts/gates-matrix between markers) are what the bundled data
 //! gives today; and the workers, gates and backends the docs count and name are those in
-//! scripts/backends/, gates/ and baselines/.
+//! scripts/backends/, gates/ and baselines/; every link of README.md and docs/ lands on a file
+//! and heading there; the README's picture shows its matrix, and its quick start stays short.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -457,10 +458,10 @@ fn picture_facts(png: &[u8]) -> Option<serde_json::Value> {
     while at + 12 <= png.len() {
         let length = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
         let data = png.get(at + 8..at + 8 + length)?;
-        if &png[at + 4..at + 8] == b"tEXt" {
-            if let Some(text) = data.strip_prefix(b"pad-conformance:scoreboard\0") {
-                return serde_json::from_slice(text).ok();
-            }
+        if &png[at + 4..at + 8] == b"tEXt"
+            && let Some(text) = data.strip_prefix(b"pad-conformance:scoreboard\0")
+        {
+            return serde_json::from_slice(text).ok();
         }
         at += 12 + length;
     }
@@ -719,29 +720,88 @@ fn recipe_block<'a>(page: &'a str, file: &str) -> Option<&'a str> {
     Some(code.split_once("\n```\n")?.0)
 }
 
+/// The block after `<!-- quick-start: {name} -->` in the README.
+fn quick_start_block<'a>(readme: &'a str, name: &str) -> &'a str {
+    let (_, after) = readme
+        .split_once(&format!("<!-- quick-start: {name} -->\n```"))
+        .unwrap_or_else(|| panic!("README.md has no quick-start block {name}"));
+    let (_, code) = after.split_once('\n').unwrap();
+    code.split_once("\n```\n").unwrap().0
+}
+
+/// The README is a front page: one screen of quick start for each kind of runtime — a Rust
+/// gate of the guide's layout (which scripts/check-downstream runs as written), a Python
+/// worker, a per-case command — whose command lines parse, and no long recipe of the guide's.
 #[test]
-fn the_readme_shows_the_guides_gate_layout_block_for_block() {
+fn the_readmes_quick_start_is_short_of_the_guides_layout_and_its_commands_parse() {
     let (readme, guide) = (read("README.md"), read("docs/gating.md"));
-    let files = [
-        "Cargo.toml",
-        "examples/conformance/main.rs",
-        "examples/conformance/backend.rs",
-    ];
-    for file in files {
-        let ours = recipe_block(&readme, file).unwrap_or_else(|| panic!("README.md shows no {file}"));
-        assert_eq!(
-            Some(ours),
-            recipe_block(&guide, file),
-            "README.md's {file} is not the guide's"
+    assert!(
+        readme.lines().count() <= 200,
+        "README.md has {} lines: the rest belongs in docs/",
+        readme.lines().count()
+    );
+    assert!(
+        !readme.contains("<!-- recipe: "),
+        "README.md repeats the guide's recipe"
+    );
+    assert!(
+        !readme.contains("OWNER"),
+        "README.md has a placeholder a user would paste"
+    );
+    // The guide's layout: the same example, built and run by `cargo test`; the dependency a
+    // clone beside the crate, the guide's version once published.
+    let ours = quick_start_block(&readme, "Cargo.toml");
+    let theirs = recipe_block(&guide, "Cargo.toml").unwrap();
+    let example = |manifest: &str| manifest.split_once("[[example]]").map(|(_, rest)| rest.to_owned());
+    assert_eq!(
+        example(ours),
+        example(theirs),
+        "README.md's [[example]] is not the guide's"
+    );
+    let version = env!("CARGO_PKG_VERSION").rsplit_once('.').unwrap().0;
+    assert!(
+        ours.contains("pad-conformance = { path = \"../pad-conformance\", default-features = false }")
+            && readme.contains(&format!("`version = \"{version}\"` in place of the path")),
+        "{ours}"
+    );
+    let main = quick_start_block(&readme, "examples/conformance/main.rs");
+    assert!(
+        main.starts_with("// examples/conformance/main.rs\n") && main.contains(".baseline(\"known-failures.json\")")
+    );
+    let gate = quick_start_block(&readme, "gate commands");
+    let variable = format!("{}=known-failures.json", pad_conformance::testing::WRITE_BASELINE_ENV);
+    assert!(
+        gate.starts_with(&format!("{variable} cargo test --example conformance ")),
+        "{gate}"
+    );
+    let downstream = read("scripts/check-downstream");
+    for name in ["Cargo.toml", "examples/conformance/main.rs", "\"gate commands\""] {
+        assert!(
+            downstream.contains(&format!("quick_start_block {name}")),
+            "check-downstream reads no {name}"
         );
     }
-    // No other layout: every gate block of the README is one of the recipe's.
-    assert_eq!(readme.matches("<!-- recipe: ").count(), files.len());
-    assert!(!readme.contains("[[test]]"), "README.md shows a second layout");
-    assert_eq!(
-        recipe_block("<!-- recipe: a.rs -->\n```rust\nx\n```\n", "a.rs"),
-        Some("x")
-    );
+    // Every pad-conformance line of the Python and per-case starts parses (clap checks every
+    // flag and value before it answers --help).
+    let mut commands = 0;
+    for name in ["Python worker", "per-case command"] {
+        for line in quick_start_block(&readme, name).lines() {
+            if !line.starts_with("pad-conformance ") {
+                continue;
+            }
+            let line = line.split_once("  #").map_or(line, |(command, _)| command);
+            let words = shlex::split(line).unwrap_or_else(|| panic!("not a shell command line: {line}"));
+            commands += 1;
+            let status = std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+                .args(&words[1..])
+                .arg("--help")
+                .stdout(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert!(status.success(), "does not parse: {line}");
+        }
+    }
+    assert_eq!(commands, 3);
 }
 
 /// The workers in scripts/backends/, by file name, sorted.
