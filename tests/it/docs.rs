@@ -3,7 +3,8 @@
 //! verdict's basis lands on its rule; and the counts README.md and docs/ state (written by
 //! scripts/readme-figures and scripts/gates-matrix between markers) are what the bundled data
 //! gives today; and the workers, gates and backends the docs count and name are those in
-//! scripts/backends/, gates/ and baselines/.
+//! scripts/backends/, gates/ and baselines/; every link of README.md and docs/ lands on a file
+//! and heading there; the README's picture shows its matrix, and its quick start stays short.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -12,14 +13,131 @@ use pad_conformance::OpVersion;
 use pad_conformance::testing::{Patterns, discover};
 use walkdir::WalkDir;
 
-/// GitHub's anchor for a heading: lowercase, punctuation dropped, spaces to hyphens.
+/// GitHub's anchor for a heading: the text as shown (a link's text, not its target), lowercase,
+/// what is neither a letter, a digit, `_`, `-` nor a space dropped, spaces to hyphens.
 fn anchor(heading: &str) -> String {
-    heading
+    let mut shown = String::new();
+    let mut rest = heading;
+    while let Some(at) = rest.find("](") {
+        shown.push_str(&rest[..at]);
+        rest = rest[at + 2..].split_once(')').map_or("", |(_, after)| after);
+    }
+    shown.push_str(rest);
+    shown
         .to_lowercase()
         .chars()
-        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-')
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
         .map(|c| if c == ' ' { '-' } else { c })
         .collect()
+}
+
+/// The lines of a Markdown page outside its fenced code blocks.
+fn prose(page: &str) -> impl Iterator<Item = &str> {
+    let mut fenced = false;
+    page.lines().filter(move |line| {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            return false;
+        }
+        !fenced
+    })
+}
+
+/// The anchors GitHub gives a page's headings; a heading repeated gets `-1`, `-2`, … after the
+/// first.
+fn heading_anchors(page: &str) -> BTreeSet<String> {
+    let mut anchors = BTreeSet::new();
+    for line in prose(page) {
+        let level = line.chars().take_while(|c| *c == '#').count();
+        if !(1..=6).contains(&level) || !line[level..].starts_with(' ') {
+            continue;
+        }
+        let base = anchor(line[level..].trim());
+        let mut name = base.clone();
+        for n in 1.. {
+            if !anchors.contains(&name) {
+                break;
+            }
+            name = format!("{base}-{n}");
+        }
+        anchors.insert(name);
+    }
+    anchors
+}
+
+/// The targets of a page's Markdown links (`[text](target)`) that point into the repository.
+fn repository_links(page: &str) -> Vec<String> {
+    let mut links = Vec::new();
+    for line in prose(page) {
+        for (at, _) in line.match_indices("](") {
+            let Some((target, _)) = line[at + 2..].split_once(')') else {
+                continue;
+            };
+            if !target.contains("://") && !target.starts_with("mailto:") {
+                links.push(target.to_owned());
+            }
+        }
+    }
+    links
+}
+
+#[test]
+fn every_link_into_the_docs_lands_on_a_file_and_a_heading_it_has() {
+    let mut pages = vec![root().join("README.md")];
+    pages.extend(
+        std::fs::read_dir(root().join("docs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md")),
+    );
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for link in repository_links(&text) {
+            let (path, fragment) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if path.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(path)
+            };
+            let place = format!("{}: ({link})", page.strip_prefix(root()).unwrap().display());
+            if !target.exists() {
+                broken.push(format!("{place}: no such file"));
+                continue;
+            }
+            if fragment.is_empty() || target.extension().is_none_or(|e| e != "md") {
+                continue;
+            }
+            checked += 1;
+            if !heading_anchors(&std::fs::read_to_string(&target).unwrap()).contains(fragment) {
+                broken.push(format!("{place}: no heading has the anchor #{fragment}"));
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} links with an anchor found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn a_heading_anchor_is_githubs() {
+    let page = "# Baselines (`--baseline`, `--write-baseline`)\n## A [worker](x.md) in Python\n\
+                ```sh\n# not a heading\n```\n## Notes\n## Notes\n#hashtag\n## snake_case\n";
+    let anchors: Vec<String> = heading_anchors(page).into_iter().collect();
+    assert_eq!(
+        anchors,
+        [
+            "a-worker-in-python",
+            "baselines---baseline---write-baseline",
+            "notes",
+            "notes-1",
+            "snake_case"
+        ]
+    );
+    assert_eq!(
+        repository_links("see [a](b.md#c), [d](https://e/f#g) and `x`\n```\n[h](i.md)\n```\n[j](#k)"),
+        ["b.md#c", "#k"]
+    );
 }
 
 #[test]
@@ -346,6 +464,71 @@ fn the_matrix_in_the_docs_is_that_of_docs_gates_matrix() {
     }
 }
 
+/// What a PNG file says it shows: the JSON of its `pad-conformance:scoreboard` text chunk, which
+/// scripts/matrix-picture writes when it takes the README's picture.
+fn picture_facts(png: &[u8]) -> Option<serde_json::Value> {
+    let mut at = b"\x89PNG\r\n\x1a\n".len();
+    while at + 12 <= png.len() {
+        let length = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        let data = png.get(at + 8..at + 8 + length)?;
+        if &png[at + 4..at + 8] == b"tEXt"
+            && let Some(text) = data.strip_prefix(b"pad-conformance:scoreboard\0")
+        {
+            return serde_json::from_slice(text).ok();
+        }
+        at += 12 + length;
+    }
+    None
+}
+
+/// docs/matrix.png shows the README's matrix: the same backends, in order, over the same data
+/// sets (.ci/run compares it with a fresh rendering of its run's page, size included).
+#[test]
+fn the_readme_picture_shows_the_backends_and_data_sets_of_the_readme_matrix() {
+    let png = std::fs::read(root().join("docs/matrix.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "docs/matrix.png is no PNG");
+    let facts =
+        picture_facts(&png).expect("docs/matrix.png says nothing of what it shows: run scripts/screenshot-matrix");
+    let readme = read("README.md");
+    let rows: Vec<Vec<&str>> = first_table(blocks(&readme, "gates-matrix")[0])[2..]
+        .iter()
+        .map(|row| row.trim_matches('|').split('|').map(str::trim).collect())
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|row| row[0]).collect();
+    // The backend's name and its runtime, then the counts, which sum to the data sets.
+    let data_sets: usize = rows[0][2..].iter().map(|n| n.parse::<usize>().unwrap()).sum();
+    assert_eq!(
+        (&facts["backends"], &facts["data_sets"]),
+        (&serde_json::json!(names), &serde_json::json!(data_sets)),
+        "docs/matrix.png shows another matrix than the README's: run scripts/screenshot-matrix on the page of \
+         the run that wrote the README's"
+    );
+}
+
+#[test]
+fn a_pictures_facts_are_read_from_its_text_chunk_only() {
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let mut bytes = (data.len() as u32).to_be_bytes().to_vec();
+        bytes.extend([kind, data, &[0; 4]].concat());
+        bytes
+    };
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(chunk(b"IHDR", &[0; 13]));
+    png.extend(chunk(b"tEXt", b"Software\0{\"data_sets\": 1}"));
+    assert_eq!(picture_facts(&png), None);
+    png.extend(chunk(
+        b"tEXt",
+        b"pad-conformance:scoreboard\0{\"backends\": [\"ref\"], \"data_sets\": 3}",
+    ));
+    png.extend(chunk(b"IEND", b""));
+    assert_eq!(
+        picture_facts(&png),
+        Some(serde_json::json!({"backends": ["ref"], "data_sets": 3}))
+    );
+    // A chunk that runs past the end is no text.
+    assert_eq!(picture_facts(&png[..png.len() - 20]), None);
+}
+
 /// Counts live in the generated blocks only: outside them, no number in README.md or docs/
 /// directly counts data sets, cases, triples, findings or signatures, where it could go stale.
 #[test]
@@ -550,29 +733,88 @@ fn recipe_block<'a>(page: &'a str, file: &str) -> Option<&'a str> {
     Some(code.split_once("\n```\n")?.0)
 }
 
+/// The block after `<!-- quick-start: {name} -->` in the README.
+fn quick_start_block<'a>(readme: &'a str, name: &str) -> &'a str {
+    let (_, after) = readme
+        .split_once(&format!("<!-- quick-start: {name} -->\n```"))
+        .unwrap_or_else(|| panic!("README.md has no quick-start block {name}"));
+    let (_, code) = after.split_once('\n').unwrap();
+    code.split_once("\n```\n").unwrap().0
+}
+
+/// The README is a front page: one screen of quick start for each kind of runtime — a Rust
+/// gate of the guide's layout (which scripts/check-downstream runs as written), a Python
+/// worker, a per-case command — whose command lines parse, and no long recipe of the guide's.
 #[test]
-fn the_readme_shows_the_guides_gate_layout_block_for_block() {
+fn the_readmes_quick_start_is_short_of_the_guides_layout_and_its_commands_parse() {
     let (readme, guide) = (read("README.md"), read("docs/gating.md"));
-    let files = [
-        "Cargo.toml",
-        "examples/conformance/main.rs",
-        "examples/conformance/backend.rs",
-    ];
-    for file in files {
-        let ours = recipe_block(&readme, file).unwrap_or_else(|| panic!("README.md shows no {file}"));
-        assert_eq!(
-            Some(ours),
-            recipe_block(&guide, file),
-            "README.md's {file} is not the guide's"
+    assert!(
+        readme.lines().count() <= 200,
+        "README.md has {} lines: the rest belongs in docs/",
+        readme.lines().count()
+    );
+    assert!(
+        !readme.contains("<!-- recipe: "),
+        "README.md repeats the guide's recipe"
+    );
+    assert!(
+        !readme.contains("OWNER"),
+        "README.md has a placeholder a user would paste"
+    );
+    // The guide's layout: the same example, built and run by `cargo test`; the dependency a
+    // clone beside the crate, the guide's version once published.
+    let ours = quick_start_block(&readme, "Cargo.toml");
+    let theirs = recipe_block(&guide, "Cargo.toml").unwrap();
+    let example = |manifest: &str| manifest.split_once("[[example]]").map(|(_, rest)| rest.to_owned());
+    assert_eq!(
+        example(ours),
+        example(theirs),
+        "README.md's [[example]] is not the guide's"
+    );
+    let version = env!("CARGO_PKG_VERSION").rsplit_once('.').unwrap().0;
+    assert!(
+        ours.contains("pad-conformance = { path = \"../pad-conformance\", default-features = false }")
+            && readme.contains(&format!("`version = \"{version}\"` in place of the path")),
+        "{ours}"
+    );
+    let main = quick_start_block(&readme, "examples/conformance/main.rs");
+    assert!(
+        main.starts_with("// examples/conformance/main.rs\n") && main.contains(".baseline(\"known-failures.json\")")
+    );
+    let gate = quick_start_block(&readme, "gate commands");
+    let variable = format!("{}=known-failures.json", pad_conformance::testing::WRITE_BASELINE_ENV);
+    assert!(
+        gate.starts_with(&format!("{variable} cargo test --example conformance ")),
+        "{gate}"
+    );
+    let downstream = read("scripts/check-downstream");
+    for name in ["Cargo.toml", "examples/conformance/main.rs", "\"gate commands\""] {
+        assert!(
+            downstream.contains(&format!("quick_start_block {name}")),
+            "check-downstream reads no {name}"
         );
     }
-    // No other layout: every gate block of the README is one of the recipe's.
-    assert_eq!(readme.matches("<!-- recipe: ").count(), files.len());
-    assert!(!readme.contains("[[test]]"), "README.md shows a second layout");
-    assert_eq!(
-        recipe_block("<!-- recipe: a.rs -->\n```rust\nx\n```\n", "a.rs"),
-        Some("x")
-    );
+    // Every pad-conformance line of the Python and per-case starts parses (clap checks every
+    // flag and value before it answers --help).
+    let mut commands = 0;
+    for name in ["Python worker", "per-case command"] {
+        for line in quick_start_block(&readme, name).lines() {
+            if !line.starts_with("pad-conformance ") {
+                continue;
+            }
+            let line = line.split_once("  #").map_or(line, |(command, _)| command);
+            let words = shlex::split(line).unwrap_or_else(|| panic!("not a shell command line: {line}"));
+            commands += 1;
+            let status = std::process::Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+                .args(&words[1..])
+                .arg("--help")
+                .stdout(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert!(status.success(), "does not parse: {line}");
+        }
+    }
+    assert_eq!(commands, 3);
 }
 
 /// The workers in scripts/backends/, by file name, sorted.
