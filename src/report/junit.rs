@@ -9,11 +9,12 @@ use super::RunReport;
 use crate::gate::gate_result::GateResult;
 use crate::judge::check::{Outcome, Status};
 use crate::judge::verdict::Verdict;
-use crate::text::{escape_line, escape_text};
+use crate::text::{escape_line, plain_line, plain_text};
 
 /// Writes the report as JUnit XML.
 pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
-    // XML 1.0 cannot hold most control characters at all: they are shown as escapes.
+    // XML 1.0 cannot hold most control characters at all: they are shown as escapes (a
+    // message's terminal colours removed: no CI viewer reads them).
     let mut suite = TestSuite::new(format!("pad-conformance {}", escape_line(&report.backend)));
     suite.set_time(report.duration);
     for outcome in &report.outcomes {
@@ -26,12 +27,12 @@ pub fn write_junit(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         }
         if let Some(note) = outcome.verdict().and_then(Verdict::note) {
             case.add_property(("note", "refused-for-another-reason"));
-            case.set_system_out(escape_text(&note));
+            case.set_system_out(plain_text(&note));
         }
         if let Some(gate) = report.gate_of(outcome) {
             case.add_property(("baseline", gate.name()));
             if let Some(note) = gate_note(gate) {
-                case.set_system_out(escape_text(&note));
+                case.set_system_out(plain_text(&note));
             }
         }
         case.set_classname(escape_line(&outcome.operator()).as_ref());
@@ -65,8 +66,8 @@ fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
     };
     let skipped = |message: String| {
         let mut status = TestCaseStatus::skipped();
-        status.set_message(escape_line(&message).as_ref());
-        status.set_description(escape_text(&description).as_ref());
+        status.set_message(plain_line(&message).as_ref());
+        status.set_description(plain_text(&description).as_ref());
         status
     };
     let non_success = |message: String| {
@@ -76,8 +77,8 @@ fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
             NonSuccessKind::Failure
         };
         let mut status = TestCaseStatus::non_success(kind);
-        status.set_message(escape_line(&message).as_ref());
-        status.set_description(escape_text(&description).as_ref());
+        status.set_message(plain_line(&message).as_ref());
+        status.set_description(plain_text(&description).as_ref());
         status
     };
     match gate {
@@ -106,13 +107,20 @@ fn status(report: &RunReport, outcome: &Outcome) -> TestCaseStatus {
         Some((_, GateResult::ChangedWithCorpus { why, .. })) if outcome.status() != Status::Passed => {
             skipped(format!("changed with the corpus ({why}): {}", first_line()))
         }
+        // Listed, with the other of failed and errored: expected to fail, red under --strict only.
+        Some((_, GateResult::ChangedStatus { was, reason })) => skipped(format!(
+            "known failure (in the baseline as {}: {reason}), {} now: update the baseline: {}",
+            was.name(),
+            outcome.status().name(),
+            first_line()
+        )),
         _ => match outcome.status() {
             Status::Passed => TestCaseStatus::success(),
             // Neither a pass nor a failure: skipped, saying why (red only when the run requires
             // verified refusals, above).
             Status::Skipped | Status::Unsupported | Status::NotVerified => {
                 let mut status = TestCaseStatus::skipped();
-                status.set_message(escape_line(&message).as_ref());
+                status.set_message(plain_line(&message).as_ref());
                 status
             }
             // A failure on a basis the run does not gate on must not turn CI red.
@@ -210,6 +218,47 @@ mod tests {
         assert!(strict.contains("failures=\"1\""), "{strict}");
         let new = (wrong("n"), GateResult::NewFailure);
         assert!(junit(new, false).contains("<failure message=\"wrong values\""));
+        // Listed as errored, failed now: the gate passes without --strict, and so the test case.
+        let changed = (
+            wrong("c"),
+            GateResult::ChangedStatus {
+                was: Status::Errored,
+                reason: "crashes".into(),
+            },
+        );
+        let lenient = junit(changed.clone(), false);
+        assert!(
+            lenient.contains("failures=\"0\"")
+                && lenient.contains(
+                    "<skipped message=\"known failure (in the baseline as errored: crashes), failed now: update the baseline: wrong values\""
+                ),
+            "{lenient}"
+        );
+        let strict = junit(changed, true);
+        assert!(
+            strict.contains("failures=\"1\"") && strict.contains("listed as errored but failed now"),
+            "{strict}"
+        );
+    }
+
+    #[test]
+    fn a_message_reaches_the_xml_without_its_colours() {
+        let coloured = Outcome::example_said("c", Status::Failed, "\x1b[1;31mboom\x1b[0m\r\n  at \x1b[2mx\x1b[m");
+        let known = GateResult::KnownFailure {
+            reason: "no wrap".into(),
+            tracking: Some("https://bugs.example/7".into()),
+        };
+        for xml in [
+            junit((coloured.clone(), GateResult::NewFailure), false),
+            junit((coloured, known), false),
+        ] {
+            assert!(
+                !xml.contains('\x1b') && !xml.contains("u{1b}") && !xml.contains("[1;31m"),
+                "{xml}"
+            );
+            assert!(xml.contains("boom\\r"), "{xml}");
+            assert!(xml.contains("  at x"), "{xml}");
+        }
     }
 
     /// A refusal not verified is a skipped test case naming its twin, red only when the run

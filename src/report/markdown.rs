@@ -8,7 +8,7 @@ use super::RunReport;
 use crate::gate::gate_result::GateResult;
 use crate::judge::check::{Outcome, Status};
 use crate::judge::verdict::Verdict;
-use crate::text::{escape_cell, escape_link_target};
+use crate::text::{escape_cell, escape_link_target, strip_ansi};
 
 /// Writes the report as Markdown; `failures_only` leaves out the rows of data sets that did
 /// not fail or error.
@@ -76,7 +76,7 @@ pub(crate) fn write_markdown(report: &RunReport, failures_only: bool, out: &mut 
             escape_cell(&outcome.name()),
             escape_cell(&outcome.operator()),
             outcome.basis().kind,
-            escape_cell(&message)
+            escape_cell(&strip_ansi(&message))
         )?;
     }
     Ok(())
@@ -111,6 +111,17 @@ fn note(outcome: &Outcome) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_loses_its_colours_and_a_name_shows_its_escapes() {
+        let outcome = Outcome::example_said("w\x1b[2J", Status::Failed, "\x1b[1;31mboom\x1b[0m | <b>\nmore");
+        let mut out = Vec::new();
+        write_markdown(&RunReport::of("b", vec![outcome]), false, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains('\x1b') && !text.contains("[1;31m"), "{text}");
+        assert!(text.contains("| `w\\u{1b}[2J/0` |"), "{text}");
+        assert!(text.ends_with("| boom \\| &lt;b&gt; |\n"), "{text}");
+    }
 
     #[test]
     fn a_known_failure_links_its_tracking_bug() {

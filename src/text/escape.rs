@@ -7,6 +7,8 @@ use std::borrow::Cow;
 use std::fmt::Write;
 use std::path::Path;
 
+use super::strip_ansi;
+
 /// `text` on one line: every control character, newlines included, shown as an escape
 /// (`\n`, `\r`, `\t`, `\u{1b}`). For names and one-line fields.
 pub(crate) fn escape_line(text: &str) -> Cow<'_, str> {
@@ -17,6 +19,25 @@ pub(crate) fn escape_line(text: &str) -> Cow<'_, str> {
 /// For multi-line messages and stderr, whose lines the reports indent.
 pub(crate) fn escape_text(text: &str) -> Cow<'_, str> {
     escape(text, true)
+}
+
+/// A message from outside (a worker's stderr, a backend's error) as a report shows it: its
+/// terminal escape sequences (a coloured log) removed ([`strip_ansi`]), every other control
+/// character shown as an escape, line breaks kept. For the HTML page, the JUnit XML's text and
+/// Markdown's messages, which no terminal reads: colours there are noise, never meaning.
+pub(crate) fn plain_text(text: &str) -> Cow<'_, str> {
+    match strip_ansi(text) {
+        Cow::Borrowed(text) => escape_text(text),
+        Cow::Owned(text) => Cow::Owned(escape_text(&text).into_owned()),
+    }
+}
+
+/// [`plain_text`] on one line: line breaks shown as `\n` too.
+pub(crate) fn plain_line(text: &str) -> Cow<'_, str> {
+    match strip_ansi(text) {
+        Cow::Borrowed(text) => escape_line(text),
+        Cow::Owned(text) => Cow::Owned(escape_line(&text).into_owned()),
+    }
 }
 
 /// A path as errors and reports print it: on one line, its control characters shown as escapes,
@@ -121,6 +142,18 @@ mod tests {
         );
         assert_eq!(escape_text("a\nb\x1b[31m\r"), "a\nb\\u{1b}[31m\\r");
         assert_eq!(escape_line("\u{7f}\u{85}é"), "\\u{7f}\\u{85}é");
+    }
+
+    #[test]
+    fn a_message_loses_its_colours_and_shows_its_other_control_characters() {
+        assert!(matches!(plain_text("plain\nlines"), Cow::Borrowed("plain\nlines")));
+        assert_eq!(
+            plain_text("\x1b[1;31mError\x1b[0m: boom\r\n  at x\x07"),
+            "Error: boom\\r\n  at x\\u{7}"
+        );
+        assert_eq!(plain_line("\x1b[31ma\nb\x1b[m"), "a\\nb");
+        // A lone ESC that starts no sequence still cannot reach a terminal.
+        assert_eq!(plain_line("a\x1b"), "a");
     }
 
     #[test]

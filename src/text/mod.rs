@@ -1,13 +1,18 @@
 //! Text that reaches a terminal or a report: control characters shown, never executed
 //! ([`escape_line`], [`escape_text`]), a worker's colours dropped ([`strip_ansi`]), a message
-//! cut to its first line ([`first_line`]), names in natural order ([`natural_cmp`]).
+//! cut to its first line ([`first_line`]) or to a bound ([`excerpt`]), names in natural order
+//! ([`natural_cmp`]).
 
 mod ansi;
 mod escape;
+mod excerpt;
 mod natural;
 
 pub use ansi::strip_ansi;
-pub(crate) use escape::{escape_cell, escape_line, escape_link_target, escape_text, shown_path};
+pub(crate) use escape::{
+    escape_cell, escape_line, escape_link_target, escape_text, plain_line, plain_text, shown_path,
+};
+pub(crate) use excerpt::{Bound, excerpt};
 pub(crate) use natural::natural_cmp;
 
 /// The first line of `text`, cut to `max_chars` characters with `…`: how a reason fits a

@@ -42,6 +42,32 @@ fn read_page(path: &Path) -> Html {
     Html::parse_document(&std::fs::read_to_string(path).unwrap())
 }
 
+/// The texts of each heatmap's cell of operator version `op` (its column's heading) and element
+/// type `dtype` (its row's), or of `inner` within them.
+fn heat_cells(html: &Html, op: &str, dtype: &str, inner: &str) -> Vec<String> {
+    fn select<'a>(element: scraper::ElementRef<'a>, selector: &str) -> Vec<scraper::ElementRef<'a>> {
+        element.select(&Selector::parse(selector).unwrap()).collect()
+    }
+    let text = |element: scraper::ElementRef<'_>| element.text().collect::<String>();
+    html.select(&Selector::parse("table.heatmap").unwrap())
+        .flat_map(|table| {
+            let column = select(table, "thead th")
+                .into_iter()
+                .position(|th| text(th) == op)
+                .unwrap();
+            let row = (select(table, "tbody tr").into_iter())
+                .find(|row| text(select(*row, "th")[0]) == dtype)
+                .unwrap();
+            let cell = select(row, "td")[column - 1];
+            if inner.is_empty() {
+                vec![text(cell)]
+            } else {
+                select(cell, inner).into_iter().map(text).collect()
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn a_run_and_a_matrix_write_the_scoreboard_page() {
     let failing = tree(true);
@@ -53,7 +79,20 @@ fn a_run_and_a_matrix_write_the_scoreboard_page() {
     let html = read_page(&page);
     assert_eq!(count(&html, "tr.backend-row"), 1);
     assert_eq!(texts(&html, "details.group span.count"), ["1"]);
-    assert_eq!(texts(&html, "details.group span.smallest code"), ["test_wrap_pad/0"]);
+    assert_eq!(
+        texts(&html, "details.group div.repro p.data-set code"),
+        ["test_wrap_pad/0"]
+    );
+    // Where the page comes from: its command (the corpus is a tree of its own: not recorded).
+    let provenance = texts(&html, "p.provenance").concat();
+    assert!(
+        provenance.starts_with("corpus version: not recorded · written 20")
+            && provenance.contains(&format!(
+                "by pad-conformance --format html --output {} {root}",
+                page.display()
+            )),
+        "{provenance}"
+    );
     assert_eq!(
         texts(&html, "code.rerun"),
         [format!("pad-conformance --backend ref --filter test_wrap_pad/0 {root}")]
@@ -126,9 +165,9 @@ fn a_run_and_a_matrix_write_the_scoreboard_page() {
     assert_eq!(count(&html, "tr.backend-row"), 2);
     assert_eq!(count(&html, "section.backend"), 2);
     // Pad-25 × int32 holds both data sets: edge passes, wrap fails.
-    let cells = texts(&html, "td.cell[data-op=\"Pad-25\"][data-dtype=\"int32\"]");
+    let cells = heat_cells(&html, "Pad-25", "int32", "");
     assert_eq!(cells, ["ew1/2", "ew1/2"]);
-    let struck = texts(&html, "td.cell[data-op=\"Pad-25\"][data-dtype=\"int32\"] del");
+    let struck = heat_cells(&html, "Pad-25", "int32", "del");
     assert_eq!(struck, ["w", "w"], "wrap failed, edge passed");
 
     // One run writes the table and, with --html, the same page: the backends run once.
@@ -153,10 +192,7 @@ fn a_run_and_a_matrix_write_the_scoreboard_page() {
     assert!(std::fs::read_to_string(&table).unwrap().contains("#### Defects"));
     let html = read_page(&page);
     assert_eq!(count(&html, "tr.backend-row"), 2);
-    assert_eq!(
-        texts(&html, "td.cell[data-op=\"Pad-25\"][data-dtype=\"int32\"] del"),
-        ["w", "w"]
-    );
+    assert_eq!(heat_cells(&html, "Pad-25", "int32", "del"), ["w", "w"]);
     // Both outputs naming one file is refused before anything runs.
     let out = args(&table);
     assert_eq!(out.status.code(), Some(2));
@@ -164,6 +200,69 @@ fn a_run_and_a_matrix_write_the_scoreboard_page() {
         String::from_utf8_lossy(&out.stderr).contains("--html"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A run weighed against a baseline: the page says first how the gate went, and marks each
+/// failure new or known, with the baseline's reason and tracking link.
+#[test]
+fn a_gated_run_shows_its_gate_on_the_page() {
+    let failing = tree(true);
+    let root = failing.path().to_str().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let baseline = dir.path().join("baseline.json");
+    let recorded = run(&["--write-baseline", baseline.to_str().unwrap(), root]);
+    assert_eq!(
+        recorded.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+    let mut written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
+    let entry = &mut written["expected"]["test_wrap_pad/0"];
+    entry["reason"] = "wrap off by <one>".into();
+    entry["tracking"] = "https://bugs.example/7".into();
+    std::fs::write(&baseline, written.to_string()).unwrap();
+
+    let page = dir.path().join("gated.html");
+    let args = |baseline: &Path| {
+        run(&[
+            "--format",
+            "html",
+            "--output",
+            page.to_str().unwrap(),
+            "--baseline",
+            baseline.to_str().unwrap(),
+            root,
+        ])
+    };
+    let out = args(&baseline);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&page).unwrap();
+    assert!(text.find("<section id=\"gate\">").unwrap() < text.find("<h2 id=\"totals\">").unwrap());
+    let html = read_page(&page);
+    assert_eq!(texts(&html, "div.gate-summary p.verdict"), ["Gate: passes"]);
+    let counts = texts(&html, "ul.gate-counts li span.n");
+    assert_eq!(counts[..4], ["0", "1", "0", "0"], "new, known, fixed, stale");
+    assert_eq!(texts(&html, "p.cluster .known-reason"), ["wrap off by <one>"]);
+    let links: Vec<String> = html
+        .select(&Selector::parse("p.cluster a.tracking").unwrap())
+        .map(|a| a.value().attr("href").unwrap().to_owned())
+        .collect();
+    assert_eq!(links, ["https://bugs.example/7"]);
+
+    // Without the entry, the same failure is new: the gate fails, and the page says so.
+    written["expected"] = serde_json::json!({});
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, written.to_string()).unwrap();
+    assert_eq!(args(&empty).status.code(), Some(1));
+    let html = read_page(&page);
+    assert_eq!(texts(&html, "div.gate-summary p.verdict"), ["Gate: fails"]);
+    assert_eq!(texts(&html, "details.group > summary span.gate.g-new"), ["1 new"]);
+    assert_eq!(texts(&html, "div.repro span.gate"), ["new failure"]);
+    assert_eq!(
+        texts(&html, "ul.names > li details.data-set summary"),
+        ["test_wrap_pad/0"]
     );
 }
 

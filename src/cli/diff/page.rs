@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::cli::html::escape::Escaped;
+use crate::cli::html::escape::{Escaped, Message};
 use crate::cli::html::shell::{write_filter, write_foot, write_head};
 use crate::cli::scoreboard::pass_share;
 use crate::report::Summary;
@@ -96,7 +96,7 @@ fn write_row(row: &Changed<'_>, out: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 out,
                 "<p class=\"meta\">{label}:</p><pre class=\"message\">{}</pre>",
-                Escaped(&o.message())
+                Message(&o.message())
             )?;
         }
     }

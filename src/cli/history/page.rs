@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::cli::html::escape::Escaped;
+use crate::cli::html::escape::{Escaped, Message};
 use crate::cli::html::shell::{write_filter, write_foot, write_head};
 
 use super::stored::Release;
@@ -40,8 +40,8 @@ pub(crate) fn write_history_html(all: &BTreeMap<String, Vec<Release>>, out: &mut
                 out,
                 "<li class=\"group-history\" data-text=\"{}\"><span class=\"reason\">{}</span>{} — <strong>{}</strong>\
                  <span class=\"smallest\">{} · e.g. <code>{}</code></span></li>",
-                Escaped(&text),
-                Escaped(&history.group),
+                Message(&text),
+                Message(&history.group),
                 if history.gates {
                     ""
                 } else {

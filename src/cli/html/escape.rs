@@ -1,10 +1,14 @@
 //! Escaping text for HTML. Case names, messages and backend names come from files and worker
 //! processes this program does not control, so every piece of text that enters a page goes
-//! through [`escape`]: the five characters that can end text or a quoted attribute value
-//! become character references, and nothing else is touched.
+//! through [`Escaped`] (a name, one line) or [`Message`] (a message, its lines kept): control
+//! characters are shown as escapes by the text module's rules (a message's terminal colours
+//! removed first), then the five characters that can end text or a quoted attribute value
+//! become character references ([`escape`]).
 
 use std::borrow::Cow;
 use std::fmt;
+
+use crate::text::{escape_line, plain_text};
 
 /// `text` with `&`, `<`, `>`, `"` and `'` replaced by character references: safe as element
 /// text and as a double- or single-quoted attribute value. Not safe inside `<script>` or
@@ -33,13 +37,26 @@ pub(super) fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(escaped)
 }
 
-/// Displays its text escaped, for `write!(out, "<td>{}</td>", Escaped(name))`.
+/// Displays a name or one-line text escaped, for `write!(out, "<td>{}</td>", Escaped(name))`:
+/// every control character, line breaks included, shown as an escape (`\u{1b}`), as every
+/// other report shows a name, so that two names never look alike.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Escaped<'a>(pub &'a str);
 
 impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&escape(self.0))
+        f.write_str(&escape(&escape_line(self.0)))
+    }
+}
+
+/// Displays a message (a worker's stderr, a traceback, a group's reason) escaped: its terminal
+/// colours removed, its other control characters shown, its lines kept.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Message<'a>(pub &'a str);
+
+impl fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&escape(&plain_text(self.0)))
     }
 }
 
@@ -68,6 +85,15 @@ mod tests {
     fn clean_text_is_borrowed_and_escaped_displays_the_same() {
         assert!(matches!(escape("onnx-1.22.0/node/test_wrap_pad/0"), Cow::Borrowed(_)));
         assert_eq!(Escaped("a<b").to_string(), "a&lt;b");
+    }
+
+    #[test]
+    fn a_name_shows_its_control_characters_and_a_message_loses_its_colours() {
+        assert_eq!(Escaped("w\x1b[31m<\n").to_string(), "w\\u{1b}[31m&lt;\\n");
+        assert_eq!(
+            Message("\x1b[1;31mTraceback\x1b[0m <b>\n  x\r").to_string(),
+            "Traceback &lt;b&gt;\n  x\\r"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use crate::cli::args::{MatrixArgs, MatrixFormat};
 use crate::cli::fatal::Fatal;
 use crate::cli::output::{check_run_files, finish, open_output};
-use crate::cli::scoreboard::{Board, write_scoreboard};
+use crate::cli::scoreboard::{Board, Provenance, write_scoreboard};
 use crate::cli::signals::{self, CancelsRun};
 use crate::pipeline::finish::settle_refusals;
 use crate::pipeline::run_facts::run_facts;
@@ -104,6 +104,7 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
         reports.push(report);
     }
     let matrix = Matrix::new(&reports);
+    let provenance = Provenance::of_this_run();
     let boards = || -> Vec<Board<'_>> {
         reports
             .iter()
@@ -113,7 +114,7 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     };
     if let Some(path) = &args.html {
         let (mut page, _) = open_output(Some(path))?;
-        let written = write_scoreboard(&boards(), &mut page);
+        let written = write_scoreboard(&boards(), &provenance, &mut page);
         finish(written, page)?;
     }
     let (mut out, _) = open_output(args.output.as_ref())?;
@@ -125,7 +126,7 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             .write_totals(&mut out)
             .and_then(|()| findings::write_markdown(&reports, &reruns, &mut out)),
         MatrixFormat::Markdown => matrix.write_markdown(args.failures_only, &mut out),
-        MatrixFormat::Html => write_scoreboard(&boards(), &mut out),
+        MatrixFormat::Html => write_scoreboard(&boards(), &provenance, &mut out),
     };
     finish(written, out)?;
     if let Some(code) = signals::interrupted() {

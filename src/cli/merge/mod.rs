@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::case::{Patterns, discover_in};
-use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
+use crate::cli::scoreboard::{Board, Provenance, Rerun, write_scoreboard};
 use crate::data::DataRoot;
 use crate::data::basis::Gating;
 use crate::data::digest::selection_digest;
@@ -78,7 +78,10 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         }
     }
     // A merged report was read back from JSON: the commands that ran its backend are unknown.
-    let page = |report: &RunReport, out: &mut dyn Write| write_scoreboard(&[Board::new(report, Rerun::default())], out);
+    let provenance = Provenance::of_this_run();
+    let page = |report: &RunReport, out: &mut dyn Write| {
+        write_scoreboard(&[Board::new(report, Rerun::default())], &provenance, out)
+    };
     let how = Finish {
         baseline: baseline.as_ref(),
         strictness: Some(strictness(&gate)),

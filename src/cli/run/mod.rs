@@ -26,7 +26,7 @@ use crate::text::escape_line;
 use crate::cli::args::RunArgs;
 use crate::cli::fatal::Fatal;
 use crate::cli::run_report::{exit_code, read_baseline, show_on_stderr, strictness};
-use crate::cli::scoreboard::{Board, write_scoreboard};
+use crate::cli::scoreboard::{Board, Provenance, write_scoreboard};
 use crate::cli::signals::{self, CancelsRun};
 use listing::{ListingTotals, list_case};
 use outputs::report_targets;
@@ -115,7 +115,10 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     // The workers of an interrupted run were killed by the runner: their failures are not the
     // backend's, and must not be recorded as if they were.
     let record = args.write_baseline.as_deref().filter(|_| interrupted.is_none());
-    let page = |report: &RunReport, out: &mut dyn Write| write_scoreboard(&[Board::new(report, rerun.clone())], out);
+    let provenance = Provenance::of_this_run();
+    let page = |report: &RunReport, out: &mut dyn Write| {
+        write_scoreboard(&[Board::new(report, rerun.clone())], &provenance, out)
+    };
     let how = Finish {
         baseline: baseline.as_ref(),
         strictness: Some(strictness(&args.gate)),

@@ -1,7 +1,7 @@
 //! One data set of each verdict, rendered in every format: each must word its verdict as what
 //! it is (docs/report-format.md#how-each-verdict-reads), never one verdict as another.
 
-use crate::cli::scoreboard::{Board, Rerun, write_scoreboard};
+use crate::cli::scoreboard::{Board, Provenance, Rerun, write_scoreboard};
 use crate::judge::check::Outcome;
 use crate::judge::status::Status;
 use crate::judge::verdict::{Cause, Failure, TwinEnd, UnsupportedBy, Verdict};
@@ -103,7 +103,14 @@ fn every_format_words_each_verdict_as_what_it_is() {
         ("json", render(&|out| write_json(&report, out).unwrap())),
         (
             "html",
-            render(&|out| write_scoreboard(&[Board::new(&report, Rerun::new("ref", &[], &[]))], out).unwrap()),
+            render(&|out| {
+                write_scoreboard(
+                    &[Board::new(&report, Rerun::new("ref", &[], &[]))],
+                    &Provenance::default(),
+                    out,
+                )
+                .unwrap()
+            }),
         ),
     ];
     for (format, text) in &formats {

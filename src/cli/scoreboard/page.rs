@@ -1,23 +1,28 @@
-//! The scoreboard page: totals per backend and corpus part, a heatmap per backend, and its
-//! failures grouped by reason. Every piece of text from a report goes through [`Escaped`].
+//! The scoreboard page: where it comes from, the gate of each run weighed against a baseline,
+//! totals per backend and corpus part, then per backend a heatmap and its failures (failures.rs).
+//! Every piece of text from a report goes through [`Escaped`] or [`Message`].
 
 use std::io::{self, Write};
 
-use crate::cli::failure_groups::{FailureGroup, elements, normalize_reason};
-use crate::data::basis::Basis;
+use crate::cli::failure_groups::normalize_reason;
 use crate::judge::check::{Outcome, Status};
 use crate::operators::OpVersion;
 use crate::report::Summary;
 use crate::tensor::DataType;
+use crate::text::first_line;
 
-use crate::cli::html::escape::Escaped;
-use crate::cli::html::shell::{write_filter, write_foot, write_head};
+use crate::cli::html::escape::{Escaped, Message};
+use crate::cli::html::shell::{write_foot, write_head};
 
-use super::board::{Board, Part, pass_share};
+use super::board::{Board, pass_share};
+use super::failures::{group_order, write_groups, write_what_fails};
+use super::gate::{gate_mark, write_gate_line, write_gates};
 use super::heatmap::{HeatCell, Tally, mode_letter};
+use super::provenance::{Provenance, write_provenance};
 
-/// Writes the scoreboard of `boards` (one per backend, in order) as one HTML page.
-pub(crate) fn write_scoreboard(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
+/// Writes the scoreboard of `boards` (one per backend, in order) as one HTML page, saying where
+/// it comes from (`provenance`).
+pub(crate) fn write_scoreboard(boards: &[Board<'_>], provenance: &Provenance, out: &mut dyn Write) -> io::Result<()> {
     write_head("pad-conformance scoreboard", out)?;
     let data_sets = boards.first().map_or(0, |b| b.report.outcomes.len());
     writeln!(
@@ -26,6 +31,8 @@ pub(crate) fn write_scoreboard(boards: &[Board<'_>], out: &mut dyn Write) -> io:
         boards.len(),
         if boards.len() == 1 { "" } else { "s" }
     )?;
+    write_provenance(boards, provenance, out)?;
+    write_gates(boards, out)?;
     if boards.len() > 1 {
         writeln!(out, "<nav><ul>")?;
         for (i, board) in boards.iter().enumerate() {
@@ -61,9 +68,10 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "<div class=\"wrap\"><table class=\"totals\">")?;
     writeln!(
         out,
-        "<thead><tr><th>backend</th><th>runtime</th><th>version</th><th class=\"num\">pass share</th><th class=\"num\">passed</th>\
+        "<thead><tr><th>backend</th><th class=\"num\">pass share</th><th class=\"num\">passed</th>\
          <th class=\"num\">failed</th><th class=\"num\">errored</th><th class=\"num\">skipped</th>\
-         <th class=\"num\">unsupported</th><th class=\"num\">not gating</th><th class=\"num\">not verified</th></tr></thead>"
+         <th class=\"num\">unsupported</th><th class=\"num\">not gating</th><th class=\"num\">not verified</th>\
+         <th>runtime</th><th>version</th></tr></thead>"
     )?;
     writeln!(out, "<tbody>")?;
     for (i, board) in boards.iter().enumerate() {
@@ -86,7 +94,7 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
             ),
             None => "–".to_owned(),
         };
-        let label = format!("{name}</td><td class=\"runtime\">{runtime_name}</td><td class=\"version\">{version}");
+        let runtime_cells = format!("<td class=\"runtime\">{runtime_name}</td><td class=\"version\">{version}</td>");
         let data = |value: Option<&String>| value.map_or(String::new(), |v| Escaped(v).to_string());
         let attributes = format!(
             "class=\"backend-row\" data-backend=\"{i}\" data-runtime=\"{}\" data-version=\"{}\" data-build=\"{}\" data-device=\"{}\"",
@@ -95,10 +103,9 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
             data(runtime.and_then(|r| r.build.as_ref())),
             data(runtime.and_then(|r| r.device.as_ref())),
         );
-        write_totals_row(&attributes, &label, &board.total, out)?;
+        write_totals_row(&attributes, &name, &runtime_cells, &board.total, out)?;
         for (part, summary) in &board.parts {
-            let label = format!("{}</td><td></td><td>", part.label());
-            write_totals_row("class=\"part-row\"", &label, summary, out)?;
+            write_totals_row("class=\"part-row\"", part.label(), "<td></td><td></td>", summary, out)?;
         }
     }
     writeln!(out, "</tbody></table></div>")?;
@@ -111,14 +118,16 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
     )
 }
 
-/// One row of the totals; `attributes` and `label` are markup written by this module.
-fn write_totals_row(attributes: &str, label: &str, s: &Summary, out: &mut dyn Write) -> io::Result<()> {
+/// One row of the totals: its label, the pass share beside it (on a phone the two stay in view
+/// while the counts scroll), the counts, and `tail`, its last cells; `attributes`, `label` and
+/// `tail` are markup written by this module.
+fn write_totals_row(attributes: &str, label: &str, tail: &str, s: &Summary, out: &mut dyn Write) -> io::Result<()> {
     let share = pass_share(s);
     writeln!(
         out,
         "<tr {attributes}><td>{label}</td><td class=\"num share {}\">{}</td><td class=\"num\">{}</td>\
          <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-         <td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+         <td class=\"num\">{}</td><td class=\"num\">{}</td>{tail}</tr>",
         share.map_or_else(String::new, share_class),
         percent(share),
         s.passed,
@@ -138,6 +147,7 @@ fn write_board(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Resu
         Escaped(board.name())
     )?;
     writeln!(out, "<h2>{}</h2>", Escaped(board.name()))?;
+    write_gate_line(board, out)?;
     if let Some(runtime) = &board.report.runtime {
         writeln!(
             out,
@@ -159,16 +169,19 @@ fn write_board(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Resu
     )?;
     write_lossy(board, out)?;
     write_heatmap(board, out)?;
-    write_what_fails(index, board, out)?;
-    write_groups(index, board, out)?;
+    let order = group_order(board);
+    write_what_fails(index, board, &order, out)?;
+    write_groups(index, board, &order, out)?;
     write_unsupported(board, out)?;
     write_not_verified(board, out)?;
     writeln!(out, "</section>")
 }
 
-/// The refusals their twins did not verify, each with its message (the twin and how it
-/// ended): no pass, no failure, but the evidence a reader needs to see it.
+/// The refusals their twins did not verify, each with the first line of its message (the twin
+/// and how it ended), at most a hundred: no pass, no failure, but the evidence a reader needs
+/// to see it.
 fn write_not_verified(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
+    const SHOWN: usize = 100;
     let unverified: Vec<&Outcome> = (board.report.outcomes.iter())
         .filter(|o| o.status() == Status::NotVerified)
         .collect();
@@ -181,13 +194,17 @@ fn write_not_verified(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> 
         unverified.len(),
         if unverified.len() == 1 { "" } else { "s" }
     )?;
-    for outcome in unverified {
+    for outcome in unverified.iter().take(SHOWN) {
+        let mark = gate_mark(board.report.gate_of(outcome)).map_or_else(String::new, |mark| format!(" {mark}"));
         writeln!(
             out,
-            "<li><code>{}</code>: {}</li>",
+            "<li><code>{}</code>{mark}: {}</li>",
             Escaped(&outcome.name()),
-            Escaped(&outcome.message())
+            Message(&first_line(&outcome.message(), 200))
         )?;
+    }
+    if unverified.len() > SHOWN {
+        writeln!(out, "<li>… and {} more</li>", unverified.len() - SHOWN)?;
     }
     writeln!(out, "</ul></details>")
 }
@@ -216,7 +233,11 @@ fn write_unsupported(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
         if total == 1 { "" } else { "s" }
     )?;
     for (reason, n) in &reasons {
-        writeln!(out, "<li>{n} × <span class=\"reason\">{}</span></li>", Escaped(reason))?;
+        writeln!(
+            out,
+            "<li>{n} × <span class=\"reason\">{}</span></li>",
+            Message(&first_line(reason, 300))
+        )?;
     }
     writeln!(out, "</ul></details>")
 }
@@ -257,11 +278,12 @@ fn write_heatmap(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "<div class=\"legend\"><span>pass share:</span><span class=\"swatch s0\">0%</span>\
-         <span class=\"swatch s5\">50%</span><span class=\"swatch s9\">&lt;100%</span>\
-         <span class=\"swatch s10\">100%</span><span class=\"swatch unsup\">unsupported</span>\
+         <span class=\"swatch s3\">30%</span><span class=\"swatch s5\">50%</span><span class=\"swatch s7\">70%</span>\
+         <span class=\"swatch s9\">&lt;100%</span><span class=\"swatch s10\">100%</span>\
+         <span class=\"swatch unsup\">unsupported</span>\
          <span class=\"swatch na\">·</span><span>not accepted by the version</span>\
          <span class=\"swatch refusals\">c</span><span>not accepted: data sets that must be refused</span>\
-         <span>modes: <strong>c</strong>onstant <strong>r</strong>eflect <strong>e</strong>dge \
+         <span>each cell: passed/counted; modes: <strong>c</strong>onstant <strong>r</strong>eflect <strong>e</strong>dge \
          <strong>w</strong>rap, ✓ CenterCropPad; \
          <del>struck</del>: some of that mode's data sets did not pass</span></div>"
     )?;
@@ -297,22 +319,18 @@ fn write_heatmap(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// One cell, kept small (a page holds fifteen grids of some 300 cells): its column and row say
+/// which operator version and element type it is; its class, its colour; its text, the modes
+/// (struck when some of theirs did not pass) and `passed/counted`; its tooltip, when not
+/// everything passed, the counts per mode (`c 2/6 (1 unsupported), w must be refused 1/1`).
 fn write_cell(op: OpVersion, data_type: DataType, cell: Option<&HeatCell>, out: &mut dyn Write) -> io::Result<()> {
-    let label = format!("{} × {}", op.short_label(), data_type.name());
     let accepted = op.accepts(data_type);
     let Some(cell) = cell else {
-        let (class, text, title) = if accepted {
-            ("empty", "–", format!("{label}: no data sets"))
+        return if accepted {
+            write!(out, "<td class=\"empty\">–</td>")
         } else {
-            ("na", "·", format!("{label}: not accepted by the version"))
+            write!(out, "<td class=\"na\">·</td>")
         };
-        return write!(
-            out,
-            "<td class=\"cell {class}\" data-op=\"{}\" data-dtype=\"{}\" title=\"{}\">{text}</td>",
-            Escaped(&op.short_label()),
-            data_type.name(),
-            Escaped(&title)
-        );
     };
     let total = cell.total();
     let class = match total.share() {
@@ -321,221 +339,65 @@ fn write_cell(op: OpVersion, data_type: DataType, cell: Option<&HeatCell>, out: 
         Some(share) => share_class(share),
     };
     let mut details = Vec::new();
-    let mut letters = String::new();
+    let (mut letters, mut struck, mut must_refuse) = (String::new(), String::new(), false);
     for (&mode, tally) in &cell.modes {
         let letter = mode_letter(mode);
         // A mode the version does not accept holds only data sets that must be refused: its
         // letter would read as the mode supported.
         let mode_accepted = mode.is_none_or(|m| op.modes().contains(&m));
         if !mode_accepted {
-            details.push(format!(
-                "{} (not accepted by the version, must be refused): {}",
-                mode.map_or("CenterCropPad", |m| m.name()),
-                describe(tally)
-            ));
+            must_refuse = true;
+            details.push(format!("{letter} must be refused {}", describe(tally)));
             continue;
         }
         if tally.passed == tally.counted() {
+            strike(&mut letters, &mut struck);
             letters.push_str(letter);
         } else {
-            letters.push_str(&format!("<del>{letter}</del>"));
+            struck.push_str(letter);
         }
-        details.push(format!(
-            "{}: {}",
-            mode.map_or("CenterCropPad", |m| m.name()),
-            describe(tally)
-        ));
+        details.push(format!("{letter} {}", describe(tally)));
     }
-    let (refusals, class) = if accepted {
-        ("", class)
+    strike(&mut letters, &mut struck);
+    let class = if accepted { class } else { format!("{class} refusals") };
+    // A tooltip only says more than the cell when something did not pass, or some mode's data
+    // sets must be refused (its letter is not shown).
+    let plain = total.passed == total.counted() && total.skipped == 0 && !must_refuse;
+    let title = if plain {
+        String::new()
     } else {
-        (" (data sets the version must refuse)", format!("{class} refusals"))
+        format!(" title=\"{}\"", Escaped(&details.join(", ")))
     };
-    let title = format!("{label}{refusals}: {}", details.join("; "));
     write!(
         out,
-        "<td class=\"cell {class}\" data-op=\"{}\" data-dtype=\"{}\" data-passed=\"{}\" data-counted=\"{}\" \
-         title=\"{}\">{letters}<span class=\"n\">{}/{}</span></td>",
-        Escaped(&op.short_label()),
-        data_type.name(),
-        total.passed,
-        total.counted(),
-        Escaped(&title),
+        "<td class=\"{class}\"{title}>{letters}<i>{}/{}</i></td>",
         total.passed,
         total.counted()
     )
 }
 
+/// Moves the struck letters gathered so far into `letters`, in one `<del>`.
+fn strike(letters: &mut String, struck: &mut String) {
+    if !struck.is_empty() {
+        letters.push_str(&format!("<del>{struck}</del>"));
+        struck.clear();
+    }
+}
+
+/// `2/6 (1 unsupported, 1 not verified)`: passed of counted, and what else the mode holds.
 fn describe(tally: &Tally) -> String {
-    let mut text = format!("{} of {} passed", tally.passed, tally.counted());
-    if tally.unsupported > 0 {
-        text.push_str(&format!(", {} unsupported", tally.unsupported));
-    }
-    if tally.not_verified > 0 {
-        text.push_str(&format!(", {} refusals not verified", tally.not_verified));
-    }
-    if tally.skipped > 0 {
-        text.push_str(&format!(", {} skipped", tally.skipped));
-    }
-    text
-}
-
-fn write_groups(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let failing: usize = board.groups.iter().map(|g| g.outcomes.len()).sum();
-    writeln!(
-        out,
-        "<h3>Failures by reason: {} group{}, {failing} data set{}</h3>",
-        board.groups.len(),
-        if board.groups.len() == 1 { "" } else { "s" },
-        if failing == 1 { "" } else { "s" }
-    )?;
-    if board.groups.is_empty() {
-        return writeln!(out, "<p>No data set failed or errored.</p>");
-    }
-    let scope = format!("groups-{index}");
-    write_filter(&scope, "filter by data set name or reason", out)?;
-    writeln!(out, "<div class=\"groups\" id=\"{scope}\">")?;
-    for (g, group) in board.groups.iter().enumerate() {
-        write_group(board, &reproducer_id(index, g), group, out)?;
-    }
-    writeln!(out, "</div>")
-}
-
-fn basis_badge(basis: Basis) -> String {
-    format!("<span class=\"badge basis b-{0}\">{0}</span>", basis.name())
-}
-
-/// The id of failure group `g` of backend `index`'s smallest data set: its reproducer.
-fn reproducer_id(index: usize, g: usize) -> String {
-    format!("repro-{index}-{g}")
-}
-
-/// What fails on this backend at a glance: one row per failure group — how many, status,
-/// basis, reason — linking to its smallest data set below, whose entry holds the message and
-/// the command that reruns it alone.
-fn write_what_fails(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
-    if board.groups.is_empty() {
-        return Ok(());
-    }
-    writeln!(out, "<h3>What fails</h3>")?;
-    writeln!(
-        out,
-        "<p class=\"muted\">Grouped by basis, status and root cause, and a backend's errors and refusals \
-         further by its own error code or, without one, its message with numbers, hex, paths and quoted names \
-         replaced; each reason lists the messages its group holds, with counts.</p>"
-    )?;
-    writeln!(out, "<div class=\"wrap\"><table class=\"what-fails\">")?;
-    writeln!(
-        out,
-        "<thead><tr><th class=\"num\">data sets</th><th>status</th><th>basis</th><th>reason</th>\
-         <th>reproducer (smallest data set)</th></tr></thead><tbody>"
-    )?;
-    for (g, group) in board.groups.iter().enumerate() {
-        let smallest = group.smallest();
-        writeln!(
-            out,
-            "<tr><td class=\"num\">{}</td><td><span class=\"status st-{status}\">{status}</span>{}</td><td>{}</td>\
-             <td class=\"reason\">{}</td><td><a href=\"#{}\"><code>{}</code></a>{}</td></tr>",
-            group.outcomes.len(),
-            if group.gates {
-                ""
-            } else {
-                " <span class=\"badge\">not gating</span>"
-            },
-            basis_badge(group.basis),
-            Escaped(&reason_label(group)),
-            reproducer_id(index, g),
-            Escaped(&smallest.name()),
-            Escaped(&shape_text(smallest)),
-            status = group.status.name(),
-        )?;
-    }
-    writeln!(out, "</tbody></table></div>")
-}
-
-fn write_group(board: &Board<'_>, id: &str, group: &FailureGroup<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let smallest = group.smallest();
-    writeln!(
-        out,
-        "<details class=\"group\" data-text=\"{}\"><summary><span class=\"count\">{}</span> {} \
-         <span class=\"status st-{status}\">{status}</span>{} <span class=\"reason\">{}</span>\
-         <span class=\"smallest\">smallest: <code>{}</code>{}</span></summary>",
-        Escaped(&group.label().to_lowercase()),
-        group.outcomes.len(),
-        basis_badge(group.basis),
-        if group.gates {
-            ""
-        } else {
-            " <span class=\"badge\">not gating</span>"
-        },
-        Escaped(&reason_label(group)),
-        Escaped(&smallest.name()),
-        Escaped(&shape_text(smallest)),
-        status = group.status.name(),
-    )?;
-    writeln!(out, "<ol class=\"data-sets\">")?;
-    for (i, outcome) in group.outcomes.iter().enumerate() {
-        // The first is the smallest: the reproducer the table above links to.
-        write_data_set(board, &group.reason, (i == 0).then_some(id), outcome, out)?;
-    }
-    writeln!(out, "</ol></details>")
-}
-
-/// What a group holds ([`FailureGroup::label`]), or `(no message)`.
-fn reason_label(group: &FailureGroup<'_>) -> String {
-    match group.label() {
-        label if label.is_empty() => "(no message)".to_owned(),
-        label => label,
-    }
-}
-
-/// ` [2, 3] (6 elements)`, or nothing when the shape is unknown.
-fn shape_text(outcome: &Outcome) -> String {
-    match (outcome.shape(), elements(outcome)) {
-        (Some(shape), Some(n)) => format!(" {shape:?} ({n} element{})", if n == 1 { "" } else { "s" }),
-        _ => String::new(),
-    }
-}
-
-fn write_data_set(
-    board: &Board<'_>,
-    reason: &str,
-    id: Option<&str>,
-    outcome: &Outcome,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let name = outcome.name();
-    let meta: Vec<String> = [
-        Some(outcome.operator()),
-        outcome.dtype().map(|d| d.name().to_owned()),
-        outcome.mode().map(|m| m.name().to_owned()),
-        Some(Part::of(outcome.id()).label().to_owned()),
+    let others: Vec<String> = [
+        (tally.unsupported, "unsupported"),
+        (tally.not_verified, "not verified"),
+        (tally.skipped, "skipped"),
     ]
     .into_iter()
-    .flatten()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
     .collect();
-    let text = format!("{name} {} {reason}", meta.join(" ")).to_lowercase();
-    writeln!(
-        out,
-        "<li{} data-text=\"{}\"><details class=\"data-set\"><summary><code>{}</code> \
-         <span class=\"meta\">{}{}</span></summary>",
-        id.map_or(String::new(), |id| format!(" id=\"{id}\"")),
-        Escaped(&text),
-        Escaped(&name),
-        Escaped(&meta.join(" · ")),
-        Escaped(&shape_text(outcome))
-    )?;
-    writeln!(out, "<pre class=\"message\">{}</pre>", Escaped(&outcome.message()))?;
-    if !outcome.basis().section.is_empty() {
-        writeln!(
-            out,
-            "<p class=\"meta\">basis: {} — {}</p>",
-            outcome.basis().kind,
-            Escaped(&outcome.basis().section)
-        )?;
+    if others.is_empty() {
+        format!("{}/{}", tally.passed, tally.counted())
+    } else {
+        format!("{}/{} ({})", tally.passed, tally.counted(), others.join(", "))
     }
-    if let Some(command) = board.rerun.command(&name) {
-        writeln!(out, "<p>rerun: <code class=\"rerun\">{}</code></p>", Escaped(&command))?;
-    }
-    writeln!(out, "</details></li>")
 }
