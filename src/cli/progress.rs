@@ -21,15 +21,17 @@ pub(super) const HEARTBEAT_VARIABLE: &str = "PAD_CONFORMANCE_HEARTBEAT";
 const HEARTBEAT_SECONDS: f64 = 60.0;
 /// How often the line on a terminal is redrawn while nothing finishes: its clock moves.
 const REDRAW: Duration = Duration::from_secs(1);
-/// The most characters of the backend's name the line shows, so that it fits 80 columns
-/// (a line longer than the terminal wraps, and could not be cleared in place).
+/// The most characters of the backend's name the line shows, so that it fits 80 columns.
 const NAME_CHARS: usize = 40;
+/// The columns of a terminal that does not say.
+const COLUMNS: usize = 80;
 
 /// How progress is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Mode {
-    /// One line on a terminal, redrawn in place.
-    Line,
+    /// One line on a terminal of that many columns, redrawn in place: cut to fit them, as a
+    /// line that wraps could not be cleared in place.
+    Line(usize),
     /// A line every so often, for a log.
     Heartbeat(Duration),
     /// Nothing.
@@ -41,7 +43,8 @@ impl Mode {
     /// `PAD_CONFORMANCE_HEARTBEAT` seconds (60 unless set; 0 for none).
     pub(super) fn of_stderr() -> Result<Mode, Fatal> {
         if io::stderr().is_terminal() {
-            return Ok(Mode::Line);
+            let columns = terminal_size::terminal_size_of(io::stderr()).map(|(width, _)| usize::from(width.0));
+            return Ok(Mode::Line(columns.unwrap_or(COLUMNS)));
         }
         Mode::heartbeat(std::env::var(HEARTBEAT_VARIABLE).ok().as_deref())
     }
@@ -120,7 +123,7 @@ impl State {
     /// Time passed: the line's clock moves, or a heartbeat is due.
     fn tick(&mut self, now: Instant) {
         match self.mode {
-            Mode::Line => self.draw(now),
+            Mode::Line(_) => self.draw(now),
             Mode::Heartbeat(every) if now.duration_since(self.last_beat) >= every && !self.what.is_empty() => {
                 self.last_beat = now;
                 let line = format!(
@@ -140,7 +143,10 @@ impl State {
 
     /// Redraws the terminal's line, on a terminal.
     fn draw(&mut self, now: Instant) {
-        if self.mode != Mode::Line || self.what.is_empty() {
+        let Mode::Line(columns) = self.mode else {
+            return;
+        };
+        if self.what.is_empty() {
             return;
         }
         let width = self.total.to_string().len();
@@ -152,6 +158,8 @@ impl State {
             self.failing,
             clock(now.duration_since(self.started))
         );
+        // The last column left free: a terminal may wrap a line that fills it.
+        let line: String = line.chars().take(columns.saturating_sub(1)).collect();
         let _ = write!(self.out, "\r\x1b[K{line}").and_then(|()| self.out.flush());
         self.drawn = true;
     }
@@ -194,7 +202,7 @@ impl Progress {
         let state = Arc::new(Mutex::new(State::new(mode, out, Instant::now())));
         let period = match mode {
             _ if !ticking => return Progress { state, ticker: None },
-            Mode::Line => REDRAW,
+            Mode::Line(_) => REDRAW,
             Mode::Heartbeat(every) => every,
             Mode::Quiet => return Progress { state, ticker: None },
         };
@@ -317,7 +325,7 @@ mod tests {
     fn the_terminal_line_is_redrawn_in_place_and_cleared_around_other_output() {
         let out = Shared::default();
         let start = Instant::now();
-        let mut state = State::new(Mode::Line, Box::new(out.clone()), start);
+        let mut state = State::new(Mode::Line(80), Box::new(out.clone()), start);
         state.begin("w\x1b[2J", 20, start);
         state.finished(true, start + Duration::from_secs(75));
         let drawn = out.take();
@@ -334,6 +342,10 @@ mod tests {
         let line = out.take();
         let shown = line.trim_start_matches("\r\x1b[K");
         assert!(shown.chars().count() < 80, "{shown}");
+        // A narrow terminal: the line is cut to its width, less its last column.
+        let mut narrow = State::new(Mode::Line(20), Box::new(out.clone()), start);
+        narrow.begin("onnxruntime 1.32.0", 1356, start);
+        assert_eq!(out.take(), "\r\x1b[K[   0/1356] onnxrun");
         assert_eq!(clock(Duration::from_secs(3 * 3600 + 62)), "3:01:02");
     }
 
@@ -361,7 +373,7 @@ mod tests {
         assert_eq!(progress.finished(true, || 7), 7);
         drop(progress);
         assert_eq!(out.take(), "");
-        let progress = Progress::onto(Mode::Line, Box::new(out.clone()), false);
+        let progress = Progress::onto(Mode::Line(80), Box::new(out.clone()), false);
         progress.begin("b", 3);
         progress.finished(false, || out.clone().write_all(b"PASS  a/0\n").unwrap());
         drop(progress);
