@@ -7,31 +7,47 @@ use crate::data::shard::Shard;
 use crate::tensor::{DEFAULT_MAX_BYTES, DataType};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+// Each line fits 80 columns: clap wraps the rest of --help to the terminal's width, and a
+// command broken by it would no longer be one to copy.
 const EXAMPLES: &str = "\
 Examples:
-  pad-conformance                                  check every vendored case with the ref backend
-  pad-conformance --list                           list the cases and data sets found
-  pad-conformance --filter test_wrap_pad           run the data sets whose name contains test_wrap_pad
-  pad-conformance --filter 'onnx-1.22.0/*' --format junit --output target/junit.xml
-  pad-conformance --backend exec:'.venv/bin/python scripts/backends/onnxruntime-worker' \\
-                  --profile baselines/onnxruntime.profile.toml --baseline baselines/onnxruntime.json
-  pad-conformance matrix --backend ref --backend exec:'...' --failures-only
-  pad-conformance matrix --backend ref --backend exec:'...' --format html --output matrix.html
-  pad-conformance --backend exec:'...' --shard 2/4 --format json --output part-2.json
-  pad-conformance merge part-*.json --baseline baselines/onnxruntime.json --format json
+  pad-conformance                          every vendored case, the ref backend
+  pad-conformance --list                   the cases and data sets found
+  pad-conformance --filter test_wrap_pad   the data sets whose name holds it
+  pad-conformance --filter 'onnx-1.22.0/*' --output target/junit.xml
+  ort='.venv/bin/python scripts/backends/onnxruntime-worker'
+  pad-conformance --backend exec:\"$ort\" \\
+      --profile baselines/onnxruntime.profile.toml \\
+      --baseline baselines/onnxruntime.json
+  pad-conformance matrix --backend ref --backend exec:\"$ort\" --failures-only
+  pad-conformance matrix --backend ref --backend exec:\"$ort\" \\
+      --format html --output matrix.html
+  pad-conformance --backend exec:\"$ort\" --shard 2/4 --output part-2.json
+  pad-conformance merge part-*.json --baseline baselines/onnxruntime.json
   pad-conformance diff before.json after.json --format markdown
-  pad-conformance fuzz --backend exec:'...' --time 60 --out target/findings
+  pad-conformance fuzz --backend exec:\"$ort\" --time 60 --out target/findings
   pad-conformance promote target/findings --dry-run
   pad-conformance fuzz-merge causes-1.json causes-2.json --output causes.json
   pad-conformance rules --format markdown
   pad-conformance history case onnx-1.22.0/node/test_wrap_pad/0
-  pad-conformance baseline upgrade known.json --backend exec:'...' --output known-v5.json
+  pad-conformance baseline upgrade known.json --backend exec:\"$ort\" \\
+      --output known-v5.json
   pad-conformance bench
 
-Exit status: 0 when every data set passed (with --baseline: nothing the baseline does not
-list failed); 1 when a data set failed or errored (matrix: in any backend; fuzz: a finding);
-2 when the run could not be made (bad arguments, unreadable files, no cases); 130/143 when
-interrupted.";
+Exit status: 0 when nothing failed or errored on a gating basis (--basis);
+unsupported, skipped and not-gating data sets and unverified refusals never
+fail a run. With --baseline, 0 unless something failed that it does not list
+(--strict, --strict-corpus, --require-tracking and --require-verified fail on
+more); --write-baseline exits 0 once the file is written. 1 when the run
+failed (matrix: in any backend; diff: a regression; fuzz, fuzz-merge: a
+finding on a gating basis; promote: a finding refused or contradicted). 2 when
+it could not be made (bad arguments, unreadable files, no cases). 130 or 143
+when interrupted (SIGINT, SIGTERM).
+
+Environment: NO_COLOR, CLICOLOR and CLICOLOR_FORCE (with --color auto);
+PAD_CONFORMANCE_HEARTBEAT, the seconds between progress lines on a standard
+error that is no terminal (60; 0 for none); PAD_CONFORMANCE_DATA, the default
+PATH. docs/cli.md says more.";
 
 /// Conformance suite and runner for ONNX's padding operators (Pad 1–25, CenterCropPad 18,
 /// com.microsoft Pad).
@@ -42,6 +58,14 @@ pub(crate) struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+/// `--color`: whether a report on standard output is coloured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Subcommand, Debug)]
@@ -302,6 +326,11 @@ pub(crate) struct MergeArgs {
     /// Write the merged report to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Colour the status words of a human report on standard output: auto (on a terminal,
+    /// unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE colours a pipe too), always, never.
+    /// A report written to a file is never coloured.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorWhen,
     /// Judge the run with this profile (TOML) as a run made with it: data sets outside it
     /// become unsupported. The parts must have run without a profile (or with this one), and
     /// the profile may not hand a data set's inputs to the backend as initializers that the
@@ -484,6 +513,11 @@ pub(crate) struct RunArgs {
     /// log streaming to standard output unless one of them is human.
     #[arg(long, value_name = "FILE")]
     pub output: Vec<PathBuf>,
+    /// Colour the status words of a human report on standard output: auto (on a terminal,
+    /// unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE colours a pipe too), always, never.
+    /// A report written to a file is never coloured.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorWhen,
     /// List the discovered cases and data sets instead of running them; exits 1 (after
     /// listing everything) when any case or data set fails to load.
     #[arg(long)]

@@ -8,10 +8,11 @@ use crate::cli::args::{GateArgs, RunFormat};
 use crate::cli::fatal::Fatal;
 use crate::data::DataRoot;
 use crate::gate::baseline::Baseline;
+use crate::gate::judging::GateSummary;
 use crate::pipeline::finish::Strictness;
 use crate::pipeline::report_format::ReportFormat;
 use crate::report::RunReport;
-use crate::text::escape_text;
+use crate::text::escape_line;
 
 /// The report format `--format` names.
 pub(super) fn report_format(format: RunFormat) -> ReportFormat {
@@ -34,15 +35,20 @@ pub(super) fn strictness(gate: &GateArgs) -> Strictness {
     }
 }
 
-/// The command line's view of a judged run once its reports are written, on standard error:
-/// the summary line when the reports went elsewhere than a human report on standard output
-/// (`summary_line`), then the gate's verdict, whatever the reports.
-pub(super) fn show_on_stderr(report: &RunReport, summary_line: bool) {
-    if summary_line {
+/// The command line's view of a judged run once its reports are written, on standard error,
+/// its summary last: when the human report went to standard output (`human_on_stdout`), its
+/// recap names what needs attention and its summary line stands just above, so only the gate's
+/// verdict follows; else the names that need attention, the summary line and the verdict.
+pub(super) fn show_on_stderr(report: &RunReport, human_on_stdout: bool) {
+    let verdict = report.baseline.as_ref();
+    if !human_on_stdout {
+        for line in verdict.map(GateSummary::attention).unwrap_or_default() {
+            eprintln!("  {}", escape_line(&line));
+        }
         eprintln!("{}", report.summary().line());
     }
-    if let Some(verdict) = &report.baseline {
-        eprintln!("{}", escape_text(&verdict.describe()));
+    if let Some(verdict) = verdict {
+        eprintln!("{}", escape_line(&verdict.headline()));
     }
 }
 

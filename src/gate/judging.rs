@@ -179,8 +179,20 @@ impl GateSummary {
             + self.not_gating
     }
 
-    /// `baseline: 3 expected failures, 0 regressions, 1 unexpected passes`, then the names.
+    /// `baseline: 3 expected failures, 0 regressions, 1 unexpected passes`, then the names
+    /// ([`GateSummary::attention`]).
     pub fn describe(&self) -> String {
+        let mut text = self.headline();
+        for line in self.attention() {
+            text.push_str("\n  ");
+            text.push_str(&line);
+        }
+        text
+    }
+
+    /// `baseline: 3 expected failures, 0 regressions, 1 unexpected passes`, and the other
+    /// counts that are not zero.
+    pub(crate) fn headline(&self) -> String {
         let mut text = format!(
             "baseline: {} expected failures, {} regressions, {} unexpected passes",
             self.expected_failures.len(),
@@ -197,6 +209,13 @@ impl GateSummary {
                 text.push_str(&format!(", {count} {what}"));
             }
         }
+        text
+    }
+
+    /// One line per data set that needs attention, saying what: `regression: NAME`,
+    /// `unexpected pass (remove it from the baseline): NAME`, ….
+    pub(crate) fn attention(&self) -> Vec<String> {
+        let mut lines = Vec::new();
         let lists = [
             ("regression", &self.regressions),
             ("unexpected pass (remove it from the baseline)", &self.unexpected_passes),
@@ -207,30 +226,24 @@ impl GateSummary {
             ),
         ];
         for (label, names) in lists {
-            for name in names {
-                text.push_str(&format!("\n  {label}: {name}"));
-            }
+            lines.extend(names.iter().map(|name| format!("{label}: {name}")));
         }
         if self.require_tracking {
-            for name in &self.untracked {
-                text.push_str(&format!(
-                    "\n  known failure without a tracking link (--require-tracking): {name}"
-                ));
-            }
+            lines.extend(
+                (self.untracked.iter())
+                    .map(|name| format!("known failure without a tracking link (--require-tracking): {name}")),
+            );
         }
-        for change in &self.corpus_changes {
-            text.push_str(&format!(
-                "\n  changed with the corpus, not the backend (rewrite the baseline): {change}"
-            ));
-        }
+        lines.extend(
+            (self.corpus_changes.iter())
+                .map(|change| format!("changed with the corpus, not the backend (rewrite the baseline): {change}")),
+        );
         let unverified = match self.require_verified {
             true => "refusal not verified, its twin did not pass (--require-verified)",
             false => "refusal not verified, its twin did not pass",
         };
-        for name in &self.not_verified {
-            text.push_str(&format!("\n  {unverified}: {name}"));
-        }
-        text
+        lines.extend(self.not_verified.iter().map(|name| format!("{unverified}: {name}")));
+        lines
     }
 }
 

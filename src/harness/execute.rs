@@ -114,6 +114,7 @@ impl Harness {
             reports,
             failures_only: false,
             page: None,
+            rerun: None,
         };
         let mut summary = None;
         let finished = finish(report, how, &mut |report| {

@@ -7,6 +7,7 @@ use crate::data::output_paths::Named;
 use crate::pipeline::output::WriteError;
 use crate::pipeline::report_format::ReportFormat;
 use crate::pipeline::reports::ReportOut;
+use crate::report::Colors;
 
 /// Where the harness writes its reports, if anywhere.
 #[derive(Clone, Debug, Default)]
@@ -44,7 +45,7 @@ impl Reports {
     /// Starts writing each report asked for; each is put in place whole when the run finishes.
     pub(super) fn open(&self) -> Result<Vec<ReportOut>, WriteError> {
         self.asked()
-            .map(|(_, format, path)| ReportOut::open(format, Some(path)))
+            .map(|(_, format, path)| ReportOut::open(format, Some(path), Colors::Never))
             .collect()
     }
 }

@@ -1,7 +1,8 @@
-//! The harness's own closing lines, after libtest's: the command line's summary line (passed,
-//! failed, errored apart, skipped, unsupported, not gating) over every trial, then how the run
-//! weighs against the baseline — known failures, new ones, outdated entries, changes with the
-//! corpus. libtest counts a known failure and a lossy pass as `ok`; this tells them apart.
+//! The harness's own closing lines, after libtest's: what needs a look (the changes with the
+//! corpus, the refusals not verified, the lossy passes), then, last, the command line's summary
+//! line (passed, failed, errored apart, skipped, unsupported, not gating) over every trial and
+//! how the run weighs against the baseline — known failures, new ones, outdated entries.
+//! libtest counts a known failure and a lossy pass as `ok`; this tells them apart.
 
 use std::fmt;
 
@@ -111,11 +112,40 @@ impl HarnessSummary {
 }
 
 impl fmt::Display for HarnessSummary {
-    /// `pad-conformance, backend x: 23 data sets: 17 passed (2 not bit-identical), 0 failed,
-    /// 6 errored, 0 skipped` (the command line's summary line), then `baseline: 6 known
-    /// failures (in the baseline), 0 new failures, 0 outdated baseline entries`, the changes
-    /// with the corpus and the first lossy passes.
+    /// What needs a look, a line each — the changes with the corpus, the refusals not
+    /// verified, the first lossy passes — then the summary, last, as libtest ends with its
+    /// own: `pad-conformance, backend x: 23 data sets: 17 passed (2 not bit-identical), 0
+    /// failed, 6 errored, 0 skipped` (the command line's summary line) and `baseline: 6 known
+    /// failures (in the baseline), 0 new failures, 0 outdated baseline entries`. The failed
+    /// trials themselves libtest recaps, above.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for change in &self.changed_with_corpus {
+            writeln!(
+                f,
+                "  changed with the corpus, not the backend: {}",
+                escape_line(&change.to_string())
+            )?;
+        }
+        for (name, twin) in self.not_verified.iter().take(MAX_LISTED) {
+            write!(f, "  refusal not verified: {}", escape_line(name))?;
+            if let Some(twin) = twin {
+                write!(f, " ({})", escape_line(&twin.to_string()))?;
+            }
+            writeln!(f)?;
+        }
+        if self.not_verified.len() > MAX_LISTED {
+            writeln!(f, "  … and {} more", self.not_verified.len() - MAX_LISTED)?;
+        }
+        for (name, deviation) in self.lossy.iter().take(MAX_LISTED) {
+            write!(f, "  passed, not bit-identical: {}", escape_line(name))?;
+            if let Some(deviation) = deviation {
+                write!(f, " ({})", escape_line(&deviation.describe()))?;
+            }
+            writeln!(f)?;
+        }
+        if self.lossy.len() > MAX_LISTED {
+            writeln!(f, "  … and {} more", self.lossy.len() - MAX_LISTED)?;
+        }
         write!(
             f,
             "pad-conformance, backend {}: {} data sets: {}",
@@ -135,31 +165,6 @@ impl fmt::Display for HarnessSummary {
         if !self.changed_with_corpus.is_empty() {
             write!(f, ", {} changed with the corpus", self.changed_with_corpus.len())?;
         }
-        for change in &self.changed_with_corpus {
-            write!(
-                f,
-                "\n  changed with the corpus, not the backend: {}",
-                escape_line(&change.to_string())
-            )?;
-        }
-        for (name, twin) in self.not_verified.iter().take(MAX_LISTED) {
-            write!(f, "\n  refusal not verified: {}", escape_line(name))?;
-            if let Some(twin) = twin {
-                write!(f, " ({})", escape_line(&twin.to_string()))?;
-            }
-        }
-        if self.not_verified.len() > MAX_LISTED {
-            write!(f, "\n  … and {} more", self.not_verified.len() - MAX_LISTED)?;
-        }
-        for (name, deviation) in self.lossy.iter().take(MAX_LISTED) {
-            write!(f, "\n  passed, not bit-identical: {}", escape_line(name))?;
-            if let Some(deviation) = deviation {
-                write!(f, " ({})", escape_line(&deviation.describe()))?;
-            }
-        }
-        if self.lossy.len() > MAX_LISTED {
-            write!(f, "\n  … and {} more", self.lossy.len() - MAX_LISTED)?;
-        }
         Ok(())
     }
 }
@@ -177,11 +182,14 @@ mod tests {
         };
         let text = summary.to_string();
         assert!(!text.contains('\x1b') && !text.contains('\r'), "{text:?}");
-        assert!(text.starts_with("pad-conformance, backend w\\u{1b}[2J\\r: "), "{text}");
+        // The lines that need a look first, the summary last.
         assert!(
-            text.ends_with("\n  passed, not bit-identical: test_x\\nPASS  forged/0"),
+            text.starts_with(
+                "  passed, not bit-identical: test_x\\nPASS  forged/0\npad-conformance, backend w\\u{1b}[2J\\r: "
+            ),
             "{text}"
         );
+        assert!(text.ends_with("\nno baseline: 0 failures, each new"), "{text}");
     }
 
     #[test]

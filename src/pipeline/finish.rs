@@ -18,7 +18,7 @@ use crate::gate::judging::{Discovered, GateSummary};
 use crate::gate::recording::{Ran, Recording};
 use crate::judge::check::Outcome;
 use crate::judge::twin_check::verify_refusals;
-use crate::report::RunReport;
+use crate::report::{Rerun, RunReport};
 
 /// How a run ends, as its face sets it from its own options.
 pub(crate) struct Finish<'a> {
@@ -38,6 +38,9 @@ pub(crate) struct Finish<'a> {
     pub failures_only: bool,
     /// How the face writes an HTML report, when it writes one.
     pub page: Option<PageWriter<'a>>,
+    /// The command that runs one data set again, for the human report's recap, when the face
+    /// knows how it ran.
+    pub rerun: Option<Rerun<'a>>,
 }
 
 /// What fails a run judged against a baseline besides a regression, as its report records.
@@ -86,7 +89,7 @@ pub(crate) fn finish(
     if let Some(baseline) = how.baseline {
         report.baseline = Some(judged(&report, baseline, how.strictness, how.exists));
     }
-    write_reports(how.reports, &report, how.failures_only, how.page)?;
+    write_reports(how.reports, &report, how.failures_only, (how.page, how.rerun))?;
     shown(&report);
     let recorded = match &how.record {
         Some(into) => Some(record(&report, how.baseline, into)?),
@@ -183,6 +186,7 @@ mod tests {
             reports: Vec::new(),
             failures_only: false,
             page: None,
+            rerun: None,
         };
         let mut shown = Vec::new();
         let finished = finish(report, how, &mut |report| shown.push(report.baseline.clone())).unwrap();

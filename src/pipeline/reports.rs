@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::output::{Output, WriteError};
 use super::report_format::ReportFormat;
-use crate::report::{Colors, RunReport, write_json, write_junit, write_markdown, write_summary};
+use crate::report::{Colors, Rerun, RunReport, write_json, write_junit, write_markdown, write_summary};
 
 /// How a face writes a format the library does not: the binary's HTML scoreboard.
 pub(crate) type PageWriter<'a> = &'a dyn Fn(&RunReport, &mut dyn Write) -> io::Result<()>;
@@ -23,13 +23,19 @@ pub(crate) struct ReportOut {
 
 impl ReportOut {
     /// A report in `format` into the file at `path`, or standard output for none, coloured
-    /// only there and on a terminal.
-    pub(crate) fn open(format: ReportFormat, path: Option<&Path>) -> Result<ReportOut, WriteError> {
-        let out = Output::open(path)?;
+    /// only there, as `stdout_colors` says: a file is never coloured.
+    pub(crate) fn open(
+        format: ReportFormat,
+        path: Option<&Path>,
+        stdout_colors: Colors,
+    ) -> Result<ReportOut, WriteError> {
         Ok(ReportOut {
             format,
-            colors: Colors::detect(out.is_terminal()),
-            out,
+            colors: match path {
+                Some(_) => Colors::Never,
+                None => stdout_colors,
+            },
+            out: Output::open(path)?,
             written: Ok(()),
         })
     }
@@ -48,16 +54,17 @@ impl ReportOut {
     }
 
     /// Writes the rest of the report (all of it but a human report's streamed lines) and puts
-    /// it in place; `failures_only` narrows the Markdown table, `page` writes HTML.
+    /// it in place; `failures_only` narrows the Markdown table, `page` writes HTML, `rerun`
+    /// the human recap's commands.
     fn finish(
         mut self,
         report: &RunReport,
         failures_only: bool,
-        page: Option<PageWriter<'_>>,
+        (page, rerun): (Option<PageWriter<'_>>, Option<Rerun<'_>>),
     ) -> Result<(), WriteError> {
         let out = &mut self.out;
         let written = self.written.and_then(|()| match self.format {
-            ReportFormat::Human => write_summary(report, out),
+            ReportFormat::Human => write_summary(report, rerun, self.colors, out),
             ReportFormat::Json => write_json(report, out),
             ReportFormat::Junit => write_junit(report, out),
             ReportFormat::Markdown => write_markdown(report, failures_only, out),
@@ -74,14 +81,15 @@ impl ReportOut {
 }
 
 /// Finishes every report of `report`, in order; the first that cannot be written is the error
-/// (those after it are not put in place).
+/// (those after it are not put in place). `page` writes an HTML report, `rerun` the human
+/// recap's commands to run a failure again.
 pub(crate) fn write_reports(
     reports: Vec<ReportOut>,
     report: &RunReport,
     failures_only: bool,
-    page: Option<PageWriter<'_>>,
+    (page, rerun): (Option<PageWriter<'_>>, Option<Rerun<'_>>),
 ) -> Result<(), WriteError> {
     reports
         .into_iter()
-        .try_for_each(|out| out.finish(report, failures_only, page))
+        .try_for_each(|out| out.finish(report, failures_only, (page, rerun)))
 }

@@ -2,6 +2,7 @@
 //! [`RunReport`]; docs/report-format.md documents the machine-readable ones. A gate writes
 //! JSON, JUnit and Markdown; the human report and the JSON reader are the binary's.
 
+mod closing;
 mod human;
 mod json;
 pub(crate) mod json_case;
@@ -20,7 +21,7 @@ use crate::judge::check::{Outcome, Status};
 use crate::judge::verdict::Verdict;
 
 // The human report and the reader: the `pad-conformance` binary's, not a gate's.
-pub(crate) use human::write_summary;
+pub(crate) use closing::{Rerun, write_summary};
 pub use human::{Colors, write_outcome};
 pub(crate) use json::write_json;
 pub use junit::write_junit;
@@ -192,6 +193,15 @@ impl RunReport {
     /// How `outcome` weighs against the run's baseline, when the run was weighed against one.
     pub fn gate_of(&self, outcome: &Outcome) -> Option<&GateResult> {
         self.gates.get(&outcome.name())
+    }
+
+    /// How `outcome` weighs: its gate result, or for a run weighed against no baseline, as
+    /// against an empty one (a gating failure is new, one on another basis not gating).
+    pub(crate) fn weighed(&self, outcome: &Outcome) -> GateResult {
+        match self.gate_of(outcome) {
+            Some(gate) => gate.clone(),
+            None => crate::gate::baseline::Baseline::default().gate(outcome),
+        }
     }
 }
 

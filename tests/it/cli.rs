@@ -172,7 +172,10 @@ fn failures_gate_by_basis() {
     let out = run(&[path]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("FAIL  test_wrap_pad/0  Pad-25  rule"), "{stdout}");
+    // Labelled as what it is: no `FAIL` that the count of failed leaves out.
+    assert!(stdout.starts_with("PASS  test_edge_pad/0 "), "{stdout}");
+    assert!(stdout.contains("\nWARN  test_wrap_pad/0  Pad-25  rule"), "{stdout}");
+    assert!(!stdout.contains("FAIL"), "{stdout}");
     assert!(stdout.contains("(not gating)"), "{stdout}");
     assert!(stdout.contains("basis: rule (docs/semantics.md#wrap-mode)"), "{stdout}");
     assert!(
@@ -443,7 +446,7 @@ fn matrix_refuses_a_format_it_does_not_write_before_running_anything() {
     assert!(message.contains("[possible values: markdown, json, html]"), "{message}");
     assert!(!message.contains("passed"), "no backend ran: {message}");
     assert!(out.stdout.is_empty());
-    let help = String::from_utf8(run(&["matrix", "--help"]).stdout).unwrap();
+    let help = words(&run(&["matrix", "--help"]).stdout);
     assert!(help.contains("[possible values: markdown, json, html]"), "{help}");
     assert!(!help.contains("junit") && !help.contains("human"), "{help}");
 }
@@ -459,9 +462,48 @@ fn bench_refuses_a_format_it_does_not_write() {
     );
     assert!(message.contains("[possible values: human, json]"), "{message}");
     assert!(out.stdout.is_empty());
-    let help = String::from_utf8(run(&["bench", "--help"]).stdout).unwrap();
+    let help = words(&run(&["bench", "--help"]).stdout);
     assert!(help.contains("[possible values: human, json]"), "{help}");
     assert!(!help.contains("junit") && !help.contains("markdown"), "{help}");
+}
+
+/// `--help`'s words, one space apart: clap wraps them to the terminal's width (100 columns for
+/// a pipe), wherever a line ends.
+fn words(help: &[u8]) -> String {
+    let help = String::from_utf8_lossy(help);
+    help.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `--help` fits the terminal's width (`COLUMNS` when it is no terminal), breaking no word, and
+/// says what the exit codes mean.
+#[test]
+fn help_is_wrapped_to_the_terminal_and_tells_the_exit_codes() {
+    for (command, columns) in [
+        (&[][..], 80),
+        (&["matrix"][..], 80),
+        (&[][..], 120),
+        (&["fuzz"][..], 120),
+    ] {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let out = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+            .args(&args)
+            .env("COLUMNS", columns.to_string())
+            .output()
+            .unwrap();
+        let help = String::from_utf8(out.stdout).unwrap();
+        let long: Vec<&str> = help.lines().filter(|l| l.chars().count() > columns).collect();
+        assert!(long.is_empty(), "{command:?} at {columns} columns: {long:#?}");
+        // Narrower than before: wrapped, not cut (the words are all there).
+        assert!(help.lines().count() > 10, "{help}");
+    }
+    let help = words(&run(&["--help"]).stdout);
+    assert!(
+        help.contains("Exit status: 0 when nothing failed or errored on a gating basis (--basis); unsupported, skipped and not-gating data sets and unverified refusals never fail a run."),
+        "{help}"
+    );
+    assert!(!help.contains("every data set passed"), "{help}");
+    assert!(help.contains("--color <WHEN>"), "{help}");
 }
 
 /// Runs the binary with `args` and checks it exits 2 saying `text` on standard error.
@@ -886,6 +928,139 @@ fn matrix_failures_only_says_when_nothing_failed() {
     );
 }
 
+/// Two backends of one name: the warning comes after the table and before the backends'
+/// summaries, which end what the command says.
+#[test]
+fn matrix_ends_with_its_backends_summaries() {
+    let out = run(&[
+        "matrix",
+        "--backend",
+        "ref",
+        "--backend",
+        "ref",
+        testdata("onnx-1.22.0/node").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "pad-conformance: warning: two backends are named ref: the one from ref is shown as ref (2)\n\
+         ref: 18 data sets: 18 passed, 0 failed, 0 errored, 0 skipped\n\
+         ref (2): 18 data sets: 18 passed, 0 failed, 0 errored, 0 skipped\n"
+    );
+}
+
+/// `--color`: `auto` colours a pipe only under CLICOLOR_FORCE, and never under NO_COLOR or
+/// CLICOLOR=0; `always` and `never` say so whatever the environment; a file is never coloured.
+#[test]
+fn colour_follows_the_option_then_the_environment() {
+    let tree = testdata("onnx-1.22.0/node");
+    let coloured = |option: &str, env: &[(&str, &str)]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pad-conformance"));
+        command.args(["--color", option, "--filter", "test_edge_pad/0", tree.to_str().unwrap()]);
+        for name in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
+            command.env_remove(name);
+        }
+        command.envs(env.iter().copied());
+        let out = command.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        match stdout.starts_with("\x1b[32mPASS \x1b[0m test_edge_pad/0  Pad-25") {
+            true => true,
+            false if stdout.starts_with("PASS  test_edge_pad/0  Pad-25") => false,
+            false => panic!("{stdout:?}"),
+        }
+    };
+    assert!(!coloured("auto", &[]), "a pipe");
+    assert!(coloured("auto", &[("CLICOLOR_FORCE", "1")]));
+    assert!(!coloured("auto", &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]));
+    assert!(coloured("always", &[("NO_COLOR", "1")]));
+    assert!(!coloured("never", &[("CLICOLOR_FORCE", "1")]));
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let log = dir.path().join("run.log");
+    let out = run(&[
+        "--color",
+        "always",
+        "--output",
+        log.to_str().unwrap(),
+        tree.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        written.starts_with("PASS  ") && !written.contains('\x1b'),
+        "{written:?}"
+    );
+    let refused = run(&["--color", "sometimes", tree.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("[possible values: auto, always, never]"),
+        "{}",
+        stderr(&refused)
+    );
+}
+
+/// Standard error is no terminal: while a data set runs, a heartbeat line says how far the run
+/// is, every PAD_CONFORMANCE_HEARTBEAT seconds. The per-case command waits until the test has
+/// seen one, so nothing here depends on how fast the machine is.
+#[test]
+fn a_run_writes_a_heartbeat_when_standard_error_is_no_terminal() {
+    use std::io::BufRead;
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let go = dir.path().join("go");
+    let backend = format!(
+        "exec-per-case:while [ ! -e '{}' ]; do sleep 0.01; done; exit 69 #",
+        go.display()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .args(["--backend", &backend, "--filter", "test_edge_pad/0"])
+        .arg(testdata("onnx-1.22.0/node"))
+        .env("PAD_CONFORMANCE_HEARTBEAT", "0.05")
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = Vec::new();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    // Without a heartbeat the command would wait for its --timeout (60 s), then end: the loop
+    // ends with it, and the assertion below fails.
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let beat = line.contains(": 0 of 1 data sets done, 0 failing, ");
+        said.push(line);
+        if beat {
+            std::fs::write(&go, "").unwrap();
+            break;
+        }
+    }
+    assert!(
+        said.last()
+            .is_some_and(|l| l.starts_with("pad-conformance: exec-per-case:") && l.ends_with(" in")),
+        "{said:?}"
+    );
+    said.extend(lines.map(Result::unwrap));
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{said:?}");
+    // Once the run ends, no more: the summary is last.
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.ends_with("\n0 passed, 0 failed, 0 errored, 0 skipped, 1 unsupported\n"),
+        "{stdout}"
+    );
+    let bad = Command::new(env!("CARGO_BIN_EXE_pad-conformance"))
+        .arg(testdata("onnx-1.22.0/node"))
+        .env("PAD_CONFORMANCE_HEARTBEAT", "often")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("PAD_CONFORMANCE_HEARTBEAT=often: not a number of seconds"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
 #[test]
 fn matrix_groups_lists_failure_groups_and_defects_instead_of_data_sets() {
     let out = run(&[
@@ -962,8 +1137,7 @@ fn writing_a_baseline_under_a_filter_keeps_the_entries_not_run() {
 
 #[test]
 fn bench_help_lists_the_element_types_it_times() {
-    let out = run(&["bench", "--help"]);
-    let help = String::from_utf8(out.stdout).unwrap();
+    let help = words(&run(&["bench", "--help"]).stdout);
     assert!(
         help.contains("[possible values: float, double, float16, int8, uint8, int32, int64]"),
         "{help}"
@@ -1020,6 +1194,8 @@ fn the_synopsis_is_complete() {
         .unwrap()
         .lines()
         .take_while(|line| !line.trim().is_empty())
+        // A command's own line, not the lines its description wraps to.
+        .filter(|line| !line.starts_with("   "))
         .filter_map(|line| line.split_whitespace().next())
         .filter(|name| *name != "help")
         .collect();
@@ -1036,7 +1212,9 @@ fn the_synopsis_is_complete() {
         // descriptions and examples name.
         let options: Vec<&str> = help
             .lines()
-            .filter(|line| line.trim_start().starts_with('-'))
+            // An option's own line (`  -h, --help`, `      --backend`), not a description's
+            // wrapped onto a line of its own, indented further.
+            .filter(|line| line.trim_start().starts_with('-') && line.len() - line.trim_start().len() <= 6)
             .flat_map(|line| {
                 line.split_whitespace()
                     .take_while(|w| w.starts_with('-') || w.starts_with('<') || w.starts_with('['))
@@ -1418,11 +1596,20 @@ fn with_a_baseline_each_line_is_labelled_by_the_gate() {
         "--failures-only",
     ]);
     let only = String::from_utf8(out.stdout).unwrap();
+    let (lines, recap) = only.split_once("\n\n").unwrap();
     assert!(
-        only.starts_with("KNOWN test_wrap_pad/0") && !only.contains("test_edge_pad"),
+        lines.starts_with("KNOWN test_wrap_pad/0") && !lines.contains("test_edge_pad"),
         "{only}"
     );
-    assert!(only.contains("1 passed, 1 failed"), "{only}");
+    // The recap names the entry to remove all the same, and the summary, last, counts both.
+    assert!(
+        recap.starts_with(
+            "baseline entries out of date (1):\n\
+             FIXED test_edge_pad/0: listed as a known failure (was broken): remove it from the baseline\n\
+             backend ref: "
+        ) && recap.ends_with("s\n1 passed, 1 failed, 0 errored, 0 skipped\n"),
+        "{recap}"
+    );
     let out = run(&[
         tree.path().to_str().unwrap(),
         "--baseline",
@@ -1753,10 +1940,33 @@ fn a_configuration_records_and_gates_its_own_entries_and_require_tracking_names_
     assert_eq!(gate(&[]).status.code(), Some(1));
     let untracked = gate(&["--config", "linux-x64", "--require-tracking"]);
     assert_eq!(untracked.status.code(), Some(1));
+    // The human report's recap names it, its summary and the gate's verdict last.
+    let recap = String::from_utf8_lossy(&untracked.stdout);
     assert!(
-        stderr(&untracked).contains("known failure without a tracking link (--require-tracking): test_wrap_pad/0"),
+        recap.contains(
+            "\nbaseline entries out of date (1):\nTRACK test_wrap_pad/0: known failure without a tracking link (--require-tracking)\nbackend ref: "
+        ),
+        "{recap}"
+    );
+    assert_eq!(
+        stderr(&untracked),
+        "baseline: 1 expected failures, 0 regressions, 0 unexpected passes\n"
+    );
+    // With the report elsewhere, standard error names it.
+    let json = dir.path().join("run.json");
+    let elsewhere = gate(&[
+        "--config",
+        "linux-x64",
+        "--require-tracking",
+        "--output",
+        json.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&elsewhere).contains(
+            "known failure without a tracking link (--require-tracking): test_wrap_pad/0\n1 passed, 1 failed"
+        ),
         "{}",
-        stderr(&untracked)
+        stderr(&elsewhere)
     );
     // The unnamed configuration would record entries for every one: refused before the run.
     let unnamed = run(&["--write-baseline", known, tree]);

@@ -682,8 +682,25 @@ fn baselines_gate_on_regressions_only() {
         ],
     );
     assert_eq!(out.status.code(), Some(0));
+    // The human report's recap names the entry to remove; its summary, then the gate's
+    // verdict on standard error, come last.
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("unexpected pass (remove it from the baseline): test_edge_pad/0")
+        stdout.contains(
+            "\n\nbaseline entries out of date (1):\nFIXED test_edge_pad/0: listed as a known failure (mismatch: output 0 \"y\": shape differs: expected [1, 3, 6, 7], actual [1, 3, 4, 5]): remove it from the baseline\nbackend test-worker: "
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("\n2 passed, 0 failed, 0 errored, 0 skipped\n"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.ends_with("baseline: 0 expected failures, 0 regressions, 1 unexpected passes\n"),
+        "{stderr}"
     );
     let (code, _) = fixture.check(&[], &["--baseline", baseline_arg, "--strict"]);
     assert_eq!(code, Some(1));

@@ -8,8 +8,10 @@ use std::process::ExitCode;
 
 use crate::cli::args::{BaselineUpgradeArgs, GateArgs};
 use crate::cli::fatal::Fatal;
+use crate::cli::progress::{self, Progress};
 use crate::cli::run_report::read_baseline;
 use crate::cli::signals::{self, CancelsRun};
+use crate::gate::gate_result::GateResult;
 use crate::gate::judging::Discovered;
 use crate::gate::upgrade::{Change, CorpusChange, JudgingRule, Move, MoveCause, moves};
 use crate::judge::check::Outcome;
@@ -63,10 +65,17 @@ pub(super) fn upgrade(args: &BaselineUpgradeArgs) -> Result<ExitCode, Fatal> {
         require_verified: false,
     };
     let old = read_baseline(&gate, &roots)?.expect("a baseline is given");
+    let shown = progress::Mode::of_stderr()?;
     let backend = args.checking.backend(&args.backend, selection.max_tensor_bytes)?;
+    // A whole corpus takes minutes: its progress on standard error as it runs.
+    let progress = Progress::start(shown);
+    progress.begin(backend.name(), jobs.len());
     let mut gates = std::collections::BTreeMap::new();
     let mut on_finished = |outcome: &Outcome| {
-        if let Some(gate) = gate_once(Some(&old), outcome) {
+        let gate = gate_once(Some(&old), outcome);
+        let failing = gate.as_ref().is_some_and(|gate| *gate == GateResult::NewFailure);
+        progress.finished(failing, || {});
+        if let Some(gate) = gate {
             gates.insert(outcome.name(), gate);
         }
     };
@@ -78,6 +87,7 @@ pub(super) fn upgrade(args: &BaselineUpgradeArgs) -> Result<ExitCode, Fatal> {
         selection.max_tensor_bytes,
         &mut on_finished,
     );
+    drop(progress);
     report.gates = gates;
     if let Some(code) = signals::interrupted() {
         eprintln!(
@@ -104,6 +114,7 @@ pub(super) fn upgrade(args: &BaselineUpgradeArgs) -> Result<ExitCode, Fatal> {
         reports: Vec::new(),
         failures_only: false,
         page: None,
+        rerun: None,
     };
     let finished = finish(report, how, &mut |_| {})?;
     let recorded = finished.recorded.expect("an upgrade records");

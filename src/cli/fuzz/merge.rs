@@ -47,19 +47,9 @@ pub(in crate::cli) fn fuzz_merge(args: &FuzzMergeArgs) -> Result<ExitCode, Fatal
     })
 }
 
-/// The merged run as a person reads it: its totals, then each root cause — gating ones first —
-/// with its hits and smallest case's message.
+/// The merged run as a person reads it: each root cause — gating ones first — with its hits
+/// and smallest case's message, then its totals, last.
 fn write_human(merged: &FuzzJson, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "fuzz-merge, seed {}: {} cases, {} unsupported, {} root causes: {} gating, {} not gating",
-        merged.seed,
-        merged.cases,
-        merged.unsupported,
-        merged.findings.len() + merged.not_gating.len(),
-        merged.findings.len(),
-        merged.not_gating.len()
-    )?;
     let labelled = (merged.findings.iter().map(|f| ("CAUSE", f)))
         .chain(merged.not_gating.iter().map(|f| ("NOT GATING", f)))
         .chain(merged.encodings.iter().map(|f| ("ENCODING", f)));
@@ -79,7 +69,16 @@ fn write_human(merged: &FuzzJson, out: &mut dyn Write) -> std::io::Result<()> {
             "each cause's case: rerun the shards with --out DIR, then pad-conformance promote DIR --dry-run"
         )?;
     }
-    Ok(())
+    writeln!(
+        out,
+        "fuzz-merge, seed {}: {} cases, {} unsupported, {} root causes: {} gating, {} not gating",
+        merged.seed,
+        merged.cases,
+        merged.unsupported,
+        merged.findings.len() + merged.not_gating.len(),
+        merged.findings.len(),
+        merged.not_gating.len()
+    )
 }
 
 /// Why reports are not the shards of one run.

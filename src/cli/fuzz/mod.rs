@@ -152,45 +152,14 @@ fn shard_label(shard: Shard) -> String {
     }
 }
 
+/// The run as a person reads it: each root cause in triage order (gating ones first, the most
+/// frequent first), then what was dropped, then the totals, last.
 fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "fuzz {}, seed {}{}: {} cases in {:.2}s ({:.0} cases/s), {} unsupported, {} also re-encoded",
-        escape_line(backend),
-        options.seed,
-        shard_label(options.shard),
-        report.cases,
-        report.duration.as_secs_f64(),
-        report.cases_per_second(),
-        report.unsupported,
-        report.reencoded
-    )?;
-    writeln!(
-        out,
-        "{} root cause{}: {} gating, {} not gating",
-        report.findings.len() + report.not_gating.len(),
-        if report.findings.len() + report.not_gating.len() == 1 {
-            ""
-        } else {
-            "s"
-        },
-        report.findings.len(),
-        report.not_gating.len()
-    )?;
-    if !report.encodings.is_empty() {
-        writeln!(
-            out,
-            "{} protobuf encoding cause{} apart, never gating",
-            report.encodings.len(),
-            if report.encodings.len() == 1 { "" } else { "s" }
-        )?;
-    }
     let pad = in_triage_order(report).into_iter().map(|(gating, f)| {
         let label = if gating { "CAUSE" } else { "NOT GATING" };
         (label, f)
     });
     for (n, (label, finding)) in pad.chain(report.encodings.iter().map(|f| ("ENCODING", f))).enumerate() {
-        writeln!(out)?;
         writeln!(
             out,
             "{label} {}  {}  ({} case{})",
@@ -225,12 +194,46 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
         for line in escape_text(&strip_ansi(&finding.message)).lines() {
             writeln!(out, "      {line}")?;
         }
+        // Apart from the next cause, and the last from the totals.
+        writeln!(out)?;
     }
     if report.dropped > 0 {
         writeln!(
             out,
             "{} further root causes dropped: those kept filled the run's memory budget",
             report.dropped
+        )?;
+    }
+    writeln!(
+        out,
+        "fuzz {}, seed {}{}: {} cases in {:.2}s ({:.0} cases/s), {} unsupported, {} also re-encoded",
+        escape_line(backend),
+        options.seed,
+        shard_label(options.shard),
+        report.cases,
+        report.duration.as_secs_f64(),
+        report.cases_per_second(),
+        report.unsupported,
+        report.reencoded
+    )?;
+    writeln!(
+        out,
+        "{} root cause{}: {} gating, {} not gating",
+        report.findings.len() + report.not_gating.len(),
+        if report.findings.len() + report.not_gating.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        report.findings.len(),
+        report.not_gating.len()
+    )?;
+    if !report.encodings.is_empty() {
+        writeln!(
+            out,
+            "{} protobuf encoding cause{} apart, never gating",
+            report.encodings.len(),
+            if report.encodings.len() == 1 { "" } else { "s" }
         )?;
     }
     Ok(())
@@ -301,15 +304,18 @@ mod tests {
         write_human(&report, "x", &options, &mut out).unwrap();
         let human = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = human.lines().collect();
-        assert!(lines[0].ends_with("0 unsupported, 7 also re-encoded"), "{human}");
-        assert_eq!(lines[1], "0 root causes: 0 gating, 0 not gating");
-        assert_eq!(lines[2], "1 protobuf encoding cause apart, never gating");
-        assert_eq!(lines[4], "ENCODING 1  refuses-valid  (3 cases)");
+        // The causes first, the totals last.
+        assert_eq!(lines[0], "ENCODING 1  refuses-valid  (3 cases)");
         assert!(
-            lines[5].starts_with("      encoding: packed-lists (AttributeProto ints/floats"),
+            lines[1].starts_with("      encoding: packed-lists (AttributeProto ints/floats"),
             "{human}"
         );
-        assert!(lines[6].contains("protobuf conformance, never gating"), "{human}");
+        assert!(lines[2].contains("protobuf conformance, never gating"), "{human}");
+        let totals = &lines[lines.len() - 3..];
+        assert!(totals[0].ends_with("0 unsupported, 7 also re-encoded"), "{human}");
+        assert_eq!(totals[1], "0 root causes: 0 gating, 0 not gating");
+        assert_eq!(totals[2], "1 protobuf encoding cause apart, never gating");
+        assert_eq!(lines[lines.len() - 4], "", "{human}");
         let run = RunJson {
             backend: "x".into(),
             runtime: None,

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use crate::cli::args::{MatrixArgs, MatrixFormat};
 use crate::cli::fatal::Fatal;
 use crate::cli::output::{check_run_files, finish, open_output};
+use crate::cli::progress::{self, Progress};
 use crate::cli::scoreboard::{Board, Provenance, write_scoreboard};
 use crate::cli::signals::{self, CancelsRun};
 use crate::pipeline::finish::settle_refusals;
@@ -45,7 +46,10 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
     let order: Vec<String> = jobs.iter().map(|job| job.name()).collect();
     let mut reports = Vec::new();
     let mut reruns = Vec::new();
+    // What the command says of its backends, after the table: their summaries last.
+    let mut notes = Vec::new();
     let cancel = signals::cancel();
+    let progress = Progress::start(progress::Mode::of_stderr()?);
     // From here a signal stops the run; the backends that finished are written.
     let _run = CancelsRun::start();
     for (k, spec) in args.backends.iter().enumerate() {
@@ -59,12 +63,14 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
                 Err(_) if cancel.is_cancelled() => break,
                 started => started?,
             };
+            let what = format!("backend {} of {}, {}", k + 1, args.backends.len(), backend.name());
+            progress.begin(&what, jobs.len());
             args.checking.run_jobs(
                 (spec, backend.as_ref()),
                 &jobs,
                 &options,
                 selection.max_tensor_bytes,
-                &mut |_| {},
+                &mut |outcome| progress.finished(outcome.is_gating_failure(), || {}),
             )
         };
         // A refusal counts only when its twin passes in the same run (a report read back was
@@ -75,34 +81,28 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
             .map(|r: &crate::report::RunReport| r.backend.as_str())
             .collect();
         if let Some(unique) = unique_name(&report.backend, &taken) {
-            eprintln!(
+            notes.push(format!(
                 "pad-conformance: warning: two backends are named {}: the one from {} is shown as {}",
                 crate::text::escape_line(&report.backend),
                 crate::text::escape_line(spec),
                 crate::text::escape_line(&unique)
-            );
+            ));
             report.backend = unique;
         }
         if cancel.is_cancelled() {
             // A column with holes would misalign the table: the backends that finished stand.
-            eprintln!(
+            notes.push(format!(
                 "pad-conformance: interrupted: {}'s run discarded ({} of {} data sets ran)",
                 escape_text(&report.backend),
                 report.outcomes.len(),
                 jobs.len(),
-            );
+            ));
             break;
         }
         reruns.push(args.checking.rerun(spec, selection, None));
-        // Every data set counted: the counts of the line add up to the total before it.
-        eprintln!(
-            "{}: {} data sets: {}",
-            crate::text::escape_line(&report.backend),
-            report.outcomes.len(),
-            report.summary().line()
-        );
         reports.push(report);
     }
+    drop(progress);
     let matrix = Matrix::new(&reports);
     let provenance = Provenance::of_this_run();
     let boards = || -> Vec<Board<'_>> {
@@ -129,6 +129,18 @@ pub(super) fn matrix(args: &MatrixArgs) -> Result<ExitCode, Fatal> {
         MatrixFormat::Html => write_scoreboard(&boards(), &provenance, &mut out),
     };
     finish(written, out)?;
+    for note in &notes {
+        eprintln!("{note}");
+    }
+    // Every data set counted: the counts of the line add up to the total before it.
+    for report in &reports {
+        eprintln!(
+            "{}: {} data sets: {}",
+            crate::text::escape_line(&report.backend),
+            report.outcomes.len(),
+            report.summary().line()
+        );
+    }
     if let Some(code) = signals::interrupted() {
         eprintln!(
             "pad-conformance: interrupted: the table holds the {} of {} backends that finished",

@@ -70,7 +70,7 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         .collect();
     let format = chosen_format(args.format, args.output.as_ref(), RunFormat::Json, RunFormat::Human);
     let format = report_format(format);
-    let mut out = ReportOut::open(format, args.output.as_deref())?;
+    let mut out = ReportOut::open(format, args.output.as_deref(), args.color.stdout())?;
     if format == ReportFormat::Human {
         for outcome in &report.outcomes {
             // Labelled by the gate as the main command labels its lines.
@@ -90,9 +90,10 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         reports: vec![out],
         failures_only: false,
         page: Some(&page),
+        rerun: None,
     };
-    let summary_line = args.output.is_some() || format != ReportFormat::Human;
-    let finished = finish(report, how, &mut |report| show_on_stderr(report, summary_line))?;
+    let human_on_stdout = args.output.is_none() && format == ReportFormat::Human;
+    let finished = finish(report, how, &mut |report| show_on_stderr(report, human_on_stdout))?;
     Ok(exit_code(&finished.report, &gate))
 }
 

@@ -10,6 +10,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crate::case::TestCase;
+use crate::gate::gate_result::GateResult;
 use crate::gate::judging::Discovered;
 use crate::judge::check::{Outcome, Status};
 use crate::pipeline::finish::{Finish, RecordInto, finish};
@@ -25,6 +26,7 @@ use crate::text::escape_line;
 
 use crate::cli::args::RunArgs;
 use crate::cli::fatal::Fatal;
+use crate::cli::progress::{self, Progress};
 use crate::cli::run_report::{exit_code, read_baseline, show_on_stderr, strictness};
 use crate::cli::scoreboard::{Board, Provenance, write_scoreboard};
 use crate::cli::signals::{self, CancelsRun};
@@ -47,6 +49,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         return list(&jobs, selection.max_tensor_bytes);
     }
     let targets = report_targets(args.format, &args.output)?;
+    let shown = progress::Mode::of_stderr()?;
     let mut options = args.checking.options(selection.max_tensor_bytes)?;
     let config = args.gate.config.as_ref();
     let files = RunFiles {
@@ -62,34 +65,44 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     prepare(&files, config, &mut options)?;
     let baseline = read_baseline(&args.gate, &roots)?;
     let backend = args.checking.backend(&args.backend, selection.max_tensor_bytes)?;
+    // Whether standard output takes colours, decided once for every line.
+    let colors = args.color.stdout();
     let mut reports = targets
         .iter()
-        .map(|&(format, path)| ReportOut::open(format, path))
+        .map(|&(format, path)| ReportOut::open(format, path, colors))
         .collect::<Result<Vec<_>, _>>()?;
     let rerun = args.checking.rerun(&args.backend, selection, args.profile.as_ref());
     // Each outcome is gated as it finishes, and a human report streams its line at once (after
-    // those of the data sets before it).
+    // those of the data sets before it), the progress line on a terminal cleared around it.
+    let progress = Progress::start(shown);
+    progress.begin(backend.name(), jobs.len());
     let mut gates = std::collections::BTreeMap::new();
     let mut on_finished = |outcome: &Outcome| {
         let gate = gate_once(baseline.as_ref(), outcome);
+        let failing = match &gate {
+            Some(gate) => *gate == GateResult::NewFailure,
+            None => outcome.is_gating_failure(),
+        };
         if let Some(gate) = &gate {
             gates.insert(outcome.name(), gate.clone());
         }
         let failed = matches!(outcome.status(), Status::Failed | Status::Errored);
         if args.failures_only && !failed {
-            return;
+            return progress.finished(failing, || {});
         }
         // The one command that shows this data set again, under the same options.
         let command = failed.then(|| rerun.command(&outcome.name())).flatten();
-        for report in reports.iter_mut().filter(|r| r.format() == ReportFormat::Human) {
-            report.stream(|out, colors| {
-                write_outcome(outcome, gate.as_ref(), colors, out)?;
-                match &command {
-                    Some(command) => writeln!(out, "      rerun: {}", escape_line(command)),
-                    None => Ok(()),
-                }
-            });
-        }
+        progress.finished(failing, || {
+            for report in reports.iter_mut().filter(|r| r.format() == ReportFormat::Human) {
+                report.stream(|out, colors| {
+                    write_outcome(outcome, gate.as_ref(), colors, out)?;
+                    match &command {
+                        Some(command) => writeln!(out, "      rerun: {}", escape_line(command)),
+                        None => Ok(()),
+                    }
+                });
+            }
+        });
     };
     // From here a signal stops the run, and what finished is reported.
     let _run = CancelsRun::start();
@@ -100,6 +113,8 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         selection.max_tensor_bytes,
         &mut on_finished,
     );
+    // The run's last lines stand where the progress line stood.
+    drop(progress);
     report.shard = selection.shard;
     report.gates = gates;
     let interrupted = signals::interrupted();
@@ -119,6 +134,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let page = |report: &RunReport, out: &mut dyn Write| {
         write_scoreboard(&[Board::new(report, rerun.clone())], &provenance, out)
     };
+    let recap_rerun = |name: &str| rerun.command(name);
     let how = Finish {
         baseline: baseline.as_ref(),
         strictness: Some(strictness(&args.gate)),
@@ -132,9 +148,10 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         reports,
         failures_only: args.failures_only,
         page: Some(&page),
+        rerun: Some(&recap_rerun),
     };
-    let human_on_stdout = targets == [(ReportFormat::Human, None)];
-    let finished = finish(report, how, &mut |report| show_on_stderr(report, !human_on_stdout))?;
+    let human_on_stdout = targets.contains(&(ReportFormat::Human, None));
+    let finished = finish(report, how, &mut |report| show_on_stderr(report, human_on_stdout))?;
     match (&args.write_baseline, &finished.recorded) {
         // The path is shown escaped (shown_path), the rest is ours.
         (Some(path), Some(recorded)) => {
