@@ -7,7 +7,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use super::record::corpus;
-use super::stored::{is_digest, read_all};
+use super::store::read_all;
+use super::stored::is_digest;
 use crate::case::content_digest::data_set_digest;
 use crate::cli::args::HistoryCaseArgs;
 use crate::cli::fatal::Fatal;

@@ -1,18 +1,21 @@
 //! `pad-conformance history`: runtimes' results across their releases. `record` stores one
-//! release's run (history/RUNTIME/VERSION.json, [`stored`]); `write` turns every stored release
-//! into docs/history.md and the scoreboard's history page ([`timeline`]); `case` shows one
-//! data set across the releases, for bisecting.
+//! release's run ([`stored`]) in its runtime's file (history/RUNTIME.json, [`runtime_file`]);
+//! `write` turns every stored release into docs/history.md and the scoreboard's history page
+//! ([`timeline`]); `case` shows one data set across the releases, for bisecting; `compact`
+//! moves release files of format 1 into their runtime's file.
 
 mod case;
 mod markdown;
 mod page;
 mod record;
-pub(crate) mod stored;
-pub(crate) mod timeline;
+mod runtime_file;
+mod store;
+mod stored;
+mod timeline;
 
 use std::process::ExitCode;
 
-use crate::cli::args::{HistoryArgs, HistoryVerb, HistoryWriteArgs};
+use crate::cli::args::{HistoryArgs, HistoryCompactArgs, HistoryVerb, HistoryWriteArgs};
 use crate::cli::fatal::Fatal;
 use crate::data::atomic_file::write_atomically;
 use crate::text::shown_path;
@@ -22,15 +25,34 @@ pub(super) fn history(args: &HistoryArgs) -> Result<ExitCode, Fatal> {
         HistoryVerb::Record(args) => record::record(args),
         HistoryVerb::Write(args) => write(args),
         HistoryVerb::Case(args) => case::case(args),
+        HistoryVerb::Compact(args) => compact(args),
     }
+}
+
+/// Moves every runtime's release files into its runtime's file, saying what it moved.
+fn compact(args: &HistoryCompactArgs) -> Result<ExitCode, Fatal> {
+    for runtime in store::runtimes(&args.dir)? {
+        let store = store::RuntimeStore::read(&args.dir, &runtime)?;
+        if store.release_files.is_empty() {
+            continue;
+        }
+        store.write()?;
+        eprintln!(
+            "pad-conformance: {runtime}: {} release files moved into {} ({} releases)",
+            store.release_files.len(),
+            shown_path(&store.file),
+            store.releases.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Writes the Markdown page (standard output unless --output) and, with --html, the page.
 fn write(args: &HistoryWriteArgs) -> Result<ExitCode, Fatal> {
-    let all = stored::read_all(&args.dir)?;
+    let all = store::read_all(&args.dir)?;
     if all.is_empty() {
         return Err(Fatal(format!(
-            "{}: no stored release (RUNTIME/VERSION.json)",
+            "{}: no stored release (RUNTIME.json)",
             shown_path(&args.dir)
         )));
     }
