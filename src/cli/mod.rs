@@ -11,6 +11,7 @@ mod diff;
 mod failure_groups;
 mod fatal;
 mod fuzz;
+mod group_line;
 mod history;
 mod html;
 mod matrix;

@@ -905,7 +905,7 @@ fn matrix_groups_lists_failure_groups_and_defects_instead_of_data_sets() {
     assert!(stdout.contains(&ref_line), "{stdout}");
     assert!(
         stdout.contains(
-            "| backend | basis | finding | data sets | root cause — the messages it holds, normalised, with counts | smallest data set |"
+            "| backend | basis | finding | data sets | root cause — the smallest data set's message (and how many distinct messages the group holds) | smallest data set |"
         ),
         "{stdout}"
     );

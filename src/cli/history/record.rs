@@ -15,7 +15,7 @@ use super::stored::{Environment, HISTORY_FORMAT, NotPassed, Package, Release, Wo
 use crate::case::content_digest::data_set_digest;
 use crate::case::{Patterns, discover_until};
 use crate::cli::args::HistoryRecordArgs;
-use crate::cli::failure_groups::group_line;
+use crate::cli::group_line::GroupLine;
 use crate::cli::fatal::Fatal;
 use crate::cli::signals;
 use crate::data::DataRoot;
@@ -246,7 +246,7 @@ fn not_passed(outcome: &Outcome) -> Option<Stored> {
             name: outcome.name(),
             status,
             gates: outcome.is_gating_failure(),
-            group: group_line(outcome),
+            group: GroupLine::of(outcome).map(|line| line.to_string()),
         })),
     }
 }

@@ -166,7 +166,7 @@ pub(crate) fn read_runtime_file(path: &Path) -> Result<Vec<Release>, StoredError
                 }
             }
         }
-        let release = Release {
+        let mut release = Release {
             format: HISTORY_FORMAT,
             runtime: file.runtime.clone(),
             version: stored.version,
@@ -182,6 +182,7 @@ pub(crate) fn read_runtime_file(path: &Path) -> Result<Vec<Release>, StoredError
             not_passed,
         };
         release.check(path, &within)?;
+        release.regroup();
         releases.push(release);
     }
     Ok(releases)

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cli::group_line::GroupLine;
 use crate::data::digest::selection_digest;
 use crate::data::json_file::read_json;
 use crate::judge::check::Status;
@@ -115,8 +116,7 @@ pub(crate) struct NotPassed {
     /// Whether the failure gates (its basis is one the run gates on).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gates: bool,
-    /// Its failure group ([`group_line`](crate::cli::failure_groups::group_line)); none
-    /// for a data set skipped.
+    /// Its failure group ([`GroupLine`]); none for a data set skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
 }
@@ -166,7 +166,9 @@ impl Release {
                 ),
             ));
         }
+        let mut release = release;
         release.check(path, "")?;
+        release.regroup();
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
         if stem != release.version {
             return Err(StoredError::invalid(
@@ -279,7 +281,27 @@ impl Release {
                 ),
             ));
         }
+        for (digest, n) in &release.not_passed {
+            let Some(group) = &n.group else { continue };
+            let line = GroupLine::parse(group).map_err(|problem| invalid("not_passed", format!("{digest}: group {problem}")))?;
+            if line.status != n.status {
+                return Err(invalid(
+                    "not_passed",
+                    format!("{digest}: a {} data set in group {group:?}", n.status.name()),
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// Each group as this version groups (a crash by its kind, not its signal), once
+    /// [`check`](Release::check) has read every group: what readers of either format see.
+    pub(crate) fn regroup(&mut self) {
+        for entry in self.not_passed.values_mut() {
+            if let Some(line) = entry.group.as_deref().and_then(|g| GroupLine::parse(g).ok()) {
+                entry.group = Some(line.to_string());
+            }
+        }
     }
 
     /// The status of the data set of `digest`: `None` when this release did not run it.

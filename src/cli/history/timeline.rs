@@ -86,7 +86,7 @@ fn change(before: &Stretch, after: &Stretch) -> String {
 /// One failure group across a runtime's releases.
 #[derive(Clone, Debug)]
 pub(crate) struct GroupHistory {
-    /// The group ([`group_line`](crate::cli::failure_groups::group_line)).
+    /// The group ([`GroupLine`](crate::cli::group_line::GroupLine)).
     pub group: String,
     /// Whether it gates (on a basis the runs gate on) in any release.
     pub gates: bool,

@@ -52,6 +52,11 @@ pub(super) struct GroupJson {
     /// The backend's own code they share, when it gave one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
+    /// The smallest data set's message, its first line as said, paths and addresses aside:
+    /// what labels the group.
+    pub message: String,
+    /// How many distinct messages the group holds (the length of `messages`).
+    pub distinct_messages: usize,
     /// Each distinct normalised message, with how many data sets say it, most first.
     pub messages: Vec<MessageCount>,
     /// How many data sets.
@@ -76,6 +81,8 @@ impl GroupJson {
             basis: group.basis,
             status: group.status,
             code: group.code.clone(),
+            message: group.message.clone(),
+            distinct_messages: group.distinct_messages,
             messages: group
                 .messages
                 .iter()
@@ -275,6 +282,8 @@ mod tests {
                 "basis": "spec",
                 "status": "errored",
                 "code": "ValueError",
+                "message": "backend w failed (it reported an internal failure, kind failed): unpack 1",
+                "distinct_messages": 2,
                 "messages": [
                     {"message": "backend w failed (it reported an internal failure, kind failed): unpack N", "count": 2},
                     {"message": "backend w failed (it reported an internal failure, kind failed): shape", "count": 1},
