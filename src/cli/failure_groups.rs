@@ -512,7 +512,11 @@ mod tests {
                     2,
                     format!("{said} too many values to unpack (expected 1) (one of 2 distinct messages)")
                 ),
-                (2, 1, format!("{said} ValueError: too many values to unpack (expected 1)")),
+                (
+                    2,
+                    1,
+                    format!("{said} ValueError: too many values to unpack (expected 1)")
+                ),
                 (1, 1, format!("{said} TypeError: `pad_width` must be of integral type.")),
             ]
         );

@@ -70,7 +70,11 @@ impl GroupLine {
             None if rest.is_empty() => (None, ""),
             None => match rest.strip_prefix(" — ") {
                 Some(wording) => (None, wording),
-                None => return Err(format!("{line:?}: neither \": CAUSE\" nor \" — WORDS\" after the status")),
+                None => {
+                    return Err(format!(
+                        "{line:?}: neither \": CAUSE\" nor \" — WORDS\" after the status"
+                    ));
+                }
             },
         };
         if cause.is_some_and(str::is_empty) {
@@ -81,7 +85,11 @@ impl GroupLine {
             basis,
             status,
             cause: cause.map(str::to_owned),
-            wording: if kind_says_all { String::new() } else { wording.to_owned() },
+            wording: if kind_says_all {
+                String::new()
+            } else {
+                wording.to_owned()
+            },
         })
     }
 
@@ -146,7 +154,12 @@ mod tests {
         }
         let parsed = GroupLine::parse("spec errored: refuses-valid — code Fail: a — b").unwrap();
         assert_eq!(
-            (parsed.basis, parsed.status, parsed.cause.as_deref(), parsed.wording.as_str()),
+            (
+                parsed.basis,
+                parsed.status,
+                parsed.cause.as_deref(),
+                parsed.wording.as_str()
+            ),
             (Basis::Spec, Status::Errored, Some("refuses-valid"), "code Fail: a — b")
         );
     }
@@ -187,10 +200,26 @@ mod tests {
 
     #[test]
     fn what_no_group_line_says_is_refused_naming_it() {
-        assert!(GroupLine::parse("backend failed: x").unwrap_err().contains("not a basis"));
-        assert!(GroupLine::parse("spec passed").unwrap_err().contains("not failed or errored"));
-        assert!(GroupLine::parse("spec failed x").unwrap_err().contains("after the status"));
-        assert!(GroupLine::parse("spec failed: ").unwrap_err().contains("an empty cause"));
+        assert!(
+            GroupLine::parse("backend failed: x")
+                .unwrap_err()
+                .contains("not a basis")
+        );
+        assert!(
+            GroupLine::parse("spec passed")
+                .unwrap_err()
+                .contains("not failed or errored")
+        );
+        assert!(
+            GroupLine::parse("spec failed x")
+                .unwrap_err()
+                .contains("after the status")
+        );
+        assert!(
+            GroupLine::parse("spec failed: ")
+                .unwrap_err()
+                .contains("an empty cause")
+        );
     }
 
     #[test]

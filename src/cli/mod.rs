@@ -24,6 +24,7 @@ mod run_report;
 mod scoreboard;
 mod selection;
 mod shard_parts;
+mod shares;
 pub(crate) mod signals;
 mod today;
 

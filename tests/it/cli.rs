@@ -899,7 +899,7 @@ fn matrix_groups_lists_failure_groups_and_defects_instead_of_data_sets() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.starts_with("| backend | runtime | passed |"), "{stdout}");
     let ref_line = format!(
-        "\n| ref | pad-conformance reference {} | 18 | 0 | 0 | 0 | 0 | 0 | 0 |\n",
+        "\n| ref | pad-conformance reference {} | 18 | 0 | 0 | 0 | 0 | 0 | 0 | 100.0% | 100.0% |\n",
         env!("CARGO_PKG_VERSION")
     );
     assert!(stdout.contains(&ref_line), "{stdout}");

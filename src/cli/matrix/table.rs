@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::backend::RuntimeInfo;
+use crate::cli::shares::{ShareCounts, percent};
 use crate::data::basis::Basis;
 use crate::judge::check::{Outcome, Status};
 use crate::model::opset::operator_label;
@@ -195,19 +196,21 @@ impl Matrix {
         self.write_rows(failures_only, out)
     }
 
-    /// Writes the totals table, one row per backend, and a blank line.
+    /// Writes the totals table, one row per backend (its counts, then its conformance and
+    /// coverage, [`ShareCounts`]), and a blank line.
     pub(super) fn write_totals(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
-            "| backend | runtime | passed | failed | errored | skipped | unsupported | not gating | not verified |"
+            "| backend | runtime | passed | failed | errored | skipped | unsupported | not gating | not verified | conformance | coverage |"
         )?;
-        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|")?;
+        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")?;
         for b in &self.backends {
             let s = &b.summary;
             let runtime = b.runtime.as_ref().map_or("-".to_owned(), |r| escape_cell(&r.label()));
+            let shares = ShareCounts::of(s);
             writeln!(
                 out,
-                "| {} | {runtime} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {runtime} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 escape_cell(&b.name),
                 s.passed,
                 s.failed,
@@ -215,7 +218,9 @@ impl Matrix {
                 s.skipped,
                 s.unsupported,
                 s.not_gating,
-                s.not_verified
+                s.not_verified,
+                percent(shares.conformance()),
+                percent(shares.coverage())
             )?;
         }
         writeln!(out)

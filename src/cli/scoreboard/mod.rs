@@ -9,7 +9,7 @@ mod heatmap;
 mod page;
 mod rerun;
 
-pub(super) use board::{Board, pass_share};
+pub(super) use board::Board;
 pub(super) use page::write_scoreboard;
 pub(super) use rerun::{Rerun, shell_quote};
 
