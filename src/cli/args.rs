@@ -140,14 +140,31 @@ pub(crate) enum HistoryVerb {
     /// Store one release's whole run (its JSON report) in history/RUNTIME.json, keyed by
     /// data-set content; a run of part of the corpus adds to what the release holds.
     Record(HistoryRecordArgs),
-    /// Write docs/history.md (and with --html the page) from the stored releases: the pass
-    /// share of each release, and per failure group the releases where it changed.
+    /// Write docs/history.md (and with --html the page) from the stored releases: what changed
+    /// in each release, each release's conformance and coverage, and per failure group the
+    /// releases where it changed.
     Write(HistoryWriteArgs),
     /// One data set's verdict in every stored release, for bisecting.
     Case(HistoryCaseArgs),
+    /// What changed in one release of a runtime (default its newest) against the release
+    /// before it: new failures, moves, fixes, support, each with an example data set.
+    Changes(HistoryChangesArgs),
     /// Move release files of format 1 (DIR/RUNTIME/VERSION.json) into their runtime's file,
     /// DIR/RUNTIME.json, as `record` writes it.
     Compact(HistoryCompactArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct HistoryChangesArgs {
+    /// The runtime, as its stored file is named (`onnxruntime`).
+    #[arg(value_name = "RUNTIME")]
+    pub runtime: String,
+    /// The release (default: the newest stored).
+    #[arg(value_name = "VERSION")]
+    pub version: Option<String>,
+    /// The stored releases.
+    #[arg(long, value_name = "DIR", default_value = "history")]
+    pub dir: PathBuf,
 }
 
 #[derive(Args, Debug)]

@@ -95,7 +95,12 @@ fn release<'a>(file: &'a serde_json::Value, version: &str) -> (&'a serde_json::V
         .find(|r| r["version"] == version)
         .unwrap_or_else(|| panic!("no release {version} in {file}"));
     let key = release["data_sets"].as_str().unwrap();
-    let list = file["lists"][key].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+    let list = file["lists"][key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
     (release, list)
 }
 
@@ -127,10 +132,26 @@ fn a_failure_fixed_in_a_later_release_is_one_line_saying_where() {
     assert_eq!(page.status.code(), Some(0), "{}", String::from_utf8_lossy(&page.stderr));
     let page = String::from_utf8(page.stdout).unwrap();
     // 1.10.0 sorts after 1.9.0 by its numbers, not its characters.
-    assert!(page.contains("| 1.9.0 | 1 | 1 | 0 | 50.0% |"), "{page}");
-    assert!(page.contains("| 1.10.0 | 2 | 0 | 0 | 100.0% |"), "{page}");
+    // Conformance, then coverage: 1 of 2 passed, both supported.
     assert!(
-        page.contains("- **spec failed: wrong-values: wrap padding, other values**: fixed in 1.10.0. 1.9.0 failing (1) → 1.10.0 passing"),
+        page.contains(" | 1 | 1 | 0 | 0 | 2 | 50.0% | 100.0% | ██████████░░░░░░░░░░ |"),
+        "{page}"
+    );
+    assert!(page.contains(" | 2 | 0 | 0 | 0 | 2 | 100.0% | 100.0% | "), "{page}");
+    assert!(
+        page.find("| 1.9.0 |") < page.find("| 1.10.0 |"),
+        "1.10.0 sorts after 1.9.0: {page}"
+    );
+    assert!(
+        page.contains(
+            "- **1.10.0** (2026-11-28, since 1.9.0):\n  - fixed: 1 × wrong-values: wrap padding, other values (failed, spec basis); e.g. test\\_wrap\\_pad/0\n"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "- **wrong-values: wrap padding, other values (failed, spec basis)**: fixed in 1.10.0. 1.9.0 failing (1) → 1.10.0 passing"
+        ),
         "{page}"
     );
 
@@ -148,9 +169,36 @@ fn a_failure_fixed_in_a_later_release_is_one_line_saying_where() {
     assert_eq!(lines[1], "rt:");
     assert_eq!(
         lines[2],
-        "  1.9.0        failed (spec failed: wrong-values: wrap padding, other values)"
+        "  1.9.0        failed: wrong-values: wrap padding, other values (failed, spec basis)"
     );
     assert_eq!(lines[3], "  1.10.0       passed  <- changed");
+
+    // What the newest release changed, on the terminal, with the command to follow it.
+    let changes = run(&["history", "changes", "rt", "--dir", arg_of(&history)]);
+    assert_eq!(
+        changes.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&changes.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(changes.stdout).unwrap(),
+        "rt 1.10.0 (2026-11-28), since 1.9.0: 1 fixed\n  \
+         fixed: 1 × wrong-values: wrap padding, other values (failed, spec basis)\n      \
+         e.g. test_wrap_pad/0: pad-conformance history case test_wrap_pad/0\n"
+    );
+    let first = run(&["history", "changes", "rt", "1.9.0", "--dir", arg_of(&history)]);
+    assert_eq!(
+        String::from_utf8(first.stdout).unwrap(),
+        "rt 1.9.0 (2026-11-28): the first stored release: nothing to weigh it against\n"
+    );
+    let none = run(&["history", "changes", "rt", "2.0", "--dir", arg_of(&history)]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&none.stderr)
+            .contains("\"2.0\": no stored release of rt of that version; stored: 1.9.0, 1.10.0"),
+        "{none:?}"
+    );
 }
 
 #[test]
@@ -232,7 +280,10 @@ fn a_release_whose_worker_fails_its_self_check_is_stored_without_results() {
         page.contains("The worker failed its self-check on these releases"),
         "{page}"
     );
-    assert!(page.contains("| 3.0 | 0 | 0 | 0 | — | worker failed |"), "{page}");
+    assert!(
+        page.contains(" | 0 | 0 | 0 | 0 | 0 | — | — | worker failed |"),
+        "{page}"
+    );
 }
 
 #[test]
@@ -253,7 +304,10 @@ fn a_run_of_part_of_the_corpus_adds_to_what_the_release_file_holds() {
     assert_eq!(data_sets.len(), 2, "{file}");
     let kept = after["not_passed"].as_array().unwrap();
     assert_eq!(kept.len(), 1, "{file}");
-    assert_eq!(file["names"][kept[0]["data_sets"][0].as_str().unwrap()], "test_wrap_pad/0");
+    assert_eq!(
+        file["names"][kept[0]["data_sets"][0].as_str().unwrap()],
+        "test_wrap_pad/0"
+    );
 
     // A report with a case removed is not the run it says it is.
     let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&whole).unwrap()).unwrap();
@@ -291,10 +345,7 @@ fn a_data_set_unsupported_in_a_release_is_shown_so_and_a_release_supporting_noth
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let report = tree.path().join("run-5.0.json");
     as_release(&plain, "5.0", &report);
-    assert_eq!(
-        record(tree.path(), &report, &history).status.code(),
-        Some(0)
-    );
+    assert_eq!(record(tree.path(), &report, &history).status.code(), Some(0));
     let case = run(&[
         "history",
         "case",
@@ -330,7 +381,8 @@ fn a_data_set_unsupported_in_a_release_is_shown_so_and_a_release_supporting_noth
         Some(0)
     );
     let page = String::from_utf8(run(&["history", "write", "--dir", arg_of(&history)]).stdout).unwrap();
-    assert!(page.contains("| 5.1 | 0 | 0 | 2 | — | nothing supported |"), "{page}");
+    // Applicable, not supported: no conformance, no coverage, but not "worker failed".
+    assert!(page.contains(" | 0 | 0 | 0 | 2 | 2 | 0.0% | 0.0% |  |"), "{page}");
 }
 
 #[test]
@@ -351,7 +403,10 @@ fn a_data_set_listed_twice_in_a_stored_release_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains(&format!("rt.json: 6.0: not_passed: {} is listed twice", digest.as_str().unwrap())),
+        stderr.contains(&format!(
+            "rt.json: 6.0: not_passed: {} is listed twice",
+            digest.as_str().unwrap()
+        )),
         "{stderr}"
     );
 
@@ -413,7 +468,10 @@ fn a_release_file_of_format_1_is_still_read_and_compact_moves_it_into_the_runtim
 
     let out = run(&["history", "compact", "--dir", arg_of(&legacy)]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(!legacy.join("rt").exists(), "the release file and its directory are gone");
+    assert!(
+        !legacy.join("rt").exists(),
+        "the release file and its directory are gone"
+    );
     assert_eq!(
         std::fs::read(legacy.join("rt.json")).unwrap(),
         std::fs::read(history.join("rt.json")).unwrap()

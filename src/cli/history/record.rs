@@ -15,8 +15,8 @@ use super::stored::{Environment, HISTORY_FORMAT, NotPassed, Package, Release, Wo
 use crate::case::content_digest::data_set_digest;
 use crate::case::{Patterns, discover_until};
 use crate::cli::args::HistoryRecordArgs;
-use crate::cli::group_line::GroupLine;
 use crate::cli::fatal::Fatal;
+use crate::cli::group_line::GroupLine;
 use crate::cli::signals;
 use crate::data::DataRoot;
 use crate::data::corpus_versions;
@@ -127,10 +127,7 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
             return Err(Fatal(format!(
                 "{shown}: run: gating {} and tolerance {}, but {stored_at} holds {version} recorded with gating {} and tolerance {}: \
                  one release's results are judged one way",
-                facts.gating,
-                facts.tolerance,
-                earlier.gating,
-                earlier.tolerance
+                facts.gating, facts.tolerance, earlier.gating, earlier.tolerance
             )));
         }
     }
@@ -216,7 +213,10 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         .sort_by_cached_key(|r| (super::stored::release_order(&r.version), r.version.clone()));
     std::fs::create_dir_all(&args.dir).map_err(|e| Fatal(format!("{}: {e}", shown_path(&args.dir))))?;
     store.write()?;
-    eprintln!("pad-conformance: {} {version} stored in {stored_at}: {summary}", runtime.name);
+    eprintln!(
+        "pad-conformance: {} {version} stored in {stored_at}: {summary}",
+        runtime.name
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -63,7 +63,8 @@ impl RuntimeStore {
     pub(crate) fn write(&self) -> Result<(), StoredError> {
         let text = runtime_file_text(self.runtime(), &self.releases)
             .map_err(|e| StoredError::invalid(&self.file, "releases", e.to_string()))?;
-        write_atomically(&self.file, text.as_bytes()).map_err(|e| StoredError::invalid(&self.file, "file", e.to_string()))?;
+        write_atomically(&self.file, text.as_bytes())
+            .map_err(|e| StoredError::invalid(&self.file, "file", e.to_string()))?;
         for path in &self.release_files {
             std::fs::remove_file(path).map_err(|e| StoredError::invalid(path, "file", e.to_string()))?;
         }

@@ -283,7 +283,8 @@ impl Release {
         }
         for (digest, n) in &release.not_passed {
             let Some(group) = &n.group else { continue };
-            let line = GroupLine::parse(group).map_err(|problem| invalid("not_passed", format!("{digest}: group {problem}")))?;
+            let line = GroupLine::parse(group)
+                .map_err(|problem| invalid("not_passed", format!("{digest}: group {problem}")))?;
             if line.status != n.status {
                 return Err(invalid(
                     "not_passed",
