@@ -127,6 +127,13 @@ fn a_failure_fixed_in_a_later_release_is_one_line_saying_where() {
     );
     let digest = not_passed[0]["data_sets"][0].as_str().unwrap();
     assert_eq!(file["names"][digest], "test_wrap_pad/0");
+    // The group's label, its smallest data set's message as said: numbers kept.
+    let said =
+        "mismatch: output 0 \"y\": 1 of 126 elements differ; the differing element is in padding; the interior matches";
+    assert_eq!(
+        stored["messages"]["spec failed: wrong-values: wrap padding, other values"], said,
+        "{file}"
+    );
 
     let page = run(&["history", "write", "--dir", arg_of(&history)]);
     assert_eq!(page.status.code(), Some(0), "{}", String::from_utf8_lossy(&page.stderr));
@@ -143,9 +150,10 @@ fn a_failure_fixed_in_a_later_release_is_one_line_saying_where() {
         "1.10.0 sorts after 1.9.0: {page}"
     );
     assert!(
-        page.contains(
-            "- **1.10.0** (2026-11-28, since 1.9.0):\n  - fixed: 1 × wrong-values: wrap padding, other values (failed, spec basis); e.g. test\\_wrap\\_pad/0\n"
-        ),
+        page.contains(&format!(
+            "- **1.10.0** (2026-11-28, since 1.9.0):\n  - fixed: 1 × wrong-values: wrap padding, other values (failed, spec basis); \
+             e.g. test\\_wrap\\_pad/0. It says: {said}\n"
+        )),
         "{page}"
     );
     assert!(
@@ -183,9 +191,12 @@ fn a_failure_fixed_in_a_later_release_is_one_line_saying_where() {
     );
     assert_eq!(
         String::from_utf8(changes.stdout).unwrap(),
-        "rt 1.10.0 (2026-11-28), since 1.9.0: 1 fixed\n  \
-         fixed: 1 × wrong-values: wrap padding, other values (failed, spec basis)\n      \
-         e.g. test_wrap_pad/0: pad-conformance history case test_wrap_pad/0\n"
+        format!(
+            "rt 1.10.0 (2026-11-28), since 1.9.0: 1 fixed\n  \
+             fixed: 1 × wrong-values: wrap padding, other values (failed, spec basis)\n      \
+             says: {said}\n      \
+             e.g. test_wrap_pad/0: pad-conformance history case test_wrap_pad/0\n"
+        )
     );
     let first = run(&["history", "changes", "rt", "1.9.0", "--dir", arg_of(&history)]);
     assert_eq!(
@@ -431,9 +442,12 @@ fn a_release_file_of_format_1_is_still_read_and_compact_moves_it_into_the_runtim
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8(out.stdout).unwrap()
     };
+    // Format 1 stored no messages: the same release without them.
+    let mut file = runtime_file(&history);
+    file["releases"][0].as_object_mut().unwrap().remove("messages").unwrap();
+    std::fs::write(history.join("rt.json"), serde_json::to_vec(&file).unwrap()).unwrap();
     let written = page(&history);
     // The same release as format 1 wrote it: history/rt/7.0.json, its lists inline.
-    let file = runtime_file(&history);
     let (stored, data_sets) = release(&file, "7.0");
     let set = &stored["not_passed"][0];
     let digest = set["data_sets"][0].as_str().unwrap();
@@ -472,10 +486,7 @@ fn a_release_file_of_format_1_is_still_read_and_compact_moves_it_into_the_runtim
         !legacy.join("rt").exists(),
         "the release file and its directory are gone"
     );
-    assert_eq!(
-        std::fs::read(legacy.join("rt.json")).unwrap(),
-        std::fs::read(history.join("rt.json")).unwrap()
-    );
+    assert_eq!(runtime_file(&legacy), runtime_file(&history));
     assert_eq!(page(&legacy), written);
 }
 

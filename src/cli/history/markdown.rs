@@ -176,9 +176,13 @@ fn write_release_changes(releases: &[Release], out: &mut dyn Write) -> io::Resul
                 .example
                 .as_deref()
                 .map_or_else(String::new, |name| format!("; e.g. {}", md(name)));
+            let said = change
+                .message
+                .as_deref()
+                .map_or_else(String::new, |m| format!(". It says: {}", md(m)));
             writeln!(
                 out,
-                "  - {}{}{example}",
+                "  - {}{}{example}{said}",
                 md(&change.text(since)),
                 if change.kind.names_a_group() && !change.gates {
                     " (not gating)"
@@ -251,12 +255,16 @@ fn write_shares(releases: &[Release], out: &mut dyn Write) -> io::Result<()> {
 fn write_group(history: &GroupHistory, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
-        "- **{}**{}: {}. {}; e.g. {}.",
+        "- **{}**{}: {}. {}; e.g. {}.{}",
         md(&group_label(&history.group)),
         if history.gates { "" } else { " (not gating)" },
         md(&history.changes().join(", ")),
         md(&history.path()),
-        md(&history.example)
+        md(&history.example),
+        history
+            .message
+            .as_deref()
+            .map_or_else(String::new, |m| format!(" It says: {}", md(m)))
     )
 }
 

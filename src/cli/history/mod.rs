@@ -79,6 +79,9 @@ fn release(args: &HistoryChangesArgs) -> Result<ExitCode, Fatal> {
             ""
         };
         writeln!(out, "  {}{gating}", crate::text::escape_text(&change.text(since)))?;
+        if let Some(message) = &change.message {
+            writeln!(out, "      says: {}", crate::text::escape_text(message))?;
+        }
         if let Some(name) = &change.example {
             let name = crate::text::escape_text(name);
             writeln!(out, "      e.g. {name}: pad-conformance history case {name}")?;

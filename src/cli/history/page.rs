@@ -51,7 +51,7 @@ pub(crate) fn write_history_html(all: &BTreeMap<String, Vec<Release>>, out: &mut
             writeln!(
                 out,
                 "<li class=\"group-history\" data-text=\"{}\"><span class=\"reason\">{}</span>{} — <strong>{}</strong>\
-                 <span class=\"smallest\">{} · e.g. <code>{}</code></span></li>",
+                 <span class=\"smallest\">{} · e.g. <code>{}</code></span>{}</li>",
                 Escaped(&text.to_lowercase()),
                 Escaped(&label),
                 if history.gates {
@@ -61,7 +61,11 @@ pub(crate) fn write_history_html(all: &BTreeMap<String, Vec<Release>>, out: &mut
                 },
                 Escaped(&changes),
                 Escaped(&history.path()),
-                Escaped(&history.example)
+                Escaped(&history.example),
+                history
+                    .message
+                    .as_deref()
+                    .map_or_else(String::new, |m| format!("<div class=\"message\">{}</div>", Escaped(m)))
             )?;
         }
         writeln!(out, "</ul>")?;
@@ -126,9 +130,13 @@ fn write_changes(runtime: &str, releases: &[ReleaseChanges], out: &mut dyn Write
                 ),
                 None => String::new(),
             };
+            let said = change
+                .message
+                .as_deref()
+                .map_or_else(String::new, |m| format!("<div class=\"message\">{}</div>", Escaped(m)));
             writeln!(
                 out,
-                "<li class=\"change{}\" data-text=\"{}\">{}{}{example}</li>",
+                "<li class=\"change{}\" data-text=\"{}\">{}{}{example}{said}</li>",
                 if change.kind.is_new_failure() {
                     " new-failure"
                 } else {

@@ -15,6 +15,7 @@ use super::stored::{Environment, HISTORY_FORMAT, NotPassed, Package, Release, Wo
 use crate::case::content_digest::data_set_digest;
 use crate::case::{Patterns, discover_until};
 use crate::cli::args::HistoryRecordArgs;
+use crate::cli::failure_groups::group_failures;
 use crate::cli::fatal::Fatal;
 use crate::cli::group_line::GroupLine;
 use crate::cli::signals;
@@ -178,6 +179,25 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
             None => {}
         }
     }
+    // Each group's label: this run's smallest data set's message, else an earlier run's.
+    let mut messages: BTreeMap<String, String> = BTreeMap::new();
+    if worker.passed {
+        for group in group_failures(&report.outcomes) {
+            if let Some(line) = GroupLine::of(group.smallest()) {
+                messages.entry(line.to_string()).or_insert(group.message);
+            }
+        }
+        if let Some(earlier) = earlier.as_ref() {
+            for (group, message) in &earlier.messages {
+                messages.entry(group.clone()).or_insert_with(|| message.clone());
+            }
+        }
+    }
+    let groups: HashSet<&String> = not_passed
+        .values()
+        .filter_map(|n: &NotPassed| n.group.as_ref())
+        .collect();
+    messages.retain(|group, _| groups.contains(group));
     let release = Release {
         format: HISTORY_FORMAT,
         runtime: runtime.name.clone(),
@@ -192,6 +212,7 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         unsupported,
         not_passed,
         data_sets,
+        messages,
     };
     // Checked as reading will check it, before anything is written.
     release.check(&store.file, &format!("{version}: "))?;

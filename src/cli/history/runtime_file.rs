@@ -69,6 +69,9 @@ struct StoredRelease {
     /// The names this release gave data sets of `not_passed` that differ from the file's.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     names: BTreeMap<String, String>,
+    /// What labels each failure group: its smallest data set's message.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    messages: BTreeMap<String, String>,
 }
 
 /// Data sets of one release stored alike: one status, gate and group.
@@ -180,6 +183,7 @@ pub(crate) fn read_runtime_file(path: &Path) -> Result<Vec<Release>, StoredError
             data_sets,
             unsupported,
             not_passed,
+            messages: stored.messages,
         };
         release.check(path, &within)?;
         release.regroup();
@@ -232,6 +236,7 @@ pub(crate) fn runtime_file_text(runtime: &str, releases: &[Release]) -> Result<S
                         data_sets,
                     })
                     .collect(),
+                messages: release.messages.clone(),
                 names: release
                     .not_passed
                     .iter()

@@ -64,6 +64,11 @@ pub(crate) struct Release {
     /// The data sets that failed, errored or were skipped, by content digest (a digest given
     /// twice is refused by `read_json`, as a key named twice in any JSON file).
     pub not_passed: BTreeMap<String, NotPassed>,
+    /// What labels each failure group of `not_passed`: the first line of its smallest data
+    /// set's message as said ([`shown_message`](crate::cli::failure_groups::shown_message)).
+    /// Absent from files written before it was stored.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub messages: BTreeMap<String, String>,
 }
 
 /// The interpreter and packages of a release's environment (a pip install report, condensed).
@@ -281,6 +286,10 @@ impl Release {
                 ),
             ));
         }
+        let groups: BTreeSet<&String> = release.not_passed.values().filter_map(|n| n.group.as_ref()).collect();
+        if let Some(group) = release.messages.keys().find(|g| !groups.contains(g)) {
+            return Err(invalid("messages", format!("{group:?} is no group of not_passed")));
+        }
         for (digest, n) in &release.not_passed {
             let Some(group) = &n.group else { continue };
             let line = GroupLine::parse(group)
@@ -298,10 +307,16 @@ impl Release {
     /// Each group as this version groups (a crash by its kind, not its signal), once
     /// [`check`](Release::check) has read every group: what readers of either format see.
     pub(crate) fn regroup(&mut self) {
+        let regrouped = |group: &str| GroupLine::parse(group).map_or_else(|_| group.to_owned(), |l| l.to_string());
         for entry in self.not_passed.values_mut() {
-            if let Some(line) = entry.group.as_deref().and_then(|g| GroupLine::parse(g).ok()) {
-                entry.group = Some(line.to_string());
+            if let Some(group) = &entry.group {
+                entry.group = Some(regrouped(group));
             }
+        }
+        // Two groups read as one keep the first's message.
+        let messages = std::mem::take(&mut self.messages);
+        for (group, message) in messages {
+            self.messages.entry(regrouped(&group)).or_insert(message);
         }
     }
 

@@ -108,6 +108,9 @@ pub(crate) struct GroupHistory {
     pub stretches: Vec<Stretch>,
     /// Its data set with the shortest name in the newest release that failed this way.
     pub example: String,
+    /// What its smallest data set said in the newest release that failed this way and
+    /// stored it.
+    pub message: Option<String>,
 }
 
 impl GroupHistory {
@@ -231,12 +234,15 @@ pub(crate) fn trend(releases: &[Release]) -> Vec<TrendPoint> {
 
 /// `onnx-testdata 4`: the corpora a release ran, with their versions.
 pub(crate) fn corpora_text(release: &Release) -> String {
-    release
-        .corpora
-        .iter()
-        .map(|(name, v)| format!("{name} {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    match release.corpora.is_empty() {
+        true => "no versioned corpus".to_owned(),
+        false => release
+            .corpora
+            .iter()
+            .map(|(name, v)| format!("{name} {v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }
 
 /// Where the ground under the releases' figures moved, by the index of the release it moved
@@ -284,6 +290,7 @@ pub(crate) fn group_histories(releases: &[Release]) -> Vec<GroupHistory> {
         .map(|(group, digests)| {
             let mut stretches: Vec<Stretch> = Vec::new();
             let mut example = String::new();
+            let mut message = None;
             for release in releases {
                 let state = state_in(release, group, &digests);
                 if let State::Failing(_) = state
@@ -295,6 +302,7 @@ pub(crate) fn group_histories(releases: &[Release]) -> Vec<GroupHistory> {
                         .min_by_key(|n| (n.len(), n.as_str()))
                 {
                     example = name.clone();
+                    message = release.messages.get(group).cloned().or(message);
                 }
                 let most = match state {
                     State::Failing(n) => n,
@@ -321,6 +329,7 @@ pub(crate) fn group_histories(releases: &[Release]) -> Vec<GroupHistory> {
                 gates: gates.contains(group),
                 stretches,
                 example,
+                message,
             }
         })
         .collect();
@@ -407,6 +416,7 @@ pub(crate) mod tests {
             },
             selection: Release::selection_of(&data_sets),
             data_sets,
+            messages: BTreeMap::new(),
             unsupported: not_passed
                 .iter()
                 .filter(|(_, status, _)| *status == Status::Unsupported)
