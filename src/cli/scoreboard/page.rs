@@ -255,7 +255,7 @@ fn write_heatmap(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "<h3>Operator version × element type</h3>")?;
     writeln!(
         out,
-        "<div class=\"legend\"><span>pass share:</span><span class=\"swatch s0\">0%</span>\
+        "<div class=\"legend\"><span>conformance:</span><span class=\"swatch s0\">0%</span>\
          <span class=\"swatch s5\">50%</span><span class=\"swatch s9\">&lt;100%</span>\
          <span class=\"swatch s10\">100%</span><span class=\"swatch unsup\">unsupported</span>\
          <span class=\"swatch na\">·</span><span>not accepted by the version</span>\
