@@ -163,14 +163,41 @@ pub(crate) struct HistoryArgs {
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum HistoryVerb {
-    /// Store one release's whole run (its JSON report) as history/RUNTIME/VERSION.json, keyed
-    /// by data-set content; a run of part of the corpus adds to what the file holds.
+    /// Store one release's whole run (its JSON report) in history/RUNTIME.json, keyed by
+    /// data-set content; a run of part of the corpus adds to what the release holds.
     Record(HistoryRecordArgs),
-    /// Write docs/history.md (and with --html the page) from the stored releases: the pass
-    /// share of each release, and per failure group the releases where it changed.
+    /// Write docs/history.md (and with --html the page) from the stored releases: what changed
+    /// in each release, each release's conformance and coverage, and per failure group the
+    /// releases where it changed.
     Write(HistoryWriteArgs),
     /// One data set's verdict in every stored release, for bisecting.
     Case(HistoryCaseArgs),
+    /// What changed in one release of a runtime (default its newest) against the release
+    /// before it: new failures, moves, fixes, support, each with an example data set.
+    Changes(HistoryChangesArgs),
+    /// Move release files of format 1 (DIR/RUNTIME/VERSION.json) into their runtime's file,
+    /// DIR/RUNTIME.json, as `record` writes it.
+    Compact(HistoryCompactArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct HistoryChangesArgs {
+    /// The runtime, as its stored file is named (`onnxruntime`).
+    #[arg(value_name = "RUNTIME")]
+    pub runtime: String,
+    /// The release (default: the newest stored).
+    #[arg(value_name = "VERSION")]
+    pub version: Option<String>,
+    /// The stored releases.
+    #[arg(long, value_name = "DIR", default_value = "history")]
+    pub dir: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct HistoryCompactArgs {
+    /// The stored releases.
+    #[arg(long, value_name = "DIR", default_value = "history")]
+    pub dir: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -191,9 +218,10 @@ pub(crate) struct HistoryRecordArgs {
     /// The day of the run, YYYY-MM-DD (default: today, UTC).
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub date: Option<String>,
-    /// Where to store it: DIR/RUNTIME/VERSION.json, as the report's runtime names itself.
-    #[arg(long, value_name = "FILE")]
-    pub output: PathBuf,
+    /// Where to store it: DIR/RUNTIME.json, RUNTIME as the report's runtime names itself
+    /// (release files of format 1 of that runtime, DIR/RUNTIME/VERSION.json, are moved into it).
+    #[arg(long, value_name = "DIR", default_value = "history")]
+    pub dir: PathBuf,
     /// The corpus the run read (default as the main command's).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
@@ -201,7 +229,7 @@ pub(crate) struct HistoryRecordArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct HistoryWriteArgs {
-    /// The stored releases: DIR/RUNTIME/VERSION.json.
+    /// The stored releases: DIR/RUNTIME.json (or release files DIR/RUNTIME/VERSION.json).
     #[arg(long, value_name = "DIR", default_value = "history")]
     pub dir: PathBuf,
     /// Write the Markdown page to FILE instead of standard output.
@@ -217,7 +245,7 @@ pub(crate) struct HistoryCaseArgs {
     /// The data set: its name (`onnx-1.22.0/node/test_wrap_pad/0`) or content digest.
     #[arg(value_name = "NAME")]
     pub name: String,
-    /// The stored releases: DIR/RUNTIME/VERSION.json.
+    /// The stored releases: DIR/RUNTIME.json (or release files DIR/RUNTIME/VERSION.json).
     #[arg(long, value_name = "DIR", default_value = "history")]
     pub dir: PathBuf,
     /// The corpus that names the data set (default as the main command's).

@@ -1,8 +1,10 @@
 //! Failures grouped by root cause: the basis of the expected result, the status, and the
 //! library's cause key (the verdict's cause, and for a value mismatch where and how the values
-//! differ) — never the wording of a message, but for outcomes of reports written before
-//! verdicts were recorded, which group by their normalized first line. docs/results.md and the
-//! scoreboard's failure groups both read this grouping, so they cannot drift apart.
+//! differ; for a crash its kind, not its signal or exit code) — never the wording of a
+//! message, but for outcomes of reports written before verdicts were recorded, which group by
+//! their normalized first line. A group is keyed by normalised words but labelled by a real
+//! message, its smallest data set's. docs/results.md and the scoreboard's failure groups both
+//! read this grouping, so they cannot drift apart.
 
 use std::collections::BTreeMap;
 
@@ -84,14 +86,54 @@ fn normalize_word(word: &str) -> String {
     replace_numbers(word)
 }
 
+/// A message's first line as a label shows it: the words, names and numbers as said (the
+/// operator version, element type and runtime version a maintainer needs), but what changes
+/// from run to run or machine to machine — a path's directories (`…/model.onnx`), a
+/// hexadecimal address (`0x…`) — left out, and white space collapsed.
+///
+/// ```text
+/// use crate::cli::failure_groups::shown_message;
+/// assert_eq!(
+///     shown_message("Load model from /tmp/x7/model.onnx failed at 0x7f3a: Pad(19)\nmore"),
+///     "Load model from …/model.onnx failed at 0x…: Pad(19)"
+/// );
+/// ```
+pub(super) fn shown_message(message: &str) -> String {
+    let line = message.lines().next().unwrap_or_default();
+    let words: Vec<String> = line.split_whitespace().map(shown_word).collect();
+    words.join(" ")
+}
+
+/// One word of [`shown_message`].
+fn shown_word(word: &str) -> String {
+    let is_edge = |c: char| matches!(c, '"' | '\'' | '(' | ')' | '[' | ']' | ',' | ';' | '`' | '{' | '}');
+    let core = word.trim_start_matches(is_edge);
+    let lead = &word[..word.len() - core.len()];
+    let core = core.trim_end_matches(|c: char| is_edge(c) || c == ':' || c == '.');
+    let trail = &word[lead.len() + core.len()..];
+    if let Some((_, last)) = core.rsplit_once('/') {
+        // `exec:.venv/bin/python` keeps its scheme.
+        let scheme = core
+            .find(':')
+            .filter(|&i| !core[..i].contains('/'))
+            .map_or("", |i| &core[..=i]);
+        return format!("{lead}{scheme}…/{last}{trail}");
+    }
+    if core.len() > 2 && core[..2].eq_ignore_ascii_case("0x") && core[2..].chars().all(|c| c.is_ascii_hexdigit()) {
+        return format!("{lead}0x…{trail}");
+    }
+    word.to_owned()
+}
+
 /// What splits a group of a backend's errors further: the backend's own code when it gave one
 /// (`code TypeError`), else its words normalised ([`normalize_reason`]); `None` for a verdict
-/// that carries no error of the backend (a mismatch, a timeout, the runner's own failure).
+/// that carries no error of the backend (a mismatch, a timeout, the runner's own failure) or
+/// whose kind says all (a crash: killed by a signal, or exited, whichever signal or code).
 fn error_split(outcome: &Outcome) -> Option<String> {
     let words = match outcome.verdict()? {
         Verdict::RefusedValid { refusal } | Verdict::RefusedForAnotherReason { refusal, .. } => refusal,
         Verdict::Failed {
-            failure: Failure::Timeout | Failure::Runner,
+            failure: Failure::Timeout | Failure::Runner | Failure::Crash { .. },
             ..
         } => return None,
         Verdict::Failed { detail, .. } => detail,
@@ -155,14 +197,22 @@ pub(super) fn elements(outcome: &Outcome) -> Option<usize> {
 /// Data sets that failed or errored for the same root cause on the same basis.
 #[derive(Clone, Debug)]
 pub(super) struct FailureGroup<'a> {
-    /// The normalized first line of the smallest one's message ([`normalize_reason`]).
+    /// The normalized first line of the smallest one's message ([`normalize_reason`]): for
+    /// ordering and searching, not for showing.
     pub reason: String,
+    /// The first line of the smallest one's message as said ([`shown_message`]): what labels
+    /// the group.
+    pub message: String,
+    /// How many distinct messages its data sets give (told apart as [`normalize_reason`]
+    /// words them: numbers, names and paths aside).
+    pub distinct_messages: usize,
     /// The distinct normalized first lines of their messages, with how many say each, most
     /// first: what the group holds.
     pub messages: Vec<(String, usize)>,
     /// The backend's own code they share, when it gave one.
     pub code: Option<String>,
-    /// The root cause they share (none in a report of format 1).
+    /// The root cause they share (none in a report of format 1): the smallest one's; for a
+    /// crash, the others may have another signal or exit code.
     pub key: Option<CauseKey>,
     /// What their expected results rest on.
     pub basis: Basis,
@@ -177,30 +227,24 @@ pub(super) struct FailureGroup<'a> {
 }
 
 impl<'a> FailureGroup<'a> {
-    /// `wrong-values: constant padding, sign of zero — output N "y": N of N elements differ`:
-    /// the root cause, then the smallest one's first line.
+    /// `wrong-values: constant padding, sign of zero — mismatch: output 0 "y": 3 of 12
+    /// elements differ; … (one of 2 distinct messages)`: the root cause (with the backend's
+    /// code), then the label.
     pub(super) fn headline(&self) -> String {
+        let code = self.code.as_ref().map_or(String::new(), |c| format!(" (code {c})"));
         match &self.key {
-            Some(key) => format!("{key} — {}", self.label()),
-            None => self.label(),
+            Some(key) => format!("{key}{code} — {}", self.label()),
+            None => format!("{}{code}", self.label()),
         }
     }
 
-    /// What the group holds: its code, when the backend gave one, then each distinct message
-    /// with its count (`code TypeError: 7 × a; 3 × b`), or the one message alone when every
-    /// data set says it.
+    /// The smallest data set's message, and when the group holds others, how many:
+    /// `backend x refused a valid input (kind refused): no kernel for int8 (one of 3 distinct
+    /// messages)`.
     pub(super) fn label(&self) -> String {
-        let messages = match self.messages.as_slice() {
-            [(only, _)] => only.clone(),
-            many => many
-                .iter()
-                .map(|(message, n)| format!("{n} × {message}"))
-                .collect::<Vec<_>>()
-                .join("; "),
-        };
-        match &self.code {
-            Some(code) => format!("code {code}: {messages}"),
-            None => messages,
+        match self.distinct_messages {
+            0 | 1 => self.message.clone(),
+            n => format!("{} (one of {n} distinct messages)", self.message),
         }
     }
 
@@ -210,12 +254,13 @@ impl<'a> FailureGroup<'a> {
     }
 }
 
-/// What puts two failures in one group: basis, status, cause key, and for a backend's errors
-/// its code or normalized words.
-type GroupKey = (Basis, Status, Option<CauseKey>, String);
+/// What puts two failures in one group: basis, status, cause key as it reads (so a crash's
+/// signal or exit code, which it leaves out, splits nothing), and for a backend's errors its
+/// code or normalized words.
+pub(super) type GroupKey = (Basis, Status, Option<(Cause, String)>, String);
 
 /// The group a failed or errored outcome falls in; `None` for any other status.
-fn group_key(outcome: &Outcome) -> Option<GroupKey> {
+pub(super) fn group_key(outcome: &Outcome) -> Option<GroupKey> {
     if !matches!(outcome.status(), Status::Failed | Status::Errored) {
         return None;
     }
@@ -225,24 +270,8 @@ fn group_key(outcome: &Outcome) -> Option<GroupKey> {
         Some(_) => error_split(outcome).unwrap_or_default(),
         None => normalize_reason(&outcome.message()),
     };
+    let cause = cause.map(|key| (key.cause, key.to_string()));
     Some((outcome.basis().kind, outcome.status(), cause, wording))
-}
-
-/// The group of a failed or errored outcome as one line of text, the same for every failure
-/// [`group_failures`] puts in one group and different for failures it keeps apart:
-/// `spec failed: wrong-values: constant padding, sign of zero` or `spec errored:
-/// refused-valid — code NOT_IMPLEMENTED`. `pad-conformance history` stores it, so that one
-/// bug is one line across a runtime's releases.
-pub(super) fn group_line(outcome: &Outcome) -> Option<String> {
-    let (basis, status, cause, wording) = group_key(outcome)?;
-    let mut line = format!("{basis} {}", status.name());
-    if let Some(cause) = cause {
-        line.push_str(&format!(": {cause}"));
-    }
-    if !wording.is_empty() {
-        line.push_str(&format!(" — {wording}"));
-    }
-    Some(line)
 }
 
 /// The failed and errored data sets of `outcomes`, grouped by (basis, status, cause key, and
@@ -257,7 +286,9 @@ pub(super) fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>
     }
     let mut groups: Vec<FailureGroup<'a>> = groups
         .into_iter()
-        .map(|((basis, status, key, _), mut outcomes)| {
+        .map(|((basis, status, cause, _), mut outcomes)| {
+            // The smallest first: it labels the group, so the label is the same whatever
+            // order the outcomes came in.
             outcomes.sort_by_cached_key(|o| (elements(o).unwrap_or(usize::MAX), o.name()));
             let mut counts: BTreeMap<String, usize> = BTreeMap::new();
             for outcome in &outcomes {
@@ -271,10 +302,12 @@ pub(super) fn group_failures<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>
                 .filter(|_| outcomes.iter().all(|o| o.code() == outcomes[0].code()));
             FailureGroup {
                 reason: normalize_reason(&outcomes[0].message()),
+                message: shown_message(&outcomes[0].message()),
+                distinct_messages: messages.len(),
                 messages,
                 code,
-                cause: key.as_ref().map(|k| k.cause),
-                key,
+                cause: cause.map(|(cause, _)| cause),
+                key: outcomes[0].cause_key(),
                 basis,
                 status,
                 gates: outcomes.iter().any(|o| o.gates()),
@@ -400,23 +433,23 @@ mod tests {
         let refused = |message: &str| Verdict::RefusedValid {
             refusal: message.to_owned(),
         };
+        let killed = |signal: i32| Verdict::Failed {
+            failure: Failure::Crash {
+                code: None,
+                signal: Some(signal),
+            },
+            detail: format!("killed by signal {signal}"),
+            must_refuse: false,
+        };
         let outcomes = [
             // One backend refusing everything, in as many words as it has kernels.
             with("a", refused("no kernel for int8 reflect")),
             with("b", refused("unsupported: wrap on axis 3")),
             // A crash and a polite refusal that says "signal": two causes, not one.
-            with(
-                "c",
-                Verdict::Failed {
-                    failure: Failure::Crash {
-                        code: None,
-                        signal: Some(11),
-                    },
-                    detail: "killed by signal 11".into(),
-                    must_refuse: false,
-                },
-            ),
+            with("c", killed(11)),
             with("d", refused("the signal path lacks this mode")),
+            // A crash by another signal: the same kind of crash, the same group.
+            with("e", killed(6)),
         ];
         let groups = group_failures(&outcomes);
         let sizes: Vec<(String, String, usize)> = groups
@@ -429,12 +462,12 @@ mod tests {
             [
                 (
                     "crash: killed by a signal".to_owned(),
-                    "backend x crashed: killed by signal N".to_owned(),
-                    1
+                    "backend x crashed: killed by signal 11".to_owned(),
+                    2
                 ),
                 (
                     "refuses-valid".to_owned(),
-                    format!("{refused} no kernel for intN reflect"),
+                    format!("{refused} no kernel for int8 reflect"),
                     1
                 ),
                 (
@@ -444,7 +477,7 @@ mod tests {
                 ),
                 (
                     "refuses-valid".to_owned(),
-                    format!("{refused} unsupported: wrap on axis N"),
+                    format!("{refused} unsupported: wrap on axis 3"),
                     1
                 ),
             ],
@@ -453,31 +486,53 @@ mod tests {
     }
 
     #[test]
-    fn a_backends_code_groups_its_errors_and_the_label_counts_each_message() {
+    fn a_backends_code_groups_its_errors_and_the_smallest_data_sets_message_labels_the_group() {
         let failed = |id: &str, code: Option<&str>, detail: &str| reported_failure(id, "numpy.pad", code, detail);
         let outcomes = [
             failed("a", None, "TypeError: `pad_width` must be of integral type."),
-            failed("b", None, "ValueError: too many values to unpack (expected 1)"),
             failed("c", None, "ValueError: too many values to unpack (expected 2)"),
-            failed("d", Some("ValueError"), "too many values to unpack (expected 1)"),
-            failed("e", Some("ValueError"), "operands could not be broadcast"),
+            failed("b", None, "ValueError: too many values to unpack (expected 1)"),
             failed("f", Some("ValueError"), "operands could not be broadcast"),
+            failed("e", Some("ValueError"), "operands could not be broadcast"),
+            failed("d", Some("ValueError"), "too many values to unpack (expected 1)"),
         ];
         let groups = group_failures(&outcomes);
-        let labels: Vec<(usize, String)> = groups.iter().map(|g| (g.outcomes.len(), g.label())).collect();
+        let labels: Vec<(usize, usize, String)> = groups
+            .iter()
+            .map(|g| (g.outcomes.len(), g.distinct_messages, g.label()))
+            .collect();
         let said = "backend numpy.pad failed (it reported an internal failure, kind failed):";
+        // Every input is of one element: the smallest is the first by name, whatever the order
+        // the outcomes came in; its message is shown as said, numbers and names kept.
         assert_eq!(
             labels,
             [
                 (
                     3,
-                    format!(
-                        "code ValueError: 2 × {said} operands could not be broadcast; \
-                         1 × {said} too many values to unpack (expected N)"
-                    )
+                    2,
+                    format!("{said} too many values to unpack (expected 1) (one of 2 distinct messages)")
                 ),
-                (2, format!("{said} ValueError: too many values to unpack (expected N)")),
-                (1, format!("{said} TypeError: `NAME` must be of integral type.")),
+                (
+                    2,
+                    1,
+                    format!("{said} ValueError: too many values to unpack (expected 1)")
+                ),
+                (1, 1, format!("{said} TypeError: `pad_width` must be of integral type.")),
+            ]
+        );
+        assert_eq!(
+            groups[0].headline(),
+            format!(
+                "crash: reported a failure (code ValueError) — {said} too many values to unpack (expected 1) \
+                 (one of 2 distinct messages)"
+            )
+        );
+        // The split's counts stay, for the JSON of `matrix`.
+        assert_eq!(
+            groups[0].messages,
+            [
+                (format!("{said} operands could not be broadcast"), 2),
+                (format!("{said} too many values to unpack (expected N)"), 1)
             ]
         );
         // The cause key is the fuzzer's and history's: the split leaves it as it was.
@@ -485,6 +540,22 @@ mod tests {
             groups
                 .iter()
                 .all(|g| g.key.as_ref().unwrap().to_string() == "crash: reported a failure")
+        );
+    }
+
+    #[test]
+    fn a_shown_message_keeps_versions_and_types_but_not_paths_or_addresses() {
+        assert_eq!(
+            shown_message(
+                "backend onnxruntime 1.32.0 refused a valid input (kind refused): Fail: Load model from \
+                 /tmp/pad-x7/model.onnx failed: Pad(25) does not accept tensor(int4) at 0x7f3A\nsecond line"
+            ),
+            "backend onnxruntime 1.32.0 refused a valid input (kind refused): Fail: Load model from \
+             …/model.onnx failed: Pad(25) does not accept tensor(int4) at 0x…"
+        );
+        assert_eq!(
+            shown_message("backend exec:.venv/bin/python scripts/w failed: 'x/y', \"a\""),
+            "backend exec:…/python …/w failed: '…/y', \"a\""
         );
     }
 

@@ -12,6 +12,7 @@ mod diff;
 mod failure_groups;
 mod fatal;
 mod fuzz;
+mod group_line;
 mod history;
 mod html;
 mod matrix;
@@ -25,6 +26,7 @@ mod run_report;
 mod scoreboard;
 mod selection;
 mod shard_parts;
+mod shares;
 pub(crate) mod signals;
 mod today;
 

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use crate::cli::html::escape::{Escaped, Message};
 use crate::cli::html::shell::{write_filter, write_foot, write_head};
-use crate::cli::scoreboard::pass_share;
+use crate::cli::shares::{ShareCounts, percent};
 use crate::report::Summary;
 use crate::tensor::DataType;
 
@@ -27,7 +27,7 @@ pub(crate) fn write_diff_html(diff: &RunDiff<'_>, out: &mut dyn Write) -> io::Re
         out,
         "<thead><tr><th>run</th><th>backend</th><th class=\"num\">passed</th><th class=\"num\">failed</th>\
          <th class=\"num\">errored</th><th class=\"num\">skipped</th><th class=\"num\">unsupported</th>\
-         <th class=\"num\">not gating</th><th class=\"num\">pass share</th></tr></thead><tbody>"
+         <th class=\"num\">not gating</th><th class=\"num\">conformance</th></tr></thead><tbody>"
     )?;
     for (label, report) in [("old", diff.old), ("new", diff.new)] {
         let s: Summary = report.summary();
@@ -43,7 +43,7 @@ pub(crate) fn write_diff_html(diff: &RunDiff<'_>, out: &mut dyn Write) -> io::Re
             s.skipped,
             s.unsupported,
             s.not_gating,
-            pass_share(&s).map_or_else(|| "–".to_owned(), |p| format!("{:.1}%", p * 100.0))
+            percent(ShareCounts::of(&s).conformance())
         )?;
     }
     writeln!(out, "</tbody></table></div>")?;

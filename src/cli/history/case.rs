@@ -7,7 +7,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use super::record::corpus;
-use super::stored::{is_digest, read_all};
+use super::store::read_all;
+use super::stored::is_digest;
+use super::timeline::{corpora_text, group_label};
 use crate::case::content_digest::data_set_digest;
 use crate::cli::args::HistoryCaseArgs;
 use crate::cli::fatal::Fatal;
@@ -27,9 +29,27 @@ pub(super) fn case(args: &HistoryCaseArgs) -> Result<ExitCode, Fatal> {
         for release in releases {
             let line = match (release.worker.passed, release.status_of(&digest)) {
                 (false, _) => "worker failed its self-check".to_owned(),
-                (true, None) => "not run".to_owned(),
+                (true, None) => {
+                    // Another content under this name (a corpus version that changed the data
+                    // set) is told, when the release stored it, so that a reader bisects it too.
+                    let other = release
+                        .not_passed
+                        .iter()
+                        .find(|(d, n)| n.name == args.name && **d != digest)
+                        .map_or_else(String::new, |(d, n)| {
+                            let group = n
+                                .group
+                                .as_deref()
+                                .map_or_else(String::new, |g| format!(": {}", group_label(g)));
+                            format!("; its content then, {d}: {}{group}", n.status.name())
+                        });
+                    format!(
+                        "not run (this content is not in its corpus, {}){other}",
+                        corpora_text(release)
+                    )
+                }
                 (true, Some(status)) => match release.not_passed.get(&digest).and_then(|n| n.group.as_ref()) {
-                    Some(group) => format!("{} ({group})", status.name()),
+                    Some(group) => format!("{}: {}", status.name(), group_label(group)),
                     None => status.name().to_owned(),
                 },
             };

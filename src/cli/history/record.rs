@@ -1,6 +1,6 @@
 //! `history record`: one release's run (a JSON report), its worker's self-check and its
-//! environment, stored as history/RUNTIME/VERSION.json. Runs over part of the corpus add
-//! to what the file holds: a data set stored earlier whose content the corpus still holds
+//! environment, stored in history/RUNTIME.json. Runs over part of the corpus add to what the
+//! release holds: a data set stored earlier whose content the corpus still holds
 //! and that this run did not run keeps its result, so a new corpus version re-runs only what
 //! it changed or added.
 
@@ -10,15 +10,16 @@ use std::process::ExitCode;
 
 use serde::Deserialize;
 
-use super::stored::{Environment, HISTORY_FORMAT, NotPassed, Package, Release, WorkerCheck};
+use super::store::RuntimeStore;
+use super::stored::{Environment, HISTORY_FORMAT, NotPassed, Package, Release, WorkerCheck, is_name};
 use crate::case::content_digest::data_set_digest;
 use crate::case::{Patterns, discover_until};
 use crate::cli::args::HistoryRecordArgs;
-use crate::cli::failure_groups::group_line;
+use crate::cli::failure_groups::group_failures;
 use crate::cli::fatal::Fatal;
+use crate::cli::group_line::GroupLine;
 use crate::cli::signals;
 use crate::data::DataRoot;
-use crate::data::atomic_file::write_atomically;
 use crate::data::corpus_versions;
 use crate::data::digest::selection_digest;
 use crate::data::json_file::read_json;
@@ -82,7 +83,12 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
     if report.shard.is_some() {
         return Err(Fatal(format!("{shown}: shard: a part of a run; merge the parts first")));
     }
-    check_output_path(&args.output, &runtime.name, version)?;
+    if !is_name(&runtime.name) || !is_name(version) {
+        return Err(Fatal(format!(
+            "{shown}: runtime: the worker names runtime {:?} version {version:?}: not usable as file names (letters, digits, '.', '_', '+', '-')",
+            runtime.name
+        )));
+    }
     let environment = match &args.environment {
         Some(path) => {
             let file: EnvironmentFile = read_json(path, 16 << 20)?;
@@ -106,29 +112,23 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
             "{shown}: run.selection: not the digest of the data sets the report holds: cases were added or removed"
         )));
     }
-    let earlier = match args.output.exists() {
-        true => Some(Release::read(&args.output)?),
-        false => None,
-    };
+    let mut store = RuntimeStore::read(&args.dir, &runtime.name)?;
+    let stored_at = shown_path(&store.file);
+    let earlier = store.releases.iter().find(|r| r.version == version).cloned();
     if let Some(earlier) = &earlier {
         if earlier.worker.passed && !worker.passed {
             return Err(Fatal(format!(
-                "{}: the worker failed its self-check ({}), but {} holds results of this release made with a worker \
-                 that worked: kept; remove the file to store the failure",
+                "{}: the worker failed its self-check ({}), but {stored_at} holds results of {version} made with a worker \
+                 that worked: kept; remove the release from it to store the failure",
                 shown_path(&args.self_check),
                 worker.detail,
-                shown_path(&args.output)
             )));
         }
         if (earlier.gating.as_str(), earlier.tolerance.as_str()) != (facts.gating.as_str(), facts.tolerance.as_str()) {
             return Err(Fatal(format!(
-                "{shown}: run: gating {} and tolerance {}, but {} was recorded with gating {} and tolerance {}: \
+                "{shown}: run: gating {} and tolerance {}, but {stored_at} holds {version} recorded with gating {} and tolerance {}: \
                  one release's results are judged one way",
-                facts.gating,
-                facts.tolerance,
-                shown_path(&args.output),
-                earlier.gating,
-                earlier.tolerance
+                facts.gating, facts.tolerance, earlier.gating, earlier.tolerance
             )));
         }
     }
@@ -179,6 +179,25 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
             None => {}
         }
     }
+    // Each group's label: this run's smallest data set's message, else an earlier run's.
+    let mut messages: BTreeMap<String, String> = BTreeMap::new();
+    if worker.passed {
+        for group in group_failures(&report.outcomes) {
+            if let Some(line) = GroupLine::of(group.smallest()) {
+                messages.entry(line.to_string()).or_insert(group.message);
+            }
+        }
+        if let Some(earlier) = earlier.as_ref() {
+            for (group, message) in &earlier.messages {
+                messages.entry(group.clone()).or_insert_with(|| message.clone());
+            }
+        }
+    }
+    let groups: HashSet<&String> = not_passed
+        .values()
+        .filter_map(|n: &NotPassed| n.group.as_ref())
+        .collect();
+    messages.retain(|group, _| groups.contains(group));
     let release = Release {
         format: HISTORY_FORMAT,
         runtime: runtime.name.clone(),
@@ -193,18 +212,12 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         unsupported,
         not_passed,
         data_sets,
+        messages,
     };
     // Checked as reading will check it, before anything is written.
-    release.check(&args.output)?;
-    let mut json = serde_json::to_string_pretty(&release)?;
-    json.push('\n');
-    if let Some(parent) = args.output.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| Fatal(format!("{}: {e}", shown_path(parent))))?;
-    }
-    write_atomically(&args.output, json.as_bytes()).map_err(|e| Fatal(format!("{}: {e}", shown_path(&args.output))))?;
-    eprintln!(
-        "pad-conformance: {} {version}: {} data sets, {} unsupported, {} failed, errored or skipped{}",
-        release.runtime,
+    release.check(&store.file, &format!("{version}: "))?;
+    let summary = format!(
+        "{} data sets, {} unsupported, {} failed, errored or skipped{}",
         release.data_sets.len(),
         release.unsupported.len(),
         release.not_passed.len(),
@@ -213,6 +226,17 @@ pub(super) fn record(args: &HistoryRecordArgs) -> Result<ExitCode, Fatal> {
         } else {
             "; the worker failed its self-check"
         }
+    );
+    store.releases.retain(|r| r.version != version);
+    store.releases.push(release);
+    store
+        .releases
+        .sort_by_cached_key(|r| (super::stored::release_order(&r.version), r.version.clone()));
+    std::fs::create_dir_all(&args.dir).map_err(|e| Fatal(format!("{}: {e}", shown_path(&args.dir))))?;
+    store.write()?;
+    eprintln!(
+        "pad-conformance: {} {version} stored in {stored_at}: {summary}",
+        runtime.name
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -243,7 +267,7 @@ fn not_passed(outcome: &Outcome) -> Option<Stored> {
             name: outcome.name(),
             status,
             gates: outcome.is_gating_failure(),
-            group: group_line(outcome),
+            group: GroupLine::of(outcome).map(|line| line.to_string()),
         })),
     }
 }
@@ -269,28 +293,6 @@ fn self_check(path: &Path) -> Result<(WorkerCheck, RunReport), Fatal> {
         }),
     };
     Ok((check, report))
-}
-
-/// `history/RUNTIME/VERSION.json` is the only name a release may be stored under: a stored
-/// file names itself twice, and reading checks both.
-fn check_output_path(output: &Path, runtime: &str, version: &str) -> Result<(), Fatal> {
-    let safe = |s: &str| {
-        !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "._+-".contains(c)) && !s.starts_with('.')
-    };
-    if !safe(runtime) || !safe(version) {
-        return Err(Fatal(format!(
-            "the worker names runtime {runtime:?} version {version:?}: not usable as file names (letters, digits, '.', '_', '+', '-')"
-        )));
-    }
-    let stem = output.file_stem().and_then(|s| s.to_str());
-    let dir = output.parent().and_then(Path::file_name).and_then(|s| s.to_str());
-    if stem != Some(version) || dir != Some(runtime) || output.extension().is_none_or(|e| e != "json") {
-        return Err(Fatal(format!(
-            "--output {}: the run is of {runtime} {version}: store it as …/{runtime}/{version}.json",
-            shown_path(output)
-        )));
-    }
-    Ok(())
 }
 
 /// The content digest of every data set of a corpus, by name, and the corpus versions.

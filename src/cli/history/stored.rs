@@ -1,30 +1,39 @@
-//! One release's stored result (history/RUNTIME/VERSION.json, docs/cli.md#runtimes-across-releases): what
-//! `history record` writes from a run's JSON report and every other `history` verb reads.
-//! Data sets are keyed by content digest, so a result outlives renames and a new corpus
-//! version re-runs only what it changed; passes are implied: a data set in `data_sets`, and
-//! neither in `unsupported` nor in `not_passed`, passed.
+//! One release's stored result (docs/cli.md#runtimes-across-releases): what `history record`
+//! makes of a run's JSON report and every other `history` verb reads. A runtime's releases are
+//! stored together in history/RUNTIME.json ([`runtime_file`](super::runtime_file), format 2);
+//! a release file of format 1, history/RUNTIME/VERSION.json, is still read. Data sets are keyed
+//! by content digest, so a result outlives renames and a new corpus version re-runs only what
+//! it changed; passes are implied: a data set in `data_sets`, and neither in `unsupported` nor
+//! in `not_passed`, passed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cli::group_line::GroupLine;
 use crate::data::digest::selection_digest;
 use crate::data::json_file::read_json;
 use crate::judge::check::Status;
 use crate::text::shown_path;
 
-/// The format this version writes and the newest it reads.
-pub(crate) const HISTORY_FORMAT: u32 = 1;
+/// The format this version writes (a runtime's file) and the newest it reads.
+pub(crate) const HISTORY_FORMAT: u32 = 2;
 
-/// The largest stored result read (a release of a 1,268-data-set corpus is ~100 KiB).
-const MAX_RELEASE_BYTES: u64 = 64 << 20;
+/// The format of a file holding one release, history/RUNTIME/VERSION.json: read, no longer
+/// written.
+pub(crate) const RELEASE_FILE_FORMAT: u32 = 1;
 
-/// One release of one runtime, run over one corpus.
+/// The largest stored file read (a release of a 1,268-data-set corpus is ~100 KiB in format 1;
+/// a runtime's 36 releases ~200 KiB in format 2).
+pub(crate) const MAX_STORED_BYTES: u64 = 64 << 20;
+
+/// One release of one runtime, run over one corpus: as a file of format 1 holds it, and as
+/// every reader sees a release of either format.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Release {
-    /// [`HISTORY_FORMAT`] when written.
+    /// The format of the file it was read from: [`RELEASE_FILE_FORMAT`] or [`HISTORY_FORMAT`].
     pub format: u32,
     /// The runtime, as its worker names it (`onnxruntime`).
     pub runtime: String,
@@ -55,6 +64,11 @@ pub(crate) struct Release {
     /// The data sets that failed, errored or were skipped, by content digest (a digest given
     /// twice is refused by `read_json`, as a key named twice in any JSON file).
     pub not_passed: BTreeMap<String, NotPassed>,
+    /// What labels each failure group of `not_passed`: the first line of its smallest data
+    /// set's message as said ([`shown_message`](crate::cli::failure_groups::shown_message)).
+    /// Absent from files written before it was stored.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub messages: BTreeMap<String, String>,
 }
 
 /// The interpreter and packages of a release's environment (a pip install report, condensed).
@@ -107,8 +121,7 @@ pub(crate) struct NotPassed {
     /// Whether the failure gates (its basis is one the run gates on).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gates: bool,
-    /// Its failure group ([`group_line`](crate::cli::failure_groups::group_line)); none
-    /// for a data set skipped.
+    /// Its failure group ([`GroupLine`]); none for a data set skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
 }
@@ -118,12 +131,23 @@ pub(crate) struct NotPassed {
 pub(crate) enum StoredError {
     #[error(transparent)]
     File(#[from] crate::data::json_file::JsonFileError),
+    /// `field` names the release too when the file holds several (`1.16.0: selection`).
     #[error("{}: {field}: {problem}", shown_path(path))]
     Invalid {
         path: PathBuf,
-        field: &'static str,
+        field: String,
         problem: String,
     },
+}
+
+impl StoredError {
+    pub(crate) fn invalid(path: &Path, field: impl Into<String>, problem: impl Into<String>) -> StoredError {
+        StoredError::Invalid {
+            path: path.to_owned(),
+            field: field.into(),
+            problem: problem.into(),
+        }
+    }
 }
 
 impl Release {
@@ -132,24 +156,53 @@ impl Release {
         selection_digest(data_sets)
     }
 
-    /// Reads and checks a stored result: its format, the names it claims (the file's own
-    /// name is `VERSION.json` under a directory named for the runtime, so two files cannot
-    /// claim one release), and that it agrees with itself.
-    pub(crate) fn read(path: &Path) -> Result<Release, StoredError> {
-        let release: Release = read_json(path, MAX_RELEASE_BYTES)?;
-        release.check(path)?;
+    /// Reads and checks a release file of format 1, history/RUNTIME/VERSION.json: its format,
+    /// the names it claims (the file's own name is `VERSION.json` under a directory named for
+    /// the runtime, so two files cannot claim one release), and that it agrees with itself.
+    pub(crate) fn read_release_file(path: &Path) -> Result<Release, StoredError> {
+        let release: Release = read_json(path, MAX_STORED_BYTES)?;
+        if release.format != RELEASE_FILE_FORMAT {
+            return Err(StoredError::invalid(
+                path,
+                "format",
+                format!(
+                    "{}: a file of one release is of format {RELEASE_FILE_FORMAT}; format {HISTORY_FORMAT} is a runtime's file, RUNTIME.json",
+                    release.format
+                ),
+            ));
+        }
+        let mut release = release;
+        release.check(path, "")?;
+        release.regroup();
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        if stem != release.version {
+            return Err(StoredError::invalid(
+                path,
+                "version",
+                format!("{:?}, but the file is named {stem:?}", release.version),
+            ));
+        }
+        let dir = path
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        if dir != release.runtime {
+            return Err(StoredError::invalid(
+                path,
+                "runtime",
+                format!("{:?}, but the file lies under {dir:?}", release.runtime),
+            ));
+        }
         Ok(release)
     }
 
-    /// Whether this release may be stored at `path`, and agrees with itself: what reading
-    /// checks, and `history record` before it writes anything.
-    pub(crate) fn check(&self, path: &Path) -> Result<(), StoredError> {
+    /// Whether this release agrees with itself: what reading either format checks, and
+    /// `history record` before it writes anything. Errors name `path` and, before the field,
+    /// `within` (`1.16.0: ` in a runtime's file).
+    pub(crate) fn check(&self, path: &Path, within: &str) -> Result<(), StoredError> {
         let release = self;
-        let invalid = |field: &'static str, problem: String| StoredError::Invalid {
-            path: path.to_owned(),
-            field,
-            problem,
-        };
+        let invalid = |field: &str, problem: String| StoredError::invalid(path, format!("{within}{field}"), problem);
         if !is_name(&release.runtime) {
             return Err(invalid(
                 "runtime",
@@ -169,24 +222,6 @@ impl Release {
                     "{}: this pad-conformance reads formats 1 to {HISTORY_FORMAT}",
                     release.format
                 ),
-            ));
-        }
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-        if stem != release.version {
-            return Err(invalid(
-                "version",
-                format!("{:?}, but the file is named {stem:?}", release.version),
-            ));
-        }
-        let dir = path
-            .parent()
-            .and_then(Path::file_name)
-            .and_then(|s| s.to_str())
-            .unwrap_or_default();
-        if dir != release.runtime {
-            return Err(invalid(
-                "runtime",
-                format!("{:?}, but the file lies under {dir:?}", release.runtime),
             ));
         }
         if !is_date(&release.date) {
@@ -251,7 +286,38 @@ impl Release {
                 ),
             ));
         }
+        let groups: BTreeSet<&String> = release.not_passed.values().filter_map(|n| n.group.as_ref()).collect();
+        if let Some(group) = release.messages.keys().find(|g| !groups.contains(g)) {
+            return Err(invalid("messages", format!("{group:?} is no group of not_passed")));
+        }
+        for (digest, n) in &release.not_passed {
+            let Some(group) = &n.group else { continue };
+            let line = GroupLine::parse(group)
+                .map_err(|problem| invalid("not_passed", format!("{digest}: group {problem}")))?;
+            if line.status != n.status {
+                return Err(invalid(
+                    "not_passed",
+                    format!("{digest}: a {} data set in group {group:?}", n.status.name()),
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// Each group as this version groups (a crash by its kind, not its signal), once
+    /// [`check`](Release::check) has read every group: what readers of either format see.
+    pub(crate) fn regroup(&mut self) {
+        let regrouped = |group: &str| GroupLine::parse(group).map_or_else(|_| group.to_owned(), |l| l.to_string());
+        for entry in self.not_passed.values_mut() {
+            if let Some(group) = &entry.group {
+                entry.group = Some(regrouped(group));
+            }
+        }
+        // Two groups read as one keep the first's message.
+        let messages = std::mem::take(&mut self.messages);
+        for (group, message) in messages {
+            self.messages.entry(regrouped(&group)).or_insert(message);
+        }
     }
 
     /// The status of the data set of `digest`: `None` when this release did not run it.
@@ -289,40 +355,6 @@ pub(crate) fn is_name(text: &str) -> bool {
 
 pub(crate) fn is_digest(text: &str) -> bool {
     text.len() == 16 && text.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-/// Every stored result under `dir` (history/): `dir/RUNTIME/VERSION.json`, by runtime, then
-/// in release order. A file that cannot be read is an error naming it.
-pub(crate) fn read_all(dir: &Path) -> Result<BTreeMap<String, Vec<Release>>, StoredError> {
-    let mut all: BTreeMap<String, Vec<Release>> = BTreeMap::new();
-    let io = |path: &Path, source: std::io::Error| StoredError::Invalid {
-        path: path.to_owned(),
-        field: "directory",
-        problem: source.to_string(),
-    };
-    let mut runtimes: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e))?
-        .map(|entry| entry.map(|e| e.path()))
-        .collect::<Result<_, _>>()
-        .map_err(|e| io(dir, e))?;
-    runtimes.sort();
-    for runtime_dir in runtimes.into_iter().filter(|p| p.is_dir()) {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&runtime_dir)
-            .map_err(|e| io(&runtime_dir, e))?
-            .map(|entry| entry.map(|e| e.path()))
-            .collect::<Result<_, _>>()
-            .map_err(|e| io(&runtime_dir, e))?;
-        files.retain(|p| p.extension().is_some_and(|e| e == "json"));
-        files.sort();
-        for file in files {
-            let release = Release::read(&file)?;
-            all.entry(release.runtime.clone()).or_default().push(release);
-        }
-    }
-    for releases in all.values_mut() {
-        releases.sort_by_cached_key(|r| (release_order(&r.version), r.version.clone()));
-    }
-    Ok(all)
 }
 
 /// A version's sort key: its release numbers (1.9.0 < 1.10.0, 2023.3.0 < 2024.0.0); then its

@@ -1,11 +1,21 @@
 //! What a runtime's stored releases say over time: per failure group, the stretches of
 //! releases where it failed, passed or was unsupported, and the releases where that changed;
-//! and the pass share of each release. docs/history.md and the history page both read this.
+//! and each release's counts, conformance and coverage ([`ShareCounts`]). docs/history.md and
+//! the history page both read this.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::stored::Release;
+use crate::cli::group_line::GroupLine;
+use crate::cli::shares::ShareCounts;
 use crate::judge::check::Status;
+
+/// A stored group as it reads ([`GroupLine::label`]): `wrong-values: wrap padding, other
+/// values (failed, spec basis)`. Stored groups are read before use, so every one parses;
+/// were one not to, it is shown as stored.
+pub(crate) fn group_label(group: &str) -> String {
+    GroupLine::parse(group).map_or_else(|_| group.to_owned(), |line| line.label())
+}
 
 /// What a failure group's data sets did in one release.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,11 +83,15 @@ fn change(before: &Stretch, after: &Stretch) -> String {
         (State::Passing, State::Failing(_), _) => format!("regressed in {at}"),
         (State::Unsupported, State::Passing, _) => format!("passing from {at}"),
         // Fixed for most; those that went on failing another way are counted.
-        (_, State::Passing, Some((group, n))) => format!("fixed in {at} ({n} fail another way: {group})"),
+        (_, State::Passing, Some((group, n))) => {
+            format!("fixed in {at} ({n} fail another way: {})", group_label(group))
+        }
         (_, State::Passing, None) => format!("fixed in {at}"),
         (State::Unsupported, State::Failing(_), _) => format!("unsupported until {}", before.last),
         (_, State::Unsupported, _) => format!("unsupported from {at}"),
-        (_, State::OtherFailure, Some((group, _))) => format!("fails another way from {at} ({group})"),
+        (_, State::OtherFailure, Some((group, _))) => {
+            format!("fails another way from {at} ({})", group_label(group))
+        }
         (State::OtherFailure, State::Failing(_), _) => format!("fails this way from {at}"),
         (_, after_state, _) => format!("{} from {at}", after_state.word()),
     }
@@ -86,7 +100,7 @@ fn change(before: &Stretch, after: &Stretch) -> String {
 /// One failure group across a runtime's releases.
 #[derive(Clone, Debug)]
 pub(crate) struct GroupHistory {
-    /// The group ([`group_line`](crate::cli::failure_groups::group_line)).
+    /// The group ([`GroupLine`](crate::cli::group_line::GroupLine)).
     pub group: String,
     /// Whether it gates (on a basis the runs gate on) in any release.
     pub gates: bool,
@@ -94,6 +108,9 @@ pub(crate) struct GroupHistory {
     pub stretches: Vec<Stretch>,
     /// Its data set with the shortest name in the newest release that failed this way.
     pub example: String,
+    /// What its smallest data set said in the newest release that failed this way and
+    /// stored it.
+    pub message: Option<String>,
 }
 
 impl GroupHistory {
@@ -152,27 +169,37 @@ pub(crate) struct TrendPoint {
     pub version: String,
     pub date: String,
     pub worker_passed: bool,
+    /// The corpora it ran, as `onnx-testdata 4`.
+    pub corpora: String,
     pub passed: usize,
     /// Failed or errored.
     pub failing: usize,
+    /// Refusals whose valid twin did not pass: supported, not passed.
+    pub not_verified: usize,
     pub unsupported: usize,
     pub skipped: usize,
+    /// Every data set it ran (each content once).
+    pub run: usize,
 }
 
 impl TrendPoint {
-    /// Passed over the data sets the release supports (neither unsupported nor skipped), in
-    /// percent; `None` when it supports none or its worker failed.
-    pub(crate) fn pass_share(&self) -> Option<f64> {
-        let supported = self.passed + self.failing;
-        (self.worker_passed && supported > 0).then(|| 100.0 * self.passed as f64 / supported as f64)
+    /// Passed, applicable (run but not skipped) and supported (applicable but not
+    /// unsupported); nothing applicable when its worker failed.
+    pub(crate) fn counts(&self) -> ShareCounts {
+        let applicable = self.run - self.skipped;
+        ShareCounts {
+            passed: self.passed,
+            applicable,
+            supported: applicable - self.unsupported,
+        }
     }
 
-    /// The pass share as shown (`81.4%`), or why there is none.
-    pub(crate) fn share_text(&self) -> String {
-        match self.pass_share() {
-            Some(share) => format!("{share:.1}%"),
-            None if !self.worker_passed => "worker failed".to_owned(),
-            None => "nothing supported".to_owned(),
+    /// Why there is no share, when there is none: `worker failed`, `nothing applicable`.
+    pub(crate) fn no_share(&self) -> Option<&'static str> {
+        match (self.worker_passed, self.counts().applicable) {
+            (false, _) => Some("worker failed"),
+            (true, 0) => Some("nothing applicable"),
+            _ => None,
         }
     }
 }
@@ -193,11 +220,51 @@ pub(crate) fn trend(releases: &[Release]) -> Vec<TrendPoint> {
                 version: release.version.clone(),
                 date: release.date.clone(),
                 worker_passed: release.worker.passed,
+                corpora: corpora_text(release),
                 passed: release.data_sets.len() - release.not_passed.len() - release.unsupported.len(),
                 failing: count(&[Status::Failed, Status::Errored]),
+                not_verified: count(&[Status::NotVerified]),
                 unsupported: release.unsupported.len(),
                 skipped: count(&[Status::Skipped]),
+                run: release.data_sets.len(),
             }
+        })
+        .collect()
+}
+
+/// `onnx-testdata 4`: the corpora a release ran, with their versions.
+pub(crate) fn corpora_text(release: &Release) -> String {
+    match release.corpora.is_empty() {
+        true => "no versioned corpus".to_owned(),
+        false => release
+            .corpora
+            .iter()
+            .map(|(name, v)| format!("{name} {v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// Where the ground under the releases' figures moved, by the index of the release it moved
+/// at: its corpus (so its data sets, and every share's denominator) or its judging (gating,
+/// tolerance) differ from the release before it. `corpus onnx-testdata 5`, `gating spec`.
+pub(crate) fn basis_marks(releases: &[Release]) -> Vec<(usize, String)> {
+    releases
+        .windows(2)
+        .enumerate()
+        .filter_map(|(i, pair)| {
+            let (before, after) = (&pair[0], &pair[1]);
+            let mut moved = Vec::new();
+            if before.corpora != after.corpora {
+                moved.push(format!("corpus {}", corpora_text(after)));
+            }
+            if before.gating != after.gating {
+                moved.push(format!("gating {}", after.gating));
+            }
+            if before.tolerance != after.tolerance {
+                moved.push(format!("tolerance {}", after.tolerance));
+            }
+            (!moved.is_empty()).then(|| (i + 1, moved.join(", ")))
         })
         .collect()
 }
@@ -223,6 +290,7 @@ pub(crate) fn group_histories(releases: &[Release]) -> Vec<GroupHistory> {
         .map(|(group, digests)| {
             let mut stretches: Vec<Stretch> = Vec::new();
             let mut example = String::new();
+            let mut message = None;
             for release in releases {
                 let state = state_in(release, group, &digests);
                 if let State::Failing(_) = state
@@ -234,6 +302,7 @@ pub(crate) fn group_histories(releases: &[Release]) -> Vec<GroupHistory> {
                         .min_by_key(|n| (n.len(), n.as_str()))
                 {
                     example = name.clone();
+                    message = release.messages.get(group).cloned().or(message);
                 }
                 let most = match state {
                     State::Failing(n) => n,
@@ -260,6 +329,7 @@ pub(crate) fn group_histories(releases: &[Release]) -> Vec<GroupHistory> {
                 gates: gates.contains(group),
                 stretches,
                 example,
+                message,
             }
         })
         .collect();
@@ -346,6 +416,7 @@ pub(crate) mod tests {
             },
             selection: Release::selection_of(&data_sets),
             data_sets,
+            messages: BTreeMap::new(),
             unsupported: not_passed
                 .iter()
                 .filter(|(_, status, _)| *status == Status::Unsupported)
@@ -367,6 +438,24 @@ pub(crate) mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn a_data_set_a_new_corpus_brought_is_not_run_before_it_and_the_corpus_change_is_marked() {
+        let bug = Some("spec failed: wrong-values: edge padding, values");
+        let old = release("1.0", &[]);
+        // Corpus 5 changed data set e into f, which fails; 1.0 ran corpus 4, without f.
+        let mut new = release("1.1", &[('f', Status::Failed, bug)]);
+        new.corpora.insert("onnx-testdata".into(), 5);
+        new.data_sets = "abcdf".chars().map(|c| format!("{c:0>16}")).collect();
+        new.selection = Release::selection_of(&new.data_sets);
+        let releases = [old, new];
+        let h = &group_histories(&releases)[0];
+        assert_eq!(h.changes(), ["not run in 1.0", "failing from 1.1"], "not a regression");
+        assert_eq!(basis_marks(&releases), [(1, "corpus onnx-testdata 5".to_owned())]);
+        let points = trend(&releases);
+        assert_eq!((points[0].counts().applicable, points[0].counts().passed), (5, 5));
+        assert_eq!((points[1].counts().applicable, points[1].counts().passed), (5, 4));
     }
 
     #[test]
@@ -414,13 +503,14 @@ pub(crate) mod tests {
             by_group[old],
             [
                 "regressed in 2.1".to_owned(),
-                format!("fails another way from 2.2 ({new})")
+                "fails another way from 2.2 (wrong-values: constant padding, sign of zero (failed, spec basis))"
+                    .to_owned()
             ]
         );
         assert_eq!(
             by_group[new],
             [
-                format!("fails another way from 2.1 ({old})"),
+                "fails another way from 2.1 (refused-valid — code NOT_IMPLEMENTED (errored, spec basis))".to_owned(),
                 "fails this way from 2.2".to_owned()
             ]
         );
@@ -441,8 +531,11 @@ pub(crate) mod tests {
         let h = &group_histories(&releases)[0];
         assert_eq!(h.changes(), ["worker failed in 3.1"]);
         let points = trend(&releases);
-        assert_eq!(points[0].pass_share(), Some(80.0));
-        assert_eq!(points[1].pass_share(), None);
+        assert_eq!(points[0].counts().conformance(), Some(0.8));
+        assert_eq!(
+            (points[1].counts().conformance(), points[1].no_share()),
+            (None, Some("worker failed"))
+        );
         assert_eq!((points[2].passed, points[2].failing), (4, 1));
     }
 
@@ -463,7 +556,10 @@ pub(crate) mod tests {
         ];
         let histories = group_histories(&releases);
         let h = histories.iter().find(|h| h.group == bug).unwrap();
-        assert_eq!(h.changes(), [format!("fixed in 1.1 (1 fail another way: {other})")]);
+        assert_eq!(
+            h.changes(),
+            ["fixed in 1.1 (1 fail another way: refuses-valid — code Fail (errored, spec basis))"]
+        );
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub(in crate::cli) fn write_head(title: &str, out: &mut dyn Write) -> io::Result
 pub(in crate::cli) fn write_foot(out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
-        "<footer><p class=\"muted\">Written by pad-conformance {}. Statuses, bases and the pass share: \
+        "<footer><p class=\"muted\">Written by pad-conformance {}. Statuses, bases, conformance and coverage: \
          docs/report-format.md.</p></footer>",
         env!("CARGO_PKG_VERSION")
     )?;

@@ -133,7 +133,7 @@ pub(super) fn write_markdown(reports: &[RunReport], reruns: &[Rerun], out: &mut 
         reports.iter().map(|r| (r, group_failures(&r.outcomes))).collect();
     writeln!(
         out,
-        "| backend | basis | finding | data sets | root cause — the messages it holds, normalised, with counts | smallest data set |"
+        "| backend | basis | finding | data sets | root cause — the smallest data set's message (and how many distinct messages the group holds) | smallest data set |"
     )?;
     writeln!(out, "|---|---|---|---:|---|---|")?;
     for (report, groups) in &grouped {
@@ -291,7 +291,7 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(
             text.contains(
-                "| tract | spec | **defect**: wrong answer | 2 | wrong-values — mismatch: output N \"NAME\": N of N elements differ | `b/0` |"
+                "| tract | spec | **defect**: wrong answer | 2 | wrong-values — mismatch: output 0 \"y\": 2 of 4 elements differ | `b/0` |"
             ),
             "{text}"
         );

@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::backend::RuntimeInfo;
+use crate::cli::shares::{ShareCounts, percent};
 use crate::data::basis::Basis;
 use crate::judge::check::{Outcome, Status};
 use crate::model::opset::operator_label;
@@ -52,6 +53,11 @@ pub(super) struct GroupJson {
     /// The backend's own code they share, when it gave one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
+    /// The smallest data set's message, its first line as said, paths and addresses aside:
+    /// what labels the group.
+    pub message: String,
+    /// How many distinct messages the group holds (the length of `messages`).
+    pub distinct_messages: usize,
     /// Each distinct normalised message, with how many data sets say it, most first.
     pub messages: Vec<MessageCount>,
     /// How many data sets.
@@ -76,6 +82,8 @@ impl GroupJson {
             basis: group.basis,
             status: group.status,
             code: group.code.clone(),
+            message: group.message.clone(),
+            distinct_messages: group.distinct_messages,
             messages: group
                 .messages
                 .iter()
@@ -188,19 +196,21 @@ impl Matrix {
         self.write_rows(failures_only, out)
     }
 
-    /// Writes the totals table, one row per backend, and a blank line.
+    /// Writes the totals table, one row per backend (its counts, then its conformance and
+    /// coverage, [`ShareCounts`]), and a blank line.
     pub(super) fn write_totals(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
-            "| backend | runtime | passed | failed | errored | skipped | unsupported | not gating | not verified |"
+            "| backend | runtime | passed | failed | errored | skipped | unsupported | not gating | not verified | conformance | coverage |"
         )?;
-        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|")?;
+        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")?;
         for b in &self.backends {
             let s = &b.summary;
             let runtime = b.runtime.as_ref().map_or("-".to_owned(), |r| escape_cell(&r.label()));
+            let shares = ShareCounts::of(s);
             writeln!(
                 out,
-                "| {} | {runtime} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {runtime} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 escape_cell(&b.name),
                 s.passed,
                 s.failed,
@@ -208,7 +218,9 @@ impl Matrix {
                 s.skipped,
                 s.unsupported,
                 s.not_gating,
-                s.not_verified
+                s.not_verified,
+                percent(shares.conformance()),
+                percent(shares.coverage())
             )?;
         }
         writeln!(out)
@@ -275,6 +287,8 @@ mod tests {
                 "basis": "spec",
                 "status": "errored",
                 "code": "ValueError",
+                "message": "backend w failed (it reported an internal failure, kind failed): unpack 1",
+                "distinct_messages": 2,
                 "messages": [
                     {"message": "backend w failed (it reported an internal failure, kind failed): unpack N", "count": 2},
                     {"message": "backend w failed (it reported an internal failure, kind failed): shape", "count": 1},

@@ -43,19 +43,6 @@ impl Part {
     }
 }
 
-/// The share of data sets passed: passed ÷ everything but the skipped (not applicable)
-/// ones; unsupported data sets and refusals not verified count as not passed. None when
-/// nothing counts.
-pub(crate) fn pass_share(summary: &Summary) -> Option<f64> {
-    let counted = summary.passed
-        + summary.failed
-        + summary.errored
-        + summary.unsupported
-        + summary.not_gating
-        + summary.not_verified;
-    (counted > 0).then(|| summary.passed as f64 / counted as f64)
-}
-
 /// One backend on the scoreboard.
 #[derive(Clone, Debug)]
 pub(crate) struct Board<'a> {
@@ -105,23 +92,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_fall_into_parts_and_shares_leave_out_skipped_data_sets() {
+    fn names_fall_into_parts() {
         assert_eq!(Part::of("onnx-1.22.0/node/test_wrap_pad/0"), Part::Upstream);
         assert_eq!(Part::of("extended/test_ext_pad19_wrap/0"), Part::Extended);
         assert_eq!(Part::of("mine/onnx-x/0"), Part::Other);
-        let summary = Summary {
-            passed: 6,
-            failed: 1,
-            errored: 1,
-            skipped: 10,
-            unsupported: 1,
-            not_gating: 1,
-            not_verified: 0,
-            lossy: 0,
-            notes: 0,
-            after_crash: 0,
-        };
-        assert_eq!(pass_share(&summary), Some(0.6));
-        assert_eq!(pass_share(&Summary::default()), None);
     }
 }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::cli::shares::ShareCounts;
 use crate::judge::check::{Outcome, Status};
 use crate::operators::{OpVersion, PadMode, PadOp};
 use crate::tensor::DataType;
@@ -35,17 +36,21 @@ impl Tally {
         } += 1;
     }
 
-    /// The data sets that count towards the pass share: all but the skipped ones. An
-    /// unsupported data set, or a refusal not verified, counts as not passed: the page shows
-    /// how much of the suite a backend passes, and says apart how much it declares unsupported.
+    /// The applicable data sets: all but the skipped ones. An unsupported data set, or a
+    /// refusal not verified, counts as not passed: the page shows how much of the suite a
+    /// backend passes, and says apart how much it declares unsupported.
     pub(crate) fn counted(&self) -> usize {
         self.passed + self.failed + self.unsupported + self.not_verified
     }
 
-    /// passed ÷ counted, or none when nothing counts.
+    /// The cell's conformance ([`ShareCounts`]): passed ÷ applicable, or none when nothing is.
     pub(crate) fn share(&self) -> Option<f64> {
-        let counted = self.counted();
-        (counted > 0).then(|| self.passed as f64 / counted as f64)
+        ShareCounts {
+            passed: self.passed,
+            applicable: self.counted(),
+            supported: self.counted() - self.unsupported,
+        }
+        .conformance()
     }
 }
 

@@ -13,7 +13,7 @@ mod page;
 mod provenance;
 mod rerun;
 
-pub(super) use board::{Board, pass_share};
+pub(super) use board::Board;
 pub(super) use page::write_scoreboard;
 pub(super) use provenance::Provenance;
 pub(super) use rerun::{Rerun, shell_quote};

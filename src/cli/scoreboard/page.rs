@@ -14,11 +14,12 @@ use crate::text::first_line;
 use crate::cli::html::escape::{Escaped, Message};
 use crate::cli::html::shell::{write_foot, write_head};
 
-use super::board::{Board, pass_share};
+use super::board::Board;
 use super::failures::{group_order, write_groups, write_what_fails};
 use super::gate::{gate_mark, write_gate_line, write_gates};
 use super::heatmap::{HeatCell, Tally, mode_letter};
 use super::provenance::{Provenance, write_provenance};
+use crate::cli::shares::{ShareCounts, percent};
 
 /// Writes the scoreboard of `boards` (one per backend, in order) as one HTML page, saying where
 /// it comes from (`provenance`).
@@ -47,11 +48,6 @@ pub(crate) fn write_scoreboard(boards: &[Board<'_>], provenance: &Provenance, ou
     write_foot(out)
 }
 
-/// The share as a percentage with one decimal, or `–`.
-fn percent(share: Option<f64>) -> String {
-    share.map_or_else(|| "–".to_owned(), |s| format!("{:.1}%", s * 100.0))
-}
-
 /// The colour class of a share: `s0` (none passed) to `s10` (all passed); `s10` only when
 /// everything passed, so that a cell with one failure never looks perfect.
 fn share_class(share: f64) -> String {
@@ -68,7 +64,7 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "<div class=\"wrap\"><table class=\"totals\">")?;
     writeln!(
         out,
-        "<thead><tr><th>backend</th><th class=\"num\">pass share</th><th class=\"num\">passed</th>\
+        "<thead><tr><th>backend</th><th class=\"num\">conformance</th><th class=\"num\">passed</th>\
          <th class=\"num\">failed</th><th class=\"num\">errored</th><th class=\"num\">skipped</th>\
          <th class=\"num\">unsupported</th><th class=\"num\">not gating</th><th class=\"num\">not verified</th>\
          <th>runtime</th><th>version</th></tr></thead>"
@@ -111,18 +107,19 @@ fn write_totals(boards: &[Board<'_>], out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "</tbody></table></div>")?;
     writeln!(
         out,
-        "<p class=\"muted\">Pass share: passed ÷ all data sets but the skipped (not applicable) ones; \
-         unsupported data sets count as not passed. Failed and errored count gating data sets only; \
+        "<p class=\"muted\">Conformance: passed ÷ applicable (every data set but the skipped, not applicable, ones); \
+         coverage: supported ÷ applicable; an unsupported data set is applicable and not passed. \
+         Failed and errored count gating data sets only; \
          not gating: wrong answers on a project rule or an undefined corner (a crash gates on every basis); \
          not verified: refusals of data sets that must be refused whose valid twins did not pass, counted as not passed.</p>"
     )
 }
 
-/// One row of the totals: its label, the pass share beside it (on a phone the two stay in view
+/// One row of the totals: its label, the conformance beside it (on a phone the two stay in view
 /// while the counts scroll), the counts, and `tail`, its last cells; `attributes`, `label` and
 /// `tail` are markup written by this module.
 fn write_totals_row(attributes: &str, label: &str, tail: &str, s: &Summary, out: &mut dyn Write) -> io::Result<()> {
-    let share = pass_share(s);
+    let share = ShareCounts::of(s).conformance();
     writeln!(
         out,
         "<tr {attributes}><td>{label}</td><td class=\"num share {}\">{}</td><td class=\"num\">{}</td>\
@@ -158,12 +155,14 @@ fn write_board(index: usize, board: &Board<'_>, out: &mut dyn Write) -> io::Resu
     let parts: Vec<String> = board
         .parts
         .iter()
-        .map(|(part, s)| format!("{}: {}", part.label(), percent(pass_share(s))))
+        .map(|(part, s)| format!("{}: {}", part.label(), percent(ShareCounts::of(s).conformance())))
         .collect();
+    let total = ShareCounts::of(&board.total);
     writeln!(
         out,
-        "<p><strong>{}</strong> passed ({}), {}.</p>",
-        percent(pass_share(&board.total)),
+        "<p><strong>{}</strong> conformance, {} coverage ({}), {}.</p>",
+        percent(total.conformance()),
+        percent(total.coverage()),
         board.total.line(),
         Escaped(&parts.join(", "))
     )?;
@@ -277,7 +276,7 @@ fn write_heatmap(board: &Board<'_>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "<h3>Operator version × element type</h3>")?;
     writeln!(
         out,
-        "<div class=\"legend\"><span>pass share:</span><span class=\"swatch s0\">0%</span>\
+        "<div class=\"legend\"><span>conformance:</span><span class=\"swatch s0\">0%</span>\
          <span class=\"swatch s3\">30%</span><span class=\"swatch s5\">50%</span><span class=\"swatch s7\">70%</span>\
          <span class=\"swatch s9\">&lt;100%</span><span class=\"swatch s10\">100%</span>\
          <span class=\"swatch unsup\">unsupported</span>\

@@ -370,7 +370,8 @@ fn failures_are_grouped_by_reason_and_basis_with_the_smallest_first() {
     assert_eq!(text_of(within(first, "span.basis")[0]), "spec");
     assert_eq!(
         text_of(within(first, "span.reason")[0]),
-        "no kernel for Pad(N) \"><img src=x onerror=alert(N)>"
+        "no kernel for Pad(21) \"><img src=x onerror=alert(2)>",
+        "the smallest data set's message, as said"
     );
     let smallest = within(first, "div.repro p.data-set code")[0];
     assert_eq!(
@@ -395,7 +396,7 @@ fn failures_are_grouped_by_reason_and_basis_with_the_smallest_first() {
     assert!(text_of(second).contains("not gating"));
     assert_eq!(
         text_of(within(second, "span.reason")[0]),
-        "output N \"NAME\": N of N elements differ"
+        "output 0 \"y\": 1 of 6 elements differ"
     );
 }
 
