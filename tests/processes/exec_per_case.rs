@@ -347,8 +347,16 @@ fn keep_detached_leaves_what_a_per_case_command_detached_running() {
         &fixture,
         "detach.sh",
         &format!(
-            r#"setsid sleep 300 & echo $! > "$KEPT_PID"; exec {program} {ARG} "$@""#,
-            program = std::env::current_exe().unwrap().display()
+            // The sleep writes its pid once in its own session, and the command goes on only
+            // then: a command that ended before its child called setsid() had that child killed
+            // with its group, rightly, which is a busy machine's order, not --keep-detached's.
+            concat!(
+                r#"setsid sh -c 'echo $$ > "$1"; exec sleep 300' _ "$KEPT_PID.$$" & "#,
+                r#"while [ ! -s "$KEPT_PID.$$" ]; do sleep 0.01; done; mv "$KEPT_PID.$$" "$KEPT_PID"; "#,
+                r#"exec {program} {ARG} "$@""#
+            ),
+            program = std::env::current_exe().unwrap().display(),
+            ARG = ARG
         ),
     );
     let env = [("KEPT_PID", kept.to_str().unwrap())];
