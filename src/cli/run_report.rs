@@ -72,7 +72,8 @@ pub(super) fn read_baseline(gate: &GateArgs, roots: &[DataRoot]) -> Result<Optio
     let baseline = Baseline::read(path)?
         .against(path, roots)?
         .for_config(gate.config.clone());
-    let how = format!("--write-baseline {}", path.display());
+    // The upgrade keeps every hand-written reason and link, which a fresh recording would lose.
+    let how = format!("pad-conformance baseline upgrade {} --in-place", path.display());
     match baseline.unversioned_warning(path, &how) {
         Some(warning) if strict => Err(Fatal(format!("{} (--strict)", warning.trim_start_matches("warning: ")))),
         Some(warning) => {

@@ -1426,7 +1426,10 @@ fn a_baseline_without_a_corpus_version_warns_and_fails_under_strict() {
         "{stderr}"
     );
     assert!(
-        stderr.contains(&format!("re-record it with --write-baseline {}", path.display())),
+        stderr.contains(&format!(
+            "re-record it with pad-conformance baseline upgrade {} --in-place",
+            path.display()
+        )),
         "{stderr}"
     );
     let out = run(&[&args[..], &["--strict"]].concat());
