@@ -24,7 +24,7 @@ use crate::cancel::Cancel;
 use crate::data::scratch::{Scratch, private_dir};
 use crate::model::Model;
 use crate::operators::{OpError, Rule};
-use crate::platform::{WorkerPipes, no_follow_private, private_dir_builder};
+use crate::platform::{RunClock, WorkerPipes, no_follow_private, private_dir_builder};
 use crate::proto::ModelProto;
 use crate::reference::{RunError, run_model};
 use crate::tensor::{
@@ -511,7 +511,7 @@ impl Worker {
         }
         let line = format!("{request}\n").into_bytes();
         let mut written = 0;
-        let deadline = Instant::now() + timeout;
+        let mut clock = RunClock::start(self.process.child_mut().id());
         loop {
             if written < line.len()
                 && let Err(e) = self.write_some(&line, &mut written)
@@ -527,13 +527,10 @@ impl Worker {
             if self.stdout_ended.is_some() {
                 return Err(self.ended("closed its output"));
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(self.failure(WorkerError::TimedOut {
-                    seconds: timeout.as_secs_f64(),
-                }));
+            if clock.spent(timeout) {
+                return Err(self.failure(WorkerError::TimedOut(clock.overrun(timeout))));
             }
-            let ready = self.wait(written < line.len(), POLL.min(left));
+            let ready = self.wait(written < line.len(), POLL);
             if !ready && self.has_exited() {
                 // A reply printed just before exiting still counts.
                 self.wait(false, POLL);

@@ -21,7 +21,7 @@ use super::worker_error::{ExecError, Unanswered, WorkerError, WorkerFailure, out
 use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
 use crate::cancel::Cancel;
 use crate::model::Model;
-use crate::platform::private_dir_builder;
+use crate::platform::{RunClock, private_dir_builder};
 use crate::tensor::{
     DataType, DecodeOptions, Tensor, TensorFile, dtype_name, group_limit, read_file_group, read_small_file, write_raw,
 };
@@ -186,15 +186,13 @@ impl ExecPerCaseBackend {
     /// Waits for `process` to exit, up to the timeout or until cancelled, then kills its
     /// group (whatever it left running goes too) and returns its exit status and stderr.
     fn wait(&self, process: &mut Process) -> Result<(ExitStatus, String), WorkerFailure> {
-        let deadline = Instant::now() + self.timeout;
+        let mut clock = RunClock::start(process.child_mut().id());
         loop {
             let error = if self.cancel.is_cancelled() {
                 WorkerError::Cancelled
-            } else if Instant::now() >= deadline {
-                WorkerError::TimedOut {
-                    seconds: self.timeout.as_secs_f64(),
-                }
-            } else if process.wait_for_exit(deadline.min(Instant::now() + POLL)) {
+            } else if clock.spent(self.timeout) {
+                WorkerError::TimedOut(clock.overrun(self.timeout))
+            } else if process.wait_for_exit(Instant::now() + POLL) {
                 return match process.kill_and_take_stderr() {
                     (Some(status), stderr) => Ok((status, stderr)),
                     (None, stderr) => Err(WorkerFailure {

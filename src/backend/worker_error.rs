@@ -10,6 +10,7 @@ use std::process::ExitStatus;
 
 use super::error::{BackendError, ErrorKind, Says};
 use super::failure::{Failure, exit_failure};
+use crate::platform::Overrun;
 use super::wrong_output::WrongOutput;
 use crate::tensor::{FileError, GroupError, Tensor};
 
@@ -30,12 +31,9 @@ pub enum WorkerError {
         /// The reply the worker sent.
         reply: String,
     },
-    /// No reply within the time limit.
-    #[error("timed out after {seconds} s")]
-    TimedOut {
-        /// The limit.
-        seconds: f64,
-    },
+    /// No reply within the time limit, read on the backend's run clock.
+    #[error("{0}")]
+    TimedOut(Overrun),
     /// The worker exited in the middle of a request.
     #[error("worker exited ({0})")]
     Exited(ExitStatus),
@@ -113,7 +111,7 @@ impl WorkerError {
     /// How the worker failed.
     pub(crate) fn failure(&self) -> Failure {
         match self {
-            WorkerError::TimedOut { .. } => Failure::Timeout,
+            WorkerError::TimedOut(_) => Failure::Timeout,
             WorkerError::Exited(status) => exit_failure(*status),
             WorkerError::Closed(_) => Failure::Crash {
                 code: None,

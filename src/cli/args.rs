@@ -510,7 +510,9 @@ pub(crate) struct Checking {
     /// Data sets run in parallel on N threads, one or more (default: the number of cores).
     #[arg(long, value_name = "N", value_parser = threads)]
     pub jobs: Option<usize>,
-    /// Seconds an external worker may take on one data set before it is killed.
+    /// Seconds an external worker may take on one data set before it is killed, read on its
+    /// run clock: on Linux, time it queued behind other work for a processor does not count
+    /// (the wall clock ends it at 10 times the limit).
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub timeout: f64,
     /// Run a data set whose worker crashed or timed out again, alone in a fresh worker, up to

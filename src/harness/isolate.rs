@@ -29,7 +29,9 @@ use super::trial_result::{TrialRef, failed, not_loadable};
 use crate::backend::exit_failure;
 use crate::judge::check::Outcome;
 use crate::judge::verdict::Failure;
-use crate::platform::{Group, describe_crash, group_of_started, has_exited, pass_pipe, start_in_new_group, take_pipe};
+use crate::platform::{
+    Group, Overrun, RunClock, describe_crash, group_of_started, has_exited, pass_pipe, start_in_new_group, take_pipe,
+};
 use crate::report::json_case::JsonCase;
 use crate::text::strip_ansi;
 
@@ -257,8 +259,9 @@ enum Served {
     Replied(Reply),
     /// It died first (its output's last lines).
     Died(ExitStatus, String),
-    /// It did not answer within the limit and was killed (the limit, its output's last lines).
-    TimedOut(Duration, String),
+    /// It did not answer within the limit and was killed (how long it took, its output's last
+    /// lines).
+    TimedOut(Overrun, String),
     /// It sent what is no reply, or could not be asked.
     Broken(String),
 }
@@ -294,13 +297,10 @@ impl Served {
                 exit_failure(status),
                 format!("the child process running it {}{tail}", describe(status)),
             ),
-            Served::TimedOut(limit, tail) => failed(
+            Served::TimedOut(overrun, tail) => failed(
                 trial,
                 Failure::Timeout,
-                format!(
-                    "timed out after {} s: the child process running it was killed{tail}",
-                    limit.as_secs_f64()
-                ),
+                format!("{overrun}: the child process running it was killed{tail}"),
             ),
             Served::Broken(why) => failed(trial, Failure::Protocol, why),
         }
@@ -431,10 +431,10 @@ impl Server {
         time_limit: Duration,
     ) -> Result<Reply, Served> {
         let start = Instant::now();
+        let mut clock = RunClock::start(self.child.id());
         let parse = |line: &[u8]| reply_to(line, seq);
         loop {
-            let left = time_limit.saturating_sub(start.elapsed());
-            match self.results.recv_timeout(left.min(Duration::from_millis(50))) {
+            match self.results.recv_timeout(Duration::from_millis(50)) {
                 Ok(Some(Ok(line))) => {
                     return parse(&line).map_err(|why| {
                         self.kill();
@@ -447,7 +447,7 @@ impl Server {
                 }
                 // The pipe closed, or its reader ended: the child is dying.
                 Ok(None) | Err(RecvTimeoutError::Disconnected) => {
-                    return Err(self.died(from, start + time_limit, time_limit));
+                    return Err(self.died(from, &mut clock, time_limit));
                 }
                 Err(RecvTimeoutError::Timeout) => {}
             }
@@ -459,11 +459,11 @@ impl Server {
                     self.kill();
                     return Ok(reply);
                 }
-                return Err(self.died(from, start + time_limit, time_limit));
+                return Err(self.died(from, &mut clock, time_limit));
             }
-            if start.elapsed() >= time_limit {
+            if clock.spent(time_limit) {
                 self.kill();
-                return Err(Served::TimedOut(time_limit, output_tail(&self.output, from)));
+                return Err(Served::TimedOut(clock.overrun(time_limit), output_tail(&self.output, from)));
             }
             if let Some(e) = &unasked
                 && start.elapsed() >= EXIT_GRACE
@@ -476,8 +476,8 @@ impl Server {
         }
     }
 
-    /// The child's end, waited for until `until` (then killed, as a time-out of `limit`).
-    fn died(&mut self, from: u64, until: Instant, limit: Duration) -> Served {
+    /// The child's end, waited for until `clock` spends `limit` (then killed, as a time-out).
+    fn died(&mut self, from: u64, clock: &mut RunClock, limit: Duration) -> Served {
         self.requests = None;
         loop {
             if has_exited(&self.child) {
@@ -486,9 +486,9 @@ impl Server {
                     None => Served::Broken("the child process ended, and its status cannot be read".to_owned()),
                 };
             }
-            if Instant::now() >= until {
+            if clock.spent(limit) {
                 self.kill();
-                return Served::TimedOut(limit, output_tail(&self.output, from));
+                return Served::TimedOut(clock.overrun(limit), output_tail(&self.output, from));
             }
             std::thread::sleep(Duration::from_millis(5));
         }

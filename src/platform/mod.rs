@@ -14,6 +14,7 @@ mod windows;
 use windows as imp;
 
 mod name;
+mod run_clock;
 mod subreaper;
 
 pub(crate) use imp::{
@@ -22,6 +23,7 @@ pub(crate) use imp::{
     signal_behind_shell_exit, special_kind, start_in_new_group, take_pipe,
 };
 pub(crate) use name::{lossless_name, slash_separated};
+pub(crate) use run_clock::{Overrun, RunClock};
 pub(crate) use subreaper::{
     ChildProcess, adopt_orphans, adopting, for_each_child, kill_child, own_group_and_session, reap_child,
 };
