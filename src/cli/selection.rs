@@ -29,7 +29,7 @@ impl Selection {
     }
 
     /// What `--filter` and `--skip` select by name.
-    pub(super) fn names(&self) -> Result<NameSelection, Fatal> {
+    fn names(&self) -> Result<NameSelection, Fatal> {
         Ok(NameSelection::new(&self.filter, &self.skip)?)
     }
 
