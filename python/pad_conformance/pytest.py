@@ -25,10 +25,17 @@ reads the verdict the runner decided and never compares outputs itself.
 | fails on a basis the run does not gate on            | skipped ("not gating")                    |
 | changed with the corpus since the baseline           | skipped, with the corpus changelog's line |
 | refused, but its valid twin did not pass (not_verified) | skipped, naming the twin and how it ended |
+| a baseline entry for no data set (stale)             | a parameter named after the entry fails   |
 
-Baseline entries that name no data set (and those above that no longer hold) are listed at the
-end of the session by the opt-in plugin: `pytest_plugins = ["pad_conformance.pytest"]` in the
-top-level conftest.py. Nothing loads it otherwise.
+So a baseline that is out of date fails the session, as the runner's `--strict` fails a run: an
+entry that no longer fails (XPASS(strict)), one listed with another status, and one for a data
+set that does not exist — the runner's `stale` list, decided by the rule `--strict` applies (an
+entry for a data set `--filter` or `--skip` left out is not stale). Give `-k` a name and the
+parameters of stale entries are deselected like any other.
+
+The outdated entries are also listed at the end of the session by the opt-in plugin:
+`pytest_plugins = ["pad_conformance.pytest"]` in the top-level conftest.py. Nothing loads it
+otherwise.
 
 The run is deterministic, so every pytest-xdist worker collects the same parameters in the
 same order. With the plugin, xdist's workers share one run per argument set (in a directory the
@@ -190,6 +197,7 @@ def _run(binary, args, env, baseline):
     if judged is not None:
         for name in judged.get("stale", []):
             _outdated.append((baseline, name, "names no data set: remove the entry"))
+            params.append(_stale_param(baseline, name))
         for name in judged.get("unexpected_passes", []):
             _outdated.append((baseline, name, "listed, but no longer fails: remove the entry"))
         for name in judged.get("changed_status", []):
@@ -231,6 +239,14 @@ def _param(case):
     elif status == "skipped":
         skip = f"not applicable: {message}"
     return pytest.param(Case(name, status, gate, message, fails, skip), id=name, marks=marks)
+
+
+def _stale_param(baseline, name):
+    """A failing parameter for a baseline entry that names no data set, as `--strict` fails on it."""
+    message = (
+        f"the baseline {baseline} lists {name}, but no such data set exists (renamed or removed): remove the entry"
+    )
+    return pytest.param(Case(name, "stale", "stale", message, fails=True), id=name)
 
 
 def _outdated_lines():

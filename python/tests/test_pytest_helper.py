@@ -99,13 +99,32 @@ def test_an_entry_for_a_passing_data_set_fails_as_xpass_and_outdated_entries_are
         },
     )
     result = suite(baseline=known)
-    result.assert_outcomes(passed=1, xfailed=1, failed=1)
+    # The stale entry fails the session as --strict fails a run: a parameter of its own.
+    result.assert_outcomes(passed=1, xfailed=1, failed=2)
     result.stdout.fnmatch_lines(["[[]XPASS(strict)[]] listed in the baseline as failed: was broken once"])
     result.stdout.fnmatch_lines([f"FAILED test_conformance.py::test_pad[[]{EDGE}[]]*"])
+    result.stdout.fnmatch_lines(
+        [f"E * AssertionError: the baseline {known} lists onnx-1.22.0/node/test_gone_pad/0, but no such data set exists*"]
+    )
+    result.stdout.fnmatch_lines(["FAILED test_conformance.py::test_pad[[]onnx-1.22.0/node/test_gone_pad/0[]]*"])
     summary = result.stdout.str().split("pad-conformance: outdated baseline entries")[1].split("short test summary")[0]
     assert f"{known}: onnx-1.22.0/node/test_gone_pad/0: names no data set" in summary
     assert f"{known}: {EDGE}: listed, but no longer fails" in summary
     assert REFLECT not in summary
+
+
+def test_an_entry_for_a_data_set_the_filter_left_out_is_not_stale(suite, pytester):
+    # The rule of the runner's --strict: the data set exists, this run did not select it.
+    known = baseline(
+        pytester,
+        {
+            REFLECT: {"status": "failed", "reason": "reflect runs as edge"},
+            "onnx-1.22.0/node/test_constant_pad/0": {"status": "failed", "reason": "not run here"},
+        },
+    )
+    result = suite(baseline=known)
+    result.assert_outcomes(passed=2, xfailed=1)
+    assert "outdated baseline entries" not in result.stdout.str()
 
 
 def test_unsupported_data_sets_are_skipped_saying_why(suite, pytester):

@@ -35,6 +35,7 @@ pub(crate) use exec::PROTOCOL_VERSION;
 pub(crate) use exec_per_case::{ExecPerCaseBackend, RUNTIME_VARIABLE, TensorFiles};
 pub use failure::Failure;
 pub(crate) use failure::exit_failure;
+pub(crate) use node_description::NodeValues;
 pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.
 pub use reply::{OutputFile, WorkerReply, parse_reply};

@@ -2,8 +2,10 @@
 //! object (docs/backend-protocol.md#the-node): operator, domain, version, mode, and where each
 //! parameter comes from with its value as written — unvalidated, so that a data set that must
 //! be refused reaches the worker as it is, for the worker to refuse. It never fails: what
-//! cannot be read is given without its value.
+//! cannot be read is given without its value. Its mode and parameters ([`NodeValues`]) are
+//! also what the JSON report records of each data set, for a bug report.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::family::{PadOp, domain_name};
@@ -29,35 +31,13 @@ pub(crate) fn describe(model: &Model, inputs: &[Tensor]) -> Value {
         node_json.insert("graph".into(), graph);
         return Value::Object(node_json);
     };
-    let source = Sources { model, inputs };
     node_json.insert("op".into(), op.op_type().into());
     node_json.insert("domain".into(), domain_name(op.domain()).into());
     node_json.insert("version".into(), node.version.into());
     node_json.insert("graph".into(), graph);
-    if let Some(mode) = node.pad_mode() {
-        node_json.insert("mode".into(), mode.name().into());
-    }
-    let parameters = match op {
-        PadOp::CenterCropPad => vec![
-            ("shape", source.input(node, 1, integers)),
-            ("axes", source.attribute(node, "axes", integers)),
-        ],
-        PadOp::Pad if node.version <= 2 => {
-            let pads = if node.version == 1 { "paddings" } else { "pads" };
-            vec![
-                ("pads", source.attribute(node, pads, integers)),
-                ("constant_value", source.attribute(node, "value", constant)),
-                ("axes", source.input(node, 3, integers)),
-            ]
-        }
-        PadOp::Pad | PadOp::MicrosoftPad => vec![
-            ("pads", source.input(node, 1, integers)),
-            ("constant_value", source.input(node, 2, constant)),
-            ("axes", source.input(node, 3, integers)),
-        ],
-    };
-    for (name, parameter) in parameters {
-        node_json.insert(name.into(), parameter);
+    let values = NodeValues::of(node, op, &Sources { model, inputs });
+    if let Ok(Value::Object(values)) = serde_json::to_value(values) {
+        node_json.extend(values);
     }
     let attributes = node
         .attributes
@@ -66,6 +46,93 @@ pub(crate) fn describe(model: &Model, inputs: &[Tensor]) -> Value {
         .collect();
     node_json.insert("attributes".into(), Value::Object(attributes));
     Value::Object(node_json)
+}
+
+/// What a bug report about a data set needs of its Pad-family node: its mode and where each
+/// parameter comes from, with its value as written. The worker protocol's `node` carries the
+/// same fields (with the operator, graph and attributes), and the JSON report each data set's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct NodeValues {
+    /// `constant`, `reflect`, `edge`, `wrap`, or as the model spells another; none for
+    /// CenterCropPad.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Pad's and com.microsoft Pad's pads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pads: Option<Parameter>,
+    /// Pad's constant value: its element type, shape and value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constant_value: Option<Parameter>,
+    /// The axes padded or cropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axes: Option<Parameter>,
+    /// CenterCropPad's target shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Parameter>,
+}
+
+/// One parameter of the node: where it comes from, and its value when it can be read there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Parameter {
+    /// Where it comes from.
+    pub from: Source,
+    /// Its value as written, unvalidated; none when it cannot be read (computed in the graph,
+    /// of the wrong type, or over the size a value is given at).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+}
+
+/// Where a parameter of the node comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Source {
+    /// An attribute of the node.
+    Attribute,
+    /// An initializer of the graph.
+    Initializer,
+    /// A fed input, or another node's output.
+    Input,
+    /// Not given.
+    Absent,
+}
+
+impl NodeValues {
+    /// The values of `model`'s first Pad-family node run on `inputs` (its fed graph inputs in
+    /// graph order); none for a model without one.
+    pub(crate) fn of_model(model: &Model, inputs: &[Tensor]) -> Option<NodeValues> {
+        let (node, op) = model.pad_nodes().next()?;
+        Some(NodeValues::of(node, op, &Sources { model, inputs }))
+    }
+
+    /// The values of `node`, a `op`, read from `source`.
+    fn of(node: &Node, op: PadOp, source: &Sources<'_>) -> NodeValues {
+        let mode = node.pad_mode().map(|mode| mode.name().to_owned());
+        match op {
+            PadOp::CenterCropPad => NodeValues {
+                mode,
+                shape: Some(source.input(node, 1, integers)),
+                axes: Some(source.attribute(node, "axes", integers)),
+                ..NodeValues::default()
+            },
+            PadOp::Pad if node.version <= 2 => {
+                let pads = if node.version == 1 { "paddings" } else { "pads" };
+                NodeValues {
+                    mode,
+                    pads: Some(source.attribute(node, pads, integers)),
+                    constant_value: Some(source.attribute(node, "value", constant)),
+                    axes: Some(source.input(node, 3, integers)),
+                    shape: None,
+                }
+            }
+            PadOp::Pad | PadOp::MicrosoftPad => NodeValues {
+                mode,
+                pads: Some(source.input(node, 1, integers)),
+                constant_value: Some(source.input(node, 2, constant)),
+                axes: Some(source.input(node, 3, integers)),
+                shape: None,
+            },
+        }
+    }
 }
 
 /// Where a node's inputs come from: the model's initializers, or the data set's fed inputs.
@@ -81,14 +148,21 @@ enum Found<'a> {
 }
 
 impl Sources<'_> {
-    /// Input `index` of `node`: `from` and, where it can be read as `value_of` reads it, `value`.
-    fn input(&self, node: &Node, index: usize, value_of: fn(Found) -> Option<Value>) -> Value {
+    /// Input `index` of `node`: where it comes from and, where it can be read as `value_of`
+    /// reads it, its value.
+    fn input(&self, node: &Node, index: usize, value_of: fn(Found) -> Option<Value>) -> Parameter {
         let Some(name) = node.input(index) else {
-            return json!({"from": "absent"});
+            return Parameter {
+                from: Source::Absent,
+                value: None,
+            };
         };
         let graph = &self.model.graph;
         if let Some((_, tensor)) = graph.initializers.iter().find(|(n, _)| n == name) {
-            return parameter("initializer", value_of(Found::Tensor(tensor)));
+            return Parameter {
+                from: Source::Initializer,
+                value: value_of(Found::Tensor(tensor)),
+            };
         }
         // A fed input, or (in a graph of several nodes) another node's output: no value then.
         let fed = graph
@@ -96,26 +170,25 @@ impl Sources<'_> {
             .iter()
             .position(|n| n == name)
             .and_then(|k| self.inputs.get(k));
-        parameter("input", fed.and_then(|tensor| value_of(Found::Tensor(tensor))))
+        Parameter {
+            from: Source::Input,
+            value: fed.and_then(|tensor| value_of(Found::Tensor(tensor))),
+        }
     }
 
     /// Attribute `name` of `node`, read as `value_of` reads it.
-    fn attribute(&self, node: &Node, name: &str, value_of: fn(Found) -> Option<Value>) -> Value {
+    fn attribute(&self, node: &Node, name: &str, value_of: fn(Found) -> Option<Value>) -> Parameter {
         match node.attribute(name) {
-            Some(value) => parameter("attribute", value_of(Found::Attribute(value))),
-            None => json!({"from": "absent"}),
+            Some(value) => Parameter {
+                from: Source::Attribute,
+                value: value_of(Found::Attribute(value)),
+            },
+            None => Parameter {
+                from: Source::Absent,
+                value: None,
+            },
         }
     }
-}
-
-/// `{"from": from, "value": value}`, without `value` when there is none.
-fn parameter(from: &str, value: Option<Value>) -> Value {
-    let mut object = Map::new();
-    object.insert("from".into(), from.into());
-    if let Some(value) = value {
-        object.insert("value".into(), value);
-    }
-    Value::Object(object)
 }
 
 /// pads, axes or shape: the integers as written, row-major, negatives kept.

@@ -376,6 +376,12 @@ pub(crate) struct MergeArgs {
     /// The case-directory globs the shards ran with (--pattern), if any.
     #[arg(long = "pattern", value_name = "GLOB")]
     pub patterns: Vec<String>,
+    /// Record the merged run's failures as a baseline into FILE, as the main command's
+    /// --write-baseline records a live run's: the same entries, the reasons and tracking links
+    /// already in FILE (or in --baseline) kept, and the entries of data sets the run did not
+    /// select. A baseline from a run's JSON report, run again nowhere. Exits 0 once written.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -450,9 +456,14 @@ pub(crate) struct FuzzArgs {
 #[derive(Args, Debug)]
 pub(crate) struct Selection {
     /// Run only the data sets whose name (`onnx-1.22.0/node/test_wrap_pad/0`) contains
-    /// PATTERN, or matches it as a glob when it holds `*`, `?` or `[`.
+    /// PATTERN, or matches it as a glob when it holds `*`, `?` or `[`. Repeatable: a data set
+    /// is selected when any of them matches.
     #[arg(long, value_name = "PATTERN")]
-    pub filter: Option<String>,
+    pub filter: Vec<String>,
+    /// Leave out the data sets whose name matches PATTERN, as --filter matches it.
+    /// Repeatable: any of them removes a data set, after --filter selected it.
+    #[arg(long, value_name = "PATTERN")]
+    pub skip: Vec<String>,
     /// Directory-name glob that marks a case directory (repeatable; replaces the defaults
     /// test_*_pad*, test_center_crop_pad_* and test_*Pad*).
     #[arg(long = "pattern", value_name = "GLOB")]
@@ -564,11 +575,11 @@ pub(crate) struct RunArgs {
     pub gate: GateArgs,
     /// Record this run's failures as a baseline into FILE (created, with its directory),
     /// keeping the reasons and tracking links already in FILE (or in --baseline) of entries
-    /// that still fail, and the entries of data sets --filter left out and of other
-    /// configurations. Prints the path and the entries per kind, and exits 0 once written
-    /// (2 when it cannot be). Not with --shard: a part cannot tell which entries are
-    /// outdated; record from a whole run.
-    #[arg(long, value_name = "FILE", conflicts_with = "shard")]
+    /// that still fail, and the entries of data sets this run did not select (--filter,
+    /// --skip, another --shard) and of other configurations: the shards of a run recorded one
+    /// after another into one FILE give the whole run's baseline. Written whole, under a lock.
+    /// Prints the path and the entries per kind, and exits 0 once written (2 when it cannot be).
+    #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
     #[command(flatten)]
     pub checking: Checking,

@@ -7,7 +7,7 @@ use crate::cli::fatal::Fatal;
 use crate::cli::signals;
 use crate::data::DataRoot;
 use crate::run::runner::{Job, jobs};
-use crate::run::selection::select;
+use crate::run::selection::NameSelection;
 
 impl Selection {
     /// The roots, resolved as the harness resolves them (no paths: the default data).
@@ -28,10 +28,21 @@ impl Selection {
         Ok(cases)
     }
 
-    /// The data sets of `cases` that pass the filter (none passing is an error), and of
+    /// What `--filter` and `--skip` select by name.
+    fn names(&self) -> Result<NameSelection, Fatal> {
+        Ok(NameSelection::new(&self.filter, &self.skip)?)
+    }
+
+    /// The data sets of `cases` that `--filter` and `--skip` select, before the shard: the
+    /// whole run's selection, which every part records. None selected is an error.
+    pub(super) fn whole<'a>(&self, cases: &'a [TestCase]) -> Result<Vec<Job<'a>>, Fatal> {
+        Ok(self.names()?.select(jobs(cases))?)
+    }
+
+    /// The data sets of `cases` that `--filter` and `--skip` select (none is an error), and of
     /// those the shard's part, which may be empty: a part of a small selection can be.
     pub(super) fn jobs<'a>(&self, cases: &'a [TestCase]) -> Result<Vec<Job<'a>>, Fatal> {
-        let selected = select(jobs(cases), self.filter.as_deref())?;
+        let selected = self.whole(cases)?;
         let Some(shard) = self.shard else {
             return Ok(selected);
         };

@@ -11,7 +11,6 @@ use crate::case::{Expected, LoadedDataSet};
 use crate::data::basis::BasisNote;
 use crate::judge::cause_key::{CauseKey, values_pattern};
 use crate::judge::check::{Answer, CheckOptions, judge_answer, run};
-use crate::judge::profile::Subject;
 use crate::model::Model;
 use crate::model::constant_inputs::named_inputs_as_constants;
 use crate::operators::Rule;
@@ -151,9 +150,7 @@ pub(super) fn evaluate_in(
         encoded: None,
     };
     let outputs = evaluation.expected.as_deref().unwrap_or_default();
-    if Subject::of(&model, &inputs).is_some_and(|s| check.profile.excludes(&s).is_some())
-        || check.profile.excludes_values(&model, &inputs, outputs).is_some()
-    {
+    if check.profile.excludes_data_set(&model, &inputs, outputs).is_some() {
         evaluation.unsupported = true;
         return Ok(evaluation);
     }

@@ -140,10 +140,16 @@ impl Baseline {
             add(list, entry);
         }
         for (name, Entries(list)) in &mut entries {
-            if !run_names.contains(name.as_str())
-                && !exists(name)
-                && let Some(i) = list.iter().position(|e| e.applies_to(config))
-            {
+            if run_names.contains(name.as_str()) {
+                continue;
+            }
+            let Some(i) = list.iter().position(|e| e.applies_to(config)) else {
+                continue;
+            };
+            if exists(name) {
+                // Outside the run's selection (a filter, a skip, another shard): kept.
+                counts.outside += 1;
+            } else {
                 narrow(list, i, config, &others);
                 counts.stale += 1;
             }
@@ -284,6 +290,8 @@ pub struct RecordCounts {
     pub dropped: usize,
     /// Dropped: no such data set.
     pub stale: usize,
+    /// In force and kept as they were: their data sets exist but the run did not select them.
+    pub outside: usize,
     /// Kept untouched: entries of other configurations only.
     pub other_configs: usize,
 }
@@ -297,8 +305,9 @@ impl RecordCounts {
 
 impl Recording {
     /// `wrote baseline known.json (configuration debug): 3 known failures (2 failed, 1
-    /// errored, 0 intermittent crashes); dropped 1 that pass now and 0 for no data set; kept 4
-    /// entries of other configurations`: what the command line and the harness print.
+    /// errored, 0 intermittent crashes); dropped 1 that pass now and 0 for no data set; kept 2
+    /// entries of data sets this run did not select; kept 4 entries of other configurations`:
+    /// what the command line and the harness print.
     pub fn describe(&self, path: &Path) -> String {
         let c = &self.counts;
         let config = match &self.baseline.config {
@@ -315,6 +324,12 @@ impl Recording {
             c.dropped,
             c.stale
         );
+        if c.outside > 0 {
+            text.push_str(&format!(
+                "; kept {} entries of data sets this run did not select",
+                c.outside
+            ));
+        }
         if c.other_configs > 0 {
             text.push_str(&format!("; kept {} entries of other configurations", c.other_configs));
         }
@@ -421,7 +436,16 @@ pub(crate) mod tests {
                 crashed: false,
             },
         ];
-        let recorded = Baseline::record("x", &[], ran, Some(&previous), None, |name| name != "gone/0").baseline;
+        let recording = Baseline::record("x", &[], ran, Some(&previous), None, |name| name != "gone/0");
+        assert_eq!((recording.counts.outside, recording.counts.stale), (1, 1));
+        assert!(
+            recording.describe(Path::new("k.json")).ends_with(
+                "dropped 1 that pass now and 1 for no data set; kept 1 entries of data sets this run did not select"
+            ),
+            "{}",
+            recording.describe(Path::new("k.json"))
+        );
+        let recorded = recording.baseline;
         let entries: Vec<(&str, &str)> = recorded
             .entries_in_force()
             .map(|(name, e)| (name.as_str(), e.reason.as_str()))
@@ -488,6 +512,7 @@ pub(crate) mod tests {
             intermittent: 1,
             dropped: 1,
             stale: 0,
+            outside: 0,
             other_configs: 1,
         };
         assert_eq!(recorded.counts, counts);

@@ -5,7 +5,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
-use crate::backend::{Backend, BackendError, RefBackend};
+use crate::backend::{Backend, BackendError, NodeValues, RefBackend};
 use crate::case::{CaseError, Expected, ListingProblem, LoadedDataSet, TestCase};
 use crate::data::basis::Gating;
 use crate::judge::cause_key::{Pattern, values_pattern};
@@ -14,7 +14,7 @@ use crate::judge::deviation::Deviation;
 use crate::judge::outcome::Measured;
 // Where reports and the command line have always taken them from.
 pub(crate) use crate::judge::outcome::Outcome;
-use crate::judge::profile::{Profile, Subject};
+use crate::judge::profile::Profile;
 use crate::judge::retried::answer_digest;
 use crate::judge::setup::Setup;
 pub(crate) use crate::judge::status::Status;
@@ -140,6 +140,7 @@ pub(crate) fn check_data_set_with(
     let start = Instant::now();
     let decode = case.decode_options(options.max_tensor_bytes);
     let mut setup = None;
+    let mut node = None;
     let case_model = model;
     let mut ran = false;
     let (model, (dtype, shape), verdict) = match load(case, index, model, &decode) {
@@ -164,6 +165,8 @@ pub(crate) fn check_data_set_with(
                     }
                 }
             };
+            // What a bug report about any data set cites.
+            node = NodeValues::of_model(model, &data.inputs);
             // What reproduces a failure; a pass needs none.
             if verdict.verdict.status() != Status::Passed {
                 setup = Some(Setup::of(model, &data.inputs));
@@ -182,6 +185,7 @@ pub(crate) fn check_data_set_with(
     let broken = matches!(case_model, Err(CaseError::Listing(_))) || bundled_unreadable;
     let outcome = judged_outcome(backend.name(), case, index, model, (dtype, shape), verdict, options)
         .with_setup(setup)
+        .with_node(node)
         .with_rewritten_model(ran && backend.answers_with_rewritten_model())
         .with_duration(start.elapsed());
     let gates = outcome.gates() || broken;
@@ -196,9 +200,7 @@ fn excluded_by_profile(model: &Model, data: &LoadedDataSet, options: &CheckOptio
         Expected::Outputs(outputs) => &outputs[..],
         Expected::Error(_) => &[],
     };
-    let unsupported = Subject::of(model, &data.inputs)
-        .and_then(|s| profile.excludes(&s))
-        .or_else(|| profile.excludes_values(model, &data.inputs, expected))?;
+    let unsupported = profile.excludes_data_set(model, &data.inputs, expected)?;
     Some(Judged::from(Verdict::Unsupported {
         by: UnsupportedBy::Profile,
         detail: unsupported.to_string(),
@@ -239,6 +241,7 @@ pub(crate) fn under_profile(
         let outcome = judged_outcome(backend, case, index, Some(model), described, unsupported, options)
             // Unsupported is no pass: it lists what the data set hands the backend.
             .with_setup(Some(Setup::of(model, &data.inputs)))
+            .with_node(NodeValues::of_model(model, &data.inputs))
             .with_duration(start.elapsed());
         return UnderProfile::Excluded(Box::new(outcome));
     }
@@ -548,6 +551,16 @@ mod tests {
         );
         assert_eq!(passed.dtype(), Some(DataType::Int32));
         assert!(passed.setup().is_none(), "{:?}", passed.setup());
+        // Every data set, a pass too, carries its node's values for a bug report.
+        assert_eq!(
+            serde_json::to_value(passed.node().expect("the node's values")).unwrap(),
+            serde_json::json!({
+                "mode": "edge",
+                "pads": {"from": "input", "value": [0, 0, 1, 1, 0, 0, 1, 1]},
+                "constant_value": {"from": "absent"},
+                "axes": {"from": "absent"}
+            })
+        );
 
         let failed = check_data_set(&Echo, case, 0, &options);
         assert_eq!(failed.status(), Status::Failed);

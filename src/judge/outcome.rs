@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use crate::backend::NodeValues;
 use crate::case::TestCase;
 use crate::data::basis::{BasisNote, Gating};
 use crate::judge::cause_key::{CauseKey, Pattern};
@@ -47,6 +48,9 @@ pub struct Outcome {
     gates: bool,
     measured: Measured,
     setup: Option<Setup>,
+    /// The Pad-family node's mode and parameters with their values, as the runner read them
+    /// from the model and the data set's inputs.
+    node: Option<NodeValues>,
     difference: Option<Pattern>,
     retry: Option<Retry>,
     answer: Option<String>,
@@ -125,6 +129,7 @@ impl Outcome {
             gates: false,
             measured: Measured::default(),
             setup: None,
+            node: None,
             difference: None,
             retry: None,
             answer: None,
@@ -234,6 +239,11 @@ impl Outcome {
     /// With what the data set handed the backend.
     pub(crate) fn with_setup(self, setup: Option<Setup>) -> Outcome {
         Outcome { setup, ..self }
+    }
+
+    /// With the node's values, read from its model and inputs.
+    pub(crate) fn with_node(self, node: Option<NodeValues>) -> Outcome {
+        Outcome { node, ..self }
     }
 
     /// Run again after a crash or timeout, as `retry` says.
@@ -395,6 +405,12 @@ impl Outcome {
     /// attributes), for data sets that did not pass: what reproduces the failure.
     pub fn setup(&self) -> Option<&Setup> {
         self.setup.as_ref()
+    }
+
+    /// The Pad-family node's mode and parameters with their values (`node` in the report):
+    /// absent when the model or inputs could not be read, or from an older report.
+    pub(crate) fn node(&self) -> Option<&NodeValues> {
+        self.node.as_ref()
     }
 
     /// How a mismatch's outputs differ, as the judge measured it: where the failing elements

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::backend::NodeValues;
 use crate::data::basis::BasisNote;
 use crate::gate::gate_result::GateResult;
 use crate::judge::cause_key::Pattern;
@@ -54,6 +55,9 @@ pub(crate) struct JsonCase {
     mismatches: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     setup: Option<Setup>,
+    /// The node's mode and parameters; absent from older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    node: Option<NodeValues>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     difference: Option<Pattern>,
     /// Written when the run was weighed against a baseline; never believed when read.
@@ -107,6 +111,7 @@ impl JsonCase {
             max_rel_error: outcome.max_rel_error(),
             mismatches: outcome.mismatches(),
             setup: outcome.setup().cloned(),
+            node: outcome.node().cloned(),
             difference: outcome.difference().cloned(),
             gate: gate.cloned(),
             retry: outcome.retry().cloned(),
@@ -150,6 +155,7 @@ impl JsonCase {
             .with_input(self.dtype, self.shape)
             .with_measured(measured)
             .with_setup(self.setup)
+            .with_node(self.node)
             .with_difference(self.difference)
             .with_answer(self.answer)
             .with_code(self.code)
@@ -216,6 +222,15 @@ mod tests {
             }],
             attributes: Vec::new(),
         }))
+        .with_node(Some(
+            serde_json::from_value(serde_json::json!({
+                "mode": "reflect",
+                "pads": {"from": "input", "value": [0, 1, 0, 1]},
+                "constant_value": {"from": "absent"},
+                "axes": {"from": "initializer", "value": [-1]}
+            }))
+            .unwrap(),
+        ))
         .with_basis(BasisNote {
             kind: Basis::Rule,
             section: "docs/semantics.md#reflect-mode".into(),
@@ -302,6 +317,13 @@ mod tests {
             ) && written.contains(r#""twin": "extended/refused_twin/0","#),
             "{written}"
         );
+        // The node's values read back as written, for a bug report.
+        let mismatch = read.outcomes.iter().find(|o| o.id() == "extended/mismatch").unwrap();
+        assert_eq!(
+            serde_json::to_value(mismatch.node().unwrap()).unwrap()["pads"],
+            serde_json::json!({"from": "input", "value": [0, 1, 0, 1]})
+        );
+        assert!(written.contains(r#""node": {"#), "{written}");
         // And the entries are worded from their verdicts, with every field in its place.
         let coded = written.find(r#""id": "extended/coded""#).unwrap();
         let entry = &written[coded..written[coded..].find("\n    }").unwrap() + coded];

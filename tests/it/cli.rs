@@ -306,6 +306,132 @@ fn list_shows_operator_versions() {
     );
 }
 
+/// `--filter` repeats (any selects), `--skip` removes, and `--shard` takes a part of what they
+/// select; `--list` lists exactly the data sets such a run holds.
+#[test]
+fn list_shows_what_filters_skips_and_shards_select() {
+    let root = testdata("onnx-1.14.1");
+    let root = root.to_str().unwrap();
+    let names = |args: &[&str]| -> Vec<String> {
+        let out = run(&[&["--list"], args, &[root]].concat());
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        stdout
+            .lines()
+            .filter(|l| !l.starts_with("total: "))
+            .map(|l| l.split("  ").next().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        names(&["--filter", "_wrap_", "--filter", "_edge_"]),
+        ["node/test_edge_pad/0", "node/test_wrap_pad/0"]
+    );
+    assert_eq!(
+        names(&["--filter", "_wrap_", "--filter", "_edge_", "--skip", "edge"]),
+        ["node/test_wrap_pad/0"]
+    );
+    let constant = names(&["--filter", "constant", "--skip", "*axes*"]);
+    assert_eq!(constant, ["node/test_constant_pad/0"]);
+    // Twelve CenterCropPad cases, six of them expanded; the glob skip leaves the other six.
+    assert_eq!(names(&["--filter", "center_crop"]).len(), 12);
+    assert_eq!(names(&["--filter", "center_crop", "--skip", "*_expanded/*"]).len(), 6);
+    // The parts of a selection are the selection, each data set in one.
+    let mut parts = [
+        names(&["--skip", "center_crop", "--shard", "1/2"]),
+        names(&["--skip", "center_crop", "--shard", "2/2"]),
+    ]
+    .concat();
+    parts.sort();
+    let mut whole = names(&["--skip", "center_crop"]);
+    whole.sort();
+    assert_eq!((parts.len(), parts), (11, whole));
+    // Selecting nothing is an error that says which option emptied it.
+    let out = run(&["--list", "--filter", "nothing", "--filter", "none", root]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no data set matches --filter \"nothing\" or --filter \"none\""),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["--list", "--filter", "_wrap_", "--skip", "node/", root]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--skip \"node/\" removes all 1 data sets selected"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// `--list --profile`: each data set marked kept or excluded, with the profile key that
+/// excludes it, and the totals; exactly the data sets a run with the profile reports
+/// unsupported.
+#[test]
+fn list_marks_what_the_profile_keeps_and_which_key_excludes_the_rest() {
+    let root = testdata("onnx-1.14.1");
+    let root = root.to_str().unwrap();
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        "modes = [\"constant\", \"reflect\", \"edge\"]\n\
+         [inputs]\naxes = \"absent\"\n\
+         [[except]]\noperators = [\"CenterCropPad-18\"]\nreason = \"no CenterCropPad kernel\"\n",
+    )
+    .unwrap();
+    let profile = profile.to_str().unwrap();
+    let out = run(&["--list", "--profile", profile, root]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let line = |name: &str| stdout.lines().find(|l| l.starts_with(name)).unwrap().to_owned();
+    assert_eq!(
+        line("node/test_wrap_pad/0"),
+        "node/test_wrap_pad/0  Pad-19  inputs: int32[1, 3, 4, 5] int64[8]  profile: excluded by modes: mode wrap"
+    );
+    assert!(line("node/test_edge_pad/0").ends_with("  profile: kept"), "{stdout}");
+    assert!(
+        line("node/test_constant_pad_axes/0")
+            .ends_with("  profile: excluded by inputs.axes: the axes input (not supported)"),
+        "{stdout}"
+    );
+    // An expanded CenterCropPad with axes is a graph whose Pad takes a computed axes input.
+    assert!(
+        line("node/test_center_crop_pad_crop_axes_hwc_expanded/0")
+            .ends_with("  profile: excluded by inputs.axes: the axes input (not supported)"),
+        "{stdout}"
+    );
+    assert!(
+        line("node/test_center_crop_pad_crop_expanded/0").ends_with("  profile: kept"),
+        "{stdout}"
+    );
+    assert!(
+        line("node/test_center_crop_pad_crop/0").ends_with("  profile: excluded by except: no CenterCropPad kernel"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.lines().last(),
+        Some(
+            "total: 23 data sets (0 must be refused) in 23 cases; 0 not applicable; 0 failed to load; \
+             profile: 11 kept, 12 excluded (modes 1, inputs.axes 5, except 6)"
+        )
+    );
+    // The run decides the same: what the listing excludes is what the run reports unsupported.
+    let excluded: std::collections::BTreeSet<String> = stdout
+        .lines()
+        .filter(|l| l.contains("  profile: excluded by "))
+        .map(|l| l.split("  ").next().unwrap().to_owned())
+        .collect();
+    let ran = run(&["--format", "json", "--profile", profile, root]);
+    let report: serde_json::Value = serde_json::from_slice(&ran.stdout).unwrap();
+    let unsupported: std::collections::BTreeSet<String> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "unsupported")
+        .map(|c| format!("{}/{}", c["id"].as_str().unwrap(), c["data_set"]))
+        .collect();
+    assert_eq!(excluded, unsupported);
+}
+
 /// The results of `bench --format json`, checking the format number it carries.
 fn bench_results(stdout: &[u8]) -> Vec<serde_json::Value> {
     let report: serde_json::Value = serde_json::from_slice(stdout).unwrap();

@@ -19,8 +19,7 @@ use crate::pipeline::finish::{Finish, RecordInto, Strictness, finish};
 use crate::pipeline::gating::gate_once;
 use crate::pipeline::prepare::{RunFiles, prepare};
 use crate::pipeline::run_facts::run_facts;
-use crate::run::runner::{Job, jobs as run_jobs_of};
-use crate::run::selection::select;
+use crate::run::runner::Job;
 use crate::text::{escape_line, shown_path};
 
 pub(super) fn upgrade(args: &BaselineUpgradeArgs) -> Result<ExitCode, Fatal> {
@@ -96,7 +95,7 @@ pub(super) fn upgrade(args: &BaselineUpgradeArgs) -> Result<ExitCode, Fatal> {
         );
         return Ok(code);
     }
-    let whole = select(run_jobs_of(&cases), selection.filter.as_deref())?;
+    let whole = selection.whole(&cases)?;
     let names = whole.iter().map(Job::name);
     report.run = Some(run_facts(&options, &roots, names, config, args.checking.retries, true));
     let discovered = Discovered::new(&cases, !selection.patterns.is_empty());

@@ -1,7 +1,8 @@
 //! `merge`: the JSON reports of a run's shards joined into the report of the whole run, and
 //! judged against a baseline over the union, as a single run would be: an outdated entry or
 //! an unexpected pass is only known once every part is in. The parts must be one run's: the
-//! same backend and runtime, each part of the same N once, no data set twice.
+//! same backend and runtime, each part of the same N once, no data set twice. With
+//! `--write-baseline`, the run's verdicts recorded as the main command records its own.
 
 mod profile;
 
@@ -16,10 +17,11 @@ use crate::data::DataRoot;
 use crate::data::basis::Gating;
 use crate::data::digest::selection_digest;
 use crate::data::shard::Shard;
+use crate::gate::baseline::Baseline;
 use crate::gate::config::ConfigName;
 use crate::gate::judging::Discovered;
 use crate::judge::profile::Profile;
-use crate::pipeline::finish::{Finish, finish, settle_refusals};
+use crate::pipeline::finish::{Finish, RecordInto, finish, settle_refusals};
 use crate::pipeline::gating::gate_once;
 use crate::pipeline::report_format::ReportFormat;
 use crate::pipeline::reports::ReportOut;
@@ -36,9 +38,22 @@ use profile::judge_with_profile;
 
 pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     let mut inputs: Vec<_> = args.reports.iter().map(|p| ("report", Some(p.as_path()))).collect();
-    inputs.push(("--baseline", args.gate.baseline.as_deref()));
-    inputs.push(("--profile", args.profile.as_deref()));
-    check_run_files(&[("--output", args.output.as_deref())], &inputs, &[])?;
+    let write_baseline = ("--write-baseline", args.write_baseline.as_deref());
+    inputs.extend([
+        ("--baseline", args.gate.baseline.as_deref()),
+        ("--profile", args.profile.as_deref()),
+        write_baseline,
+    ]);
+    // The baseline is updated in place, atomically, as the main command updates it.
+    let in_place = [
+        ("--write-baseline", "--baseline"),
+        ("--write-baseline", "--write-baseline"),
+    ];
+    check_run_files(
+        &[("--output", args.output.as_deref()), write_baseline],
+        &inputs,
+        &in_place,
+    )?;
     let parts = args
         .reports
         .iter()
@@ -60,6 +75,9 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         config: judged_config(args.gate.config.as_ref(), recorded, &first)?,
         ..args.gate.clone()
     };
+    if let Some(path) = &args.write_baseline {
+        Baseline::check_recordable(path, gate.config.as_ref())?;
+    }
     let baseline = read_baseline(&gate, &roots)?;
     // Each part weighed its refusals by the twins it ran; the union may hold the twin another
     // part ran. Weighed before the lines below, so that they show it (finish weighs it again,
@@ -86,7 +104,13 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         baseline: baseline.as_ref(),
         strictness: Some(strictness(&gate)),
         exists: &|name| discovered.contains(name),
-        record: None,
+        // The entries the run's verdicts imply, as the main command records them.
+        record: args.write_baseline.as_deref().map(|path| RecordInto {
+            path,
+            roots: &roots,
+            config: gate.config.as_ref(),
+            discovered: &discovered,
+        }),
         reports: vec![out],
         failures_only: false,
         page: Some(&page),
@@ -94,6 +118,11 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
     };
     let human_on_stdout = args.output.is_none() && format == ReportFormat::Human;
     let finished = finish(report, how, &mut |report| show_on_stderr(report, human_on_stdout))?;
+    if let (Some(path), Some(recorded)) = (&args.write_baseline, &finished.recorded) {
+        eprintln!("pad-conformance: {}", recorded.describe(path));
+        // A recording succeeds once written: its failures are what it lists.
+        return Ok(ExitCode::SUCCESS);
+    }
     Ok(exit_code(&finished.report, &gate))
 }
 

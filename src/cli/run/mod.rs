@@ -9,10 +9,10 @@ mod verdict_wording;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use crate::case::TestCase;
 use crate::gate::gate_result::GateResult;
 use crate::gate::judging::Discovered;
 use crate::judge::check::{Outcome, Status};
+use crate::judge::profile::Profile;
 use crate::pipeline::finish::{Finish, RecordInto, finish};
 use crate::pipeline::gating::gate_once;
 use crate::pipeline::prepare::{RunFiles, prepare};
@@ -20,8 +20,7 @@ use crate::pipeline::report_format::ReportFormat;
 use crate::pipeline::reports::ReportOut;
 use crate::pipeline::run_facts::run_facts;
 use crate::report::{RunReport, write_outcome};
-use crate::run::runner::{Job, jobs as run_jobs_of};
-use crate::run::selection::select;
+use crate::run::runner::Job;
 use crate::text::escape_line;
 
 use crate::cli::args::RunArgs;
@@ -46,7 +45,8 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     let cases = selection.cases(&roots)?;
     let jobs = selection.jobs(&cases)?;
     if args.list {
-        return list(&jobs, selection.max_tensor_bytes);
+        let profile = args.profile.as_deref().map(Profile::read).transpose()?;
+        return list(&jobs, selection.max_tensor_bytes, profile.as_ref());
     }
     let targets = report_targets(args.format, &args.output)?;
     let shown = progress::Mode::of_stderr()?;
@@ -119,7 +119,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     report.gates = gates;
     let interrupted = signals::interrupted();
     // What merging this part with the others checks: the whole selection, before the shard.
-    let whole = select(run_jobs_of(&cases), selection.filter.as_deref())?;
+    let whole = selection.whole(&cases)?;
     let complete = interrupted.is_none() && report.outcomes.len() == jobs.len();
     let (retries, names) = (args.checking.retries, whole.iter().map(Job::name));
     report.run = Some(run_facts(&options, &roots, names, config, retries, complete));
@@ -176,18 +176,15 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     Ok(exit_code(&finished.report, &args.gate))
 }
 
-/// `--list`: each selected case once, with its data sets. Exits 1 when any case or data set
-/// failed to load, after listing everything.
-fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
+/// `--list`: each selected data set, under its case, with what `profile` does to it. Exits 1
+/// when any case or data set failed to load, after listing everything.
+fn list(jobs: &[Job<'_>], max_tensor_bytes: u64, profile: Option<&Profile>) -> Result<ExitCode, Fatal> {
     let mut out = io::stdout().lock();
-    // By address, in a set: linear in the number of cases, however many there are.
-    let mut listed: std::collections::HashSet<*const TestCase> = std::collections::HashSet::new();
-    let mut totals = ListingTotals::default();
-    for job in jobs {
-        if !listed.insert(job.case) {
-            continue;
-        }
-        let listing = list_case(job.case, max_tensor_bytes);
+    let mut totals = ListingTotals::new(profile);
+    // A case's jobs are consecutive: each run of them is listed together.
+    for same_case in jobs.chunk_by(|a, b| std::ptr::eq(a.case, b.case)) {
+        let indices: Vec<usize> = same_case.iter().map(|job| job.data_set).collect();
+        let listing = list_case(same_case[0].case, &indices, max_tensor_bytes, profile);
         totals.add(&listing);
         for line in listing.lines {
             // Case ids and messages are the data's: shown, never executed.
@@ -202,7 +199,7 @@ fn list(jobs: &[Job<'_>], max_tensor_bytes: u64) -> Result<ExitCode, Fatal> {
     }
     let failed = totals.failed();
     if failed > 0 {
-        eprintln!("pad-conformance: {failed} of {} cases failed to load", listed.len());
+        eprintln!("pad-conformance: {failed} of {} cases failed to load", totals.cases());
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

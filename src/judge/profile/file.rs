@@ -344,7 +344,7 @@ mod tests {
     use super::*;
     use crate::judge::profile::subject::{GivenInput, Subject};
     use crate::judge::profile::tests::subject;
-    use crate::judge::profile::unsupported::Unsupported;
+    use crate::judge::profile::unsupported::{ProfileKey, Unsupported};
 
     /// A Pad-19 float subject with `inputs` (role, fed, rank, values), `pads` and the
     /// padded axes of a rank-`rank` data.
@@ -424,22 +424,32 @@ axes = "absent"
         assert_eq!(profile.excludes(&given(edge, &[pads(&[0, 1, 2, 0])], 2, &[0, 1])), None);
         assert_eq!(
             profile.excludes(&given(edge, &[pads(&[0, -1, 2, 0])], 2, &[0, 1])),
-            Some(Unsupported::Excluded("pads [0, -1, 2, 0] holds -1, below 0".into()))
+            Some(Unsupported::Excluded(
+                ProfileKey::Input(InputRole::Pads),
+                "pads [0, -1, 2, 0] holds -1, below 0".into()
+            ))
         );
         assert_eq!(
             profile.excludes(&given(edge, &[pads(&[0, 3_000_000_000])], 1, &[0])),
             Some(Unsupported::Excluded(
+                ProfileKey::Input(InputRole::Pads),
                 "pads [0, 3000000000] holds 3000000000, above 2147483647".into()
             ))
         );
         assert_eq!(
             profile.excludes(&given(edge, &[(InputRole::Pads, false, 2, &[0, 1])], 1, &[0])),
-            Some(Unsupported::Excluded("a 2-D pads input (supported ranks: 1)".into()))
+            Some(Unsupported::Excluded(
+                ProfileKey::Input(InputRole::Pads),
+                "a 2-D pads input (supported ranks: 1)".into()
+            ))
         );
         let with_axes = [pads(&[1, 1]), (InputRole::Axes, true, 1, &[0][..])];
         assert_eq!(
             profile.excludes(&given(edge, &with_axes, 2, &[0])),
-            Some(Unsupported::Excluded("the axes input (not supported)".into()))
+            Some(Unsupported::Excluded(
+                ProfileKey::Input(InputRole::Axes),
+                "the axes input (not supported)".into()
+            ))
         );
         // A profile without [inputs] (every file written before it existed) limits none.
         assert_eq!(Profile::everything().excludes(&given(edge, &with_axes, 2, &[0])), None);
@@ -456,6 +466,7 @@ axes = "absent"
         assert_eq!(
             profile.excludes(&given(reflect, &[], 4, &[1, 3])),
             Some(Unsupported::Excluded(
+                ProfileKey::ModeAxes,
                 "mode reflect padding axis 1 of rank-4 data (supported on axes [-2, -1] only)".into()
             ))
         );
@@ -543,12 +554,14 @@ axes = "absent"
                 ..at(10, 18)
             }),
             Some(Unsupported::Excluded(
+                ProfileKey::MaxIrVersion,
                 "IR version 10 (the backend reads up to 9)".into()
             ))
         );
         assert_eq!(
             profile.excludes(&at(9, 19)),
             Some(Unsupported::Excluded(
+                ProfileKey::MaxOpset,
                 "opset 19 of ai.onnx (the backend reads up to 18)".into()
             ))
         );
@@ -559,6 +572,7 @@ axes = "absent"
         assert_eq!(
             profile.excludes(&microsoft),
             Some(Unsupported::Excluded(
+                ProfileKey::MaxOpset,
                 "opset 2 of com.microsoft (the backend reads up to 1)".into()
             ))
         );
@@ -702,15 +716,18 @@ reason = "no bfloat16 kernel before Pad-21"
         assert_eq!(profile.excludes(&subject(PadOp::Pad, 19, DataType::Float, edge)), None);
         assert_eq!(
             profile.excludes(&subject(PadOp::MicrosoftPad, 1, DataType::Float, edge)),
-            Some(Unsupported::Excluded("operator com.microsoft.Pad-1".into()))
+            Some(Unsupported::Excluded(
+                ProfileKey::Operators,
+                "operator com.microsoft.Pad-1".into()
+            ))
         );
         assert_eq!(
             profile.excludes(&subject(PadOp::Pad, 19, DataType::Int8, edge)),
-            Some(Unsupported::Excluded("element type int8".into()))
+            Some(Unsupported::Excluded(ProfileKey::Dtypes, "element type int8".into()))
         );
         assert_eq!(
             profile.excludes(&subject(PadOp::Pad, 19, DataType::Float, Some(PadMode::Wrap))),
-            Some(Unsupported::Excluded("mode wrap".into()))
+            Some(Unsupported::Excluded(ProfileKey::Modes, "mode wrap".into()))
         );
         assert_eq!(
             profile

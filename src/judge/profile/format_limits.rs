@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::subject::Subject;
-use super::unsupported::Unsupported;
+use super::unsupported::{ProfileKey, Unsupported};
 
 /// The newest IR version and opsets a backend reads; nothing set: any.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -24,16 +24,19 @@ impl FormatLimits {
         if let Some(max) = self.max_ir_version
             && subject.ir_version > max
         {
-            return Some(Unsupported::Excluded(format!(
-                "IR version {} (the backend reads up to {max})",
-                subject.ir_version
-            )));
+            return Some(Unsupported::Excluded(
+                ProfileKey::MaxIrVersion,
+                format!("IR version {} (the backend reads up to {max})", subject.ir_version),
+            ));
         }
         self.max_opsets.iter().find_map(|(domain, &max)| {
             let opset = *subject.opsets.get(domain)?;
             (opset > max).then(|| {
                 let shown = if domain.is_empty() { "ai.onnx" } else { domain };
-                Unsupported::Excluded(format!("opset {opset} of {shown} (the backend reads up to {max})"))
+                Unsupported::Excluded(
+                    ProfileKey::MaxOpset,
+                    format!("opset {opset} of {shown} (the backend reads up to {max})"),
+                )
             })
         })
     }

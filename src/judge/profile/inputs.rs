@@ -11,7 +11,7 @@ use crate::operators::params::abbreviated;
 
 use super::input_role::InputRole;
 use super::subject::Subject;
-use super::unsupported::Unsupported;
+use super::unsupported::{ProfileKey, Unsupported};
 
 /// In which form a backend takes an input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -81,32 +81,35 @@ impl InputLimits {
     pub(super) fn excludes(&self, role: InputRole, subject: &Subject) -> Option<Unsupported> {
         let given = subject.input(role);
         if self.form == InputForm::Absent && given.is_some() {
-            return Some(Unsupported::Excluded(format!("the {role} input (not supported)")));
+            return Some(Unsupported::Excluded(
+                ProfileKey::Input(role),
+                format!("the {role} input (not supported)"),
+            ));
         }
         if let (Some(ranks), Some(rank)) = (&self.ranks, given.and_then(|g| g.rank))
             && !ranks.contains(&rank)
         {
-            return Some(Unsupported::Excluded(format!(
-                "a {rank}-D {role} input (supported ranks: {})",
-                list(ranks)
-            )));
+            return Some(Unsupported::Excluded(
+                ProfileKey::Input(role),
+                format!("a {rank}-D {role} input (supported ranks: {})", list(ranks)),
+            ));
         }
         let values = subject.values(role)?;
         if let Some(min) = self.min
             && let Some(low) = values.iter().find(|&&v| v < min)
         {
-            return Some(Unsupported::Excluded(format!(
-                "{role} {} holds {low}, below {min}",
-                abbreviated(values)
-            )));
+            return Some(Unsupported::Excluded(
+                ProfileKey::Input(role),
+                format!("{role} {} holds {low}, below {min}", abbreviated(values)),
+            ));
         }
         if let Some(max) = self.max
             && let Some(high) = values.iter().find(|&&v| v > max)
         {
-            return Some(Unsupported::Excluded(format!(
-                "{role} {} holds {high}, above {max}",
-                abbreviated(values)
-            )));
+            return Some(Unsupported::Excluded(
+                ProfileKey::Input(role),
+                format!("{role} {} holds {high}, above {max}", abbreviated(values)),
+            ));
         }
         None
     }
@@ -134,10 +137,13 @@ impl ModeAxes {
                 .any(|&a| usize::try_from(if a < 0 { a + *rank as i64 } else { a }) == Ok(axis))
         };
         let outside = padded.iter().find(|&&axis| !allowed(axis))?;
-        Some(Unsupported::Excluded(format!(
-            "mode {mode} padding axis {outside} of rank-{rank} data (supported on axes {} only)",
-            abbreviated(&self.axes)
-        )))
+        Some(Unsupported::Excluded(
+            ProfileKey::ModeAxes,
+            format!(
+                "mode {mode} padding axis {outside} of rank-{rank} data (supported on axes {} only)",
+                abbreviated(&self.axes)
+            ),
+        ))
     }
 }
 

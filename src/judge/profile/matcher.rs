@@ -217,7 +217,10 @@ mod tests {
         assert_eq!(profile.exceptions.len(), n + 1);
         let reason = |op, version, dtype, mode| {
             profile.excludes(&subject(op, version, dtype, mode)).map(|u| match u {
-                Unsupported::Excluded(reason) => reason,
+                Unsupported::Excluded(key, reason) => {
+                    assert_eq!(key, crate::judge::profile::ProfileKey::Except);
+                    reason
+                }
                 other => panic!("{other}"),
             })
         };

@@ -65,7 +65,7 @@ use inputs::{InputForm, ModeAxes};
 use matcher::{Exception, Key, Matchers};
 use storage::{Place, Storage};
 pub(crate) use subject::Subject;
-use unsupported::Unsupported;
+pub(crate) use unsupported::{ProfileKey, Unsupported};
 
 use crate::model::{AttributeValue, Model};
 use crate::operators::{OpVersion, PadMode};
@@ -294,17 +294,23 @@ impl Profile {
         if let Some(operators) = &self.operators
             && !operators.contains(&subject.operator)
         {
-            return Some(Unsupported::Excluded(format!("operator {}", label(subject.operator))));
+            return Some(Unsupported::Excluded(
+                ProfileKey::Operators,
+                format!("operator {}", label(subject.operator)),
+            ));
         }
         if let Some(dtypes) = &self.dtypes
             && !dtypes.contains(&subject.dtype)
         {
-            return Some(Unsupported::Excluded(format!("element type {}", subject.dtype)));
+            return Some(Unsupported::Excluded(
+                ProfileKey::Dtypes,
+                format!("element type {}", subject.dtype),
+            ));
         }
         if let (Some(modes), Some(mode)) = (&self.modes, subject.mode)
             && !modes.contains(&mode)
         {
-            return Some(Unsupported::Excluded(format!("mode {mode}")));
+            return Some(Unsupported::Excluded(ProfileKey::Modes, format!("mode {mode}")));
         }
         if let Some(unsupported) = self
             .inputs
@@ -318,16 +324,30 @@ impl Profile {
         }
         self.matchers
             .first_match(&Key::of(subject))
-            .map(|i| Unsupported::Excluded(self.exceptions[i].reason.clone()))
+            .map(|i| Unsupported::Excluded(ProfileKey::Except, self.exceptions[i].reason.clone()))
     }
 }
 
 impl Profile {
+    /// Why data set `inputs` (in graph-input order) of `model`, expecting `expected` (none for
+    /// one that must be refused), is outside the profile: what it is first, then its values.
+    /// A run and `--list` both decide it here.
+    pub(crate) fn excludes_data_set(
+        &self,
+        model: &Model,
+        inputs: &[Tensor],
+        expected: &[Tensor],
+    ) -> Option<Unsupported> {
+        Subject::of(model, inputs)
+            .and_then(|s| self.excludes(&s))
+            .or_else(|| self.excludes_values(model, inputs, expected))
+    }
+
     /// Why the values data set `inputs` (in graph-input order) of `model` hands over, or
     /// `expected` back, are outside the declared storage: the first value, in the inputs,
     /// then the model's constants, then the expected outputs, that its narrower type cannot
     /// hold. Values computed in the graph are not known before the run and not checked.
-    pub(crate) fn excludes_values(&self, model: &Model, inputs: &[Tensor], expected: &[Tensor]) -> Option<Unsupported> {
+    fn excludes_values(&self, model: &Model, inputs: &[Tensor], expected: &[Tensor]) -> Option<Unsupported> {
         let graph = &model.graph;
         let inputs = graph.inputs.iter().zip(inputs).map(|(n, t)| (Place::Input(n), t));
         let initializers = graph.initializers.iter().map(|(n, t)| (Place::Constant(n), t));
