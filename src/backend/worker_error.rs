@@ -10,8 +10,8 @@ use std::process::ExitStatus;
 
 use super::error::{BackendError, ErrorKind, Says};
 use super::failure::{Failure, exit_failure};
-use crate::platform::Overrun;
 use super::wrong_output::WrongOutput;
+use crate::platform::Overrun;
 use crate::tensor::{FileError, GroupError, Tensor};
 
 /// Why a worker gave no usable answer.

@@ -463,7 +463,10 @@ impl Server {
             }
             if clock.spent(time_limit) {
                 self.kill();
-                return Err(Served::TimedOut(clock.overrun(time_limit), output_tail(&self.output, from)));
+                return Err(Served::TimedOut(
+                    clock.overrun(time_limit),
+                    output_tail(&self.output, from),
+                ));
             }
             if let Some(e) = &unasked
                 && start.elapsed() >= EXIT_GRACE

@@ -193,6 +193,7 @@ fn read_process_delays(pid: u32, delays: &mut HashMap<(u32, u32), u64>) -> Optio
 }
 
 /// The wait (the second number) of a schedstat line.
+#[cfg(any(target_os = "linux", test))]
 fn schedstat_wait(text: &str) -> Option<u64> {
     text.split_ascii_whitespace().nth(1)?.parse().ok()
 }
@@ -206,6 +207,7 @@ fn process_group(pid: u32) -> Option<u32> {
 }
 
 /// Field `n` after the command of a /proc/PID/stat line (0 is the state).
+#[cfg(any(target_os = "linux", test))]
 fn stat_field(stat: &str, n: usize) -> Option<&str> {
     stat[stat.rfind(')')? + 1..].split_ascii_whitespace().nth(n)
 }
@@ -223,7 +225,11 @@ mod tests {
         let second = Duration::from_secs(1);
         let before = delays(&[((10, 10), 5_000_000_000), ((10, 11), 1_000_000_000)]);
         // One thread waited 0.3 s more, another 0.6 s more, a new one 0.1 s in all.
-        let after = delays(&[((10, 10), 5_300_000_000), ((10, 11), 1_600_000_000), ((12, 12), 100_000_000)]);
+        let after = delays(&[
+            ((10, 10), 5_300_000_000),
+            ((10, 11), 1_600_000_000),
+            ((12, 12), 100_000_000),
+        ]);
         assert_eq!(run_time(second, &before, &after), Duration::from_millis(400));
         // A thread that waited longer than the interval (threads of its own queued) leaves none.
         let after = delays(&[((10, 10), 9_000_000_000)]);
@@ -261,7 +267,10 @@ mod tests {
         clock.started -= Duration::from_secs(600);
         clock.sampled_at = Instant::now();
         assert!(!clock.spent(Duration::from_secs(61)));
-        assert!(clock.spent(Duration::from_secs(60)), "10 × 60 s on the wall clock spends a 60 s limit");
+        assert!(
+            clock.spent(Duration::from_secs(60)),
+            "10 × 60 s on the wall clock spends a 60 s limit"
+        );
     }
 
     /// A stopped group never waits for a processor: its clock is the wall clock.
@@ -269,7 +278,11 @@ mod tests {
     #[test]
     fn a_stopped_group_runs_on_the_wall_clock() {
         use std::os::unix::process::CommandExt;
-        let mut child = std::process::Command::new("sleep").arg("60").process_group(0).spawn().unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("60")
+            .process_group(0)
+            .spawn()
+            .unwrap();
         let pid = child.id();
         unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
         while stat_field(&std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap(), 0) != Some("T") {
@@ -294,7 +307,11 @@ mod tests {
         use std::os::unix::process::CommandExt;
         let spinners = 4 * std::thread::available_parallelism().map_or(1, usize::from);
         let script = format!("for i in $(seq {spinners}); do (while :; do :; done) & done; wait");
-        let mut child = std::process::Command::new("sh").args(["-c", &script]).process_group(0).spawn().unwrap();
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .process_group(0)
+            .spawn()
+            .unwrap();
         let mut clock = RunClock::start(child.id());
         std::thread::sleep(SAMPLE * 4);
         let overrun = clock.overrun(Duration::from_secs(60));
