@@ -18,6 +18,7 @@ use super::accepts::{Accepts, TensorFormat, offers};
 use super::process::Process;
 use super::reply::{OutputFile, WorkerReply, check_reply, resolve_outputs, shortened};
 use super::request::run_request;
+use super::stderr::{Stderr, Writer};
 use super::worker_error::{ExecError, Unanswered, WorkerError, WorkerFailure, outputs_read};
 use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
 use crate::cancel::Cancel;
@@ -192,6 +193,9 @@ impl ExecBackend {
             source,
         })?;
         let request = run_request(id, &model_path, model, inputs, &input_paths, dir, accepts);
+        // This data set's stderr is what the worker prints once the request is sent: what it
+        // printed after its last reply (the end of a traceback) belongs to the data set before.
+        worker.take_stderr();
         let reply = worker.request(&request, self.timeout, &self.cancel)?;
         let raw = accepts.tensors == TensorFormat::Raw;
         let checked = check_reply(&reply, id, raw, accepts.model).and_then(|reply| match worker.line_already_there() {
@@ -457,7 +461,7 @@ impl Worker {
     /// Starts `command` and performs the handshake, given `timeout` or [`START_TIME_LIMIT`],
     /// whichever is longer; returns the worker and what its hello says.
     fn spawn(command: &str, timeout: Duration, cancel: &Cancel, slot: Slot) -> Result<(Worker, Hello), WorkerFailure> {
-        let mut process = Process::start(command, &[], |command| {
+        let mut process = Process::start(command, &[], Writer::Worker, |command| {
             command.stdin(Stdio::piped()).stdout(Stdio::piped());
         })
         .map_err(WorkerError::Start)?;
@@ -672,7 +676,7 @@ impl Worker {
     }
 
     /// What the worker printed on stderr since the last call.
-    fn take_stderr(&self) -> String {
+    fn take_stderr(&self) -> Stderr {
         self.process.take_stderr()
     }
 }

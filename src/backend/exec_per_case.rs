@@ -4,6 +4,8 @@
 //! C++ test binary becomes a backend through a short wrapper, with no JSON loop. Each run is
 //! a process group of its own, killed when it ends or times out, and its own directory in the
 //! scratch directory, made for the run and removed after it: a run cannot see another's files.
+//! The directory holds a scratch directory for the command's own files; kept
+//! ([`KEEP_RUNS_VARIABLE`]), it holds a script that runs the command again as it was run.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -17,14 +19,16 @@ use super::exec::{ScratchDir, StartError, write_request_file};
 use super::node_description::describe;
 use super::process::{Process, plain_words};
 use super::reply::{ErrorFields, error_fields, raw_descriptor, resolve_outputs, shortened};
+use super::stderr::{Stderr, Writer};
 use super::worker_error::{ExecError, Unanswered, WorkerError, WorkerFailure, outputs_read};
 use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
 use crate::cancel::Cancel;
 use crate::model::Model;
-use crate::platform::{RunClock, private_dir_builder};
+use crate::platform::{RunClock, no_follow_private, private_dir_builder};
 use crate::tensor::{
     DataType, DecodeOptions, Tensor, TensorFile, dtype_name, group_limit, read_file_group, read_small_file, write_raw,
 };
+use crate::text::shell_quote;
 
 /// The exit code of a refusal: sysexits' EX_DATAERR, the model or its inputs are invalid.
 pub(crate) const EXIT_REFUSED: i32 = 65;
@@ -32,6 +36,11 @@ pub(crate) const EXIT_REFUSED: i32 = 65;
 pub(crate) const EXIT_UNSUPPORTED: i32 = 69;
 /// The variable that states the runtime behind the command, as the hello's `runtime` object.
 pub(crate) const RUNTIME_VARIABLE: &str = "PAD_CONFORMANCE_RUNTIME";
+/// The variable that keeps each run's directory in the directory it names, with the script
+/// that runs the command again (`command.sh`): what a failure's `rerun:` line sets.
+pub(crate) const KEEP_RUNS_VARIABLE: &str = "PAD_CONFORMANCE_KEEP_RUNS";
+/// How many run directories a kept run looks past, already there, for a free number.
+const KEEP_RUNS_TRIES: u64 = 10_000;
 /// The largest error.json or raw output descriptor read: a few fields, not a log.
 const MAX_JSON_FILE: u64 = 64 << 10;
 /// How often a running command is checked for its exit, the deadline and cancellation.
@@ -74,6 +83,9 @@ pub(crate) struct ExecPerCaseBackend {
     timeout: Duration,
     max_tensor_bytes: u64,
     scratch: ScratchDir,
+    /// Where the runs' directories are kept ([`KEEP_RUNS_VARIABLE`]); `None`: each is removed
+    /// after its run.
+    keep_runs: Option<PathBuf>,
     /// Numbers the runs' directories.
     next_run: AtomicU64,
     /// Tripped: runs in flight are killed at once and none start.
@@ -111,9 +123,29 @@ impl ExecPerCaseBackend {
             timeout,
             max_tensor_bytes,
             scratch: ScratchDir::new(max_tensor_bytes)?,
+            keep_runs: None,
             next_run: AtomicU64::new(0),
             cancel,
         })
+    }
+
+    /// The backend, each run's directory kept in `dir` (made, private, when missing) rather
+    /// than removed, with a script that runs the command again as it was run; `None` keeps
+    /// nothing.
+    pub(crate) fn keeping_runs(mut self, dir: Option<PathBuf>) -> Result<ExecPerCaseBackend, StartError> {
+        if let Some(dir) = &dir {
+            let mut builder = private_dir_builder();
+            builder.recursive(true);
+            builder
+                .create(dir)
+                .and_then(|()| dir.canonicalize())
+                .map(|dir| self.keep_runs = Some(dir))
+                .map_err(|source| StartError::Scratch {
+                    path: dir.clone(),
+                    source,
+                })?;
+        }
+        Ok(self)
     }
 
     /// Runs the command on one data set.
@@ -125,7 +157,14 @@ impl ExecPerCaseBackend {
             path: model.path.clone(),
             source,
         })?;
-        let run = RunDir::new(self.scratch.path(), self.next_run.fetch_add(1, Ordering::Relaxed))?;
+        let run = match &self.keep_runs {
+            None => RunDir::new(
+                self.scratch.path(),
+                self.next_run.fetch_add(1, Ordering::Relaxed),
+                false,
+            )?,
+            Some(dir) => self.kept_run_dir(dir)?,
+        };
         let input_paths = run.write_inputs(&model.graph.inputs, inputs, self.tensors)?;
         let descriptors: Vec<Value> = match self.tensors {
             TensorFiles::TensorProto => input_paths.iter().map(|path| json!(path)).collect(),
@@ -145,8 +184,12 @@ impl ExecPerCaseBackend {
             ("PAD_CONFORMANCE_INPUTS", Value::from(descriptors).to_string().into()),
             ("PAD_CONFORMANCE_NODE", describe(model, inputs).to_string().into()),
             ("PAD_CONFORMANCE_TENSORS", self.tensors.name().into()),
+            ("PAD_CONFORMANCE_SCRATCH", run.scratch.clone().into_os_string()),
         ];
-        let mut process = Process::start(&self.command, &args, |command| {
+        if run.keep {
+            run.write_script(&self.command, &environment, &args)?;
+        }
+        let mut process = Process::start(&self.command, &args, Writer::Command, |command| {
             command
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
@@ -183,9 +226,25 @@ impl ExecPerCaseBackend {
         })
     }
 
+    /// A new directory for a run in `dir`, kept after it: the next number not taken there.
+    fn kept_run_dir(&self, dir: &Path) -> Result<RunDir, WorkerError> {
+        let mut tries = 0;
+        loop {
+            let number = self.next_run.fetch_add(1, Ordering::Relaxed);
+            match RunDir::new(dir, number, true) {
+                Err(WorkerError::Scratch { source, .. })
+                    if source.kind() == std::io::ErrorKind::AlreadyExists && tries < KEEP_RUNS_TRIES =>
+                {
+                    tries += 1;
+                }
+                made => return made,
+            }
+        }
+    }
+
     /// Waits for `process` to exit, up to the timeout or until cancelled, then kills its
     /// group (whatever it left running goes too) and returns its exit status and stderr.
-    fn wait(&self, process: &mut Process) -> Result<(ExitStatus, String), WorkerFailure> {
+    fn wait(&self, process: &mut Process) -> Result<(ExitStatus, Stderr), WorkerFailure> {
         let mut clock = RunClock::start(process.child_mut().id());
         loop {
             let error = if self.cancel.is_cancelled() {
@@ -251,13 +310,22 @@ impl Backend for ExecPerCaseBackend {
     }
 }
 
-/// The name in reports: the file name of the command's program (its first word), which a
-/// wrapper script names best; `sh` for a command the shell runs.
+/// The name in reports: the file name of the command's program (its first word, or the
+/// program `pad-conformance exec-wrap` runs), which a wrapper script names best; `sh` for a
+/// command the shell runs.
 fn command_name(command: &str) -> String {
-    let program = plain_words(command)
-        .and_then(|words| words.first().copied())
-        .map_or("sh", |first| first.rsplit(['/', '\\']).next().unwrap_or(first));
-    format!("exec-per-case:{program}")
+    fn file_name(word: &str) -> &str {
+        word.rsplit(['/', '\\']).next().unwrap_or(word)
+    }
+    let words = plain_words(command).unwrap_or_default();
+    let wrapped = match words.as_slice() {
+        [binary, "exec-wrap", rest @ ..] if ["pad-conformance", "pad-conformance.exe"].contains(&file_name(binary)) => {
+            rest.iter().find(|word| !word.starts_with("--")).copied()
+        }
+        [program, ..] => Some(*program),
+        [] => None,
+    };
+    format!("exec-per-case:{}", wrapped.map_or("sh", file_name))
 }
 
 /// What a run's exit says when error.json gives no message.
@@ -310,17 +378,22 @@ fn read_descriptor(path: &Path, dir: &Path) -> Result<(DataType, Vec<u64>), Work
     raw_descriptor(&read_json_object(path, dir)?).map_err(|why| in_file(path, why))
 }
 
-/// One run's directory in the scratch directory: its inputs, and its output directory beside
-/// them (an input is never an output), made for the run (0700) and removed after it.
+/// One run's directory in the scratch directory: its inputs, its output directory beside them
+/// (an input is never an output) and a scratch directory for the command's own files, made for
+/// the run (0700) and removed after it, unless kept.
 struct RunDir {
     dir: PathBuf,
     /// The output directory, resolved when made: outputs must resolve inside this path.
     output: PathBuf,
+    /// The command's scratch directory (`PAD_CONFORMANCE_SCRATCH`).
+    scratch: PathBuf,
+    /// Kept after the run ([`KEEP_RUNS_VARIABLE`]).
+    keep: bool,
 }
 
 impl RunDir {
-    fn new(scratch: &Path, number: u64) -> Result<RunDir, WorkerError> {
-        let dir = scratch.join(number.to_string());
+    fn new(parent: &Path, number: u64, keep: bool) -> Result<RunDir, WorkerError> {
+        let dir = parent.join(number.to_string());
         let made = |path: &Path| {
             private_dir_builder()
                 .create(path)
@@ -333,10 +406,29 @@ impl RunDir {
         let dir = made(&dir)?;
         let run = RunDir {
             output: dir.join("output"),
+            scratch: dir.join("scratch"),
             dir,
+            keep,
         };
         made(&run.output)?;
+        made(&run.scratch)?;
         Ok(run)
+    }
+
+    /// Writes `command.sh`: the command run again as it was run, from the runner's working
+    /// directory, with the variables `environment` and the arguments `args`.
+    fn write_script(
+        &self,
+        command: &str,
+        environment: &[(&str, OsString)],
+        args: &[OsString],
+    ) -> Result<(), WorkerError> {
+        let path = self.dir.join("command.sh");
+        let script = rerun_script(command, environment, args);
+        no_follow_private(std::fs::OpenOptions::new().write(true).create_new(true))
+            .open(&path)
+            .and_then(|mut file| std::io::Write::write_all(&mut file, script.as_bytes()))
+            .map_err(|source| WorkerError::Scratch { path, source })
     }
 
     /// Writes `inputs`, the tensors named `names`, as the run's input files in the format
@@ -367,8 +459,29 @@ impl RunDir {
 
 impl Drop for RunDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
+}
+
+/// A sh script that runs `command` with `args` and the variables `environment` (and
+/// [`RUNTIME_VARIABLE`], when the runner has it), from the runner's working directory: what a
+/// person reruns a failing data set's command with, under a debugger or by hand.
+fn rerun_script(command: &str, environment: &[(&str, OsString)], args: &[OsString]) -> String {
+    let quoted = |value: &std::ffi::OsStr| shell_quote(&value.to_string_lossy());
+    let mut script =
+        String::from("#!/bin/sh\n# The per-case command as pad-conformance ran it: `sh command.sh` runs it again.\n");
+    if let Ok(cwd) = std::env::current_dir() {
+        script.push_str(&format!("cd {} || exit\n", quoted(cwd.as_os_str())));
+    }
+    let runtime = std::env::var_os(RUNTIME_VARIABLE).map(|value| (RUNTIME_VARIABLE, value));
+    for (name, value) in environment.iter().cloned().chain(runtime) {
+        script.push_str(&format!("export {name}={}\n", quoted(&value)));
+    }
+    let args: Vec<String> = args.iter().map(|arg| quoted(arg)).collect();
+    script.push_str(&format!("set -- {}\n{command} \"$@\"\n", args.join(" ")));
+    script
 }
 
 #[cfg(test)]
@@ -379,6 +492,15 @@ mod tests {
     fn the_name_is_the_program_s_file_name() {
         assert_eq!(command_name("/opt/ci/run-pad-case --gpu"), "exec-per-case:run-pad-case");
         assert_eq!(command_name("cd /ci && ./run-pad-case"), "exec-per-case:sh");
+        // The wrapper that keeps crashes is not the program.
+        assert_eq!(
+            command_name("pad-conformance exec-wrap --shim-codes -- ./iree-case.sh --gpu"),
+            "exec-per-case:iree-case.sh"
+        );
+        assert_eq!(
+            command_name("target/release/pad-conformance exec-wrap ci/run-case"),
+            "exec-per-case:run-case"
+        );
         // A backslash separates paths on Windows only; on Unix it makes a shell command.
         let windows = if cfg!(windows) { "pad.exe" } else { "sh" };
         assert_eq!(command_name(r"C:\ci\pad.exe"), format!("exec-per-case:{windows}"));

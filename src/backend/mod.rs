@@ -14,6 +14,7 @@ mod reply;
 mod request;
 mod runtime;
 mod serve;
+mod stderr;
 mod worker_error;
 mod worker_groups;
 mod wrong_output;
@@ -32,7 +33,7 @@ pub use error::{BackendError, ErrorKind};
 pub(crate) use detached::kill_detached;
 pub use exec::ExecBackend;
 pub(crate) use exec::PROTOCOL_VERSION;
-pub(crate) use exec_per_case::{ExecPerCaseBackend, RUNTIME_VARIABLE, TensorFiles};
+pub(crate) use exec_per_case::{ExecPerCaseBackend, KEEP_RUNS_VARIABLE, RUNTIME_VARIABLE, TensorFiles};
 pub use failure::Failure;
 pub(crate) use failure::exit_failure;
 pub(crate) use node_description::NodeValues;
@@ -41,6 +42,7 @@ pub use reference::RefBackend;
 pub use reply::{OutputFile, WorkerReply, parse_reply};
 pub use runtime::RuntimeInfo;
 pub use serve::{ServeError, Worker};
+pub(crate) use stderr::Writer;
 pub use worker_groups::kill_worker_groups;
 // For the judge's tests, which make the answer a worker's reading makes.
 #[cfg(test)]

@@ -1,33 +1,27 @@
-//! A backend's command started as the leader of its own process group, its stderr's tail
-//! kept: what the exec worker and the per-case command share. Killing it kills the group: a
-//! shell or shim in front of the program, and whatever the program started, go with it; what
-//! left the group the binary ends once it is reaped (detached.rs).
+//! A backend's command started as the leader of its own process group, its stderr kept
+//! (stderr.rs): what the exec worker and the per-case command share. Killing it kills the
+//! group: a shell or shim in front of the program, and whatever the program started, go with
+//! it; what left the group the binary ends once it is reaped (detached.rs).
 
 use std::ffi::OsString;
-use std::io::Read;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::detached::{After, end_detached};
+use super::stderr::{Stderr, StderrReader, Writer};
 use super::worker_groups;
 use crate::platform::{Group, PATH_SEPARATORS, group_of_started, has_exited, shell_with_args, start_in_new_group};
 
-/// How much of a process's stderr is kept.
-const MAX_STDERR: usize = 16 << 10;
 /// How long a killed process's stderr is read for what it printed last.
 const STDERR_DRAIN: Duration = Duration::from_millis(500);
 
 /// A started command: the leader of its own process group (a Job object on Windows), its
-/// stderr read by a thread of its own into a bounded tail.
+/// stderr read by a thread of its own.
 pub(super) struct Process {
     child: Child,
     /// Its process group, killed with it; `None` once killed.
     group: Option<Group>,
-    stderr: Arc<Mutex<Vec<u8>>>,
-    /// Disconnected once the stderr pipe reaches end of file.
-    stderr_closed: Receiver<()>,
+    stderr: StderrReader,
     /// The exit status, once reaped; its pid, and so its group id, may then be reused.
     status: Option<Option<ExitStatus>>,
     /// Started through the system's shell, which reports a command a signal killed as the
@@ -41,10 +35,12 @@ impl Process {
     /// would hold its own copy of the process's stdout (dash does not exec the last command of
     /// `sh -c`), so the process closing it would go unseen. Anything else, or words that are
     /// not a program (`exec …`, a builtin), goes through the system's shell
-    /// ([`shell_with_args`]: the arguments become `"$@"` on Unix).
+    /// ([`shell_with_args`]: the arguments become `"$@"` on Unix). `writer` says whose its
+    /// stderr is, which a message names.
     pub(super) fn start(
         command: &str,
         args: &[OsString],
+        writer: Writer,
         configure: impl Fn(&mut Command),
     ) -> std::io::Result<Process> {
         let grouped = |command: &mut Command| {
@@ -61,27 +57,15 @@ impl Process {
             None => grouped(&mut shell_with_args(command, args))?,
         };
         let group = group_of_started(&mut child)?;
+        let stderr = StderrReader::start(child.stderr.take().expect("piped"), writer).inspect_err(|_| {
+            group.kill();
+            let _ = child.wait();
+        })?;
         worker_groups::register(group.token());
-        let stderr_pipe = child.stderr.take().expect("piped");
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&stderr);
-        let (stderr_open, stderr_closed) = channel::<()>();
-        std::thread::spawn(move || {
-            let _open = stderr_open;
-            let mut pipe = stderr_pipe;
-            let mut chunk = [0u8; 4096];
-            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-                let mut kept = sink.lock().unwrap_or_else(|e| e.into_inner());
-                kept.extend_from_slice(&chunk[..n]);
-                let excess = kept.len().saturating_sub(MAX_STDERR);
-                kept.drain(..excess);
-            }
-        });
         Ok(Process {
             child,
             group: Some(group),
             stderr,
-            stderr_closed,
             status: None,
             through_shell,
         })
@@ -139,20 +123,17 @@ impl Process {
         true
     }
 
-    /// Kills the group, then waits a little for the reading thread to drain stderr (once the
-    /// group is dead its stderr ends) and takes it. Returns the exit status too.
-    pub(super) fn kill_and_take_stderr(&mut self) -> (Option<ExitStatus>, String) {
+    /// Kills the group, then waits a little for its stderr to end (once the group is dead
+    /// nothing holds it open) and takes it. Returns the exit status too.
+    pub(super) fn kill_and_take_stderr(&mut self) -> (Option<ExitStatus>, Stderr) {
         let status = self.kill();
-        let _ = self.stderr_closed.recv_timeout(STDERR_DRAIN);
-        (status, self.take_stderr())
+        (status, self.stderr.take_at_end(STDERR_DRAIN))
     }
 
-    /// What the process printed on stderr since the last call (its last 16 KiB).
-    pub(super) fn take_stderr(&self) -> String {
-        let mut kept = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        let text = String::from_utf8_lossy(&kept).into_owned();
-        kept.clear();
-        text
+    /// What the process printed on stderr since the last call, everything it printed before
+    /// this one included ([`StderrReader::take`]).
+    pub(super) fn take_stderr(&self) -> Stderr {
+        self.stderr.take()
     }
 }
 
@@ -215,13 +196,13 @@ mod tests {
     #[test]
     fn arguments_are_appended_whole_through_the_shell() {
         let args = ["a b".into(), "$HOME".into(), "'".into()];
-        let mut process = super::Process::start("printf '%s|' >&2", &args, |c| {
+        let mut process = super::Process::start("printf '%s|' >&2", &args, super::Writer::Command, |c| {
             c.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
         })
         .unwrap();
         assert!(process.wait_for_exit(std::time::Instant::now() + std::time::Duration::from_secs(10)));
         let (status, stderr) = process.kill_and_take_stderr();
         assert!(status.unwrap().success());
-        assert_eq!(stderr, "a b|$HOME|'|");
+        assert_eq!(stderr.text(), "a b|$HOME|'|");
     }
 }

@@ -10,6 +10,7 @@ use std::process::ExitStatus;
 
 use super::error::{BackendError, ErrorKind, Says};
 use super::failure::{Failure, exit_failure};
+use super::stderr::Stderr;
 use super::wrong_output::WrongOutput;
 use crate::platform::Overrun;
 use crate::tensor::{FileError, GroupError, Tensor};
@@ -141,13 +142,14 @@ impl WorkerError {
 pub struct WorkerFailure {
     /// What went wrong.
     pub error: WorkerError,
-    /// The worker's stderr (its last 16 KiB), trimmed.
-    pub stderr: String,
+    /// What the worker (or the per-case command) printed on stderr meanwhile, its first and
+    /// last lines.
+    pub stderr: Stderr,
 }
 
 impl fmt::Display for WorkerFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.error, StderrTail(&self.stderr))
+        write!(f, "{}{}", self.error, self.stderr)
     }
 }
 
@@ -161,7 +163,7 @@ impl From<WorkerError> for WorkerFailure {
     fn from(error: WorkerError) -> WorkerFailure {
         WorkerFailure {
             error,
-            stderr: String::new(),
+            stderr: Stderr::default(),
         }
     }
 }
@@ -216,7 +218,7 @@ pub(crate) enum ExecError {
         /// The reply's `code`: the backend's own name for the error, if it gave one.
         code: Option<String>,
         /// The worker's stderr meanwhile.
-        stderr: String,
+        stderr: Stderr,
     },
     /// The worker failed: crashed, hung, broke the protocol, or named unreadable outputs.
     Failed(WorkerFailure),
@@ -226,7 +228,7 @@ pub(crate) enum ExecError {
 
 impl ExecError {
     /// Why the outputs were no answer, with what the worker printed on stderr meanwhile.
-    pub(crate) fn unanswered(unanswered: Unanswered, stderr: String) -> ExecError {
+    pub(crate) fn unanswered(unanswered: Unanswered, stderr: Stderr) -> ExecError {
         match unanswered {
             Unanswered::Failed(error) => ExecError::Failed(WorkerFailure { error, stderr }),
             Unanswered::Wrong(wrong) => ExecError::WrongOutput(wrong),
@@ -251,7 +253,7 @@ impl From<ExecError> for BackendError {
                     ErrorKind::Unsupported => Says::Unsupported,
                     ErrorKind::Failed => Says::Failed(Failure::Reported),
                 };
-                BackendError::new(says, format!("{message}{}", StderrTail(&stderr))).coded(code)
+                BackendError::new(says, format!("{message}{stderr}")).coded(code)
             }
             ExecError::Failed(failure) => BackendError::new(Says::Failed(failure.error.failure()), failure.to_string()),
             ExecError::WrongOutput(wrong) => {
@@ -265,18 +267,5 @@ impl From<ExecError> for BackendError {
 impl<E: Into<WorkerFailure>> From<E> for ExecError {
     fn from(failure: E) -> ExecError {
         ExecError::Failed(failure.into())
-    }
-}
-
-/// `\nworker stderr:\n…` after a message, when the worker printed anything.
-struct StderrTail<'a>(&'a str);
-
-impl fmt::Display for StderrTail<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.trim().is_empty() {
-            Ok(())
-        } else {
-            write!(f, "\nworker stderr:\n{}", self.0.trim_end())
-        }
     }
 }

@@ -106,6 +106,30 @@ pub(crate) enum Command {
     History(HistoryArgs),
     /// Baselines across corpus versions: `upgrade` re-records one over the corpus at hand.
     Baseline(BaselineArgs),
+    /// Run COMMAND for a per-case backend and end as it ended, a crash as a crash: a signal
+    /// that killed it, or one its exit code stands for (128 + N, a shell's; with
+    /// --shim-codes, 256 - N for a crash or a kill, a Python shim's), is raised again on
+    /// this process; any other exit code is passed on. Standard input, output and error
+    /// are COMMAND's own. Exits 127 when COMMAND cannot be started.
+    ExecWrap(ExecWrapArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ExecWrapArgs {
+    /// Read 256 - N as signal N too, for the signals a crash or a kill ends a program with
+    /// (245 is SIGSEGV): the exit codes of a Python shim (a pip-installed console script)
+    /// whose program crashed. A code a program may exit with on its own (exit(-11) is 245
+    /// too), so only when COMMAND is such a shim.
+    #[arg(long)]
+    pub shim_codes: bool,
+    /// The program and its arguments (after `--`).
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 #[derive(Args, Debug)]

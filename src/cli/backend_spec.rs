@@ -4,9 +4,12 @@
 //! (docs/backend-protocol.md#one-process-per-data-set-exec-per-case). A gate builds its backend itself; only the command line reads
 //! it from a string.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::backend::{Backend, ExecBackend, ExecPerCaseBackend, RUNTIME_VARIABLE, RefBackend, TensorFiles};
+use crate::backend::{
+    Backend, ExecBackend, ExecPerCaseBackend, KEEP_RUNS_VARIABLE, RUNTIME_VARIABLE, RefBackend, TensorFiles,
+};
 use crate::data::seconds::{MAX_SECONDS, bounded_seconds};
 
 use super::fatal::Fatal;
@@ -36,19 +39,49 @@ pub(super) fn backend_from_spec(
             };
             // Read once here: the command has no hello to state its runtime.
             let runtime = std::env::var(RUNTIME_VARIABLE).ok();
-            Ok(Box::new(ExecPerCaseBackend::new(
-                command,
-                tensors,
-                runtime.as_deref(),
-                timeout,
-                max_tensor_bytes,
-                signals::cancel(),
-            )?))
+            let keep_runs = std::env::var_os(KEEP_RUNS_VARIABLE).filter(|dir| !dir.is_empty());
+            Ok(Box::new(
+                ExecPerCaseBackend::new(
+                    command,
+                    tensors,
+                    runtime.as_deref(),
+                    timeout,
+                    max_tensor_bytes,
+                    signals::cancel(),
+                )?
+                .keeping_runs(keep_runs.map(PathBuf::from))?,
+            ))
         }
         _ => Err(Fatal(format!(
             "unknown backend {spec:?}; use ref, exec:COMMAND, exec-per-case:COMMAND or exec-per-case-raw:COMMAND"
         ))),
     }
+}
+
+/// The directory a per-case command's rerun keeps its runs in, unless the run named one.
+const KEPT_RUNS: &str = "pad-conformance-runs";
+/// The longest runtime a rerun line repeats.
+const MAX_RERUN_RUNTIME: usize = 256;
+
+/// What a failure's `rerun:` line sets in front of `pad-conformance` for backend `spec`: for a
+/// per-case command, its runs kept ([`KEEP_RUNS_VARIABLE`]: each run's files, and the script
+/// that runs the command again with every variable it was given) and the runtime the run was
+/// told ([`RUNTIME_VARIABLE`]), when it fits a line; nothing for another backend.
+pub(super) fn rerun_environment(spec: &str) -> Vec<(String, String)> {
+    if !spec.starts_with("exec-per-case:") && !spec.starts_with("exec-per-case-raw:") {
+        return Vec::new();
+    }
+    let kept = std::env::var(KEEP_RUNS_VARIABLE).ok().filter(|dir| !dir.is_empty());
+    let mut environment = vec![(
+        KEEP_RUNS_VARIABLE.to_owned(),
+        kept.unwrap_or_else(|| KEPT_RUNS.to_owned()),
+    )];
+    if let Ok(runtime) = std::env::var(RUNTIME_VARIABLE)
+        && runtime.len() <= MAX_RERUN_RUNTIME
+    {
+        environment.push((RUNTIME_VARIABLE.to_owned(), runtime));
+    }
+    environment
 }
 
 /// `--timeout`: a positive number of seconds, at most [`MAX_SECONDS`].

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::backend::Backend;
 use crate::cli::args::{Checking, Selection};
-use crate::cli::backend_spec::{backend_from_spec, worker_timeout};
+use crate::cli::backend_spec::{backend_from_spec, rerun_environment, worker_timeout};
 use crate::cli::fatal::Fatal;
 use crate::cli::scoreboard::Rerun;
 use crate::cli::signals;
@@ -78,7 +78,8 @@ impl Checking {
     }
 
     /// The command that reruns one data set of backend `spec` as this run checked it: the
-    /// options that change a verdict, when they are not the defaults, and the paths.
+    /// options that change a verdict, when they are not the defaults, and the paths; for a
+    /// per-case command, the variables that keep its files and script ([`rerun_environment`]).
     pub(super) fn rerun(&self, spec: &str, selection: &Selection, profile: Option<&PathBuf>) -> Rerun {
         let mut options = Vec::new();
         if let Some(profile) = profile {
@@ -113,6 +114,6 @@ impl Checking {
         }
         let paths: Vec<String> = selection.paths.iter().map(|p| p.display().to_string()).collect();
         let paths = if paths == ["onnx-testdata"] { Vec::new() } else { paths };
-        Rerun::new(spec, &options, &paths)
+        Rerun::new(spec, &options, &paths).with_environment(rerun_environment(spec))
     }
 }

@@ -9,6 +9,7 @@ mod checking;
 mod color;
 mod coverage;
 mod diff;
+mod exec_wrap;
 mod failure_groups;
 mod fatal;
 mod fuzz;
@@ -43,6 +44,11 @@ pub(crate) fn main() -> ExitCode {
         Ok(args) => args,
         Err(error) => return usage_error(error),
     };
+    // A wrapper in front of a per-case command is no run: it installs no handlers and adopts
+    // nothing, so that it ends as its command did.
+    if let Some(Command::ExecWrap(wrap)) = &args.command {
+        return exec_wrap::exec_wrap(wrap);
+    }
     signals::install();
     adopt_detached(&args);
     let result = dispatch(&args);
@@ -135,6 +141,7 @@ pub(crate) fn dispatch(cli: &Cli) -> Result<ExitCode, Fatal> {
         Some(Command::FuzzMerge(args)) => fuzz::merge::fuzz_merge(args),
         Some(Command::History(args)) => history::history(args),
         Some(Command::Baseline(args)) => baseline::baseline(args),
+        Some(Command::ExecWrap(args)) => Ok(exec_wrap::exec_wrap(args)),
         None => run::run(&cli.run),
     }
 }

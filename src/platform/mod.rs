@@ -18,9 +18,9 @@ mod run_clock;
 mod subreaper;
 
 pub(crate) use imp::{
-    Group, PATH_SEPARATORS, WorkerPipes, exit_signal, file_mode, has_exited, kill_group_token, memory_fs_free,
-    no_follow_private, open_nonblocking, pass_pipe, permissions_from_mode, private_dir_builder, shell_with_args,
-    signal_behind_shell_exit, special_kind, start_in_new_group, take_pipe,
+    Group, PATH_SEPARATORS, StderrPipe, WorkerPipes, end_as, exit_signal, file_mode, has_exited, kill_group_token,
+    memory_fs_free, no_follow_private, open_nonblocking, pass_pipe, permissions_from_mode, private_dir_builder,
+    shell_with_args, signal_behind_shell_exit, special_kind, start_in_new_group, take_pipe,
 };
 pub(crate) use name::{lossless_name, slash_separated};
 pub(crate) use run_clock::{Overrun, RunClock};

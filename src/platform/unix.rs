@@ -7,7 +7,7 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus};
 use std::time::Duration;
 
 /// Makes `command` start as the leader of a new process group: a time-out then kills whatever
@@ -69,6 +69,70 @@ pub(crate) fn signal_behind_shell_exit(status: ExitStatus) -> Option<ExitStatus>
         Some(code @ 129..=192) => Some(ExitStatus::from_raw(code - 128)),
         _ => None,
     }
+}
+
+/// The signal a wrapper's exit code stands for, when it stands for one: 128 + N, a shell's
+/// report of a child that signal N killed; and, when `shim_codes`, 256 − N for the signals a
+/// crash or a kill ends a program with, a Python shim's `sys.exit(subprocess.call(…))` of the
+/// return code −N (245 for SIGSEGV). Only signals whose default is to end the process count:
+/// a code for a signal that stops or is ignored is a code.
+pub(crate) fn signal_behind_exit_code(code: i32, shim_codes: bool) -> Option<i32> {
+    const SHIM_SIGNALS: [i32; 8] = [
+        libc::SIGILL,
+        libc::SIGTRAP,
+        libc::SIGABRT,
+        libc::SIGBUS,
+        libc::SIGFPE,
+        libc::SIGKILL,
+        libc::SIGSEGV,
+        libc::SIGTERM,
+    ];
+    const NOT_ENDING: [i32; 8] = [
+        libc::SIGSTOP,
+        libc::SIGTSTP,
+        libc::SIGTTIN,
+        libc::SIGTTOU,
+        libc::SIGCHLD,
+        libc::SIGCONT,
+        libc::SIGURG,
+        libc::SIGWINCH,
+    ];
+    match code {
+        129..=192 => Some(code - 128).filter(|signal| !NOT_ENDING.contains(signal)),
+        _ if shim_codes => Some(256 - code).filter(|signal| SHIM_SIGNALS.contains(signal)),
+        _ => None,
+    }
+}
+
+/// Ends this process as `status` ended its child: killed by the same signal — the one that
+/// killed it, or the one its exit code stands for ([`signal_behind_exit_code`]) — else with
+/// the same exit code. A wrapper so hands a crash on as a crash.
+pub(crate) fn end_as(status: ExitStatus, shim_codes: bool) -> ! {
+    let code = status.code();
+    let signal = status
+        .signal()
+        .or_else(|| code.and_then(|code| signal_behind_exit_code(code, shim_codes)));
+    if let Some(signal) = signal {
+        // SAFETY: setrlimit(2), signal(2), pthread_sigmask(3) and raise(3) on this process
+        // only, with structs made here; nothing runs after but the exit below.
+        unsafe {
+            // No core file of the wrapper: the program that crashed dumped its own, if any.
+            let mut core: libc::rlimit = std::mem::zeroed();
+            if libc::getrlimit(libc::RLIMIT_CORE, &mut core) == 0 {
+                core.rlim_cur = 0;
+                libc::setrlimit(libc::RLIMIT_CORE, &core);
+            }
+            libc::signal(signal, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, signal);
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            libc::raise(signal);
+        }
+        // Still alive: the signal could not be raised. The shell's code for it says the same.
+        std::process::exit(128 + signal);
+    }
+    std::process::exit(code.unwrap_or(1))
 }
 
 /// The signal that killed the process, if one did.
@@ -154,6 +218,41 @@ impl WorkerPipes {
         let millis = libc::c_int::try_from(timeout.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
         // SAFETY: poll(2) reads and writes only the `count` pollfd structs it is given.
         unsafe { libc::poll(fds.as_mut_ptr(), count, millis) > 0 }
+    }
+}
+
+/// A child's stderr, its end non-blocking: read only as far as it goes at once, so that the
+/// thread that keeps it and a caller taking what it holds can each drain it, one at a time.
+pub(crate) struct StderrPipe(std::fs::File);
+
+impl StderrPipe {
+    pub(crate) fn new(pipe: ChildStderr) -> std::io::Result<StderrPipe> {
+        set_nonblocking(pipe.as_raw_fd())?;
+        Ok(StderrPipe(std::fs::File::from(std::os::fd::OwnedFd::from(pipe))))
+    }
+
+    /// Reads what the pipe holds now: `Some(n)` bytes (0 at its end), `None` when it is empty.
+    pub(crate) fn read_now(&self, buffer: &mut [u8]) -> std::io::Result<Option<usize>> {
+        loop {
+            match (&self.0).read(buffer) {
+                Ok(n) => return Ok(Some(n)),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(None),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Waits up to `timeout` for the pipe to hold something, or to end.
+    pub(crate) fn wait(&self, timeout: Duration) {
+        let mut fd = libc::pollfd {
+            fd: self.0.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let millis = libc::c_int::try_from(timeout.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
+        // SAFETY: poll(2) reads and writes only the one pollfd struct it is given.
+        unsafe { libc::poll(&mut fd, 1, millis) };
     }
 }
 
@@ -291,4 +390,26 @@ pub(crate) fn take_pipe(token: &str) -> Option<std::fs::File> {
     // SAFETY: the descriptor is open, was handed to this process for this use alone, and is
     // owned by the one File made from it (the caller takes it once).
     Some(unsafe { std::fs::File::from_raw_fd(fd) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signal_behind_exit_code;
+
+    /// A shell's 128 + N always; a shim's 256 − N only when asked, and only for a crash or a
+    /// kill: exit(-1) (255) and exit(-2) stay codes, and so do the codes of stop signals.
+    #[test]
+    fn an_exit_code_stands_for_a_signal_by_the_shell_s_rule_and_when_asked_the_shim_s() {
+        assert_eq!(signal_behind_exit_code(139, false), Some(libc::SIGSEGV));
+        assert_eq!(signal_behind_exit_code(134, true), Some(libc::SIGABRT));
+        assert_eq!(signal_behind_exit_code(128 + libc::SIGSTOP, false), None);
+        assert_eq!(signal_behind_exit_code(128 + libc::SIGWINCH, false), None);
+        assert_eq!(signal_behind_exit_code(245, false), None);
+        assert_eq!(signal_behind_exit_code(245, true), Some(libc::SIGSEGV));
+        assert_eq!(signal_behind_exit_code(256 - libc::SIGABRT, true), Some(libc::SIGABRT));
+        assert_eq!(signal_behind_exit_code(256 - libc::SIGKILL, true), Some(libc::SIGKILL));
+        for code in [0, 1, 2, 65, 69, 127, 128, 193, 254, 255] {
+            assert_eq!(signal_behind_exit_code(code, true), None, "{code}");
+        }
+    }
 }

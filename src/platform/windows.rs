@@ -9,7 +9,7 @@ use std::os::windows::fs::OpenOptionsExt;
 use std::os::windows::io::AsRawHandle;
 use std::os::windows::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError, channel, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -100,6 +100,12 @@ pub(crate) fn kill_group_token(token: isize) {
 /// Windows shells report a crash by the process's own status: nothing to read back.
 pub(crate) fn signal_behind_shell_exit(_status: ExitStatus) -> Option<ExitStatus> {
     None
+}
+
+/// Ends this process with `status`'s exit code: a crash's NTSTATUS code (0xc0000005) is a
+/// crash to whoever reads it, and Windows has no signals to raise again.
+pub(crate) fn end_as(status: ExitStatus, _shim_codes: bool) -> ! {
+    std::process::exit(status.code().unwrap_or(1))
 }
 
 /// Whether `child` has exited, without waiting: its handle, held by `child`, keeps its
@@ -250,6 +256,58 @@ impl WorkerPipes {
             Err(RecvTimeoutError::Timeout) => false,
             Err(RecvTimeoutError::Disconnected) => true,
         }
+    }
+}
+
+/// How often [`StderrPipe::wait`] looks at the pipe: anonymous pipes on Windows can be
+/// peeked at, not waited on.
+const STDERR_PEEK: Duration = Duration::from_millis(10);
+
+/// A child's stderr, read only as far as it goes at once (what PeekNamedPipe says it holds),
+/// so that the thread that keeps it and a caller taking what it holds can each drain it, one
+/// at a time.
+pub(crate) struct StderrPipe(std::fs::File);
+
+impl StderrPipe {
+    pub(crate) fn new(pipe: ChildStderr) -> std::io::Result<StderrPipe> {
+        Ok(StderrPipe(std::fs::File::from(
+            std::os::windows::io::OwnedHandle::from(pipe),
+        )))
+    }
+
+    /// Reads what the pipe holds now: `Some(n)` bytes (0 at its end), `None` when it is empty.
+    pub(crate) fn read_now(&self, buffer: &mut [u8]) -> std::io::Result<Option<usize>> {
+        use windows_sys::Win32::Foundation::ERROR_BROKEN_PIPE;
+        use windows_sys::Win32::System::Pipes::PeekNamedPipe;
+        let mut available: u32 = 0;
+        // SAFETY: PeekNamedPipe on the pipe's open handle, writing only `available`.
+        let peeked = unsafe {
+            PeekNamedPipe(
+                self.0.as_raw_handle() as HANDLE,
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null_mut(),
+                &mut available,
+                std::ptr::null_mut(),
+            )
+        };
+        if peeked == 0 {
+            let error = std::io::Error::last_os_error();
+            return match error.raw_os_error() {
+                Some(code) if code == ERROR_BROKEN_PIPE as i32 => Ok(Some(0)),
+                _ => Err(error),
+            };
+        }
+        if available == 0 {
+            return Ok(None);
+        }
+        let n = buffer.len().min(available as usize);
+        (&self.0).read(&mut buffer[..n]).map(Some)
+    }
+
+    /// Waits up to `timeout`, at most [`STDERR_PEEK`]: the caller then reads what came.
+    pub(crate) fn wait(&self, timeout: Duration) {
+        std::thread::sleep(timeout.min(STDERR_PEEK));
     }
 }
 

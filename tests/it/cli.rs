@@ -1296,8 +1296,9 @@ fn the_synopsis_is_complete() {
         text.match_indices(option)
             .any(|(i, _)| !text[i + option.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-'))
     };
-    let commands: [&[&str]; 14] = [
+    let commands: [&[&str]; 15] = [
         &[],
+        &["exec-wrap"],
         &["matrix"],
         &["merge"],
         &["diff"],

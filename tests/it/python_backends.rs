@@ -362,3 +362,50 @@ print(json.dumps([
         serde_json::json!({"type": "error", "id": 4, "kind": "failed", "code": "KeyError", "message": "KeyError: 'model'"})
     );
 }
+
+/// A pip-installed tool is a Python shim, `sys.exit(subprocess.call([...]))`: its program
+/// killed by SIGSEGV leaves it with exit 245 (256 − 11). As a per-case command that is a
+/// failure; behind `pad-conformance exec-wrap --shim-codes` it is the crash it was, signal 11.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs the pinned Python packages: .ci/run runs it"]
+fn a_python_shim_s_crash_is_a_crash_through_exec_wrap() {
+    let dir = pad_conformance::testing::scratch_dir().unwrap();
+    let shim = dir.path().join("mycc");
+    let script = format!(
+        "#!{}\nimport subprocess, sys\nsys.exit(subprocess.call(['sh', '-c', 'kill -SEGV $$']))\n",
+        python().display()
+    );
+    std::fs::write(&shim, script).unwrap();
+    let shown = Command::new(python()).arg(&shim).status().unwrap();
+    assert_eq!(shown.code(), Some(245), "the shim's own exit code");
+    let wrap = env!("CARGO_BIN_EXE_pad-conformance");
+    let python = python();
+    for (backend, failure, message) in [
+        (
+            format!("exec-per-case:{} {}", python.display(), shim.display()),
+            serde_json::json!("reported"),
+            "the command failed: exit code 245",
+        ),
+        (
+            format!(
+                "exec-per-case:{wrap} exec-wrap --shim-codes -- {} {}",
+                python.display(),
+                shim.display()
+            ),
+            serde_json::json!({"crash": {"signal": 11}}),
+            "(signal: 11 (SIGSEGV))",
+        ),
+    ] {
+        let out = Command::new(wrap)
+            .args(["--backend", &backend, "--format", "json", "--filter", "test_edge_pad"])
+            .arg(root().join("onnx-testdata/onnx-1.22.0"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let report = report(&out);
+        let case = &report["cases"][0];
+        assert_eq!(case["verdict"]["failure"], failure, "{backend}: {case}");
+        assert!(case["message"].as_str().unwrap().contains(message), "{backend}: {case}");
+    }
+}

@@ -41,6 +41,10 @@ pub const TESTS: &[(&str, fn())] = &[
         the_kind_of_an_error_reply_decides_its_verdict,
     ),
     (
+        "each_refusal_carries_the_stderr_of_its_own_request",
+        each_refusal_carries_the_stderr_of_its_own_request,
+    ),
+    (
         "a_rust_backend_gets_the_same_verdict_in_process_and_through_worker",
         a_rust_backend_gets_the_same_verdict_in_process_and_through_worker,
     ),
@@ -172,7 +176,7 @@ impl Fixture {
     }
 
     /// Runs the binary, then checks that every process the workers recorded is gone.
-    fn run(&self, env: &[(&str, &str)], args: &[&str]) -> Output {
+    pub(crate) fn run(&self, env: &[(&str, &str)], args: &[&str]) -> Output {
         let pids = self.dir.path().join("pids");
         let _ = std::fs::remove_file(&pids);
         let mut command = Command::new(env!("CARGO_BIN_EXE_pad-conformance"));
@@ -1048,5 +1052,26 @@ fn a_hello_that_accepts_what_was_not_offered_is_refused_at_the_handshake() {
             stderr.contains("handshake: protocol error") && stderr.contains(says),
             "{stderr}"
         );
+    }
+}
+
+/// One worker serving data set after data set, printing each one's traceback before its error
+/// reply: each refusal's message carries its own traceback, whole, and never the one before
+/// (the stderr a request takes is what the worker printed between sending it and the reply).
+fn each_refusal_carries_the_stderr_of_its_own_request() {
+    let fixture = Fixture::new();
+    // Again and again: a reading thread that lags would show within a few rounds.
+    for _ in 0..5 {
+        let (_, report) = fixture.check(&[("WORKER_MODE", "traceback")], &[]);
+        for (id, other) in [("test_edge_pad", "test_wrap_pad"), ("test_wrap_pad", "test_edge_pad")] {
+            let message = case(&report, id)["message"].as_str().unwrap();
+            assert!(
+                message.ends_with(&format!(
+                    "no kernel for {id}\nworker stderr:\nTraceback (most recent call last):\n  raised while running {id}"
+                )),
+                "{message}"
+            );
+            assert!(!message.contains(other), "{message}");
+        }
     }
 }

@@ -136,6 +136,26 @@ pub const TESTS: &[(&str, fn())] = &[
         "a_timed_out_per_case_command_takes_its_children_with_it",
         a_timed_out_per_case_command_takes_its_children_with_it,
     ),
+    #[cfg(unix)]
+    (
+        "exec_wrap_keeps_a_crash_behind_a_shell_or_a_python_shim_a_crash",
+        exec_wrap_keeps_a_crash_behind_a_shell_or_a_python_shim_a_crash,
+    ),
+    #[cfg(unix)]
+    (
+        "each_data_set_has_a_private_scratch_directory_gone_after_it",
+        each_data_set_has_a_private_scratch_directory_gone_after_it,
+    ),
+    #[cfg(unix)]
+    (
+        "a_long_stderr_keeps_its_first_line_the_error",
+        a_long_stderr_keeps_its_first_line_the_error,
+    ),
+    #[cfg(unix)]
+    (
+        "a_rerun_keeps_the_run_and_its_script_runs_the_command_again_as_it_was_run",
+        a_rerun_keeps_the_run_and_its_script_runs_the_command_again_as_it_was_run,
+    ),
     // Only Linux has a subreaper: elsewhere a process that left its session is out of reach.
     #[cfg(target_os = "linux")]
     (
@@ -198,7 +218,7 @@ fn each_exit_of_a_per_case_command_has_its_verdict() {
         (
             script(&fixture, "fail.sh", "echo 'the kernel threw' >&2; exit 3"),
             "errored",
-            ": the command failed: exit code 3\nworker stderr:\nthe kernel threw",
+            ": the command failed: exit code 3\nstderr of the command:\nthe kernel threw",
         ),
         (
             script(&fixture, "crash.sh", "kill -SEGV $$"),
@@ -370,4 +390,189 @@ fn keep_detached_leaves_what_a_per_case_command_detached_running() {
     }
     assert_eq!(code, Some(0), "{report}");
     assert!(state.is_some(), "process {pid}, kept by --keep-detached, is gone");
+}
+
+/// `pad-conformance exec-wrap` keeps a crash a crash: a program killed by SIGSEGV behind a
+/// shell (which exits 139) and behind a Python shim (`sys.exit(subprocess.call(…))` of the
+/// return code −11, exit 245, tests/it/python_backends.rs runs the real one) is a crash with
+/// signal 11 to the runner; without --shim-codes 245 stays an exit code, and any other code
+/// passes through, stderr with it.
+#[cfg(unix)]
+fn exec_wrap_keeps_a_crash_behind_a_shell_or_a_python_shim_a_crash() {
+    let fixture = Fixture::new();
+    let write = |name: &str, text: &str| {
+        let path = fixture.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let shell = write("shell.sh", "sh -c 'kill -SEGV $$'\nexit $?\n");
+    let shim = write("shim.sh", "exit 245\n");
+    let code = write("code.sh", "echo 'the kernel threw' >&2; exit 3\n");
+    let wrap = env!("CARGO_BIN_EXE_pad-conformance");
+    for (script, options, failure, message) in [
+        (
+            &shell,
+            "",
+            serde_json::json!({"crash": {"signal": 11}}),
+            "(signal: 11 (SIGSEGV))",
+        ),
+        (
+            &shim,
+            "--shim-codes",
+            serde_json::json!({"crash": {"signal": 11}}),
+            "(signal: 11 (SIGSEGV))",
+        ),
+        (
+            &shim,
+            "",
+            serde_json::json!("reported"),
+            "the command failed: exit code 245",
+        ),
+        (
+            &code,
+            "--shim-codes",
+            serde_json::json!("reported"),
+            "the command failed: exit code 3\nstderr of the command:\nthe kernel threw",
+        ),
+    ] {
+        let backend = format!("exec-per-case:{wrap} exec-wrap {options} -- sh {}", script.display());
+        let (code, report) = fixture.check_with(&backend, "60", &[], &["--filter", "test_edge_pad"]);
+        assert_eq!(code, Some(1), "{backend}: {report}");
+        // The report names the program exec-wrap runs, not exec-wrap.
+        assert_eq!(report["backend"], "exec-per-case:sh", "{report}");
+        let outcome = case(&report, "test_edge_pad");
+        assert_eq!(outcome["verdict"]["failure"], failure, "{backend}: {outcome}");
+        let got = outcome["message"].as_str().unwrap();
+        assert!(got.contains(message), "{backend}: {got}");
+    }
+    // A program exec-wrap cannot start: 127, as a shell says, and the reason on stderr.
+    let out = std::process::Command::new(wrap)
+        .args(["exec-wrap", "--", "/nonexistent/program"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(127));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot run /nonexistent/program"), "{stderr}");
+}
+
+/// Each data set's command has `PAD_CONFORMANCE_SCRATCH`: an empty private directory of its
+/// own, beside its inputs, which it may write in, gone once the data set is done.
+#[cfg(unix)]
+fn each_data_set_has_a_private_scratch_directory_gone_after_it() {
+    let fixture = Fixture::new();
+    let seen = fixture.dir.path().join("seen");
+    let backend = script(
+        &fixture,
+        "scratch.sh",
+        &format!(
+            r#"s=$PAD_CONFORMANCE_SCRATCH
+[ -d "$s" ] && [ -z "$(ls -A "$s")" ] && [ "$(dirname "$s")" = "$(dirname "$3")" ] || exit 1
+[ "$(ls -ld "$s" | cut -c1-10)" = drwx------ ] || exit 2
+echo compiled > "$s/module.vmfb" && echo "$s" >> "{seen}" && exit 69"#,
+            seen = seen.display()
+        ),
+    );
+    let (_, report) = fixture.check_with(&backend, "60", &[], &[]);
+    for id in ["test_edge_pad", "test_wrap_pad"] {
+        let outcome = case(&report, id);
+        assert_eq!(outcome["status"], "unsupported", "{outcome}");
+    }
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    let dirs: Vec<&str> = seen.lines().collect();
+    assert_eq!(dirs.len(), 2, "{seen}");
+    assert_ne!(dirs[0], dirs[1], "one directory per data set");
+    for dir in dirs {
+        assert!(!Path::new(dir).exists(), "{dir} outlived its data set");
+    }
+}
+
+/// A compiler that prints its error, then 20 KiB of IR, then fails: the message keeps the
+/// error line (the first) and the last lines, with the count of what lies between.
+#[cfg(unix)]
+fn a_long_stderr_keeps_its_first_line_the_error() {
+    let fixture = Fixture::new();
+    let backend = script(
+        &fixture,
+        "dump.sh",
+        r#"echo "error: 'tensor.pad' op reflect padding of an empty axis" >&2
+k=0; while [ $k -lt 800 ]; do echo "  %$k = arith.constant $k : index" >&2; k=$((k+1)); done
+echo "compilation failed" >&2; exit 1"#,
+    );
+    let (_, report) = fixture.check_with(&backend, "60", &[], &["--filter", "test_edge_pad"]);
+    let message = case(&report, "test_edge_pad")["message"].as_str().unwrap().to_owned();
+    let stderr = message.split_once("\nstderr of the command:\n").unwrap().1;
+    assert!(
+        stderr.starts_with("error: 'tensor.pad' op reflect padding of an empty axis\n  %0 = "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with("\n  %799 = arith.constant 799 : index\ncompilation failed"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(" bytes …]\n"), "{stderr}");
+    assert!(stderr.len() < 17 << 10 && stderr.len() > 15 << 10, "{}", stderr.len());
+}
+
+/// A failing data set's `rerun:` line sets PAD_CONFORMANCE_KEEP_RUNS; with it, the run's
+/// directory stays, and its command.sh runs the command again with the variables and
+/// arguments the run gave it, from anywhere, in a clean environment.
+#[cfg(unix)]
+fn a_rerun_keeps_the_run_and_its_script_runs_the_command_again_as_it_was_run() {
+    let fixture = Fixture::new();
+    let got = fixture.dir.path().join("got");
+    let backend = script(
+        &fixture,
+        "fail.sh",
+        &format!(
+            r#"printf '%s|' "$PAD_CONFORMANCE_NODE" "$PAD_CONFORMANCE_RUNTIME" "$#" "$2" > "{got}"
+[ "$1" = "$PAD_CONFORMANCE_MODEL" ] && [ -d "$PAD_CONFORMANCE_SCRATCH" ] && [ -f "$3" ] || exit 4
+exit 3"#,
+            got = got.display()
+        ),
+    );
+    let kept = fixture.dir.path().join("kept runs");
+    let runtime = r#"{"name": "mycc", "version": "0.1"}"#;
+    let env = [
+        ("PAD_CONFORMANCE_KEEP_RUNS", kept.to_str().unwrap()),
+        ("PAD_CONFORMANCE_RUNTIME", runtime),
+    ];
+    let cases = fixture.dir.path().join("cases");
+    let args = [
+        "--backend",
+        backend.as_str(),
+        "--filter",
+        "test_edge_pad",
+        cases.to_str().unwrap(),
+    ];
+    let out = fixture.run(&env, &args);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rerun = format!(
+        "rerun: PAD_CONFORMANCE_KEEP_RUNS='{}' PAD_CONFORMANCE_RUNTIME='{runtime}' pad-conformance --backend ",
+        kept.display()
+    );
+    assert!(stdout.contains(&rerun), "{stdout}");
+    let first = std::fs::read_to_string(&got).unwrap();
+    assert!(
+        first.contains(r#""op":"Pad""#) && first.contains(&format!("|{runtime}|4|")),
+        "{first}"
+    );
+    let script = kept.join("0/command.sh");
+    assert!(first.ends_with(&format!(
+        "|{}|",
+        kept.join("0/output").canonicalize().unwrap().display()
+    )));
+    std::fs::remove_file(&got).unwrap();
+    let again = std::process::Command::new("sh")
+        .arg(&script)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap())
+        .current_dir("/")
+        .status()
+        .unwrap();
+    assert_eq!(again.code(), Some(3), "{}", std::fs::read_to_string(&script).unwrap());
+    assert_eq!(std::fs::read_to_string(&got).unwrap(), first);
+    // A second run keeps its runs beside the first's, under the next free number.
+    fixture.run(&env, &args);
+    assert!(kept.join("1/command.sh").is_file() && kept.join("0/command.sh").is_file());
 }

@@ -8,6 +8,7 @@
 
 use std::io::{self, Write};
 
+use crate::backend::Writer;
 use crate::cli::failure_groups::{FailureGroup, group_failures};
 use crate::cli::scoreboard::Rerun;
 use crate::data::basis::Basis;
@@ -85,11 +86,14 @@ fn describe(outcome: &Outcome) -> String {
     format!("{operator}{mode} {dtype}{shape}")
 }
 
-/// The first line of a message; for a worker that died, with what it said on stderr (a
-/// panic's location and message), which is what a bug report needs.
+/// The first line of a message; for a worker or a per-case command that died, with what it
+/// said on stderr (a panic's location and message), which is what a bug report needs.
 fn headline(message: &str) -> String {
     let first = first_line(message, 200);
-    match message.split_once("\nworker stderr:\n") {
+    let stderr = Writer::ALL
+        .iter()
+        .find_map(|writer| message.split_once(&format!("\n{}:\n", writer.label())));
+    match stderr {
         Some((_, stderr)) => {
             let said: Vec<&str> = stderr
                 .lines()
@@ -309,6 +313,12 @@ mod tests {
                 "backend t failed: worker exited (exit status: 101)\nworker stderr:\nthread 'main' panicked at x.rs:1:2:\nattempt to add with overflow\nnote: …"
             ),
             "backend t failed: worker exited (exit status: 101); it printed: panicked at x.rs:1:2: attempt to add with overflow"
+        );
+        assert_eq!(
+            headline(
+                "the command failed: exit code 1\nstderr of the command:\nerror: failed to legalize 'tensor.pad'\n…"
+            ),
+            "the command failed: exit code 1; it printed: error: failed to legalize 'tensor.pad' …"
         );
         assert_eq!(
             panic_without_noise(

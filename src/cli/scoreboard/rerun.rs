@@ -2,6 +2,8 @@
 //! `pad-conformance --backend 'exec:…' --filter 'NAME'`, with the options that change a
 //! verdict (profile, basis, tolerances) as the run had them.
 
+pub(crate) use crate::text::shell_quote;
+
 /// How a backend was run, to repeat it on one data set.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Rerun {
@@ -10,6 +12,9 @@ pub(crate) struct Rerun {
     pub args: Vec<String>,
     /// The paths the run searched, when not the default.
     pub paths: Vec<String>,
+    /// Variables set in front of the command, `NAME=value`: for a per-case command, its runs
+    /// kept with the script that runs it again, and the runtime the run was told.
+    pub environment: Vec<(String, String)>,
 }
 
 impl Rerun {
@@ -20,7 +25,14 @@ impl Rerun {
         Rerun {
             args,
             paths: paths.to_vec(),
+            environment: Vec::new(),
         }
+    }
+
+    /// The rerun with `environment` set in front of the command.
+    pub(crate) fn with_environment(mut self, environment: Vec<(String, String)>) -> Rerun {
+        self.environment = environment;
+        self
     }
 
     /// The shell command that reruns data set `name` alone, or none when the backend's
@@ -44,7 +56,10 @@ impl Rerun {
         } else {
             name.to_owned()
         };
-        let mut words = vec!["pad-conformance".to_owned()];
+        let mut words: Vec<String> = (self.environment.iter())
+            .map(|(name, value)| format!("{name}={}", shell_quote(value)))
+            .collect();
+        words.push("pad-conformance".to_owned());
         words.extend(self.args.iter().map(|a| shell_quote(a)));
         words.push("--filter".to_owned());
         words.push(shell_quote(&filter));
@@ -53,33 +68,9 @@ impl Rerun {
     }
 }
 
-/// `word` as one word for a POSIX shell: unchanged when it holds only characters no shell
-/// treats specially, else in single quotes (a quote inside written `'\''`).
-pub(crate) fn shell_quote(word: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
-    if !word.is_empty() && word.chars().all(plain) {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quoting_keeps_plain_words_and_wraps_the_rest() {
-        assert_eq!(shell_quote("ref"), "ref");
-        assert_eq!(
-            shell_quote("onnx-1.22.0/node/test_wrap_pad/0"),
-            "onnx-1.22.0/node/test_wrap_pad/0"
-        );
-        assert_eq!(shell_quote("a b"), "'a b'");
-        assert_eq!(shell_quote("it's $HOME"), r"'it'\''s $HOME'");
-        assert_eq!(shell_quote(""), "''");
-        assert_eq!(shell_quote("$(rm -rf /)"), "'$(rm -rf /)'");
-    }
 
     #[test]
     fn the_command_carries_options_paths_and_an_exact_filter() {
@@ -96,5 +87,14 @@ mod tests {
         let pattern = glob::Pattern::new(&glob::Pattern::escape("extended/test_[x]/1")).unwrap();
         assert!(pattern.matches("extended/test_[x]/1") && !pattern.matches("extended/test_x/1"));
         assert_eq!(Rerun::default().command("a"), None);
+        let kept = Rerun::new("exec-per-case:./iree-case.sh", &[], &[]).with_environment(vec![
+            ("PAD_CONFORMANCE_KEEP_RUNS".into(), "pad-conformance-runs".into()),
+            ("PAD_CONFORMANCE_RUNTIME".into(), r#"{"name": "iree"}"#.into()),
+        ]);
+        assert_eq!(
+            kept.command("extended/test_a/0").unwrap(),
+            "PAD_CONFORMANCE_KEEP_RUNS=pad-conformance-runs PAD_CONFORMANCE_RUNTIME='{\"name\": \"iree\"}' \
+             pad-conformance --backend exec-per-case:./iree-case.sh --filter extended/test_a/0"
+        );
     }
 }

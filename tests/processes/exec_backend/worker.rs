@@ -188,6 +188,12 @@ pub fn serve() {
                 reply(json!({"type": "error", "id": id, "message": "no kernel for this"}));
                 continue;
             }
+            "traceback" => {
+                // A Python worker's way: the traceback on stderr, then the error reply.
+                eprintln!("Traceback (most recent call last):\n  raised while running {case}");
+                reply(json!({"type": "error", "id": id, "message": format!("no kernel for {case}")}));
+                continue;
+            }
             _ if mode.starts_with("refuse-") => {
                 let kind = &mode["refuse-".len()..];
                 reply(json!({"type": "error", "id": id, "kind": kind, "message": "no kernel for this"}));
