@@ -371,7 +371,27 @@ def test_a_function_is_served_by_name(tmp_path):
     report = run_report(python_backend("-m", "pad_conformance.worker", f"{module}:run", "--name", "by-name"),
                         CONSTANT_PAD)
     assert report["backend"] == "by-name"
+    assert "runtime" not in report
     assert statuses(report) == {"test_constant_pad": "passed"}
+
+
+def test_the_command_line_states_the_runtime_as_the_report_shows_it(tmp_path):
+    module = tmp_path / "padding.py"
+    module.write_text(REFERENCE.replace("serve,", "") + "\ndef run(case):\n    return reference(case)\n")
+    report = run_report(python_backend("-m", "pad_conformance.worker", f"{module}:run", "--runtime", "myrt",
+                                       "--runtime-version", "2.1", "--runtime-device", "npu0"), CONSTANT_PAD)
+    assert report["runtime"] == {"name": "myrt", "version": "2.1", "device": "npu0"}
+    assert statuses(report) == {"test_constant_pad": "passed"}
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--runtime-version", "2.1"], "--runtime-version needs --runtime NAME"),
+    (["--runtime", " "], "--runtime: the runtime's name is empty"),
+])
+def test_a_runtime_field_without_a_name_stops_the_worker_before_it_serves(args, says):
+    done = subprocess.run([sys.executable, "-m", "pad_conformance.worker", "nowhere:run", *args],
+                          env=worker_env(), capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 2 and says in done.stderr, done.stderr
 
 
 def test_an_answer_in_another_element_type_fails_as_the_runner_judges_it(write_worker):
