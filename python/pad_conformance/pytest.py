@@ -185,7 +185,7 @@ def _run(binary, args, env, baseline):
             path = os.path.join(scratch, "report.json")
             _invoke(binary, args, env, path)
             report = _read(path)
-    params = [_param(case) for case in report["cases"]]
+    params = [_param(case, baseline) for case in report["cases"]]
     judged = report.get("baseline")
     if judged is not None:
         for name in judged.get("stale", []):
@@ -197,31 +197,42 @@ def _run(binary, args, env, baseline):
     return params
 
 
-def _param(case):
+def _param(case, baseline=None):
+    """The pytest.param of one data set of the report. What is decided before the test runs
+    (a known failure, a skip) is a mark, so that pytest reports it at the test's own line, with
+    a reason naming the data set and the baseline's file and entry — never at this module's
+    line, as a pytest.skip() call in check() would be."""
     name = f"{case['id']}/{case['data_set']}"
     status = case["status"]
     message = case.get("message", "")
-    gate = (case.get("gate") or {}).get("result")
+    gate = case.get("gate") or {}
+    result = gate.get("result")
+    listed = f"baseline {baseline}" if baseline is not None else "the baseline"
     marks = ()
     skip = None
     # Decided here, from the runner's status and gate result, once.
     fails = status in ("failed", "errored")
-    if gate == "known-failure":
-        marks = pytest.mark.xfail(strict=True, reason=f"known failure: {case['gate'].get('reason', '')}")
-    elif gate == "fixed":
+    if result == "known-failure":
+        # Strict: a known failure still runs, and one that passes fails the session (XPASS),
+        # so that the baseline never keeps an entry its data set no longer needs. Only the
+        # runner's verdict (check's AssertionError) is the expected failure: any other error
+        # of the test is reported as one.
+        tracking = f" ({gate['tracking']})" if gate.get("tracking") else ""
+        marks = pytest.mark.xfail(strict=True, raises=AssertionError,
+                                  reason=f"known failure in {listed}: {gate.get('reason', '')}{tracking}")
+    elif result == "fixed":
         # The check passes, so strict xfail reports XPASS(strict): the entry is outdated.
-        marks = pytest.mark.xfail(
-            strict=True, reason=f"listed in the baseline as {case['gate'].get('was')}: {case['gate'].get('reason', '')}"
-        )
+        marks = pytest.mark.xfail(strict=True, raises=AssertionError,
+                                  reason=f"listed in {listed} as {gate.get('was')} ({gate.get('reason', '')}), "
+                                         f"but {status}: remove the entry")
         fails = False
-    elif gate == "changed-status":
+    elif result == "changed-status":
         fails = True
-        message = (
-            f"listed in the baseline as {case['gate'].get('was')}, now {status}: record the baseline again\n{message}"
-        )
-    elif gate == "changed-with-corpus":
-        skip = f"changed with the corpus since the baseline: {case['gate'].get('why', '')}"
-    elif gate == "not-gating" or (status in ("failed", "errored") and not case.get("gates", True)):
+        message = (f"listed in {listed} as {gate.get('was')} ({gate.get('reason', '')}), now {status}: "
+                   f"record the baseline again\n{message}")
+    elif result == "changed-with-corpus":
+        skip = f"changed with the corpus since {listed} was recorded: {gate.get('why', '')}"
+    elif result == "not-gating" or (status in ("failed", "errored") and not case.get("gates", True)):
         skip = f"not gating: {status} on basis {case.get('basis', {}).get('kind')}, which the run does not gate on"
     elif status == "not_verified":
         # Never a pass, never a regression: the message names the twin and how it ended.
@@ -230,7 +241,11 @@ def _param(case):
         skip = f"unsupported: {message}"
     elif status == "skipped":
         skip = f"not applicable: {message}"
-    return pytest.param(Case(name, status, gate, message, fails, skip), id=name, marks=marks)
+    if skip is not None:
+        # The skip summary shows a reason with the test's location, not its id: name the data set.
+        skip = f"{name}: {skip}"
+        marks = pytest.mark.skip(reason=skip)
+    return pytest.param(Case(name, status, result, message, fails, skip), id=name, marks=marks)
 
 
 def _outdated_lines():
