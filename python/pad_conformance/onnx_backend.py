@@ -6,14 +6,15 @@ functions, such as ``onnxruntime.backend``) as a pad-conformance worker:
 For each data set: ``supports_device(device)`` or ``is_compatible(model, device)`` false is
 ``unsupported``; else ``prepare(model, device, **options).run(inputs)`` gives the outputs
 (prepared once per model; ``--option KEY=VALUE`` adds to `options`, VALUE read as JSON when it
-is JSON: ``--option intra_op_num_threads=1`` for onnxruntime).
+is JSON: ``--option intra_op_num_threads=4`` for onnxruntime, whose preset gives 1).
 
 What an exception of the backend says is decided by its type, most specific first:
 ``--error-kind MODULE.TYPE=KIND`` (repeatable; KIND is ``unsupported``, ``failed`` or
 ``refused``) names a runtime's own types; a built-in preset names those of the runtimes it
 knows (PRESETS: onnxruntime's ``NotImplemented`` is ``unsupported``, its ``RuntimeException``,
-``EPFail`` and ``EngineError`` are ``failed``, as scripts/backends/onnxruntime-worker says them),
-applied when the backend is that runtime's, unless ``--no-preset``; ``unittest.SkipTest`` (how a
+``EPFail`` and ``EngineError`` are ``failed``, as scripts/backends/onnxruntime-worker says them;
+its ``prepare`` gets one intra-op thread), applied when the backend is that runtime's, unless
+``--no-preset``; ``unittest.SkipTest`` (how a
 backend skips a test of ONNX's backend suite) and ``NotImplementedError`` are ``unsupported``;
 other exceptions are replied as `pad_conformance.worker.serve` replies them.
 
@@ -75,19 +76,31 @@ def load_model(path):
 # The kinds --error-kind may give an exception type.
 KINDS = ("unsupported", "failed", "refused")
 
-# What the exception types of the runtimes this adapter knows say, keyed by the backend's
-# top-level package: onnxruntime's status codes, as its Python binding raises them (the map of
-# scripts/backends/onnxruntime-worker). An unimplemented kernel is unsupported; an internal
-# error or an execution provider's failure is the runtime failing. Its other codes (Fail,
-# InvalidArgument, InvalidGraph, …) are its checks refusing the model or its inputs.
+# What the adapter knows of some runtimes, keyed by the backend's top-level package: the kinds
+# of their exception types, and the options `prepare` gets unless --option says otherwise.
+# onnxruntime's status codes, as its Python binding raises them (scripts/backends/onnxruntime-
+# worker uses the same map): an unimplemented kernel is unsupported; an internal error or an
+# execution provider's failure is the runtime failing; its other codes (Fail, InvalidArgument,
+# InvalidGraph, …) are its checks refusing the model or its inputs. One intra-op thread, as the
+# worker's sessions have: the runner already runs --jobs data sets at once, and onnxruntime's
+# default pool spins every core (seven times the time of a run, docs/python.md).
 PRESETS = {
     "onnxruntime": {
-        "onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented": "unsupported",
-        "onnxruntime.capi.onnxruntime_pybind11_state.RuntimeException": "failed",
-        "onnxruntime.capi.onnxruntime_pybind11_state.EPFail": "failed",
-        "onnxruntime.capi.onnxruntime_pybind11_state.EngineError": "failed",
+        "kinds": {
+            "onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented": "unsupported",
+            "onnxruntime.capi.onnxruntime_pybind11_state.RuntimeException": "failed",
+            "onnxruntime.capi.onnxruntime_pybind11_state.EPFail": "failed",
+            "onnxruntime.capi.onnxruntime_pybind11_state.EngineError": "failed",
+        },
+        "options": {"intra_op_num_threads": 1},
     },
 }
+
+
+def preset_of(target):
+    """The preset of the backend `target` ({"kinds", "options"}), empty for a runtime the adapter
+    does not know."""
+    return PRESETS.get(target.partition(":")[0].split(".")[0], {})
 
 
 class ErrorKinds:
@@ -144,7 +157,7 @@ def error_kinds(target, given, preset=True):
     `given`, which override it. ValueError naming a given type that cannot be imported."""
     kinds = {}
     if preset:
-        for path, kind in PRESETS.get(target.partition(":")[0].split(".")[0], {}).items():
+        for path, kind in preset_of(target).get("kinds", {}).items():
             try:
                 kinds[exception_type(path)] = kind
             except ValueError:  # another release of the runtime, without this status
@@ -177,6 +190,14 @@ def load(target):
     return backend
 
 
+def prepare_options(target, given, preset=True):
+    """The keyword arguments of `prepare` for the backend `target`: its runtime's preset (unless
+    `preset` is false), then the (KEY, VALUE) pairs `given`, which override it."""
+    options = dict(preset_of(target).get("options", {})) if preset else {}
+    options.update(given)
+    return options
+
+
 # How every report and page tells this path from a runtime's own worker: in the display name
 # and in the runtime's build.
 THROUGH = "through onnx.backend"
@@ -207,7 +228,8 @@ def main(argv=None):
                         help="the reply kind (unsupported, failed, refused) of the backend's exceptions of "
                              "that type and its subclasses (repeatable; overrides the preset)")
     parser.add_argument("--no-preset", action="store_true",
-                        help="leave out the built-in map of the runtime's exception types (onnxruntime's)")
+                        help="leave out what the adapter knows of the runtime (onnxruntime's exception types "
+                             "and one intra-op thread)")
     parser.add_argument("--name", help="the worker's display name "
                                        f"(default: the runtime and its version, {THROUGH})")
     args = parser.parse_args(argv)
@@ -216,9 +238,10 @@ def main(argv=None):
         kinds = error_kinds(args.target, args.error_kind, preset=not args.no_preset)
     except (ImportError, AttributeError, ValueError) as error:
         parser.exit(2, f"pad_conformance.onnx_backend: {error}\n")
+    options = prepare_options(args.target, args.option, preset=not args.no_preset)
     runtime = runtime_of(args.target, args.device)
     name = args.name or " ".join(filter(None, [runtime["name"], runtime.get("version"), THROUGH]))
-    worker.serve(BackendWorker(backend, args.device, dict(args.option)), name=name, runtime=runtime,
+    worker.serve(BackendWorker(backend, args.device, options), name=name, runtime=runtime,
                  accepts_node=False, kind_of=kinds)
 
 

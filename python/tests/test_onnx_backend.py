@@ -27,9 +27,8 @@ EXPLAINS = {
 def test_onnxruntime_backend_differs_from_the_worker_only_where_listed():
     expected = json.loads(DIFFERENCES.read_text())
     assert set(expected["reasons"]) == set(EXPLAINS)
-    # One intra-op thread, as the worker's sessions have (the default spins every core).
-    adapter = cases_by_id(run_report(python_backend("-m", "pad_conformance.onnx_backend", "onnxruntime.backend",
-                                                    "--option", "intra_op_num_threads=1")))
+    # The documented one line: the preset gives one intra-op thread, as the worker's sessions have.
+    adapter = cases_by_id(run_report(python_backend("-m", "pad_conformance.onnx_backend", "onnxruntime.backend")))
     worker = cases_by_id(run_report(python_backend(ROOT / "scripts" / "backends" / "onnxruntime-worker")))
     assert adapter.keys() == worker.keys()
     differ = {key for key in adapter if adapter[key]["status"] != worker[key]["status"]}
@@ -77,8 +76,7 @@ NOT_IMPLEMENTED = "onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented"
 
 
 def adapter(*args):
-    return python_backend("-m", "pad_conformance.onnx_backend", "onnxruntime.backend",
-                          "--option", "intra_op_num_threads=1", *args)
+    return python_backend("-m", "pad_conformance.onnx_backend", "onnxruntime.backend", *args)
 
 
 @pytest.mark.parametrize("args, status, kind", [
@@ -118,3 +116,13 @@ def test_an_error_kind_the_adapter_cannot_take_stops_it_naming_the_option(given,
                            "--error-kind", given], env=worker_env(), capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, timeout=120)
     assert done.returncode == 2 and says in done.stderr, done.stderr
+
+
+def test_onnxruntime_s_preset_prepares_with_one_thread_unless_told_otherwise():
+    from pad_conformance.onnx_backend import prepare_options
+
+    assert prepare_options("onnxruntime.backend", []) == {"intra_op_num_threads": 1}
+    assert prepare_options("onnxruntime.backend", [("intra_op_num_threads", 4), ("x", "y")]) == {
+        "intra_op_num_threads": 4, "x": "y"}
+    assert prepare_options("onnxruntime.backend", [], preset=False) == {}
+    assert prepare_options("my_runtime.backend", [("x", 1)]) == {"x": 1}
