@@ -83,7 +83,7 @@ KINDS = ("unsupported", "failed", "refused")
 # execution provider's failure is the runtime failing; its other codes (Fail, InvalidArgument,
 # InvalidGraph, …) are its checks refusing the model or its inputs. One intra-op thread, as the
 # worker's sessions have: the runner already runs --jobs data sets at once, and onnxruntime's
-# default pool spins every core (seven times the time of a run, docs/python.md).
+# default pool spins every core (what that costs: docs/python.md#through-onnxbackend).
 PRESETS = {
     "onnxruntime": {
         "kinds": {

@@ -17,7 +17,7 @@ reads the verdict the runner decided and never compares outputs itself.
 |------------------------------------------------------|-------------------------------------------|
 | passed                                               | passes                                    |
 | failed or errored (a regression)                     | fails with the runner's message           |
-| known failure (listed in the baseline, same status)  | xfail(strict=True), the baseline's reason |
+| known failure (listed in the baseline, same status)  | xfail(strict=True), baseline file, reason |
 | listed in the baseline but passes (or unsupported)   | XPASS(strict): fails, remove the entry    |
 | listed with the other of failed and errored          | fails: record the baseline again          |
 | unsupported (profile or backend)                     | skipped, saying why                       |
@@ -25,6 +25,9 @@ reads the verdict the runner decided and never compares outputs itself.
 | fails on a basis the run does not gate on            | skipped ("not gating")                    |
 | changed with the corpus since the baseline           | skipped, with the corpus changelog's line |
 | refused, but its valid twin did not pass (not_verified) | skipped, naming the twin and how it ended |
+
+Skips are marks put on the parameters at collection, their reasons starting with the data set's
+name, so that pytest reports them at the test's line, not at this module's.
 
 Baseline entries that name no data set (and those above that no longer hold) are listed at the
 end of the session by the opt-in plugin: `pytest_plugins = ["pad_conformance.pytest"]` in the
