@@ -151,7 +151,9 @@ class _Session:
         self.output_types = {}  # (model path, size, mtime) -> declared output types
 
     def hello(self, request, name, runtime):
-        reply = {"type": "hello", "version": PROTOCOL_VERSION, "name": name}
+        # "language": the runner's advice to this worker's author names this package's API
+        # (raise Unsupported), not the protocol's words.
+        reply = {"type": "hello", "version": PROTOCOL_VERSION, "name": name, "language": "python"}
         if runtime:
             reply["runtime"] = runtime
         offers = request.get("offers")

@@ -7,6 +7,7 @@ mod error;
 mod exec;
 mod exec_per_case;
 mod failure;
+mod language;
 mod node_description;
 mod process;
 mod reference;
@@ -35,6 +36,7 @@ pub(crate) use exec::PROTOCOL_VERSION;
 pub(crate) use exec_per_case::{ExecPerCaseBackend, RUNTIME_VARIABLE, TensorFiles};
 pub use failure::Failure;
 pub(crate) use failure::exit_failure;
+pub(crate) use language::Language;
 pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.
 pub use reply::{OutputFile, WorkerReply, parse_reply};
