@@ -14,9 +14,9 @@ What an exception of the backend says is decided by its type, most specific firs
 knows (PRESETS: onnxruntime's ``NotImplemented`` is ``unsupported``, its ``RuntimeException``,
 ``EPFail`` and ``EngineError`` are ``failed``, as scripts/backends/onnxruntime-worker says them;
 its ``prepare`` gets one intra-op thread), applied when the backend is that runtime's, unless
-``--no-preset``; ``unittest.SkipTest`` (how a
-backend skips a test of ONNX's backend suite) and ``NotImplementedError`` are ``unsupported``;
-other exceptions are replied as `pad_conformance.worker.serve` replies them.
+``--no-preset``; ``unittest.SkipTest`` (how a backend skips a test of ONNX's backend suite) and
+``NotImplementedError`` are ``unsupported``; other exceptions are replied as
+`pad_conformance.worker.serve` replies them.
 
 The worker names itself "RUNTIME VERSION through onnx.backend", and its hello's runtime says
 so in its build, so that every report and page tells this path from a runtime's own worker.
@@ -130,8 +130,12 @@ def exception_type(path):
         module_name, attribute = ".".join(parts[:split]), parts[split:]
         try:
             found = importlib.import_module(module_name)
-        except ImportError:
-            continue
+        except ModuleNotFoundError as error:
+            if error.name is not None and module_name.startswith(error.name):
+                continue  # no such module: a shorter prefix may be one
+            raise ValueError(f"{path}: importing {module_name}: {error}") from error
+        except ImportError as error:  # the module is there, but does not import
+            raise ValueError(f"{path}: importing {module_name}: {error}") from error
         for name in attribute:
             found = getattr(found, name, None)
         if not (isinstance(found, type) and issubclass(found, BaseException)):
