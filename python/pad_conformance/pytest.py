@@ -17,7 +17,7 @@ reads the verdict the runner decided and never compares outputs itself.
 |------------------------------------------------------|-------------------------------------------|
 | passed                                               | passes                                    |
 | failed or errored (a regression)                     | fails with the runner's message           |
-| known failure (listed in the baseline, same status)  | xfail(strict=True), the baseline's reason |
+| known failure (listed in the baseline, same status)  | xfail(strict=True), baseline file, reason |
 | listed in the baseline but passes (or unsupported)   | XPASS(strict): fails, remove the entry    |
 | listed with the other of failed and errored          | fails: record the baseline again          |
 | unsupported (profile or backend)                     | skipped, saying why                       |
@@ -32,6 +32,9 @@ entry that no longer fails (XPASS(strict)), one listed with another status, and 
 set that does not exist — the runner's `stale` list, decided by the rule `--strict` applies (an
 entry for a data set `--filter` or `--skip` left out is not stale). Give `-k` a name and the
 parameters of stale entries are deselected like any other.
+
+Skips are marks put on the parameters at collection, their reasons starting with the data set's
+name, so that pytest reports them at the test's line, not at this module's.
 
 The outdated entries are also listed at the end of the session by the opt-in plugin:
 `pytest_plugins = ["pad_conformance.pytest"]` in the top-level conftest.py. Nothing loads it
@@ -192,7 +195,7 @@ def _run(binary, args, env, baseline):
             path = os.path.join(scratch, "report.json")
             _invoke(binary, args, env, path)
             report = _read(path)
-    params = [_param(case) for case in report["cases"]]
+    params = [_param(case, baseline) for case in report["cases"]]
     judged = report.get("baseline")
     if judged is not None:
         for name in judged.get("stale", []):
@@ -205,31 +208,42 @@ def _run(binary, args, env, baseline):
     return params
 
 
-def _param(case):
+def _param(case, baseline=None):
+    """The pytest.param of one data set of the report. What is decided before the test runs
+    (a known failure, a skip) is a mark, so that pytest reports it at the test's own line, with
+    a reason naming the data set and the baseline's file and entry — never at this module's
+    line, as a pytest.skip() call in check() would be."""
     name = f"{case['id']}/{case['data_set']}"
     status = case["status"]
     message = case.get("message", "")
-    gate = (case.get("gate") or {}).get("result")
+    gate = case.get("gate") or {}
+    result = gate.get("result")
+    listed = f"baseline {baseline}" if baseline is not None else "the baseline"
     marks = ()
     skip = None
     # Decided here, from the runner's status and gate result, once.
     fails = status in ("failed", "errored")
-    if gate == "known-failure":
-        marks = pytest.mark.xfail(strict=True, reason=f"known failure: {case['gate'].get('reason', '')}")
-    elif gate == "fixed":
+    if result == "known-failure":
+        # Strict: a known failure still runs, and one that passes fails the session (XPASS),
+        # so that the baseline never keeps an entry its data set no longer needs. Only the
+        # runner's verdict (check's AssertionError) is the expected failure: any other error
+        # of the test is reported as one.
+        tracking = f" ({gate['tracking']})" if gate.get("tracking") else ""
+        marks = pytest.mark.xfail(strict=True, raises=AssertionError,
+                                  reason=f"known failure in {listed}: {gate.get('reason', '')}{tracking}")
+    elif result == "fixed":
         # The check passes, so strict xfail reports XPASS(strict): the entry is outdated.
-        marks = pytest.mark.xfail(
-            strict=True, reason=f"listed in the baseline as {case['gate'].get('was')}: {case['gate'].get('reason', '')}"
-        )
+        marks = pytest.mark.xfail(strict=True, raises=AssertionError,
+                                  reason=f"listed in {listed} as {gate.get('was')} ({gate.get('reason', '')}), "
+                                         f"but {status}: remove the entry")
         fails = False
-    elif gate == "changed-status":
+    elif result == "changed-status":
         fails = True
-        message = (
-            f"listed in the baseline as {case['gate'].get('was')}, now {status}: record the baseline again\n{message}"
-        )
-    elif gate == "changed-with-corpus":
-        skip = f"changed with the corpus since the baseline: {case['gate'].get('why', '')}"
-    elif gate == "not-gating" or (status in ("failed", "errored") and not case.get("gates", True)):
+        message = (f"listed in {listed} as {gate.get('was')} ({gate.get('reason', '')}), now {status}: "
+                   f"record the baseline again\n{message}")
+    elif result == "changed-with-corpus":
+        skip = f"changed with the corpus since {listed} was recorded: {gate.get('why', '')}"
+    elif result == "not-gating" or (status in ("failed", "errored") and not case.get("gates", True)):
         skip = f"not gating: {status} on basis {case.get('basis', {}).get('kind')}, which the run does not gate on"
     elif status == "not_verified":
         # Never a pass, never a regression: the message names the twin and how it ended.
@@ -238,7 +252,11 @@ def _param(case):
         skip = f"unsupported: {message}"
     elif status == "skipped":
         skip = f"not applicable: {message}"
-    return pytest.param(Case(name, status, gate, message, fails, skip), id=name, marks=marks)
+    if skip is not None:
+        # The skip summary shows a reason with the test's location, not its id: name the data set.
+        skip = f"{name}: {skip}"
+        marks = pytest.mark.skip(reason=skip)
+    return pytest.param(Case(name, status, result, message, fails, skip), id=name, marks=marks)
 
 
 def _stale_param(baseline, name):

@@ -11,7 +11,8 @@
 
     serve(run, name="my-runtime", runtime={"name": "my-runtime", "version": "1.0"})
 
-or, for a function of a module, ``python -m pad_conformance.worker MODULE:FUNCTION``.
+or, for a function of a module, ``python -m pad_conformance.worker MODULE:FUNCTION
+--runtime my-runtime --runtime-version 1.0``.
 
 `serve` answers the handshake, then calls ``run(case)`` once per data set with a `Case`: the
 Pad node as the runner read it (`case.node`, a `Node`; None with a runner that does not
@@ -58,6 +59,8 @@ __all__ = ["Case", "FAILURES", "Failed", "InputError", "OutputError", "Refused",
 PROTOCOL_VERSION = 1
 TENSOR_FORMATS = ("raw", "tensorproto")
 REPLIES = ("outputs", "model")
+# The fields of the hello's `runtime` object (docs/backend-protocol.md#handshake), name first.
+RUNTIME_FIELDS = ("name", "version", "build", "device")
 # The file a model reply names, in the request's output directory.
 MODEL_FILE = "optimized.onnx"
 
@@ -148,7 +151,9 @@ class _Session:
         self.output_types = {}  # (model path, size, mtime) -> declared output types
 
     def hello(self, request, name, runtime):
-        reply = {"type": "hello", "version": PROTOCOL_VERSION, "name": name}
+        # "language": the runner's advice to this worker's author names this package's API
+        # (raise Unsupported), not the protocol's words.
+        reply = {"type": "hello", "version": PROTOCOL_VERSION, "name": name, "language": "python"}
         if runtime:
             reply["runtime"] = runtime
         offers = request.get("offers")
@@ -371,13 +376,35 @@ def main(argv=None):
     parser.add_argument("--name", help="the worker's display name (default MODULE:FUNCTION)")
     parser.add_argument("--tensors", choices=TENSOR_FORMATS, default="raw",
                         help="the tensor files to take when the runner offers them (default raw)")
+    parser.add_argument("--runtime", metavar="NAME",
+                        help="the runtime behind the function, stated in the hello for reports (onnxruntime, ncnn)")
+    for field in RUNTIME_FIELDS[1:]:
+        parser.add_argument(f"--runtime-{field}", metavar=field.upper(), help=f"the runtime's {field} (with --runtime)")
     args = parser.parse_args(argv)
+    try:
+        runtime = runtime_of(args)
+    except ValueError as error:
+        parser.error(str(error))
     sys.path.insert(0, os.getcwd())
     try:
         run = load(args.target)
     except (ImportError, ValueError, OSError) as error:
         parser.exit(2, f"pad_conformance.worker: {error}\n")
-    serve(run, name=args.name or args.target, tensors=args.tensors)
+    serve(run, name=args.name or args.target, runtime=runtime, tensors=args.tensors)
+
+
+def runtime_of(args):
+    """The hello's runtime from --runtime and --runtime-version/-build/-device: None without
+    --runtime; ValueError for a field given without it, or for an empty name."""
+    values = {field: getattr(args, "runtime" if field == "name" else f"runtime_{field}") for field in RUNTIME_FIELDS}
+    if values["name"] is None:
+        given = [f"--runtime-{field}" for field in RUNTIME_FIELDS[1:] if values[field] is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} needs --runtime NAME")
+        return None
+    if not values["name"].strip():
+        raise ValueError("--runtime: the runtime's name is empty")
+    return {field: value for field, value in values.items() if value is not None}
 
 
 if __name__ == "__main__":

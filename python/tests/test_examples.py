@@ -1,5 +1,7 @@
 """examples/numpy-pad-worker.py, the worker docs/backend-protocol.md shows, run over the
-whole corpus: single-node Pad cases mostly pass, graphs and other operators are unsupported."""
+whole corpus: single-node Pad cases mostly pass, graphs and other operators are unsupported;
+and examples/model-path-worker.py, docs/python.md's worker that hands the model's path to
+onnxruntime's loader."""
 
 import re
 
@@ -8,6 +10,7 @@ import pytest
 from conftest import ROOT, cases_by_id, python_backend, run_report
 
 EXAMPLE = ROOT / "examples" / "numpy-pad-worker.py"
+MODEL_PATH_EXAMPLE = ROOT / "examples" / "model-path-worker.py"
 
 
 def test_the_docs_show_the_example_as_it_is():
@@ -53,3 +56,22 @@ def test_the_numpy_pad_worker_pads_with_every_complex_constant(runner_offers):
     wrong = {key: case["message"] for key, case in constants.items() if case["status"] == "failed"}
     assert not wrong, wrong
     assert any(case["status"] == "passed" for case in constants.values())
+
+
+def test_the_python_docs_show_the_model_path_example_as_it_is():
+    docs = (ROOT / "docs" / "python.md").read_text()
+    block = re.search(r"<!-- model-path-example -->\n```python\n(.*?)```", docs, re.S).group(1)
+    assert block == MODEL_PATH_EXAMPLE.read_text().split("\n", 1)[1]  # without its docstring line
+
+
+def test_the_model_path_worker_runs_the_model_and_says_what_the_runtime_lacks():
+    pytest.importorskip("onnxruntime")
+    upstream = ["constant_pad", "edge_pad", "reflect_pad", "wrap_pad"]
+    lacking = "center_crop_pad_ext_dtype_int16"  # onnxruntime has no int16 kernel for it
+    paths = [ROOT / "onnx-testdata" / "onnx-1.22.0" / "node" / f"test_{name}" for name in upstream]
+    report = run_report(python_backend(MODEL_PATH_EXAMPLE), *paths, ROOT / "onnx-testdata" / "extended" / f"test_{lacking}")
+    status = {case["id"].rsplit("/", 1)[-1]: case["status"] for case in report["cases"]}
+    assert report["runtime"]["name"] == "onnxruntime" and report["runtime"]["version"]
+    assert status == {**{f"test_{name}": "passed" for name in upstream},
+                      # onnxruntime's NotImplemented, raised as Unsupported: not a refused valid input.
+                      f"test_{lacking}": "unsupported"}

@@ -44,7 +44,7 @@ def suite(pytester, monkeypatch):
     in its conftest, and returns a function running pytest on it with extra arguments."""
     pytester.makeconftest('pytest_plugins = ["pad_conformance.pytest"]\n')
 
-    def run(*pytest_args, pythonpath=(), **arguments):
+    def run(*pytest_args, pythonpath=(), body="case.check()", **arguments):
         arguments = {"function": FUNCTION, "binary": runner(), "extra_args": SELECTION, **arguments}
         pytester.makepyfile(
             test_conformance=f"""
@@ -55,7 +55,7 @@ from pad_conformance.pytest import cases
 
 @pytest.mark.parametrize("case", cases(**{arguments!r}))
 def test_pad(case):
-    case.check()
+    {body}
 """
         )
         # The package under test, whichever directory pytest runs in.
@@ -85,7 +85,8 @@ def test_a_baseline_listing_the_failures_makes_them_strict_xfails(suite, pyteste
     known = baseline(pytester, {REFLECT: {"status": "failed", "reason": "reflect runs as edge"}})
     result = suite(baseline=known)
     result.assert_outcomes(passed=2, xfailed=1)
-    result.stdout.fnmatch_lines(["XFAIL test_conformance.py::test_pad[[]*test_reflect_pad/0[]] - known failure: reflect runs as edge"])
+    result.stdout.fnmatch_lines(["XFAIL test_conformance.py::test_pad[[]*test_reflect_pad/0[]] - "
+                                 f"known failure in baseline {known}: reflect runs as edge"])
     assert "outdated baseline entries" not in result.stdout.str()
 
 
@@ -101,7 +102,8 @@ def test_an_entry_for_a_passing_data_set_fails_as_xpass_and_outdated_entries_are
     result = suite(baseline=known)
     # The stale entry fails the session as --strict fails a run: a parameter of its own.
     result.assert_outcomes(passed=1, xfailed=1, failed=2)
-    result.stdout.fnmatch_lines(["[[]XPASS(strict)[]] listed in the baseline as failed: was broken once"])
+    result.stdout.fnmatch_lines([f"[[]XPASS(strict)[]] listed in baseline {known} as failed (was broken once), "
+                                 "but passed: remove the entry"])
     result.stdout.fnmatch_lines([f"FAILED test_conformance.py::test_pad[[]{EDGE}[]]*"])
     result.stdout.fnmatch_lines(
         [f"E * AssertionError: the baseline {known} lists onnx-1.22.0/node/test_gone_pad/0, but no such data set exists*"]
@@ -132,7 +134,16 @@ def test_unsupported_data_sets_are_skipped_saying_why(suite, pytester):
     profile.write_text('modes = ["constant", "edge", "wrap"]\n')
     result = suite(profile=str(profile))
     result.assert_outcomes(passed=2, skipped=1)
-    result.stdout.fnmatch_lines(["SKIPPED *unsupported: *reflect*"])
+    # At the test's own line, naming the data set: never at the helper's (pad_conformance/pytest.py).
+    result.stdout.fnmatch_lines([f"SKIPPED [[]1[]] test_conformance.py:*: {REFLECT}: unsupported: *reflect*"])
+    assert "pytest.py:" not in result.stdout.str()
+
+
+def test_an_error_of_the_test_itself_is_no_known_failure(suite, pytester):
+    known = baseline(pytester, {REFLECT: {"status": "failed", "reason": "reflect runs as edge"}})
+    result = suite(baseline=known, body="raise KeyError('a fixture of the test broke')")
+    # The baseline excuses the runner's verdict, not a test that breaks before check() runs.
+    result.assert_outcomes(failed=3)
 
 
 def test_k_selects_data_sets_by_name(suite):

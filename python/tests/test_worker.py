@@ -12,7 +12,7 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
-from conftest import ROOT, cases_by_id, python_backend, run_report, worker_env
+from conftest import ROOT, cases_by_id, python_backend, run_report, runner_binary, worker_env
 from pad_conformance import tensors
 from pad_conformance.node import Node
 
@@ -216,7 +216,7 @@ def test_an_old_runner_gets_tensorproto_and_no_node(tmp_path):
     hello, result = exchange(start_worker(ECHO, tmp_path),
                              {"type": "hello", "protocol": "pad-conformance-backend", "version": 1},
                              {"type": "run", "id": 3, "model": model, "inputs": [str(x)], "output_dir": str(out)})
-    assert hello == {"type": "hello", "version": 1, "name": "echo"}
+    assert hello == {"type": "hello", "version": 1, "name": "echo", "language": "python"}
     assert result == {"type": "result", "id": 3, "outputs": [str(out / "output_0.pb")]}
     written = numpy_helper.to_array(onnx.load_tensor(str(out / "output_0.pb")))
     assert written.dtype == np.float32 and written.tolist() == [3.0, -4.0]
@@ -371,7 +371,55 @@ def test_a_function_is_served_by_name(tmp_path):
     report = run_report(python_backend("-m", "pad_conformance.worker", f"{module}:run", "--name", "by-name"),
                         CONSTANT_PAD)
     assert report["backend"] == "by-name"
+    assert "runtime" not in report
     assert statuses(report) == {"test_constant_pad": "passed"}
+
+
+def test_the_runner_s_hint_for_what_a_runtime_lacks_names_this_package_s_exception(write_worker):
+    # A runtime that refuses what it lacks: the recap tells its author to raise Unsupported,
+    # as the hello's "language" says this worker is this package's.
+    backend = write_worker("""
+from pad_conformance.worker import Refused, serve
+
+def run(case):
+    raise Refused("no kernel for this")
+serve(run, name="lacking")
+""")
+    command = [str(runner_binary()), "--backend", backend, CONSTANT_PAD]
+    done = subprocess.run(command, cwd=ROOT, env=worker_env(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr
+    hints = [line for line in done.stdout.splitlines() if line.startswith("hint: ")]
+    assert hints == ["hint: where the backend lacks what a data set asks, raise `pad_conformance.worker.Unsupported`: "
+                     "the data set is then unsupported, not refused; or leave it out of the backend's profile (--profile)"]
+
+
+def test_a_hello_whose_language_is_no_string_is_refused_at_the_handshake(tmp_path):
+    script = tmp_path / "numbered.py"
+    script.write_text('import json, sys\n'
+                      'for line in sys.stdin:\n'
+                      '    print(json.dumps({"type": "hello", "version": 1, "name": "n", "language": 3}), flush=True)\n')
+    command = [str(runner_binary()), "--backend", python_backend(script), CONSTANT_PAD]
+    done = subprocess.run(command, cwd=ROOT, env=worker_env(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2 and "the hello's language 3 is not a string" in done.stderr, done.stderr
+
+
+def test_the_command_line_states_the_runtime_as_the_report_shows_it(tmp_path):
+    module = tmp_path / "padding.py"
+    module.write_text(REFERENCE.replace("serve,", "") + "\ndef run(case):\n    return reference(case)\n")
+    report = run_report(python_backend("-m", "pad_conformance.worker", f"{module}:run", "--runtime", "myrt",
+                                       "--runtime-version", "2.1", "--runtime-device", "npu0"), CONSTANT_PAD)
+    assert report["runtime"] == {"name": "myrt", "version": "2.1", "device": "npu0"}
+    assert statuses(report) == {"test_constant_pad": "passed"}
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--runtime-version", "2.1"], "--runtime-version needs --runtime NAME"),
+    (["--runtime", " "], "--runtime: the runtime's name is empty"),
+])
+def test_a_runtime_field_without_a_name_stops_the_worker_before_it_serves(args, says):
+    done = subprocess.run([sys.executable, "-m", "pad_conformance.worker", "nowhere:run", *args],
+                          env=worker_env(), capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 2 and says in done.stderr, done.stderr
 
 
 def test_an_answer_in_another_element_type_fails_as_the_runner_judges_it(write_worker):

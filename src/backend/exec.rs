@@ -20,7 +20,7 @@ use super::reply::{OutputFile, WorkerReply, check_reply, resolve_outputs, shorte
 use super::request::run_request;
 use super::stderr::{Stderr, Writer};
 use super::worker_error::{ExecError, Unanswered, WorkerError, WorkerFailure, outputs_read};
-use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
+use super::{Backend, BackendError, ErrorKind, Language, RuntimeInfo};
 use crate::cancel::Cancel;
 use crate::data::scratch::{Scratch, private_dir};
 use crate::model::Model;
@@ -56,6 +56,8 @@ pub struct ExecBackend {
     command: String,
     name: String,
     runtime: Option<RuntimeInfo>,
+    /// What the first worker's hello says serves it, for messages advising its author.
+    language: Language,
     /// The first worker's hello accepted model replies: every answer is the reference's
     /// evaluation of a model the worker rewrote (a graph optimizer's).
     rewrites_model: bool,
@@ -111,6 +113,7 @@ impl ExecBackend {
             command: command.to_owned(),
             name: hello.name,
             runtime: hello.runtime,
+            language: hello.language,
             rewrites_model: worker.accepts.model,
             timeout,
             max_tensor_bytes,
@@ -128,6 +131,11 @@ impl ExecBackend {
     pub fn cancelled_by(mut self, cancel: Cancel) -> ExecBackend {
         self.cancel = cancel;
         self
+    }
+
+    /// What its first worker's hello says serves it.
+    pub(crate) fn language(&self) -> Language {
+        self.language
     }
 
     /// An idle worker, or a new one. An idle worker that printed something while no request
@@ -436,6 +444,8 @@ struct Hello {
     name: String,
     /// The optional `runtime`.
     runtime: Option<RuntimeInfo>,
+    /// The optional `language`.
+    language: Language,
 }
 
 /// One running worker process, the leader of its own process group. The thread that makes a
@@ -500,11 +510,20 @@ impl Worker {
             .map_err(|why| WorkerError::Handshake(Box::new(WorkerError::Protocol(why))))?;
         worker.accepts = Accepts::from_hello(reply.get("accepts"))
             .map_err(|why| WorkerError::Handshake(Box::new(WorkerError::Protocol(why))))?;
+        let language = Language::from_hello(reply.get("language"))
+            .map_err(|why| WorkerError::Handshake(Box::new(WorkerError::Protocol(why))))?;
         if worker.line_already_there().is_some() {
             return Err(WorkerError::StrayReply("a second line after the hello".into()).into());
         }
         worker.take_stderr();
-        Ok((worker, Hello { name, runtime }))
+        Ok((
+            worker,
+            Hello {
+                name,
+                runtime,
+                language,
+            },
+        ))
     }
 
     /// Sends one request line and waits for one reply line, or until `cancel` trips. Any

@@ -7,6 +7,7 @@ mod error;
 mod exec;
 mod exec_per_case;
 mod failure;
+mod language;
 mod node_description;
 mod process;
 mod reference;
@@ -36,6 +37,7 @@ pub(crate) use exec::PROTOCOL_VERSION;
 pub(crate) use exec_per_case::{ExecPerCaseBackend, KEEP_RUNS_VARIABLE, RUNTIME_VARIABLE, TensorFiles};
 pub use failure::Failure;
 pub(crate) use failure::exit_failure;
+pub(crate) use language::Language;
 pub(crate) use node_description::NodeValues;
 pub use reference::RefBackend;
 // The reply parser alone: for the fuzz target that feeds it hostile lines.

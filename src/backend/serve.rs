@@ -109,7 +109,10 @@ impl<B: Backend> Worker<B> {
                 source,
             })?;
             let reply = if request.kind == "hello" {
-                let mut hello = json!({"type": "hello", "version": PROTOCOL_VERSION, "name": self.backend.name()});
+                // "rust": the runner's advice to this backend's author names BackendUnsupported.
+                let mut hello = json!({
+                    "type": "hello", "version": PROTOCOL_VERSION, "name": self.backend.name(), "language": "rust",
+                });
                 if let Some(runtime) = self.backend.runtime() {
                     hello["runtime"] = json!(runtime);
                 }
@@ -214,7 +217,7 @@ mod tests {
         let runtime = json!({"name": "pad-conformance reference", "version": env!("CARGO_PKG_VERSION")});
         assert_eq!(
             replies[0],
-            json!({"type": "hello", "version": 1, "name": "ref", "runtime": runtime})
+            json!({"type": "hello", "version": 1, "name": "ref", "language": "rust", "runtime": runtime})
         );
         let output = dir.path().join("output_0.pb");
         assert_eq!(replies[1], json!({"type": "result", "id": 7, "outputs": [output]}));

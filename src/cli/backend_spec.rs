@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::backend::{
-    Backend, ExecBackend, ExecPerCaseBackend, KEEP_RUNS_VARIABLE, RUNTIME_VARIABLE, RefBackend, TensorFiles,
+    Backend, ExecBackend, ExecPerCaseBackend, KEEP_RUNS_VARIABLE, Language, RUNTIME_VARIABLE, RefBackend, TensorFiles,
 };
 use crate::data::seconds::{MAX_SECONDS, bounded_seconds};
 
@@ -23,14 +23,23 @@ pub(super) fn backend_from_spec(
     timeout: Duration,
     max_tensor_bytes: u64,
 ) -> Result<Box<dyn Backend>, Fatal> {
+    backend_and_language(spec, timeout, max_tensor_bytes).map(|(backend, _)| backend)
+}
+
+/// [`backend_from_spec`], with how the backend's author speaks, as the spec and a worker's
+/// hello say it.
+pub(super) fn backend_and_language(
+    spec: &str,
+    timeout: Duration,
+    max_tensor_bytes: u64,
+) -> Result<(Box<dyn Backend>, Language), Fatal> {
     match spec.split_once(':') {
-        _ if spec == "ref" => Ok(Box::new(RefBackend)),
-        Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(ExecBackend::start_cancelled_by(
-            command,
-            timeout,
-            max_tensor_bytes,
-            signals::cancel(),
-        )?)),
+        _ if spec == "ref" => Ok((Box::new(RefBackend), Language::Rust)),
+        Some(("exec", command)) if !command.trim().is_empty() => {
+            let worker = ExecBackend::start_cancelled_by(command, timeout, max_tensor_bytes, signals::cancel())?;
+            let language = worker.language();
+            Ok((Box::new(worker), language))
+        }
         Some((scheme @ ("exec-per-case" | "exec-per-case-raw"), command)) if !command.trim().is_empty() => {
             let tensors = if scheme == "exec-per-case-raw" {
                 TensorFiles::Raw
@@ -40,17 +49,16 @@ pub(super) fn backend_from_spec(
             // Read once here: the command has no hello to state its runtime.
             let runtime = std::env::var(RUNTIME_VARIABLE).ok();
             let keep_runs = std::env::var_os(KEEP_RUNS_VARIABLE).filter(|dir| !dir.is_empty());
-            Ok(Box::new(
-                ExecPerCaseBackend::new(
-                    command,
-                    tensors,
-                    runtime.as_deref(),
-                    timeout,
-                    max_tensor_bytes,
-                    signals::cancel(),
-                )?
-                .keeping_runs(keep_runs.map(PathBuf::from))?,
-            ))
+            let backend = ExecPerCaseBackend::new(
+                command,
+                tensors,
+                runtime.as_deref(),
+                timeout,
+                max_tensor_bytes,
+                signals::cancel(),
+            )?
+            .keeping_runs(keep_runs.map(PathBuf::from))?;
+            Ok((Box::new(backend), Language::PerCaseCommand))
         }
         _ => Err(Fatal(format!(
             "unknown backend {spec:?}; use ref, exec:COMMAND, exec-per-case:COMMAND or exec-per-case-raw:COMMAND"

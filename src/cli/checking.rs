@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Language};
 use crate::cli::args::{Checking, Selection};
-use crate::cli::backend_spec::{backend_from_spec, rerun_environment, worker_timeout};
+use crate::cli::backend_spec::{backend_and_language, backend_from_spec, rerun_environment, worker_timeout};
 use crate::cli::fatal::Fatal;
 use crate::cli::scoreboard::Rerun;
 use crate::cli::signals;
@@ -45,6 +45,15 @@ impl Checking {
 
     pub(super) fn backend(&self, spec: &str, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
         backend_from_spec(spec, worker_timeout(self.timeout)?, max_tensor_bytes)
+    }
+
+    /// [`Checking::backend`], with how its author speaks, for the words of the recap's hint.
+    pub(super) fn backend_and_language(
+        &self,
+        spec: &str,
+        max_tensor_bytes: u64,
+    ) -> Result<(Box<dyn Backend>, Language), Fatal> {
+        backend_and_language(spec, worker_timeout(self.timeout)?, max_tensor_bytes)
     }
 
     /// Runs `jobs` on `backend` (`spec`), retrying a crash or timeout on a fresh backend of

@@ -6,6 +6,7 @@ use libtest_mimic::{Arguments, FormatSetting};
 
 use super::trials::record_command;
 use super::{Harness, HarnessError, HarnessRun, HarnessSummary, REQUIRE_VERIFIED_ENV, reports};
+use crate::backend::Language;
 use crate::judge::check::Outcome;
 use crate::pipeline::error::PipelineError;
 use crate::pipeline::finish::{Finish, RecordInto, Strictness, finish};
@@ -115,6 +116,8 @@ impl Harness {
             failures_only: false,
             page: None,
             rerun: None,
+            // A harness runs a Rust `Backend`.
+            language: Some(Language::Rust),
         };
         let mut summary = None;
         let finished = finish(report, how, &mut |report| {

@@ -6,13 +6,14 @@
 
 use std::fmt;
 
+use crate::backend::Language;
 use crate::gate::gate_result::GateResult;
 use crate::gate::judging::CorpusChange;
 use crate::judge::check::Outcome;
 use crate::judge::compare::MAX_LISTED;
 use crate::judge::deviation::Deviation;
 use crate::judge::verdict::{TwinEnd, Verdict};
-use crate::report::{RunReport, Summary};
+use crate::report::{RunReport, Summary, lacks_hint};
 use crate::text::escape_line;
 
 /// Counts over the trials that ran, each trial in exactly one of them.
@@ -50,6 +51,9 @@ pub struct HarnessSummary {
     /// Whether the run was judged against a baseline: without one there are no known
     /// failures or outdated entries to speak of.
     pub with_baseline: bool,
+    /// Whether a new failure refused a valid input: with a refusal whose twin did not pass,
+    /// what the hint for what a backend lacks is for.
+    pub refused_valid: bool,
 }
 
 impl HarnessSummary {
@@ -89,7 +93,10 @@ impl HarnessSummary {
                 self.not_verified.push((outcome.name(), twin));
             }
             GateResult::KnownFailure { .. } => self.known_failures += 1,
-            GateResult::NewFailure => self.new_failures += 1,
+            GateResult::NewFailure => {
+                self.new_failures += 1;
+                self.refused_valid |= matches!(outcome.verdict(), Some(Verdict::RefusedValid { .. }));
+            }
             GateResult::Fixed { .. } | GateResult::ChangedStatus { .. } => self.outdated += 1,
             GateResult::ChangedWithCorpus { was, why } => self.changed_with_corpus.push(CorpusChange {
                 name: outcome.name(),
@@ -135,6 +142,15 @@ impl fmt::Display for HarnessSummary {
         }
         if self.not_verified.len() > MAX_LISTED {
             writeln!(f, "  … and {} more", self.not_verified.len() - MAX_LISTED)?;
+        }
+        // A twin that ran and did not pass; one left out of the run is the selection's doing.
+        let twin_failed = self
+            .not_verified
+            .iter()
+            .any(|(_, twin)| twin.as_ref().is_some_and(|t| t.status.is_some()));
+        if self.refused_valid || twin_failed {
+            // The harness runs a Rust `Backend`: its author returns BackendUnsupported.
+            writeln!(f, "  {}", lacks_hint(Some(Language::Rust)))?;
         }
         for (name, deviation) in self.lossy.iter().take(MAX_LISTED) {
             write!(f, "  passed, not bit-identical: {}", escape_line(name))?;

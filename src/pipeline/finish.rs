@@ -11,6 +11,7 @@ use std::path::Path;
 use super::error::PipelineError;
 use super::gating::gate_once;
 use super::reports::{PageWriter, ReportOut, write_reports};
+use crate::backend::Language;
 use crate::data::DataRoot;
 use crate::gate::baseline::Baseline;
 use crate::gate::config::ConfigName;
@@ -41,6 +42,9 @@ pub(crate) struct Finish<'a> {
     /// The command that runs one data set again, for the human report's recap, when the face
     /// knows how it ran.
     pub rerun: Option<Rerun<'a>>,
+    /// How the backend's author speaks — a Rust backend, a Python function, a worker, a
+    /// per-case command — for the words of the human recap's hint, when the face knows.
+    pub language: Option<Language>,
 }
 
 /// What fails a run judged against a baseline besides a regression, as its report records.
@@ -89,7 +93,12 @@ pub(crate) fn finish(
     if let Some(baseline) = how.baseline {
         report.baseline = Some(judged(&report, baseline, how.strictness, how.exists));
     }
-    write_reports(how.reports, &report, how.failures_only, (how.page, how.rerun))?;
+    write_reports(
+        how.reports,
+        &report,
+        how.failures_only,
+        (how.page, how.rerun, how.language),
+    )?;
     shown(&report);
     let recorded = match &how.record {
         Some(into) => Some(record(&report, how.baseline, into)?),
@@ -187,6 +196,7 @@ mod tests {
             failures_only: false,
             page: None,
             rerun: None,
+            language: None,
         };
         let mut shown = Vec::new();
         let finished = finish(report, how, &mut |report| shown.push(report.baseline.clone())).unwrap();

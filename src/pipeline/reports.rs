@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::output::{Output, WriteError};
 use super::report_format::ReportFormat;
+use crate::backend::Language;
 use crate::report::{Colors, Rerun, RunReport, write_json, write_junit, write_markdown, write_summary};
 
 /// How a face writes a format the library does not: the binary's HTML scoreboard.
@@ -55,16 +56,16 @@ impl ReportOut {
 
     /// Writes the rest of the report (all of it but a human report's streamed lines) and puts
     /// it in place; `failures_only` narrows the Markdown table, `page` writes HTML, `rerun`
-    /// the human recap's commands.
+    /// the human recap's commands, `language` the words of its hint.
     fn finish(
         mut self,
         report: &RunReport,
         failures_only: bool,
-        (page, rerun): (Option<PageWriter<'_>>, Option<Rerun<'_>>),
+        (page, rerun, language): (Option<PageWriter<'_>>, Option<Rerun<'_>>, Option<Language>),
     ) -> Result<(), WriteError> {
         let out = &mut self.out;
         let written = self.written.and_then(|()| match self.format {
-            ReportFormat::Human => write_summary(report, rerun, self.colors, out),
+            ReportFormat::Human => write_summary(report, rerun, language, self.colors, out),
             ReportFormat::Json => write_json(report, out),
             ReportFormat::Junit => write_junit(report, out),
             ReportFormat::Markdown => write_markdown(report, failures_only, out),
@@ -87,9 +88,9 @@ pub(crate) fn write_reports(
     reports: Vec<ReportOut>,
     report: &RunReport,
     failures_only: bool,
-    (page, rerun): (Option<PageWriter<'_>>, Option<Rerun<'_>>),
+    face: (Option<PageWriter<'_>>, Option<Rerun<'_>>, Option<Language>),
 ) -> Result<(), WriteError> {
     reports
         .into_iter()
-        .try_for_each(|out| out.finish(report, failures_only, (page, rerun)))
+        .try_for_each(|out| out.finish(report, failures_only, face))
 }

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use super::RunReport;
 use super::human::{Colors, gate_line, label, write_head};
+use crate::backend::Language;
 use crate::gate::gate_result::GateResult;
 use crate::judge::verdict::Verdict;
 use crate::text::{escape_line, first_line, strip_ansi};
@@ -21,14 +22,16 @@ const QUOTED_CHARS: usize = 200;
 /// time and the summary line. The outcome lines come before, written by
 /// [`write_outcome`](super::write_outcome) as each data set finishes — a refusal's before its
 /// twin may have run, so its line said `PASS`; the recap names each refusal its twin did not
-/// verify.
+/// verify. `language` is how the backend's author speaks, when the face knows it: the recap's
+/// hint names what they write.
 pub(crate) fn write_summary(
     report: &RunReport,
     rerun: Option<Rerun<'_>>,
+    language: Option<Language>,
     colors: Colors,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    write_recap(report, rerun, colors, out)?;
+    write_recap(report, rerun, language, colors, out)?;
     writeln!(
         out,
         "backend {}: {:.2}s",
@@ -41,12 +44,15 @@ pub(crate) fn write_summary(
 /// The data sets that need a reader, by what each needs, the most urgent first: the new
 /// failures (every gating failure of a run without a baseline), each with the first line of its
 /// message and its `rerun` command; the baseline's entries that are out of date; the verdicts
-/// that changed with the corpus; the refusals their twins did not verify. Known failures and
-/// failures not gating are not repeated: the summary counts them, and their lines say `KNOWN`
-/// and `WARN`. Nothing, not even a blank line, when nothing needs a reader.
+/// that changed with the corpus; the refusals their twins did not verify; then, when a new
+/// failure refused a valid input or a refusal's twin ran and did not pass, a hint worded for
+/// the backend's `language` ([`lacks_hint`]). Known failures and failures not gating are not repeated: the
+/// summary counts them, and their lines say `KNOWN` and `WARN`. Nothing, not even a blank
+/// line, when nothing needs a reader.
 pub(crate) fn write_recap(
     report: &RunReport,
     rerun: Option<Rerun<'_>>,
+    language: Option<Language>,
     colors: Colors,
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -122,14 +128,35 @@ pub(crate) fn write_recap(
         named(out, colors, label(outcome, Some(gate)), &outcome.name(), &was)?;
     }
     header(out, "refusals not verified: their twins did not pass", unverified.len())?;
-    for outcome in unverified {
+    for outcome in &unverified {
         let twin = match outcome.verdict() {
             Some(Verdict::RefusalNotVerified { twin, .. }) => twin.to_string(),
             _ => String::new(),
         };
         named(out, colors, ("UNVER", "33"), &outcome.name(), &twin)?;
     }
+    let refused_valid = new
+        .iter()
+        .any(|(outcome, _)| matches!(outcome.verdict(), Some(Verdict::RefusedValid { .. })));
+    // A twin that ran and did not pass; one left out of the run is the selection's doing.
+    let twin_failed = unverified.iter().any(
+        |outcome| matches!(outcome.verdict(), Some(Verdict::RefusalNotVerified { twin, .. }) if twin.status.is_some()),
+    );
+    if refused_valid || twin_failed {
+        writeln!(out, "{}", lacks_hint(language))?;
+    }
     Ok(())
+}
+
+/// What to do when a refusal is the backend lacking what a data set asks — a valid input
+/// refused, a twin that did not pass — in the words of the backend's `language`, or in general
+/// when the face does not know it (a merged report).
+pub(crate) fn lacks_hint(language: Option<Language>) -> String {
+    let say = language.map_or("say that it is unsupported", Language::says_unsupported);
+    format!(
+        "hint: where the backend lacks what a data set asks, {say}: the data set is then \
+         unsupported, not refused; or leave it out of the backend's profile (--profile)"
+    )
 }
 
 /// `what (N):`, the heading of a part of the recap that holds anything.
@@ -159,8 +186,12 @@ mod tests {
     use crate::judge::status::Status;
 
     fn text(report: &RunReport, rerun: Option<Rerun<'_>>) -> String {
+        spoken(report, rerun, None)
+    }
+
+    fn spoken(report: &RunReport, rerun: Option<Rerun<'_>>, language: Option<Language>) -> String {
         let mut out = Vec::new();
-        write_summary(report, rerun, Colors::Never, &mut out).unwrap();
+        write_summary(report, rerun, language, Colors::Never, &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -254,5 +285,74 @@ mod tests {
             text(&clean, None),
             "backend b: 0.00s\n1 passed, 0 failed, 0 errored, 0 skipped\n"
         );
+    }
+
+    /// A valid input refused, or a refusal its twin did not verify: the hint names what the
+    /// backend's author writes to say it lacks something, in their language; a mismatch, or
+    /// a refusal verified, gets none.
+    #[test]
+    fn the_hint_for_what_a_backend_lacks_speaks_the_backend_s_language() {
+        use crate::judge::verdict::TwinEnd;
+
+        let refused = Outcome::example_judged(
+            "r",
+            Verdict::RefusedValid {
+                refusal: "no int16 kernel".into(),
+            },
+        );
+        let hints = |report: &RunReport| {
+            [
+                Some(Language::Rust),
+                Some(Language::Python),
+                Some(Language::Worker),
+                Some(Language::PerCaseCommand),
+                None,
+            ]
+            .map(|language| {
+                let text = spoken(report, None, language);
+                let hints: Vec<_> = text
+                    .lines()
+                    .filter(|l| l.starts_with("hint: "))
+                    .map(str::to_owned)
+                    .collect();
+                hints.join("\n")
+            })
+        };
+        let said = hints(&RunReport::of("b", vec![refused]));
+        let says = |what: &str| {
+            format!(
+                "hint: where the backend lacks what a data set asks, {what}: the data set is then \
+                 unsupported, not refused; or leave it out of the backend's profile (--profile)"
+            )
+        };
+        assert_eq!(
+            said,
+            [
+                says("return `BackendUnsupported`"),
+                says("raise `pad_conformance.worker.Unsupported`"),
+                says("reply an error of kind \"unsupported\""),
+                says("exit 69"),
+                says("say that it is unsupported"),
+            ]
+        );
+        let unverified = |twin_status: Option<Status>| {
+            let twin = TwinEnd {
+                name: "u_twin/0".into(),
+                status: twin_status,
+                cause: None,
+            };
+            let verdict = Verdict::RefusalNotVerified {
+                refusal: "axes repeated".into(),
+                rule: None,
+                expected: Vec::new(),
+                twin,
+            };
+            RunReport::of("b", vec![Outcome::example_judged("u", verdict)])
+        };
+        assert_eq!(hints(&unverified(Some(Status::Errored)))[1], said[1]);
+        // A twin left out of the run, and a mismatch: nothing the backend lacks.
+        assert_eq!(hints(&unverified(None))[1], "");
+        let mismatch = Outcome::example("m", Status::Failed);
+        assert_eq!(hints(&RunReport::of("b", vec![mismatch]))[1], "");
     }
 }

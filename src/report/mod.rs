@@ -21,7 +21,7 @@ use crate::judge::check::{Outcome, Status};
 use crate::judge::verdict::Verdict;
 
 // The human report and the reader: the `pad-conformance` binary's, not a gate's.
-pub(crate) use closing::{Rerun, write_summary};
+pub(crate) use closing::{Rerun, lacks_hint, write_summary};
 pub use human::{Colors, write_outcome};
 pub(crate) use json::write_json;
 pub use junit::write_junit;

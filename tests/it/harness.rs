@@ -870,6 +870,11 @@ fn a_backend_that_refuses_everything_passes_no_data_set_that_must_be_refused() {
             ),
         "{shown}"
     );
+    // What a Rust gate's author writes for what the runtime lacks.
+    assert!(
+        shown.contains("\n  hint: where the backend lacks what a data set asks, return `BackendUnsupported`: "),
+        "{shown}"
+    );
     // Each refusal's trial is ok: only the valid data sets it refused, where they gate, fail.
     let counts = run.summary.counts;
     assert_eq!(counts.errored + counts.not_gating + 67, run.results.len());
@@ -900,6 +905,8 @@ fn a_refusal_counts_only_when_its_twin_passes() {
         alone.results[0].message(),
         "refusal not verified (twin not run): its twin test_ext_pad18_err_axes_repeated_twin/0 was not in the run, so nothing shows that backend ref refused by the rule: Pad-18: input 3 (axes) [1, 1] name axis 1 twice"
     );
+    // Left out by the filter, the twin says nothing of what the backend lacks: no hint.
+    assert!(!alone.summary.to_string().contains("hint:"), "{}", alone.summary);
 }
 
 /// `require_verified`: a refusal whose twin did not run fails the run, counted among libtest's

@@ -114,6 +114,7 @@ pub(super) fn upgrade(args: &BaselineUpgradeArgs) -> Result<ExitCode, Fatal> {
         failures_only: false,
         page: None,
         rerun: None,
+        language: None,
     };
     let finished = finish(report, how, &mut |_| {})?;
     let recorded = finished.recorded.expect("an upgrade records");

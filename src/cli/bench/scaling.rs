@@ -191,7 +191,7 @@ fn time_run(root: &Path, count: usize, threads: usize, cancel: &Cancel) -> Resul
         }
     });
     written
-        .and_then(|()| write_summary(&report, None, Colors::Never, &mut out))
+        .and_then(|()| write_summary(&report, None, None, Colors::Never, &mut out))
         .map_err(|e| BenchError::Scaling(e.to_string()))?;
     let ran = start.elapsed();
     write_json(&report, &mut out).map_err(|e| BenchError::Scaling(e.to_string()))?;

@@ -115,6 +115,8 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Fatal> {
         failures_only: false,
         page: Some(&page),
         rerun: None,
+        // Nor how its backend spoke: the hint is worded in general.
+        language: None,
     };
     let human_on_stdout = args.output.is_none() && format == ReportFormat::Human;
     let finished = finish(report, how, &mut |report| show_on_stderr(report, human_on_stdout))?;

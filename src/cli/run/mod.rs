@@ -64,7 +64,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
     };
     prepare(&files, config, &mut options)?;
     let baseline = read_baseline(&args.gate, &roots)?;
-    let backend = args.checking.backend(&args.backend, selection.max_tensor_bytes)?;
+    let (backend, language) = args
+        .checking
+        .backend_and_language(&args.backend, selection.max_tensor_bytes)?;
     // Whether standard output takes colours, decided once for every line.
     let colors = args.color.stdout();
     let mut reports = targets
@@ -149,6 +151,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Fatal> {
         failures_only: args.failures_only,
         page: Some(&page),
         rerun: Some(&recap_rerun),
+        language: Some(language),
     };
     let human_on_stdout = targets.contains(&(ReportFormat::Human, None));
     let finished = finish(report, how, &mut |report| show_on_stderr(report, human_on_stdout))?;
