@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use libtest_mimic::{Arguments, Conclusion};
 
-pub use error::HarnessError;
+pub use error::{BaselineError, CasesError, HarnessError};
 pub(crate) use summary::HarnessSummary;
 
 use crate::backend::Backend;
