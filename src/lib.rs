@@ -61,7 +61,7 @@ pub mod testing;
 mod text;
 
 pub use backend::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, CodedError, RefBackend, Refusal, RuntimeInfo,
+    Backend, BackendError, BackendFailure, BackendUnsupported, CodedError, ErrorKind, RefBackend, Refusal, RuntimeInfo,
     ServeError, Worker,
 };
 pub use data::basis::{Basis, Gating, GatingError};

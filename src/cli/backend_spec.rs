@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::backend::{Backend, ExecBackend, ExecPerCaseBackend, RUNTIME_VARIABLE, RefBackend, TensorFiles};
+use crate::backend::{Driven, ExecBackend, ExecPerCaseBackend, RUNTIME_VARIABLE, RefBackend, TensorFiles};
 use crate::data::seconds::{MAX_SECONDS, bounded_seconds};
 
 use super::fatal::Fatal;
@@ -19,7 +19,7 @@ pub(super) fn backend_from_spec(
     spec: &str,
     timeout: Duration,
     max_tensor_bytes: u64,
-) -> Result<Box<dyn Backend>, Fatal> {
+) -> Result<Box<dyn Driven>, Fatal> {
     match spec.split_once(':') {
         _ if spec == "ref" => Ok(Box::new(RefBackend)),
         Some(("exec", command)) if !command.trim().is_empty() => Ok(Box::new(ExecBackend::start_cancelled_by(
