@@ -4,18 +4,6 @@
 //! Clones share one state: trip any of them and every holder sees it. A token may also carry
 //! a deadline, after which it counts as tripped (the fuzzer's `time` budget). Tripping is an
 //! atomic store, so a signal handler may call [`Cancel::cancel`].
-//!
-//! ```
-//! use pad_conformance::testing::Cancel;
-//!
-//! let cancel = Cancel::new();
-//! let seen_by_a_worker = cancel.clone();
-//! assert!(!seen_by_a_worker.is_cancelled());
-//! cancel.cancel();
-//! assert!(seen_by_a_worker.is_cancelled());
-//! // Another run gets a token of its own: nothing is left tripped for it.
-//! assert!(!Cancel::new().is_cancelled());
-//! ```
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -78,6 +66,16 @@ impl Cancel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trip_is_seen_by_every_clone_and_a_new_token_starts_untripped() {
+        let cancel = Cancel::new();
+        let seen_by_a_worker = cancel.clone();
+        assert!(!seen_by_a_worker.is_cancelled());
+        cancel.cancel();
+        assert!(seen_by_a_worker.is_cancelled());
+        assert!(!Cancel::new().is_cancelled());
+    }
 
     #[test]
     fn a_deadline_trips_every_clone_and_the_sooner_one_wins() {

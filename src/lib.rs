@@ -61,14 +61,15 @@ pub mod testing;
 mod text;
 
 pub use backend::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, CodedError, RefBackend, Refusal, RuntimeInfo,
+    Backend, BackendError, BackendFailure, BackendUnsupported, CodedError, ErrorKind, RefBackend, Refusal, RuntimeInfo,
     ServeError, Worker,
 };
 pub use data::basis::{Basis, Gating, GatingError};
 pub use data::data_dir;
+pub use data::parse_error::ParseError;
 pub use family::{ModeAttribute, PadMode, PadOp};
 pub use gate::config::ConfigNameError;
-pub use harness::{Harness, HarnessError as Error};
+pub use harness::{BaselineError, CasesError, Harness, HarnessError as Error};
 pub use judge::compare::Tolerance;
 pub use judge::profile::{InputLimits, InputRole, Profile, ProfileError};
 pub use model::value_info::{Dim, ValueInfo};

@@ -2,7 +2,7 @@
 //! the library for; not the gate's API (hidden from the docs, no semver promise). One module,
 //! so that `pub` elsewhere means the gate's API and the compiler can hold that line.
 
-pub use crate::backend::{ErrorKind, ExecBackend, Failure, OutputFile, WorkerReply, kill_worker_groups, parse_reply};
+pub use crate::backend::{Driven, ExecBackend, Failure, OutputFile, WorkerReply, kill_worker_groups, parse_reply};
 pub use crate::cancel::Cancel;
 pub use crate::case::error::Error as DiscoveryError;
 pub use crate::case::{Applicability, Expected, Patterns, TestCase, applicability, discover, discover_until};
@@ -37,11 +37,6 @@ use std::path::Path;
 
 use crate::{BackendError, Error, Harness, Model};
 
-/// What a backend's error says about the data set: its kind.
-pub fn error_kind(error: &BackendError) -> ErrorKind {
-    error.kind()
-}
-
 /// How a backend's error of kind failed failed; `None` for any other error.
 pub fn error_failure(error: &BackendError) -> Option<Failure> {
     match error.says() {
@@ -50,20 +45,10 @@ pub fn error_failure(error: &BackendError) -> Option<Failure> {
     }
 }
 
-/// The rule a refusal names first; `None` when it names none, or is no refusal.
-pub fn refusal_rule(error: &BackendError) -> Option<crate::Rule> {
-    error.rule()
-}
-
 /// Every rule a refusal names: the reference names each rule the node breaks, the first
 /// being the one its message states; others name one at most.
 pub fn refusal_rules(error: &BackendError) -> Vec<crate::Rule> {
     error.rules().to_vec()
-}
-
-/// The backend's own code for its error (a `CodedError`'s, a worker's `code`).
-pub fn error_code(error: &BackendError) -> Option<&str> {
-    error.code()
 }
 
 /// The harness's trials, one per case and data set, to run with libtest-mimic.

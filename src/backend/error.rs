@@ -22,15 +22,14 @@ use crate::tensor::ConversionError;
 /// (docs/semantics.md#what-counts-as-a-refusal).
 ///
 /// ```
-/// use pad_conformance::{BackendError, BackendFailure};
-/// use pad_conformance::testing::{ErrorKind, error_kind};
+/// use pad_conformance::{BackendError, BackendFailure, ErrorKind};
 /// fn open(path: &str) -> Result<Vec<u8>, BackendError> {
 ///     Ok(std::fs::read(path)?)
 /// }
 /// let refusal = open("/no/such/model.onnx").unwrap_err();
-/// assert_eq!(error_kind(&refusal), ErrorKind::Refused);
+/// assert_eq!(refusal.kind(), ErrorKind::Refused);
 /// let failure: BackendError = BackendFailure("the GPU went away".into()).into();
-/// assert_eq!((error_kind(&failure), failure.to_string()), (ErrorKind::Failed, "the GPU went away".into()));
+/// assert_eq!((failure.kind(), failure.to_string()), (ErrorKind::Failed, "the GPU went away".into()));
 /// ```
 ///
 /// It is no `std::error::Error` itself (as `anyhow::Error` is none): so that `?` takes any
@@ -81,9 +80,9 @@ impl BackendError {
         &self.says
     }
 
-    /// Its kind, as the protocol's `kind` names it: an output of an impossible value is the
-    /// backend's failure to answer with a tensor.
-    pub(crate) fn kind(&self) -> ErrorKind {
+    /// What it says about the data set, and so how the data set is judged: an output of an
+    /// impossible value is the backend's failure to answer with a tensor.
+    pub fn kind(&self) -> ErrorKind {
         match self.says {
             Says::Refused { .. } => ErrorKind::Refused,
             Says::Unsupported => ErrorKind::Unsupported,
@@ -99,13 +98,15 @@ impl BackendError {
         }
     }
 
-    /// The rule a refusal names first.
-    pub(crate) fn rule(&self) -> Option<Rule> {
+    /// The rule a refusal names ([`Refusal`](super::Refusal)), the first when it names
+    /// several; `None` when it names none, or is no refusal.
+    pub fn rule(&self) -> Option<Rule> {
         self.rules().first().copied()
     }
 
-    /// The backend's own code for the error, when it gave one.
-    pub(crate) fn code(&self) -> Option<&str> {
+    /// The backend's own code for the error ([`CodedError`](super::CodedError)), when it
+    /// gave one.
+    pub fn code(&self) -> Option<&str> {
         self.code.as_deref()
     }
 }
@@ -135,8 +136,9 @@ impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> From<E> for BackendError
 /// What a backend's error says about the data set, and so how it is judged
 /// (docs/semantics.md#what-counts-as-a-refusal). An exec worker gives it as the `kind` of its
 /// `error` reply (docs/backend-protocol.md); a Rust backend by the type of the error it
-/// returns ([`BackendError`]).
+/// returns ([`BackendError::kind`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The backend refuses the model or its inputs: the right answer for a data set that must
     /// be refused. Any error that says nothing else.
@@ -162,7 +164,7 @@ impl ErrorKind {
     /// The kind a protocol `kind` value names; `None` for any other string.
     ///
     /// ```
-    /// use pad_conformance::testing::ErrorKind;
+    /// use pad_conformance::ErrorKind;
     /// assert_eq!(ErrorKind::from_name("unsupported"), Some(ErrorKind::Unsupported));
     /// assert_eq!(ErrorKind::from_name("Failed"), None);
     /// ```

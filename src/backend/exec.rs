@@ -20,7 +20,7 @@ use super::reply::{OutputFile, WorkerReply, check_reply, resolve_outputs, shorte
 use super::request::run_request;
 use super::stderr::{Stderr, Writer};
 use super::worker_error::{ExecError, Unanswered, WorkerError, WorkerFailure, outputs_read};
-use super::{Backend, BackendError, ErrorKind, Language, RuntimeInfo};
+use super::{Backend, BackendError, Driven, ErrorKind, Language, RuntimeInfo};
 use crate::cancel::Cancel;
 use crate::data::scratch::{Scratch, private_dir};
 use crate::model::Model;
@@ -51,7 +51,9 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// of docs/python.md took over 60 s to say hello (scripts/gates-under-load).
 const START_TIME_LIMIT: Duration = Duration::from_secs(300);
 
-/// A backend run by an external worker command.
+/// A backend run by an external worker command. Not the gate's API (hidden, as the `testing`
+/// module that reaches it is): a gate serves its backend as a worker ([`Worker`](super::Worker)).
+#[doc(hidden)]
 pub struct ExecBackend {
     command: String,
     name: String,
@@ -75,18 +77,6 @@ pub struct ExecBackend {
 impl ExecBackend {
     /// Starts one worker of `command` and checks its handshake, so that a command that is not
     /// a worker is an error before any case runs.
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use pad_conformance::Harness;
-    /// use pad_conformance::testing::ExecBackend;
-    ///
-    /// // A worker in any language, speaking docs/backend-protocol.md; 30 s per data set
-    /// // (and at least 300 s for each worker's start, its handshake).
-    /// let worker = ExecBackend::start("python3 my_worker.py", Duration::from_secs(30), 1 << 30)?;
-    /// Harness::new(worker).baseline("known-failures.json").run();
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn start(command: &str, timeout: Duration, max_tensor_bytes: u64) -> Result<ExecBackend, StartError> {
         Self::start_cancelled_by(command, timeout, max_tensor_bytes, Cancel::new())
     }
@@ -396,13 +386,17 @@ impl Backend for ExecBackend {
         self.runtime.clone()
     }
 
-    fn answers_with_rewritten_model(&self) -> bool {
-        self.rewrites_model
-    }
-
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         Ok(self.request(id, model, inputs)?)
+    }
+}
+
+impl Driven for ExecBackend {
+    /// A worker that accepts model replies answers with the rewritten model, which the
+    /// reference evaluates.
+    fn answers_with_rewritten_model(&self) -> bool {
+        self.rewrites_model
     }
 }
 

@@ -21,7 +21,7 @@ use super::process::{Process, plain_words};
 use super::reply::{ErrorFields, error_fields, raw_descriptor, resolve_outputs, shortened};
 use super::stderr::{Stderr, Writer};
 use super::worker_error::{ExecError, Unanswered, WorkerError, WorkerFailure, outputs_read};
-use super::{Backend, BackendError, ErrorKind, RuntimeInfo};
+use super::{Backend, BackendError, Driven, ErrorKind, RuntimeInfo};
 use crate::cancel::Cancel;
 use crate::model::Model;
 use crate::platform::{RunClock, no_follow_private, private_dir_builder};
@@ -309,6 +309,9 @@ impl Backend for ExecPerCaseBackend {
         Ok(self.run_once(model, inputs)?)
     }
 }
+
+/// A command that reads the model file and computes its outputs: the defaults.
+impl Driven for ExecPerCaseBackend {}
 
 /// The name in reports: the file name of the command's program (its first word, or the
 /// program `pad-conformance exec-wrap` runs), which a wrapper script names best; `sh` for a

@@ -3,6 +3,7 @@
 
 mod accepts;
 mod detached;
+mod driven;
 mod error;
 mod exec;
 mod exec_per_case;
@@ -27,6 +28,8 @@ use crate::operators::Rule;
 use crate::tensor::Tensor;
 
 pub(crate) use detached::{After, end_detached};
+pub use driven::Driven;
+pub(crate) use driven::Gate;
 pub(crate) use error::Says;
 pub use error::{BackendError, ErrorKind};
 // For the Unix signal handler: on Windows the jobs' handles close with the process, ending all.
@@ -55,12 +58,11 @@ pub(crate) use wrong_output::WrongOutput;
 /// errored, not passed ([`ErrorKind::Failed`]).
 ///
 /// ```
-/// use pad_conformance::{BackendError, BackendFailure};
-/// use pad_conformance::testing::{ErrorKind, error_kind};
+/// use pad_conformance::{BackendError, BackendFailure, ErrorKind};
 /// let failure: BackendError = BackendFailure("the GPU went away".into()).into();
 /// let refusal: BackendError = "mode wrap is not allowed before Pad-19".into();
-/// assert_eq!(error_kind(&failure), ErrorKind::Failed);
-/// assert_eq!(error_kind(&refusal), ErrorKind::Refused);
+/// assert_eq!(failure.kind(), ErrorKind::Failed);
+/// assert_eq!(refusal.kind(), ErrorKind::Refused);
 /// ```
 ///
 /// It is no `std::error::Error`: boxed as one, it would lose what it says.
@@ -72,10 +74,9 @@ pub struct BackendFailure(pub String);
 /// reported unsupported, never passed nor failed ([`ErrorKind::Unsupported`]).
 ///
 /// ```
-/// use pad_conformance::{BackendError, BackendUnsupported};
-/// use pad_conformance::testing::{ErrorKind, error_kind};
+/// use pad_conformance::{BackendError, BackendUnsupported, ErrorKind};
 /// let unsupported: BackendError = BackendUnsupported("float8 is not implemented".into()).into();
-/// assert_eq!(error_kind(&unsupported), ErrorKind::Unsupported);
+/// assert_eq!(unsupported.kind(), ErrorKind::Unsupported);
 /// ```
 #[derive(Debug)]
 pub struct BackendUnsupported(pub String);
@@ -108,11 +109,9 @@ impl From<BackendUnsupported> for BackendError {
 /// return it (`.into()`, or `?`) so that a data set whose rule is known can be compared with it.
 ///
 /// ```
-/// use pad_conformance::{BackendError, Refusal};
-/// use pad_conformance::testing::refusal_rule;
-/// use pad_conformance::Rule;
+/// use pad_conformance::{BackendError, ErrorKind, Refusal, Rule};
 /// let refusal: BackendError = Refusal::new(Rule::ModeNotInVersion, "no wrap").into();
-/// assert_eq!(refusal_rule(&refusal), Some(Rule::ModeNotInVersion));
+/// assert_eq!((refusal.kind(), refusal.rule()), (ErrorKind::Refused, Some(Rule::ModeNotInVersion)));
 /// ```
 #[derive(Debug)]
 #[non_exhaustive]
@@ -155,11 +154,10 @@ impl From<Refusal> for BackendError {
 /// it). The code never decides a verdict: the kind and rule are the wrapped error's.
 ///
 /// ```
-/// use pad_conformance::{BackendError, BackendFailure, CodedError};
-/// use pad_conformance::testing::{ErrorKind, error_code, error_kind};
+/// use pad_conformance::{BackendError, BackendFailure, CodedError, ErrorKind};
 /// let error: BackendError = CodedError::new("EPFail", BackendFailure("lost the device".into())).into();
-/// assert_eq!(error_kind(&error), ErrorKind::Failed);
-/// assert_eq!(error_code(&error), Some("EPFail"));
+/// assert_eq!(error.kind(), ErrorKind::Failed);
+/// assert_eq!(error.code(), Some("EPFail"));
 /// assert_eq!(error.to_string(), "lost the device");
 /// ```
 #[derive(Debug)]
@@ -222,29 +220,16 @@ pub trait Backend: Send + Sync {
     /// Runs `model` on `inputs`.
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError>;
 
-    /// Whether the backend reads the file at `model.path` rather than only the loaded
-    /// model: the fuzzer writes each generated model to disk only for backends that do.
-    fn reads_model_file(&self) -> bool {
-        true
-    }
-
     /// The runtime behind the backend — name, version, build — as data apart from
     /// [`name`](Backend::name), for reports, the matrix and the scoreboard; `None` (the
     /// default) when the backend does not say.
     fn runtime(&self) -> Option<RuntimeInfo> {
         None
     }
-
-    /// Whether the outputs are the reference's evaluation of a model the backend rewrote (a
-    /// graph optimizer served through the worker protocol's model replies): a mismatch is
-    /// then the rewrite's. `false` (the default) for a backend that computes its outputs.
-    fn answers_with_rewritten_model(&self) -> bool {
-        false
-    }
 }
 
-/// A boxed (`Box<dyn Backend>`, as [`backend_from_spec`] returns it), shared (`Arc<B>`, one
-/// runtime serving several harnesses or threads) or borrowed backend is a backend.
+/// A boxed (`Box<dyn Backend>`), shared (`Arc<B>`, one runtime serving several harnesses or
+/// threads) or borrowed backend is a backend, and a driven one driven alike.
 macro_rules! forward_backend {
     ($($pointer:ty),*) => {$(
         impl<B: Backend + ?Sized> Backend for $pointer {
@@ -254,11 +239,13 @@ macro_rules! forward_backend {
             fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
                 (**self).run(model, inputs)
             }
-            fn reads_model_file(&self) -> bool {
-                (**self).reads_model_file()
-            }
             fn runtime(&self) -> Option<RuntimeInfo> {
                 (**self).runtime()
+            }
+        }
+        impl<B: Driven + ?Sized> Driven for $pointer {
+            fn reads_model_file(&self) -> bool {
+                (**self).reads_model_file()
             }
             fn answers_with_rewritten_model(&self) -> bool {
                 (**self).answers_with_rewritten_model()

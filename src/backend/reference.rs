@@ -1,6 +1,6 @@
 //! The `ref` backend: this project's reference implementation (docs/semantics.md).
 
-use super::{Backend, BackendError, RuntimeInfo, Says};
+use super::{Backend, BackendError, Driven, RuntimeInfo, Says};
 use crate::model::Model;
 use crate::reference::{RunError, run_model};
 use crate::tensor::Tensor;
@@ -18,12 +18,15 @@ impl Backend for RefBackend {
         run_model(model, inputs).map_err(refusal)
     }
 
-    fn reads_model_file(&self) -> bool {
-        false
-    }
-
     fn runtime(&self) -> Option<RuntimeInfo> {
         Some(RuntimeInfo::new("pad-conformance reference").version(env!("CARGO_PKG_VERSION")))
+    }
+}
+
+impl Driven for RefBackend {
+    /// It evaluates the loaded model.
+    fn reads_model_file(&self) -> bool {
+        false
     }
 }
 

@@ -59,19 +59,6 @@ impl OutputFile {
 /// Parses one line a worker printed as its reply to request `id`, raw outputs allowed. Anything else — not JSON,
 /// another id, another type, outputs that are not strings, an error `kind` other than
 /// `refused`, `unsupported` or `failed` — is a protocol error.
-///
-/// ```
-/// use pad_conformance::testing::{ErrorKind, WorkerReply, parse_reply};
-///
-/// let reply = parse_reply(r#"{"type": "error", "id": 7, "message": "no"}"#, 7).unwrap();
-/// let refused = WorkerReply::Error { kind: ErrorKind::Refused, message: "no".into(), rule: None, code: None };
-/// assert_eq!(reply, refused);
-/// let reply = parse_reply(r#"{"type": "error", "id": 7, "kind": "failed", "message": "oom"}"#, 7);
-/// let failed = WorkerReply::Error { kind: ErrorKind::Failed, message: "oom".into(), rule: None, code: None };
-/// assert_eq!(reply.unwrap(), failed);
-/// assert!(parse_reply(r#"{"type": "error", "id": 6, "message": "no"}"#, 7).is_err());
-/// assert!(parse_reply(r#"{"type": "error", "id": 7, "kind": "crashed", "message": "no"}"#, 7).is_err());
-/// ```
 pub fn parse_reply(line: &str, id: u64) -> Result<WorkerReply, WorkerError> {
     let reply: Value = serde_json::from_str(line)
         .map_err(|e| WorkerError::Protocol(format!("the worker printed {:?}, not JSON ({e})", shortened(line))))?;

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{Backend, BackendError, BackendFailure, PROTOCOL_VERSION};
+use crate::data::parse_error::ParseError;
 use crate::model::Model;
 use crate::model::constant_inputs::inputs_as_constants;
 use crate::tensor::{DecodeOptions, read_tensor_file, write_tensor_file};
@@ -52,7 +53,7 @@ pub enum ServeError {
         line: String,
         /// What is wrong with it.
         #[source]
-        source: serde_json::Error,
+        source: ParseError,
     },
 }
 
@@ -106,7 +107,7 @@ impl<B: Backend> Worker<B> {
             }
             let request: Request = serde_json::from_str(&line).map_err(|source| ServeError::Request {
                 line: line.clone(),
-                source,
+                source: ParseError::json(source),
             })?;
             let reply = if request.kind == "hello" {
                 // "rust": the runner's advice to this backend's author names BackendUnsupported.

@@ -53,11 +53,6 @@ pub(super) fn is_registered(group: isize) -> bool {
 /// it before the program dies.
 /// Workers killed so fail their current request; the backend starts new ones if it is used
 /// again.
-///
-/// ```
-/// // In a host program's interrupt handler, or before exiting early:
-/// pad_conformance::testing::kill_worker_groups();
-/// ```
 pub fn kill_worker_groups() {
     for slot in &GROUPS {
         let group = slot.load(Ordering::SeqCst);

@@ -69,15 +69,6 @@ pub(crate) const MAX_WALK_ENTRIES: usize = 10_000_000;
 /// case. The root itself may be a link. Finding none at all is an error.
 ///
 /// The roots are resolved by [`DataRoot::resolve`] (no roots: the default data).
-///
-/// ```
-/// use pad_conformance::testing::{Patterns, discover};
-/// // The default data (the bundled corpus), cases named test_wrap_pad only.
-/// let cases = discover(&[], &Patterns::new(&["test_wrap_pad"])?)?;
-/// assert!(cases.iter().all(|case| case.id.ends_with("/node/test_wrap_pad")));
-/// assert_eq!(cases[0].data_set_name(0), format!("{}/0", cases[0].id));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn discover(roots: &[PathBuf], patterns: &Patterns) -> Result<Vec<TestCase>, Error> {
     discover_in(&DataRoot::resolve(roots)?, patterns)
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::backend::{
-    Backend, ExecBackend, ExecPerCaseBackend, KEEP_RUNS_VARIABLE, Language, RUNTIME_VARIABLE, RefBackend, TensorFiles,
+    Driven, ExecBackend, ExecPerCaseBackend, KEEP_RUNS_VARIABLE, Language, RUNTIME_VARIABLE, RefBackend, TensorFiles,
 };
 use crate::data::seconds::{MAX_SECONDS, bounded_seconds};
 
@@ -22,7 +22,7 @@ pub(super) fn backend_from_spec(
     spec: &str,
     timeout: Duration,
     max_tensor_bytes: u64,
-) -> Result<Box<dyn Backend>, Fatal> {
+) -> Result<Box<dyn Driven>, Fatal> {
     backend_and_language(spec, timeout, max_tensor_bytes).map(|(backend, _)| backend)
 }
 
@@ -32,7 +32,7 @@ pub(super) fn backend_and_language(
     spec: &str,
     timeout: Duration,
     max_tensor_bytes: u64,
-) -> Result<(Box<dyn Backend>, Language), Fatal> {
+) -> Result<(Box<dyn Driven>, Language), Fatal> {
     match spec.split_once(':') {
         _ if spec == "ref" => Ok((Box::new(RefBackend), Language::Rust)),
         Some(("exec", command)) if !command.trim().is_empty() => {

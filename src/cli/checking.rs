@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::backend::{Backend, Language};
+use crate::backend::{Driven, Language};
 use crate::cli::args::{Checking, Selection};
 use crate::cli::backend_spec::{backend_and_language, backend_from_spec, rerun_environment, worker_timeout};
 use crate::cli::fatal::Fatal;
@@ -43,7 +43,7 @@ impl Checking {
         }
     }
 
-    pub(super) fn backend(&self, spec: &str, max_tensor_bytes: u64) -> Result<Box<dyn Backend>, Fatal> {
+    pub(super) fn backend(&self, spec: &str, max_tensor_bytes: u64) -> Result<Box<dyn Driven>, Fatal> {
         backend_from_spec(spec, worker_timeout(self.timeout)?, max_tensor_bytes)
     }
 
@@ -52,7 +52,7 @@ impl Checking {
         &self,
         spec: &str,
         max_tensor_bytes: u64,
-    ) -> Result<(Box<dyn Backend>, Language), Fatal> {
+    ) -> Result<(Box<dyn Driven>, Language), Fatal> {
         backend_and_language(spec, worker_timeout(self.timeout)?, max_tensor_bytes)
     }
 
@@ -60,7 +60,7 @@ impl Checking {
     /// the same spec as `--retries` says.
     pub(super) fn run_jobs(
         &self,
-        (spec, backend): (&str, &dyn Backend),
+        (spec, backend): (&str, &dyn Driven),
         jobs: &[Job<'_>],
         options: &CheckOptions,
         max_tensor_bytes: u64,

@@ -15,6 +15,7 @@ pub(crate) mod duplicate_keys;
 pub(crate) mod json_file;
 pub(crate) mod manifest;
 pub(crate) mod output_paths;
+pub(crate) mod parse_error;
 mod roots;
 pub(crate) mod scratch;
 pub(crate) mod seconds;

@@ -10,14 +10,6 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 /// Part `index` (1 to `count`) of a run split into `count` parts.
-///
-/// ```
-/// use pad_conformance::testing::Shard;
-/// let parts: Vec<Shard> = (1..=3).map(|k| format!("{k}/3").parse().unwrap()).collect();
-/// let name = "onnx-1.22.0/node/test_wrap_pad/0";
-/// assert_eq!(parts.iter().filter(|shard| shard.contains(name)).count(), 1);
-/// assert!("0/3".parse::<Shard>().is_err() && "4/3".parse::<Shard>().is_err());
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "ShardFields", into = "ShardFields")]
 pub struct Shard {

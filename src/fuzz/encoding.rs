@@ -55,12 +55,6 @@ impl Encoding {
     }
 
     /// The form [`name`](Encoding::name) names; `None` for any other string.
-    ///
-    /// ```
-    /// use pad_conformance::testing::Encoding;
-    /// assert_eq!(Encoding::from_name("typed-data"), Some(Encoding::TypedData));
-    /// assert_eq!(Encoding::from_name("typed_data"), None);
-    /// ```
     pub fn from_name(name: &str) -> Option<Encoding> {
         std::iter::once(Encoding::Onnx)
             .chain(Encoding::OTHERS)
@@ -319,6 +313,15 @@ mod tests {
     use crate::backend::{Backend, RefBackend};
     use crate::fuzz::{Shape, generate_case};
     use crate::model::Model;
+
+    #[test]
+    fn every_form_is_read_back_from_its_name_and_no_other_spelling() {
+        for encoding in std::iter::once(Encoding::Onnx).chain(Encoding::OTHERS) {
+            assert_eq!(Encoding::from_name(encoding.name()), Some(encoding));
+        }
+        assert_eq!(Encoding::from_name("typed-data"), Some(Encoding::TypedData));
+        assert_eq!(Encoding::from_name("typed_data"), None);
+    }
 
     /// Case `index`'s model with its inputs after the data as initializers (as the runner
     /// folds them), and the data.

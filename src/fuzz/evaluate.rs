@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use prost::Message;
 
-use crate::backend::{Backend, ErrorKind, RefBackend};
+use crate::backend::{Driven, ErrorKind, RefBackend};
 use crate::case::{Expected, LoadedDataSet};
 use crate::data::basis::BasisNote;
 use crate::judge::cause_key::{CauseKey, values_pattern};
@@ -58,7 +58,7 @@ impl Evaluation {
 
 /// Runs the reference and the subject on `case` and says how they disagree.
 pub(super) fn evaluate(
-    backend: &dyn Backend,
+    backend: &dyn Driven,
     case: &FuzzCase,
     scratch: &Path,
     check: &CheckOptions,
@@ -93,7 +93,7 @@ pub(super) static CASE_NUMBER: AtomicU64 = AtomicU64::new(0);
 /// the plain form correctly, it is handed the model it read once more, in a form of
 /// `reencode` that changes it.
 pub(super) fn evaluate_in(
-    backend: &dyn Backend,
+    backend: &dyn Driven,
     case: &FuzzCase,
     path: &Path,
     write: bool,

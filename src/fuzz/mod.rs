@@ -4,14 +4,6 @@
 //! still shows that cause on the same or a stronger basis, and can be written as a node-test
 //! case that `pad-conformance` runs as it stands. Case `i` of seed `s` is drawn by a
 //! generator of its own ([`generate_case`]), so runs split into shards.
-//!
-//! ```no_run
-//! use pad_conformance::RefBackend;
-//! use pad_conformance::testing::{FuzzOptions, fuzz};
-//!
-//! let report = fuzz(&RefBackend, &FuzzOptions { cases: Some(1000), ..FuzzOptions::default() }, &mut |_| {}).unwrap();
-//! assert!(report.findings.is_empty());
-//! ```
 
 mod basis;
 mod case;
@@ -35,7 +27,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::backend::Backend;
+use crate::backend::Driven;
 use crate::judge::cause_key::CauseKey;
 use crate::tensor::Tensor;
 
@@ -53,19 +45,8 @@ pub use report::FuzzReport;
 pub(crate) use report::Progress;
 
 /// Fuzzes `backend` against the reference. `progress` is called now and then.
-///
-/// ```
-/// use pad_conformance::RefBackend;
-/// use pad_conformance::testing::{FuzzOptions, fuzz};
-///
-/// let options = FuzzOptions { seed: 7, cases: Some(300), ..FuzzOptions::default() };
-/// let report = fuzz(&RefBackend, &options, &mut |_progress| {})?;
-/// assert_eq!(report.cases, 300);
-/// assert!(report.findings.is_empty()); // the reference agrees with itself
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn fuzz(
-    backend: &dyn Backend,
+    backend: &dyn Driven,
     options: &FuzzOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<FuzzReport, FuzzError> {
@@ -172,7 +153,7 @@ fn elements_of(finding: &Finding) -> usize {
 /// a thousandfold: fixed shares would leave a thread idle); results come back in the order of
 /// `indices`, `None` for those the cancellation stopped.
 fn evaluate_all(
-    backend: &dyn Backend,
+    backend: &dyn Driven,
     indices: &[u64],
     scratches: &[crate::data::scratch::Scratch],
     options: &FuzzOptions,

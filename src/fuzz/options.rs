@@ -5,7 +5,7 @@ use std::time::Duration;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::backend::Backend;
+use crate::backend::Driven;
 use crate::cancel::Cancel;
 use crate::data::shard::Shard;
 use crate::judge::check::CheckOptions;
@@ -68,7 +68,7 @@ impl FuzzOptions {
     /// from a generator of its own (the case's draws stay as they are), so a case is
     /// re-encoded the same way in any run. Only a backend that reads the model file can see
     /// a form.
-    pub(super) fn reencoding_for(&self, index: u64, backend: &dyn Backend) -> Reencode {
+    pub(super) fn reencoding_for(&self, index: u64, backend: &dyn Driven) -> Reencode {
         use rand::RngExt;
         if self.encodings <= 0.0 || !backend.reads_model_file() {
             return Reencode::No;

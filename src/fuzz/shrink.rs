@@ -16,7 +16,7 @@ use super::error::FuzzError;
 use super::evaluate::{Evaluation, evaluate};
 use super::finding::{Finding, Site};
 use super::options::{FuzzOptions, Reencode};
-use crate::backend::Backend;
+use crate::backend::Driven;
 use crate::judge::cause_key::CauseKey;
 use crate::operators::PadOp;
 use crate::tensor::{Element, Tensor, Visitor};
@@ -24,7 +24,7 @@ use crate::tensor::{Element, Tensor, Visitor};
 /// The smallest case found that shows `target` (in its encoding), starting from case
 /// `index`, `case`.
 pub(super) fn shrink(
-    backend: &dyn Backend,
+    backend: &dyn Driven,
     (index, case): (u64, FuzzCase),
     evaluation: Evaluation,
     target: &(Encoding, CauseKey),

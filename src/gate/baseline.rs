@@ -152,19 +152,6 @@ pub enum BaselineError {
 
 impl Baseline {
     /// Reads a baseline file of the format this version writes or an older one.
-    ///
-    /// ```
-    /// use pad_conformance::testing::{Baseline, GateResult};
-    /// use pad_conformance::testing::Status;
-    ///
-    /// let baseline = Baseline::read("examples/toy_backend.baseline.json".as_ref())?;
-    /// // A listed failure is known; the same data set passing is fixed, and an unlisted failure new.
-    /// let listed = "node/test_wrap_pad/0";
-    /// assert!(matches!(baseline.finding(listed, Status::Errored), GateResult::KnownFailure { .. }));
-    /// assert!(matches!(baseline.finding(listed, Status::Passed), GateResult::Fixed { .. }));
-    /// assert!(matches!(baseline.finding("node/test_constant_pad/0", Status::Failed), GateResult::NewFailure));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
         let baseline: Baseline = read_json(path, MAX_BASELINE_BYTES)?;
         match baseline.format {
@@ -407,6 +394,25 @@ pub(crate) mod tests {
         "b/0": {"status": "failed", "reason": "no wrap"},
         "c/0": {"status": "passed", "reason": "heap corruption", "configs": ["release"], "intermittent_crash": true}
     }}"#;
+
+    #[test]
+    fn a_listed_failure_is_known_the_same_data_set_passing_fixed_and_an_unlisted_failure_new() {
+        use crate::gate::gate_result::GateResult;
+        let baseline = Baseline::read("examples/toy_backend.baseline.json".as_ref()).unwrap();
+        let listed = "node/test_wrap_pad/0";
+        assert!(matches!(
+            baseline.finding(listed, Status::Errored),
+            GateResult::KnownFailure { .. }
+        ));
+        assert!(matches!(
+            baseline.finding(listed, Status::Passed),
+            GateResult::Fixed { .. }
+        ));
+        assert!(matches!(
+            baseline.finding("node/test_constant_pad/0", Status::Failed),
+            GateResult::NewFailure
+        ));
+    }
 
     #[test]
     fn entries_an_older_reader_would_misread_or_that_overlap_are_refused_naming_them() {

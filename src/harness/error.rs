@@ -1,18 +1,17 @@
 //! Why the harness cannot build or finish its trials.
 
+use std::fmt;
 use std::path::PathBuf;
 
-use crate::case::error::Error;
-use crate::gate::baseline::BaselineError;
 use crate::gate::config::ConfigNameError;
 
 /// Why the harness cannot build or finish its trials.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum HarnessError {
-    /// The cases cannot be discovered.
+    /// The cases cannot be discovered or read.
     #[error(transparent)]
-    Cases(#[from] Error),
+    Cases(#[from] CasesError),
     /// The baseline cannot be read or written.
     #[error(transparent)]
     Baseline(#[from] BaselineError),
@@ -72,9 +71,52 @@ pub enum HarnessError {
     Profile(#[from] crate::judge::profile::ProfileError),
 }
 
-impl From<crate::data::corpus_error::CorpusError> for HarnessError {
-    fn from(error: crate::data::corpus_error::CorpusError) -> HarnessError {
-        HarnessError::Cases(error.into())
+/// Why the cases cannot be discovered or read: its message names the root, the file, the
+/// field and the value at fault. Opaque, as [`std::io::Error`] is: a gate shows it, and its
+/// [`source`](std::error::Error::source) chain goes on to the underlying error.
+#[derive(Debug)]
+pub struct CasesError(Box<crate::case::error::Error>);
+
+/// Why a baseline cannot be read or written: its message names the file and, for an entry
+/// that is not one, the data set and field. Opaque, as [`std::io::Error`] is.
+#[derive(Debug)]
+pub struct BaselineError(Box<crate::gate::baseline::BaselineError>);
+
+impl fmt::Display for CasesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl fmt::Display for BaselineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+// The source is the wrapped error's own: the wrapper adds no message of its own to the chain.
+impl std::error::Error for CasesError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl std::error::Error for BaselineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+// Constructors, not `From` impls: a `From` impl would name the wrapped type in the API.
+impl HarnessError {
+    /// The cases cannot be discovered or read.
+    pub(crate) fn cases(error: impl Into<crate::case::error::Error>) -> HarnessError {
+        HarnessError::Cases(CasesError(Box::new(error.into())))
+    }
+
+    /// The baseline cannot be read or written.
+    pub(crate) fn baseline(error: crate::gate::baseline::BaselineError) -> HarnessError {
+        HarnessError::Baseline(BaselineError(Box::new(error)))
     }
 }
 
@@ -96,12 +138,39 @@ impl From<crate::pipeline::error::PipelineError> for HarnessError {
                     source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e),
                 }
             }
-            PipelineError::Baseline(e) => HarnessError::Baseline(e),
+            PipelineError::Baseline(e) => HarnessError::baseline(e),
             PipelineError::Profile(e) => HarnessError::Profile(e),
             PipelineError::Write(e) => HarnessError::Write {
                 path: e.path.unwrap_or_default(),
                 source: e.source,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    /// The wrappers add nothing to the message or the chain: a baseline that cannot be
+    /// written says so naming the file, and its source is the operating system's error.
+    #[test]
+    fn a_wrapped_error_says_what_it_wraps_and_keeps_its_source() {
+        let error = HarnessError::baseline(crate::gate::baseline::BaselineError::Write {
+            path: PathBuf::from("known.json"),
+            source: std::io::Error::other("disk full"),
+        });
+        assert_eq!(error.to_string(), "writing known.json: disk full");
+        let HarnessError::Baseline(baseline) = &error else {
+            panic!("{error:?}")
+        };
+        assert_eq!(baseline.to_string(), "writing known.json: disk full");
+        assert_eq!(error.source().map(|s| s.to_string()).as_deref(), Some("disk full"));
+        let error = HarnessError::cases(crate::case::error::Error::Cancelled);
+        assert!(matches!(&error, HarnessError::Cases(_)));
+        assert_eq!(error.to_string(), "cancelled while looking for cases");
+        assert!(error.source().is_none());
     }
 }

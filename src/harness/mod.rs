@@ -40,10 +40,10 @@ use std::time::Duration;
 
 use libtest_mimic::{Arguments, Conclusion};
 
-pub use error::HarnessError;
+pub use error::{BaselineError, CasesError, HarnessError};
 pub(crate) use summary::HarnessSummary;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Driven, Gate};
 use crate::data::basis::Gating;
 use crate::judge::check::{CheckOptions, Outcome};
 use crate::judge::profile::Profile;
@@ -79,7 +79,7 @@ pub(crate) const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
 
 /// Builds and runs the trials of a backend over case roots.
 pub struct Harness {
-    backend: Arc<dyn Backend>,
+    backend: Arc<dyn Driven>,
     roots: Vec<PathBuf>,
     patterns: Vec<String>,
     options: CheckOptions,
@@ -117,7 +117,7 @@ impl Harness {
     /// A harness for `backend`, with no roots yet.
     pub fn new(backend: impl Backend + 'static) -> Harness {
         Harness {
-            backend: Arc::new(backend),
+            backend: Arc::new(Gate(backend)),
             roots: Vec::new(),
             patterns: Vec::new(),
             options: CheckOptions::default(),

@@ -7,7 +7,7 @@
 use std::cell::{Cell, RefCell};
 use std::sync::Once;
 
-use crate::backend::Backend;
+use crate::backend::Driven;
 use crate::case::{CaseError, TestCase};
 use crate::judge::check::{CheckOptions, Outcome, check_data_set_with};
 use crate::model::Model;
@@ -44,7 +44,7 @@ pub(super) fn quietly<R>(f: impl FnOnce() -> R) -> (R, Option<String>) {
 /// Checks a data set with the backend's panics kept off stderr (their message is the
 /// trial's failure, with where it happened).
 pub(super) fn check_quietly(
-    backend: &dyn Backend,
+    backend: &dyn Driven,
     case: &TestCase,
     index: usize,
     model: &Result<Model, CaseError>,

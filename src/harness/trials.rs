@@ -64,7 +64,9 @@ impl Harness {
             return Ok(Baseline::default());
         };
         if path.exists() {
-            let baseline = Baseline::read(path)?.against(path, roots)?;
+            let baseline = Baseline::read(path)
+                .and_then(|b| b.against(path, roots))
+                .map_err(HarnessError::baseline)?;
             if let Some(warning) = baseline.unversioned_warning(path, &record_command(path)) {
                 eprintln!("{warning}");
             }
@@ -87,11 +89,10 @@ impl Harness {
         {
             return Ok(Baseline::default());
         }
-        Err(BaselineError::Missing {
+        Err(HarnessError::baseline(BaselineError::Missing {
             path: path.clone(),
             command: record_command(path),
-        }
-        .into())
+        }))
     }
 
     /// The configuration's name, checked.
@@ -109,11 +110,11 @@ impl Harness {
 
     pub(super) fn build(&self) -> Result<Built, HarnessError> {
         // The same resolver as the command line's: the same data gives the same corpus.
-        let roots = DataRoot::resolve(&self.roots)?;
-        let patterns = Patterns::new(&self.patterns)?;
+        let roots = DataRoot::resolve(&self.roots).map_err(HarnessError::cases)?;
+        let patterns = Patterns::new(&self.patterns).map_err(HarnessError::cases)?;
         // Checked first: a bad name is the gate's own mistake, whatever the data.
         self.config_name()?;
-        let cases = discover_in(&roots, &patterns)?;
+        let cases = discover_in(&roots, &patterns).map_err(HarnessError::cases)?;
         // The command line's warnings: a copy of a bundled data set that said otherwise.
         for disagreement in cases.iter().flat_map(TestCase::disagreements) {
             eprintln!(

@@ -5,7 +5,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
-use crate::backend::{Backend, BackendError, NodeValues, RefBackend};
+use crate::backend::{Backend, BackendError, Driven, NodeValues, RefBackend};
 use crate::case::{CaseError, Expected, ListingProblem, LoadedDataSet, TestCase};
 use crate::data::basis::Gating;
 use crate::judge::cause_key::{Pattern, values_pattern};
@@ -109,20 +109,7 @@ impl From<Verdict> for Judged {
 
 /// Checks data set `index` (an index into `case.data_sets`) of `case` against `backend`:
 /// load, run, judge. The CLI and the harness both check every data set through it.
-///
-/// ```
-/// use pad_conformance::RefBackend;
-/// use pad_conformance::testing::{Patterns, discover};
-/// use pad_conformance::testing::{CheckOptions, Status, check_data_set};
-/// use pad_conformance::testing::Verdict;
-///
-/// let case = &discover(&[], &Patterns::new(&["test_wrap_pad"])?)?[0];
-/// let outcome = check_data_set(&RefBackend, case, 0, &CheckOptions::default());
-/// assert_eq!(outcome.status(), Status::Passed);
-/// assert!(matches!(outcome.verdict(), Some(Verdict::Passed { .. })));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, options: &CheckOptions) -> Outcome {
+pub fn check_data_set(backend: &dyn Driven, case: &TestCase, index: usize, options: &CheckOptions) -> Outcome {
     let model = case.runnable_model(&case.decode_options(options.max_tensor_bytes));
     check_data_set_with(backend, case, index, &model, options)
 }
@@ -131,7 +118,7 @@ pub fn check_data_set(backend: &dyn Backend, case: &TestCase, index: usize, opti
 /// (with the same `options.max_tensor_bytes`), so that a case's data sets share one decoding
 /// (the runner and the harness share one per case).
 pub(crate) fn check_data_set_with(
-    backend: &dyn Backend,
+    backend: &dyn Driven,
     case: &TestCase,
     index: usize,
     model: &Result<Model, CaseError>,
@@ -537,6 +524,8 @@ mod tests {
             Ok(vec![inputs[0].clone()])
         }
     }
+
+    impl Driven for Echo {}
 
     #[test]
     fn outcomes_name_the_operator_typed_and_only_failures_carry_their_setup() {

@@ -244,19 +244,6 @@ impl fmt::Display for Node {
 
 impl Model {
     /// Reads and decodes model.onnx. `options.base_dir` should be the model's directory.
-    ///
-    /// ```
-    /// use pad_conformance::{AttributeValue, Model};
-    /// use pad_conformance::testing::DecodeOptions;
-    ///
-    /// let dir = pad_conformance::data_dir().join("onnx-1.22.0/node/test_wrap_pad");
-    /// let options = DecodeOptions { base_dir: Some(dir.clone()), ..DecodeOptions::default() };
-    /// let model = pad_conformance::testing::read_model(&dir.join("model.onnx"), &options)?;
-    /// let pad = &model.graph.nodes[0];
-    /// assert_eq!((pad.op_type.as_str(), pad.version), ("Pad", 25)); // the version its opset selects
-    /// assert_eq!(pad.attribute("mode"), Some(&AttributeValue::String(b"wrap".to_vec())));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub(crate) fn read(path: &Path, options: &DecodeOptions) -> Result<Model, ReadError> {
         let bytes = read_limited(path, options.max_bytes)?;
         let proto = ModelProto::decode(Bytes::from(bytes)).map_err(|e| FileProblem::from(e).at(path))?;
@@ -472,6 +459,19 @@ mod tests {
 
     fn load(graph: GraphProto) -> Result<Model, ReadError> {
         Model::from_proto(Path::new("m/model.onnx"), proto(graph), &DecodeOptions::default())
+    }
+
+    #[test]
+    fn a_model_read_from_its_file_has_the_version_its_opset_selects() {
+        let dir = crate::data::data_dir().join("onnx-1.22.0/node/test_wrap_pad");
+        let options = DecodeOptions {
+            base_dir: Some(dir.clone()),
+            ..DecodeOptions::default()
+        };
+        let model = Model::read(&dir.join("model.onnx"), &options).unwrap();
+        let pad = &model.graph.nodes[0];
+        assert_eq!((pad.op_type.as_str(), pad.version), ("Pad", 25));
+        assert_eq!(pad.attribute("mode"), Some(&AttributeValue::String(b"wrap".to_vec())));
     }
 
     fn op(op_type: &str) -> NodeProto {

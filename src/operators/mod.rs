@@ -52,7 +52,7 @@ impl OpVersion {
     }
 
     /// `Pad-19`, `CCP-18`, `ms.Pad-1`: the short labels of the coverage table's columns.
-    pub fn short_label(self) -> String {
+    pub(crate) fn short_label(self) -> String {
         match self.op {
             PadOp::Pad => format!("Pad-{}", self.version),
             PadOp::CenterCropPad => format!("CCP-{}", self.version),

@@ -30,33 +30,6 @@ pub(crate) use read::read_json_report;
 pub use run_facts::RunFacts;
 
 /// The outcomes of one backend over a set of cases.
-///
-/// ```
-/// use std::time::Duration;
-/// use pad_conformance::RefBackend;
-/// use pad_conformance::testing::{Patterns, discover};
-/// use pad_conformance::testing::{CheckOptions, check_data_set};
-/// use pad_conformance::testing::{RunReport, write_junit};
-///
-/// let cases = discover(&[], &Patterns::new(&["test_constant_pad"])?)?;
-/// let options = CheckOptions::default();
-/// let outcomes = cases.iter().map(|case| check_data_set(&RefBackend, case, 0, &options)).collect();
-/// let report = RunReport {
-///     backend: "ref".into(),
-///     outcomes,
-///     gates: Default::default(),
-///     duration: Duration::ZERO,
-///     baseline: None,
-///     runtime: None,
-///     shard: None,
-///     run: None,
-/// };
-/// assert_eq!(report.summary().passed, cases.len());
-/// let mut xml = Vec::new();
-/// write_junit(&report, &mut xml)?;
-/// assert!(String::from_utf8(xml)?.contains("<testsuite"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 #[derive(Clone, Debug)]
 pub struct RunReport {
     /// The backend's name.

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 use std::time::Instant;
 
-use crate::backend::Backend;
+use crate::backend::Driven;
 use crate::cancel::Cancel;
 use crate::case::TestCase;
 use crate::case::shared_model::SharedModel;
@@ -52,7 +52,7 @@ pub fn jobs(cases: &[TestCase]) -> Vec<Job<'_>> {
 /// that finished before it did: a job under way then (its worker killed, for a backend
 /// stopped by the same token) is dropped, never reported as the backend's failure.
 pub fn run_jobs(
-    backend: &dyn Backend,
+    backend: &dyn Driven,
     jobs: &[Job<'_>],
     options: &CheckOptions,
     threads: usize,
@@ -63,7 +63,7 @@ pub fn run_jobs(
 }
 
 /// Starts a backend of its own, a fresh process for an external worker: what a retry runs on.
-pub(crate) type FreshBackend<'a> = &'a (dyn Fn() -> Result<Box<dyn Backend>, String> + Sync);
+pub(crate) type FreshBackend<'a> = &'a (dyn Fn() -> Result<Box<dyn Driven>, String> + Sync);
 
 /// How a run retries a data set whose backend crashed or timed out: up to `max` more tries,
 /// each on a backend `fresh` starts for that data set alone ([`settle`]).
@@ -77,7 +77,7 @@ pub(crate) struct Retries<'a> {
 
 /// [`run_jobs`], retrying crashed and timed-out data sets as `retries` says.
 pub(crate) fn run_jobs_retrying(
-    backend: &dyn Backend,
+    backend: &dyn Driven,
     jobs: &[Job<'_>],
     options: &CheckOptions,
     threads: usize,

@@ -14,19 +14,6 @@ use super::{DecodeOptions, Tensor, decode_tensor, encode_tensor};
 use crate::proto::TensorProto;
 
 /// Reads and decodes a serialized `TensorProto` file (input_K.pb, output_K.pb).
-///
-/// ```
-/// use pad_conformance::Tensor;
-/// use pad_conformance::testing::{DecodeOptions, read_tensor_file, write_tensor_file};
-///
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("input_0.pb");
-/// let x = Tensor::from_vec(&[3], vec![1.5f32, -0.0, f32::NAN])?;
-/// write_tensor_file(&path, &x, "x")?;
-/// let read = read_tensor_file(&path, &DecodeOptions::default())?;
-/// assert_eq!(read.raw_bytes()?, x.raw_bytes()?); // bit for bit: -0.0 and NaN too
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn read_tensor_file(path: &Path, options: &DecodeOptions) -> Result<Tensor, FileError> {
     read_tensor_file_by(path, options).map(|(tensor, _)| tensor)
 }
@@ -125,4 +112,19 @@ pub(super) fn framed(limit: u64) -> u64 {
 /// Writes `tensor` as a serialized `TensorProto` file.
 pub fn write_tensor_file(path: &Path, tensor: &Tensor, name: &str) -> Result<(), FileError> {
     std::fs::write(path, encode_tensor(tensor, name).encode_to_vec()).map_err(|e| FileProblem::Io(e).writing(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tensor_written_and_read_back_is_the_same_bit_for_bit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("input_0.pb");
+        let x = Tensor::from_vec(&[3], vec![1.5f32, -0.0, f32::NAN]).unwrap();
+        write_tensor_file(&path, &x, "x").unwrap();
+        let read = read_tensor_file(&path, &DecodeOptions::default()).unwrap();
+        assert_eq!(read.raw_bytes().unwrap(), x.raw_bytes().unwrap());
+    }
 }

@@ -118,13 +118,27 @@ pub enum Tensor {
 ///
 /// `Default`, where an element type has it, is the type's zero: 0, false, the empty string,
 /// and bit pattern 0 for the minifloats (for float8e8m0, which has no zero, that is 2^-127).
-pub trait Element: Clone + fmt::Debug + Send + Sync + 'static {
+///
+/// Sealed: the element types are the 26 of ONNX, each tied to its [`Tensor`] variant; a
+/// gate's own type converts at its edge ([`Tensor::from_vec`], [`Tensor::to_vec`]).
+pub trait Element: sealed::Storage + Clone + fmt::Debug + Send + Sync + 'static {
     /// The ONNX type of this element.
     const DATA_TYPE: DataType;
-    /// Wraps an array in its `Tensor` variant.
-    fn into_tensor(array: ArrayD<Self>) -> Tensor;
-    /// The array, if `tensor` holds this element type.
-    fn array_of(tensor: &Tensor) -> Option<&ArrayD<Self>>;
+}
+
+/// The private supertrait that seals [`Element`]: a gate can neither name it nor implement
+/// it, and its methods, the tie to a variant, are the crate's own.
+mod sealed {
+    use ndarray::ArrayD;
+
+    use super::Tensor;
+
+    pub trait Storage: Sized {
+        /// Wraps an array in its `Tensor` variant.
+        fn into_tensor(array: ArrayD<Self>) -> Tensor;
+        /// The array, if `tensor` holds this element type.
+        fn array_of(tensor: &Tensor) -> Option<&ArrayD<Self>>;
+    }
 }
 
 /// A computation generic over the element type, applied by [`Tensor::visit`].
@@ -178,6 +192,8 @@ macro_rules! elements {
     ($($variant:ident: $ty:ty),* $(,)?) => {
         $(impl Element for $ty {
             const DATA_TYPE: DataType = DataType::$variant;
+        }
+        impl sealed::Storage for $ty {
             fn into_tensor(array: ArrayD<Self>) -> Tensor {
                 Tensor::$variant(array)
             }
@@ -258,8 +274,8 @@ impl Tensor {
     }
 
     /// The memory one element can take: its size, plus for strings the longest one's bytes
-    /// (a padded copy of a string tensor clones them).
-    pub fn max_element_bytes(&self) -> usize {
+    /// (a padded copy of a string tensor clones them): what the reference's budget counts.
+    pub(crate) fn max_element_bytes(&self) -> usize {
         fn size<T>(_: &ArrayD<T>) -> usize {
             size_of::<T>()
         }

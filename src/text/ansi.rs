@@ -5,11 +5,6 @@ use std::borrow::Cow;
 
 /// `text` without ANSI escape sequences: CSI (`ESC [ … final byte`, colours and cursor
 /// moves), OSC (`ESC ] … BEL` or `ESC \`, titles and links) and two-byte escapes.
-///
-/// ```
-/// use pad_conformance::testing::strip_ansi;
-/// assert_eq!(strip_ansi("\x1b[31;1merror\x1b[0m: boom"), "error: boom");
-/// ```
 pub fn strip_ansi(text: &str) -> Cow<'_, str> {
     if !text.contains('\x1b') {
         return Cow::Borrowed(text);

@@ -1,7 +1,7 @@
 //! Constant-input mode: a backend that takes pads, constant_value, axes and shape only as
 //! constants runs the same data sets when the runner makes them initializers.
 
-use pad_conformance::testing::{CheckOptions, Patterns, Status, check_data_set, discover};
+use pad_conformance::testing::{CheckOptions, Driven, Patterns, Status, check_data_set, discover};
 use pad_conformance::{Backend, BackendError, InputLimits, InputRole, Model, Profile, RefBackend, Tensor};
 
 /// Like tract: anything but the data as a graph input is refused.
@@ -22,6 +22,8 @@ impl Backend for ConstantsOnly {
         RefBackend.run(model, inputs)
     }
 }
+
+impl Driven for ConstantsOnly {}
 
 fn statuses(options: &CheckOptions) -> Vec<(String, Status)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/onnx-1.22.0");
@@ -77,6 +79,8 @@ impl Backend for PadsConstantValueFed {
         RefBackend.run(model, inputs)
     }
 }
+
+impl Driven for PadsConstantValueFed {}
 
 #[test]
 fn input_forms_fold_the_inputs_they_name_and_leave_the_others_fed() {

@@ -6,12 +6,12 @@
 use std::sync::LazyLock;
 
 use pad_conformance::testing::{
-    Cause, CauseKey, CheckOptions, ErrorKind, Finding, Flavour, FuzzOptions, FuzzReport, ModelProto, Pattern, Patterns,
+    Cause, CauseKey, CheckOptions, Driven, Finding, Flavour, FuzzOptions, FuzzReport, ModelProto, Pattern, Patterns,
     Region, Shape, Shard, Status, check_data_set, discover, fuzz, generate_case, write_reproducer,
 };
 use pad_conformance::{
-    AttributeValue, Backend, BackendError, BackendFailure, BackendUnsupported, Basis, Model, PadMode, RefBackend, Rule,
-    Tensor, Tolerance,
+    AttributeValue, Backend, BackendError, BackendFailure, BackendUnsupported, Basis, ErrorKind, Model, PadMode,
+    RefBackend, Rule, Tensor, Tolerance,
 };
 use prost::Message;
 use sha2::{Digest, Sha256};
@@ -77,6 +77,8 @@ impl Backend for EdgeAsConstant {
     }
 }
 
+impl Driven for EdgeAsConstant {}
+
 #[test]
 fn a_broken_backend_is_found_shrunk_and_reproduced() {
     let options = FuzzOptions {
@@ -138,7 +140,7 @@ fn a_broken_backend_is_found_shrunk_and_reproduced() {
     assert_eq!(dims, expected.iter().map(|&d| Some(d as i64)).collect::<Vec<_>>());
     let cases = discover(&[dir.path().to_owned()], &Patterns::default()).unwrap();
     assert_eq!(cases.len(), 1);
-    let check = |backend: &dyn Backend| check_data_set(backend, &cases[0], 0, &CheckOptions::default());
+    let check = |backend: &dyn Driven| check_data_set(backend, &cases[0], 0, &CheckOptions::default());
     let broken = check(&EdgeAsConstant);
     assert_eq!(broken.status(), Status::Failed);
     // The runner's judge gives the verdict the fuzzer found, and words it the same way.
@@ -165,12 +167,6 @@ impl Backend for EdgeIs {
         "edge-is"
     }
 
-    // Runs the loaded model: the fuzzer need not write each case's model to disk (the
-    // broken backend above keeps the default, so that path stays tested).
-    fn reads_model_file(&self) -> bool {
-        false
-    }
-
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let edge = model.graph.nodes.iter().any(|node| {
             node.attributes
@@ -182,7 +178,16 @@ impl Backend for EdgeIs {
             ErrorKind::Unsupported => Err(BackendUnsupported("no edge mode".into()).into()),
             ErrorKind::Failed => Err(BackendFailure("edge mode lost the device".into()).into()),
             ErrorKind::Refused => Err("edge mode is refused".into()),
+            other => panic!("no error of kind {other}"),
         }
+    }
+}
+
+impl Driven for EdgeIs {
+    // Runs the loaded model: the fuzzer need not write each case's model to disk (the
+    // broken backend above keeps the default, so that path stays tested).
+    fn reads_model_file(&self) -> bool {
+        false
     }
 }
 
@@ -297,12 +302,6 @@ impl Backend for ThreeDefects {
         "three-defects"
     }
 
-    // Runs the loaded model: the fuzzer need not write each case's model to disk (the
-    // broken backend above keeps the default, so that path stays tested).
-    fn reads_model_file(&self) -> bool {
-        false
-    }
-
     fn run(&self, model: &Model, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let node = &model.graph.nodes[0];
         let mode = node.pad_mode().and_then(|m| m.mode());
@@ -340,6 +339,14 @@ impl Backend for ThreeDefects {
             }
             _ => answer,
         }
+    }
+}
+
+impl Driven for ThreeDefects {
+    // Runs the loaded model: the fuzzer need not write each case's model to disk (the
+    // broken backend above keeps the default, so that path stays tested).
+    fn reads_model_file(&self) -> bool {
+        false
     }
 }
 

@@ -8,8 +8,8 @@ use std::sync::LazyLock;
 use crate::support::fuzz_shape::small_inputs;
 use pad_conformance::testing::ModelProto;
 use pad_conformance::testing::{
-    Cause, CheckOptions, DecodeOptions, Encoding, FuzzOptions, FuzzReport, Patterns, Status, check_data_set, discover,
-    fuzz, write_reproducer,
+    Cause, CheckOptions, DecodeOptions, Driven, Encoding, FuzzOptions, FuzzReport, Patterns, Status, check_data_set,
+    discover, fuzz, write_reproducer,
 };
 use pad_conformance::{Backend, BackendError, Model, RefBackend, Tensor};
 use prost::Message;
@@ -46,6 +46,8 @@ impl Backend for StrictReader {
         RefBackend.run(&own, inputs)
     }
 }
+
+impl Driven for StrictReader {}
 
 /// The first field of `model` in the form `refuses` names, walked on the wire.
 fn unread_form(model: &[u8], refuses: Refuses) -> Option<String> {
@@ -105,7 +107,7 @@ fn fields(mut bytes: &[u8]) -> Vec<(u64, u64, &[u8])> {
     out
 }
 
-fn run(backend: &dyn Backend, check: CheckOptions, encodings: f64) -> FuzzReport {
+fn run(backend: &dyn Driven, check: CheckOptions, encodings: f64) -> FuzzReport {
     run_cases(backend, check, encodings, 300)
 }
 
@@ -114,7 +116,7 @@ fn run(backend: &dyn Backend, check: CheckOptions, encodings: f64) -> FuzzReport
 static PACKED_LISTS_REFUSED: LazyLock<FuzzReport> =
     LazyLock::new(|| run(&StrictReader(Refuses::PackedLists), CheckOptions::default(), 0.5));
 
-fn run_cases(backend: &dyn Backend, check: CheckOptions, encodings: f64, cases: u64) -> FuzzReport {
+fn run_cases(backend: &dyn Driven, check: CheckOptions, encodings: f64, cases: u64) -> FuzzReport {
     fuzz(backend, &options(check, encodings, cases), &mut |_| {}).unwrap()
 }
 
@@ -160,7 +162,7 @@ fn a_reader_of_unpacked_lists_only_shows_one_encoding_cause_apart_from_pad_cause
     assert!(description.starts_with("encoding packed-lists"), "{description}");
     let cases = discover(&[dir.path().to_owned()], &Patterns::default()).unwrap();
     assert_eq!(cases.len(), 1);
-    let check = |backend: &dyn Backend| check_data_set(backend, &cases[0], 0, &CheckOptions::default());
+    let check = |backend: &dyn Driven| check_data_set(backend, &cases[0], 0, &CheckOptions::default());
     let strict = check(&StrictReader(Refuses::PackedLists));
     // A valid case refused: errored, with the cause the fuzzer found.
     assert_eq!(strict.status(), Status::Errored);
@@ -206,7 +208,7 @@ fn a_reader_of_packed_tensor_data_only_fails_on_folded_inputs_written_unpacked()
     assert!(Path::new(&written.join("test_data_set_0/input_0.pb")).exists());
     assert!(!written.join("test_data_set_0/input_1.pb").exists());
     let cases = discover(&[dir.path().to_owned()], &Patterns::default()).unwrap();
-    let check = |backend: &dyn Backend, options: &CheckOptions| check_data_set(backend, &cases[0], 0, options).status();
+    let check = |backend: &dyn Driven, options: &CheckOptions| check_data_set(backend, &cases[0], 0, options).status();
     assert_eq!(
         check(&StrictReader(Refuses::UnpackedTypedData), &folded),
         Status::Errored

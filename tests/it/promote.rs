@@ -14,8 +14,8 @@ use std::sync::OnceLock;
 
 use crate::support::fuzz_shape::small_inputs;
 use pad_conformance::testing::{
-    CheckOptions, Corpus, Finding, FuzzOptions, Patterns, Status, check_data_set, discover, fuzz, refusal_rules,
-    write_reproducer,
+    CheckOptions, Corpus, Driven, Finding, FuzzOptions, Patterns, Status, check_data_set, discover, fuzz,
+    refusal_rules, write_reproducer,
 };
 use pad_conformance::{AttributeValue, Backend, BackendError, Basis, Model, RefBackend, Rule, Tensor};
 use serde_json::Value;
@@ -49,6 +49,8 @@ impl Backend for TwoDefects {
         }
     }
 }
+
+impl Driven for TwoDefects {}
 
 /// The findings of a fuzz run against [`TwoDefects`], written as `fuzz --out` writes them,
 /// sorted by name. The run is made once for all the tests.

@@ -2,7 +2,7 @@
 //! must be refused, only the backend's own refusal passes; its failure or panic is errored,
 //! and its saying the data set is unsupported makes it unsupported.
 
-use pad_conformance::testing::{CheckOptions, Patterns, Status, check_data_set, discover, refusal_rule};
+use pad_conformance::testing::{CheckOptions, Driven, Patterns, Status, check_data_set, discover};
 use pad_conformance::{Backend, BackendError, BackendFailure, BackendUnsupported, Model, Tensor};
 
 /// A backend that answers every data set the same way.
@@ -29,6 +29,8 @@ impl Backend for Answer {
         }
     }
 }
+
+impl Driven for Answer {}
 
 fn status_of(backend: Answer) -> (Status, String) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/extended");
@@ -140,10 +142,10 @@ fn every_extended_refusal_lists_the_rule_the_reference_reports() {
         checked += 1;
     }
     assert!(checked >= 60, "{checked} refusals checked");
-    // refusal_rule reads the reference's typed error, never its message.
+    // The rule is read from the reference's typed error, never from its message.
     let refused: BackendError =
         pad_conformance::Refusal::new(pad_conformance::Rule::AxisRepeated, "nothing about axes here").into();
-    assert_eq!(refusal_rule(&refused), Some(pad_conformance::Rule::AxisRepeated));
+    assert_eq!(refused.rule(), Some(pad_conformance::Rule::AxisRepeated));
 }
 
 /// A backend that refuses every data set naming `rule`.
@@ -158,6 +160,8 @@ impl Backend for Names {
         Err(pad_conformance::Refusal::new(self.0, "refused").into())
     }
 }
+
+impl Driven for Names {}
 
 #[test]
 fn a_refusal_for_another_spec_reason_is_a_note_and_under_strict_rules_a_failure() {
@@ -234,7 +238,9 @@ impl Backend for Narrowing {
     }
 }
 
-fn judged(backend: &dyn Backend, case: &str) -> (Status, String) {
+impl Driven for Narrowing {}
+
+fn judged(backend: &dyn Driven, case: &str) -> (Status, String) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata/extended");
     let cases = discover(&[root], &Patterns::new(&[case]).unwrap()).unwrap();
     assert_eq!(cases.len(), 1, "{case}");

@@ -405,8 +405,9 @@ fn the_kind_of_an_error_reply_decides_its_verdict() {
 /// `ExecBackend`: each kind of error gets the same status and message either way.
 fn a_rust_backend_gets_the_same_verdict_in_process_and_through_worker() {
     use pad_conformance::Backend;
+    use pad_conformance::ErrorKind;
     use pad_conformance::testing::{CheckOptions, Status, check_data_set};
-    use pad_conformance::testing::{ErrorKind, ExecBackend, error_kind};
+    use pad_conformance::testing::{Driven, ExecBackend};
     use pad_conformance::testing::{Patterns, discover};
 
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
@@ -457,7 +458,7 @@ fn a_rust_backend_gets_the_same_verdict_in_process_and_through_worker() {
         assert_eq!(exec.name(), "kinded");
         let in_process = worker::Kinded(kind);
         for (case, (status, message)) in [(must_refuse, &on_must_refuse), (edge, &on_edge)] {
-            for backend in [&in_process as &dyn Backend, &exec] {
+            for backend in [&in_process as &dyn Driven, &exec] {
                 let outcome = check_data_set(backend, case, 0, &options);
                 assert_eq!(outcome.status(), *status, "{kind} {}: {}", case.id, outcome.message());
                 assert_eq!(&outcome.message(), message, "{kind} {}", case.id);
@@ -466,7 +467,7 @@ fn a_rust_backend_gets_the_same_verdict_in_process_and_through_worker() {
         // The error itself says its kind, through the worker too.
         let model = must_refuse.load_model(&must_refuse.decode_options(1 << 20)).unwrap();
         let error = exec.run(&model, &[]).unwrap_err();
-        assert_eq!(error_kind(&error), kind, "{error}");
+        assert_eq!(error.kind(), kind, "{error}");
     }
 }
 

@@ -6,10 +6,8 @@
 
 use std::path::Path;
 
-use pad_conformance::testing::{
-    DecodeOptions, ErrorKind, error_kind, read_model, read_tensor_file, refusal_rule, write_tensor_file,
-};
-use pad_conformance::{Backend, DataType, RefBackend, Tensor};
+use pad_conformance::testing::{DecodeOptions, read_model, read_tensor_file, write_tensor_file};
+use pad_conformance::{Backend, DataType, ErrorKind, RefBackend, Tensor};
 
 #[cfg(target_os = "linux")]
 use super::exec_backend::process_state;
@@ -66,13 +64,14 @@ fn per_case(args: &[String]) -> i32 {
             0
         }
         Err(error) => {
-            let rule = refusal_rule(&error).map(|rule| rule.id());
+            let rule = error.rule().map(|rule| rule.id());
             let reply = serde_json::json!({"rule": rule, "code": "RefError", "message": error.to_string()});
             std::fs::write(output_dir.join("error.json"), reply.to_string()).unwrap();
-            match error_kind(&error) {
+            match error.kind() {
                 ErrorKind::Refused => 65,
                 ErrorKind::Unsupported => 69,
                 ErrorKind::Failed => 1,
+                other => panic!("no exit code for kind {other}"),
             }
         }
     }

@@ -9,7 +9,7 @@ pub(super) mod merge;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use crate::backend::Backend;
+use crate::backend::Driven;
 use crate::data::shard::Shard;
 use crate::fuzz::encoding::Encoding;
 use crate::fuzz::reproducer::write_reproducer;
@@ -240,7 +240,7 @@ fn write_human(report: &FuzzReport, backend: &str, options: &FuzzOptions, out: &
 }
 
 /// The options the report states, by which `fuzz-merge` tells shards of one run.
-fn run_json(args: &FuzzArgs, options: &FuzzOptions, backend: &dyn Backend) -> RunJson {
+fn run_json(args: &FuzzArgs, options: &FuzzOptions, backend: &dyn Driven) -> RunJson {
     RunJson {
         backend: backend.name().to_owned(),
         runtime: backend.runtime().map(|r| r.label()),

@@ -19,7 +19,7 @@ mod twin;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::backend::{Backend, RefBackend};
+use crate::backend::{Backend, Driven, RefBackend};
 use crate::case::info::CASE_INFO_FILE;
 use crate::case::{Patterns, TestCase, discover, discover_in};
 use crate::cli::backend_spec::{backend_from_spec, worker_timeout};
@@ -92,7 +92,7 @@ struct PromotedTwin {
 
 /// The second oracle, and how it is named in sidecars and the changelog.
 struct Oracle {
-    backend: Box<dyn Backend>,
+    backend: Box<dyn Driven>,
     label: String,
 }
 

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::data::parse_error::ParseError;
 use crate::data::side_file::excerpt_lines;
 use crate::tensor::DataType;
 
@@ -27,7 +28,7 @@ pub enum ProfileError {
         path: PathBuf,
         /// Where and why.
         #[source]
-        source: toml::de::Error,
+        source: ParseError,
     },
     /// A key defined twice: the toml crate refuses it pointing at the second definition only,
     /// so the refusal names the key and both lines.
@@ -136,6 +137,6 @@ pub enum ProfileError {
         field: String,
         /// Why.
         #[source]
-        source: Box<toml::de::Error>,
+        source: ParseError,
     },
 }

@@ -16,6 +16,7 @@ use super::matcher::{Exception, Masks, Matchers};
 use super::storage::{Storage, refusal};
 use super::{Profile, SourceDigest, label};
 use crate::data::duplicate_keys::DuplicateKey;
+use crate::data::parse_error::ParseError;
 use crate::data::side_file::{MAX_PROFILE_BYTES, excerpt, read_text_capped};
 use crate::data::toml_duplicate_keys::duplicate_at;
 use crate::operators::{OpVersion, PadMode, PadOp};
@@ -111,7 +112,7 @@ impl Profile {
                 },
                 None => ProfileError::Parse {
                     path: path.to_owned(),
-                    source,
+                    source: ParseError::toml(source),
                 },
             }
         })?;
@@ -204,7 +205,7 @@ impl Profile {
                 table => table.try_into().map_err(|source| ProfileError::Field {
                     path: path.to_owned(),
                     field: field.clone(),
-                    source: Box::new(source),
+                    source: ParseError::toml(source),
                 })?,
             };
             if limits.ranks.as_ref().is_some_and(BTreeSet::is_empty) {

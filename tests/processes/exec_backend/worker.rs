@@ -22,8 +22,8 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use pad_conformance::testing::{DecodeOptions, ErrorKind, encode_tensor, read_tensor_file};
-use pad_conformance::{Backend, BackendError, BackendFailure, BackendUnsupported, Model, Tensor, Worker};
+use pad_conformance::testing::{DecodeOptions, Driven, encode_tensor, read_tensor_file};
+use pad_conformance::{Backend, BackendError, BackendFailure, BackendUnsupported, ErrorKind, Model, Tensor, Worker};
 use prost::Message;
 use serde_json::{Value, json};
 
@@ -47,9 +47,12 @@ impl Backend for Kinded {
             ErrorKind::Refused => "wrap is not allowed before Pad-19".into(),
             ErrorKind::Unsupported => BackendUnsupported("mode wrap is not implemented".into()).into(),
             ErrorKind::Failed => BackendFailure("the device went away".into()).into(),
+            other => panic!("no error of kind {other}"),
         })
     }
 }
+
+impl Driven for Kinded {}
 
 /// Serves [`Kinded`] of the kind `kind` names, through the library's `Worker`.
 pub fn serve_backend(kind: &str) {
