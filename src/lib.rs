@@ -29,9 +29,16 @@
 //! line), the data ([`Tensor`], [`DataType`], [`Model`]), and the harness with what narrows
 //! or judges a run ([`Profile`], [`Tolerance`], [`Gating`]). The command line, the runner
 //! and the judge behind them are the crate's own.
+//!
+//! Features: a gate depends with `default-features = false` and turns on what it uses —
+//! `junit`, the harness's JUnit XML report (`Harness::junit_report`); `embedded-corpus`, the
+//! corpus inside the library. The default `cli` is the `pad-conformance` binary and its
+//! fuzzer, and turns on both.
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
-// What only the command line uses is dead in the library a gate compiles (no `cli` feature).
+// The layers hold helpers that only the command line calls (the per-case backend, the report
+// reader, `--filter`, baseline upgrades, …): dead in the library a gate compiles (no `cli`).
+// What needs a dependency of its own is behind a feature instead (src/fuzz/, JUnit).
 #![cfg_attr(not(feature = "cli"), allow(dead_code, unused_imports))]
 
 // Every module is private: the gate's API is what the crate root re-exports below, one path
@@ -43,6 +50,8 @@ mod case;
 mod cli;
 mod data;
 mod family;
+// The differential fuzzer: only the command line's `fuzz` and `promote` run it.
+#[cfg(feature = "cli")]
 mod fuzz;
 mod gate;
 mod harness;

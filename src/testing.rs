@@ -10,8 +10,11 @@ pub use crate::data::corpus::Corpus;
 pub use crate::data::digest::selection_digest;
 pub use crate::data::shard::Shard;
 pub use crate::data::{DataRoot, scratch_dir};
+#[cfg(feature = "cli")]
 pub use crate::fuzz::encoding::Encoding;
+#[cfg(feature = "cli")]
 pub use crate::fuzz::reproducer::write_reproducer;
+#[cfg(feature = "cli")]
 pub use crate::fuzz::{Finding, FuzzOptions, FuzzReport, Shape, fuzz, generate_case};
 pub use crate::gate::baseline::Baseline;
 pub use crate::gate::gate_result::GateResult;
@@ -23,7 +26,9 @@ pub use crate::judge::status::Status;
 pub use crate::judge::verdict::{Cause, TwinEnd, Verdict};
 pub use crate::proto::*;
 pub use crate::reference::{Budget, run_model_within};
-pub use crate::report::{Colors, RunFacts, RunReport, Summary, write_junit, write_outcome};
+#[cfg(feature = "junit")]
+pub use crate::report::write_junit;
+pub use crate::report::{Colors, RunFacts, RunReport, Summary, write_outcome};
 pub use crate::run::runner::{jobs, run_jobs};
 pub use crate::tensor::{
     DEFAULT_MAX_BYTES, DecodeOptions, FileError, FileProblem, ImpossibleValue, Stored, decode_tensor, encode_tensor,

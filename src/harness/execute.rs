@@ -32,6 +32,7 @@ impl Harness {
         // directory, a target that is no baseline, or cannot be written; a profile that leaves
         // everything out.
         let config = self.config_name()?;
+        self.reports.check_available()?;
         let require_verified = self
             .require_verified
             .clone()

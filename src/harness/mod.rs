@@ -236,7 +236,9 @@ impl Harness {
 
     /// Writes the run's JUnit XML report to `path` (also set by `PAD_CONFORMANCE_JUNIT_REPORT`): known
     /// failures are skipped test cases with the baseline's reason, so a green gate is green in
-    /// every CI viewer.
+    /// every CI viewer. Feature `junit` (on by default; a gate with `default-features = false`
+    /// turns it on with `features = ["junit"]`).
+    #[cfg(feature = "junit")]
     pub fn junit_report(mut self, path: impl Into<PathBuf>) -> Harness {
         self.reports.junit = Some(path.into());
         self

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::HarnessError;
 use crate::data::output_paths::Named;
 use crate::pipeline::output::WriteError;
 use crate::pipeline::report_format::ReportFormat;
@@ -14,7 +15,8 @@ use crate::report::Colors;
 pub(super) struct Reports {
     /// The JSON report's file.
     pub json: Option<PathBuf>,
-    /// The JUnit XML report's file.
+    /// The JUnit XML report's file (written with the feature `junit`; asked for without it,
+    /// an error before the run).
     pub junit: Option<PathBuf>,
     /// The Markdown report's file.
     pub markdown: Option<PathBuf>,
@@ -25,11 +27,29 @@ impl Reports {
     fn asked(&self) -> impl Iterator<Item = (&'static str, ReportFormat, &Path)> {
         [
             ("JSON report", ReportFormat::Json, &self.json),
+            #[cfg(feature = "junit")]
             ("JUnit report", ReportFormat::Junit, &self.junit),
             ("Markdown report", ReportFormat::Markdown, &self.markdown),
         ]
         .into_iter()
         .filter_map(|(name, format, path)| Some((name, format, path.as_deref()?)))
+    }
+
+    /// A JUnit report asked for (by `PAD_CONFORMANCE_JUNIT_REPORT`) of a build without the
+    /// feature `junit`: the error that stops the run before it starts, not a report missing
+    /// after it.
+    pub(super) fn check_available(&self) -> Result<(), HarnessError> {
+        #[cfg(not(feature = "junit"))]
+        if let Some(path) = &self.junit {
+            return Err(HarnessError::Write {
+                path: path.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::Unsupported,
+                    "a JUnit report needs pad-conformance's feature `junit` (PAD_CONFORMANCE_JUNIT_REPORT asks for one)",
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Whether any report is asked for.
@@ -56,4 +76,35 @@ impl Reports {
 pub(super) fn under_nextest() -> bool {
     std::env::var_os("NEXTEST_EXECUTION_MODE").is_some_and(|mode| mode == "process-per-test")
         || std::env::var_os("NEXTEST").is_some_and(|v| v == "1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_junit_report_is_written_with_the_feature_and_refused_before_the_run_without_it() {
+        let reports = Reports {
+            junit: Some(PathBuf::from("target/junit.xml")),
+            ..Reports::default()
+        };
+        let checked = reports.check_available().map_err(|e| e.to_string());
+        #[cfg(feature = "junit")]
+        {
+            assert_eq!(checked, Ok(()));
+            assert_eq!(reports.named().len(), 1);
+        }
+        #[cfg(not(feature = "junit"))]
+        {
+            assert_eq!(
+                checked,
+                Err(
+                    "writing target/junit.xml: a JUnit report needs pad-conformance's feature `junit` \
+                     (PAD_CONFORMANCE_JUNIT_REPORT asks for one)"
+                        .to_owned()
+                )
+            );
+            assert!(!reports.any());
+        }
+    }
 }

@@ -438,6 +438,8 @@ mod tests {
         );
     }
 
+    // The fuzzer builds the model (feature `cli`).
+    #[cfg(feature = "cli")]
     #[test]
     fn a_mismatch_names_the_region_and_flavour_of_its_failing_elements() {
         use crate::fuzz::FuzzCase;

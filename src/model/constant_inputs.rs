@@ -17,6 +17,8 @@ use crate::tensor::{DecodeOptions, FileError, FileProblem, Tensor, encode_tensor
 
 /// Why a model cannot be handed over with constant inputs.
 #[derive(Debug, thiserror::Error)]
+// Public as the fuzzer's errors hold it: without the fuzzer (no `cli`), no path reaches it.
+#[cfg_attr(not(feature = "cli"), allow(unreachable_pub))]
 pub enum RewriteError {
     /// model.onnx, or the rewritten model, cannot be read or written.
     #[error(transparent)]
@@ -121,6 +123,7 @@ struct Field<'a> {
 
 /// A serialized message that cannot be walked field by field.
 #[derive(Debug, thiserror::Error)]
+#[cfg_attr(not(feature = "cli"), allow(unreachable_pub))]
 pub enum WireError {
     /// A key or length varint that does not decode.
     #[error("{0}")]

@@ -10,7 +10,8 @@ pub(crate) enum ReportFormat {
     Human,
     /// JSON (docs/report-format.md).
     Json,
-    /// JUnit XML.
+    /// JUnit XML (feature `junit`).
+    #[cfg(feature = "junit")]
     Junit,
     /// Markdown, for pull-request comments.
     Markdown,
@@ -19,8 +20,9 @@ pub(crate) enum ReportFormat {
 }
 
 /// Each format's extensions, lowercase, the first the one named in messages.
-const EXTENSIONS: [(ReportFormat, &[&str]); 5] = [
+const EXTENSIONS: &[(ReportFormat, &[&str])] = &[
     (ReportFormat::Json, &["json"]),
+    #[cfg(feature = "junit")]
     (ReportFormat::Junit, &["xml"]),
     (ReportFormat::Markdown, &["md"]),
     (ReportFormat::Html, &["html"]),
@@ -55,6 +57,7 @@ impl ReportFormat {
         match self {
             ReportFormat::Human => "human",
             ReportFormat::Json => "JSON",
+            #[cfg(feature = "junit")]
             ReportFormat::Junit => "JUnit",
             ReportFormat::Markdown => "Markdown",
             ReportFormat::Html => "HTML",
@@ -70,15 +73,25 @@ mod tests {
     fn an_extension_names_its_format_in_any_case_and_any_other_names_none() {
         let of = |path: &str| ReportFormat::of_path(Path::new(path));
         assert_eq!(of("target/run.JSON"), Some(ReportFormat::Json));
+        #[cfg(feature = "junit")]
         assert_eq!(of("junit.xml"), Some(ReportFormat::Junit));
         assert_eq!(of("a/b.md"), Some(ReportFormat::Markdown));
         assert_eq!(of("page.html"), Some(ReportFormat::Html));
         assert_eq!(of("run.log"), Some(ReportFormat::Human));
         assert_eq!(of("run.txt"), Some(ReportFormat::Human));
         assert_eq!((of("run.yaml"), of("run"), of(".json")), (None, None, None));
+        #[cfg(feature = "junit")]
         assert_eq!(
             ReportFormat::extensions(),
             ".json (JSON), .xml (JUnit), .md (Markdown), .html (HTML), .txt or .log (human)"
+        );
+        #[cfg(not(feature = "junit"))]
+        assert_eq!(
+            (of("junit.xml"), ReportFormat::extensions()),
+            (
+                None,
+                ".json (JSON), .md (Markdown), .html (HTML), .txt or .log (human)".to_owned()
+            )
         );
     }
 }

@@ -8,7 +8,9 @@ use std::path::Path;
 use super::output::{Output, WriteError};
 use super::report_format::ReportFormat;
 use crate::backend::Language;
-use crate::report::{Colors, Rerun, RunReport, write_json, write_junit, write_markdown, write_summary};
+#[cfg(feature = "junit")]
+use crate::report::write_junit;
+use crate::report::{Colors, Rerun, RunReport, write_json, write_markdown, write_summary};
 
 /// How a face writes a format the library does not: the binary's HTML scoreboard.
 pub(crate) type PageWriter<'a> = &'a dyn Fn(&RunReport, &mut dyn Write) -> io::Result<()>;
@@ -67,6 +69,7 @@ impl ReportOut {
         let written = self.written.and_then(|()| match self.format {
             ReportFormat::Human => write_summary(report, rerun, language, self.colors, out),
             ReportFormat::Json => write_json(report, out),
+            #[cfg(feature = "junit")]
             ReportFormat::Junit => write_junit(report, out),
             ReportFormat::Markdown => write_markdown(report, failures_only, out),
             ReportFormat::Html => match page {

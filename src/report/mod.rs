@@ -6,6 +6,7 @@ mod closing;
 mod human;
 mod json;
 pub(crate) mod json_case;
+#[cfg(feature = "junit")]
 mod junit;
 mod markdown;
 mod read;
@@ -24,6 +25,7 @@ use crate::judge::verdict::Verdict;
 pub(crate) use closing::{Rerun, lacks_hint, write_summary};
 pub use human::{Colors, write_outcome};
 pub(crate) use json::write_json;
+#[cfg(feature = "junit")]
 pub use junit::write_junit;
 pub(crate) use markdown::write_markdown;
 pub(crate) use read::read_json_report;

@@ -8,16 +8,24 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+// Both run their workers through the built binary (feature `cli`); isolation is the harness's,
+// which a gate built without it runs too.
+#[cfg(feature = "cli")]
 mod exec_backend;
+#[cfg(feature = "cli")]
 mod exec_per_case;
 mod isolation;
 
 fn main() {
+    #[cfg(feature = "cli")]
     exec_backend::serve_if_asked();
+    #[cfg(feature = "cli")]
     exec_per_case::run_if_asked();
     isolation::gate_if_asked();
     let modules = [
+        #[cfg(feature = "cli")]
         ("exec_backend", exec_backend::TESTS),
+        #[cfg(feature = "cli")]
         ("exec_per_case", exec_per_case::TESTS),
         ("isolation", &isolation::TESTS[..]),
     ];

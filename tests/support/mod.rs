@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 pub mod files;
+// The fuzzer's shapes: the fuzzer is the command line's (feature `cli`).
+#[cfg(feature = "cli")]
 pub mod fuzz_shape;
 pub mod good_case;
 pub mod hanging_worker;
