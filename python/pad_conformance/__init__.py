@@ -9,4 +9,4 @@ The exceptions a function raises (``Refused``, ``Unsupported``, ``Failed``) and 
 Only numpy and ml_dtypes are needed, but with a runner older than raw tensors (onnx then).
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -681,11 +681,22 @@ fn the_guides_command_lines_parse_and_its_recipe_is_where_check_downstream_reads
         manifest.lines().any(|l| l == dependency),
         "no `{dependency}` in:\n{manifest}"
     );
+    // Until the crate is published, its [patch.crates-io] takes it from the submodule the CI
+    // workflows check out and install the command line from.
+    assert!(
+        manifest.contains("[patch.crates-io]\npad-conformance = { path = \"third_party/pad-conformance\" }\n"),
+        "no [patch.crates-io] from third_party/pad-conformance in:\n{manifest}"
+    );
+    for workflow in ["docs/ci/pad-conformance.yml", "docs/ci/pad-conformance-fanout.yml"] {
+        let text = read(workflow);
+        assert!(text.contains("run: cargo install --locked --path third_party/pad-conformance\n"), "{workflow}");
+        assert!(!text.contains("OWNER"), "{workflow} names a placeholder");
+    }
     let downstream = read("scripts/check-downstream");
     assert!(downstream.contains("recipe_block Cargo.toml\n"));
     assert!(downstream.contains("recipe_block examples/conformance/main.rs >"));
     assert!(downstream.contains("recipe_block examples/conformance/backend.rs >"));
-    assert!(downstream.contains("[patch.crates-io]"));
+    assert!(downstream.contains("third_party/pad-conformance"));
     assert!(downstream.contains("docs/ci/pad-conformance.yml"));
 }
 
@@ -1100,4 +1111,24 @@ fn a_file_counts_as_named_only_beside_its_folder() {
         !names("| `backend/` | sub_reply.rs |", "backend/reply.rs"),
         "a longer name is not this one"
     );
+}
+
+/// The crate, the wheel and the changelog name one version: what a release cut changes
+/// together (docs/releasing.md#cutting-a-release).
+#[test]
+fn the_crate_the_wheel_and_the_changelog_name_one_version() {
+    let version = env!("CARGO_PKG_VERSION");
+    let package = read("python/pad_conformance/__init__.py");
+    assert!(
+        package.lines().any(|line| line == format!("__version__ = \"{version}\"")),
+        "python/pad_conformance/__init__.py's __version__ is not the crate's {version}"
+    );
+    let pyproject = read("pyproject.toml");
+    assert!(pyproject.contains("dynamic = [\"version\"]"), "the wheel's version is not Cargo.toml's");
+    let changelog = read("CHANGELOG.md");
+    let section = format!("\n## {version} — ");
+    assert!(changelog.contains(&section), "CHANGELOG.md has no `## {version} — DATE` section");
+    // Unreleased, when present, comes first: what is not in a release is not listed under one.
+    let first = changelog.lines().find(|line| line.starts_with("## ")).unwrap_or_default();
+    assert!(first == "## Unreleased" || first.starts_with(&section[1..]), "first section: {first}");
 }
