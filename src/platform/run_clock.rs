@@ -14,6 +14,12 @@
 //! at [`MAX_STRETCH`] times its length on the wall clock, whatever the discount.
 //!
 //! Elsewhere (macOS, Windows, a kernel without schedstat) the clock is the wall clock.
+//!
+//! Reading the group means scanning /proc, a millisecond or more on a busy machine, which a
+//! worker's request of a few milliseconds must not pay: the group is first read at the first
+//! sample, [`SAMPLE`] after the start, and that first interval counts whole (its waits are
+//! unknown). A limit therefore loses at most one interval of discount, and a request that ends
+//! sooner reads nothing.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -33,8 +39,9 @@ pub(crate) struct RunClock {
     sampled_at: Instant,
     /// Run time up to `sampled_at`.
     ran: Duration,
-    /// Each thread's run delay (nanoseconds) when last sampled, by (process, thread).
-    delays: HashMap<(u32, u32), u64>,
+    /// Each thread's run delay (nanoseconds) when last sampled, by (process, thread); `None`
+    /// until the first sample reads the group.
+    delays: Option<HashMap<(u32, u32), u64>>,
 }
 
 /// A limit a backend spent: what a time-out says about it.
@@ -66,21 +73,16 @@ impl std::fmt::Display for Overrun {
 
 impl RunClock {
     /// The clock of the process group `group` leads (every backend process is started as the
-    /// leader of its own group), from now.
+    /// leader of its own group), from now. Nothing is read yet: see the module's comment.
     pub(crate) fn start(group: u32) -> RunClock {
         let now = Instant::now();
-        let mut clock = RunClock {
+        RunClock {
             group: Some(group),
             started: now,
             sampled_at: now,
             ran: Duration::ZERO,
-            delays: HashMap::new(),
-        };
-        match read_group_delays(group) {
-            Some(delays) => clock.delays = delays,
-            None => clock.group = None,
+            delays: None,
         }
-        clock
     }
 
     /// The wall clock, for a backend with no process of its own (in this process).
@@ -92,7 +94,7 @@ impl RunClock {
             started: now,
             sampled_at: now,
             ran: Duration::ZERO,
-            delays: HashMap::new(),
+            delays: None,
         }
     }
 
@@ -131,10 +133,24 @@ impl RunClock {
         if interval < SAMPLE {
             return;
         }
-        // The group may have ended (its leader reaped): the interval then counts whole.
-        let delays = read_group_delays(group).unwrap_or_default();
-        self.ran += run_time(interval, &self.delays, &delays);
-        self.delays = delays;
+        match (self.delays.take(), read_group_delays(group)) {
+            (Some(before), after) => {
+                // The group may have ended (its leader reaped): the interval then counts whole.
+                let after = after.unwrap_or_default();
+                self.ran += run_time(interval, &before, &after);
+                self.delays = Some(after);
+            }
+            // The first read: the interval before it counts whole.
+            (None, Some(after)) => {
+                self.ran += interval;
+                self.delays = Some(after);
+            }
+            // No schedstat here, or the leader is gone at once: the wall clock from now on.
+            (None, None) => {
+                self.ran += interval;
+                self.group = None;
+            }
+        }
         self.sampled_at = now;
     }
 }
@@ -289,14 +305,17 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         let mut clock = RunClock::start(pid);
-        let readable = clock.group.is_some();
-        std::thread::sleep(SAMPLE * 2);
+        for _ in 0..3 {
+            std::thread::sleep(SAMPLE);
+            assert!(!clock.spent(Duration::from_secs(60)));
+        }
+        let readable = clock.group.is_some() && clock.delays.is_some();
         let overrun = clock.overrun(Duration::from_secs(60));
         let _ = child.kill();
         let _ = child.wait();
         assert!(readable, "the group's schedstat could not be read");
         assert_eq!(overrun.queued, Duration::ZERO, "{overrun:?}");
-        assert!(overrun.wall >= SAMPLE * 2);
+        assert!(overrun.wall >= SAMPLE * 3);
     }
 
     /// A group busier than the machine's processors (four spinning processes a core, children
@@ -313,11 +332,19 @@ mod tests {
             .spawn()
             .unwrap();
         let mut clock = RunClock::start(child.id());
-        std::thread::sleep(SAMPLE * 4);
+        // Sampled as a waiting request samples it; the first interval counts whole.
+        for _ in 0..8 {
+            std::thread::sleep(SAMPLE);
+            assert!(!clock.spent(Duration::from_secs(60)));
+        }
         let overrun = clock.overrun(Duration::from_secs(60));
         unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
         let _ = child.wait();
         assert!(overrun.queued >= overrun.wall / 4, "{overrun:?}");
+        assert!(
+            overrun.queued <= overrun.wall - SAMPLE,
+            "the first interval counts whole: {overrun:?}"
+        );
     }
 
     #[test]

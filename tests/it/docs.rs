@@ -689,7 +689,10 @@ fn the_guides_command_lines_parse_and_its_recipe_is_where_check_downstream_reads
     );
     for workflow in ["docs/ci/pad-conformance.yml", "docs/ci/pad-conformance-fanout.yml"] {
         let text = read(workflow);
-        assert!(text.contains("run: cargo install --locked --path third_party/pad-conformance\n"), "{workflow}");
+        assert!(
+            text.contains("run: cargo install --locked --path third_party/pad-conformance\n"),
+            "{workflow}"
+        );
         assert!(!text.contains("OWNER"), "{workflow} names a placeholder");
     }
     let downstream = read("scripts/check-downstream");
@@ -1120,15 +1123,29 @@ fn the_crate_the_wheel_and_the_changelog_name_one_version() {
     let version = env!("CARGO_PKG_VERSION");
     let package = read("python/pad_conformance/__init__.py");
     assert!(
-        package.lines().any(|line| line == format!("__version__ = \"{version}\"")),
+        package
+            .lines()
+            .any(|line| line == format!("__version__ = \"{version}\"")),
         "python/pad_conformance/__init__.py's __version__ is not the crate's {version}"
     );
     let pyproject = read("pyproject.toml");
-    assert!(pyproject.contains("dynamic = [\"version\"]"), "the wheel's version is not Cargo.toml's");
+    assert!(
+        pyproject.contains("dynamic = [\"version\"]"),
+        "the wheel's version is not Cargo.toml's"
+    );
     let changelog = read("CHANGELOG.md");
     let section = format!("\n## {version} — ");
-    assert!(changelog.contains(&section), "CHANGELOG.md has no `## {version} — DATE` section");
+    assert!(
+        changelog.contains(&section),
+        "CHANGELOG.md has no `## {version} — DATE` section"
+    );
     // Unreleased, when present, comes first: what is not in a release is not listed under one.
-    let first = changelog.lines().find(|line| line.starts_with("## ")).unwrap_or_default();
-    assert!(first == "## Unreleased" || first.starts_with(&section[1..]), "first section: {first}");
+    let first = changelog
+        .lines()
+        .find(|line| line.starts_with("## "))
+        .unwrap_or_default();
+    assert!(
+        first == "## Unreleased" || first.starts_with(&section[1..]),
+        "first section: {first}"
+    );
 }
