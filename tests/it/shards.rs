@@ -129,6 +129,28 @@ fn merged_shards_are_the_single_run() {
 }
 
 /// The baseline file at `path`, parsed.
+/// The baseline `merge PARTS... --write-baseline OUT` records from the parts' reports.
+fn merged_baseline(mut merge: Vec<String>, root: &str, out: &Path) -> Value {
+    merge.extend([
+        "--data".to_owned(),
+        root.to_owned(),
+        "--write-baseline".to_owned(),
+        arg(out),
+    ]);
+    let status = run(&merge.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        status.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    read_json(out)
+}
+
+fn arg(path: &Path) -> String {
+    path.to_str().unwrap().to_owned()
+}
+
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -155,7 +177,6 @@ fn the_parts_recorded_into_one_file_and_a_report_merged_record_the_whole_runs_ba
         std::fs::copy(&start, &path).unwrap();
         path
     };
-    let arg = |path: &Path| path.to_str().unwrap().to_owned();
 
     let whole = fresh("whole.json");
     let out = run(&["--write-baseline", &arg(&whole), root]);
@@ -235,16 +256,7 @@ fn the_parts_recorded_into_one_file_and_a_report_merged_record_the_whole_runs_ba
         run(&["--shard", &format!("{k}/3"), "--output", &arg(&part), root]);
         merge.push(arg(&part));
     }
-    let from_parts = fresh("from-parts.json");
-    merge.extend([
-        "--data".to_owned(),
-        root.to_owned(),
-        "--write-baseline".to_owned(),
-        arg(&from_parts),
-    ]);
-    let out = run(&merge.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(read_json(&from_parts), recorded);
+    assert_eq!(merged_baseline(merge, root, &fresh("from-parts.json")), recorded);
 
     // A report is never the file merge records into.
     let out = run(&[
@@ -291,7 +303,6 @@ fn a_workers_baseline_is_the_same_recorded_live_by_parts_or_from_its_reports() {
     let worker = scratch.path().join("refuser.sh");
     std::fs::write(&worker, REFUSER).unwrap();
     let backend = format!("exec:sh {}", worker.display());
-    let arg = |path: &Path| path.to_str().unwrap().to_owned();
     let root = testdata("");
     let root = arg(&root);
     let selection = [
@@ -364,14 +375,8 @@ fn a_workers_baseline_is_the_same_recorded_live_by_parts_or_from_its_reports() {
         merge.push(arg(&part));
     }
     assert_eq!(read_json(&by_parts), recorded);
-    let from_parts = scratch.path().join("from-parts.json");
-    merge.extend([
-        "--data".to_owned(),
-        root.clone(),
-        "--write-baseline".to_owned(),
-        arg(&from_parts),
-    ]);
-    let out = run(&merge.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(read_json(&from_parts), recorded);
+    assert_eq!(
+        merged_baseline(merge, &root, &scratch.path().join("from-parts.json")),
+        recorded
+    );
 }
