@@ -28,7 +28,11 @@ use crate::tensor::DataType;
 struct ProfileFile {
     operators: Option<Vec<String>>,
     dtypes: Option<Vec<String>>,
+    ranks: Option<BTreeSet<usize>>,
+    max_rank: Option<i64>,
     modes: Option<Vec<String>>,
+    single_node: Option<bool>,
+    empty_tensors: Option<bool>,
     inputs_as_constants: Option<bool>,
     #[serde(default)]
     except: Vec<Exception>,
@@ -69,7 +73,10 @@ impl Profile {
     /// ```toml
     /// operators = ["Pad-11", "Pad-13", "CenterCropPad-18"]   # or "Pad" for every version
     /// dtypes = ["float", "double", "int32"]
+    /// max_rank = 4                   # the data input's rank; or ranks = [1, 2, 3, 4]
     /// modes = ["constant", "reflect", "edge"]
+    /// single_node = true             # graphs of the Pad-family node alone
+    /// empty_tensors = false          # no tensor with a zero-sized dimension
     /// inputs_as_constants = false
     ///
     /// [[except]]
@@ -118,7 +125,11 @@ impl Profile {
         })?;
         if file.operators.is_none()
             && file.dtypes.is_none()
+            && file.ranks.is_none()
+            && file.max_rank.is_none()
             && file.modes.is_none()
+            && file.single_node.is_none()
+            && file.empty_tensors.is_none()
             && file.inputs_as_constants.is_none()
             && file.except.is_empty()
             && file.inputs.is_empty()
@@ -162,6 +173,23 @@ impl Profile {
         let modes = file
             .modes
             .map(|names| parse_modes(&names).map_err(|v| unknown("modes".into(), "mode", &v)))
+            .transpose()?;
+        if file.ranks.as_ref().is_some_and(BTreeSet::is_empty) {
+            return Err(ProfileError::EmptyList {
+                path: path.to_owned(),
+                field: "ranks",
+            });
+        }
+        // A rank is never negative: a limit below zero excludes every data set.
+        let max_rank = file
+            .max_rank
+            .map(|rank| {
+                usize::try_from(rank).map_err(|_| ProfileError::ExcludesEverything {
+                    path: path.to_owned(),
+                    field: "max_rank".into(),
+                    value: rank.to_string(),
+                })
+            })
             .transpose()?;
         let labels = Labels::new();
         let mut masks = Vec::with_capacity(file.except.len());
@@ -274,7 +302,11 @@ impl Profile {
         Ok(Profile {
             operators,
             dtypes,
+            ranks: file.ranks,
+            max_rank,
             modes,
+            single_node: file.single_node.unwrap_or(false),
+            without_empty_tensors: file.empty_tensors == Some(false),
             exceptions: file.except,
             matchers: Matchers::new(masks),
             inputs_as_constants: file.inputs_as_constants.unwrap_or(false),
