@@ -489,6 +489,74 @@ axes = "absent"
     }
 
     #[test]
+    fn rank_limits_and_single_node_read_from_toml_equal_the_built_ones_and_name_their_value() {
+        let profile = read("ranks = [1, 2, 3, 4]\nmax_rank = 3\nsingle_node = true\nempty_tensors = false\n").unwrap();
+        assert_eq!(
+            profile,
+            Profile::everything()
+                .data_ranks([1, 2, 3, 4])
+                .max_rank(3)
+                .single_node_only()
+                .without_empty_tensors()
+        );
+        // Set to what leaving them out means, they limit nothing.
+        assert_eq!(
+            read("empty_tensors = true\nsingle_node = false").unwrap(),
+            Profile::everything()
+        );
+        let at = |rank, nodes| Subject {
+            rank,
+            nodes,
+            ..subject(PadOp::Pad, 19, DataType::Float, Some(PadMode::Edge))
+        };
+        assert_eq!(profile.excludes(&at(3, 1)), None);
+        assert_eq!(
+            profile.excludes(&at(4, 1)),
+            Some(Unsupported::Excluded(
+                ProfileKey::MaxRank,
+                "rank 4 is above max_rank 3".into()
+            ))
+        );
+        assert_eq!(
+            profile.excludes(&at(0, 1)),
+            Some(Unsupported::Excluded(
+                ProfileKey::Ranks,
+                "data of rank 0 (supported ranks: 1, 2, 3, 4)".into()
+            ))
+        );
+        assert_eq!(
+            profile.excludes(&at(2, 13)),
+            Some(Unsupported::Excluded(
+                ProfileKey::SingleNode,
+                "a graph of 13 nodes, not the Pad-family node alone".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn bad_rank_limits_and_switches_are_errors_naming_the_file_the_field_and_the_value() {
+        for (text, expected) in [
+            (
+                "ranks = []",
+                "p.toml: ranks = [] would leave every data set unsupported",
+            ),
+            (
+                "max_rank = -1",
+                "p.toml: max_rank = -1 would leave every data set unsupported",
+            ),
+            ("ranks = [2, -1]", "ranks = [2, -1]"),
+            ("max_rank = \"4\"", "max_rank = \"4\""),
+            ("single_node = \"yes\"", "single_node = \"yes\""),
+            ("empty_tensors = 0", "empty_tensors = 0"),
+            ("max_ranks = 4", "unknown field `max_ranks`"),
+        ] {
+            let error = read(text).unwrap_err().to_string();
+            assert!(error.contains(expected) && error.contains("p.toml"), "{text}: {error}");
+        }
+        assert!(read("max_rank = 0").is_ok(), "scalars only is a profile");
+    }
+
+    #[test]
     fn a_mode_limited_to_the_last_two_axes_excludes_padding_any_other() {
         let profile = read("[[mode_axes]]\nmodes = [\"reflect\"]\naxes = [-2, -1]\n").unwrap();
         // Read from a file, it also names the file's digest, and still equals the one built.

@@ -441,7 +441,10 @@ impl Profile {
             (ProfileKey::Except, !self.exceptions.is_empty()),
         ])
         .find_map(|(key, set)| set.then_some(key))?;
-        Some(Unsupported::Excluded(key, format!("{unread}, so {key} cannot be checked")))
+        Some(Unsupported::Excluded(
+            key,
+            format!("{unread}, so {key} cannot be checked"),
+        ))
     }
 
     /// Why the tensors data set `inputs` (in graph-input order) of `model` hands over, or
@@ -520,6 +523,7 @@ pub(crate) mod tests {
             "dtypes = []"
         );
         assert_eq!(refused(Profile::everything().without_modes(PadMode::ALL)), "modes = []");
+        assert_eq!(refused(Profile::everything().data_ranks([])), "ranks = []");
         assert_eq!(
             refused(Profile::everything().input(InputRole::Pads, InputLimits::any().ranks([]))),
             "inputs.pads.ranks = []"
@@ -598,6 +602,111 @@ pub(crate) mod tests {
             no_axes.excludes(&subject).map(|u| u.to_string()),
             Some("outside the backend's profile: the axes input (not supported)".into())
         );
+    }
+
+    /// The model and first data set of bundled case `name`.
+    fn bundled(name: &str) -> (Model, Vec<Tensor>) {
+        use crate::case::{Patterns, discover};
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
+        let cases = discover(&[root], &Patterns::new(&[name]).unwrap()).unwrap();
+        let options = cases[0].decode_options(1 << 30);
+        let model = cases[0].load_model(&options).unwrap();
+        let data = cases[0].load_data_set(&cases[0].data_sets[0], &options).unwrap();
+        (model, data.inputs)
+    }
+
+    /// The fuzz case of an int4 data and a mode no version defines: its subject could not be
+    /// read for the mode, and a subject not read passed every profile, so the int4 data
+    /// reached a worker that said it takes float alone.
+    #[test]
+    fn a_mode_no_version_defines_leaves_the_rest_of_the_data_set_checked() {
+        let (model, inputs) = bundled("test_fuzz_accepts-forbidden_breaks-unknown-mode_67bd4112_pad");
+        let subject = Subject::of(&model, &inputs).unwrap();
+        assert_eq!(subject.mode, Some(ModeAttribute::Unknown("symmetric".into())));
+        assert_eq!(subject.dtype, DataType::Int4);
+        let float = Profile::everything().without_dtypes(DataType::ALL.into_iter().filter(|d| *d != DataType::Float));
+        assert_eq!(
+            float.excludes_data_set(&model, &inputs, &[]),
+            Some(Unsupported::Excluded(ProfileKey::Dtypes, "element type int4".into()))
+        );
+        // A list of modes names the four at most: a spelling none defines is outside it.
+        assert_eq!(
+            Profile::everything()
+                .without_modes([PadMode::Wrap])
+                .excludes_data_set(&model, &inputs, &[]),
+            Some(Unsupported::Excluded(
+                ProfileKey::Modes,
+                "mode \"symmetric\", which no operator version defines".into()
+            ))
+        );
+        // A profile silent on modes lets the backend refuse it; a mode-limited exception
+        // does not match it.
+        assert_eq!(Profile::everything().excludes_data_set(&model, &inputs, &[]), None);
+        let wrap_axes = Profile::everything().mode_axes([PadMode::Wrap], [-1]);
+        assert_eq!(wrap_axes.excludes_data_set(&model, &inputs, &[]), None);
+    }
+
+    #[test]
+    fn a_data_set_whose_subject_cannot_be_read_is_outside_every_profile_that_says_what_one_is() {
+        let (mut model, inputs) = bundled("test_constant_pad_axes");
+        assert_eq!(Subject::of(&model, &[]).unwrap_err(), Unread::NoDataInput);
+        assert_eq!(
+            Profile::everything()
+                .single_node_only()
+                .excludes_data_set(&model, &[], &[])
+                .map(|u| u.reason()),
+            Some("the data set feeds no data input, so single_node cannot be checked".into())
+        );
+        model.graph.nodes.clear();
+        assert_eq!(Subject::of(&model, &inputs).unwrap_err(), Unread::NoPadNode);
+        let float_only = DataType::ALL.into_iter().filter(|d| *d != DataType::Float);
+        assert_eq!(
+            Profile::everything()
+                .without_dtypes(float_only)
+                .excludes_data_set(&model, &inputs, &[])
+                .map(|u| u.to_string()),
+            Some("outside the backend's profile: the graph has no Pad-family node, so dtypes cannot be checked".into())
+        );
+        let no_axes = Profile::everything().input(InputRole::Axes, InputLimits::absent());
+        assert_eq!(
+            no_axes.excludes_data_set(&model, &inputs, &[]).map(|u| u.key()),
+            Some(ProfileKey::Input(InputRole::Axes))
+        );
+        // The model's format is read whatever else is not, and comes first as always.
+        assert_eq!(
+            Profile::everything()
+                .max_rank(4)
+                .max_ir_version(model.ir_version - 1)
+                .excludes_data_set(&model, &inputs, &[])
+                .map(|u| u.key()),
+            Some(ProfileKey::MaxIrVersion)
+        );
+        // A profile that says nothing of what a data set is has nothing to check.
+        let values_only = Profile::everything()
+            .storage(DataType::Double, DataType::Float)
+            .without_empty_tensors();
+        assert_eq!(values_only.excludes_data_set(&model, &inputs, &[]), None);
+    }
+
+    #[test]
+    fn without_empty_tensors_an_input_or_expected_output_with_a_zero_sized_dimension_is_unsupported() {
+        let (model, mut inputs) = bundled("test_constant_pad_axes");
+        let profile = Profile::everything().without_empty_tensors();
+        assert_eq!(profile.excludes_data_set(&model, &inputs, &[]), None);
+        let empty_output = Tensor::from_vec(&[1, 0, 4, 12], Vec::<f32>::new()).unwrap();
+        assert_eq!(
+            profile.excludes_data_set(&model, &inputs, &[empty_output]),
+            Some(Unsupported::Excluded(
+                ProfileKey::EmptyTensors,
+                "expected output \"y\" of shape [1, 0, 4, 12] is empty".into()
+            ))
+        );
+        inputs[0] = Tensor::from_vec(&[1, 3, 0, 5], Vec::<f32>::new()).unwrap();
+        assert_eq!(
+            profile.excludes_data_set(&model, &inputs, &[]).map(|u| u.reason()),
+            Some("input \"x\" of shape [1, 3, 0, 5] is empty".into())
+        );
+        assert_eq!(Profile::everything().excludes_data_set(&model, &inputs, &[]), None);
     }
 
     #[test]
