@@ -64,7 +64,7 @@ pub enum ProfileError {
     EmptyList {
         /// The file.
         path: PathBuf,
-        /// `operators`, `dtypes` or `modes`.
+        /// `operators`, `dtypes`, `ranks` or `modes`.
         field: &'static str,
     },
     /// A key whose value excludes every data set it applies to: an `[[except]]` with no

@@ -28,7 +28,11 @@ use crate::tensor::DataType;
 struct ProfileFile {
     operators: Option<Vec<String>>,
     dtypes: Option<Vec<String>>,
+    ranks: Option<BTreeSet<usize>>,
+    max_rank: Option<i64>,
     modes: Option<Vec<String>>,
+    single_node: Option<bool>,
+    empty_tensors: Option<bool>,
     inputs_as_constants: Option<bool>,
     #[serde(default)]
     except: Vec<Exception>,
@@ -69,7 +73,10 @@ impl Profile {
     /// ```toml
     /// operators = ["Pad-11", "Pad-13", "CenterCropPad-18"]   # or "Pad" for every version
     /// dtypes = ["float", "double", "int32"]
+    /// max_rank = 4                   # the data input's rank; or ranks = [1, 2, 3, 4]
     /// modes = ["constant", "reflect", "edge"]
+    /// single_node = true             # graphs of the Pad-family node alone
+    /// empty_tensors = false          # no tensor with a zero-sized dimension
     /// inputs_as_constants = false
     ///
     /// [[except]]
@@ -118,7 +125,11 @@ impl Profile {
         })?;
         if file.operators.is_none()
             && file.dtypes.is_none()
+            && file.ranks.is_none()
+            && file.max_rank.is_none()
             && file.modes.is_none()
+            && file.single_node.is_none()
+            && file.empty_tensors.is_none()
             && file.inputs_as_constants.is_none()
             && file.except.is_empty()
             && file.inputs.is_empty()
@@ -162,6 +173,23 @@ impl Profile {
         let modes = file
             .modes
             .map(|names| parse_modes(&names).map_err(|v| unknown("modes".into(), "mode", &v)))
+            .transpose()?;
+        if file.ranks.as_ref().is_some_and(BTreeSet::is_empty) {
+            return Err(ProfileError::EmptyList {
+                path: path.to_owned(),
+                field: "ranks",
+            });
+        }
+        // A rank is never negative: a limit below zero excludes every data set.
+        let max_rank = file
+            .max_rank
+            .map(|rank| {
+                usize::try_from(rank).map_err(|_| ProfileError::ExcludesEverything {
+                    path: path.to_owned(),
+                    field: "max_rank".into(),
+                    value: rank.to_string(),
+                })
+            })
             .transpose()?;
         let labels = Labels::new();
         let mut masks = Vec::with_capacity(file.except.len());
@@ -274,7 +302,11 @@ impl Profile {
         Ok(Profile {
             operators,
             dtypes,
+            ranks: file.ranks,
+            max_rank,
             modes,
+            single_node: file.single_node.unwrap_or(false),
+            without_empty_tensors: file.empty_tensors == Some(false),
             exceptions: file.except,
             matchers: Matchers::new(masks),
             inputs_as_constants: file.inputs_as_constants.unwrap_or(false),
@@ -454,6 +486,74 @@ axes = "absent"
         );
         // A profile without [inputs] (every file written before it existed) limits none.
         assert_eq!(Profile::everything().excludes(&given(edge, &with_axes, 2, &[0])), None);
+    }
+
+    #[test]
+    fn rank_limits_and_single_node_read_from_toml_equal_the_built_ones_and_name_their_value() {
+        let profile = read("ranks = [1, 2, 3, 4]\nmax_rank = 3\nsingle_node = true\nempty_tensors = false\n").unwrap();
+        assert_eq!(
+            profile,
+            Profile::everything()
+                .data_ranks([1, 2, 3, 4])
+                .max_rank(3)
+                .single_node_only()
+                .without_empty_tensors()
+        );
+        // Set to what leaving them out means, they limit nothing.
+        assert_eq!(
+            read("empty_tensors = true\nsingle_node = false").unwrap(),
+            Profile::everything()
+        );
+        let at = |rank, nodes| Subject {
+            rank,
+            nodes,
+            ..subject(PadOp::Pad, 19, DataType::Float, Some(PadMode::Edge))
+        };
+        assert_eq!(profile.excludes(&at(3, 1)), None);
+        assert_eq!(
+            profile.excludes(&at(4, 1)),
+            Some(Unsupported::Excluded(
+                ProfileKey::MaxRank,
+                "rank 4 is above max_rank 3".into()
+            ))
+        );
+        assert_eq!(
+            profile.excludes(&at(0, 1)),
+            Some(Unsupported::Excluded(
+                ProfileKey::Ranks,
+                "data of rank 0 (supported ranks: 1, 2, 3, 4)".into()
+            ))
+        );
+        assert_eq!(
+            profile.excludes(&at(2, 13)),
+            Some(Unsupported::Excluded(
+                ProfileKey::SingleNode,
+                "a graph of 13 nodes, not the Pad-family node alone".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn bad_rank_limits_and_switches_are_errors_naming_the_file_the_field_and_the_value() {
+        for (text, expected) in [
+            (
+                "ranks = []",
+                "p.toml: ranks = [] would leave every data set unsupported",
+            ),
+            (
+                "max_rank = -1",
+                "p.toml: max_rank = -1 would leave every data set unsupported",
+            ),
+            ("ranks = [2, -1]", "ranks = [2, -1]"),
+            ("max_rank = \"4\"", "max_rank = \"4\""),
+            ("single_node = \"yes\"", "single_node = \"yes\""),
+            ("empty_tensors = 0", "empty_tensors = 0"),
+            ("max_ranks = 4", "unknown field `max_ranks`"),
+        ] {
+            let error = read(text).unwrap_err().to_string();
+            assert!(error.contains(expected) && error.contains("p.toml"), "{text}: {error}");
+        }
+        assert!(read("max_rank = 0").is_ok(), "scalars only is a profile");
     }
 
     #[test]

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 
-use super::subject::Subject;
 use super::unsupported::{ProfileKey, Unsupported};
 
 /// The newest IR version and opsets a backend reads; nothing set: any.
@@ -19,18 +18,19 @@ pub(crate) struct FormatLimits {
 }
 
 impl FormatLimits {
-    /// Why the model of `subject` is too new, if it is.
-    pub(crate) fn excludes(&self, subject: &Subject) -> Option<Unsupported> {
+    /// Why a model of IR version `ir_version` importing `opsets` (per domain, `""` for
+    /// ai.onnx) is too new, if it is.
+    pub(crate) fn excludes(&self, ir_version: i64, opsets: &BTreeMap<String, i64>) -> Option<Unsupported> {
         if let Some(max) = self.max_ir_version
-            && subject.ir_version > max
+            && ir_version > max
         {
             return Some(Unsupported::Excluded(
                 ProfileKey::MaxIrVersion,
-                format!("IR version {} (the backend reads up to {max})", subject.ir_version),
+                format!("IR version {ir_version} (the backend reads up to {max})"),
             ));
         }
         self.max_opsets.iter().find_map(|(domain, &max)| {
-            let opset = *subject.opsets.get(domain)?;
+            let opset = *opsets.get(domain)?;
             (opset > max).then(|| {
                 let shown = if domain.is_empty() { "ai.onnx" } else { domain };
                 Unsupported::Excluded(

@@ -129,7 +129,7 @@ impl ModeAxes {
     /// Why `subject` is outside this limit, if it is: its mode is limited and it pads an
     /// axis not listed. A data set whose padded axes are unknown is not excluded.
     pub(super) fn excludes(&self, subject: &Subject) -> Option<Unsupported> {
-        let mode = subject.mode.filter(|m| self.modes.contains(m))?;
+        let mode = subject.known_mode().filter(|m| self.modes.contains(m))?;
         let (rank, padded) = subject.padded_axes.as_ref()?;
         let allowed = |axis: usize| {
             self.axes

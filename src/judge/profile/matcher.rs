@@ -95,7 +95,9 @@ impl Key {
         Key {
             operator: subject.operator,
             dtype: subject.dtype,
-            mode: subject.mode,
+            // A mode no version defines is none of the table's: only an exception that lists
+            // no modes matches it.
+            mode: subject.known_mode(),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Capability profiles: what a backend claims to support — operator versions, element types,
-//! modes, the axes a mode may pad, and for each input after the data (pads, constant_value,
+//! ranks of the data, modes, the axes a mode may pad, single-node graphs only, empty tensors
+//! or not, and for each input after the data (pads, constant_value,
 //! axes, shape) whether it takes it as a runtime input, only as an initializer or not at all,
 //! of which ranks and within which values, and which element types it keeps in narrower ones
 //! (storage.rs). Data sets outside the profile are `unsupported`:
@@ -65,10 +66,11 @@ use inputs::{InputForm, ModeAxes};
 use matcher::{Exception, Key, Matchers};
 use storage::{Place, Storage};
 pub(crate) use subject::Subject;
+use subject::Unread;
 pub(crate) use unsupported::{ProfileKey, Unsupported};
 
 use crate::model::{AttributeValue, Model};
-use crate::operators::{OpVersion, PadMode};
+use crate::operators::{ModeAttribute, OpVersion, PadMode};
 use crate::tensor::{DataType, Tensor};
 
 /// What a backend supports.
@@ -78,8 +80,18 @@ pub struct Profile {
     pub(crate) operators: Option<BTreeSet<OpVersion>>,
     /// The element types of the data input it supports; `None`: all.
     pub(crate) dtypes: Option<BTreeSet<DataType>>,
+    /// The ranks of the data input it supports; `None`: all.
+    pub(crate) ranks: Option<BTreeSet<usize>>,
+    /// The highest rank of the data input it supports; `None`: any.
+    pub(crate) max_rank: Option<usize>,
     /// The modes it supports; `None`: all.
     pub(crate) modes: Option<BTreeSet<PadMode>>,
+    /// It runs only graphs of one node, the Pad-family node (`single_node = true`): a case
+    /// whose graph has helper nodes (a function body expanded) is unsupported.
+    pub(crate) single_node: bool,
+    /// It supports no empty tensor (`empty_tensors = false`): a data set handing over, holding
+    /// as a constant or expecting back a tensor with a zero-sized dimension is unsupported.
+    pub(crate) without_empty_tensors: bool,
     /// Combinations it does not support, each with a reason, as read ([`Profile::exceptions`]).
     exceptions: Vec<Exception>,
     /// The exceptions matched in one step each, and the first of them each subject matches:
@@ -144,6 +156,32 @@ impl Profile {
             kept.remove(&mode);
         }
         self.modes = Some(kept);
+        self
+    }
+
+    /// Supports data inputs of these ranks only (`ranks` in a file).
+    pub fn data_ranks(mut self, ranks: impl IntoIterator<Item = usize>) -> Profile {
+        self.ranks = Some(ranks.into_iter().collect());
+        self
+    }
+
+    /// Supports data inputs of rank `rank` at most (`max_rank` in a file).
+    pub fn max_rank(mut self, rank: usize) -> Profile {
+        self.max_rank = Some(rank);
+        self
+    }
+
+    /// Runs only models whose graph is the Pad-family node alone (`single_node = true`).
+    pub fn single_node_only(mut self) -> Profile {
+        self.single_node = true;
+        self
+    }
+
+    /// Supports no empty tensor (`empty_tensors = false`): a data set whose inputs,
+    /// constants or expected outputs include a tensor with a zero-sized dimension is
+    /// unsupported.
+    pub fn without_empty_tensors(mut self) -> Profile {
+        self.without_empty_tensors = true;
         self
     }
 
@@ -216,6 +254,7 @@ impl Profile {
         for (field, empty) in [
             ("operators", self.operators.as_ref().is_some_and(BTreeSet::is_empty)),
             ("dtypes", self.dtypes.as_ref().is_some_and(BTreeSet::is_empty)),
+            ("ranks", self.ranks.as_ref().is_some_and(BTreeSet::is_empty)),
             ("modes", self.modes.as_ref().is_some_and(BTreeSet::is_empty)),
         ] {
             if empty {
@@ -288,8 +327,14 @@ impl Profile {
     /// Why `subject` is outside the profile, if it is.
     pub(crate) fn excludes(&self, subject: &Subject) -> Option<Unsupported> {
         // First: a runtime older than the model cannot say anything about the operator in it.
-        if let Some(too_new) = self.format.excludes(subject) {
+        if let Some(too_new) = self.format.excludes(subject.ir_version, &subject.opsets) {
             return Some(too_new);
+        }
+        if self.single_node && subject.nodes != 1 {
+            return Some(Unsupported::Excluded(
+                ProfileKey::SingleNode,
+                format!("a graph of {} nodes, not the Pad-family node alone", subject.nodes),
+            ));
         }
         if let Some(operators) = &self.operators
             && !operators.contains(&subject.operator)
@@ -307,10 +352,37 @@ impl Profile {
                 format!("element type {}", subject.dtype),
             ));
         }
-        if let (Some(modes), Some(mode)) = (&self.modes, subject.mode)
-            && !modes.contains(&mode)
+        if let Some(ranks) = &self.ranks
+            && !ranks.contains(&subject.rank)
         {
-            return Some(Unsupported::Excluded(ProfileKey::Modes, format!("mode {mode}")));
+            let listed: Vec<String> = ranks.iter().map(usize::to_string).collect();
+            return Some(Unsupported::Excluded(
+                ProfileKey::Ranks,
+                format!("data of rank {} (supported ranks: {})", subject.rank, listed.join(", ")),
+            ));
+        }
+        if let Some(max) = self.max_rank
+            && subject.rank > max
+        {
+            return Some(Unsupported::Excluded(
+                ProfileKey::MaxRank,
+                format!("rank {} is above max_rank {max}", subject.rank),
+            ));
+        }
+        if let (Some(modes), Some(mode)) = (&self.modes, &subject.mode) {
+            match mode {
+                ModeAttribute::Mode(mode) if !modes.contains(mode) => {
+                    return Some(Unsupported::Excluded(ProfileKey::Modes, format!("mode {mode}")));
+                }
+                // A spelling no version defines is none of the modes listed.
+                ModeAttribute::Unknown(name) => {
+                    return Some(Unsupported::Excluded(
+                        ProfileKey::Modes,
+                        format!("mode {name:?}, which no operator version defines"),
+                    ));
+                }
+                _ => {}
+            }
         }
         if let Some(unsupported) = self
             .inputs
@@ -338,30 +410,72 @@ impl Profile {
         inputs: &[Tensor],
         expected: &[Tensor],
     ) -> Option<Unsupported> {
-        Subject::of(model, inputs)
-            .and_then(|s| self.excludes(&s))
-            .or_else(|| self.excludes_values(model, inputs, expected))
+        match Subject::of(model, inputs) {
+            Ok(subject) => self.excludes(&subject),
+            Err(unread) => self.excludes_unread(model, unread),
+        }
+        .or_else(|| self.excludes_values(model, inputs, expected))
     }
 
-    /// Why the values data set `inputs` (in graph-input order) of `model` hands over, or
-    /// `expected` back, are outside the declared storage: the first value, in the inputs,
-    /// then the model's constants, then the expected outputs, that its narrower type cannot
-    /// hold. Values computed in the graph are not known before the run and not checked.
+    /// Why a data set whose subject cannot be read (`unread`) is outside the profile: a model
+    /// too new, as for any other; else, when the profile says anything about what a data set
+    /// is, the first key that does, since none of them can be checked. Letting such a data
+    /// set through would hand the backend what the profile may exclude.
+    fn excludes_unread(&self, model: &Model, unread: Unread) -> Option<Unsupported> {
+        if let Some(too_new) = self.format.excludes(model.ir_version, &model.opset_imports) {
+            return Some(too_new);
+        }
+        let first_input = self.inputs.iter().find(|(_, limits)| **limits != InputLimits::any());
+        let key = [
+            (ProfileKey::SingleNode, self.single_node),
+            (ProfileKey::Operators, self.operators.is_some()),
+            (ProfileKey::Dtypes, self.dtypes.is_some()),
+            (ProfileKey::Ranks, self.ranks.is_some()),
+            (ProfileKey::MaxRank, self.max_rank.is_some()),
+            (ProfileKey::Modes, self.modes.is_some()),
+        ]
+        .into_iter()
+        .chain(first_input.map(|(role, _)| (ProfileKey::Input(*role), true)))
+        .chain([
+            (ProfileKey::ModeAxes, !self.mode_axes.is_empty()),
+            (ProfileKey::Except, !self.exceptions.is_empty()),
+        ])
+        .find_map(|(key, set)| set.then_some(key))?;
+        Some(Unsupported::Excluded(
+            key,
+            format!("{unread}, so {key} cannot be checked"),
+        ))
+    }
+
+    /// Why the tensors data set `inputs` (in graph-input order) of `model` hands over, or
+    /// `expected` back, are outside the profile: the first empty one, without empty tensors;
+    /// else the first value, in the inputs, then the model's constants, then the expected
+    /// outputs, that its declared narrower type cannot hold. Tensors computed in the graph
+    /// are not known before the run and not checked.
     fn excludes_values(&self, model: &Model, inputs: &[Tensor], expected: &[Tensor]) -> Option<Unsupported> {
         let graph = &model.graph;
-        let inputs = graph.inputs.iter().zip(inputs).map(|(n, t)| (Place::Input(n), t));
-        let initializers = graph.initializers.iter().map(|(n, t)| (Place::Constant(n), t));
-        let attributes = graph.nodes.iter().flat_map(|node| {
-            let name = node.outputs.first().unwrap_or(&node.name);
-            node.attributes.iter().filter_map(move |a| match &a.value {
-                AttributeValue::Tensor(t) => Some((Place::Constant(name), t)),
-                _ => None,
-            })
-        });
-        let outputs = graph.outputs.iter().zip(expected).map(|(n, t)| (Place::Output(n), t));
-        self.storage
-            .first_outside(inputs.chain(initializers).chain(attributes).chain(outputs))
-            .map(Unsupported::ValueRange)
+        let tensors = || {
+            let inputs = graph.inputs.iter().zip(inputs).map(|(n, t)| (Place::Input(n), t));
+            let initializers = graph.initializers.iter().map(|(n, t)| (Place::Constant(n), t));
+            let attributes = graph.nodes.iter().flat_map(|node| {
+                let name = node.outputs.first().unwrap_or(&node.name);
+                node.attributes.iter().filter_map(move |a| match &a.value {
+                    AttributeValue::Tensor(t) => Some((Place::Constant(name), t)),
+                    _ => None,
+                })
+            });
+            let outputs = graph.outputs.iter().zip(expected).map(|(n, t)| (Place::Output(n), t));
+            inputs.chain(initializers).chain(attributes).chain(outputs)
+        };
+        if self.without_empty_tensors
+            && let Some((place, tensor)) = tensors().find(|(_, t)| t.shape().contains(&0))
+        {
+            return Some(Unsupported::Excluded(
+                ProfileKey::EmptyTensors,
+                format!("{place} of shape {:?} is empty", tensor.shape()),
+            ));
+        }
+        self.storage.first_outside(tensors()).map(Unsupported::ValueRange)
     }
 }
 
@@ -409,6 +523,7 @@ pub(crate) mod tests {
             "dtypes = []"
         );
         assert_eq!(refused(Profile::everything().without_modes(PadMode::ALL)), "modes = []");
+        assert_eq!(refused(Profile::everything().data_ranks([])), "ranks = []");
         assert_eq!(
             refused(Profile::everything().input(InputRole::Pads, InputLimits::any().ranks([]))),
             "inputs.pads.ranks = []"
@@ -430,12 +545,14 @@ pub(crate) mod tests {
         Subject {
             operator: OpVersion { op, version },
             dtype,
-            mode,
+            rank: 2,
+            mode: mode.map(ModeAttribute::Mode),
             inputs: Vec::new(),
             pads: None,
             padded_axes: None,
             ir_version: 8,
             opsets: BTreeMap::from([(String::new(), version)]),
+            nodes: 1,
         }
     }
 
@@ -485,6 +602,111 @@ pub(crate) mod tests {
             no_axes.excludes(&subject).map(|u| u.to_string()),
             Some("outside the backend's profile: the axes input (not supported)".into())
         );
+    }
+
+    /// The model and first data set of bundled case `name`.
+    fn bundled(name: &str) -> (Model, Vec<Tensor>) {
+        use crate::case::{Patterns, discover};
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx-testdata");
+        let cases = discover(&[root], &Patterns::new(&[name]).unwrap()).unwrap();
+        let options = cases[0].decode_options(1 << 30);
+        let model = cases[0].load_model(&options).unwrap();
+        let data = cases[0].load_data_set(&cases[0].data_sets[0], &options).unwrap();
+        (model, data.inputs)
+    }
+
+    /// The fuzz case of an int4 data and a mode no version defines: its subject could not be
+    /// read for the mode, and a subject not read passed every profile, so the int4 data
+    /// reached a worker that said it takes float alone.
+    #[test]
+    fn a_mode_no_version_defines_leaves_the_rest_of_the_data_set_checked() {
+        let (model, inputs) = bundled("test_fuzz_accepts-forbidden_breaks-unknown-mode_67bd4112_pad");
+        let subject = Subject::of(&model, &inputs).unwrap();
+        assert_eq!(subject.mode, Some(ModeAttribute::Unknown("symmetric".into())));
+        assert_eq!(subject.dtype, DataType::Int4);
+        let float = Profile::everything().without_dtypes(DataType::ALL.into_iter().filter(|d| *d != DataType::Float));
+        assert_eq!(
+            float.excludes_data_set(&model, &inputs, &[]),
+            Some(Unsupported::Excluded(ProfileKey::Dtypes, "element type int4".into()))
+        );
+        // A list of modes names the four at most: a spelling none defines is outside it.
+        assert_eq!(
+            Profile::everything()
+                .without_modes([PadMode::Wrap])
+                .excludes_data_set(&model, &inputs, &[]),
+            Some(Unsupported::Excluded(
+                ProfileKey::Modes,
+                "mode \"symmetric\", which no operator version defines".into()
+            ))
+        );
+        // A profile silent on modes lets the backend refuse it; a mode-limited exception
+        // does not match it.
+        assert_eq!(Profile::everything().excludes_data_set(&model, &inputs, &[]), None);
+        let wrap_axes = Profile::everything().mode_axes([PadMode::Wrap], [-1]);
+        assert_eq!(wrap_axes.excludes_data_set(&model, &inputs, &[]), None);
+    }
+
+    #[test]
+    fn a_data_set_whose_subject_cannot_be_read_is_outside_every_profile_that_says_what_one_is() {
+        let (mut model, inputs) = bundled("test_constant_pad_axes");
+        assert_eq!(Subject::of(&model, &[]).unwrap_err(), Unread::NoDataInput);
+        assert_eq!(
+            Profile::everything()
+                .single_node_only()
+                .excludes_data_set(&model, &[], &[])
+                .map(|u| u.reason()),
+            Some("the data set feeds no data input, so single_node cannot be checked".into())
+        );
+        model.graph.nodes.clear();
+        assert_eq!(Subject::of(&model, &inputs).unwrap_err(), Unread::NoPadNode);
+        let float_only = DataType::ALL.into_iter().filter(|d| *d != DataType::Float);
+        assert_eq!(
+            Profile::everything()
+                .without_dtypes(float_only)
+                .excludes_data_set(&model, &inputs, &[])
+                .map(|u| u.to_string()),
+            Some("outside the backend's profile: the graph has no Pad-family node, so dtypes cannot be checked".into())
+        );
+        let no_axes = Profile::everything().input(InputRole::Axes, InputLimits::absent());
+        assert_eq!(
+            no_axes.excludes_data_set(&model, &inputs, &[]).map(|u| u.key()),
+            Some(ProfileKey::Input(InputRole::Axes))
+        );
+        // The model's format is read whatever else is not, and comes first as always.
+        assert_eq!(
+            Profile::everything()
+                .max_rank(4)
+                .max_ir_version(model.ir_version - 1)
+                .excludes_data_set(&model, &inputs, &[])
+                .map(|u| u.key()),
+            Some(ProfileKey::MaxIrVersion)
+        );
+        // A profile that says nothing of what a data set is has nothing to check.
+        let values_only = Profile::everything()
+            .storage(DataType::Double, DataType::Float)
+            .without_empty_tensors();
+        assert_eq!(values_only.excludes_data_set(&model, &inputs, &[]), None);
+    }
+
+    #[test]
+    fn without_empty_tensors_an_input_or_expected_output_with_a_zero_sized_dimension_is_unsupported() {
+        let (model, mut inputs) = bundled("test_constant_pad_axes");
+        let profile = Profile::everything().without_empty_tensors();
+        assert_eq!(profile.excludes_data_set(&model, &inputs, &[]), None);
+        let empty_output = Tensor::from_vec(&[1, 0, 4, 12], Vec::<f32>::new()).unwrap();
+        assert_eq!(
+            profile.excludes_data_set(&model, &inputs, &[empty_output]),
+            Some(Unsupported::Excluded(
+                ProfileKey::EmptyTensors,
+                "expected output \"y\" of shape [1, 0, 4, 12] is empty".into()
+            ))
+        );
+        inputs[0] = Tensor::from_vec(&[1, 3, 0, 5], Vec::<f32>::new()).unwrap();
+        assert_eq!(
+            profile.excludes_data_set(&model, &inputs, &[]).map(|u| u.reason()),
+            Some("input \"x\" of shape [1, 3, 0, 5] is empty".into())
+        );
+        assert_eq!(Profile::everything().excludes_data_set(&model, &inputs, &[]), None);
     }
 
     #[test]

@@ -59,6 +59,17 @@ pub(crate) enum Place<'a> {
     Output(&'a str),
 }
 
+/// `input "x"`, `constant "pads"`, `expected output "y"`.
+impl fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Input(name) => write!(f, "input {name:?}"),
+            Place::Constant(name) => write!(f, "constant {name:?}"),
+            Place::Output(name) => write!(f, "expected output {name:?}"),
+        }
+    }
+}
+
 /// The first value of a data set that its declared storage cannot hold.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ValueOutside {
@@ -129,13 +140,8 @@ impl Storage {
         tensors.into_iter().find_map(|(place, tensor)| {
             let narrow = *self.0.get(&tensor.data_type())?;
             let (index, value) = first_unfit(tensor, narrow)?;
-            let tensor = match place {
-                Place::Input(name) => format!("input {name:?}"),
-                Place::Constant(name) => format!("constant {name:?}"),
-                Place::Output(name) => format!("expected output {name:?}"),
-            };
             Some(ValueOutside {
-                tensor,
+                tensor: place.to_string(),
                 index,
                 value,
                 narrow,

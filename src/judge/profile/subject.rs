@@ -1,12 +1,14 @@
-//! The facts of a data set a profile is matched against: its operator version, element type
-//! and mode, the inputs its Pad-family node is given (which, how, of what rank and values)
-//! and the axes it pads.
+//! The facts of a data set a profile is matched against: its operator version, element type,
+//! rank and mode, the inputs its Pad-family node is given (which, how, of what rank and
+//! values), the axes it pads and how many nodes its graph has — or, when there is no
+//! Pad-family node or no data input to read them from, what could not be read.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use crate::model::{AttributeValue, Model};
 use crate::operators::params::{int_values, normalize_axes};
-use crate::operators::{OpVersion, PadMode, PadOp, PadsFrom};
+use crate::operators::{ModeAttribute, OpVersion, PadMode, PadOp, PadsFrom};
 use crate::tensor::{DataType, Tensor};
 
 use super::input_role::InputRole;
@@ -18,8 +20,11 @@ pub(crate) struct Subject {
     pub operator: OpVersion,
     /// The data input's element type.
     pub dtype: DataType,
-    /// The mode (none for CenterCropPad).
-    pub mode: Option<PadMode>,
+    /// The data input's rank.
+    pub rank: usize,
+    /// The mode as the node names it (none for CenterCropPad): a spelling no version defines
+    /// is kept, so a profile that lists modes excludes it rather than let it through unread.
+    pub mode: Option<ModeAttribute>,
     /// The inputs after the data that the node is given, in the node's order.
     pub inputs: Vec<GivenInput>,
     /// The pads' values, from the pads input or (Pad-1, Pad-2) the attribute, when known.
@@ -31,6 +36,27 @@ pub(crate) struct Subject {
     pub ir_version: i64,
     /// The model's opset per domain (`""` for ai.onnx).
     pub opsets: BTreeMap<String, i64>,
+    /// How many nodes the graph has.
+    pub nodes: usize,
+}
+
+/// What keeps a data set's subject from being read: nothing a profile says about what a data
+/// set is can then be checked, so such a data set is outside every profile that says any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unread {
+    /// The graph has no Pad-family node.
+    NoPadNode,
+    /// The data set feeds no data input.
+    NoDataInput,
+}
+
+impl fmt::Display for Unread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Unread::NoPadNode => "the graph has no Pad-family node",
+            Unread::NoDataInput => "the data set feeds no data input",
+        })
+    }
 }
 
 /// One input after the data, as the node is given it.
@@ -50,16 +76,16 @@ pub(crate) struct GivenInput {
 
 impl Subject {
     /// What a profile is matched against for `model` on `inputs` (in graph-input order): its
-    /// first Pad-family node's operator version, the data's element type, the mode, the
-    /// inputs and the padded axes; `None` for a model without such a node.
-    pub(crate) fn of(model: &Model, inputs: &[Tensor]) -> Option<Subject> {
-        let (node, _) = model.pad_nodes().next()?;
-        let operator = OpVersion::of(node)?;
-        let mode = match (operator.op, node.attribute("mode")) {
-            (PadOp::CenterCropPad, _) => None,
-            (_, Some(AttributeValue::String(name))) => Some(PadMode::from_name(&String::from_utf8_lossy(name))?),
-            (_, _) => Some(PadMode::Constant),
+    /// first Pad-family node's operator version, the data's element type and rank, the mode,
+    /// the inputs and the padded axes; what could not be read for a model without such a
+    /// node or a data set without a data input.
+    pub(crate) fn of(model: &Model, inputs: &[Tensor]) -> Result<Subject, Unread> {
+        let (node, op) = model.pad_nodes().next().ok_or(Unread::NoPadNode)?;
+        let operator = OpVersion {
+            op,
+            version: node.version,
         };
+        let mode = node.pad_mode();
         let value_of = |name: &str| -> Option<(bool, &Tensor)> {
             if let Some(i) = model.graph.inputs.iter().position(|n| n == name) {
                 return inputs.get(i).map(|t| (true, t));
@@ -97,27 +123,34 @@ impl Subject {
             },
             _ => values_of(InputRole::Pads),
         };
-        let data = inputs.first()?;
+        let data = inputs.first().ok_or(Unread::NoDataInput)?;
         let rank = data.shape().len();
         let padded_axes = match (operator.op, &pads) {
             (PadOp::CenterCropPad, _) | (_, None) => None,
             (_, Some(pads)) => padded_axes(pads, values_of(InputRole::Axes), rank).map(|axes| (rank, axes)),
         };
-        Some(Subject {
+        Ok(Subject {
             operator,
             dtype: data.data_type(),
+            rank,
             mode,
             inputs: given,
             pads,
             padded_axes,
             ir_version: model.ir_version,
             opsets: model.opset_imports.clone(),
+            nodes: model.graph.nodes.len(),
         })
     }
 
     /// The input of `role`, when the node is given one.
     pub(crate) fn input(&self, role: InputRole) -> Option<&GivenInput> {
         self.inputs.iter().find(|g| g.role == role)
+    }
+
+    /// The mode, when the node names one of the four.
+    pub(crate) fn known_mode(&self) -> Option<PadMode> {
+        self.mode.as_ref().and_then(ModeAttribute::mode)
     }
 
     /// The known integer values of the input of `role` (for pads: the attribute's too).

@@ -9,8 +9,9 @@ use super::storage::ValueOutside;
 /// Why a data set is outside a profile.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Unsupported {
-    /// `key` excludes what the data set is (its operator, element type, mode, inputs, axes,
-    /// model format or an `[[except]]`), worded.
+    /// `key` excludes what the data set is (its operator, element type, rank, mode, inputs,
+    /// axes, graph, model format, empty tensors or an `[[except]]`), or what of it could not be
+    /// read, worded.
     Excluded(ProfileKey, String),
     /// Unsupported (value range): a value the declared `[storage]` cannot hold.
     ValueRange(ValueOutside),
@@ -27,6 +28,10 @@ pub(crate) enum ProfileKey {
     Operators,
     /// `dtypes`.
     Dtypes,
+    /// `ranks`: the data input's.
+    Ranks,
+    /// `max_rank`: the data input's.
+    MaxRank,
     /// `modes`.
     Modes,
     /// `inputs.pads`, `inputs.axes`, …
@@ -35,6 +40,10 @@ pub(crate) enum ProfileKey {
     ModeAxes,
     /// `except`.
     Except,
+    /// `single_node`.
+    SingleNode,
+    /// `empty_tensors`.
+    EmptyTensors,
     /// `storage`.
     Storage,
 }
@@ -46,10 +55,14 @@ impl fmt::Display for ProfileKey {
             ProfileKey::MaxOpset => f.write_str("max_opset"),
             ProfileKey::Operators => f.write_str("operators"),
             ProfileKey::Dtypes => f.write_str("dtypes"),
+            ProfileKey::Ranks => f.write_str("ranks"),
+            ProfileKey::MaxRank => f.write_str("max_rank"),
             ProfileKey::Modes => f.write_str("modes"),
             ProfileKey::Input(role) => write!(f, "inputs.{role}"),
             ProfileKey::ModeAxes => f.write_str("mode_axes"),
             ProfileKey::Except => f.write_str("except"),
+            ProfileKey::SingleNode => f.write_str("single_node"),
+            ProfileKey::EmptyTensors => f.write_str("empty_tensors"),
             ProfileKey::Storage => f.write_str("storage"),
         }
     }
