@@ -8,8 +8,7 @@ use std::collections::HashMap;
 use candle_core::{DType, Device, Tensor as CandleTensor, WithDType};
 use pad_conformance::half::{bf16, f16};
 use pad_conformance::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Model, RuntimeInfo,
-    Tensor,
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Model, RuntimeInfo, Tensor,
 };
 
 pub struct Candle;

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use ort::memory::Allocator;
 use ort::session::{Session, SessionInputValue};
 use ort::value::{DynTensor, DynValue, Tensor as OrtTensor, TensorElementType, ValueType};
-use pad_conformance::{Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Model, RuntimeInfo, Tensor};
+use pad_conformance::{
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Model, RuntimeInfo, Tensor,
+};
 
 pub struct Onnxruntime {
     name: String,

@@ -43,10 +43,19 @@ impl Backend for Rten {
         for (name, tensor) in model.graph.inputs.iter().zip(inputs) {
             fed.push((node(name)?, to_rten(tensor)?.into()));
         }
-        let wanted = model.graph.outputs.iter().map(|name| node(name)).collect::<Result<Vec<_>, _>>()?;
+        let wanted = model
+            .graph
+            .outputs
+            .iter()
+            .map(|name| node(name))
+            .collect::<Result<Vec<_>, _>>()?;
         let outputs = loaded.run(fed, &wanted, None).map_err(|e| e.to_string())?;
         let declared = model.graph.output_types.iter().map(|t| t.data_type);
-        outputs.into_iter().zip(declared).map(|(value, declared)| from_rten(value, declared)).collect()
+        outputs
+            .into_iter()
+            .zip(declared)
+            .map(|(value, declared)| from_rten(value, declared))
+            .collect()
     }
 }
 
@@ -87,7 +96,11 @@ fn from_rten(output: Value, declared: Option<DataType>) -> Result<Tensor, Backen
     let widened = match (tensor.data_type(), declared) {
         (DataType::Float, Some(to @ (DataType::Double | DataType::Float16))) => tensor.cast(to)?,
         (DataType::Int32, Some(DataType::Int64)) => tensor.cast(DataType::Int64)?,
-        (DataType::Int32, Some(DataType::Bool)) if tensor.as_slice::<i32>().is_some_and(|v| v.iter().all(|&x| x == 0 || x == 1)) => {
+        (DataType::Int32, Some(DataType::Bool))
+            if tensor
+                .as_slice::<i32>()
+                .is_some_and(|v| v.iter().all(|&x| x == 0 || x == 1)) =>
+        {
             tensor.cast(DataType::Bool)?
         }
         _ => tensor,

@@ -7,8 +7,7 @@
 //! reads in one of its own, so the conversions are typed copies, nothing narrowed.
 
 use pad_conformance::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Model, RuntimeInfo,
-    Tensor,
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Model, RuntimeInfo, Tensor,
 };
 use tract_onnx::prelude::{
     Datum, DatumType, Framework, InferenceFact, InferenceModelExt, IntoRunnable, PlainView, TValue, TVec,

@@ -14,7 +14,10 @@ use pad_conformance::{Harness, Profile, Worker};
 fn main() {
     let dir = env!("CARGO_MANIFEST_DIR");
     if std::env::args().nth(1).as_deref() == Some("worker") {
-        return Worker::new(backend::Tract).inputs_as_constants().serve().unwrap_or_else(|e| panic!("{e}"));
+        return Worker::new(backend::Tract)
+            .inputs_as_constants()
+            .serve()
+            .unwrap_or_else(|e| panic!("{e}"));
     }
     let profile = Profile::read(format!("{dir}/tract.profile.toml").as_ref()).unwrap_or_else(|e| panic!("{e}"));
     Harness::new(backend::Tract)
