@@ -411,6 +411,50 @@ fn the_known_failures_in_the_docs_are_those_of_the_baselines() {
     assert_eq!(rows, 5, "{block}");
 }
 
+/// gates/README.md's figures of each gate now — its glue's lines, its baseline's entries and
+/// reasons — are those of the files (scripts/readme-figures counts writes them).
+#[test]
+fn the_gates_figures_are_those_of_the_gates() {
+    let readme = read("gates/README.md");
+    let block = figures(&readme, "gates/README.md", "gates");
+    let mut gates = Vec::new();
+    for line in block.lines().filter(|l| l.starts_with("| `gates/")) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let dir = cells[0].trim_matches('`');
+        let glue: usize = std::fs::read_dir(root().join(format!("{dir}/examples/conformance")))
+            .unwrap_or_else(|e| panic!("{dir}/examples/conformance: {e}"))
+            .map(|entry| std::fs::read_to_string(entry.unwrap().path()).unwrap())
+            .map(|text| {
+                text.lines()
+                    .filter(|l| !l.trim().is_empty() && !l.trim().starts_with("//"))
+                    .count()
+            })
+            .sum();
+        let name = dir.trim_start_matches("gates/");
+        let baseline: serde_json::Value =
+            serde_json::from_str(&read(&format!("{dir}/{name}.known-failures.json"))).unwrap();
+        let expected = baseline["expected"].as_object().unwrap();
+        let reasons: std::collections::BTreeSet<&str> = expected
+            .values()
+            .map(|entry| entry["reason"].as_str().unwrap())
+            .collect();
+        let stale = "run scripts/readme-figures counts";
+        assert_eq!(cells[2], glue.to_string(), "{dir}: glue lines now: {stale}\n{line}");
+        assert_eq!(
+            cells[6],
+            expected.len().to_string(),
+            "{dir}: known failures now: {stale}\n{line}"
+        );
+        assert_eq!(
+            cells[7],
+            reasons.len().to_string(),
+            "{dir}: reasons now: {stale}\n{line}"
+        );
+        gates.push(name.to_owned());
+    }
+    assert_eq!(gates, ["rten", "tract", "candle", "ort"], "{block}");
+}
+
 /// The first Markdown table of `text`.
 fn first_table(text: &str) -> Vec<&str> {
     text.lines()

@@ -1,1 +1,1 @@
-//! The candle gate lives in tests/candle.rs; this library is empty.
+//! The candle gate lives in examples/conformance/ (docs/gating.md's layout); this library is empty.

@@ -1,1 +1,1 @@
-//! The ort gate lives in tests/ort.rs; this library is empty.
+//! The ort gate lives in examples/conformance/ (docs/gating.md's layout); this library is empty.

@@ -1,4 +1,4 @@
-//! onnxruntime through `ort` (tests/ort.rs) and through the Python worker
+//! onnxruntime through `ort` (examples/conformance/) and through the Python worker
 //! (scripts/backends/onnxruntime-worker) load the same libonnxruntime from the same wheel,
 //! run under the same profile (baselines/onnxruntime.profile.toml) and are judged by the
 //! same rules, so their baselines must list the same data sets with the same statuses. The

@@ -1,1 +1,1 @@
-//! The rten gate lives in tests/rten.rs; this library is empty.
+//! The rten gate lives in examples/conformance/ (docs/gating.md's layout); this library is empty.

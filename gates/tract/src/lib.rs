@@ -1,1 +1,1 @@
-//! The tract gate lives in tests/tract.rs; this library is empty.
+//! The tract gate lives in examples/conformance/ (docs/gating.md's layout); this library is empty.

@@ -1,16 +1,9 @@
-//! The regression gate of onnxruntime through the `ort` crate: every vendored data set
-//! through an `ort::session::Session`, judged by pad-conformance's harness against
-//! ort.known-failures.json.
-//!
-//! The shared library is the one the onnxruntime wheel in .venv/ ships
+//! onnxruntime as a `Backend`, through the `ort` crate: one `ort::session::Session` per data
+//! set. The shared library is the one the onnxruntime wheel in .venv/ ships
 //! (`.venv/lib/python3.*/site-packages/onnxruntime/capi/libonnxruntime.so.*`, installed by
 //! scripts/setup-python), so this gate and the Python worker (scripts/backends/onnxruntime-worker)
-//! run the same onnxruntime build; `ORT_DYLIB_PATH` names another. It uses the worker's
-//! profile, baselines/onnxruntime.profile.toml, so that the two baselines can be compared
-//! line for line (tests/agrees_with_worker.rs).
-//!
-//! `cargo test -p gate-ort --test ort` runs it (debug profile: .ci/run's). Record the
-//! baseline with `PAD_CONFORMANCE_WRITE_BASELINE=ort.known-failures.json cargo test -p gate-ort --test ort`.
+//! run the same onnxruntime build; `ORT_DYLIB_PATH` names another. onnxruntime has every ONNX
+//! element type, so the conversions copy ONNX's raw layout both ways, nothing narrowed.
 
 use std::path::{Path, PathBuf};
 
@@ -18,11 +11,10 @@ use ort::memory::Allocator;
 use ort::session::{Session, SessionInputValue};
 use ort::value::{DynTensor, DynValue, Tensor as OrtTensor, TensorElementType, ValueType};
 use pad_conformance::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Harness, Model, Profile, RuntimeInfo, Tensor,
-    Worker,
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Model, RuntimeInfo, Tensor,
 };
 
-struct Onnxruntime {
+pub struct Onnxruntime {
     name: String,
     runtime: RuntimeInfo,
     environment: ort::environment::Environment,
@@ -193,42 +185,28 @@ fn library() -> PathBuf {
     })
 }
 
-fn main() {
-    let library = library();
-    let version = library
-        .file_name()
-        .and_then(|n| n.to_str())
-        .and_then(|n| n.strip_prefix("libonnxruntime.so."))
-        .unwrap_or("(ORT_DYLIB_PATH)")
-        .to_owned();
-    let environment = ort::init_from(&library)
-        .unwrap_or_else(|e| panic!("loading {}: {e}", library.display()))
-        .with_name("pad-conformance")
-        .build()
-        .unwrap_or_else(|e| panic!("creating an onnxruntime environment from {}: {e}", library.display()));
-    let backend = Onnxruntime {
-        name: format!("onnxruntime {version} (ort)"),
-        runtime: RuntimeInfo::new("onnxruntime")
-            .version(version)
-            .build(concat!("through ort ", env!("RUNTIME_CRATE_VERSION")))
-            .device("CPUExecutionProvider"),
-        environment,
-    };
-    // With the argument `worker`, serves the backend as an external worker (for
-    // `pad-conformance matrix`, scripts/gates-matrix); otherwise runs the gate.
-    if std::env::args().nth(1).as_deref() == Some("worker") {
-        if let Err(e) = Worker::new(backend).serve() {
-            eprintln!("{e}");
-            std::process::exit(3);
+impl Onnxruntime {
+    /// onnxruntime from `library()`, named by the version in the library's file name.
+    pub fn load() -> Onnxruntime {
+        let library = library();
+        let version = library
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("libonnxruntime.so."))
+            .unwrap_or("(ORT_DYLIB_PATH)")
+            .to_owned();
+        let environment = ort::init_from(&library)
+            .unwrap_or_else(|e| panic!("loading {}: {e}", library.display()))
+            .with_name("pad-conformance")
+            .build()
+            .unwrap_or_else(|e| panic!("creating an onnxruntime environment from {}: {e}", library.display()));
+        Onnxruntime {
+            name: format!("onnxruntime {version} (ort)"),
+            runtime: RuntimeInfo::new("onnxruntime")
+                .version(version)
+                .build(concat!("through ort ", env!("RUNTIME_CRATE_VERSION")))
+                .device("CPUExecutionProvider"),
+            environment,
         }
-        return;
     }
-    let dir = env!("CARGO_MANIFEST_DIR");
-    let profile = Profile::read(format!("{dir}/../../baselines/onnxruntime.profile.toml").as_ref())
-        .expect("reading baselines/onnxruntime.profile.toml");
-    Harness::new(backend)
-        .isolate()
-        .profile(profile)
-        .baseline(format!("{dir}/ort.known-failures.json"))
-        .run();
 }

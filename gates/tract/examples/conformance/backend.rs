@@ -1,25 +1,20 @@
-//! The regression gate of tract-onnx: every vendored data set through tract, judged by
-//! pad-conformance's harness against tract.known-failures.json.
-//!
-//! tract builds a typed, optimized plan before it runs, and its Pad needs `pads`,
-//! `constant_value` and `axes` as constants to know the output shape. So tract.profile.toml
-//! gives those inputs the form `initializer`: the harness hands tract a model in which each
-//! data set's values of those inputs are initializers, and feeds the data alone. That fixes them per data set, as an application with constant pads would;
-//! it tests nothing of tract's handling of pads computed at run time.
-//!
-//! `cargo test -p gate-tract` runs it (debug profile: .ci/run's). Record the baseline with
-//! `PAD_CONFORMANCE_WRITE_BASELINE=tract.known-failures.json cargo test -p gate-tract`.
+//! tract-onnx as a `Backend`. tract builds a typed, optimized plan before it runs, and its Pad
+//! needs `pads`, `constant_value` and `axes` as constants to know the output shape. So
+//! tract.profile.toml gives those inputs the form `initializer`: the harness hands tract a
+//! model in which each data set's values of those inputs are initializers, and feeds the data
+//! alone. That fixes them per data set, as an application with constant pads would; it tests
+//! nothing of tract's handling of pads computed at run time. tract holds every element type it
+//! reads in one of its own, so the conversions are typed copies, nothing narrowed.
 
 use pad_conformance::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Harness, Model, Profile, RuntimeInfo,
-    Tensor, Worker,
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Model, RuntimeInfo, Tensor,
 };
 use tract_onnx::prelude::{
     Datum, DatumType, Framework, InferenceFact, InferenceModelExt, IntoRunnable, PlainView, TValue, TVec,
     Tensor as TractTensor, f16, tract_ndarray,
 };
 
-struct Tract;
+pub struct Tract;
 
 impl Backend for Tract {
     fn name(&self) -> &str {
@@ -114,23 +109,4 @@ fn from_tract(output: &TValue) -> Result<Tensor, BackendError> {
         )?),
         other => Err(BackendFailure(format!("tract answered with element type {other:?}")).into()),
     }
-}
-
-/// With the argument `worker`, serves the backend as an external worker (for
-/// `pad-conformance matrix`, scripts/gates-matrix); otherwise runs the gate.
-fn main() {
-    if std::env::args().nth(1).as_deref() == Some("worker") {
-        if let Err(e) = Worker::new(Tract).inputs_as_constants().serve() {
-            eprintln!("{e}");
-            std::process::exit(3);
-        }
-        return;
-    }
-    let dir = env!("CARGO_MANIFEST_DIR");
-    let profile = Profile::read(format!("{dir}/tract.profile.toml").as_ref()).expect("reading tract.profile.toml");
-    Harness::new(Tract)
-        .isolate()
-        .profile(profile)
-        .baseline(format!("{dir}/tract.known-failures.json"))
-        .run();
 }

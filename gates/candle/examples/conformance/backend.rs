@@ -1,24 +1,17 @@
-//! The regression gate of candle-onnx: every vendored data set through
-//! `candle_onnx::simple_eval`, judged by pad-conformance's harness against
-//! candle.known-failures.json.
-//!
-//! candle-onnx reads model.onnx itself and takes the inputs by name. It represents
-//! tensor(bool) as u8 (`candle_onnx::dtype`), so a u8 answer where the graph declares a bool
-//! output is read back as bool; that is the only conversion the gate makes.
-//!
-//! `cargo test -p gate-candle` runs it (debug profile: .ci/run's). Record the baseline with
-//! `PAD_CONFORMANCE_WRITE_BASELINE=candle.known-failures.json cargo test -p gate-candle`.
+//! candle-onnx as a `Backend`, through `candle_onnx::simple_eval`: it reads model.onnx itself
+//! and takes the inputs by name. It represents tensor(bool) as u8 (`candle_onnx::dtype`), so
+//! a bool goes in as u8 and a u8 answer where the graph declares a bool output reads back as
+//! bool; that is the only conversion the gate makes.
 
 use std::collections::HashMap;
 
 use candle_core::{DType, Device, Tensor as CandleTensor, WithDType};
 use pad_conformance::half::{bf16, f16};
 use pad_conformance::{
-    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Harness, Model, Profile, RuntimeInfo,
-    Tensor, Worker,
+    Backend, BackendError, BackendFailure, BackendUnsupported, DataType, Element, Model, RuntimeInfo, Tensor,
 };
 
-struct Candle;
+pub struct Candle;
 
 impl Backend for Candle {
     fn name(&self) -> &str {
@@ -112,23 +105,4 @@ fn from_candle(output: &CandleTensor, declared: Option<DataType>) -> Result<Tens
         DType::BF16 => typed::<bf16>(output),
         other => Err(BackendFailure(format!("candle answered with element type {other:?}")).into()),
     }
-}
-
-/// With the argument `worker`, serves the backend as an external worker (for
-/// `pad-conformance matrix`, scripts/gates-matrix); otherwise runs the gate.
-fn main() {
-    if std::env::args().nth(1).as_deref() == Some("worker") {
-        if let Err(e) = Worker::new(Candle).serve() {
-            eprintln!("{e}");
-            std::process::exit(3);
-        }
-        return;
-    }
-    let dir = env!("CARGO_MANIFEST_DIR");
-    let profile = Profile::read(format!("{dir}/candle.profile.toml").as_ref()).expect("reading candle.profile.toml");
-    Harness::new(Candle)
-        .isolate()
-        .profile(profile)
-        .baseline(format!("{dir}/candle.known-failures.json"))
-        .run();
 }
