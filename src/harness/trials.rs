@@ -264,7 +264,8 @@ impl Harness {
 }
 
 /// What libtest shows of a trial: a function of its gate result. Not applicable and
-/// unsupported data sets the baseline does not list are ignored trials saying why; known failures, non-gating failures
+/// unsupported data sets the baseline does not list are ignored trials saying why (one it
+/// lists fails, as the command line's `--strict` fails it); known failures, non-gating failures
 /// and changes with the corpus pass (their kind says so); anything else the baseline does
 /// not expect fails the trial.
 fn completion(
@@ -282,6 +283,12 @@ fn completion(
             outcome.message()
         )
         .into()),
+        GateResult::Fixed { reason, .. } => Err(format!(
+            "listed as a known failure ({reason}) but {}: remove it from the baseline",
+            outcome.status().name()
+        )
+        .into()),
+        // Outside the profile or not applicable, and not listed: nothing to judge.
         _ if matches!(outcome.status(), Status::Skipped | Status::Unsupported) => {
             Ok(Completion::ignored_with(outcome.message()))
         }
@@ -293,11 +300,6 @@ fn completion(
         | GateResult::ChangedWithCorpus { .. }
         | GateResult::NotVerified => Ok(Completion::Completed),
         GateResult::NewFailure => Err(outcome.message().into()),
-        GateResult::Fixed { reason, .. } => Err(format!(
-            "listed as a known failure ({reason}) but {}: remove it from the baseline",
-            outcome.status().name()
-        )
-        .into()),
         GateResult::ChangedStatus { was, reason } => Err(format!(
             "listed as {} ({reason}) but {} now: update the baseline\n{}",
             was.name(),
@@ -336,6 +338,38 @@ mod tests {
     use super::*;
     use crate::backend::RefBackend;
     use crate::case::discover;
+
+    /// A baseline entry for a data set now outside the profile is outdated: its trial fails,
+    /// where an unlisted one is ignored.
+    #[test]
+    fn an_entry_for_an_unsupported_data_set_fails_its_trial_and_an_unlisted_one_is_ignored() {
+        use crate::data::basis::BasisNote;
+        use crate::judge::verdict::{UnsupportedBy, Verdict};
+        let verdict = Verdict::Unsupported {
+            by: UnsupportedBy::Profile,
+            detail: "dtypes: element type int4".into(),
+        };
+        let outcome = Outcome::judged("test_x".into(), 0, BasisNote::upstream(), verdict, "b");
+        let fixed = GateResult::Fixed {
+            was: Status::Failed,
+            reason: "wrong values".into(),
+        };
+        let Err(failed) = completion(&outcome, Some(&fixed), false) else {
+            panic!("a listed entry for an unsupported data set passed its trial");
+        };
+        assert!(
+            failed
+                .message()
+                .unwrap()
+                .contains("listed as a known failure (wrong values) but unsupported"),
+            "{failed:?}"
+        );
+        let ignored = completion(&outcome, Some(&GateResult::Agrees), false);
+        assert!(
+            matches!(ignored, Ok(Completion::Ignored { .. })),
+            "an unlisted one is not ignored"
+        );
+    }
 
     #[test]
     fn a_trial_s_own_limit_is_its_data_set_s_or_its_case_s_the_last_given_winning() {
