@@ -214,7 +214,12 @@ mod tests {
             format!(
                 "{}: its twin \"test_refused_pad_twin\" must be refused too ({}): a twin is a valid case",
                 json("test_refused_pad"),
-                crate::text::shown_path(&root.join("test_refused_pad_twin/test_data_set_0/expected_error.txt"))
+                crate::text::shown_path(
+                    &root
+                        .join("test_refused_pad_twin")
+                        .join("test_data_set_0")
+                        .join("expected_error.txt")
+                )
             )
         );
         assert_eq!(

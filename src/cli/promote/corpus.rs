@@ -632,8 +632,12 @@ mod tests {
             .map(Result::unwrap)
             .filter(|e| e.file_type().is_file())
             .map(|e| {
-                let relative = e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                (relative, fs::read(e.path()).unwrap())
+                // Named with `/` on every platform, as the assertions name them.
+                let relative = e.path().strip_prefix(dir).unwrap().to_string_lossy();
+                (
+                    relative.replace(std::path::MAIN_SEPARATOR, "/"),
+                    fs::read(e.path()).unwrap(),
+                )
             })
             .collect()
     }
