@@ -9,7 +9,11 @@ use std::process::Command;
 /// alone (a whole `cargo test` builds the examples first).
 pub(crate) fn toy_worker() -> PathBuf {
     let deps = std::env::current_exe().unwrap().parent().unwrap().to_owned();
-    let path = deps.parent().unwrap().join("examples").join("toy_backend");
+    let path = deps
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(format!("toy_backend{}", std::env::consts::EXE_SUFFIX));
     if !path.exists() {
         let status = Command::new(env!("CARGO"))
             .args(["build", "--quiet", "--example", "toy_backend"])

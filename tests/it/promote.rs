@@ -532,8 +532,12 @@ fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         .map(Result::unwrap)
         .filter(|e| e.file_type().is_file())
         .map(|e| {
-            let relative = e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-            (relative, std::fs::read(e.path()).unwrap())
+            // Named with `/` on every platform, as the manifest and the assertions name them.
+            let relative = e.path().strip_prefix(dir).unwrap().to_string_lossy();
+            (
+                relative.replace(std::path::MAIN_SEPARATOR, "/"),
+                std::fs::read(e.path()).unwrap(),
+            )
         })
         .collect()
 }
