@@ -633,9 +633,9 @@ mod tests {
             .filter(|e| e.file_type().is_file())
             .map(|e| {
                 // Named with `/` on every platform, as the assertions name them.
-                let relative = e.path().strip_prefix(dir).unwrap().to_string_lossy();
+                let relative = e.path().strip_prefix(dir).unwrap();
                 (
-                    relative.replace(std::path::MAIN_SEPARATOR, "/"),
+                    crate::platform::slash_separated(relative).unwrap(),
                     fs::read(e.path()).unwrap(),
                 )
             })
